@@ -1,0 +1,70 @@
+import { Link } from "@remix-run/react";
+import type { ReactNode } from "react";
+import { Logo } from "~/components/logo";
+
+export function PublicHeader() {
+  return (
+    <header className="border-b border-stone-200/70 bg-cream/90">
+      <nav
+        aria-label="Main"
+        className="mx-auto flex max-w-6xl flex-wrap items-center justify-between gap-3 px-4 py-4 sm:px-6"
+      >
+        <Link to="/" className="text-brand-900" aria-label="Thoughtfully home">
+          <Logo />
+        </Link>
+        <div className="flex items-center gap-2">
+          <Link to="/signup" className="btn-primary px-4 py-2">
+            Sign Up
+          </Link>
+          <Link to="/login" className="btn-secondary px-4 py-2">
+            Log In
+          </Link>
+        </div>
+      </nav>
+    </header>
+  );
+}
+
+export function SiteFooter() {
+  return (
+    <footer className="border-t border-stone-200/70">
+      <div className="mx-auto flex max-w-6xl flex-col items-center justify-between gap-3 px-4 py-8 text-sm text-stone-600 sm:flex-row sm:px-6">
+        <p>© 2025 Thoughtfully · Produced by a small studio</p>
+        <nav aria-label="Footer" className="flex gap-5">
+          <Link to="/privacy-policy" className="hover:text-stone-900 hover:underline">
+            Privacy Policy
+          </Link>
+          <Link to="/support" className="hover:text-stone-900 hover:underline">
+            Support
+          </Link>
+          <Link to="/chrome-extension" className="hover:text-stone-900 hover:underline">
+            Chrome Extension
+          </Link>
+        </nav>
+      </div>
+    </footer>
+  );
+}
+
+export function PublicLayout({ children }: { children: ReactNode }) {
+  return (
+    <div className="flex min-h-screen flex-col">
+      <PublicHeader />
+      <main id="main" className="flex-1">
+        {children}
+      </main>
+      <SiteFooter />
+    </div>
+  );
+}
+
+export function StaticPage({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <PublicLayout>
+      <article className="prose-page mx-auto max-w-3xl px-4 py-12 sm:px-6 sm:py-16">
+        <h1 className="font-serif text-3xl font-semibold text-stone-900 sm:text-4xl">{title}</h1>
+        {children}
+      </article>
+    </PublicLayout>
+  );
+}

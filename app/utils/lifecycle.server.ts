@@ -1,0 +1,72 @@
+import { Cron } from "croner";
+import { backupDatabase } from "#db/backup";
+import { db } from "#db/client.server";
+import { env } from "~/utils/env.server";
+import { singleton } from "~/utils/singleton.server";
+
+const SHUTDOWN_DEADLINE_MS = 25_000;
+
+type ShutdownHook = () => void | Promise<void>;
+
+/**
+ * The server process's background work and its orderly end. remix-serve closes
+ * the HTTP server on SIGTERM/SIGINT (it waits for requests in flight); here we
+ * stop the timers, wait for the work they started, and close the database once
+ * nothing else is left, so the WAL is checkpointed and nothing is cut short.
+ */
+class ServerProcess {
+  private readonly hooks: ShutdownHook[] = [];
+  private stopping = false;
+
+  start() {
+    if (env.SCHEDULER === "on") this.startJobs();
+    for (const signal of ["SIGTERM", "SIGINT"] as const) {
+      process.once(signal, () => void this.shutdown(signal));
+    }
+    process.once("beforeExit", () => this.closeDatabase());
+  }
+
+  onShutdown(hook: ShutdownHook) {
+    this.hooks.push(hook);
+  }
+
+  get isStopping() {
+    return this.stopping;
+  }
+
+  private startJobs() {
+    const dailyBackup = new Cron("0 3 * * *", { timezone: "UTC", protect: true }, () => {
+      const file = backupDatabase(db.$client, env.DATABASE_PATH);
+      console.info(`[backup] wrote ${file}`);
+    });
+    this.onShutdown(() => dailyBackup.stop());
+  }
+
+  private async shutdown(signal: string) {
+    if (this.stopping) return;
+    this.stopping = true;
+    console.info(`[server] ${signal} received: finishing work in flight`);
+    const deadline = setTimeout(() => {
+      console.error("[server] shutdown deadline passed, exiting");
+      this.closeDatabase();
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS);
+    deadline.unref();
+    await Promise.allSettled(this.hooks.map((hook) => hook()));
+  }
+
+  private closeDatabase() {
+    if (db.$client.open) db.$client.close();
+  }
+}
+
+const serverProcess = singleton("server-process", () => new ServerProcess());
+const started = singleton("server-process-started", () => ({ value: false }));
+
+export function startServerProcess() {
+  if (started.value) return;
+  started.value = true;
+  serverProcess.start();
+}
+
+export const onShutdown = (hook: ShutdownHook) => serverProcess.onShutdown(hook);

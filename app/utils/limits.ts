@@ -1,0 +1,56 @@
+/**
+ * Every product limit in one place (shared/decisions.md, "Tiers and limits").
+ * Used by the browser (form hints, usage bars) and by the server (the checks
+ * that count), so the two can never disagree.
+ */
+const MB = 1024 * 1024;
+
+export const LIMITS = {
+  free: {
+    maxFolders: 5,
+    maxStorageBytes: 50 * MB,
+    frequencies: ["weekly", "monthly"],
+  },
+  premium: {
+    maxFolders: Number.POSITIVE_INFINITY,
+    maxStorageBytes: Number.POSITIVE_INFINITY,
+    frequencies: ["daily", "weekly", "biweekly", "monthly"],
+  },
+  folder: {
+    maxSizeBytes: 20 * MB,
+    icloudMaxSizeBytes: 10 * MB,
+    icloudDomains: ["icloud.com", "me.com", "mac.com"],
+    maxRecipients: 5,
+    nameMaxLength: 30,
+    nameInputMaxLength: 35,
+    recipientNameMaxLength: 30,
+  },
+  item: {
+    maxFileBytes: 10 * MB,
+    maxPhotos: 3,
+    maxFiles: 5,
+    maxLinks: 5,
+    titleMaxLength: 200,
+    textMaxLength: 1000,
+    pageSize: 50,
+  },
+  multiFolder: {
+    maxFolders: 10,
+  },
+  referral: {
+    bonusFoldersEach: 1,
+    bonusStorageBytesEach: 10 * MB,
+    maxBonusFolders: 5,
+    maxBonusStorageBytes: 50 * MB,
+    codeMaxLength: 10,
+  },
+  profile: {
+    nameMaxLength: 50,
+  },
+  password: {
+    minLength: 8,
+  },
+  usageWarningRatio: 0.8,
+} as const;
+
+export type Frequency = (typeof LIMITS.premium.frequencies)[number];

@@ -1,0 +1,44 @@
+import fs from "node:fs";
+import path from "node:path";
+import type Database from "better-sqlite3";
+
+export const BACKUPS_KEPT = 7;
+
+export function backupDirectory(databasePath: string) {
+  return path.join(path.dirname(path.resolve(databasePath)), "backups");
+}
+
+function backupName(databasePath: string, date: Date) {
+  const base = path.basename(databasePath, path.extname(databasePath));
+  return `${base}-${date.toISOString().slice(0, 10)}.db`;
+}
+
+/**
+ * Writes a consistent copy of the live database with VACUUM INTO (safe while
+ * the server writes), named by the UTC date, and keeps the newest seven.
+ * The copy is made under a temporary name and renamed, so a crash never leaves
+ * a half-written file that looks like a backup.
+ */
+export function backupDatabase(sqlite: Database.Database, databasePath: string, now = new Date()) {
+  const directory = backupDirectory(databasePath);
+  fs.mkdirSync(directory, { recursive: true });
+  const target = path.join(directory, backupName(databasePath, now));
+  const temporary = `${target}.partial`;
+  fs.rmSync(temporary, { force: true });
+  sqlite.prepare("VACUUM INTO ?").run(temporary);
+  fs.renameSync(temporary, target);
+  pruneBackups(directory, path.basename(databasePath, path.extname(databasePath)));
+  return target;
+}
+
+function pruneBackups(directory: string, base: string) {
+  const pattern = new RegExp(`^${base}-\\d{4}-\\d{2}-\\d{2}\\.db$`);
+  const backups = fs
+    .readdirSync(directory)
+    .filter((name) => pattern.test(name))
+    .sort()
+    .reverse();
+  for (const old of backups.slice(BACKUPS_KEPT)) {
+    fs.rmSync(path.join(directory, old));
+  }
+}

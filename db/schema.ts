@@ -1,0 +1,442 @@
+import { sql } from "drizzle-orm";
+import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+/**
+ * Every stored record of the product (spec 001, section 3) plus what
+ * shared/decisions.md adds: the user's time zone, per-folder recipient state
+ * and the send ledger that makes each scheduled send happen exactly once.
+ *
+ * Times are stored as Unix milliseconds (UTC). Lists and objects are JSON text.
+ */
+const createdAt = () =>
+  integer("created_at", { mode: "timestamp_ms" })
+    .notNull()
+    .default(sql`(cast(unixepoch('subsec') * 1000 as integer))`);
+const updatedAt = () =>
+  integer("updated_at", { mode: "timestamp_ms" })
+    .notNull()
+    .default(sql`(cast(unixepoch('subsec') * 1000 as integer))`)
+    .$onUpdate(() => new Date());
+const timestamp = (name: string) => integer(name, { mode: "timestamp_ms" });
+const flag = (name: string) => integer(name, { mode: "boolean" }).notNull().default(false);
+
+export type Recipient = { name: string; email: string };
+export type ContentBreakdown = { links: number; photos: number; files: number; musings: number };
+
+export const users = sqliteTable("users", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  email: text("email").notNull().unique(),
+  firstName: text("first_name"),
+  lastName: text("last_name"),
+  profileImageUrl: text("profile_image_url"),
+  authProvider: text("auth_provider").notNull().default("password"),
+  authProviderId: text("auth_provider_id"),
+  passwordHash: text("password_hash"),
+  emailVerified: flag("email_verified"),
+  emailVerificationToken: text("email_verification_token"),
+  emailVerificationExpiresAt: timestamp("email_verification_expires_at"),
+  passwordResetToken: text("password_reset_token"),
+  passwordResetExpiresAt: timestamp("password_reset_expires_at"),
+  timeZone: text("time_zone").notNull().default("UTC"),
+  subscriptionTier: text("subscription_tier", { enum: ["free", "premium"] })
+    .notNull()
+    .default("free"),
+  stripeCustomerId: text("stripe_customer_id"),
+  stripeSubscriptionId: text("stripe_subscription_id"),
+  subscriptionStatus: text("subscription_status").notNull().default("inactive"),
+  subscriptionExpiresAt: timestamp("subscription_expires_at"),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    sid: text("sid").primaryKey(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    sess: text("sess", { mode: "json" }).$type<Record<string, unknown>>().notNull().default({}),
+    expire: timestamp("expire").notNull(),
+    ipAddress: text("ip_address"),
+    userAgent: text("user_agent"),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    index("sessions_user_idx").on(table.userId),
+    index("sessions_expire_idx").on(table.expire),
+  ],
+);
+
+export const userRoles = sqliteTable(
+  "user_roles",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    role: text("role", { enum: ["admin", "user"] }).notNull(),
+    grantedBy: integer("granted_by").references(() => users.id, { onDelete: "set null" }),
+    grantedAt: integer("granted_at", { mode: "timestamp_ms" })
+      .notNull()
+      .default(sql`(cast(unixepoch('subsec') * 1000 as integer))`),
+    revokedBy: integer("revoked_by").references(() => users.id, { onDelete: "set null" }),
+    revokedAt: timestamp("revoked_at"),
+    isActive: integer("is_active", { mode: "boolean" }).notNull().default(true),
+    grantReason: text("grant_reason"),
+    revokeReason: text("revoke_reason"),
+    metadata: text("metadata", { mode: "json" }).$type<Record<string, unknown>>(),
+  },
+  (table) => [index("user_roles_user_idx").on(table.userId, table.isActive)],
+);
+
+export const securityEvents = sqliteTable(
+  "security_events",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    eventType: text("event_type", {
+      enum: [
+        "failed_login",
+        "rate_limit_exceeded",
+        "admin_access",
+        "password_reset",
+        "suspicious_activity",
+        "unauthorized_access",
+      ],
+    }).notNull(),
+    userId: integer("user_id").references(() => users.id, { onDelete: "set null" }),
+    targetUserId: integer("target_user_id").references(() => users.id, { onDelete: "set null" }),
+    ipAddress: text("ip_address"),
+    userAgent: text("user_agent"),
+    sessionId: text("session_id"),
+    endpoint: text("endpoint"),
+    requestMethod: text("request_method"),
+    responseStatus: integer("response_status"),
+    details: text("details", { mode: "json" }).$type<Record<string, unknown>>(),
+    severity: text("severity", { enum: ["low", "medium", "high", "critical"] })
+      .notNull()
+      .default("low"),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    index("security_events_created_idx").on(table.createdAt),
+    index("security_events_type_created_idx").on(table.eventType, table.createdAt),
+    index("security_events_ip_idx").on(table.ipAddress),
+  ],
+);
+
+export const folders = sqliteTable(
+  "folders",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    recipients: text("recipients", { mode: "json" }).$type<Recipient[]>().notNull().default([]),
+    recipientEmail: text("recipient_email"),
+    recipientEmail2: text("recipient_email_2"),
+    recipientName: text("recipient_name"),
+    recipientName2: text("recipient_name_2"),
+    ccSender: flag("cc_sender"),
+    personalSignoff: text("personal_signoff"),
+    frequency: text("frequency", { enum: ["daily", "weekly", "biweekly", "monthly"] })
+      .notNull()
+      .default("weekly"),
+    dayOfWeek: integer("day_of_week").notNull().default(1),
+    dayOfMonth: integer("day_of_month"),
+    timeOfDay: text("time_of_day").notNull().default("00:01"),
+    isPaused: flag("is_paused"),
+    pauseReason: text("pause_reason"),
+    isUnsubscribed: flag("is_unsubscribed"),
+    unsubscribedAt: timestamp("unsubscribed_at"),
+    unsubscribeReason: text("unsubscribe_reason"),
+    bounceCount: integer("bounce_count").notNull().default(0),
+    lastBounceAt: timestamp("last_bounce_at"),
+    bounceStatus: text("bounce_status").notNull().default("none"),
+    bounceReason: text("bounce_reason"),
+    lastEngagementAt: timestamp("last_engagement_at"),
+    totalOpens: integer("total_opens").notNull().default(0),
+    totalClicks: integer("total_clicks").notNull().default(0),
+    engagementScore: real("engagement_score").notNull().default(0),
+    lastSentAt: timestamp("last_sent_at"),
+    nextSendAt: timestamp("next_send_at"),
+    sortOrder: integer("sort_order").notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [
+    index("folders_user_sort_idx").on(table.userId, table.sortOrder),
+    index("folders_next_send_idx").on(table.nextSendAt),
+  ],
+);
+
+/** Per folder and recipient: unsubscribed, bounced, and when re-subscription was last asked. */
+export const folderRecipientStates = sqliteTable(
+  "folder_recipient_states",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    folderId: integer("folder_id")
+      .notNull()
+      .references(() => folders.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    status: text("status", { enum: ["active", "unsubscribed", "bounced"] })
+      .notNull()
+      .default("active"),
+    unsubscribedAt: timestamp("unsubscribed_at"),
+    unsubscribeReason: text("unsubscribe_reason"),
+    bounceCount: integer("bounce_count").notNull().default(0),
+    lastBounceAt: timestamp("last_bounce_at"),
+    bounceReason: text("bounce_reason"),
+    resubscribeRequestedAt: timestamp("resubscribe_requested_at"),
+    updatedAt: updatedAt(),
+  },
+  (table) => [
+    uniqueIndex("folder_recipient_states_folder_email_uq").on(table.folderId, table.email),
+  ],
+);
+
+export const contentItems = sqliteTable(
+  "content_items",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    folderId: integer("folder_id")
+      .notNull()
+      .references(() => folders.id, { onDelete: "cascade" }),
+    type: text("type", { enum: ["link", "photo", "file", "musing"] }).notNull(),
+    title: text("title").notNull(),
+    urls: text("urls", { mode: "json" }).$type<string[]>().notNull().default([]),
+    filePaths: text("file_paths", { mode: "json" }).$type<string[]>().notNull().default([]),
+    fileNames: text("file_names", { mode: "json" }).$type<string[]>().notNull().default([]),
+    fileSizes: text("file_sizes", { mode: "json" }).$type<number[]>().notNull().default([]),
+    mimeTypes: text("mime_types", { mode: "json" }).$type<string[]>().notNull().default([]),
+    addComment: flag("add_comment"),
+    askQuestion: flag("ask_question"),
+    commentText: text("comment_text"),
+    questionText: text("question_text"),
+    note: text("note"),
+    responseExpectation: text("response_expectation", {
+      enum: ["na", "not_expecting", "expecting"],
+    })
+      .notNull()
+      .default("na"),
+    sortOrder: integer("sort_order").notNull().default(0),
+    securityStatus: text("security_status").notNull().default("safe"),
+    quarantineReason: text("quarantine_reason"),
+    createdAt: createdAt(),
+    sentAt: timestamp("sent_at"),
+  },
+  (table) => [
+    index("content_items_folder_sort_idx").on(table.folderId, table.sentAt, table.sortOrder),
+  ],
+);
+
+/**
+ * The send ledger: one row per folder and scheduled occurrence. The unique key
+ * is what makes a crash or a second scheduler unable to send the same
+ * occurrence twice; the recipient rows say who still needs their copy.
+ */
+export const sendLedger = sqliteTable(
+  "send_ledger",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    folderId: integer("folder_id")
+      .notNull()
+      .references(() => folders.id, { onDelete: "cascade" }),
+    occurrenceKey: text("occurrence_key").notNull(),
+    trigger: text("trigger", { enum: ["schedule", "send_now"] }).notNull(),
+    status: text("status", { enum: ["pending", "sending", "sent", "skipped", "failed"] })
+      .notNull()
+      .default("pending"),
+    itemIds: text("item_ids", { mode: "json" }).$type<number[]>().notNull().default([]),
+    claimedBy: text("claimed_by"),
+    claimedAt: timestamp("claimed_at"),
+    completedAt: timestamp("completed_at"),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    uniqueIndex("send_ledger_folder_occurrence_uq").on(table.folderId, table.occurrenceKey),
+    index("send_ledger_status_idx").on(table.status),
+  ],
+);
+
+export const sendLedgerRecipients = sqliteTable(
+  "send_ledger_recipients",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    ledgerId: integer("ledger_id")
+      .notNull()
+      .references(() => sendLedger.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    kind: text("kind", { enum: ["recipient", "cc"] })
+      .notNull()
+      .default("recipient"),
+    status: text("status", { enum: ["pending", "sent", "failed", "bounced"] })
+      .notNull()
+      .default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: timestamp("next_attempt_at"),
+    lastError: text("last_error"),
+    messageId: text("message_id"),
+    sentAt: timestamp("sent_at"),
+  },
+  (table) => [uniqueIndex("send_ledger_recipients_uq").on(table.ledgerId, table.email, table.kind)],
+);
+
+export const emailDeliveries = sqliteTable(
+  "email_deliveries",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    folderId: integer("folder_id")
+      .notNull()
+      .references(() => folders.id, { onDelete: "cascade" }),
+    recipientEmail: text("recipient_email").notNull(),
+    sentAt: integer("sent_at", { mode: "timestamp_ms" })
+      .notNull()
+      .default(sql`(cast(unixepoch('subsec') * 1000 as integer))`),
+    openedAt: timestamp("opened_at"),
+    itemCount: integer("item_count").notNull().default(0),
+    emailSizeBytes: integer("email_size_bytes").notNull().default(0),
+    contentBreakdown: text("content_breakdown", { mode: "json" }).$type<ContentBreakdown>(),
+    openCount: integer("open_count").notNull().default(0),
+    clickCount: integer("click_count").notNull().default(0),
+    lastOpenedAt: timestamp("last_opened_at"),
+    userAgent: text("user_agent"),
+  },
+  (table) => [
+    index("email_deliveries_sent_idx").on(table.sentAt),
+    index("email_deliveries_folder_idx").on(table.folderId),
+  ],
+);
+
+export const emailAttempts = sqliteTable(
+  "email_attempts",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id").references(() => users.id, { onDelete: "cascade" }),
+    folderId: integer("folder_id").references(() => folders.id, { onDelete: "cascade" }),
+    attemptType: text("attempt_type").notNull(),
+    attemptedAt: integer("attempted_at", { mode: "timestamp_ms" })
+      .notNull()
+      .default(sql`(cast(unixepoch('subsec') * 1000 as integer))`),
+    errorType: text("error_type"),
+  },
+  (table) => [index("email_attempts_folder_idx").on(table.folderId, table.attemptedAt)],
+);
+
+/** "Everything from Thoughtfully": an address that gets no message from any sender. */
+export const emailUnsubscribes = sqliteTable("email_unsubscribes", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  email: text("email").notNull().unique(),
+  unsubscribedAt: integer("unsubscribed_at", { mode: "timestamp_ms" })
+    .notNull()
+    .default(sql`(cast(unixepoch('subsec') * 1000 as integer))`),
+  unsubscribeReason: text("unsubscribe_reason", {
+    enum: ["unknown", "not_interested", "too_frequent", "other"],
+  })
+    .notNull()
+    .default("unknown"),
+  folderId: integer("folder_id").references(() => folders.id, { onDelete: "set null" }),
+  userId: integer("user_id").references(() => users.id, { onDelete: "set null" }),
+  ipAddress: text("ip_address"),
+  userAgent: text("user_agent"),
+});
+
+export const referralCodes = sqliteTable("referral_codes", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  userId: integer("user_id")
+    .notNull()
+    .unique()
+    .references(() => users.id, { onDelete: "cascade" }),
+  code: text("code").notNull().unique(),
+  createdAt: createdAt(),
+});
+
+export const referrals = sqliteTable(
+  "referrals",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    referrerUserId: integer("referrer_user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    inviteeUserId: integer("invitee_user_id")
+      .notNull()
+      .unique()
+      .references(() => users.id, { onDelete: "cascade" }),
+    referralCode: text("referral_code").notNull(),
+    status: text("status", { enum: ["pending", "completed"] })
+      .notNull()
+      .default("pending"),
+    createdAt: createdAt(),
+    completedAt: timestamp("completed_at"),
+  },
+  (table) => [index("referrals_referrer_idx").on(table.referrerUserId, table.status)],
+);
+
+export const analyticsSnapshots = sqliteTable("analytics_snapshots", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  snapshotDate: text("snapshot_date").notNull().unique(),
+  weeklyActiveCurators: integer("weekly_active_curators").notNull().default(0),
+  averageItemsPerEmail: real("average_items_per_email").notNull().default(0),
+  recipientRetentionRate: real("recipient_retention_rate").notNull().default(0),
+  totalCurators: integer("total_curators").notNull().default(0),
+  totalRecipients: integer("total_recipients").notNull().default(0),
+  totalEmailsSent: integer("total_emails_sent").notNull().default(0),
+  emailsSentLast30Days: integer("emails_sent_last_30_days").notNull().default(0),
+  averageRecipientsPerFolder: real("average_recipients_per_folder").notNull().default(0),
+  averageFoldersPerUser: real("average_folders_per_user").notNull().default(0),
+  averageEmailSizeBytes: real("average_email_size_bytes").notNull().default(0),
+  averageFoldersPerWeeklyCurator: real("average_folders_per_weekly_curator").notNull().default(0),
+  averageEmailSizeBytesPerWeeklyCurator: real("average_email_size_bytes_per_weekly_curator")
+    .notNull()
+    .default(0),
+  averageLinksPerEmail: real("average_links_per_email").notNull().default(0),
+  averagePhotosPerEmail: real("average_photos_per_email").notNull().default(0),
+  averageFilesPerEmail: real("average_files_per_email").notNull().default(0),
+  totalStorageBytes: integer("total_storage_bytes").notNull().default(0),
+  createdAt: createdAt(),
+});
+
+export const csrfTokens = sqliteTable(
+  "csrf_tokens",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    token: text("token").notNull().unique(),
+    userId: integer("user_id").references(() => users.id, { onDelete: "cascade" }),
+    sessionId: text("session_id"),
+    createdAt: createdAt(),
+    expiresAt: timestamp("expires_at").notNull(),
+    isUsed: flag("is_used"),
+    usedAt: timestamp("used_at"),
+    ipAddress: text("ip_address"),
+    userAgent: text("user_agent"),
+  },
+  (table) => [index("csrf_tokens_session_idx").on(table.sessionId)],
+);
+
+export const securityRejections = sqliteTable(
+  "security_rejections",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    timestamp: integer("timestamp", { mode: "timestamp_ms" })
+      .notNull()
+      .default(sql`(cast(unixepoch('subsec') * 1000 as integer))`),
+    userId: integer("user_id").references(() => users.id, { onDelete: "set null" }),
+    ipAddress: text("ip_address"),
+    userAgent: text("user_agent"),
+    originalFilename: text("original_filename"),
+    claimedMimeType: text("claimed_mime_type"),
+    detectedFileType: text("detected_file_type"),
+    fileSizeBytes: integer("file_size_bytes"),
+    expectedHeader: text("expected_header"),
+    actualHeader: text("actual_header"),
+    headerOffset: integer("header_offset"),
+    threatType: text("threat_type"),
+    threatLevel: text("threat_level"),
+    attackVector: text("attack_vector"),
+    rejectionReason: text("rejection_reason"),
+    additionalSignatures: text("additional_signatures", { mode: "json" }).$type<string[]>(),
+    scanMetadata: text("scan_metadata", { mode: "json" }).$type<Record<string, unknown>>(),
+  },
+  (table) => [index("security_rejections_timestamp_idx").on(table.timestamp)],
+);
