@@ -68,7 +68,8 @@ export default function handleRequest(
         },
       },
     );
-    setTimeout(abort, ABORT_DELAY);
+    // unref: a pending render must not hold the process open during shutdown.
+    setTimeout(abort, ABORT_DELAY).unref();
   });
 }
 

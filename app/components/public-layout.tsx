@@ -12,11 +12,11 @@ export function PublicHeader() {
         <Link to="/" className="text-brand-900" aria-label="Thoughtfully home">
           <Logo />
         </Link>
-        <div className="flex items-center gap-2">
-          <Link to="/signup" className="btn-primary px-4 py-2">
+        <div className="flex items-center gap-1.5 sm:gap-2">
+          <Link to="/signup" className="btn-primary px-3 py-2 sm:px-4">
             Sign Up
           </Link>
-          <Link to="/login" className="btn-secondary px-4 py-2">
+          <Link to="/login" className="btn-secondary px-3 py-2 sm:px-4">
             Log In
           </Link>
         </div>

@@ -1,0 +1,54 @@
+# syntax=docker/dockerfile:1
+
+# Thoughtfully: one Node process (remix-serve) with its SQLite database, uploads
+# and outbox on a volume mounted at /data. See docs/deploy.md.
+
+FROM node:20-bookworm-slim AS base
+WORKDIR /app
+
+# ---- build: all dependencies, the Remix build, then only production modules ----
+FROM base AS build
+
+# better-sqlite3 compiles from source when no prebuilt binary fits.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends python3 make g++ \
+  && rm -rf /var/lib/apt/lists/*
+
+COPY package.json package-lock.json ./
+# Install scripts run (better-sqlite3, sharp, esbuild: see "allowScripts").
+RUN npm ci
+
+COPY . .
+RUN npm run build \
+  && npm prune --omit=dev \
+  && chmod +x scripts/docker-entrypoint.sh
+
+# ---- runtime ----
+FROM base
+
+ENV NODE_ENV=production \
+    PORT=8080 \
+    DATABASE_PATH=/data/app.db \
+    STORAGE_DIR=/data/uploads \
+    OUTBOX_DIR=/data/outbox
+
+COPY --from=build /app/package.json /app/package-lock.json /app/tsconfig.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/build ./build
+COPY --from=build /app/public ./public
+# db/ holds the migrations (applied at start) and the modules the tsx-run
+# scripts import: `npm run db:migrate`, `npm run db:backup`.
+COPY --from=build /app/db ./db
+COPY --from=build /app/scripts ./scripts
+
+RUN mkdir -p /data && chown node:node /data
+
+EXPOSE 8080
+
+# Starts as root only to hand /data (a fresh volume is root's) to `node`, then
+# drops to that user and execs the command.
+ENTRYPOINT ["/app/scripts/docker-entrypoint.sh"]
+
+# node directly, not npm: SIGTERM reaches the server, which finishes requests in
+# flight, stops the scheduler and closes the database before it exits.
+CMD ["node", "node_modules/@remix-run/serve/dist/cli.js", "build/index.js"]

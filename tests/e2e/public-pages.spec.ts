@@ -1,0 +1,125 @@
+import { expect, test } from "./fixtures";
+
+test.describe("landing page", () => {
+  test("shows the hero, the four steps, the closing banner and the footer", async ({
+    page,
+    expectAccessible,
+  }) => {
+    const response = await page.goto("/");
+    expect(response?.status()).toBe(200);
+    await expect(
+      page.getByRole("heading", { level: 1, name: "Share Thoughtfully." }),
+    ).toBeVisible();
+    const header = page.getByRole("navigation", { name: "Main" });
+    await expect(header.getByRole("link", { name: "Sign Up" })).toHaveAttribute("href", "/signup");
+    await expect(header.getByRole("link", { name: "Log In" })).toHaveAttribute("href", "/login");
+    await expect(page.getByRole("link", { name: "I'm in", exact: true })).toHaveAttribute(
+      "href",
+      "/signup",
+    );
+    for (const step of ["Create Folders", "Save Content", "Scheduled Send", "Share Thoughtfully"]) {
+      await expect(page.getByRole("heading", { level: 3, name: step })).toBeVisible();
+    }
+    await expect(page.getByRole("link", { name: "Ok, now I'm in" })).toHaveAttribute(
+      "href",
+      "/signup",
+    );
+    const footer = page.getByRole("contentinfo");
+    await expect(footer).toContainText("© 2025 Thoughtfully · Produced by a small studio");
+    await expect(footer.getByRole("link", { name: "Privacy Policy" })).toHaveAttribute(
+      "href",
+      "/privacy-policy",
+    );
+    await expect(footer.getByRole("link", { name: "Support" })).toHaveAttribute("href", "/support");
+    await expectAccessible();
+  });
+
+  test("footer links lead to the static pages", async ({ page }) => {
+    await page.goto("/");
+    await page.getByRole("contentinfo").getByRole("link", { name: "Privacy Policy" }).click();
+    await expect(page).toHaveURL(/\/privacy-policy$/);
+    await expect(page.getByRole("heading", { level: 1, name: "Privacy Policy" })).toBeVisible();
+  });
+
+  test("fits a 320 px phone without sideways scrolling", async ({ page }) => {
+    await page.setViewportSize({ width: 320, height: 640 });
+    await page.goto("/");
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
+    expect(overflow).toBeLessThanOrEqual(0);
+  });
+});
+
+test.describe("static pages", () => {
+  test("privacy policy carries its effective date", async ({ page, expectAccessible }) => {
+    const response = await page.goto("/privacy-policy");
+    expect(response?.status()).toBe(200);
+    await expect(page.getByRole("heading", { level: 1, name: "Privacy Policy" })).toBeVisible();
+    await expect(page.getByText("Effective date: September 1, 2025")).toBeVisible();
+    await expectAccessible();
+  });
+
+  test("support offers a support e-mail link", async ({ page, expectAccessible }) => {
+    const response = await page.goto("/support");
+    expect(response?.status()).toBe(200);
+    await expect(page.getByRole("heading", { level: 1, name: "Support" })).toBeVisible();
+    await expect(
+      page.getByRole("main").getByRole("link", { name: "support@thoughtfully.app" }).first(),
+    ).toHaveAttribute("href", "mailto:support@thoughtfully.app");
+    await expectAccessible();
+  });
+
+  test("chrome extension page links to the store and announces Firefox", async ({
+    page,
+    expectAccessible,
+  }) => {
+    const response = await page.goto("/chrome-extension");
+    expect(response?.status()).toBe(200);
+    await expect(page.getByRole("heading", { level: 1, name: "Chrome Extension" })).toBeVisible();
+    await expect(page.getByRole("link", { name: "Add to Chrome" })).toHaveAttribute(
+      "href",
+      /chromewebstore\.google\.com/,
+    );
+    await expect(page.getByRole("heading", { name: /Firefox.*Coming Soon/ })).toBeVisible();
+    await expectAccessible();
+  });
+});
+
+test.describe("not found", () => {
+  for (const path of ["/no-such-page", "/deeply/nested/nothing", "/folders/abc"]) {
+    test(`${path} answers 404 with the not-found screen`, async ({ page, expectAccessible }) => {
+      const response = await page.goto(path);
+      expect(response?.status()).toBe(404);
+      await expect(
+        page.getByRole("heading", { level: 1, name: "404 Page Not Found" }),
+      ).toBeVisible();
+      await expect(page.getByText("Did you forget to add the page to the router?")).toBeVisible();
+      await expectAccessible();
+    });
+  }
+});
+
+test.describe("health and headers", () => {
+  test("healthz answers 200 while the database answers", async ({ request }) => {
+    const response = await request.get("/healthz");
+    expect(response.status()).toBe(200);
+    expect(await response.text()).toBe("OK");
+  });
+
+  test("pages carry a nonce-based CSP and the other security headers", async ({ request }) => {
+    const first = await request.get("/");
+    const second = await request.get("/");
+    const csp = first.headers()["content-security-policy"] ?? "";
+    expect(csp).toMatch(/script-src 'nonce-[A-Za-z0-9+/=]+'/);
+    expect(csp).toContain("object-src 'none'");
+    expect(csp).toContain("base-uri 'none'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(second.headers()["content-security-policy"]).not.toBe(csp);
+    expect(first.headers()["x-content-type-options"]).toBe("nosniff");
+    expect(first.headers()["referrer-policy"]).toBe("strict-origin-when-cross-origin");
+    const nonce = /'nonce-([^']+)'/.exec(csp)?.[1];
+    const html = await first.text();
+    expect(html).toContain(`nonce="${nonce}"`);
+  });
+});
