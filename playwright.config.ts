@@ -3,6 +3,8 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
+import { startFakeOAuthProvider } from "./tests/e2e/support/fake-oauth-provider";
+import { startMailCatcher } from "./tests/e2e/support/mail-catcher";
 
 /**
  * Browser tests run against the production build served by remix-serve on a
@@ -23,8 +25,17 @@ async function freePort() {
 
 process.env.E2E_PORT ??= String(await freePort());
 process.env.E2E_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), "thoughtfully-e2e-"));
+process.env.E2E_SESSION_SECRET ??= "e2e-session-secret-with-more-than-32-characters";
 const port = Number(process.env.E2E_PORT);
 const dataDir = process.env.E2E_DATA_DIR;
+process.env.E2E_MAIL_DIR ??= path.join(dataDir, "mail");
+// The workers inherit E2E_SMTP_PORT, so only the main process starts the catcher.
+process.env.E2E_SMTP_PORT ??= String(await startMailCatcher(process.env.E2E_MAIL_DIR));
+const oauthClient = { id: "thoughtfully-e2e", secret: "e2e-client-secret" };
+process.env.E2E_OAUTH_ORIGIN ??= (
+  await startFakeOAuthProvider(oauthClient.id, oauthClient.secret)
+).origin;
+const oauthOrigin = process.env.E2E_OAUTH_ORIGIN;
 export const baseURL = `http://localhost:${port}`;
 
 const chromium = {
@@ -74,6 +85,15 @@ export default defineConfig({
       STORAGE_DIR: path.join(dataDir, "uploads"),
       OUTBOX_DIR: path.join(dataDir, "outbox"),
       SCHEDULER: "off",
+      SESSION_SECRET: process.env.E2E_SESSION_SECRET,
+      SMTP_URL: `smtp://127.0.0.1:${process.env.E2E_SMTP_PORT}`,
+      MAIL_FROM: "Thoughtfully <hello@thoughtfully.test>",
+      OAUTH_PROVIDER_NAME: "Example ID",
+      OAUTH_CLIENT_ID: oauthClient.id,
+      OAUTH_CLIENT_SECRET: oauthClient.secret,
+      OAUTH_AUTHORIZATION_URL: `${oauthOrigin}/authorize`,
+      OAUTH_TOKEN_URL: `${oauthOrigin}/token`,
+      OAUTH_USERINFO_URL: `${oauthOrigin}/userinfo`,
     },
   },
 });

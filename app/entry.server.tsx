@@ -21,6 +21,11 @@ startServerProcess();
 const headerOptions = {
   isHttps: env.isHttps,
   isDevelopment: env.NODE_ENV === "development",
+  // Browsers apply form-action to the redirect that follows a POST, so the
+  // third-party sign-in page must be allowed too.
+  formActionOrigins: env.OAUTH_AUTHORIZATION_URL
+    ? [new URL(env.OAUTH_AUTHORIZATION_URL).origin]
+    : [],
 };
 
 export default function handleRequest(

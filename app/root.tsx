@@ -1,4 +1,9 @@
-import type { LinksFunction, MetaFunction } from "@remix-run/node";
+import {
+  data,
+  type LinksFunction,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from "@remix-run/node";
 import {
   isRouteErrorResponse,
   Links,
@@ -7,13 +12,21 @@ import {
   Outlet,
   Scripts,
   ScrollRestoration,
+  useLoaderData,
   useRouteError,
 } from "@remix-run/react";
 import type { ReactNode } from "react";
+import { CsrfFailurePage } from "~/components/csrf-failure";
 import { NotFound } from "~/components/not-found";
 import { PublicLayout } from "~/components/public-layout";
+import { Toaster } from "~/components/toaster";
 import tailwindHref from "~/tailwind.css";
+import { isCsrfFailure } from "~/utils/csrf";
+import { issueCsrfToken } from "~/utils/csrf.server";
 import { useNonce } from "~/utils/nonce-provider";
+import { isAdmin } from "~/utils/roles.server";
+import { getCurrentSession } from "~/utils/session.server";
+import { getToast } from "~/utils/toast.server";
 
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: tailwindHref },
@@ -28,6 +41,34 @@ export const meta: MetaFunction = () => [
       "Share Thoughtfully. Save links, photos, files and notes into folders and send them to family and friends as one calm e-mail on a schedule.",
   },
 ];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const session = await getCurrentSession(request);
+  const csrf = await issueCsrfToken(request, session?.sessionId ?? null);
+  const { toast, setCookie: toastCookie } = await getToast(request);
+  const headers = new Headers();
+  for (const cookie of [session?.renewedCookie, csrf.setCookie, toastCookie]) {
+    if (cookie) headers.append("Set-Cookie", cookie);
+  }
+  const user = session?.user;
+  return data(
+    {
+      user: user
+        ? {
+            id: user.id,
+            email: user.email,
+            firstName: user.firstName,
+            lastName: user.lastName,
+            emailVerified: user.emailVerified,
+            isAdmin: isAdmin(user.id),
+          }
+        : null,
+      csrfToken: csrf.token,
+      toast,
+    },
+    { headers },
+  );
+}
 
 function Document({ children }: { children: ReactNode }) {
   const nonce = useNonce();
@@ -51,9 +92,11 @@ function Document({ children }: { children: ReactNode }) {
 }
 
 export default function App() {
+  const { toast } = useLoaderData<typeof loader>();
   return (
     <Document>
       <Outlet />
+      <Toaster toast={toast} />
     </Document>
   );
 }
@@ -61,10 +104,13 @@ export default function App() {
 export function ErrorBoundary() {
   const error = useRouteError();
   const notFound = isRouteErrorResponse(error) && error.status === 404;
+  const csrfFailure = isRouteErrorResponse(error) && isCsrfFailure(error.data) ? error.data : null;
   return (
     <Document>
       <PublicLayout>
-        {notFound ? (
+        {csrfFailure ? (
+          <CsrfFailurePage failure={csrfFailure} />
+        ) : notFound ? (
           <NotFound />
         ) : (
           <section className="mx-auto max-w-xl px-4 py-20 text-center">

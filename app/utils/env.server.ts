@@ -45,6 +45,13 @@ const envSchema = z.object({
   STRIPE_SECRET_KEY: optionalText,
   STRIPE_PRICE_ID: optionalText,
   STRIPE_WEBHOOK_SECRET: optionalText,
+  OAUTH_PROVIDER_NAME: z.string().trim().min(1).default("OpenID"),
+  OAUTH_CLIENT_ID: optionalText,
+  OAUTH_CLIENT_SECRET: optionalText,
+  OAUTH_AUTHORIZATION_URL: z.string().url("must be a full URL").optional(),
+  OAUTH_TOKEN_URL: z.string().url("must be a full URL").optional(),
+  OAUTH_USERINFO_URL: z.string().url("must be a full URL").optional(),
+  OAUTH_SCOPES: z.string().default("openid email profile"),
 });
 
 export type Env = Omit<z.infer<typeof envSchema>, "APP_URL" | "SESSION_SECRET"> & {

@@ -30,6 +30,19 @@ class ServerProcess {
     this.hooks.push(hook);
   }
 
+  private readonly background = new Set<Promise<unknown>>();
+
+  runInBackground(label: string, task: () => Promise<unknown>) {
+    const running = task()
+      .catch((error) => console.error(`[background] ${label} failed`, error))
+      .finally(() => this.background.delete(running));
+    this.background.add(running);
+  }
+
+  waitForBackgroundWork() {
+    return Promise.allSettled([...this.background]);
+  }
+
   get isStopping() {
     return this.stopping;
   }
@@ -53,6 +66,7 @@ class ServerProcess {
     }, SHUTDOWN_DEADLINE_MS);
     deadline.unref();
     await Promise.allSettled(this.hooks.map((hook) => hook()));
+    await this.waitForBackgroundWork();
   }
 
   private closeDatabase() {
@@ -70,3 +84,12 @@ export function startServerProcess() {
 }
 
 export const onShutdown = (hook: ShutdownHook) => serverProcess.onShutdown(hook);
+
+/**
+ * Work the response should not wait for (and whose duration must not leak,
+ * such as whether an account exists). Failures are logged; shutdown waits.
+ */
+export const runInBackground = (label: string, task: () => Promise<unknown>) =>
+  serverProcess.runInBackground(label, task);
+
+export const waitForBackgroundWork = () => serverProcess.waitForBackgroundWork();

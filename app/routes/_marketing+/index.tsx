@@ -1,6 +1,8 @@
-import type { MetaFunction } from "@remix-run/node";
-import { Link } from "@remix-run/react";
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Link, useLoaderData } from "@remix-run/react";
+import { AppShell, displayName } from "~/components/app-shell";
 import { PublicLayout } from "~/components/public-layout";
+import { getUser } from "~/utils/session.server";
 
 export const meta: MetaFunction = () => [
   { title: "Thoughtfully · Share Thoughtfully. Save now to send later." },
@@ -29,7 +31,29 @@ const steps = [
   },
 ];
 
-export default function Landing() {
+/** "/" is the landing page for visitors and the home screen for signed-in senders. */
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await getUser(request);
+  return { signedIn: Boolean(user), name: user ? displayName(user) : null };
+}
+
+export default function Index() {
+  const { signedIn, name } = useLoaderData<typeof loader>();
+  return signedIn ? <Home name={name ?? "User"} /> : <Landing />;
+}
+
+function Home({ name }: { name: string }) {
+  return (
+    <AppShell>
+      <section className="mx-auto max-w-2xl px-4 py-16 text-center">
+        <h1 className="font-serif text-3xl font-semibold text-stone-900">Welcome, {name}</h1>
+        <p className="mt-4 text-stone-700">Create a folder to start saving content.</p>
+      </section>
+    </AppShell>
+  );
+}
+
+function Landing() {
   return (
     <PublicLayout>
       <section className="mx-auto max-w-6xl px-4 pb-16 pt-14 text-center sm:px-6 sm:pt-24">

@@ -1,0 +1,128 @@
+import { Form, Link, NavLink, useNavigation, useRouteLoaderData } from "@remix-run/react";
+import type { ReactNode } from "react";
+import { CsrfInput } from "~/components/forms";
+import { Logo } from "~/components/logo";
+import { SiteFooter } from "~/components/public-layout";
+import type { loader as rootLoader } from "~/root";
+
+type ShellUser = { email: string; firstName: string | null; lastName: string | null };
+
+/** Full name, else e-mail, else "User" (spec: user menu). */
+export function displayName(user: ShellUser | null | undefined) {
+  const fullName = [user?.firstName, user?.lastName].filter(Boolean).join(" ").trim();
+  return fullName || user?.email || "User";
+}
+
+function SignOutButton() {
+  const navigation = useNavigation();
+  const pending = navigation.state !== "idle" && navigation.formAction === "/logout";
+  return (
+    <Form method="post" action="/logout">
+      <CsrfInput />
+      <button
+        type="submit"
+        className="block w-full px-4 py-2 text-left text-sm text-stone-800 hover:bg-stone-100"
+      >
+        {pending ? "Signing Out..." : "Sign out"}
+      </button>
+    </Form>
+  );
+}
+
+/**
+ * The user menu is a <details> element: it opens and closes without
+ * JavaScript, and every entry is a real link or form.
+ */
+function UserMenu({ user, isAdmin }: { user: ShellUser; isAdmin: boolean }) {
+  const itemClass = "block px-4 py-2 text-sm text-stone-800 hover:bg-stone-100";
+  return (
+    <details className="group relative">
+      <summary className="flex cursor-pointer list-none items-center gap-2 rounded-full border border-stone-300 bg-white px-3 py-1.5 text-sm font-medium text-stone-800 hover:bg-stone-100 [&::-webkit-details-marker]:hidden">
+        <span className="max-w-[10rem] truncate sm:max-w-[16rem]">{displayName(user)}</span>
+        <svg aria-hidden="true" viewBox="0 0 20 20" className="h-4 w-4 text-stone-500">
+          <path fill="currentColor" d="M5.5 7.5 10 12l4.5-4.5" />
+        </svg>
+      </summary>
+      <nav
+        aria-label="Account"
+        className="absolute right-0 z-40 mt-2 w-56 overflow-hidden rounded-xl border border-stone-200 bg-white py-1 shadow-lg"
+      >
+        <Link to="/profile" className={itemClass}>
+          Profile Settings
+        </Link>
+        {isAdmin ? (
+          <Link to="/admin/dashboard" className={itemClass}>
+            Admin Dashboard
+          </Link>
+        ) : null}
+        <Link to="/privacy-policy" className={itemClass}>
+          Privacy Policy
+        </Link>
+        <Link to="/chrome-extension" className={itemClass}>
+          Chrome Extension
+        </Link>
+        <Link to="/support" className={itemClass}>
+          Support
+        </Link>
+        <div className="border-t border-stone-200">
+          <SignOutButton />
+        </div>
+      </nav>
+    </details>
+  );
+}
+
+function ViewTab({ to, children }: { to: string; children: ReactNode }) {
+  return (
+    <NavLink
+      to={to}
+      end
+      className={({ isActive }) =>
+        `rounded-full px-4 py-1.5 text-sm font-semibold ${
+          isActive ? "bg-brand-700 text-white" : "text-stone-700 hover:bg-stone-200"
+        }`
+      }
+    >
+      {children}
+    </NavLink>
+  );
+}
+
+export function AppShell({ children }: { children: ReactNode }) {
+  const root = useRouteLoaderData<typeof rootLoader>("root");
+  const user = root?.user;
+  return (
+    <div className="flex min-h-screen flex-col">
+      <header className="border-b border-stone-200/70 bg-cream/95">
+        <div className="mx-auto flex max-w-6xl flex-wrap items-center justify-between gap-3 px-4 py-3 sm:px-6">
+          <Link to="/" className="text-brand-900" aria-label="Thoughtfully home">
+            <Logo />
+          </Link>
+          <nav aria-label="Views" className="flex items-center gap-1 rounded-full bg-stone-100 p-1">
+            <ViewTab to="/">Share</ViewTab>
+            <ViewTab to="/save">Save</ViewTab>
+          </nav>
+          {user ? <UserMenu user={user} isAdmin={user.isAdmin} /> : null}
+        </div>
+      </header>
+      {user && !user.emailVerified ? (
+        <div className="border-b border-amber-200 bg-amber-50">
+          <div className="mx-auto flex max-w-6xl flex-wrap items-center justify-between gap-2 px-4 py-2 text-sm text-amber-900 sm:px-6">
+            <p>Please confirm your email address: folders are only sent once it is verified.</p>
+            <Form method="post" action="/resend-verification">
+              <CsrfInput />
+              <input type="hidden" name="email" value={user.email} />
+              <button type="submit" className="font-semibold underline underline-offset-2">
+                Resend the link
+              </button>
+            </Form>
+          </div>
+        </div>
+      ) : null}
+      <main id="main" className="flex-1">
+        {children}
+      </main>
+      <SiteFooter />
+    </div>
+  );
+}

@@ -1,0 +1,112 @@
+import { useNavigation, useRouteLoaderData } from "@remix-run/react";
+import { type InputHTMLAttributes, type ReactNode, useId } from "react";
+import type { loader as rootLoader } from "~/root";
+import { CSRF_FIELD } from "~/utils/csrf";
+
+/** The CSRF token field that every <Form method="post"> carries (see app/utils/csrf.server.ts). */
+export function CsrfInput() {
+  const data = useRouteLoaderData<typeof rootLoader>("root");
+  return <input type="hidden" name={CSRF_FIELD} value={data?.csrfToken ?? ""} />;
+}
+
+export function ErrorList({ id, errors }: { id?: string; errors?: string[] | null }) {
+  const shown = errors?.filter(Boolean) ?? [];
+  if (shown.length === 0) return null;
+  return (
+    <ul id={id} className="mt-1.5 space-y-0.5 text-sm text-red-700">
+      {shown.map((error) => (
+        <li key={error}>{error}</li>
+      ))}
+    </ul>
+  );
+}
+
+type FieldProps = {
+  label: string;
+  hint?: ReactNode;
+  errors?: string[] | null;
+  inputProps: InputHTMLAttributes<HTMLInputElement> & { key?: string | null };
+  className?: string;
+};
+
+/** A labelled input with its hint and the spec's error messages beneath it. */
+export function Field({ label, hint, errors, inputProps, className = "" }: FieldProps) {
+  const fallbackId = useId();
+  const { key, ...props } = inputProps;
+  const id = props.id ?? fallbackId;
+  const errorId = errors?.length ? `${id}-error` : undefined;
+  const hintId = hint ? `${id}-hint` : undefined;
+  return (
+    <div className={className}>
+      <label htmlFor={id} className="block text-sm font-medium text-stone-800">
+        {label}
+      </label>
+      <input
+        key={key ?? undefined}
+        {...props}
+        id={id}
+        aria-invalid={errorId ? true : undefined}
+        aria-describedby={[hintId, errorId].filter(Boolean).join(" ") || undefined}
+        className="mt-1 block w-full rounded-lg border border-stone-300 bg-white px-3 py-2 text-stone-900 shadow-sm placeholder:text-stone-400 focus:border-brand-600 focus:outline-none focus:ring-2 focus:ring-brand-200 disabled:bg-stone-100 disabled:text-stone-600 aria-[invalid]:border-red-600"
+      />
+      {hint ? (
+        <p id={hintId} className="mt-1 text-xs text-stone-600">
+          {hint}
+        </p>
+      ) : null}
+      <ErrorList id={errorId} errors={errors} />
+    </div>
+  );
+}
+
+/**
+ * A submit button that shows its pending label while this form's submission
+ * is in flight (JavaScript only; without it the browser's own loading shows).
+ */
+export function SubmitButton({
+  children,
+  pendingText,
+  formAction,
+  intent,
+  className = "btn-primary w-full",
+}: {
+  children: ReactNode;
+  pendingText: string;
+  formAction?: string;
+  intent?: string;
+  className?: string;
+}) {
+  const navigation = useNavigation();
+  const pending =
+    navigation.state === "submitting" &&
+    (intent === undefined || navigation.formData?.get("intent") === intent) &&
+    (formAction === undefined || navigation.formAction === formAction);
+  return (
+    <button
+      type="submit"
+      name={intent ? "intent" : undefined}
+      value={intent}
+      formAction={formAction}
+      disabled={pending}
+      aria-disabled={pending}
+      className={className}
+    >
+      {pending ? pendingText : children}
+    </button>
+  );
+}
+
+export function FormAlert({ errors }: { errors?: string[] | null }) {
+  const shown = errors?.filter(Boolean) ?? [];
+  if (shown.length === 0) return null;
+  return (
+    <div
+      role="alert"
+      className="rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800"
+    >
+      {shown.map((error) => (
+        <p key={error}>{error}</p>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,15 @@
+import { type ActionFunctionArgs, data, redirect } from "@remix-run/node";
+import { authenticator, oauthConfigured } from "~/utils/auth.server";
+import { readProtectedForm } from "~/utils/csrf.server";
+
+/** "Continue with …": a POST that answers with a redirect to the provider. */
+export async function loader() {
+  return redirect("/login");
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  await readProtectedForm(request.clone());
+  if (!oauthConfigured) throw data("Not Found", { status: 404 });
+  // The strategy throws the redirect to the provider (with its state cookie).
+  return await authenticator.authenticate("oauth", request);
+}

@@ -1,0 +1,28 @@
+import { data, type LoaderFunctionArgs, redirect } from "@remix-run/node";
+import { authenticator, LoginError, oauthConfigured } from "~/utils/auth.server";
+import { env } from "~/utils/env.server";
+import { createSession } from "~/utils/session.server";
+import { redirectWithToast } from "~/utils/toast.server";
+
+/**
+ * The provider sends the browser back here. The file name's `oauth_` keeps
+ * this route out of /auth/oauth's (whose loader redirects to /login).
+ */
+export async function loader({ request }: LoaderFunctionArgs) {
+  if (!oauthConfigured) throw data("Not Found", { status: 404 });
+  try {
+    const user = await authenticator.authenticate("oauth", request);
+    return redirect("/", { headers: { "Set-Cookie": await createSession(user.id, request) } });
+  } catch (error) {
+    if (error instanceof Response) throw error;
+    if (!(error instanceof LoginError)) console.error("oauth sign-in failed", error);
+    return redirectWithToast("/login", {
+      title: "Sign-in failed",
+      description:
+        error instanceof LoginError
+          ? error.message
+          : `We couldn't sign you in with ${env.OAUTH_PROVIDER_NAME}. Please try again.`,
+      variant: "destructive",
+    });
+  }
+}

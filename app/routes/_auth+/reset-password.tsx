@@ -1,0 +1,136 @@
+import { getFormProps, getInputProps, useForm } from "@conform-to/react";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod";
+import {
+  type ActionFunctionArgs,
+  data,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { AuthCard, authLinkClass } from "~/components/auth-card";
+import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/forms";
+import { resetPassword } from "~/utils/accounts.server";
+import { readProtectedForm } from "~/utils/csrf.server";
+import { ResetPasswordSchema } from "~/utils/user-validation";
+
+const EXPIRED_MESSAGE = "This reset link is invalid or has expired. Please request a new one.";
+
+export const meta: MetaFunction = () => [
+  { title: "Reset your password · Thoughtfully" },
+  { name: "robots", content: "noindex" },
+];
+
+/** Reading the link changes nothing; the token is checked when the form is sent. */
+export async function loader({ request }: LoaderFunctionArgs) {
+  return data({ token: new URL(request.url).searchParams.get("token") || null });
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const formData = await readProtectedForm(request);
+  const submission = parseWithZod(formData, { schema: ResetPasswordSchema });
+  const hideFields = ["password", "confirmPassword"];
+  if (submission.status !== "success") {
+    return data(
+      { state: "form" as const, expired: false, result: submission.reply({ hideFields }) },
+      { status: 400 },
+    );
+  }
+  const { token, password } = submission.value;
+  const ok = await resetPassword(request, token, password);
+  if (!ok) {
+    return data(
+      {
+        state: "form" as const,
+        expired: true,
+        result: submission.reply({ formErrors: [EXPIRED_MESSAGE], hideFields }),
+      },
+      { status: 400 },
+    );
+  }
+  return data({ state: "success" as const, expired: false, result: null });
+}
+
+export default function ResetPasswordPage() {
+  const { token } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const [form, fields] = useForm({
+    id: "reset-password",
+    lastResult: actionData?.result,
+    constraint: getZodConstraint(ResetPasswordSchema),
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: ResetPasswordSchema }),
+  });
+
+  if (actionData?.state === "success") {
+    return (
+      <AuthCard
+        title="Password updated"
+        description={<p role="status">You can now log in with your new password.</p>}
+      >
+        <Link to="/login" className="btn-primary w-full">
+          Log in now
+        </Link>
+      </AuthCard>
+    );
+  }
+
+  if (!token) {
+    return (
+      <AuthCard
+        title="Reset your password"
+        description={<p role="alert">This reset link is invalid. Please request a new one.</p>}
+      >
+        <Link to="/forgot-password" className="btn-primary w-full">
+          Request a new link
+        </Link>
+      </AuthCard>
+    );
+  }
+
+  return (
+    <AuthCard
+      title="Reset your password"
+      description={<p>Choose a new password for your account.</p>}
+      footer={
+        <p>
+          Remembered it?{" "}
+          <Link to="/login" className={authLinkClass}>
+            Log in
+          </Link>
+        </p>
+      }
+    >
+      <Form method="post" className="space-y-5" {...getFormProps(form)}>
+        <CsrfInput />
+        <input type="hidden" name="token" value={token} />
+        <FormAlert errors={form.errors} />
+        {actionData?.expired ? (
+          <p className="text-sm">
+            <Link to="/forgot-password" className={authLinkClass}>
+              Request a new one
+            </Link>
+          </p>
+        ) : null}
+        <Field
+          label="New password"
+          hint="At least 8 characters"
+          inputProps={{
+            ...getInputProps(fields.password, { type: "password" }),
+            autoComplete: "new-password",
+          }}
+          errors={fields.password.errors}
+        />
+        <Field
+          label="Confirm password"
+          inputProps={{
+            ...getInputProps(fields.confirmPassword, { type: "password" }),
+            autoComplete: "new-password",
+          }}
+          errors={fields.confirmPassword.errors}
+        />
+        <SubmitButton pendingText="Resetting...">Reset Password</SubmitButton>
+      </Form>
+    </AuthCard>
+  );
+}

@@ -1,0 +1,117 @@
+import { getFormProps, getInputProps, useForm } from "@conform-to/react";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod";
+import {
+  type ActionFunctionArgs,
+  data,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+  redirect,
+} from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { useEffect, useState } from "react";
+import { AuthCard, authLinkClass } from "~/components/auth-card";
+import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/forms";
+import { signUp } from "~/utils/accounts.server";
+import { readProtectedForm } from "~/utils/csrf.server";
+import { requireAnonymous } from "~/utils/session.server";
+import { SignupSchema } from "~/utils/user-validation";
+
+export const meta: MetaFunction = () => [
+  { title: "Create your account · Thoughtfully" },
+  {
+    name: "description",
+    content: "Create a free Thoughtfully account: save now, send later.",
+  },
+];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  await requireAnonymous(request);
+  return data({ ref: new URL(request.url).searchParams.get("ref") });
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const formData = await readProtectedForm(request);
+  const submission = parseWithZod(formData, { schema: SignupSchema });
+  if (submission.status !== "success") {
+    return data({ result: submission.reply({ hideFields: ["password"] }) }, { status: 400 });
+  }
+  await signUp(submission.value);
+  throw redirect("/check-email");
+}
+
+export default function SignupPage() {
+  const { ref } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const [form, fields] = useForm({
+    id: "signup",
+    lastResult: actionData?.result,
+    constraint: getZodConstraint(SignupSchema),
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: SignupSchema }),
+  });
+  // Without JavaScript the server falls back to UTC; the profile page can change it.
+  const [timeZone, setTimeZone] = useState("UTC");
+  useEffect(() => {
+    const detected = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (detected) setTimeZone(detected);
+  }, []);
+
+  return (
+    <AuthCard
+      title="Create your account"
+      description={<p>Save links, photos, files and notes now, and send them later.</p>}
+      footer={
+        <p>
+          Already have an account?{" "}
+          <Link to="/login" className={authLinkClass}>
+            Log in
+          </Link>
+        </p>
+      }
+    >
+      <Form method="post" className="space-y-5" {...getFormProps(form)}>
+        <CsrfInput />
+        <input type="hidden" name="ref" value={ref ?? ""} />
+        <input type="hidden" name="timeZone" value={timeZone} />
+        <FormAlert errors={form.errors} />
+        <div className="grid gap-5 sm:grid-cols-2">
+          <Field
+            label="First name"
+            inputProps={{
+              ...getInputProps(fields.firstName, { type: "text" }),
+              autoComplete: "given-name",
+            }}
+            errors={fields.firstName.errors}
+          />
+          <Field
+            label="Last name"
+            inputProps={{
+              ...getInputProps(fields.lastName, { type: "text" }),
+              autoComplete: "family-name",
+            }}
+            errors={fields.lastName.errors}
+          />
+        </div>
+        <Field
+          label="Email"
+          inputProps={{
+            ...getInputProps(fields.email, { type: "email" }),
+            autoComplete: "email",
+          }}
+          errors={fields.email.errors}
+        />
+        <Field
+          label="Password"
+          hint="At least 8 characters"
+          inputProps={{
+            ...getInputProps(fields.password, { type: "password" }),
+            autoComplete: "new-password",
+          }}
+          errors={fields.password.errors}
+        />
+        <SubmitButton pendingText="Creating Account...">Create Account</SubmitButton>
+      </Form>
+    </AuthCard>
+  );
+}

@@ -1,0 +1,143 @@
+import {
+  type ActionFunctionArgs,
+  data,
+  type HeadersFunction,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useNavigate } from "@remix-run/react";
+import { useEffect, useRef } from "react";
+import { AuthCard, authLinkClass } from "~/components/auth-card";
+import { CsrfInput, SubmitButton } from "~/components/forms";
+import { verifyEmailToken } from "~/utils/accounts.server";
+import { readProtectedForm } from "~/utils/csrf.server";
+
+/** Spec: the success state moves on to /login after 3 s. */
+const REDIRECT_DELAY_MS = 3000;
+
+export const meta: MetaFunction = () => [
+  { title: "Verify your email · Thoughtfully" },
+  { name: "robots", content: "noindex" },
+];
+
+/** Passes the action's Refresh header on to the page a browser without JavaScript gets. */
+export const headers: HeadersFunction = ({ actionHeaders, parentHeaders }) => {
+  const headers = new Headers(parentHeaders);
+  const refresh = actionHeaders.get("Refresh");
+  if (refresh) headers.set("Refresh", refresh);
+  return headers;
+};
+
+/** Reading the link changes nothing: mail scanners follow links. Only the POST verifies. */
+export async function loader({ request }: LoaderFunctionArgs) {
+  return data({ token: new URL(request.url).searchParams.get("token") || null });
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const formData = await readProtectedForm(request);
+  const token = formData.get("token");
+  if (typeof token !== "string" || token.length === 0) {
+    return data({ state: "error" as const }, { status: 400 });
+  }
+  if (verifyEmailToken(token) === "verified") {
+    // The Refresh header moves a browser without JavaScript on to /login (a
+    // <meta http-equiv="refresh"> in the page would fail axe's meta-refresh rule).
+    return data(
+      { state: "success" as const },
+      { headers: { Refresh: `${REDIRECT_DELAY_MS / 1000};url=/login` } },
+    );
+  }
+  return data({ state: "error" as const }, { status: 400 });
+}
+
+function ResendLink({ children }: { children: string }) {
+  return (
+    <Link to="/resend-verification" className={authLinkClass}>
+      {children}
+    </Link>
+  );
+}
+
+export default function VerifyEmailPage() {
+  const { token } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const navigate = useNavigate();
+  const formRef = useRef<HTMLFormElement>(null);
+  const autoSubmitted = useRef(false);
+  const state = actionData?.state ?? (token ? "verifying" : "invalid");
+
+  // With JavaScript the link verifies by itself, once.
+  useEffect(() => {
+    if (state !== "verifying" || autoSubmitted.current) return;
+    autoSubmitted.current = true;
+    formRef.current?.requestSubmit();
+  }, [state]);
+
+  useEffect(() => {
+    if (state !== "success") return;
+    const timer = setTimeout(() => navigate("/login"), REDIRECT_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [state, navigate]);
+
+  if (state === "success") {
+    return (
+      <AuthCard
+        title="Email verified"
+        description={<p role="status">Your email is confirmed. Taking you to log in...</p>}
+      >
+        <Link to="/login" className="btn-primary w-full">
+          Log in now
+        </Link>
+      </AuthCard>
+    );
+  }
+
+  if (state === "error") {
+    return (
+      <AuthCard
+        title="Verify your email"
+        description={<p role="alert">This verification link has expired or was already used.</p>}
+      >
+        <Link to="/resend-verification" className="btn-primary w-full">
+          Send me a new link
+        </Link>
+        <p className="mt-4 text-center text-sm text-stone-700">
+          Already confirmed?{" "}
+          <Link to="/login" className={authLinkClass}>
+            Log in
+          </Link>
+        </p>
+      </AuthCard>
+    );
+  }
+
+  if (state === "invalid") {
+    return (
+      <AuthCard
+        title="Verify your email"
+        description={
+          <p role="alert">
+            Invalid verification link. Please check your email for the correct link.
+          </p>
+        }
+      >
+        <p className="text-sm text-stone-700">
+          Lost the e-mail or the link expired? <ResendLink>Get a new verification link</ResendLink>.
+        </p>
+      </AuthCard>
+    );
+  }
+
+  return (
+    <AuthCard title="Verify your email" description={<p role="status">Verifying your email...</p>}>
+      <Form method="post" ref={formRef}>
+        <CsrfInput />
+        <input type="hidden" name="token" value={token ?? ""} />
+        <SubmitButton pendingText="Verifying...">Verify my email</SubmitButton>
+      </Form>
+      <p className="mt-3 text-center text-sm text-stone-600">
+        Nothing happening? Press the button to confirm your address.
+      </p>
+    </AuthCard>
+  );
+}

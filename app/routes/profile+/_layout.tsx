@@ -1,0 +1,193 @@
+import { getFormProps, getInputProps, getSelectProps, useForm } from "@conform-to/react";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod";
+import {
+  type ActionFunctionArgs,
+  data,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from "@remix-run/node";
+import { Form, Link, Outlet, useActionData, useLoaderData } from "@remix-run/react";
+import { AppShell } from "~/components/app-shell";
+import { CsrfInput, ErrorList, Field, SubmitButton } from "~/components/forms";
+import { updateProfile } from "~/utils/accounts.server";
+import { readProtectedForm } from "~/utils/csrf.server";
+import { formatBytes } from "~/utils/format";
+import { LIMITS } from "~/utils/limits";
+import { requireUser } from "~/utils/session.server";
+import { redirectWithToast } from "~/utils/toast.server";
+import { ProfileSchema } from "~/utils/user-validation";
+
+export const meta: MetaFunction = () => [{ title: "Profile Settings · Thoughtfully" }];
+
+const FREQUENCY_LABELS = {
+  daily: "daily",
+  weekly: "weekly",
+  biweekly: "every two weeks",
+  monthly: "monthly",
+} as const;
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  const premium = user.subscriptionTier === "premium" && user.subscriptionStatus === "active";
+  const tier = premium ? LIMITS.premium : LIMITS.free;
+  return {
+    profile: {
+      firstName: user.firstName ?? "",
+      lastName: user.lastName ?? "",
+      email: user.email,
+      timeZone: user.timeZone,
+    },
+    features: {
+      plan: premium ? "Premium" : "Free",
+      folders: Number.isFinite(tier.maxFolders) ? String(tier.maxFolders) : "Unlimited",
+      storage: formatBytes(tier.maxStorageBytes),
+      perFolder: `${formatBytes(LIMITS.folder.maxSizeBytes)} (${formatBytes(LIMITS.folder.icloudMaxSizeBytes)} with an iCloud recipient)`,
+      frequencies: tier.frequencies.map((frequency) => FREQUENCY_LABELS[frequency]).join(", "),
+    },
+    timeZones: Intl.supportedValuesOf("timeZone"),
+  };
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const formData = await readProtectedForm(request);
+  const submission = parseWithZod(formData, { schema: ProfileSchema });
+  if (submission.status !== "success") {
+    return data({ result: submission.reply() }, { status: 400 });
+  }
+  updateProfile(user.id, submission.value);
+  return redirectWithToast("/profile", {
+    title: "Profile updated",
+    description: "Your changes have been saved.",
+  });
+}
+
+export default function ProfileSettings() {
+  const { profile, features, timeZones } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const [form, fields] = useForm({
+    id: "profile",
+    lastResult: actionData?.result,
+    defaultValue: profile,
+    constraint: getZodConstraint(ProfileSchema),
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: ProfileSchema }),
+  });
+  const timeZoneProps = getSelectProps(fields.timeZone);
+
+  return (
+    <AppShell>
+      <div className="mx-auto max-w-3xl space-y-6 px-4 py-10 sm:px-6">
+        <h1 className="font-serif text-3xl font-semibold text-stone-900">Profile Settings</h1>
+
+        <section
+          aria-labelledby="personal-heading"
+          className="rounded-2xl border border-stone-200 bg-white p-6 shadow-sm"
+        >
+          <h2 id="personal-heading" className="font-serif text-xl font-semibold text-stone-900">
+            Personal information
+          </h2>
+          <Form method="post" {...getFormProps(form)} className="mt-4 grid gap-4 sm:grid-cols-2">
+            <CsrfInput />
+            <Field
+              label="First name"
+              inputProps={{
+                ...getInputProps(fields.firstName, { type: "text" }),
+                autoComplete: "given-name",
+              }}
+              errors={fields.firstName.errors}
+            />
+            <Field
+              label="Last name"
+              inputProps={{
+                ...getInputProps(fields.lastName, { type: "text" }),
+                autoComplete: "family-name",
+              }}
+              errors={fields.lastName.errors}
+            />
+            <Field
+              className="sm:col-span-2"
+              label="Email"
+              hint="Email cannot be changed"
+              inputProps={{ type: "email", value: profile.email, disabled: true, readOnly: true }}
+            />
+            <div className="sm:col-span-2">
+              <label
+                htmlFor={timeZoneProps.id}
+                className="block text-sm font-medium text-stone-800"
+              >
+                Time zone
+              </label>
+              <select
+                {...timeZoneProps}
+                key={timeZoneProps.key}
+                className="mt-1 block w-full rounded-lg border border-stone-300 bg-white px-3 py-2 text-stone-900"
+              >
+                {timeZones.map((zone) => (
+                  <option key={zone} value={zone}>
+                    {zone.replaceAll("_", " ")}
+                  </option>
+                ))}
+              </select>
+              <p className="mt-1 text-xs text-stone-600">
+                Your folders are sent at 00:01 in this time zone.
+              </p>
+              <ErrorList errors={fields.timeZone.errors} />
+            </div>
+            <div className="sm:col-span-2">
+              <SubmitButton pendingText="Saving..." className="btn-primary">
+                Save Changes
+              </SubmitButton>
+            </div>
+          </Form>
+        </section>
+
+        <section
+          aria-labelledby="features-heading"
+          className="rounded-2xl border border-stone-200 bg-white p-6 shadow-sm"
+        >
+          <h2 id="features-heading" className="font-serif text-xl font-semibold text-stone-900">
+            Account Features
+          </h2>
+          <dl className="mt-4 grid gap-x-6 gap-y-3 text-sm sm:grid-cols-2">
+            {[
+              ["Plan", features.plan],
+              ["Folders", features.folders],
+              ["Total storage", features.storage],
+              ["Per folder", features.perFolder],
+              ["Delivery", features.frequencies],
+              ["Recipients per folder", String(LIMITS.folder.maxRecipients)],
+            ].map(([term, value]) => (
+              <div key={term}>
+                <dt className="text-stone-600">{term}</dt>
+                <dd className="font-medium text-stone-900">{value}</dd>
+              </div>
+            ))}
+          </dl>
+        </section>
+
+        <section
+          aria-labelledby="actions-heading"
+          className="rounded-2xl border border-red-200 bg-white p-6 shadow-sm"
+        >
+          <h2 id="actions-heading" className="font-serif text-xl font-semibold text-stone-900">
+            Account Actions
+          </h2>
+          <p className="mt-2 text-sm text-stone-700">
+            Deleting your account removes your folders, their contents and every file at once. It
+            cannot be undone.
+          </p>
+          <Link
+            to="/profile/delete"
+            className="btn mt-4 bg-red-700 text-white hover:bg-red-800"
+            preventScrollReset
+          >
+            Delete Account
+          </Link>
+        </section>
+      </div>
+      <Outlet />
+    </AppShell>
+  );
+}

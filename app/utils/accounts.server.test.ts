@@ -1,0 +1,147 @@
+import fs from "node:fs";
+import { eq } from "drizzle-orm";
+import { simpleParser } from "mailparser";
+import { describe, expect, test } from "vitest";
+import { db } from "#db/client.server";
+import { referralCodes, referrals, securityEvents, sessions, users } from "#db/schema";
+import {
+  deleteAccount,
+  requestPasswordReset,
+  resetPassword,
+  signUp,
+  verifyEmailToken,
+} from "./accounts.server";
+import { env } from "./env.server";
+import { waitForBackgroundWork } from "./lifecycle.server";
+import { verifyPassword } from "./password.server";
+import { hashToken } from "./session.server";
+
+const request = new Request("http://localhost:3000/reset-password", { method: "POST" });
+
+/** The token inside the newest outbox message to `to` that links to `path`. */
+async function tokenFromOutbox(to: string, path: string) {
+  await waitForBackgroundWork();
+  const pattern = new RegExp(`${path}\\?token=([A-Za-z0-9_-]+)`);
+  for (const file of fs.readdirSync(env.OUTBOX_DIR).sort().reverse()) {
+    const mail = await simpleParser(fs.readFileSync(`${env.OUTBOX_DIR}/${file}`));
+    const match = pattern.exec(mail.text ?? "");
+    const addressed = [mail.to].flat().some((address) => address?.text.includes(to));
+    if (match && addressed) return match[1]!;
+  }
+  throw new Error(`no ${path} link in the outbox`);
+}
+
+function newUser(email: string) {
+  return signUp({
+    firstName: "Ada",
+    lastName: "Lovelace",
+    email,
+    password: "long enough password",
+    timeZone: "Europe/London",
+  });
+}
+
+describe("sign-up and verification", () => {
+  test("stores a hashed password and only the hash of the e-mailed token", async () => {
+    await newUser("ada@example.com");
+    const token = await tokenFromOutbox("ada@example.com", "/verify-email");
+    const user = db.select().from(users).where(eq(users.email, "ada@example.com")).get()!;
+    expect(user.timeZone).toBe("Europe/London");
+    expect(await verifyPassword("long enough password", user.passwordHash!)).toBe(true);
+    expect(user.emailVerificationToken).toBe(hashToken(token));
+    expect(verifyEmailToken(token)).toBe("verified");
+    expect(verifyEmailToken(token)).toBe("invalid");
+  });
+
+  test("an expired verification token is refused", async () => {
+    await newUser("late@example.com");
+    const token = await tokenFromOutbox("late@example.com", "/verify-email");
+    db.update(users)
+      .set({ emailVerificationExpiresAt: new Date(Date.now() - 1) })
+      .where(eq(users.email, "late@example.com"))
+      .run();
+    expect(verifyEmailToken(token)).toBe("invalid");
+  });
+
+  test("signing up again with a known address creates nothing", async () => {
+    await newUser("twice@example.com");
+    await newUser("twice@example.com");
+    expect(db.select().from(users).where(eq(users.email, "twice@example.com")).all()).toHaveLength(
+      1,
+    );
+  });
+
+  test("a referral code records a pending referral that completes on verification", async () => {
+    await newUser("referrer@example.com");
+    const referrer = db.select().from(users).where(eq(users.email, "referrer@example.com")).get()!;
+    db.insert(referralCodes).values({ userId: referrer.id, code: "FRIEND1" }).run();
+    await signUp({
+      firstName: "In",
+      lastName: "Vitee",
+      email: "invitee@example.com",
+      password: "long enough password",
+      timeZone: "UTC",
+      ref: "FRIEND1",
+    });
+    const [pending] = db.select().from(referrals).all();
+    expect(pending?.status).toBe("pending");
+    expect(verifyEmailToken(await tokenFromOutbox("invitee@example.com", "/verify-email"))).toBe(
+      "verified",
+    );
+    expect(db.select().from(referrals).get()?.status).toBe("completed");
+  });
+
+  test("an unknown referral code does not block sign-up", async () => {
+    await signUp({
+      firstName: "No",
+      lastName: "Code",
+      email: "nocode@example.com",
+      password: "long enough password",
+      timeZone: "UTC",
+      ref: "NOPE",
+    });
+    expect(
+      db.select().from(users).where(eq(users.email, "nocode@example.com")).get(),
+    ).toBeDefined();
+  });
+});
+
+describe("password reset", () => {
+  test("works once, within the hour, and ends every session", async () => {
+    await newUser("reset@example.com");
+    const user = db.select().from(users).where(eq(users.email, "reset@example.com")).get()!;
+    db.insert(sessions)
+      .values({ sid: "a", userId: user.id, expire: new Date(Date.now() + 60_000) })
+      .run();
+    requestPasswordReset("reset@example.com");
+    const token = await tokenFromOutbox("reset@example.com", "/reset-password");
+    expect(await resetPassword(request, token, "a new password")).toBe(true);
+    expect(await resetPassword(request, token, "another password")).toBe(false);
+    const updated = db.select().from(users).where(eq(users.id, user.id)).get()!;
+    expect(await verifyPassword("a new password", updated.passwordHash!)).toBe(true);
+    expect(db.select().from(sessions).where(eq(sessions.userId, user.id)).all()).toEqual([]);
+    expect(
+      db.select().from(securityEvents).where(eq(securityEvents.eventType, "password_reset")).all(),
+    ).toHaveLength(1);
+  });
+
+  test("an expired token is refused", async () => {
+    await newUser("expired@example.com");
+    requestPasswordReset("expired@example.com");
+    const token = await tokenFromOutbox("expired@example.com", "/reset-password");
+    db.update(users)
+      .set({ passwordResetExpiresAt: new Date(Date.now() - 1) })
+      .where(eq(users.email, "expired@example.com"))
+      .run();
+    expect(await resetPassword(request, token, "a new password")).toBe(false);
+  });
+});
+
+test("deleting an account removes the user and what they own", async () => {
+  await newUser("gone@example.com");
+  const user = db.select().from(users).where(eq(users.email, "gone@example.com")).get()!;
+  db.insert(sessions).values({ sid: "gone", userId: user.id, expire: new Date() }).run();
+  deleteAccount(user.id);
+  expect(db.select().from(users).where(eq(users.id, user.id)).get()).toBeUndefined();
+  expect(db.select().from(sessions).where(eq(sessions.userId, user.id)).all()).toEqual([]);
+});

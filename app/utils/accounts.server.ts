@@ -1,0 +1,207 @@
+import { and, eq, gt } from "drizzle-orm";
+import { createElement } from "react";
+import { db, writeTransaction } from "#db/client.server";
+import { referralCodes, referrals, users } from "#db/schema";
+import { AccountExists, accountExistsSubject } from "#emails/account-exists";
+import { renderEmail } from "#emails/render.server";
+import { ResetPassword, resetPasswordSubject } from "#emails/reset-password";
+import { VerifyEmail, verifyEmailSubject } from "#emails/verify-email";
+import { env } from "~/utils/env.server";
+import { runInBackground } from "~/utils/lifecycle.server";
+import { sendEmail } from "~/utils/mailer.server";
+import { hashPassword } from "~/utils/password.server";
+import { recordSecurityEvent } from "~/utils/security-events.server";
+import { hashToken, randomToken, revokeUserSessions } from "~/utils/session.server";
+
+const HOUR_MS = 60 * 60 * 1000;
+export const VERIFICATION_TTL_MS = 24 * HOUR_MS;
+export const RESET_TTL_MS = HOUR_MS;
+
+/**
+ * Account life cycle: sign-up, e-mail verification, password reset, profile
+ * and deletion. Tokens sent by e-mail are random; only their SHA-256 is stored,
+ * and each one works once, until it expires.
+ */
+type SignupInput = {
+  firstName: string;
+  lastName: string;
+  email: string;
+  password: string;
+  timeZone: string;
+  ref?: string;
+};
+
+async function sendVerificationEmail(user: { email: string; firstName: string | null }) {
+  const token = randomToken();
+  db.update(users)
+    .set({
+      emailVerificationToken: hashToken(token),
+      emailVerificationExpiresAt: new Date(Date.now() + VERIFICATION_TTL_MS),
+    })
+    .where(eq(users.email, user.email))
+    .run();
+  const verifyUrl = `${env.APP_URL}/verify-email?token=${encodeURIComponent(token)}`;
+  const { html, text } = renderEmail(
+    createElement(VerifyEmail, { firstName: user.firstName, verifyUrl }),
+  );
+  await sendEmail({ to: user.email, subject: verifyEmailSubject, html, text });
+}
+
+/**
+ * Creates the account and sends the verification e-mail. When the address
+ * already has an account, its owner gets a note instead and the caller sees
+ * exactly the same outcome, so sign-up never reveals who has an account.
+ */
+export async function signUp(input: SignupInput) {
+  // Hashed whether or not the account exists, so both answers take as long.
+  const passwordHash = await hashPassword(input.password);
+  const existing = db.select().from(users).where(eq(users.email, input.email)).get();
+  if (existing) {
+    const { html, text } = renderEmail(
+      createElement(AccountExists, {
+        firstName: existing.firstName,
+        loginUrl: `${env.APP_URL}/login`,
+        resetUrl: `${env.APP_URL}/forgot-password`,
+      }),
+    );
+    runInBackground("account-exists e-mail", () =>
+      sendEmail({ to: existing.email, subject: accountExistsSubject, html, text }),
+    );
+    return;
+  }
+  const created = writeTransaction((tx) => {
+    const user = tx
+      .insert(users)
+      .values({
+        email: input.email,
+        firstName: input.firstName,
+        lastName: input.lastName,
+        passwordHash,
+        timeZone: input.timeZone,
+      })
+      .onConflictDoNothing()
+      .returning()
+      .get();
+    if (user && input.ref) recordPendingReferral(tx, user.id, input.ref);
+    return user;
+  });
+  if (created) runInBackground("verification e-mail", () => sendVerificationEmail(created));
+}
+
+type Transaction = Parameters<Parameters<typeof writeTransaction>[0]>[0];
+
+/** A code that is unknown or the invitee's own gives nothing and never blocks sign-up. */
+function recordPendingReferral(tx: Transaction, inviteeUserId: number, code: string) {
+  const owner = tx.select().from(referralCodes).where(eq(referralCodes.code, code)).get();
+  if (!owner || owner.userId === inviteeUserId) return;
+  tx.insert(referrals)
+    .values({ referrerUserId: owner.userId, inviteeUserId, referralCode: code })
+    .onConflictDoNothing()
+    .run();
+}
+
+export type VerifyResult = "verified" | "invalid";
+
+export function verifyEmailToken(token: string): VerifyResult {
+  return writeTransaction((tx) => {
+    const user = tx
+      .select()
+      .from(users)
+      .where(
+        and(
+          eq(users.emailVerificationToken, hashToken(token)),
+          gt(users.emailVerificationExpiresAt, new Date()),
+        ),
+      )
+      .get();
+    if (!user) return "invalid";
+    tx.update(users)
+      .set({ emailVerified: true, emailVerificationToken: null, emailVerificationExpiresAt: null })
+      .where(eq(users.id, user.id))
+      .run();
+    tx.update(referrals)
+      .set({ status: "completed", completedAt: new Date() })
+      .where(and(eq(referrals.inviteeUserId, user.id), eq(referrals.status, "pending")))
+      .run();
+    return "verified";
+  });
+}
+
+/**
+ * Sends a fresh link when the address has an unverified account; silent
+ * otherwise. Sending happens after the answer, so timing tells nothing either.
+ */
+export function resendVerification(email: string) {
+  const user = db.select().from(users).where(eq(users.email, email)).get();
+  if (user && !user.emailVerified) {
+    runInBackground("verification e-mail", () => sendVerificationEmail(user));
+  }
+}
+
+/** Sends a reset link when the address has an account; the caller's answer is the same either way. */
+export function requestPasswordReset(email: string) {
+  const user = db.select().from(users).where(eq(users.email, email)).get();
+  if (!user) return;
+  const token = randomToken();
+  db.update(users)
+    .set({
+      passwordResetToken: hashToken(token),
+      passwordResetExpiresAt: new Date(Date.now() + RESET_TTL_MS),
+    })
+    .where(eq(users.id, user.id))
+    .run();
+  const resetUrl = `${env.APP_URL}/reset-password?token=${encodeURIComponent(token)}`;
+  const { html, text } = renderEmail(
+    createElement(ResetPassword, { firstName: user.firstName, resetUrl }),
+  );
+  runInBackground("password reset e-mail", () =>
+    sendEmail({ to: user.email, subject: resetPasswordSubject, html, text }),
+  );
+}
+
+/** Sets the new password, spends the token and ends every session of the account. */
+export async function resetPassword(request: Request, token: string, password: string) {
+  const passwordHash = await hashPassword(password);
+  const userId = writeTransaction((tx) => {
+    const user = tx
+      .select({ id: users.id })
+      .from(users)
+      .where(
+        and(
+          eq(users.passwordResetToken, hashToken(token)),
+          gt(users.passwordResetExpiresAt, new Date()),
+        ),
+      )
+      .get();
+    if (!user) return null;
+    tx.update(users)
+      .set({ passwordHash, passwordResetToken: null, passwordResetExpiresAt: null })
+      .where(eq(users.id, user.id))
+      .run();
+    return user.id;
+  });
+  if (userId === null) return false;
+  revokeUserSessions(userId);
+  recordSecurityEvent(request, {
+    eventType: "password_reset",
+    severity: "medium",
+    userId,
+    details: { sessionsRevoked: true },
+  });
+  return true;
+}
+
+export function updateProfile(
+  userId: number,
+  values: { firstName: string; lastName: string; timeZone: string },
+) {
+  db.update(users).set(values).where(eq(users.id, userId)).run();
+}
+
+/**
+ * Removes the account: the cascade takes sessions, folders, items, roles and
+ * delivery records with it.
+ */
+export function deleteAccount(userId: number) {
+  db.delete(users).where(eq(users.id, userId)).run();
+}

@@ -1,0 +1,48 @@
+import fs from "node:fs";
+import path from "node:path";
+import { expect, test } from "vitest";
+
+/**
+ * Every route that accepts a POST checks the CSRF token. The only routes
+ * allowed to skip it are listed here, each for a reason outside our control:
+ * the one-click unsubscribe of RFC 8058 (posted by mail clients) and the
+ * Stripe webhook (signed by Stripe instead).
+ */
+const EXEMPT_ROUTES: Record<string, string> = {};
+
+function routeFiles(directory: string): string[] {
+  return fs.readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(directory, entry.name);
+    if (entry.isDirectory()) return routeFiles(full);
+    return /\.(ts|tsx)$/.test(entry.name) && !entry.name.includes(".test.") ? [full] : [];
+  });
+}
+
+const routesDir = path.resolve("app/routes");
+const withActions = routeFiles(routesDir)
+  .map((file) => ({
+    route: path.relative(routesDir, file),
+    source: fs.readFileSync(file, "utf8"),
+  }))
+  .filter(({ source }) =>
+    /export\s+(async\s+)?function\s+action|export\s+const\s+action/.test(source),
+  );
+
+test("there are routes with actions to check", () => {
+  expect(withActions.length).toBeGreaterThan(5);
+});
+
+test.each(withActions.map(({ route, source }) => [route, source]))(
+  "%s checks the CSRF token",
+  (route, source) => {
+    if (route in EXEMPT_ROUTES) {
+      expect(source).not.toMatch(/readProtectedForm|validateCsrf/);
+      return;
+    }
+    expect(source).toMatch(/readProtectedForm\(|validateCsrf\(/);
+  },
+);
+
+test("the exemptions are exactly the ones documented", () => {
+  expect(Object.keys(EXEMPT_ROUTES).sort()).toEqual([]);
+});

@@ -1,0 +1,129 @@
+import crypto from "node:crypto";
+import { createCookie, redirect } from "@remix-run/node";
+import { and, eq, gt, ne } from "drizzle-orm";
+import { db } from "#db/client.server";
+import { sessions, users } from "#db/schema";
+import { env } from "~/utils/env.server";
+import { clientIp, pathOf, userAgent } from "~/utils/request-info.server";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+export const SESSION_TTL_MS = 30 * DAY_MS;
+/** A session's expiry moves forward at most once a day, not on every request. */
+const RENEW_AFTER_MS = DAY_MS;
+
+/**
+ * The cookie holds a random session token, signed; the `sessions` table holds
+ * its SHA-256, so a leaked database does not hand out live sessions. Deleting
+ * the row ends the session everywhere, whatever copies of the cookie exist.
+ */
+export const sessionCookie = createCookie(
+  env.isHttps ? "__Host-thoughtfully_session" : "thoughtfully_session",
+  {
+    httpOnly: true,
+    sameSite: "lax",
+    path: "/",
+    secure: env.isHttps,
+    secrets: [env.SESSION_SECRET],
+    maxAge: SESSION_TTL_MS / 1000,
+  },
+);
+
+export type SessionUser = typeof users.$inferSelect;
+
+export function hashToken(token: string) {
+  return crypto.createHash("sha256").update(token).digest("hex");
+}
+
+export function randomToken() {
+  return crypto.randomBytes(32).toString("base64url");
+}
+
+async function readSessionToken(request: Request): Promise<string | null> {
+  const value = await sessionCookie.parse(request.headers.get("Cookie"));
+  return typeof value === "string" && value.length > 0 ? value : null;
+}
+
+export type CurrentSession = {
+  user: SessionUser;
+  /** The hashed id stored in the table; binds CSRF tokens to this session. */
+  sessionId: string;
+  /** A refreshed cookie to send when the session's expiry was moved forward. */
+  renewedCookie: string | null;
+};
+
+export async function getCurrentSession(request: Request): Promise<CurrentSession | null> {
+  const token = await readSessionToken(request);
+  if (!token) return null;
+  const sessionId = hashToken(token);
+  const now = Date.now();
+  const row = db
+    .select({ user: users, expire: sessions.expire })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(and(eq(sessions.sid, sessionId), gt(sessions.expire, new Date(now))))
+    .get();
+  if (!row) return null;
+  let renewedCookie: string | null = null;
+  if (row.expire.getTime() - now < SESSION_TTL_MS - RENEW_AFTER_MS) {
+    db.update(sessions)
+      .set({ expire: new Date(now + SESSION_TTL_MS) })
+      .where(eq(sessions.sid, sessionId))
+      .run();
+    renewedCookie = await sessionCookie.serialize(token);
+  }
+  return { user: row.user, sessionId, renewedCookie };
+}
+
+export async function getUser(request: Request) {
+  return (await getCurrentSession(request))?.user ?? null;
+}
+
+export function loginPath(request: Request, reason: "session_expired" | null = "session_expired") {
+  const params = new URLSearchParams();
+  if (reason) params.set("reason", reason);
+  params.set("redirectTo", pathOf(request));
+  return `/login?${params}`;
+}
+
+/** The signed-in user, or a redirect to log in that comes back here afterwards. */
+export async function requireUser(request: Request): Promise<SessionUser> {
+  const user = await getUser(request);
+  if (!user) throw redirect(loginPath(request));
+  return user;
+}
+
+export async function requireAnonymous(request: Request) {
+  if (await getUser(request)) throw redirect("/");
+}
+
+/** Starts a session and returns the Set-Cookie header for it. */
+export async function createSession(userId: number, request: Request): Promise<string> {
+  const token = randomToken();
+  db.insert(sessions)
+    .values({
+      sid: hashToken(token),
+      userId,
+      expire: new Date(Date.now() + SESSION_TTL_MS),
+      ipAddress: clientIp(request),
+      userAgent: userAgent(request),
+    })
+    .run();
+  return sessionCookie.serialize(token);
+}
+
+/** Ends this request's session on the server and returns the header that clears the cookie. */
+export async function destroySession(request: Request): Promise<string> {
+  const token = await readSessionToken(request);
+  if (token)
+    db.delete(sessions)
+      .where(eq(sessions.sid, hashToken(token)))
+      .run();
+  return sessionCookie.serialize("", { maxAge: 0 });
+}
+
+export function revokeUserSessions(userId: number, options: { except?: string } = {}) {
+  const condition = options.except
+    ? and(eq(sessions.userId, userId), ne(sessions.sid, options.except))
+    : eq(sessions.userId, userId);
+  return db.delete(sessions).where(condition).run().changes;
+}

@@ -1,0 +1,56 @@
+import crypto from "node:crypto";
+import { createCookieSessionStorage, redirect } from "@remix-run/node";
+import { z } from "zod";
+import { env } from "~/utils/env.server";
+
+/**
+ * Flash messages ride in their own short-lived cookie, set by the response
+ * that redirects and cleared by the page that shows them, so they appear with
+ * or without JavaScript.
+ */
+const toastSchema = z.object({
+  id: z.string().default(() => crypto.randomUUID()),
+  title: z.string(),
+  description: z.string().optional(),
+  variant: z.enum(["default", "destructive"]).default("default"),
+});
+
+export type Toast = z.infer<typeof toastSchema>;
+export type ToastInput = z.input<typeof toastSchema>;
+
+const FLASH_KEY = "toast";
+
+const toastStorage = createCookieSessionStorage({
+  cookie: {
+    name: env.isHttps ? "__Host-thoughtfully_toast" : "thoughtfully_toast",
+    httpOnly: true,
+    sameSite: "lax",
+    path: "/",
+    secure: env.isHttps,
+    secrets: [env.SESSION_SECRET],
+  },
+});
+
+export async function createToastHeaders(toast: ToastInput) {
+  const session = await toastStorage.getSession();
+  session.flash(FLASH_KEY, toastSchema.parse(toast));
+  return new Headers({ "Set-Cookie": await toastStorage.commitSession(session) });
+}
+
+export async function redirectWithToast(url: string, toast: ToastInput, init?: ResponseInit) {
+  const headers = new Headers(init?.headers);
+  for (const cookie of (await createToastHeaders(toast)).getSetCookie()) {
+    headers.append("Set-Cookie", cookie);
+  }
+  return redirect(url, { ...init, headers });
+}
+
+/** The pending toast, if any, and the header that clears it. */
+export async function getToast(request: Request) {
+  const session = await toastStorage.getSession(request.headers.get("Cookie"));
+  const parsed = toastSchema.safeParse(session.get(FLASH_KEY));
+  return {
+    toast: parsed.success ? parsed.data : null,
+    setCookie: parsed.success ? await toastStorage.destroySession(session) : null,
+  };
+}

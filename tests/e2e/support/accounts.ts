@@ -1,0 +1,70 @@
+import crypto from "node:crypto";
+import path from "node:path";
+import type { BrowserContext } from "@playwright/test";
+import { createCookie } from "@remix-run/node";
+import { eq } from "drizzle-orm";
+import { openDatabase } from "#db/connection";
+import { sessions, users } from "#db/schema";
+import { hashPassword } from "~/utils/password.server";
+
+/** The test process's own handle on the server's database file (WAL allows both). */
+let database: ReturnType<typeof openDatabase> | null = null;
+export function testDb() {
+  database ??= openDatabase(path.join(process.env.E2E_DATA_DIR!, "app.db"), { migrate: false });
+  return database;
+}
+
+export function uniqueEmail(label: string) {
+  return `${label}-${crypto.randomBytes(5).toString("hex")}@example.com`.toLowerCase();
+}
+
+export const TEST_PASSWORD = "correct horse battery";
+
+export async function createUser(
+  overrides: Partial<typeof users.$inferInsert> & { password?: string } = {},
+) {
+  const { password = TEST_PASSWORD, ...values } = overrides;
+  return testDb()
+    .insert(users)
+    .values({
+      email: uniqueEmail("sender"),
+      firstName: "Ada",
+      lastName: "Lovelace",
+      emailVerified: true,
+      passwordHash: await hashPassword(password),
+      ...values,
+    })
+    .returning()
+    .get();
+}
+
+export function findUser(email: string) {
+  return testDb().select().from(users).where(eq(users.email, email)).get();
+}
+
+const sessionCookie = createCookie("thoughtfully_session", {
+  httpOnly: true,
+  sameSite: "lax",
+  path: "/",
+  secrets: [process.env.E2E_SESSION_SECRET!],
+});
+
+/**
+ * Signs a browser context in without the login form: a session row and its
+ * signed cookie, exactly what a successful login would produce.
+ */
+export async function signIn(context: BrowserContext, userId: number, baseURL: string) {
+  const token = crypto.randomBytes(32).toString("base64url");
+  testDb()
+    .insert(sessions)
+    .values({
+      sid: crypto.createHash("sha256").update(token).digest("hex"),
+      userId,
+      expire: new Date(Date.now() + 30 * 24 * 60 * 60 * 1000),
+    })
+    .run();
+  const header = await sessionCookie.serialize(token);
+  const value = header.split(";")[0]!.split("=").slice(1).join("=");
+  await context.addCookies([{ name: "thoughtfully_session", value, url: baseURL }]);
+  return { token, cookieValue: value };
+}
