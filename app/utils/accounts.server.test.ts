@@ -141,7 +141,7 @@ test("deleting an account removes the user and what they own", async () => {
   await newUser("gone@example.com");
   const user = db.select().from(users).where(eq(users.email, "gone@example.com")).get()!;
   db.insert(sessions).values({ sid: "gone", userId: user.id, expire: new Date() }).run();
-  deleteAccount(user.id);
+  await deleteAccount(user.id);
   expect(db.select().from(users).where(eq(users.id, user.id)).get()).toBeUndefined();
   expect(db.select().from(sessions).where(eq(sessions.userId, user.id)).all()).toEqual([]);
 });

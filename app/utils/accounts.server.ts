@@ -1,7 +1,7 @@
 import { and, eq, gt } from "drizzle-orm";
 import { createElement } from "react";
 import { db, writeTransaction } from "#db/client.server";
-import { referralCodes, referrals, users } from "#db/schema";
+import { contentItems, folders, referralCodes, referrals, users } from "#db/schema";
 import { AccountExists, accountExistsSubject } from "#emails/account-exists";
 import { renderEmail } from "#emails/render.server";
 import { ResetPassword, resetPasswordSubject } from "#emails/reset-password";
@@ -12,6 +12,7 @@ import { sendEmail } from "~/utils/mailer.server";
 import { hashPassword } from "~/utils/password.server";
 import { recordSecurityEvent } from "~/utils/security-events.server";
 import { hashToken, randomToken, revokeUserSessions } from "~/utils/session.server";
+import { deleteStoredFiles } from "~/utils/uploads.server";
 
 const HOUR_MS = 60 * 60 * 1000;
 export const VERIFICATION_TTL_MS = 24 * HOUR_MS;
@@ -200,8 +201,19 @@ export function updateProfile(
 
 /**
  * Removes the account: the cascade takes sessions, folders, items, roles and
- * delivery records with it.
+ * delivery records with it; then the stored files those items referred to.
  */
-export function deleteAccount(userId: number) {
-  db.delete(users).where(eq(users.id, userId)).run();
+export async function deleteAccount(userId: number) {
+  const fileKeys = writeTransaction((tx) => {
+    const keys = tx
+      .select({ filePaths: contentItems.filePaths })
+      .from(contentItems)
+      .innerJoin(folders, eq(folders.id, contentItems.folderId))
+      .where(eq(folders.userId, userId))
+      .all()
+      .flatMap((item) => item.filePaths);
+    tx.delete(users).where(eq(users.id, userId)).run();
+    return keys;
+  });
+  await deleteStoredFiles(fileKeys);
 }

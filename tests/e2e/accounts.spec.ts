@@ -57,7 +57,8 @@ test.describe("sign up, verify, log in", () => {
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill(TEST_PASSWORD);
     await page.getByRole("button", { name: "Sign In" }).click();
-    await expect(page.getByRole("heading", { name: "Welcome, Grace Hopper" })).toBeVisible();
+    await expect(page.getByRole("heading", { name: "My Folders" })).toBeVisible();
+    await expect(page.locator("summary", { hasText: "Grace Hopper" })).toBeVisible();
     await expectAccessible();
   });
 
@@ -174,7 +175,7 @@ test.describe("log in", () => {
       await page.getByRole("button", { name: "Sign In" }).click();
       await page.waitForLoadState("load");
       expect(new URL(page.url()).origin).toBe(new URL(baseURL!).origin);
-      await expect(page.getByRole("heading", { name: /Welcome/ })).toBeVisible();
+      await expect(page.getByRole("heading", { name: "My Folders" })).toBeVisible();
     });
   }
 
@@ -340,7 +341,7 @@ test.describe("password reset", () => {
     await page.getByLabel("Email").fill(user.email);
     await page.getByLabel("Password").fill("a brand new password");
     await page.getByRole("button", { name: "Sign In" }).click();
-    await expect(page.getByRole("heading", { name: /Welcome/ })).toBeVisible();
+    await expect(page.getByRole("heading", { name: "My Folders" })).toBeVisible();
   });
 
   test("an expired reset link is refused and an unknown address gets the same answer", async ({
@@ -462,7 +463,7 @@ test.describe("third-party sign-in", () => {
     });
     await page.goto("/login");
     await page.getByRole("button", { name: "Continue with Example ID" }).click();
-    await expect(page.getByRole("heading", { name: "Welcome, Olive Auth" })).toBeVisible();
+    await expect(page.locator("summary", { hasText: "Olive Auth" })).toBeVisible();
     expect(findUser(email)?.emailVerified).toBe(true);
 
     const existing = await createUser({ firstName: "Linked", lastName: "Person" });
@@ -474,7 +475,7 @@ test.describe("third-party sign-in", () => {
     });
     await page.goto("/login");
     await page.getByRole("button", { name: "Continue with Example ID" }).click();
-    await expect(page.getByRole("heading", { name: "Welcome, Linked Person" })).toBeVisible();
+    await expect(page.locator("summary", { hasText: "Linked Person" })).toBeVisible();
     expect(findUser(existing.email)?.authProviderId).toBe(`sub-${existing.email}`);
   });
 

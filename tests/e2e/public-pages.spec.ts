@@ -87,7 +87,7 @@ test.describe("static pages", () => {
 });
 
 test.describe("not found", () => {
-  for (const path of ["/no-such-page", "/deeply/nested/nothing", "/folders/abc"]) {
+  for (const path of ["/no-such-page", "/deeply/nested/nothing", "/nothing/here/abc"]) {
     test(`${path} answers 404 with the not-found screen`, async ({ page, expectAccessible }) => {
       const response = await page.goto(path);
       expect(response?.status()).toBe(404);

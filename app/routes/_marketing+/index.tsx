@@ -1,7 +1,9 @@
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { type LoaderFunctionArgs, type MetaFunction, redirect } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
-import { AppShell, displayName } from "~/components/app-shell";
+import { DashboardPage } from "~/components/dashboard";
 import { PublicLayout } from "~/components/public-layout";
+import { loadDashboard } from "~/utils/dashboard.server";
+import { isBannerDismissed } from "~/utils/preferences.server";
 import { getUser } from "~/utils/session.server";
 
 export const meta: MetaFunction = () => [
@@ -31,26 +33,24 @@ const steps = [
   },
 ];
 
-/** "/" is the landing page for visitors and the home screen for signed-in senders. */
+/**
+ * "/" is the landing page for visitors and the dashboard for signed-in
+ * senders, with the first folder selected. `?folder=ID` is the spec's way to
+ * preselect a folder: it becomes that folder's own address.
+ */
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await getUser(request);
-  return { signedIn: Boolean(user), name: user ? displayName(user) : null };
+  if (!user) return { dashboard: null };
+  const folderParam = new URL(request.url).searchParams.get("folder");
+  if (folderParam && /^\d+$/.test(folderParam)) throw redirect(`/folders/${folderParam}`);
+  return {
+    dashboard: { ...loadDashboard(user, null), bannerDismissed: await isBannerDismissed(request) },
+  };
 }
 
 export default function Index() {
-  const { signedIn, name } = useLoaderData<typeof loader>();
-  return signedIn ? <Home name={name ?? "User"} /> : <Landing />;
-}
-
-function Home({ name }: { name: string }) {
-  return (
-    <AppShell>
-      <section className="mx-auto max-w-2xl px-4 py-16 text-center">
-        <h1 className="font-serif text-3xl font-semibold text-stone-900">Welcome, {name}</h1>
-        <p className="mt-4 text-stone-700">Create a folder to start saving content.</p>
-      </section>
-    </AppShell>
-  );
+  const { dashboard } = useLoaderData<typeof loader>();
+  return dashboard ? <DashboardPage data={dashboard} /> : <Landing />;
 }
 
 function Landing() {

@@ -18,7 +18,7 @@ export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
   await readProtectedForm(request);
   const clearCookie = await destroySession(request);
-  deleteAccount(user.id);
+  await deleteAccount(user.id);
   return redirectWithToast(
     "/",
     { title: "Account deleted", description: "Your account and everything in it are gone." },

@@ -2,9 +2,9 @@ import crypto from "node:crypto";
 import path from "node:path";
 import type { BrowserContext } from "@playwright/test";
 import { createCookie } from "@remix-run/node";
-import { eq } from "drizzle-orm";
+import { asc, eq } from "drizzle-orm";
 import { openDatabase } from "#db/connection";
-import { sessions, users } from "#db/schema";
+import { folders, sessions, users } from "#db/schema";
 import { hashPassword } from "~/utils/password.server";
 
 /** The test process's own handle on the server's database file (WAL allows both). */
@@ -67,4 +67,29 @@ export async function signIn(context: BrowserContext, userId: number, baseURL: s
   const value = header.split(";")[0]!.split("=").slice(1).join("=");
   await context.addCookies([{ name: "thoughtfully_session", value, url: baseURL }]);
   return { token, cookieValue: value };
+}
+
+export function createFolderRow(
+  userId: number,
+  values: Partial<typeof folders.$inferInsert> & { name: string },
+) {
+  return testDb()
+    .insert(folders)
+    .values({
+      userId,
+      recipients: [{ name: "Mum", email: "mum@example.com" }],
+      nextSendAt: new Date(Date.now() + 3 * 24 * 60 * 60 * 1000),
+      ...values,
+    })
+    .returning()
+    .get();
+}
+
+export function foldersOf(userId: number) {
+  return testDb()
+    .select()
+    .from(folders)
+    .where(eq(folders.userId, userId))
+    .orderBy(asc(folders.sortOrder), asc(folders.id))
+    .all();
 }

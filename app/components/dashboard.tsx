@@ -1,0 +1,351 @@
+import { Form, Link, useLocation } from "@remix-run/react";
+import type { ReactNode } from "react";
+import { AppShell } from "~/components/app-shell";
+import { CsrfInput } from "~/components/forms";
+import type { DashboardData, FolderSummary } from "~/utils/dashboard.server";
+import { formatBytes, pluralize } from "~/utils/format";
+
+type Data = DashboardData & { bannerDismissed: boolean };
+type Folder = FolderSummary;
+
+function recipientSummary(recipients: { name: string; email: string }[]) {
+  if (recipients.length === 0) return "No active recipients";
+  if (recipients.length === 1) {
+    const [only] = recipients;
+    return only!.name && only!.name !== "recipient"
+      ? `${only!.name} <${only!.email}>`
+      : only!.email;
+  }
+  return `${recipients.length} recipients`;
+}
+
+function Bar({ ratio, label }: { ratio: number; label: string }) {
+  const color = ratio > 1 ? "bg-red-600" : ratio > 0.8 ? "bg-amber-500" : "bg-brand-600";
+  return (
+    <div
+      role="progressbar"
+      aria-label={label}
+      aria-valuemin={0}
+      aria-valuemax={100}
+      aria-valuenow={Math.round(Math.min(ratio, 1) * 100)}
+      className="mt-1 h-2 w-full overflow-hidden rounded-full bg-stone-200"
+    >
+      <div className={`h-full ${color}`} style={{ width: `${Math.min(ratio, 1) * 100}%` }} />
+    </div>
+  );
+}
+
+/** A small POST form: the `returnTo` brings the user back to the page they were on. */
+function ActionButton({
+  folderId,
+  intent,
+  label,
+  children,
+  disabled,
+  className,
+}: {
+  folderId: number;
+  intent: string;
+  label: string;
+  children: ReactNode;
+  disabled?: boolean;
+  className?: string;
+}) {
+  const location = useLocation();
+  return (
+    <Form method="post" action={`/folders/${folderId}`} preventScrollReset>
+      <CsrfInput />
+      <input type="hidden" name="returnTo" value={`${location.pathname}${location.search}`} />
+      <button
+        type="submit"
+        name="intent"
+        value={intent}
+        aria-label={label}
+        title={label}
+        disabled={disabled}
+        className={
+          className ??
+          "rounded-md p-1.5 text-stone-600 hover:bg-stone-200 hover:text-stone-900 disabled:cursor-not-allowed disabled:opacity-30"
+        }
+      >
+        {children}
+      </button>
+    </Form>
+  );
+}
+
+function FolderMenu({ folder }: { folder: Folder }) {
+  const itemClass = "block w-full px-3 py-2 text-left text-sm text-stone-800 hover:bg-stone-100";
+  return (
+    <details className="relative">
+      <summary
+        className="cursor-pointer list-none rounded-md p-1.5 text-stone-600 hover:bg-stone-200 [&::-webkit-details-marker]:hidden"
+        aria-label={`Actions for ${folder.name}`}
+      >
+        <svg aria-hidden="true" viewBox="0 0 20 20" className="h-4 w-4" fill="currentColor">
+          <circle cx="4" cy="10" r="1.6" />
+          <circle cx="10" cy="10" r="1.6" />
+          <circle cx="16" cy="10" r="1.6" />
+        </svg>
+      </summary>
+      <div className="absolute right-0 z-30 mt-1 w-48 overflow-hidden rounded-lg border border-stone-200 bg-white py-1 shadow-lg">
+        <Link to={`/folders/${folder.id}/edit`} className={itemClass} preventScrollReset>
+          <span className="sm:hidden">Edit </span>Settings
+        </Link>
+        <ActionButton
+          folderId={folder.id}
+          intent="toggle-pause"
+          label={folder.isPaused ? "Resume Delivery" : "Pause Delivery"}
+          className={itemClass}
+          disabled={folder.isUnsubscribed}
+        >
+          {folder.isPaused ? "Resume Delivery" : "Pause Delivery"}
+        </ActionButton>
+        <Link
+          to={`/folders/${folder.id}/delete`}
+          className={`${itemClass} text-red-700`}
+          preventScrollReset
+        >
+          Delete Folder
+        </Link>
+      </div>
+    </details>
+  );
+}
+
+function FolderCard({
+  folder,
+  selected,
+  first,
+  last,
+}: {
+  folder: Folder;
+  selected: boolean;
+  first: boolean;
+  last: boolean;
+}) {
+  return (
+    <li
+      className={`rounded-xl border bg-white p-3 shadow-sm ${
+        selected ? "border-brand-600 ring-2 ring-brand-200" : "border-stone-200"
+      }`}
+    >
+      <div className="flex items-start gap-2">
+        <Link
+          to={`/folders/${folder.id}`}
+          aria-current={selected ? "page" : undefined}
+          className="min-w-0 flex-1"
+        >
+          <p className="truncate text-xs text-stone-600">{recipientSummary(folder.recipients)}</p>
+          <p className="truncate font-semibold text-stone-900">{folder.name}</p>
+          <p className="mt-1 text-xs text-stone-600">
+            {folder.frequencyLabel} · {pluralize(folder.itemCount, "item")} ·{" "}
+            {formatBytes(folder.totalSize)}
+          </p>
+          <p className="text-xs text-stone-600">Next: {folder.nextLabel}</p>
+        </Link>
+        <div className="flex flex-col items-center">
+          <ActionButton
+            folderId={folder.id}
+            intent="move-up"
+            label={`Move ${folder.name} up`}
+            disabled={first}
+          >
+            <svg aria-hidden="true" viewBox="0 0 20 20" className="h-4 w-4" fill="currentColor">
+              <path d="M10 5l5 6H5z" />
+            </svg>
+          </ActionButton>
+          <ActionButton
+            folderId={folder.id}
+            intent="move-down"
+            label={`Move ${folder.name} down`}
+            disabled={last}
+          >
+            <svg aria-hidden="true" viewBox="0 0 20 20" className="h-4 w-4" fill="currentColor">
+              <path d="M10 15l5-6H5z" />
+            </svg>
+          </ActionButton>
+        </div>
+        <FolderMenu folder={folder} />
+      </div>
+    </li>
+  );
+}
+
+function UsageBox({ usage }: { usage: Data["usage"] }) {
+  if (usage.maxFolders === null && usage.maxStorageBytes === null) return null;
+  return (
+    <section
+      aria-label="Usage"
+      className="rounded-xl border border-stone-200 bg-white p-3 text-xs text-stone-700"
+    >
+      {usage.maxFolders !== null ? (
+        <div>
+          <p>
+            Folders: {usage.folderCount} of {usage.maxFolders}
+          </p>
+          <Bar ratio={usage.folderCount / usage.maxFolders} label="Folders used" />
+        </div>
+      ) : null}
+      {usage.maxStorageBytes !== null ? (
+        <div className="mt-2">
+          <p>
+            Storage: {formatBytes(usage.totalStorageBytes)} of {formatBytes(usage.maxStorageBytes)}
+          </p>
+          <Bar ratio={usage.totalStorageBytes / usage.maxStorageBytes} label="Storage used" />
+        </div>
+      ) : null}
+      {usage.approachingLimits ? (
+        <p className="mt-2 text-amber-800">
+          You're approaching your limits. Consider upgrading to Premium for unlimited access.
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+function RecipientsBanner() {
+  const location = useLocation();
+  return (
+    <div className="border-b border-brand-200 bg-brand-50">
+      <div className="mx-auto flex max-w-6xl items-center justify-between gap-3 px-4 py-2 text-sm text-brand-900 sm:px-6">
+        <p>New: each folder can now go to up to 5 recipients.</p>
+        <Form method="post" action="/dismiss-banner">
+          <CsrfInput />
+          <input type="hidden" name="returnTo" value={`${location.pathname}${location.search}`} />
+          <button
+            type="submit"
+            className="rounded px-2 py-1 font-semibold hover:bg-brand-100"
+            aria-label="Dismiss the announcement"
+          >
+            Dismiss
+          </button>
+        </Form>
+      </div>
+    </div>
+  );
+}
+
+function FolderDetail({ folder }: { folder: Folder }) {
+  const ratio = folder.totalSize / folder.maxSize;
+  const autoPaused = folder.pauseReason === "storage_exceeded";
+  const buttonClass = "btn-secondary px-3 py-1.5";
+  return (
+    <section aria-labelledby="folder-heading" className="space-y-5">
+      <div className="rounded-2xl border border-stone-200 bg-white p-5 shadow-sm">
+        <div className="flex flex-wrap items-start justify-between gap-3">
+          <div className="min-w-0">
+            <h2
+              id="folder-heading"
+              className="break-words font-serif text-2xl font-semibold text-stone-900"
+            >
+              {folder.name}
+            </h2>
+            <p className="mt-1 text-sm text-stone-700">{recipientSummary(folder.recipients)}</p>
+          </div>
+          <div className="flex flex-wrap gap-2">
+            <ActionButton
+              folderId={folder.id}
+              intent="toggle-pause"
+              label={folder.isPaused ? "Re-start Delivery" : "Pause Delivery"}
+              className={buttonClass}
+              disabled={folder.isUnsubscribed}
+            >
+              {folder.isPaused ? "Re-start Delivery" : "Pause Delivery"}
+            </ActionButton>
+            <Link to={`/folders/${folder.id}/edit`} className={buttonClass} preventScrollReset>
+              Folder Settings
+            </Link>
+            <Link
+              to={`/folders/${folder.id}/delete`}
+              className={`${buttonClass} text-red-700`}
+              preventScrollReset
+            >
+              Delete Folder
+            </Link>
+          </div>
+        </div>
+        <dl className="mt-4 grid gap-3 text-sm sm:grid-cols-3">
+          <div>
+            <dt className="text-stone-600">Schedule</dt>
+            <dd className="font-medium text-stone-900">
+              {folder.isPaused ? "Paused" : folder.scheduleLine}
+            </dd>
+          </div>
+          <div>
+            <dt className="text-stone-600">Next:</dt>
+            <dd className="font-medium text-stone-900">{folder.nextLabel}</dd>
+          </div>
+          <div>
+            <dt className="text-stone-600">Collected</dt>
+            <dd className="font-medium text-stone-900">
+              {pluralize(folder.itemCount, "item")} · {formatBytes(folder.totalSize)}
+            </dd>
+          </div>
+        </dl>
+        <div className="mt-4 text-xs text-stone-700">
+          <p>
+            {formatBytes(folder.totalSize)} of {formatBytes(folder.maxSize)}
+            {autoPaused ? (
+              <span className="ml-2 font-semibold text-red-700">Folder Auto-Paused</span>
+            ) : null}
+          </p>
+          <Bar ratio={ratio} label="Folder size" />
+        </div>
+      </div>
+      <div className="rounded-2xl border border-dashed border-stone-300 bg-white/60 p-8 text-center text-sm text-stone-600">
+        {folder.itemCount === 0
+          ? "This folder is empty. Saved links, musings, photos and files appear here."
+          : `${pluralize(folder.itemCount, "item")} waiting for the next delivery.`}
+      </div>
+    </section>
+  );
+}
+
+function EmptyState() {
+  return (
+    <div className="rounded-2xl border border-dashed border-stone-300 bg-white/60 p-10 text-center">
+      <p className="text-stone-700">Create a folder to start saving content.</p>
+      <Link to="/folders/new" className="btn-primary mt-5">
+        Create Folder
+      </Link>
+    </div>
+  );
+}
+
+export function DashboardPage({ data, children }: { data: Data; children?: ReactNode }) {
+  const { folders, selected, usage } = data;
+  return (
+    <AppShell>
+      {data.bannerDismissed ? null : <RecipientsBanner />}
+      <div className="mx-auto grid max-w-6xl gap-6 px-4 py-6 sm:px-6 lg:grid-cols-[18rem_1fr]">
+        <aside aria-labelledby="my-folders" className="space-y-3">
+          <div className="flex items-center justify-between">
+            <h1 id="my-folders" className="font-serif text-xl font-semibold text-stone-900">
+              My Folders
+            </h1>
+            <Link to="/folders/new" className="btn-primary px-3 py-1.5" preventScrollReset>
+              New
+            </Link>
+          </div>
+          <UsageBox usage={usage} />
+          {folders.length > 0 ? (
+            <ul className="space-y-2">
+              {folders.map((folder, index) => (
+                <FolderCard
+                  key={folder.id}
+                  folder={folder}
+                  selected={folder.id === selected?.id}
+                  first={index === 0}
+                  last={index === folders.length - 1}
+                />
+              ))}
+            </ul>
+          ) : null}
+        </aside>
+        <div>{selected ? <FolderDetail folder={selected} /> : <EmptyState />}</div>
+      </div>
+      {children}
+    </AppShell>
+  );
+}

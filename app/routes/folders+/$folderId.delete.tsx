@@ -1,0 +1,52 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, Link, useLoaderData } from "@remix-run/react";
+import { Dialog } from "~/components/dialog";
+import { CsrfInput, SubmitButton } from "~/components/forms";
+import { readProtectedForm } from "~/utils/csrf.server";
+import { notFoundOnForeignFolder, parseFolderId } from "~/utils/folder-params.server";
+import { deleteFolder, getFolder } from "~/utils/folders.server";
+import { requireUser } from "~/utils/session.server";
+import { redirectWithToast } from "~/utils/toast.server";
+import { deleteStoredFiles } from "~/utils/uploads.server";
+
+export const meta: MetaFunction = () => [{ title: "Delete folder · Thoughtfully" }];
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  const folder = notFoundOnForeignFolder(() => getFolder(user.id, parseFolderId(params.folderId)));
+  return { folderId: folder.id, name: folder.name };
+}
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const folderId = parseFolderId(params.folderId);
+  await readProtectedForm(request);
+  const fileKeys = notFoundOnForeignFolder(() => deleteFolder(user.id, folderId));
+  await deleteStoredFiles(fileKeys);
+  return redirectWithToast("/", { title: "Folder deleted" });
+}
+
+export default function DeleteFolder() {
+  const { folderId, name } = useLoaderData<typeof loader>();
+  return (
+    <Dialog title={`Delete "${name}"?`} closeTo={`/folders/${folderId}`}>
+      <p className="text-sm text-stone-700">
+        Are you sure you want to delete this folder? All of the data and links will be deleted.
+      </p>
+      <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+        <Link to={`/folders/${folderId}`} className="btn-secondary" preventScrollReset>
+          Back
+        </Link>
+        <Form method="post">
+          <CsrfInput />
+          <SubmitButton
+            pendingText="Deleting..."
+            className="btn w-full bg-red-700 text-white hover:bg-red-800"
+          >
+            Delete Folder
+          </SubmitButton>
+        </Form>
+      </div>
+    </Dialog>
+  );
+}

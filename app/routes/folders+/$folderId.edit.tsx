@@ -1,0 +1,79 @@
+import { parseWithZod } from "@conform-to/zod";
+import {
+  type ActionFunctionArgs,
+  data,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from "@remix-run/node";
+import { useActionData, useLoaderData } from "@remix-run/react";
+import { Dialog } from "~/components/dialog";
+import { FolderForm, type FolderFormValues } from "~/components/folder-form";
+import { readProtectedForm } from "~/utils/csrf.server";
+import { notFoundOnForeignFolder, parseFolderId } from "~/utils/folder-params.server";
+import { FolderSchema } from "~/utils/folder-validation";
+import {
+  allowedFrequencies,
+  FolderRuleError,
+  getFolder,
+  recipientsOf,
+  updateFolder,
+} from "~/utils/folders.server";
+import { requireUser } from "~/utils/session.server";
+import { redirectWithToast } from "~/utils/toast.server";
+
+export const meta: MetaFunction = () => [{ title: "Folder Details · Thoughtfully" }];
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  const folder = notFoundOnForeignFolder(() => getFolder(user.id, parseFolderId(params.folderId)));
+  const frequencies = allowedFrequencies(user.id);
+  const values: FolderFormValues = {
+    name: folder.name,
+    recipients: recipientsOf(folder),
+    frequency: frequencies.includes(folder.frequency) ? folder.frequency : "weekly",
+    dayOfWeek: folder.dayOfWeek,
+    dayOfMonth: folder.dayOfMonth ?? 1,
+    ccSender: folder.ccSender,
+    signoffEnabled: Boolean(folder.personalSignoff),
+    personalSignoff: folder.personalSignoff ?? "",
+  };
+  return { folderId: folder.id, values, frequencies };
+}
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const folderId = parseFolderId(params.folderId);
+  const formData = await readProtectedForm(request);
+  notFoundOnForeignFolder(() => getFolder(user.id, folderId));
+  const submission = parseWithZod(formData, { schema: FolderSchema });
+  if (submission.status !== "success") {
+    return data({ result: submission.reply() }, { status: submission.status ? 400 : 200 });
+  }
+  try {
+    updateFolder(user.id, folderId, submission.value);
+  } catch (error) {
+    if (error instanceof FolderRuleError) {
+      return data({ result: submission.reply({ formErrors: [error.message] }) }, { status: 400 });
+    }
+    throw error;
+  }
+  return redirectWithToast(`/folders/${folderId}`, {
+    title: "Success",
+    description: "Folder settings updated successfully!",
+  });
+}
+
+export default function EditFolder() {
+  const { folderId, values, frequencies } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  return (
+    <Dialog title="Folder Details" closeTo={`/folders/${folderId}`}>
+      <FolderForm
+        lastResult={actionData?.result}
+        defaultValue={values}
+        frequencies={frequencies}
+        cancelTo={`/folders/${folderId}`}
+      />
+    </Dialog>
+  );
+}

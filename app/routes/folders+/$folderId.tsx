@@ -1,0 +1,71 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Outlet, useLoaderData } from "@remix-run/react";
+import { z } from "zod";
+import { DashboardPage } from "~/components/dashboard";
+import { readProtectedForm } from "~/utils/csrf.server";
+import { loadDashboard } from "~/utils/dashboard.server";
+import { notFoundOnForeignFolder, parseFolderId } from "~/utils/folder-params.server";
+import { FolderRuleError, moveFolder, togglePause } from "~/utils/folders.server";
+import { isBannerDismissed } from "~/utils/preferences.server";
+import { safeRedirectPath } from "~/utils/redirect";
+import { requireUser } from "~/utils/session.server";
+import { redirectWithToast } from "~/utils/toast.server";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: `${data?.selected?.name ?? "Folder"} · Thoughtfully` },
+];
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  const folderId = parseFolderId(params.folderId);
+  const dashboard = notFoundOnForeignFolder(() => loadDashboard(user, folderId));
+  return { ...dashboard, bannerDismissed: await isBannerDismissed(request) };
+}
+
+const FolderActionSchema = z.object({
+  intent: z.enum(["toggle-pause", "move-up", "move-down"]),
+  returnTo: z.string().optional(),
+});
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const folderId = parseFolderId(params.folderId);
+  const formData = await readProtectedForm(request);
+  const parsed = FolderActionSchema.safeParse(Object.fromEntries(formData));
+  if (!parsed.success) throw new Response("Bad Request", { status: 400 });
+  const { intent, returnTo } = parsed.data;
+  const back = safeRedirectPath(returnTo, `/folders/${folderId}`);
+  try {
+    return notFoundOnForeignFolder(() => {
+      if (intent === "toggle-pause") {
+        const folder = togglePause(user.id, folderId);
+        return redirectWithToast(back, {
+          title: folder.isPaused ? "Delivery paused" : "Delivery resumed",
+          description: folder.isPaused
+            ? `"${folder.name}" will not be sent until you resume it.`
+            : `"${folder.name}" will be sent on schedule again.`,
+        });
+      }
+      moveFolder(user.id, folderId, intent === "move-up" ? "up" : "down");
+      return redirectWithToast(back, { title: "Folder moved" });
+    });
+  } catch (error) {
+    if (error instanceof FolderRuleError) {
+      return redirectWithToast(back, {
+        title: "Failed to update folder status",
+        description: error.message,
+        variant: "destructive",
+      });
+    }
+    throw error;
+  }
+}
+
+export default function FolderRoute() {
+  const data = useLoaderData<typeof loader>();
+  return (
+    <DashboardPage data={data}>
+      <Outlet />
+    </DashboardPage>
+  );
+}

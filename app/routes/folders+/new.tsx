@@ -1,0 +1,83 @@
+import { parseWithZod } from "@conform-to/zod";
+import {
+  type ActionFunctionArgs,
+  data,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from "@remix-run/node";
+import { useActionData, useLoaderData } from "@remix-run/react";
+import { DashboardPage } from "~/components/dashboard";
+import { Dialog } from "~/components/dialog";
+import { FolderForm, NEW_FOLDER_VALUES } from "~/components/folder-form";
+import { readProtectedForm } from "~/utils/csrf.server";
+import { loadDashboard } from "~/utils/dashboard.server";
+import { FolderSchema } from "~/utils/folder-validation";
+import {
+  allowedFrequencies,
+  createFolder,
+  FolderRuleError,
+  folderLimitMessage,
+} from "~/utils/folders.server";
+import { isBannerDismissed } from "~/utils/preferences.server";
+import { canCreateFolder, getUsage } from "~/utils/quota.server";
+import { requireUser } from "~/utils/session.server";
+import { redirectWithToast } from "~/utils/toast.server";
+
+export const meta: MetaFunction = () => [{ title: "New folder · Thoughtfully" }];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  const usage = getUsage(user.id);
+  if (!canCreateFolder(usage)) {
+    throw await redirectWithToast("/", {
+      title: "Folder Limit Reached",
+      description: folderLimitMessage(usage.limits.maxFolders),
+      variant: "destructive",
+    });
+  }
+  return {
+    dashboard: { ...loadDashboard(user, null), bannerDismissed: await isBannerDismissed(request) },
+    frequencies: allowedFrequencies(user.id),
+  };
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const formData = await readProtectedForm(request);
+  const submission = parseWithZod(formData, { schema: FolderSchema });
+  if (submission.status !== "success") {
+    return data({ result: submission.reply() }, { status: submission.status ? 400 : 200 });
+  }
+  try {
+    const folder = createFolder(user.id, submission.value);
+    return redirectWithToast(`/folders/${folder.id}`, {
+      title: "Success",
+      description: "Folder created successfully!",
+    });
+  } catch (error) {
+    if (error instanceof FolderRuleError) {
+      return data({ result: submission.reply({ formErrors: [error.message] }) }, { status: 400 });
+    }
+    throw error;
+  }
+}
+
+export default function NewFolder() {
+  const { dashboard, frequencies } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  return (
+    <DashboardPage data={dashboard}>
+      <Dialog
+        title="Folder Details"
+        closeTo={dashboard.selected ? `/folders/${dashboard.selected.id}` : "/"}
+      >
+        <FolderForm
+          lastResult={actionData?.result}
+          defaultValue={NEW_FOLDER_VALUES}
+          frequencies={frequencies}
+          cancelTo={dashboard.selected ? `/folders/${dashboard.selected.id}` : "/"}
+        />
+      </Dialog>
+    </DashboardPage>
+  );
+}

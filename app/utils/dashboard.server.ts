@@ -1,0 +1,74 @@
+import { FREQUENCY_LABELS } from "~/utils/folder-validation";
+import { type Folder, getFolder, listFolders, recipientsOf } from "~/utils/folders.server";
+import { folderSizeLimit, folderStats, getUsage, isApproachingLimits } from "~/utils/quota.server";
+import { nextDeliveryLabel, scheduleLine } from "~/utils/schedule.server";
+import type { SessionUser } from "~/utils/session.server";
+
+/**
+ * Everything the dashboard shows, in a constant number of queries whatever
+ * the number of folders: the folders, their sizes in one grouped query, and
+ * the usage.
+ */
+function folderSummary(
+  folder: Folder,
+  stats: { itemCount: number; totalSize: number },
+  timeZone: string,
+  now: Date,
+) {
+  const recipients = recipientsOf(folder);
+  const maxSize = folderSizeLimit(recipients);
+  return {
+    id: folder.id,
+    name: folder.name,
+    recipients,
+    isPaused: folder.isPaused,
+    pauseReason: folder.pauseReason,
+    isUnsubscribed: folder.isUnsubscribed,
+    frequencyLabel: folder.isPaused ? "Paused" : FREQUENCY_LABELS[folder.frequency],
+    nextLabel: folder.isPaused ? "Paused" : nextDeliveryLabel(folder.nextSendAt, timeZone, now),
+    nextSendAt: folder.nextSendAt?.toISOString() ?? null,
+    scheduleLine: scheduleLine(folder),
+    itemCount: stats.itemCount,
+    totalSize: stats.totalSize,
+    maxSize,
+  };
+}
+
+export type FolderSummary = ReturnType<typeof folderSummary>;
+
+export function loadDashboard(user: SessionUser, selectedId: number | null) {
+  const now = new Date();
+  const folders = listFolders(user.id);
+  const stats = folderStats(user.id);
+  const summaries = folders.map((folder) =>
+    folderSummary(
+      folder,
+      stats.get(folder.id) ?? { itemCount: 0, totalSize: 0 },
+      user.timeZone,
+      now,
+    ),
+  );
+  const selectedFolderId = selectedId === null ? null : getFolder(user.id, selectedId).id;
+  const selected =
+    selectedFolderId === null
+      ? (summaries[0] ?? null)
+      : (summaries.find((folder) => folder.id === selectedFolderId) ?? null);
+  const usage = getUsage(user.id);
+  return {
+    folders: summaries,
+    selected,
+    usage: {
+      folderCount: usage.folderCount,
+      totalStorageBytes: usage.totalStorageBytes,
+      maxFolders: Number.isFinite(usage.limits.maxFolders) ? usage.limits.maxFolders : null,
+      maxStorageBytes: Number.isFinite(usage.limits.maxStorageBytes)
+        ? usage.limits.maxStorageBytes
+        : null,
+      tier: usage.tier,
+      approachingLimits: isApproachingLimits(usage),
+    },
+    emailVerified: user.emailVerified,
+  };
+}
+
+export type DashboardData = ReturnType<typeof loadDashboard>;

@@ -1,0 +1,75 @@
+import { parseWithZod } from "@conform-to/zod";
+import { describe, expect, test } from "vitest";
+import { FolderSchema } from "./folder-validation";
+
+function parse(fields: Record<string, string>) {
+  const formData = new FormData();
+  for (const [name, value] of Object.entries(fields)) formData.append(name, value);
+  return parseWithZod(formData, { schema: FolderSchema });
+}
+
+function errorsOf(submission: ReturnType<typeof parse>) {
+  return submission.status === "success" ? {} : (submission.error ?? {});
+}
+
+describe("FolderSchema", () => {
+  test("reports every problem at once with the spec's messages", () => {
+    const submission = parse({
+      name: "  ",
+      "recipients[0].name": "Mum",
+      "recipients[0].email": "mum-at-home",
+      signoffEnabled: "on",
+      personalSignoff: " ",
+    });
+    expect(submission.status).toBe("error");
+    expect(errorsOf(submission)).toMatchObject({
+      name: ["Please enter a folder name"],
+      "recipients[0].email": ["Please enter a valid email address for Mum"],
+      personalSignoff: ["Please enter a personal sign-off or uncheck the option"],
+    });
+  });
+
+  test("drops incomplete rows and needs one complete recipient", () => {
+    const submission = parse({ name: "Family", "recipients[0].name": "Only a name" });
+    expect(errorsOf(submission)).toMatchObject({
+      recipients: ["Please add at least one recipient"],
+    });
+  });
+
+  test("trims, cuts the name to 30 characters and lower-cases e-mails", () => {
+    const submission = parse({
+      name: `  ${"x".repeat(35)}  `,
+      "recipients[0].name": " Mum ",
+      "recipients[0].email": " Mum@Example.COM ",
+      "recipients[1].name": "",
+      "recipients[1].email": "dropped@example.com",
+      frequency: "monthly",
+      dayOfMonth: "31",
+      ccSender: "on",
+    });
+    expect(submission.status).toBe("success");
+    if (submission.status !== "success") return;
+    expect(submission.value).toEqual({
+      name: "x".repeat(30),
+      recipients: [{ name: "Mum", email: "mum@example.com" }],
+      frequency: "monthly",
+      dayOfWeek: 1,
+      dayOfMonth: 31,
+      ccSender: true,
+      personalSignoff: null,
+    });
+  });
+
+  test("refuses more than five recipients and out-of-range days", () => {
+    const fields: Record<string, string> = { name: "Big", dayOfWeek: "8" };
+    for (let index = 0; index < 6; index += 1) {
+      fields[`recipients[${index}].name`] = `R${index}`;
+      fields[`recipients[${index}].email`] = `r${index}@example.com`;
+    }
+    const submission = parse(fields);
+    expect(submission.status).toBe("error");
+    expect(Object.keys(errorsOf(submission))).toEqual(
+      expect.arrayContaining(["recipients", "dayOfWeek"]),
+    );
+  });
+});

@@ -1,0 +1,178 @@
+import { expect, test } from "./fixtures";
+import { createFolderRow, createUser, foldersOf, signIn } from "./support/accounts";
+
+test.describe("folders", () => {
+  test("creates a folder with two recipients after fixing bad input", async ({
+    page,
+    context,
+    baseURL,
+    expectAccessible,
+  }) => {
+    const user = await createUser();
+    await signIn(context, user.id, baseURL!);
+    await page.goto("/");
+    await expect(page.getByText("Create a folder to start saving content.")).toBeVisible();
+    await expectAccessible();
+    await page.getByRole("link", { name: "Create Folder" }).click();
+    const dialog = page.getByRole("dialog", { name: "Folder Details" });
+    await expect(dialog).toBeVisible();
+    await expect(dialog.getByText("Max characters: 30")).toBeVisible();
+    await expect(dialog.getByRole("button", { name: /Remove recipient/ })).toHaveCount(0);
+    await expectAccessible();
+
+    await dialog.getByLabel("Recipient 1 name").fill("Mum");
+    await dialog.getByLabel("Recipient 1 email").fill("mum-at-home");
+    await dialog.getByLabel("Add a personal sign-off").check();
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await expect(dialog.getByText("Please enter a folder name")).toBeVisible();
+    await expect(dialog.getByText("Please enter a valid email address for Mum")).toBeVisible();
+    await expect(
+      dialog.getByText("Please enter a personal sign-off or uncheck the option"),
+    ).toBeVisible();
+    await expect(dialog.getByLabel("Recipient 1 name")).toHaveValue("Mum");
+    await expect(dialog.getByLabel("Recipient 1 email")).toHaveValue("mum-at-home");
+
+    await dialog.getByLabel("Folder name").fill("Family");
+    await dialog.getByLabel("Recipient 1 email").fill("mum@example.com");
+    await dialog.getByRole("button", { name: "Add recipient" }).click();
+    await expect(dialog.getByLabel("Recipient 2 name")).toBeVisible();
+    await expect(dialog.getByLabel("Recipient 1 email")).toHaveValue("mum@example.com");
+    await dialog.getByLabel("Recipient 2 name").fill("Dad");
+    await dialog.getByLabel("Recipient 2 email").fill("dad@example.com");
+    await dialog.getByRole("button", { name: "Add recipient" }).click();
+    await dialog.getByRole("button", { name: "Remove recipient 3" }).click();
+    await expect(dialog.getByLabel("Recipient 3 name")).toHaveCount(0);
+    await dialog.getByRole("textbox", { name: "Personal sign-off" }).fill("Love, Ada");
+    await dialog.getByLabel("Frequency").selectOption("monthly");
+    await dialog.getByLabel(/Day of the month/).selectOption("31");
+    await dialog.getByRole("button", { name: "Save" }).click();
+
+    await expect(page.getByText("Folder created successfully!")).toBeVisible();
+    await expect(page.getByRole("heading", { level: 2, name: "Family" })).toBeVisible();
+    await expect(page.getByText("2 recipients").first()).toBeVisible();
+    const [folder] = foldersOf(user.id);
+    expect(folder?.recipients).toEqual([
+      { name: "Mum", email: "mum@example.com" },
+      { name: "Dad", email: "dad@example.com" },
+    ]);
+    expect([folder?.frequency, folder?.dayOfMonth, folder?.personalSignoff]).toEqual([
+      "monthly",
+      31,
+      "Love, Ada",
+    ]);
+    expect(folder?.nextSendAt?.getTime()).toBeGreaterThan(Date.now());
+    await expectAccessible();
+  });
+
+  test("edits, pauses, resumes, reorders and deletes", async ({ page, context, baseURL }) => {
+    const user = await createUser();
+    const first = createFolderRow(user.id, { name: "First", sortOrder: 0 });
+    createFolderRow(user.id, { name: "Second", sortOrder: 1 });
+    await signIn(context, user.id, baseURL!);
+
+    await page.goto(`/folders/${first.id}`);
+    await page.getByRole("link", { name: "Folder Settings" }).click();
+    const dialog = page.getByRole("dialog", { name: "Folder Details" });
+    await expect(dialog.getByLabel("Folder name")).toHaveValue("First");
+    await dialog.getByLabel("Folder name").fill("Renamed");
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await expect(page.getByText("Folder settings updated successfully!")).toBeVisible();
+    await expect(page.getByRole("heading", { level: 2, name: "Renamed" })).toBeVisible();
+
+    await page.getByRole("button", { name: "Pause Delivery" }).first().click();
+    await expect(page.getByText("Delivery paused")).toBeVisible();
+    expect(foldersOf(user.id)[0]?.isPaused).toBe(true);
+    await page.getByRole("button", { name: "Re-start Delivery" }).click();
+    await expect(page.getByText("Delivery resumed")).toBeVisible();
+    expect(foldersOf(user.id)[0]?.isPaused).toBe(false);
+
+    await expect(page.getByRole("button", { name: "Move Renamed up" })).toBeDisabled();
+    await page.getByRole("button", { name: "Move Renamed down" }).click();
+    await expect(page.getByText("Folder moved")).toBeVisible();
+    expect(foldersOf(user.id).map((folder) => folder.name)).toEqual(["Second", "Renamed"]);
+    await expect(page.getByRole("button", { name: "Move Renamed down" })).toBeDisabled();
+
+    await page.getByRole("link", { name: "Delete Folder" }).first().click();
+    const confirm = page.getByRole("dialog");
+    await expect(
+      confirm.getByText(
+        "Are you sure you want to delete this folder? All of the data and links will be deleted.",
+      ),
+    ).toBeVisible();
+    await confirm.getByRole("link", { name: "Back" }).click();
+    await expect(page.getByRole("dialog")).toHaveCount(0);
+    await page.getByRole("link", { name: "Delete Folder" }).first().click();
+    await page.getByRole("dialog").getByRole("button", { name: "Delete Folder" }).click();
+    await expect(page.getByText("Folder deleted")).toBeVisible();
+    expect(foldersOf(user.id).map((folder) => folder.name)).toEqual(["Second"]);
+  });
+
+  test("the folder limit stops New and the server", async ({ page, context, baseURL }) => {
+    const user = await createUser();
+    for (let index = 0; index < 5; index += 1) {
+      createFolderRow(user.id, { name: `Folder ${index + 1}`, sortOrder: index });
+    }
+    await signIn(context, user.id, baseURL!);
+    await page.goto("/");
+    await page.getByRole("link", { name: "New", exact: true }).click();
+    await expect(page.getByText("Folder Limit Reached")).toBeVisible();
+    await expect(
+      page.getByText(
+        "Hey there! You've reached your maximum of 5 unique folders. Have you tried adding multiple recipients to a single folder yet?",
+      ),
+    ).toBeVisible();
+    await expect(page.getByRole("dialog")).toHaveCount(0);
+
+    const csrf = await page.locator('input[name="csrf"]').first().inputValue();
+    await page.request.post("/folders/new", {
+      form: {
+        csrf,
+        name: "Sixth",
+        "recipients[0].name": "A",
+        "recipients[0].email": "a@example.com",
+      },
+    });
+    expect(foldersOf(user.id)).toHaveLength(5);
+  });
+
+  test("?folder=ID opens that folder at its own address", async ({ page, context, baseURL }) => {
+    const user = await createUser();
+    createFolderRow(user.id, { name: "One", sortOrder: 0 });
+    const two = createFolderRow(user.id, { name: "Two", sortOrder: 1 });
+    await signIn(context, user.id, baseURL!);
+    await page.goto(`/?folder=${two.id}`);
+    await expect(page).toHaveURL(new RegExp(`/folders/${two.id}$`));
+    await expect(page.getByRole("heading", { level: 2, name: "Two" })).toBeVisible();
+  });
+
+  test("another user's folder answers 404 everywhere and changes nothing", async ({
+    page,
+    context,
+    baseURL,
+  }) => {
+    const owner = await createUser();
+    const theirs = createFolderRow(owner.id, { name: "Private" });
+    const intruder = await createUser();
+    await signIn(context, intruder.id, baseURL!);
+    for (const path of ["", "/edit", "/delete"]) {
+      const response = await page.goto(`/folders/${theirs.id}${path}`);
+      expect(response?.status()).toBe(404);
+    }
+    await page.goto("/");
+    const csrf = await page.locator('input[name="csrf"]').first().inputValue();
+    for (const [path, form] of [
+      ["", { intent: "toggle-pause" }],
+      ["", { intent: "move-down" }],
+      ["/edit", { name: "Hijacked", "recipients[0].name": "X", "recipients[0].email": "x@x.io" }],
+      ["/delete", {}],
+    ] as const) {
+      const response = await page.request.post(`/folders/${theirs.id}${path}`, {
+        form: { csrf, ...form },
+        maxRedirects: 0,
+      });
+      expect(response.status()).toBe(404);
+    }
+    const [unchanged] = foldersOf(owner.id);
+    expect([unchanged?.name, unchanged?.isPaused]).toEqual(["Private", false]);
+  });
+});
