@@ -210,6 +210,11 @@ export const contentItems = sqliteTable(
     fileNames: text("file_names", { mode: "json" }).$type<string[]>().notNull().default([]),
     fileSizes: text("file_sizes", { mode: "json" }).$type<number[]>().notNull().default([]),
     mimeTypes: text("mime_types", { mode: "json" }).$type<string[]>().notNull().default([]),
+    /** Small JPEG previews of photos for the dashboard, parallel to filePaths ("" for none). */
+    thumbnailPaths: text("thumbnail_paths", { mode: "json" })
+      .$type<string[]>()
+      .notNull()
+      .default([]),
     addComment: flag("add_comment"),
     askQuestion: flag("ask_question"),
     commentText: text("comment_text"),

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { eq } from "drizzle-orm";
 import { hashPassword } from "~/utils/password.server";
+import { nextSendAt } from "~/utils/schedule.server";
 import { openDatabase } from "./connection";
 import { contentItems, folders, type Recipient, users } from "./schema";
 
@@ -11,6 +12,7 @@ import { contentItems, folders, type Recipient, users } from "./schema";
  */
 const DEMO_EMAIL = "demo@thoughtfully.local";
 const DEMO_PASSWORD = "thoughtfully-demo";
+const DEMO_TIME_ZONE = "Europe/London";
 
 type FolderSeed = {
   name: string;
@@ -18,7 +20,6 @@ type FolderSeed = {
   frequency: "weekly" | "monthly";
   dayOfWeek: number;
   dayOfMonth: number | null;
-  timeOfDay: string;
   personalSignoff: string;
 };
 
@@ -30,9 +31,8 @@ const folderSeeds: FolderSeed[] = [
       { name: "Sam", email: "sam@example.com" },
     ],
     frequency: "weekly",
-    dayOfWeek: 0,
+    dayOfWeek: 7,
     dayOfMonth: null,
-    timeOfDay: "09:00",
     personalSignoff: "Love, Demo",
   },
   {
@@ -45,7 +45,6 @@ const folderSeeds: FolderSeed[] = [
     frequency: "monthly",
     dayOfWeek: 1,
     dayOfMonth: 1,
-    timeOfDay: "18:00",
     personalSignoff: "Happy reading!",
   },
   {
@@ -54,7 +53,6 @@ const folderSeeds: FolderSeed[] = [
     frequency: "weekly",
     dayOfWeek: 5,
     dayOfMonth: null,
-    timeOfDay: "17:30",
     personalSignoff: "Speak soon",
   },
 ];
@@ -92,7 +90,7 @@ async function seed() {
             lastName: "Sender",
             passwordHash,
             emailVerified: true,
-            timeZone: "Europe/London",
+            timeZone: DEMO_TIME_ZONE,
           })
           .returning({ id: users.id })
           .get();
@@ -101,7 +99,12 @@ async function seed() {
           (seed, sortOrder) =>
             tx
               .insert(folders)
-              .values({ userId: user.id, sortOrder, ...seed })
+              .values({
+                userId: user.id,
+                sortOrder,
+                ...seed,
+                nextSendAt: nextSendAt(seed, DEMO_TIME_ZONE, new Date()),
+              })
               .returning({ id: folders.id })
               .get().id,
         );

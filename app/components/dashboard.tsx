@@ -2,6 +2,7 @@ import { Form, Link, useLocation } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { AppShell } from "~/components/app-shell";
 import { CsrfInput } from "~/components/forms";
+import { ItemList } from "~/components/item-list";
 import type { DashboardData, FolderSummary } from "~/utils/dashboard.server";
 import { formatBytes, pluralize } from "~/utils/format";
 
@@ -226,7 +227,14 @@ function RecipientsBanner() {
   );
 }
 
-function FolderDetail({ folder }: { folder: Folder }) {
+const ADD_BUTTONS = [
+  ["link", "Add Link"],
+  ["musing", "Add Musings"],
+  ["photo", "Add Photos"],
+  ["file", "Add Files"],
+] as const;
+
+function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
   const ratio = folder.totalSize / folder.maxSize;
   const autoPaused = folder.pauseReason === "storage_exceeded";
   const buttonClass = "btn-secondary px-3 py-1.5";
@@ -293,11 +301,29 @@ function FolderDetail({ folder }: { folder: Folder }) {
           <Bar ratio={ratio} label="Folder size" />
         </div>
       </div>
-      <div className="rounded-2xl border border-dashed border-stone-300 bg-white/60 p-8 text-center text-sm text-stone-600">
-        {folder.itemCount === 0
-          ? "This folder is empty. Saved links, musings, photos and files appear here."
-          : `${pluralize(folder.itemCount, "item")} waiting for the next delivery.`}
+      <div className="grid grid-cols-2 gap-2 sm:grid-cols-4">
+        {ADD_BUTTONS.map(([type, label]) =>
+          folder.isUnsubscribed ? (
+            <span
+              key={type}
+              aria-disabled="true"
+              className="btn-secondary cursor-not-allowed opacity-50"
+            >
+              {label}
+            </span>
+          ) : (
+            <Link
+              key={type}
+              to={`/folders/${folder.id}/add/${type}`}
+              className="btn-secondary"
+              preventScrollReset
+            >
+              {label}
+            </Link>
+          ),
+        )}
       </div>
+      <ItemList folderId={folder.id} items={data.items} pagination={data.pagination} />
     </section>
   );
 }
@@ -343,7 +369,7 @@ export function DashboardPage({ data, children }: { data: Data; children?: React
             </ul>
           ) : null}
         </aside>
-        <div>{selected ? <FolderDetail folder={selected} /> : <EmptyState />}</div>
+        <div>{selected ? <FolderDetail folder={selected} data={data} /> : <EmptyState />}</div>
       </div>
       {children}
     </AppShell>

@@ -206,12 +206,12 @@ export function updateProfile(
 export async function deleteAccount(userId: number) {
   const fileKeys = writeTransaction((tx) => {
     const keys = tx
-      .select({ filePaths: contentItems.filePaths })
+      .select({ filePaths: contentItems.filePaths, thumbnailPaths: contentItems.thumbnailPaths })
       .from(contentItems)
       .innerJoin(folders, eq(folders.id, contentItems.folderId))
       .where(eq(folders.userId, userId))
       .all()
-      .flatMap((item) => item.filePaths);
+      .flatMap((item) => [...item.filePaths, ...item.thumbnailPaths].filter(Boolean));
     tx.delete(users).where(eq(users.id, userId)).run();
     return keys;
   });

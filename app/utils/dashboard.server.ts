@@ -1,5 +1,6 @@
 import { FREQUENCY_LABELS } from "~/utils/folder-validation";
 import { type Folder, getFolder, listFolders, recipientsOf } from "~/utils/folders.server";
+import { type Item, listItems } from "~/utils/items.server";
 import { folderSizeLimit, folderStats, getUsage, isApproachingLimits } from "~/utils/quota.server";
 import { nextDeliveryLabel, scheduleLine } from "~/utils/schedule.server";
 import type { SessionUser } from "~/utils/session.server";
@@ -36,7 +37,29 @@ function folderSummary(
 
 export type FolderSummary = ReturnType<typeof folderSummary>;
 
-export function loadDashboard(user: SessionUser, selectedId: number | null) {
+/** What the item list shows: no storage paths beyond the keys the file route checks. */
+function itemView(item: Item) {
+  return {
+    id: item.id,
+    type: item.type,
+    title: item.title,
+    urls: item.urls,
+    note: item.note,
+    commentText: item.addComment ? item.commentText : null,
+    questionText: item.askQuestion ? item.questionText : null,
+    responseExpectation: item.responseExpectation,
+    files: item.filePaths.map((key, index) => ({
+      key,
+      thumbnailKey: item.thumbnailPaths[index] || null,
+      name: item.fileNames[index] ?? "file",
+      size: item.fileSizes[index] ?? 0,
+    })),
+  };
+}
+
+export type ItemView = ReturnType<typeof itemView>;
+
+export function loadDashboard(user: SessionUser, selectedId: number | null, page = 1) {
   const now = new Date();
   const folders = listFolders(user.id);
   const stats = folderStats(user.id);
@@ -54,9 +77,12 @@ export function loadDashboard(user: SessionUser, selectedId: number | null) {
       ? (summaries[0] ?? null)
       : (summaries.find((folder) => folder.id === selectedFolderId) ?? null);
   const usage = getUsage(user.id);
+  const content = selected ? listItems(selected.id, page) : null;
   return {
     folders: summaries,
     selected,
+    items: content?.items.map(itemView) ?? [],
+    pagination: content?.pagination ?? null,
     usage: {
       folderCount: usage.folderCount,
       totalStorageBytes: usage.totalStorageBytes,

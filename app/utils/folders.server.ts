@@ -102,7 +102,7 @@ export function createFolder(userId: number, input: FolderInput): Folder {
 }
 
 export function updateFolder(userId: number, folderId: number, input: FolderInput): Folder {
-  return writeTransaction((tx) => {
+  const updated = writeTransaction((tx) => {
     const folder = getFolder(userId, folderId);
     return tx
       .update(folders)
@@ -120,6 +120,42 @@ export function updateFolder(userId: number, folderId: number, input: FolderInpu
       .where(and(eq(folders.id, folderId), eq(folders.userId, userId)))
       .returning()
       .get();
+  });
+  // New recipients can lower the folder's limit (iCloud) below what it holds.
+  reconcileStoragePause(updated.id);
+  return getFolder(userId, updated.id);
+}
+
+/**
+ * A folder over its size limit is paused with `storage_exceeded`; once it
+ * fits again (files removed or sent) it resumes by itself.
+ */
+export function reconcileStoragePause(folderId: number) {
+  writeTransaction((tx) => {
+    const row = tx
+      .select({ folder: folders, timeZone: users.timeZone })
+      .from(folders)
+      .innerJoin(users, eq(users.id, folders.userId))
+      .where(eq(folders.id, folderId))
+      .get();
+    if (!row) return;
+    const { folder, timeZone } = row;
+    const over = folderContentSize(folder.id) > folderSizeLimit(recipientsOf(folder));
+    if (over && !folder.isPaused) {
+      tx.update(folders)
+        .set({ isPaused: true, pauseReason: "storage_exceeded" })
+        .where(eq(folders.id, folder.id))
+        .run();
+    } else if (!over && folder.isPaused && folder.pauseReason === "storage_exceeded") {
+      tx.update(folders)
+        .set({
+          isPaused: false,
+          pauseReason: null,
+          nextSendAt: nextSendAt(folder, timeZone, new Date(), folder.lastSentAt),
+        })
+        .where(eq(folders.id, folder.id))
+        .run();
+    }
   });
 }
 
@@ -189,11 +225,11 @@ export function deleteFolder(userId: number, folderId: number): string[] {
   return writeTransaction((tx) => {
     const folder = getFolder(userId, folderId);
     const keys = tx
-      .select({ filePaths: contentItems.filePaths })
+      .select({ filePaths: contentItems.filePaths, thumbnailPaths: contentItems.thumbnailPaths })
       .from(contentItems)
       .where(eq(contentItems.folderId, folder.id))
       .all()
-      .flatMap((item) => item.filePaths);
+      .flatMap((item) => [...item.filePaths, ...item.thumbnailPaths].filter(Boolean));
     tx.delete(folders).where(eq(folders.id, folder.id)).run();
     return keys;
   });

@@ -2,6 +2,7 @@ import { Cron } from "croner";
 import { backupDatabase } from "#db/backup";
 import { db } from "#db/client.server";
 import { env } from "~/utils/env.server";
+import { sweepOrphanFiles } from "~/utils/maintenance.server";
 import { singleton } from "~/utils/singleton.server";
 
 const SHUTDOWN_DEADLINE_MS = 25_000;
@@ -52,7 +53,14 @@ class ServerProcess {
       const file = backupDatabase(db.$client, env.DATABASE_PATH);
       console.info(`[backup] wrote ${file}`);
     });
-    this.onShutdown(() => dailyBackup.stop());
+    const orphanSweep = new Cron("30 3 * * *", { timezone: "UTC", protect: true }, async () => {
+      const removed = await sweepOrphanFiles();
+      console.info(`[storage] removed ${removed} unreferenced files`);
+    });
+    this.onShutdown(() => {
+      dailyBackup.stop();
+      orphanSweep.stop();
+    });
   }
 
   private async shutdown(signal: string) {

@@ -18,7 +18,8 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const folderId = parseFolderId(params.folderId);
-  const dashboard = notFoundOnForeignFolder(() => loadDashboard(user, folderId));
+  const page = Number(new URL(request.url).searchParams.get("page") ?? "1");
+  const dashboard = notFoundOnForeignFolder(() => loadDashboard(user, folderId, page));
   return { ...dashboard, bannerDismissed: await isBannerDismissed(request) };
 }
 

@@ -1,0 +1,329 @@
+import {
+  getFormProps,
+  getInputProps,
+  getTextareaProps,
+  type SubmissionResult,
+  useForm,
+} from "@conform-to/react";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod";
+import { Form, Link } from "@remix-run/react";
+import { useState } from "react";
+import { useHydrated } from "remix-utils/use-hydrated";
+import type { ZodTypeAny } from "zod";
+import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/forms";
+import { type ItemType, schemaFor } from "~/utils/item-validation";
+import { LIMITS } from "~/utils/limits";
+
+export type ItemFormValues = {
+  title: string;
+  urls: string[];
+  note: string;
+  addComment: boolean;
+  askQuestion: boolean;
+  commentText: string;
+  questionText: string;
+  responseExpectation: "na" | "none" | "yes";
+};
+
+export const EMPTY_ITEM: ItemFormValues = {
+  title: "",
+  urls: [""],
+  note: "",
+  addComment: false,
+  askQuestion: false,
+  commentText: "",
+  questionText: "",
+  responseExpectation: "na",
+};
+
+export type UploadProblem = { title: string; description: string };
+
+const textareaClass =
+  "mt-1 block w-full rounded-lg border border-stone-300 bg-white px-3 py-2 text-stone-900";
+const smallButton =
+  "rounded-lg border border-stone-300 bg-white px-3 py-1.5 text-sm font-medium text-stone-800 hover:bg-stone-100";
+
+/** "Mum", "Mum and Dad", or "this group" (spec: the prompt names the recipients). */
+export function recipientPhrase(names: string[]) {
+  if (names.length === 1) return names[0]!;
+  if (names.length === 2) return `${names[0]} and ${names[1]}`;
+  return "this group";
+}
+
+const ACCEPT: Record<"photo" | "file", string> = {
+  photo: "image/jpeg,image/png,image/gif,image/webp",
+  file: ".pdf,.doc,.docx,application/pdf,application/msword,application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+};
+
+function TextCounter({ value }: { value: string | undefined }) {
+  const hydrated = useHydrated();
+  if (!hydrated) return null;
+  return (
+    <p className="mt-1 text-right text-xs text-stone-600" aria-live="polite">
+      {(value ?? "").length}/{LIMITS.item.textMaxLength}
+    </p>
+  );
+}
+
+/**
+ * The add/edit content form for every item type. Without JavaScript every
+ * field is simply shown (both text areas, all URL fields) and adding a URL
+ * field is a submit button the server answers with the form re-rendered.
+ */
+export function ItemForm({
+  type,
+  mode,
+  lastResult,
+  defaultValue,
+  recipientNames,
+  cancelTo,
+  uploadProblem,
+  currentFileCount = 0,
+}: {
+  type: ItemType;
+  mode: "add" | "edit";
+  lastResult?: SubmissionResult<string[]> | null;
+  defaultValue: ItemFormValues;
+  recipientNames: string[];
+  cancelTo: string;
+  uploadProblem?: UploadProblem | null;
+  currentFileCount?: number;
+}) {
+  const hydrated = useHydrated();
+  // One form for four schemas: typed by its fields, validated by the type's schema.
+  const schema: ZodTypeAny = schemaFor(type);
+  const [form, fields] = useForm<ItemFormValues>({
+    id: `item-${type}`,
+    lastResult,
+    defaultValue,
+    constraint: getZodConstraint(schema),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema }),
+  });
+  const [addComment, setAddComment] = useState(defaultValue.addComment);
+  const [askQuestion, setAskQuestion] = useState(defaultValue.askQuestion);
+  const urls = fields.urls.getFieldList();
+  const isUpload = type === "photo" || type === "file";
+  const maxFiles = type === "photo" ? LIMITS.item.maxPhotos : LIMITS.item.maxFiles;
+  const expectation = fields.responseExpectation;
+
+  return (
+    <Form
+      method="post"
+      encType={isUpload ? "multipart/form-data" : undefined}
+      {...getFormProps(form)}
+      className="space-y-4"
+      preventScrollReset
+    >
+      <CsrfInput />
+      {uploadProblem ? (
+        <div role="alert" className="rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm">
+          <p className="font-semibold text-red-900">{uploadProblem.title}</p>
+          <p className="mt-1 text-red-800">{uploadProblem.description}</p>
+        </div>
+      ) : null}
+      <FormAlert errors={form.errors} />
+      <Field
+        label="Title"
+        errors={fields.title.errors}
+        inputProps={{
+          ...getInputProps(fields.title, { type: "text" }),
+          maxLength: LIMITS.item.titleMaxLength,
+        }}
+      />
+
+      {type === "link" ? (
+        <fieldset className="space-y-2">
+          <legend className="text-sm font-medium text-stone-800">Links</legend>
+          {urls.map((url, index) => (
+            <div key={url.key} className="flex items-start gap-2">
+              <div className="flex-1">
+                <label htmlFor={url.id} className="sr-only">
+                  Link {index + 1}
+                </label>
+                <input
+                  {...getInputProps(url, { type: "text" })}
+                  key={url.key}
+                  inputMode="url"
+                  placeholder="https://"
+                  aria-label={`Link ${index + 1}`}
+                  className="block w-full rounded-lg border border-stone-300 bg-white px-3 py-2"
+                  onKeyDown={(event) => {
+                    if (event.key === "Enter" && urls.length < LIMITS.item.maxLinks) {
+                      event.preventDefault();
+                      form.insert({ name: fields.urls.name, defaultValue: "" });
+                    }
+                  }}
+                />
+                <ErrorList errors={url.errors} />
+              </div>
+              {urls.length > 1 ? (
+                <button
+                  {...form.remove.getButtonProps({ name: fields.urls.name, index })}
+                  className={smallButton}
+                  aria-label={`Remove link ${index + 1}`}
+                >
+                  Remove
+                </button>
+              ) : null}
+            </div>
+          ))}
+          <ErrorList errors={fields.urls.errors} />
+          {urls.length < LIMITS.item.maxLinks ? (
+            <button
+              {...form.insert.getButtonProps({ name: fields.urls.name, defaultValue: "" })}
+              className={smallButton}
+            >
+              Add another link
+            </button>
+          ) : (
+            <p className="text-xs text-stone-600">Maximum of 5 links reached</p>
+          )}
+        </fieldset>
+      ) : null}
+
+      {type === "musing" ? (
+        <div>
+          <label htmlFor={fields.note.id} className="block text-sm font-medium text-stone-800">
+            Note
+          </label>
+          <textarea
+            {...getTextareaProps(fields.note)}
+            key={fields.note.key}
+            rows={6}
+            maxLength={LIMITS.item.textMaxLength}
+            className={textareaClass}
+          />
+          <TextCounter value={fields.note.value} />
+          <ErrorList errors={fields.note.errors} />
+        </div>
+      ) : null}
+
+      {isUpload ? (
+        <div>
+          <label htmlFor={`${form.id}-files`} className="block text-sm font-medium text-stone-800">
+            {type === "photo" ? "Photos" : "Files"}
+          </label>
+          <input
+            id={`${form.id}-files`}
+            type="file"
+            name="files"
+            multiple
+            accept={ACCEPT[type]}
+            required={mode === "add"}
+            className="mt-1 block w-full rounded-lg border border-dashed border-stone-400 bg-white px-3 py-6 text-sm text-stone-700 file:mr-3 file:rounded-full file:border-0 file:bg-brand-700 file:px-4 file:py-2 file:text-white"
+          />
+          <p className="mt-1 text-xs text-stone-600">
+            {type === "photo"
+              ? `Up to ${maxFiles - currentFileCount} more photos (JPEG, PNG, GIF or WebP), 10MB each.`
+              : `Up to ${maxFiles - currentFileCount} more files (PDF, DOC or DOCX), 10MB each.`}
+          </p>
+        </div>
+      ) : null}
+
+      {type !== "musing" ? (
+        <fieldset className="space-y-3">
+          <legend className="text-sm font-medium text-stone-800">Why are you sharing this?</legend>
+          <ErrorList errors={fields.addComment.errors} />
+          <label className="flex items-center gap-2 text-sm text-stone-800">
+            <input
+              {...getInputProps(fields.addComment, { type: "checkbox" })}
+              key={fields.addComment.key}
+              onChange={(event) => setAddComment(event.currentTarget.checked)}
+              className="h-4 w-4 rounded border-stone-400"
+            />
+            Leave a comment
+          </label>
+          {!hydrated || addComment ? (
+            <div>
+              <label htmlFor={fields.commentText.id} className="sr-only">
+                Comment
+              </label>
+              <textarea
+                {...getTextareaProps(fields.commentText)}
+                key={fields.commentText.key}
+                rows={3}
+                placeholder="Your comment"
+                className={textareaClass}
+              />
+              <TextCounter value={fields.commentText.value} />
+              <ErrorList errors={fields.commentText.errors} />
+            </div>
+          ) : null}
+          <label className="flex items-center gap-2 text-sm text-stone-800">
+            <input
+              {...getInputProps(fields.askQuestion, { type: "checkbox" })}
+              key={fields.askQuestion.key}
+              onChange={(event) => setAskQuestion(event.currentTarget.checked)}
+              className="h-4 w-4 rounded border-stone-400"
+            />
+            Ask a question
+          </label>
+          {!hydrated || askQuestion ? (
+            <div>
+              <label htmlFor={fields.questionText.id} className="sr-only">
+                Question
+              </label>
+              <textarea
+                {...getTextareaProps(fields.questionText)}
+                key={fields.questionText.key}
+                rows={3}
+                placeholder="Your question"
+                className={textareaClass}
+              />
+              <TextCounter value={fields.questionText.value} />
+              <ErrorList errors={fields.questionText.errors} />
+            </div>
+          ) : null}
+        </fieldset>
+      ) : null}
+
+      {type !== "musing" ? (
+        <fieldset>
+          <legend className="text-sm font-medium text-stone-800">
+            Do you expect a reply from {recipientPhrase(recipientNames)}?
+          </legend>
+          <div className="mt-2 grid gap-2 sm:grid-cols-3">
+            {(
+              [
+                ["na", "N/A", "Just sharing"],
+                ["none", "None", "No reply needed"],
+                ["yes", "Yes", "I'd love to hear back"],
+              ] as const
+            ).map(([value, label, hint]) => (
+              <label
+                key={value}
+                className="flex cursor-pointer items-start gap-2 rounded-lg border border-stone-300 bg-white p-2 text-sm"
+              >
+                <input
+                  type="radio"
+                  name={expectation.name}
+                  value={value}
+                  defaultChecked={(expectation.initialValue ?? "na") === value}
+                  className="mt-1"
+                />
+                <span>
+                  <span className="font-medium text-stone-900">{label}</span>
+                  <span className="block text-xs text-stone-600">{hint}</span>
+                </span>
+              </label>
+            ))}
+          </div>
+        </fieldset>
+      ) : null}
+
+      <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+        <Link to={cancelTo} className="btn-secondary" preventScrollReset>
+          Cancel
+        </Link>
+        <SubmitButton
+          pendingText={mode === "add" ? "Adding..." : "Saving..."}
+          className="btn-primary"
+        >
+          {mode === "add" ? "Add" : "Save"}
+        </SubmitButton>
+      </div>
+    </Form>
+  );
+}

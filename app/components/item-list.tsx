@@ -1,0 +1,215 @@
+import { Form, Link, useLocation } from "@remix-run/react";
+import type { ReactNode } from "react";
+import { CsrfInput } from "~/components/forms";
+import type { DashboardData, ItemView } from "~/utils/dashboard.server";
+import { formatBytes } from "~/utils/format";
+
+const EXPECTATION_LABELS = {
+  expecting: "Hoping for a reply",
+  not_expecting: "No reply needed",
+  na: null,
+} as const;
+
+function ItemAction({
+  folderId,
+  itemId,
+  intent,
+  label,
+  disabled,
+  children,
+  danger,
+}: {
+  folderId: number;
+  itemId: number;
+  intent: string;
+  label: string;
+  disabled?: boolean;
+  children: ReactNode;
+  danger?: boolean;
+}) {
+  const location = useLocation();
+  return (
+    <Form method="post" action={`/folders/${folderId}/item-actions`} preventScrollReset>
+      <CsrfInput />
+      <input type="hidden" name="itemId" value={itemId} />
+      <input type="hidden" name="returnTo" value={`${location.pathname}${location.search}`} />
+      <button
+        type="submit"
+        name="intent"
+        value={intent}
+        aria-label={label}
+        title={label}
+        disabled={disabled}
+        className={`rounded-md px-2 py-1 text-xs font-medium hover:bg-stone-100 disabled:cursor-not-allowed disabled:opacity-30 ${
+          danger ? "text-red-700" : "text-stone-700"
+        }`}
+      >
+        {children}
+      </button>
+    </Form>
+  );
+}
+
+function ItemBody({ item }: { item: ItemView }) {
+  return (
+    <div className="min-w-0 flex-1 space-y-2">
+      <p className="text-xs font-semibold uppercase tracking-wide text-brand-700">{item.type}</p>
+      <h3 className="break-words font-semibold text-stone-900">{item.title}</h3>
+      {item.urls.length > 0 ? (
+        <ul className="space-y-0.5 text-sm">
+          {item.urls.map((url) => (
+            <li key={url} className="truncate">
+              <a
+                href={url}
+                target="_blank"
+                rel="noopener noreferrer nofollow"
+                className="text-brand-700 underline underline-offset-2"
+              >
+                {url}
+              </a>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {item.note ? <p className="whitespace-pre-line text-sm text-stone-700">{item.note}</p> : null}
+      {item.type === "photo" && item.files.length > 0 ? (
+        <ul className="flex flex-wrap gap-2">
+          {item.files.map((file) => (
+            <li key={file.key}>
+              <a href={`/files/${file.key}`} target="_blank" rel="noreferrer">
+                <img
+                  src={`/files/${file.thumbnailKey ?? file.key}`}
+                  alt={file.name}
+                  loading="lazy"
+                  className="h-24 w-24 rounded-lg border border-stone-200 object-cover"
+                />
+              </a>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {item.type === "file" ? (
+        <ul className="space-y-0.5 text-sm">
+          {item.files.map((file) => (
+            <li key={file.key}>
+              <a
+                href={`/files/${file.key}`}
+                className="text-brand-700 underline underline-offset-2"
+              >
+                {file.name}
+              </a>{" "}
+              <span className="text-stone-500">({formatBytes(file.size)})</span>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {item.commentText ? (
+        <p className="text-sm text-stone-700">
+          <span className="font-medium">Comment:</span> {item.commentText}
+        </p>
+      ) : null}
+      {item.questionText ? (
+        <p className="text-sm text-stone-700">
+          <span className="font-medium">Question:</span> {item.questionText}
+        </p>
+      ) : null}
+      {EXPECTATION_LABELS[item.responseExpectation] ? (
+        <p className="text-xs text-stone-600">{EXPECTATION_LABELS[item.responseExpectation]}</p>
+      ) : null}
+    </div>
+  );
+}
+
+export function ItemList({
+  folderId,
+  items,
+  pagination,
+}: {
+  folderId: number;
+  items: ItemView[];
+  pagination: DashboardData["pagination"];
+}) {
+  if (!pagination || pagination.total === 0) {
+    return (
+      <div className="rounded-2xl border border-dashed border-stone-300 bg-white/60 p-8 text-center text-sm text-stone-600">
+        This folder is empty. Saved links, musings, photos and files appear here.
+      </div>
+    );
+  }
+  const offset = (pagination.page - 1) * pagination.limit;
+  return (
+    <section aria-label="Saved items" className="space-y-3">
+      <ol className="space-y-3">
+        {items.map((item, index) => {
+          const position = offset + index;
+          return (
+            <li
+              key={item.id}
+              className="flex gap-3 rounded-2xl border border-stone-200 bg-white p-4 shadow-sm"
+            >
+              <ItemBody item={item} />
+              <div className="flex shrink-0 flex-col items-end gap-1">
+                <Link
+                  to={`/folders/${folderId}/items/${item.id}/edit`}
+                  className="rounded-md px-2 py-1 text-xs font-medium text-stone-700 hover:bg-stone-100"
+                  aria-label={`Edit ${item.title}`}
+                  preventScrollReset
+                >
+                  Edit
+                </Link>
+                <ItemAction
+                  folderId={folderId}
+                  itemId={item.id}
+                  intent="move-up"
+                  label={`Move ${item.title} up`}
+                  disabled={position === 0}
+                >
+                  Up
+                </ItemAction>
+                <ItemAction
+                  folderId={folderId}
+                  itemId={item.id}
+                  intent="move-down"
+                  label={`Move ${item.title} down`}
+                  disabled={position === pagination.total - 1}
+                >
+                  Down
+                </ItemAction>
+                <ItemAction
+                  folderId={folderId}
+                  itemId={item.id}
+                  intent="delete"
+                  label={`Delete ${item.title}`}
+                  danger
+                >
+                  Delete
+                </ItemAction>
+              </div>
+            </li>
+          );
+        })}
+      </ol>
+      {pagination.totalPages > 1 ? (
+        <nav aria-label="Pages" className="flex items-center justify-between text-sm">
+          {pagination.hasPrevious ? (
+            <Link to={`/folders/${folderId}?page=${pagination.page - 1}`} className="btn-secondary">
+              Previous
+            </Link>
+          ) : (
+            <span />
+          )}
+          <span className="text-stone-600">
+            Page {pagination.page} of {pagination.totalPages}
+          </span>
+          {pagination.hasMore ? (
+            <Link to={`/folders/${folderId}?page=${pagination.page + 1}`} className="btn-secondary">
+              Next
+            </Link>
+          ) : (
+            <span />
+          )}
+        </nav>
+      ) : null}
+    </section>
+  );
+}

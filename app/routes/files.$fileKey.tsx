@@ -1,0 +1,29 @@
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { createReadableStreamFromReadable } from "@remix-run/node";
+import { storage } from "#storage/index";
+import { findOwnedFile } from "~/utils/files.server";
+import { requireUser } from "~/utils/session.server";
+
+/**
+ * A stored file, to its owner only: anyone else (and any malformed key) gets
+ * the same 404 as a file that does not exist.
+ */
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  const file = findOwnedFile(user.id, params.fileKey ?? "");
+  const stat = file ? await storage.stat(file.key) : null;
+  const stream = file && stat ? await storage.get(file.key) : null;
+  if (!file || !stat || !stream) throw new Response("Not Found", { status: 404 });
+  const disposition = file.mimeType.startsWith("image/") ? "inline" : "attachment";
+  return new Response(createReadableStreamFromReadable(stream), {
+    headers: {
+      "Content-Type": file.mimeType,
+      "Content-Length": String(stat.size),
+      "Content-Disposition": `${disposition}; filename*=UTF-8''${encodeURIComponent(file.name)}`,
+      "X-Content-Type-Options": "nosniff",
+      "Cache-Control": "private, max-age=3600",
+      "Content-Security-Policy":
+        "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox",
+    },
+  });
+}

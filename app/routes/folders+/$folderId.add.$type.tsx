@@ -1,0 +1,125 @@
+import { parseWithZod } from "@conform-to/zod";
+import {
+  type ActionFunctionArgs,
+  data,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from "@remix-run/node";
+import { useActionData, useLoaderData } from "@remix-run/react";
+import { Dialog } from "~/components/dialog";
+import { EMPTY_ITEM, ItemForm } from "~/components/item-form";
+import { readProtectedForm, validateCsrf } from "~/utils/csrf.server";
+import { notFoundOnForeignFolder, parseFolderId } from "~/utils/folder-params.server";
+import { getFolder, recipientsOf } from "~/utils/folders.server";
+import { parseItemType, uploadProblemFor } from "~/utils/item-routes.server";
+import { schemaFor } from "~/utils/item-validation";
+import { createTextItem, createUploadItem, ItemRuleError } from "~/utils/items.server";
+import { requireUser } from "~/utils/session.server";
+import { redirectWithToast } from "~/utils/toast.server";
+import { deleteStoredFiles, parseUploadForm, storedKeys } from "~/utils/uploads.server";
+
+const TITLES = { link: "Add Link", musing: "Add Musing", photo: "Add Photo", file: "Add File" };
+const NOUNS = { link: "link", musing: "musing", photo: "photo", file: "file" };
+
+export const meta: MetaFunction<typeof loader> = ({ data: loaded }) => [
+  { title: `${loaded ? TITLES[loaded.type] : "Add Content"} · Thoughtfully` },
+];
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  const type = parseItemType(params.type);
+  const folder = notFoundOnForeignFolder(() => getFolder(user.id, parseFolderId(params.folderId)));
+  return {
+    type,
+    folderId: folder.id,
+    recipientNames: recipientsOf(folder).map((recipient) => recipient.name),
+  };
+}
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const type = parseItemType(params.type);
+  const folderId = parseFolderId(params.folderId);
+  notFoundOnForeignFolder(() => getFolder(user.id, folderId));
+  const back = `/folders/${folderId}`;
+
+  if (type === "link" || type === "musing") {
+    const formData = await readProtectedForm(request);
+    const submission = parseWithZod(formData, { schema: schemaFor(type) });
+    if (submission.status !== "success") {
+      return data(
+        { result: submission.reply(), problem: null },
+        { status: submission.status ? 400 : 200 },
+      );
+    }
+    try {
+      createTextItem(user.id, folderId, submission.value as Parameters<typeof createTextItem>[2]);
+    } catch (error) {
+      if (!(error instanceof ItemRuleError)) throw error;
+      return data(
+        { result: submission.reply({ formErrors: [error.message] }), problem: null },
+        { status: 400 },
+      );
+    }
+    return redirectWithToast(back, { title: "Content added successfully!" });
+  }
+
+  let upload: Awaited<ReturnType<typeof parseUploadForm>>;
+  try {
+    upload = await parseUploadForm(request, type, user.id);
+  } catch (error) {
+    const mapped = uploadProblemFor(error);
+    if (!mapped) throw error;
+    return data({ result: null, problem: mapped.problem }, { status: mapped.status });
+  }
+  const keys = storedKeys(upload.stored);
+  try {
+    // Multipart bodies are streamed to storage first, so the token is checked
+    // once parsed; a refused request deletes what it stored.
+    await validateCsrf(request, upload.formData);
+    const submission = parseWithZod(upload.formData, { schema: schemaFor(type) });
+    if (submission.status !== "success" || upload.stored.length === 0) {
+      await deleteStoredFiles(keys);
+      const result = submission.reply(
+        upload.stored.length === 0 && submission.status === "success"
+          ? { formErrors: [`Please select at least one ${type}`] }
+          : undefined,
+      );
+      return data({ result, problem: null }, { status: 400 });
+    }
+    createUploadItem(
+      user.id,
+      folderId,
+      type,
+      submission.value as Parameters<typeof createUploadItem>[3],
+      upload.stored,
+    );
+  } catch (error) {
+    await deleteStoredFiles(keys);
+    const mapped = uploadProblemFor(error);
+    if (!mapped) throw error;
+    return data({ result: null, problem: mapped.problem }, { status: mapped.status });
+  }
+  return redirectWithToast(back, {
+    title: `${upload.stored.length === 1 ? "1 " + NOUNS[type] : `${upload.stored.length} ${NOUNS[type]}s`} added`,
+  });
+}
+
+export default function AddItem() {
+  const { type, folderId, recipientNames } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  return (
+    <Dialog title={TITLES[type]} closeTo={`/folders/${folderId}`}>
+      <ItemForm
+        key={type}
+        type={type}
+        mode="add"
+        lastResult={actionData?.result}
+        uploadProblem={actionData?.problem}
+        defaultValue={EMPTY_ITEM}
+        recipientNames={recipientNames}
+        cancelTo={`/folders/${folderId}`}
+      />
+    </Dialog>
+  );
+}

@@ -1,0 +1,56 @@
+import { type ActionFunctionArgs, redirect } from "@remix-run/node";
+import { z } from "zod";
+import { readProtectedForm } from "~/utils/csrf.server";
+import { parseFolderId } from "~/utils/folder-params.server";
+import { notFoundOnForeignItem, parseItemId } from "~/utils/item-routes.server";
+import { deleteItem, getItem, ItemRuleError, moveItem, removeItemFile } from "~/utils/items.server";
+import { safeRedirectPath } from "~/utils/redirect";
+import { requireUser } from "~/utils/session.server";
+import { redirectWithToast } from "~/utils/toast.server";
+import { deleteStoredFiles } from "~/utils/uploads.server";
+
+const ItemActionSchema = z.object({
+  intent: z.enum(["move-up", "move-down", "delete", "remove-file"]),
+  itemId: z.string(),
+  fileIndex: z.coerce.number().int().optional(),
+  returnTo: z.string().optional(),
+});
+
+export async function loader({ params }: ActionFunctionArgs) {
+  return redirect(`/folders/${parseFolderId(params.folderId)}`);
+}
+
+/** Reorder, delete, and remove one file: small POST forms in the item list and the edit dialog. */
+export async function action({ request, params }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const folderId = parseFolderId(params.folderId);
+  const formData = await readProtectedForm(request);
+  const parsed = ItemActionSchema.safeParse(Object.fromEntries(formData));
+  if (!parsed.success) throw new Response("Bad Request", { status: 400 });
+  const { intent, fileIndex, returnTo } = parsed.data;
+  const itemId = parseItemId(parsed.data.itemId);
+  const { item } = notFoundOnForeignItem(() => getItem(user.id, itemId));
+  if (item.folderId !== folderId) throw new Response("Not Found", { status: 404 });
+  const back = safeRedirectPath(returnTo, `/folders/${folderId}`);
+
+  if (intent === "delete") {
+    const { keys } = deleteItem(user.id, itemId);
+    await deleteStoredFiles(keys);
+    return redirectWithToast(back, { title: "Item deleted" });
+  }
+  if (intent === "remove-file") {
+    try {
+      await deleteStoredFiles(removeItemFile(user.id, itemId, fileIndex ?? -1));
+    } catch (error) {
+      if (!(error instanceof ItemRuleError)) throw error;
+      return redirectWithToast(back, {
+        title: `Failed to update ${item.type}`,
+        description: error.message,
+        variant: "destructive",
+      });
+    }
+    return redirectWithToast(back, { title: "File removed" });
+  }
+  moveItem(user.id, itemId, intent === "move-up" ? "up" : "down");
+  return redirectWithToast(back, { title: "Item moved" });
+}

@@ -1,0 +1,167 @@
+import { parseWithZod } from "@conform-to/zod";
+import {
+  type ActionFunctionArgs,
+  data,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from "@remix-run/node";
+import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { Dialog } from "~/components/dialog";
+import { CsrfInput } from "~/components/forms";
+import { ItemForm, type ItemFormValues } from "~/components/item-form";
+import { readProtectedForm, validateCsrf } from "~/utils/csrf.server";
+import { parseFolderId } from "~/utils/folder-params.server";
+import { recipientsOf } from "~/utils/folders.server";
+import { formatBytes } from "~/utils/format";
+import { notFoundOnForeignItem, parseItemId, uploadProblemFor } from "~/utils/item-routes.server";
+import { schemaFor } from "~/utils/item-validation";
+import { getItem, updateTextItem, updateUploadItem } from "~/utils/items.server";
+import { LIMITS } from "~/utils/limits";
+import { requireUser } from "~/utils/session.server";
+import { redirectWithToast } from "~/utils/toast.server";
+import { deleteStoredFiles, parseUploadForm, storedKeys } from "~/utils/uploads.server";
+
+const TITLES = { link: "Edit Link", musing: "Edit Item", photo: "Edit Photo", file: "Edit File" };
+
+export const meta: MetaFunction = () => [{ title: "Edit · Thoughtfully" }];
+
+async function loadOwnItem(request: Request, params: LoaderFunctionArgs["params"]) {
+  const user = await requireUser(request);
+  const folderId = parseFolderId(params.folderId);
+  const found = notFoundOnForeignItem(() => getItem(user.id, parseItemId(params.itemId)));
+  if (found.folder.id !== folderId) throw new Response("Not Found", { status: 404 });
+  return { user, ...found };
+}
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const { item, folder } = await loadOwnItem(request, params);
+  const values: ItemFormValues = {
+    title: item.title,
+    urls: item.urls.length > 0 ? item.urls : [""],
+    note: item.note ?? "",
+    addComment: item.addComment,
+    askQuestion: item.askQuestion,
+    commentText: item.commentText ?? "",
+    questionText: item.questionText ?? "",
+    responseExpectation:
+      item.responseExpectation === "expecting"
+        ? "yes"
+        : item.responseExpectation === "not_expecting"
+          ? "none"
+          : "na",
+  };
+  return {
+    folderId: folder.id,
+    itemId: item.id,
+    type: item.type,
+    values,
+    files: item.fileNames.map((name, index) => ({ name, size: item.fileSizes[index] ?? 0 })),
+    recipientNames: recipientsOf(folder).map((recipient) => recipient.name),
+  };
+}
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const { user, item, folder } = await loadOwnItem(request, params);
+  const back = `/folders/${folder.id}`;
+  if (item.type === "link" || item.type === "musing") {
+    const formData = await readProtectedForm(request);
+    const submission = parseWithZod(formData, { schema: schemaFor(item.type) });
+    if (submission.status !== "success") {
+      return data(
+        { result: submission.reply(), problem: null },
+        { status: submission.status ? 400 : 200 },
+      );
+    }
+    updateTextItem(user.id, item.id, submission.value as Parameters<typeof updateTextItem>[2]);
+    return redirectWithToast(back, { title: "Changes saved" });
+  }
+
+  const room =
+    (item.type === "photo" ? LIMITS.item.maxPhotos : LIMITS.item.maxFiles) - item.filePaths.length;
+  let upload: Awaited<ReturnType<typeof parseUploadForm>>;
+  try {
+    upload = await parseUploadForm(request, item.type, user.id, { maxFiles: Math.max(room, 0) });
+  } catch (error) {
+    const mapped = uploadProblemFor(error);
+    if (!mapped) throw error;
+    return data({ result: null, problem: mapped.problem }, { status: mapped.status });
+  }
+  try {
+    await validateCsrf(request, upload.formData);
+    const submission = parseWithZod(upload.formData, { schema: schemaFor(item.type) });
+    if (submission.status !== "success") {
+      await deleteStoredFiles(storedKeys(upload.stored));
+      return data({ result: submission.reply(), problem: null }, { status: 400 });
+    }
+    // Spec: new files upload first, then the item's changes save.
+    updateUploadItem(
+      user.id,
+      item.id,
+      submission.value as Parameters<typeof updateUploadItem>[2],
+      upload.stored,
+    );
+  } catch (error) {
+    await deleteStoredFiles(storedKeys(upload.stored));
+    const mapped = uploadProblemFor(error);
+    if (!mapped) throw error;
+    return data({ result: null, problem: mapped.problem }, { status: mapped.status });
+  }
+  return redirectWithToast(back, { title: "Changes saved" });
+}
+
+export default function EditItem() {
+  const { folderId, itemId, type, values, files, recipientNames } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  return (
+    <Dialog title={TITLES[type]} closeTo={`/folders/${folderId}`}>
+      {files.length > 0 ? (
+        <section aria-label="Current files" className="mb-4">
+          <h3 className="text-sm font-medium text-stone-800">Current files</h3>
+          <ul className="mt-2 divide-y divide-stone-200 rounded-lg border border-stone-200">
+            {files.map((file, index) => (
+              <li
+                key={`${file.name}-${file.size}`}
+                className="flex items-center justify-between gap-2 px-3 py-2 text-sm"
+              >
+                <span className="min-w-0 truncate">
+                  {file.name} <span className="text-stone-500">({formatBytes(file.size)})</span>
+                </span>
+                {files.length > 1 ? (
+                  <Form method="post" action={`/folders/${folderId}/item-actions`}>
+                    <CsrfInput />
+                    <input type="hidden" name="itemId" value={itemId} />
+                    <input type="hidden" name="fileIndex" value={index} />
+                    <input
+                      type="hidden"
+                      name="returnTo"
+                      value={`/folders/${folderId}/items/${itemId}/edit`}
+                    />
+                    <button
+                      type="submit"
+                      name="intent"
+                      value="remove-file"
+                      className="rounded-md px-2 py-1 text-xs font-medium text-red-700 hover:bg-red-50"
+                      aria-label={`Remove ${file.name}`}
+                    >
+                      Remove
+                    </button>
+                  </Form>
+                ) : null}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+      <ItemForm
+        type={type}
+        mode="edit"
+        lastResult={actionData?.result}
+        uploadProblem={actionData?.problem}
+        defaultValue={values}
+        recipientNames={recipientNames}
+        cancelTo={`/folders/${folderId}`}
+        currentFileCount={files.length}
+      />
+    </Dialog>
+  );
+}

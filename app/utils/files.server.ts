@@ -1,0 +1,41 @@
+import { and, eq, isNull, sql } from "drizzle-orm";
+import { db } from "#db/client.server";
+import { contentItems, folders } from "#db/schema";
+import { isStorageKey } from "#storage/storage";
+
+/**
+ * The stored file with this key if, and only if, it belongs to an unsent item
+ * in one of the user's folders; its name and type come from our own records.
+ */
+export function findOwnedFile(userId: number, key: string) {
+  if (!isStorageKey(key)) return null;
+  const row = db
+    .select({ item: contentItems })
+    .from(contentItems)
+    .innerJoin(folders, eq(folders.id, contentItems.folderId))
+    .where(
+      and(
+        eq(folders.userId, userId),
+        isNull(contentItems.sentAt),
+        sql`(exists (select 1 from json_each(${contentItems.filePaths}) where value = ${key})
+          or exists (select 1 from json_each(${contentItems.thumbnailPaths}) where value = ${key}))`,
+      ),
+    )
+    .get();
+  if (!row) return null;
+  const { item } = row;
+  const index = item.filePaths.indexOf(key);
+  if (index >= 0) {
+    return {
+      key,
+      name: item.fileNames[index] ?? "file",
+      mimeType: item.mimeTypes[index] ?? "application/octet-stream",
+    };
+  }
+  const thumbIndex = item.thumbnailPaths.indexOf(key);
+  return {
+    key,
+    name: `thumbnail-${item.fileNames[thumbIndex] ?? "photo"}.jpg`,
+    mimeType: "image/jpeg",
+  };
+}

@@ -1,0 +1,49 @@
+import type { UploadProblem } from "~/components/item-form";
+import { ITEM_TYPES, type ItemType } from "~/utils/item-validation";
+import { ItemNotFoundError, ItemRuleError, QuotaExceededError } from "~/utils/items.server";
+import { UploadRejectedError } from "~/utils/uploads.server";
+
+export function parseItemType(value: string | undefined): ItemType {
+  if (!ITEM_TYPES.includes(value as ItemType)) throw new Response("Not Found", { status: 404 });
+  return value as ItemType;
+}
+
+export function parseItemId(value: string | FormDataEntryValue | null | undefined) {
+  const id = Number(value);
+  if (!Number.isSafeInteger(id) || id <= 0) throw new Response("Not Found", { status: 404 });
+  return id;
+}
+
+export function notFoundOnForeignItem<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof ItemNotFoundError) throw new Response("Not Found", { status: 404 });
+    throw error;
+  }
+}
+
+/** The spec's upload messages (error catalogue): a title and what to do about it. */
+export function uploadProblemFor(
+  error: unknown,
+): { problem: UploadProblem; status: number } | null {
+  if (error instanceof QuotaExceededError) {
+    return { problem: { title: "Storage Full!", description: error.message }, status: 413 };
+  }
+  if (error instanceof UploadRejectedError) {
+    if (error.code === "FILE_TOO_LARGE") {
+      return { problem: { title: "File Too Large", description: error.message }, status: 413 };
+    }
+    if (error.status === 413) {
+      return { problem: { title: "Upload Error", description: error.message }, status: 413 };
+    }
+    return {
+      problem: { title: "Upload Failed", description: error.message },
+      status: error.status,
+    };
+  }
+  if (error instanceof ItemRuleError) {
+    return { problem: { title: "Upload Failed", description: error.message }, status: 400 };
+  }
+  return null;
+}

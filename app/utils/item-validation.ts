@@ -1,0 +1,142 @@
+import { z } from "zod";
+import { LIMITS } from "~/utils/limits";
+
+/**
+ * The add/edit content forms, one schema per item type, shared by the browser
+ * and the action. Messages are the spec's (section 5).
+ */
+export const ITEM_TYPES = ["link", "musing", "photo", "file"] as const;
+export type ItemType = (typeof ITEM_TYPES)[number];
+
+export const MISSING_FIELDS =
+  "Invalid content data: missing required fields based on content type and options";
+export const CHOOSE_AN_OPTION =
+  "Please select at least one option: Leave a comment or Ask a question";
+
+const title = z
+  .string({ required_error: "Title is required" })
+  .trim()
+  .min(1, "Title is required")
+  .max(LIMITS.item.titleMaxLength, "Title too long");
+
+/** Spec section 4: empty or unknown is na, "none"/"no" not_expecting, "yes" expecting. */
+export const responseExpectation = z
+  .string()
+  .optional()
+  .transform((value) => {
+    if (value === "yes" || value === "expecting") return "expecting" as const;
+    if (value === "none" || value === "no" || value === "not_expecting") {
+      return "not_expecting" as const;
+    }
+    return "na" as const;
+  });
+
+export function isValidUrl(value: string) {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "http:" || url.protocol === "https:") && Boolean(url.hostname);
+  } catch {
+    return false;
+  }
+}
+
+/** A URL typed without a scheme ("example.com/page") is read as https. */
+export function normalizeUrl(value: string) {
+  const trimmed = value.trim();
+  if (!trimmed) return trimmed;
+  return /^[a-z][a-z0-9+.-]*:/i.test(trimmed) ? trimmed : `https://${trimmed}`;
+}
+
+const reasonFields = {
+  addComment: z.boolean().default(false),
+  askQuestion: z.boolean().default(false),
+  commentText: z.string().trim().max(LIMITS.item.textMaxLength, "Comment too long").optional(),
+  questionText: z.string().trim().max(LIMITS.item.textMaxLength, "Question too long").optional(),
+  responseExpectation,
+};
+
+type Reasons = {
+  addComment: boolean;
+  askQuestion: boolean;
+  commentText?: string;
+  questionText?: string;
+};
+
+function checkReasons(value: Reasons, context: z.RefinementCtx) {
+  if (!value.addComment && !value.askQuestion) {
+    context.addIssue({ code: "custom", path: ["addComment"], message: CHOOSE_AN_OPTION });
+  }
+  if (value.addComment && !value.commentText) {
+    context.addIssue({ code: "custom", path: ["commentText"], message: MISSING_FIELDS });
+  }
+  if (value.askQuestion && !value.questionText) {
+    context.addIssue({ code: "custom", path: ["questionText"], message: MISSING_FIELDS });
+  }
+}
+
+/** Comment and question text are kept only when their box is ticked. */
+function keptReasons<T extends Reasons>(value: T) {
+  return {
+    ...value,
+    commentText: value.addComment ? (value.commentText ?? null) : null,
+    questionText: value.askQuestion ? (value.questionText ?? null) : null,
+  };
+}
+
+export const LinkSchema = z
+  .object({
+    title,
+    urls: z.array(z.string().optional()).default([]),
+    ...reasonFields,
+  })
+  .superRefine((value, context) => {
+    const typed = value.urls.map((url) => url?.trim() ?? "");
+    typed.forEach((url, index) => {
+      if (url && !isValidUrl(normalizeUrl(url))) {
+        context.addIssue({
+          code: "custom",
+          path: ["urls", index],
+          message: "Please enter a valid URL",
+        });
+      }
+    });
+    const unique = new Set(typed.filter(Boolean).map(normalizeUrl));
+    if (unique.size === 0) {
+      context.addIssue({ code: "custom", path: ["urls"], message: MISSING_FIELDS });
+    }
+    if (unique.size > LIMITS.item.maxLinks) {
+      context.addIssue({ code: "custom", path: ["urls"], message: "Maximum 5 URLs allowed" });
+    }
+    checkReasons(value, context);
+  })
+  .transform((value) => ({
+    ...keptReasons(value),
+    type: "link" as const,
+    urls: [...new Set(value.urls.map((url) => normalizeUrl(url ?? "")).filter(Boolean))],
+  }));
+
+export const MusingSchema = z
+  .object({
+    title,
+    note: z.string().trim().max(LIMITS.item.textMaxLength, "Note too long").optional(),
+  })
+  .superRefine((value, context) => {
+    if (!value.note) context.addIssue({ code: "custom", path: ["note"], message: MISSING_FIELDS });
+  })
+  .transform((value) => ({ type: "musing" as const, title: value.title, note: value.note ?? "" }));
+
+/** Photos and files: the text fields (the files themselves are checked by the upload pipeline). */
+export const UploadDetailsSchema = z
+  .object({ title, ...reasonFields })
+  .superRefine((value, context) => checkReasons(value, context))
+  .transform((value) => keptReasons(value));
+
+export function schemaFor(type: ItemType) {
+  if (type === "link") return LinkSchema;
+  if (type === "musing") return MusingSchema;
+  return UploadDetailsSchema;
+}
+
+export type LinkInput = z.output<typeof LinkSchema>;
+export type MusingInput = z.output<typeof MusingSchema>;
+export type UploadDetailsInput = z.output<typeof UploadDetailsSchema>;

@@ -1,0 +1,1 @@
+ALTER TABLE `content_items` ADD `thumbnail_paths` text DEFAULT '[]' NOT NULL;
