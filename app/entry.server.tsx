@@ -36,6 +36,12 @@ export default function handleRequest(
 ) {
   const nonce = createNonce();
   applySecurityHeaders(responseHeaders, { ...headerOptions, nonce });
+  // A route asked for an answer without a page: the RFC 8058 one-click
+  // unsubscribe (app/routes/unsubscribe.tsx), where mail apps expect a bare status.
+  if (responseHeaders.has("X-Empty-Body")) {
+    responseHeaders.delete("X-Empty-Body");
+    return new Response(null, { status: responseStatusCode, headers: responseHeaders });
+  }
   // Bots get the whole document at once; people get it streamed.
   const readyEvent = isbot(request.headers.get("user-agent") ?? "") ? "onAllReady" : "onShellReady";
 

@@ -240,7 +240,8 @@ async function load(
     verifyBody: (body) => String(body).includes(mustContain),
   });
   const problems = [
-    result.non2xx > 0 && `${result.non2xx} non-2xx responses (3xx ${result["3xx"]}, 4xx ${result["4xx"]}, 5xx ${result["5xx"]})`,
+    result.non2xx > 0 &&
+      `${result.non2xx} non-2xx responses (3xx ${result["3xx"]}, 4xx ${result["4xx"]}, 5xx ${result["5xx"]})`,
     result.errors > 0 && `${result.errors} connection errors`,
     result.timeouts > 0 && `${result.timeouts} timeouts`,
     result.mismatches > 0 && `${result.mismatches} bodies without "${mustContain}"`,
@@ -305,7 +306,7 @@ async function main() {
     );
     const peak = peakRssMiB(server.child.pid);
 
-    const widths = [22, 10, 9, 9, 10];
+    const widths = [26, 8, 8, 8, 9];
     console.log("");
     console.log(pad(["page", "req/s", "p50 ms", "p99 ms", "requests"], widths));
     for (const [name, result] of [

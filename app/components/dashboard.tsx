@@ -250,8 +250,16 @@ function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
               {folder.name}
             </h2>
             <p className="mt-1 text-sm text-stone-700">{recipientSummary(folder.recipients)}</p>
+            {folder.unsubscribedCount > 0 ? (
+              <p className="mt-0.5 text-sm text-amber-800">
+                {folder.unsubscribedCount} unsubscribed
+              </p>
+            ) : null}
           </div>
           <div className="flex flex-wrap gap-2">
+            <Link to={`/folders/${folder.id}/preview`} className={buttonClass} preventScrollReset>
+              Email Preview
+            </Link>
             <ActionButton
               folderId={folder.id}
               intent="toggle-pause"
@@ -261,8 +269,30 @@ function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
             >
               {folder.isPaused ? "Re-start Delivery" : "Pause Delivery"}
             </ActionButton>
+            <Form method="post" action={`/folders/${folder.id}/send`}>
+              <CsrfInput />
+              <button
+                type="submit"
+                className={buttonClass}
+                disabled={
+                  folder.itemCount === 0 ||
+                  folder.isUnsubscribed ||
+                  folder.isPaused ||
+                  Boolean(folder.pauseReason)
+                }
+              >
+                Send Now
+              </button>
+            </Form>
             <Link to={`/folders/${folder.id}/edit`} className={buttonClass} preventScrollReset>
               Folder Settings
+            </Link>
+            <Link
+              to={`/folders/${folder.id}/recipients`}
+              className={buttonClass}
+              preventScrollReset
+            >
+              Recipients
             </Link>
             <Link
               to={`/folders/${folder.id}/delete`}

@@ -129,6 +129,8 @@ export function ItemForm({
         errors={fields.title.errors}
         inputProps={{
           ...getInputProps(fields.title, { type: "text" }),
+          // The schema checks it in a refinement (item-validation.ts), so say it here.
+          required: true,
           maxLength: LIMITS.item.titleMaxLength,
         }}
       />

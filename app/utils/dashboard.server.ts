@@ -2,17 +2,19 @@ import { FREQUENCY_LABELS } from "~/utils/folder-validation";
 import { type Folder, getFolder, listFolders, recipientsOf } from "~/utils/folders.server";
 import { type Item, listItems } from "~/utils/items.server";
 import { folderSizeLimit, folderStats, getUsage, isApproachingLimits } from "~/utils/quota.server";
+import { unsubscribedCounts } from "~/utils/recipients.server";
 import { nextDeliveryLabel, scheduleLine } from "~/utils/schedule.server";
 import type { SessionUser } from "~/utils/session.server";
 
 /**
  * Everything the dashboard shows, in a constant number of queries whatever
- * the number of folders: the folders, their sizes in one grouped query, and
- * the usage.
+ * the number of folders: the folders, their sizes in one grouped query, their
+ * unsubscribed recipients in another, and the usage.
  */
 function folderSummary(
   folder: Folder,
   stats: { itemCount: number; totalSize: number },
+  unsubscribedCount: number,
   timeZone: string,
   now: Date,
 ) {
@@ -25,6 +27,7 @@ function folderSummary(
     isPaused: folder.isPaused,
     pauseReason: folder.pauseReason,
     isUnsubscribed: folder.isUnsubscribed,
+    unsubscribedCount,
     frequencyLabel: folder.isPaused ? "Paused" : FREQUENCY_LABELS[folder.frequency],
     nextLabel: folder.isPaused ? "Paused" : nextDeliveryLabel(folder.nextSendAt, timeZone, now),
     nextSendAt: folder.nextSendAt?.toISOString() ?? null,
@@ -63,10 +66,12 @@ export function loadDashboard(user: SessionUser, selectedId: number | null, page
   const now = new Date();
   const folders = listFolders(user.id);
   const stats = folderStats(user.id);
+  const unsubscribed = unsubscribedCounts(user.id);
   const summaries = folders.map((folder) =>
     folderSummary(
       folder,
       stats.get(folder.id) ?? { itemCount: 0, totalSize: 0 },
+      unsubscribed.get(folder.id) ?? 0,
       user.timeZone,
       now,
     ),

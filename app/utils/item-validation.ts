@@ -13,11 +13,19 @@ export const MISSING_FIELDS =
 export const CHOOSE_AN_OPTION =
   "Please select at least one option: Leave a comment or Ask a question";
 
-const title = z
-  .string({ required_error: "Title is required" })
-  .trim()
-  .min(1, "Title is required")
-  .max(LIMITS.item.titleMaxLength, "Title too long");
+/**
+ * Optional in the object and required in the refinements below: a missing
+ * field (conform sends an empty one as undefined) would otherwise abort the
+ * parse before the cross-field checks, and the URL, note, comment and
+ * question messages must show together with this one.
+ */
+const title = z.string().trim().max(LIMITS.item.titleMaxLength, "Title too long").optional();
+
+function checkTitle(value: { title?: string }, context: z.RefinementCtx) {
+  if (!value.title) {
+    context.addIssue({ code: "custom", path: ["title"], message: "Title is required" });
+  }
+}
 
 /** Spec section 4: empty or unknown is na, "none"/"no" not_expecting, "yes" expecting. */
 export const responseExpectation = z
@@ -31,10 +39,19 @@ export const responseExpectation = z
     return "na" as const;
   });
 
+/** Host names (IDNs arrive as punycode) or a bracketed IPv6 address. */
+const HOSTNAME = /^(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|\[[0-9a-f:.]+\])$/i;
+
+/**
+ * An http(s) URL with a real host. The host is checked here rather than left
+ * to the URL parser: Chromium's accepts "https://not a url" (it percent-encodes
+ * the spaces) where Node's refuses it, and the browser and the server must agree.
+ */
 export function isValidUrl(value: string) {
+  if (/[\s<>"`]/.test(value)) return false;
   try {
     const url = new URL(value);
-    return (url.protocol === "http:" || url.protocol === "https:") && Boolean(url.hostname);
+    return (url.protocol === "http:" || url.protocol === "https:") && HOSTNAME.test(url.hostname);
   } catch {
     return false;
   }
@@ -62,7 +79,8 @@ type Reasons = {
   questionText?: string;
 };
 
-function checkReasons(value: Reasons, context: z.RefinementCtx) {
+function checkReasons(value: Reasons & { title?: string }, context: z.RefinementCtx) {
+  checkTitle(value, context);
   if (!value.addComment && !value.askQuestion) {
     context.addIssue({ code: "custom", path: ["addComment"], message: CHOOSE_AN_OPTION });
   }
@@ -75,9 +93,10 @@ function checkReasons(value: Reasons, context: z.RefinementCtx) {
 }
 
 /** Comment and question text are kept only when their box is ticked. */
-function keptReasons<T extends Reasons>(value: T) {
+function keptReasons<T extends Reasons & { title?: string }>(value: T) {
   return {
     ...value,
+    title: value.title ?? "",
     commentText: value.addComment ? (value.commentText ?? null) : null,
     questionText: value.askQuestion ? (value.questionText ?? null) : null,
   };
@@ -121,9 +140,14 @@ export const MusingSchema = z
     note: z.string().trim().max(LIMITS.item.textMaxLength, "Note too long").optional(),
   })
   .superRefine((value, context) => {
+    checkTitle(value, context);
     if (!value.note) context.addIssue({ code: "custom", path: ["note"], message: MISSING_FIELDS });
   })
-  .transform((value) => ({ type: "musing" as const, title: value.title, note: value.note ?? "" }));
+  .transform((value) => ({
+    type: "musing" as const,
+    title: value.title ?? "",
+    note: value.note ?? "",
+  }));
 
 /** Photos and files: the text fields (the files themselves are checked by the upload pipeline). */
 export const UploadDetailsSchema = z

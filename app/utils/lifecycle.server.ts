@@ -2,7 +2,9 @@ import { Cron } from "croner";
 import { backupDatabase } from "#db/backup";
 import { db } from "#db/client.server";
 import { env } from "~/utils/env.server";
+import { closeMailer } from "~/utils/mailer.server";
 import { sweepOrphanFiles } from "~/utils/maintenance.server";
+import { runSchedulerPass } from "~/utils/sending.server";
 import { singleton } from "~/utils/singleton.server";
 
 const SHUTDOWN_DEADLINE_MS = 25_000;
@@ -57,9 +59,21 @@ class ServerProcess {
       const removed = await sweepOrphanFiles();
       console.info(`[storage] removed ${removed} unreferenced files`);
     });
-    this.onShutdown(() => {
+    let pass: Promise<void> = Promise.resolve();
+    // protect: a pass still running when the next minute starts is not overlapped.
+    const sender = new Cron("* * * * *", { protect: true }, () => {
+      pass = runSchedulerPass().then(
+        () => undefined,
+        (error) => console.error("[scheduler] pass failed", error),
+      );
+      return pass;
+    });
+    this.onShutdown(async () => {
+      sender.stop();
       dailyBackup.stop();
       orphanSweep.stop();
+      // A send in flight finishes; whatever it leaves pending is resumed by the next start.
+      await pass;
     });
   }
 
@@ -75,6 +89,7 @@ class ServerProcess {
     deadline.unref();
     await Promise.allSettled(this.hooks.map((hook) => hook()));
     await this.waitForBackgroundWork();
+    await closeMailer();
   }
 
   private closeDatabase() {

@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import nodemailer, { type Transporter } from "nodemailer";
+import addressparser from "nodemailer/lib/addressparser/index.js";
 import type Mail from "nodemailer/lib/mailer";
 import type { Attachment } from "nodemailer/lib/mailer";
 import type StreamTransport from "nodemailer/lib/stream-transport";
@@ -23,7 +24,15 @@ export type OutgoingEmail = {
   headers?: Record<string, string>;
   attachments?: Attachment[];
   messageId?: string;
+  /** Shown before our address ("Ada Lovelace via Thoughtfully"); the address stays MAIL_FROM's. */
+  fromName?: string;
 };
+
+function fromHeader(fromName: string | undefined): Mail.Address | string {
+  if (!fromName) return env.MAIL_FROM;
+  const [parsed] = addressparser(env.MAIL_FROM, { flatten: true });
+  return parsed?.address ? { name: fromName, address: parsed.address } : env.MAIL_FROM;
+}
 
 let smtpTransport: Transporter | undefined;
 let outboxTransport: Transporter<StreamTransport.SentMessageInfo> | undefined;
@@ -51,7 +60,7 @@ function getOutboxTransport() {
 
 export async function sendEmail(email: OutgoingEmail): Promise<{ messageId: string }> {
   const message = {
-    from: env.MAIL_FROM,
+    from: fromHeader(email.fromName),
     to: email.to,
     cc: email.cc,
     replyTo: email.replyTo,

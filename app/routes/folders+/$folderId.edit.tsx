@@ -18,6 +18,7 @@ import {
   recipientsOf,
   updateFolder,
 } from "~/utils/folders.server";
+import { refreshFolderSubscription } from "~/utils/recipients.server";
 import { requireUser } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
 
@@ -51,6 +52,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
   }
   try {
     updateFolder(user.id, folderId, submission.value);
+    // New recipients can make a fully unsubscribed folder sendable again.
+    refreshFolderSubscription(folderId);
   } catch (error) {
     if (error instanceof FolderRuleError) {
       return data({ result: submission.reply({ formErrors: [error.message] }) }, { status: 400 });

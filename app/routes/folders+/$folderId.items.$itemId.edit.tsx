@@ -55,7 +55,12 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     itemId: item.id,
     type: item.type,
     values,
-    files: item.fileNames.map((name, index) => ({ name, size: item.fileSizes[index] ?? 0 })),
+    files: item.fileNames.map((name, index) => ({
+      // Unique, unlike name and size; the item list shows the same keys.
+      key: item.filePaths[index] ?? `${index}`,
+      name,
+      size: item.fileSizes[index] ?? 0,
+    })),
     recipientNames: recipientsOf(folder).map((recipient) => recipient.name),
   };
 }
@@ -120,7 +125,7 @@ export default function EditItem() {
           <ul className="mt-2 divide-y divide-stone-200 rounded-lg border border-stone-200">
             {files.map((file, index) => (
               <li
-                key={`${file.name}-${file.size}`}
+                key={file.key}
                 className="flex items-center justify-between gap-2 px-3 py-2 text-sm"
               >
                 <span className="min-w-0 truncate">
@@ -153,6 +158,7 @@ export default function EditItem() {
         </section>
       ) : null}
       <ItemForm
+        key={itemId}
         type={type}
         mode="edit"
         lastResult={actionData?.result}

@@ -1,0 +1,208 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, useLoaderData } from "@remix-run/react";
+import { and, asc, eq, isNull } from "drizzle-orm";
+import { db } from "#db/client.server";
+import { contentItems } from "#db/schema";
+import {
+  attachmentsFor,
+  GMAIL_CLIP_BYTES,
+  personalize,
+  type RenderedNewsletter,
+  renderNewsletter,
+} from "#emails/newsletter.server";
+import { Dialog } from "~/components/dialog";
+import { CsrfInput, SubmitButton } from "~/components/forms";
+import { readProtectedForm } from "~/utils/csrf.server";
+import { notFoundOnForeignFolder, parseFolderId } from "~/utils/folder-params.server";
+import { type Folder, getFolder, recipientsOf } from "~/utils/folders.server";
+import { formatBytes } from "~/utils/format";
+import { sendEmail } from "~/utils/mailer.server";
+import { folderSizeLimit } from "~/utils/quota.server";
+import { requireUser, type SessionUser } from "~/utils/session.server";
+import { redirectWithToast } from "~/utils/toast.server";
+
+/**
+ * Email Preview: the folder's next newsletter exactly as it would be sent now
+ * (same renderer as the send engine), addressed to the sender, and a "Send me
+ * a test" button that mails that copy to the sender alone. Neither changes
+ * anything in the folder: no ledger entry, no item marked sent.
+ */
+
+export const meta: MetaFunction = () => [{ title: "Email Preview · Thoughtfully" }];
+
+/** Stands in for the recipient's own unsubscribe link, in the preview and the test. */
+const PREVIEW_UNSUBSCRIBE_URL = "#unsubscribe-preview";
+
+/** The items the next send would carry: unsent, in the folder's order. The caller checked ownership. */
+function unsentItems(folderId: number) {
+  return db
+    .select()
+    .from(contentItems)
+    .where(and(eq(contentItems.folderId, folderId), isNull(contentItems.sentAt)))
+    .orderBy(asc(contentItems.sortOrder), asc(contentItems.id))
+    .all();
+}
+
+function renderFor(folder: Folder, user: SessionUser) {
+  const items = unsentItems(folder.id);
+  if (items.length === 0) return null;
+  const rendered = renderNewsletter({
+    folder: { id: folder.id, name: folder.name, personalSignoff: folder.personalSignoff },
+    sender: { firstName: user.firstName, lastName: user.lastName, email: user.email },
+    items,
+  });
+  const bodies = personalize(rendered, {
+    email: user.email,
+    unsubscribeUrl: PREVIEW_UNSUBSCRIBE_URL,
+  });
+  return { rendered, ...bodies };
+}
+
+/**
+ * The preview copy only: a page cannot show `cid:` images, so photos point at
+ * the file route, which serves them to their owner (the one looking).
+ */
+function withViewableImages(html: string, attachments: RenderedNewsletter["attachments"]) {
+  let result = html;
+  for (const attachment of attachments) {
+    if (!attachment.cid) continue;
+    result = result.replaceAll(
+      `src="cid:${attachment.cid}"`,
+      `src="/files/${encodeURIComponent(attachment.storageKey)}"`,
+    );
+  }
+  return result;
+}
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  const folder = notFoundOnForeignFolder(() => getFolder(user.id, parseFolderId(params.folderId)));
+  const base = { folderId: folder.id, senderEmail: user.email, canSendTest: user.emailVerified };
+  const preview = renderFor(folder, user);
+  if (!preview) return { ...base, preview: null };
+  const { rendered, html } = preview;
+  const limitBytes = folderSizeLimit(recipientsOf(folder));
+  return {
+    ...base,
+    preview: {
+      subject: rendered.subject,
+      html: withViewableImages(html, rendered.attachments),
+      htmlBytes: rendered.htmlBytes,
+      totalBytes: rendered.totalBytes,
+      attachmentCount: rendered.attachments.length,
+      limitBytes,
+      overLimit: rendered.totalBytes > limitBytes,
+      clipped: rendered.htmlBytes > GMAIL_CLIP_BYTES,
+    },
+  };
+}
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const folderId = parseFolderId(params.folderId);
+  await readProtectedForm(request);
+  const folder = notFoundOnForeignFolder(() => getFolder(user.id, folderId));
+  const back = `/folders/${folder.id}/preview`;
+  // An unconfirmed address may not be the user's: never mail it content.
+  if (!user.emailVerified) {
+    return redirectWithToast(back, {
+      title: "Confirm your e-mail address first",
+      description: "Test e-mails go to your address once it is confirmed.",
+      variant: "destructive",
+    });
+  }
+  const preview = renderFor(folder, user);
+  if (!preview) {
+    return redirectWithToast(back, {
+      title: "Nothing to send yet",
+      description: "Add something to this folder first.",
+      variant: "destructive",
+    });
+  }
+  const { rendered, html, text } = preview;
+  try {
+    await sendEmail({
+      to: user.email,
+      subject: `[Test] ${rendered.subject}`,
+      html,
+      text,
+      replyTo: user.email,
+      attachments: attachmentsFor(rendered),
+    });
+  } catch (error) {
+    console.error(`Test e-mail for folder ${folder.id} failed:`, error);
+    return redirectWithToast(back, {
+      title: "The test e-mail could not be sent",
+      description: "Please try again in a few minutes.",
+      variant: "destructive",
+    });
+  }
+  return redirectWithToast(back, { title: `Test sent to ${user.email}` });
+}
+
+export default function EmailPreview() {
+  const { folderId, senderEmail, canSendTest, preview } = useLoaderData<typeof loader>();
+  return (
+    <Dialog title="Email Preview" closeTo={`/folders/${folderId}`}>
+      {preview ? (
+        <div className="space-y-4">
+          <p className="text-sm text-stone-700">
+            Subject: <span className="font-medium text-stone-900">{preview.subject}</span>
+          </p>
+          {/*
+            Sandboxed: no scripts, forms, pop-ups or top navigation. allow-same-origin
+            only so the frame's image requests carry the session cookie (an opaque
+            origin gets none, and /files/… serves the owner only); without
+            allow-scripts nothing in the frame can use that origin.
+          */}
+          <iframe
+            sandbox="allow-same-origin"
+            srcDoc={preview.html}
+            title="Email preview"
+            className="h-[55vh] w-full rounded-lg border border-stone-200 bg-white"
+          />
+          <p className="text-sm text-stone-700">
+            Email size: {formatBytes(preview.htmlBytes)} · with{" "}
+            {preview.attachmentCount === 1
+              ? "1 attachment"
+              : `${preview.attachmentCount} attachments`}
+            : {formatBytes(preview.totalBytes)}
+          </p>
+          {preview.overLimit ? (
+            <p
+              role="alert"
+              className="rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800"
+            >
+              This e-mail ({formatBytes(preview.totalBytes)}) is larger than this folder's limit of{" "}
+              {formatBytes(preview.limitBytes)}. Remove some photos or files so it can be sent.
+            </p>
+          ) : null}
+          {preview.clipped ? (
+            <p className="rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900">
+              This e-mail is long: Gmail shows about the first 100 KB and hides the rest behind
+              "View entire message".
+            </p>
+          ) : null}
+          <div className="flex flex-col gap-2 border-t border-stone-200 pt-4">
+            <Form method="post" preventScrollReset>
+              <CsrfInput />
+              <SubmitButton pendingText="Sending..." className="btn-primary w-full sm:w-auto">
+                Send me a test
+              </SubmitButton>
+            </Form>
+            <p className="text-xs text-stone-600">
+              {canSendTest
+                ? `Sends this e-mail to you only (${senderEmail}). Nothing in the folder changes.`
+                : "Confirm your e-mail address to send yourself a test."}
+            </p>
+          </div>
+        </div>
+      ) : (
+        <p className="text-sm text-stone-700">
+          This folder is empty, so there is nothing to preview yet. Add a link, a musing, a photo or
+          a file, and you will see here the e-mail your recipients will get.
+        </p>
+      )}
+    </Dialog>
+  );
+}

@@ -1,0 +1,166 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, Link, useLoaderData } from "@remix-run/react";
+import { Dialog } from "~/components/dialog";
+import { CsrfInput } from "~/components/forms";
+import { readProtectedForm } from "~/utils/csrf.server";
+import { notFoundOnForeignFolder, parseFolderId } from "~/utils/folder-params.server";
+import { FolderNotFoundError, getFolder } from "~/utils/folders.server";
+import {
+  RecipientRuleError,
+  type RecipientState,
+  recipientStates,
+  requestResubscription,
+  type UnsubscribeReason,
+} from "~/utils/recipients.server";
+import { requireUser } from "~/utils/session.server";
+import { redirectWithToast } from "~/utils/toast.server";
+
+/**
+ * The folder's recipients with their status. The sender cannot re-subscribe
+ * anyone; for an unsubscribed recipient they can have one e-mail sent with a
+ * link the recipient must click themselves (once per 30 days).
+ */
+export const meta: MetaFunction = () => [{ title: "Recipients · Thoughtfully" }];
+
+const REASON_LABELS: Record<UnsubscribeReason, string> = {
+  unknown: "no reason given",
+  not_interested: "not interested",
+  too_frequent: "too frequent",
+  other: "another reason",
+};
+
+function statusLines(state: RecipientState, day: (date: Date | null) => string) {
+  const lines: string[] = [];
+  if (state.status === "unsubscribed") {
+    const from = state.scope === "everything" ? " from everything on Thoughtfully" : "";
+    lines.push(
+      `Unsubscribed${from} on ${day(state.unsubscribedAt)} (${REASON_LABELS[state.unsubscribeReason ?? "unknown"]})`,
+    );
+    if (state.resubscribeRequestedAt) {
+      lines.push(`Re-subscription requested on ${day(state.resubscribeRequestedAt)}`);
+    }
+  } else if (state.status === "bounced") {
+    lines.push(
+      `Bounced on ${day(state.lastBounceAt)}${state.bounceReason ? `: ${state.bounceReason}` : ""}`,
+    );
+  }
+  return lines;
+}
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  const folder = notFoundOnForeignFolder(() => getFolder(user.id, parseFolderId(params.folderId)));
+  const format = new Intl.DateTimeFormat("en-US", {
+    timeZone: user.timeZone,
+    month: "short",
+    day: "numeric",
+    year: "numeric",
+  });
+  const day = (date: Date | null) => (date ? format.format(date) : "an unknown date");
+  return {
+    folderId: folder.id,
+    folderName: folder.name,
+    recipients: recipientStates(folder.id).map((state) => ({
+      name: state.name,
+      email: state.email,
+      status: state.status,
+      lines: statusLines(state, day),
+    })),
+  };
+}
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const folderId = parseFolderId(params.folderId);
+  const formData = await readProtectedForm(request);
+  const email = formData.get("email");
+  if (formData.get("intent") !== "request-resubscription" || typeof email !== "string") {
+    throw new Response("Bad Request", { status: 400 });
+  }
+  const back = `/folders/${folderId}/recipients`;
+  try {
+    await requestResubscription(user.id, folderId, email);
+  } catch (error) {
+    if (error instanceof FolderNotFoundError) throw new Response("Not Found", { status: 404 });
+    if (!(error instanceof RecipientRuleError)) console.error(error);
+    return redirectWithToast(back, {
+      title: "Request Failed",
+      description:
+        error instanceof RecipientRuleError
+          ? error.message
+          : "The e-mail could not be sent. Please try again later.",
+      variant: "destructive",
+    });
+  }
+  return redirectWithToast(back, {
+    title: "Request sent",
+    description: `We e-mailed ${email} a link to re-subscribe. Nothing changes unless they click it.`,
+  });
+}
+
+const STATUS_BADGES = {
+  active: ["Active", "bg-brand-50 text-brand-900 border-brand-200"],
+  unsubscribed: ["Unsubscribed", "bg-amber-50 text-amber-900 border-amber-200"],
+  bounced: ["Bounced", "bg-red-50 text-red-800 border-red-200"],
+} as const;
+
+export default function FolderRecipients() {
+  const { folderId, folderName, recipients } = useLoaderData<typeof loader>();
+  return (
+    <Dialog title={`Recipients of "${folderName}"`} closeTo={`/folders/${folderId}`}>
+      {recipients.length === 0 ? (
+        <p className="text-sm text-stone-700">This folder has no recipients yet.</p>
+      ) : (
+        <ul className="divide-y divide-stone-200">
+          {recipients.map((recipient) => {
+            const [label, badgeClass] = STATUS_BADGES[recipient.status];
+            return (
+              <li key={recipient.email} className="py-3">
+                <div className="flex flex-wrap items-start justify-between gap-2">
+                  <div className="min-w-0">
+                    <p className="font-medium text-stone-900">{recipient.name}</p>
+                    <p className="break-all text-sm text-stone-700">{recipient.email}</p>
+                  </div>
+                  <span
+                    className={`rounded-full border px-2 py-0.5 text-xs font-semibold ${badgeClass}`}
+                  >
+                    {label}
+                  </span>
+                </div>
+                {recipient.lines.map((line) => (
+                  <p key={line} className="mt-1 text-xs text-stone-700">
+                    {line}
+                  </p>
+                ))}
+                {recipient.status === "unsubscribed" ? (
+                  <Form method="post" className="mt-2" preventScrollReset>
+                    <CsrfInput />
+                    <input type="hidden" name="email" value={recipient.email} />
+                    <button
+                      type="submit"
+                      name="intent"
+                      value="request-resubscription"
+                      aria-label={`Request re-subscription from ${recipient.name}`}
+                      className="btn-secondary px-3 py-1.5"
+                    >
+                      Request re-subscription
+                    </button>
+                  </Form>
+                ) : null}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      <p className="mt-4 text-xs text-stone-600">
+        Recipients who unsubscribed get nothing from this folder. Asking them back sends one e-mail
+        with a link they must click themselves; you can ask once every 30 days.
+      </p>
+      <div className="mt-4 flex justify-end">
+        <Link to={`/folders/${folderId}`} className="btn-secondary" preventScrollReset>
+          Close
+        </Link>
+      </div>
+    </Dialog>
+  );
+}

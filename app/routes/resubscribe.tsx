@@ -1,0 +1,140 @@
+import {
+  type ActionFunctionArgs,
+  data,
+  type HeadersFunction,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { useEffect, useRef } from "react";
+import { AuthCard } from "~/components/auth-card";
+import { CsrfInput, FormAlert, SubmitButton } from "~/components/forms";
+import { readProtectedForm } from "~/utils/csrf.server";
+import { isValidResubscribeToken, readLinkParams } from "~/utils/recipient-links.server";
+import { folderForRecipient, resubscribe, UnknownFolderError } from "~/utils/recipients.server";
+
+/**
+ * /resubscribe?email=&folder=&token= — the link of the one e-mail a sender
+ * can have sent to a recipient who unsubscribed. Opening it changes nothing
+ * (mail scanners follow links); the "Re-subscribe" button does, and with
+ * JavaScript the page presses it once by itself, as the spec's "runs the
+ * re-subscribe call at once" asks.
+ */
+const INVALID = "Invalid re-subscription link";
+const FAILED = "Failed to re-subscribe";
+
+export const meta: MetaFunction = () => [
+  { title: "Re-subscribe · Thoughtfully" },
+  { name: "robots", content: "noindex" },
+];
+
+export const headers: HeadersFunction = ({ parentHeaders }) => {
+  const headers = new Headers(parentHeaders);
+  headers.set("Cache-Control", "no-store");
+  return headers;
+};
+
+function validLink(source: { get(name: string): unknown }) {
+  const link = readLinkParams(source);
+  return link && isValidResubscribeToken(link.email, link.folderId, link.token) ? link : null;
+}
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const link = validLink(new URL(request.url).searchParams);
+  if (!link) return data({ state: "error" as const }, { status: 400 });
+  const folder = folderForRecipient(link.folderId);
+  if (!folder) return data({ state: "error" as const }, { status: 404 });
+  return data({
+    state: "ready" as const,
+    ...link,
+    folderName: folder.folderName,
+    senderName: folder.senderName,
+  });
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const form = await readProtectedForm(request);
+  const link = validLink(form);
+  if (!link) return data({ state: "error" as const }, { status: 400 });
+  try {
+    resubscribe(link.folderId, link.email);
+  } catch (error) {
+    if (error instanceof UnknownFolderError) {
+      return data({ state: "error" as const }, { status: 404 });
+    }
+    console.error(error);
+    return data({ state: "failed" as const }, { status: 500 });
+  }
+  return data({ state: "success" as const });
+}
+
+export default function ResubscribePage() {
+  const loaderData = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const formRef = useRef<HTMLFormElement>(null);
+  const autoSubmitted = useRef(false);
+  const ready = loaderData.state === "ready" && !actionData;
+
+  // With JavaScript the page re-subscribes by itself, once, after it is shown.
+  useEffect(() => {
+    if (!ready || autoSubmitted.current) return;
+    autoSubmitted.current = true;
+    formRef.current?.requestSubmit();
+  }, [ready]);
+
+  if (loaderData.state === "error" || actionData?.state === "error") {
+    return (
+      <AuthCard title="Re-subscribe" description={<p role="alert">{INVALID}</p>}>
+        <p className="text-sm text-stone-700">
+          Please use the link from the most recent invitation e-mail, exactly as it is.
+        </p>
+        <Link to="/" className="btn-secondary mt-5 w-full">
+          Go to Thoughtfully
+        </Link>
+      </AuthCard>
+    );
+  }
+  const { folderId, email, token, folderName, senderName } = loaderData;
+
+  if (actionData?.state === "success") {
+    return (
+      <AuthCard
+        title={`You're back on the list for ${folderName}`}
+        description={
+          <p role="status">
+            {`${email} will receive "${folderName}" from ${senderName} again, starting with the next delivery. Every e-mail has a link to unsubscribe whenever you like.`}
+          </p>
+        }
+      >
+        <Link to="/" className="btn-secondary w-full">
+          Go to Thoughtfully
+        </Link>
+      </AuthCard>
+    );
+  }
+
+  return (
+    <AuthCard
+      title="Re-subscribe"
+      description={
+        <p>{`${senderName} would like to keep sharing "${folderName}" with you at ${email}.`}</p>
+      }
+    >
+      <Form method="post" ref={formRef}>
+        {actionData?.state === "failed" ? (
+          <div className="mb-4">
+            <FormAlert errors={[FAILED]} />
+          </div>
+        ) : null}
+        <CsrfInput />
+        <input type="hidden" name="folder" value={folderId} />
+        <input type="hidden" name="email" value={email} />
+        <input type="hidden" name="token" value={token} />
+        <SubmitButton pendingText="Re-subscribing...">Re-subscribe</SubmitButton>
+      </Form>
+      <p className="mt-3 text-center text-sm text-stone-600">
+        Nothing happening? Press the button to receive "{folderName}" again.
+      </p>
+    </AuthCard>
+  );
+}

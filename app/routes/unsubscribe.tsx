@@ -1,0 +1,245 @@
+import {
+  type ActionFunctionArgs,
+  data,
+  type HeadersFunction,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { AuthCard } from "~/components/auth-card";
+import { FormAlert, SubmitButton } from "~/components/forms";
+import { isValidUnsubscribeToken, readLinkParams } from "~/utils/recipient-links.server";
+import {
+  folderForRecipient,
+  isUnsubscribeReason,
+  UnknownFolderError,
+  type UnsubscribeScope,
+  unsubscribe,
+} from "~/utils/recipients.server";
+
+/**
+ * /unsubscribe?folder=&email=&token= — the recipient's link from every
+ * e-mail. Reading it changes nothing; the page's form unsubscribes. Mail apps
+ * that honour List-Unsubscribe-Post (RFC 8058) post `List-Unsubscribe=One-Click`
+ * to the same URL and get an empty 200.
+ *
+ * No CSRF token here (see app/utils/csrf-coverage.test.ts): mail apps post
+ * without one, and the signed link is the proof. The worst a forged
+ * cross-site post can do is what the link itself already allows.
+ */
+const INVALID = "Invalid unsubscribe link";
+const FAILED = "Failed to unsubscribe. Please try again.";
+/** Asks app/entry.server.tsx for a response without a page (the one-click answer). */
+const EMPTY_BODY_HEADER = "X-Empty-Body";
+
+const REASONS = [
+  ["unknown", "Prefer not to say"],
+  ["not_interested", "I'm not interested any more"],
+  ["too_frequent", "The e-mails come too often"],
+  ["other", "Another reason"],
+] as const;
+
+export const meta: MetaFunction = () => [
+  { title: "Unsubscribe · Thoughtfully" },
+  { name: "robots", content: "noindex" },
+];
+
+export const headers: HeadersFunction = ({ actionHeaders, parentHeaders }) => {
+  const headers = new Headers(parentHeaders);
+  if (actionHeaders.has(EMPTY_BODY_HEADER)) headers.set(EMPTY_BODY_HEADER, "1");
+  headers.set("Cache-Control", "no-store");
+  return headers;
+};
+
+function validLink(source: { get(name: string): unknown }) {
+  const link = readLinkParams(source);
+  return link && isValidUnsubscribeToken(link.folderId, link.email, link.token) ? link : null;
+}
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const link = validLink(new URL(request.url).searchParams);
+  if (!link) return data({ state: "error" as const }, { status: 400 });
+  const folder = folderForRecipient(link.folderId);
+  if (!folder) return data({ state: "error" as const }, { status: 404 });
+  return data({
+    state: "form" as const,
+    ...link,
+    folderName: folder.folderName,
+    senderName: folder.senderName,
+  });
+}
+
+function oneClickAnswer(status: number) {
+  return data(null, { status, headers: { [EMPTY_BODY_HEADER]: "1" } });
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const url = new URL(request.url);
+  const form = await request.formData().catch(() => new FormData());
+
+  // RFC 8058: the body says only "One-Click"; the link's query names the recipient.
+  if (form.get("List-Unsubscribe") === "One-Click") {
+    const link = validLink(url.searchParams);
+    if (!link) return oneClickAnswer(400);
+    try {
+      unsubscribe({ folderId: link.folderId, email: link.email, scope: "folder", request });
+      return oneClickAnswer(200);
+    } catch (error) {
+      if (error instanceof UnknownFolderError) return oneClickAnswer(404);
+      console.error(error);
+      return oneClickAnswer(500);
+    }
+  }
+
+  const link = validLink({ get: (name: string) => form.get(name) ?? url.searchParams.get(name) });
+  if (!link) return data({ state: "error" as const }, { status: 400 });
+  const reason = form.get("reason");
+  const scope: UnsubscribeScope = form.get("scope") === "everything" ? "everything" : "folder";
+  try {
+    unsubscribe({
+      folderId: link.folderId,
+      email: link.email,
+      reason: isUnsubscribeReason(reason) ? reason : "unknown",
+      scope,
+      request,
+    });
+  } catch (error) {
+    if (error instanceof UnknownFolderError) {
+      return data({ state: "error" as const }, { status: 404 });
+    }
+    console.error(error);
+    return data({ state: "failed" as const }, { status: 500 });
+  }
+  return data({ state: "success" as const, scope });
+}
+
+const radioClass = "mt-0.5 h-4 w-4 border-stone-400 text-brand-700";
+
+function InvalidLink() {
+  return (
+    <AuthCard title="Unsubscribe" description={<p role="alert">{INVALID}</p>}>
+      <p className="text-sm text-stone-700">
+        Please use the unsubscribe link from the most recent e-mail you received, exactly as it is.
+      </p>
+      <Link to="/" className="btn-secondary mt-5 w-full">
+        Go to Thoughtfully
+      </Link>
+    </AuthCard>
+  );
+}
+
+export default function UnsubscribePage() {
+  const loaderData = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+
+  if (loaderData.state === "error" || actionData?.state === "error") return <InvalidLink />;
+  const { folderId, email, token, folderName, senderName } = loaderData;
+
+  if (actionData?.state === "success") {
+    return (
+      <AuthCard
+        title="You're unsubscribed"
+        description={
+          <>
+            <p role="status">
+              {actionData.scope === "everything"
+                ? `${email} will no longer receive any e-mail sent through Thoughtfully, from ${senderName} or anyone else.`
+                : `${email} will no longer receive "${folderName}" from ${senderName}.`}
+            </p>
+            <p>
+              {senderName} can see that you unsubscribed, but not why. They can only ask you back by
+              having us send you one e-mail with a link, and nothing changes unless you click it and
+              confirm yourself.
+            </p>
+          </>
+        }
+      >
+        <Link to="/" className="btn-secondary w-full">
+          Go to Thoughtfully
+        </Link>
+      </AuthCard>
+    );
+  }
+
+  return (
+    <AuthCard
+      title="Unsubscribe"
+      description={
+        <>
+          <p>
+            Thoughtfully lets people save links, notes and photos and send them to friends and
+            family as one calm e-mail.
+          </p>
+          <p>
+            <strong className="font-semibold text-stone-900">{senderName}</strong>
+            {` sends you "${folderName}" at `}
+            <span className="break-all">{email}</span>.
+          </p>
+        </>
+      }
+    >
+      <Form method="post" className="space-y-5">
+        {actionData?.state === "failed" ? <FormAlert errors={[FAILED]} /> : null}
+        <input type="hidden" name="folder" value={folderId} />
+        <input type="hidden" name="email" value={email} />
+        <input type="hidden" name="token" value={token} />
+        <fieldset>
+          <legend className="text-sm font-medium text-stone-800">
+            Why are you unsubscribing? (optional)
+          </legend>
+          <div className="mt-2 space-y-2">
+            {REASONS.map(([value, label]) => (
+              <label key={value} className="flex items-start gap-2 text-sm text-stone-800">
+                <input
+                  type="radio"
+                  name="reason"
+                  value={value}
+                  defaultChecked={value === "unknown"}
+                  className={radioClass}
+                />
+                {label}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <fieldset>
+          <legend className="text-sm font-medium text-stone-800">Unsubscribe from</legend>
+          <div className="mt-2 space-y-2">
+            <label className="flex items-start gap-2 text-sm text-stone-800">
+              <input
+                type="radio"
+                name="scope"
+                value="folder"
+                defaultChecked
+                className={radioClass}
+              />
+              <span>
+                Only this folder
+                <span className="block text-xs text-stone-600">
+                  You stop receiving "{folderName}" from {senderName}.
+                </span>
+              </span>
+            </label>
+            <label className="flex items-start gap-2 text-sm text-stone-800">
+              <input type="radio" name="scope" value="everything" className={radioClass} />
+              <span>
+                Everything from Thoughtfully
+                <span className="block text-xs text-stone-600">
+                  No e-mail from anyone who uses Thoughtfully reaches this address.
+                </span>
+              </span>
+            </label>
+          </div>
+        </fieldset>
+        <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+          <Link to="/" className="btn-secondary">
+            Cancel
+          </Link>
+          <SubmitButton pendingText="Unsubscribing..." className="btn-primary">
+            Unsubscribe
+          </SubmitButton>
+        </div>
+      </Form>
+    </AuthCard>
+  );
+}

@@ -1,0 +1,106 @@
+import crypto from "node:crypto";
+import { env } from "~/utils/env.server";
+
+/**
+ * Signed links for recipients, who have no account: the HMAC (SESSION_SECRET)
+ * over the folder and the lower-cased address is the only proof a request
+ * needs. Nothing is stored per link, so every e-mail carries a working link
+ * for as long as the secret stays the same; rotating SESSION_SECRET
+ * invalidates every link already sent.
+ *
+ * The two purposes are prefixed ("unsubscribe:", "resubscribe:") so a token
+ * made for one can never be used for the other.
+ */
+function sign(message: string) {
+  return crypto.createHmac("sha256", env.SESSION_SECRET).update(message).digest("base64url");
+}
+
+function constantTimeEqual(expected: string, given: string) {
+  const left = Buffer.from(expected);
+  const right = Buffer.from(given);
+  return left.length === right.length && crypto.timingSafeEqual(left, right);
+}
+
+function normalize(email: string) {
+  return email.trim().toLowerCase();
+}
+
+export function unsubscribeToken(folderId: number, email: string) {
+  return sign(`unsubscribe:${folderId}:${normalize(email)}`);
+}
+
+export function isValidUnsubscribeToken(folderId: number, email: string, token: string) {
+  return constantTimeEqual(unsubscribeToken(folderId, email), token);
+}
+
+/** The recipient's link (in the e-mail body and in List-Unsubscribe, where RFC 8058 posts to it). */
+export function unsubscribeUrl(folderId: number, email: string) {
+  const address = normalize(email);
+  const query = new URLSearchParams({
+    folder: String(folderId),
+    email: address,
+    token: unsubscribeToken(folderId, address),
+  });
+  return `${env.APP_URL}/unsubscribe?${query}`;
+}
+
+/** The bare address of MAIL_FROM ("Thoughtfully <hello@example.com>" → "hello@example.com"). */
+function mailFromAddress() {
+  const angled = /<([^>]+)>/.exec(env.MAIL_FROM);
+  return (angled?.[1] ?? env.MAIL_FROM).trim();
+}
+
+/**
+ * The mailto: half of List-Unsubscribe, for mail apps that only offer
+ * unsubscribing by e-mail. It goes to the MAIL_FROM address with the subject
+ * `unsubscribe-<folderId>-<token>`; the address is not repeated in it because
+ * the message's own From is the recipient. Whoever handles that mailbox (today
+ * nobody reads it automatically: an operator, or a future inbound hook) checks
+ * the token with isValidUnsubscribeToken(folderId, from, token) and then calls
+ * unsubscribe() for that folder. Mail apps that support RFC 8058 use the https
+ * link instead, which works without anyone reading mail.
+ */
+export function unsubscribeMailto(folderId: number, email: string) {
+  const subject = `unsubscribe-${folderId}-${unsubscribeToken(folderId, email)}`;
+  return `mailto:${mailFromAddress()}?subject=${encodeURIComponent(subject)}`;
+}
+
+export function resubscribeToken(email: string, folderId: number) {
+  return sign(`resubscribe:${folderId}:${normalize(email)}`);
+}
+
+export function isValidResubscribeToken(email: string, folderId: number, token: string) {
+  return constantTimeEqual(resubscribeToken(email, folderId), token);
+}
+
+/** The link of the re-subscription request e-mail; opening it changes nothing until its button is pressed. */
+export function resubscribeUrl(email: string, folderId: number) {
+  const address = normalize(email);
+  const query = new URLSearchParams({
+    email: address,
+    folder: String(folderId),
+    token: resubscribeToken(address, folderId),
+  });
+  return `${env.APP_URL}/resubscribe?${query}`;
+}
+
+/**
+ * Reads folder, email and token from a link's query (or a posted copy of it).
+ * Returns null unless all three are present, the folder is a positive whole
+ * number and the address looks like one; the token is checked by the caller.
+ */
+export function readLinkParams(source: { get(name: string): unknown }) {
+  const text = (name: string) => {
+    const value = source.get(name);
+    return typeof value === "string" ? value.trim() : "";
+  };
+  const folderText = text("folder");
+  const email = normalize(text("email"));
+  const token = text("token");
+  const folderId = /^\d{1,15}$/.test(folderText) ? Number(folderText) : Number.NaN;
+  if (!Number.isSafeInteger(folderId) || folderId <= 0) return null;
+  if (!email || email.length > 320 || !email.includes("@") || !token || token.length > 100) {
+    return null;
+  }
+  return { folderId, email, token };
+}

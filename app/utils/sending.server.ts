@@ -1,0 +1,491 @@
+import crypto from "node:crypto";
+import os from "node:os";
+import { and, asc, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
+import { db, writeTransaction } from "#db/client.server";
+import {
+  contentItems,
+  emailAttempts,
+  emailDeliveries,
+  folders,
+  sendLedger,
+  sendLedgerRecipients,
+  users,
+} from "#db/schema";
+import {
+  attachmentsFor,
+  personalize,
+  type RenderedNewsletter,
+  renderNewsletter,
+} from "#emails/newsletter.server";
+import { env } from "~/utils/env.server";
+import { type Folder, reconcileStoragePause } from "~/utils/folders.server";
+import { sendEmail } from "~/utils/mailer.server";
+import { unsubscribeMailto, unsubscribeUrl } from "~/utils/recipient-links.server";
+import { activeRecipients, markBounced } from "~/utils/recipients.server";
+import { nextSendAt, occurrenceKey } from "~/utils/schedule.server";
+import { deleteStoredFiles } from "~/utils/uploads.server";
+
+/**
+ * Sending a folder, exactly once per occurrence.
+ *
+ * A send is a row in `send_ledger`, unique per (folder, occurrence), created
+ * together with one `send_ledger_recipients` row per address. Whoever holds
+ * the ledger's claim (a lease, so a crashed process's claim expires) sends to
+ * the recipients still pending and marks each one sent right after the SMTP
+ * server accepts it. A restart or a second scheduler finds the same ledger
+ * and only the addresses still pending. When none is pending, the items are
+ * marked sent, their files deleted and the next send computed.
+ *
+ * SMTP has no two-phase commit: a crash between the server's "250 OK" and our
+ * write would send that one message again. Each message has a Message-ID
+ * derived from the ledger and the address, so the copy is recognisably the
+ * same message (mail systems drop duplicates by it).
+ */
+const LEASE_MS = 5 * 60 * 1000;
+/** Transient failures: three tries after the first, about an hour in all. */
+export const RETRY_DELAYS_MS = [5 * 60 * 1000, 20 * 60 * 1000, 35 * 60 * 1000];
+
+const workerId = `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString("hex")}`;
+
+/**
+ * A claim held by a process of this machine that no longer exists (killed,
+ * crashed) is free at once; one from elsewhere waits out the lease.
+ */
+function holderIsGone(claimedBy: string | null) {
+  if (!claimedBy) return true;
+  const [host, pid] = claimedBy.split(":");
+  if (host !== os.hostname() || !pid) return false;
+  try {
+    process.kill(Number(pid), 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
+}
+
+type Ledger = typeof sendLedger.$inferSelect;
+
+export class SendRuleError extends Error {}
+
+function appHost() {
+  return new URL(env.APP_URL).hostname || "thoughtfully.local";
+}
+
+function unsentItems(folderId: number) {
+  return db
+    .select()
+    .from(contentItems)
+    .where(and(eq(contentItems.folderId, folderId), isNull(contentItems.sentAt)))
+    .orderBy(asc(contentItems.sortOrder), asc(contentItems.id))
+    .all();
+}
+
+function senderOf(folder: Folder) {
+  const sender = db.select().from(users).where(eq(users.id, folder.userId)).get();
+  if (!sender) throw new Error(`Folder ${folder.id} has no owner`);
+  return sender;
+}
+
+/**
+ * Creates the ledger for this folder and occurrence, or returns the one that
+ * exists. Returns null when there is nothing to send (no items or nobody to
+ * send to): the occurrence is recorded as skipped.
+ */
+export function openLedger(
+  folderId: number,
+  key: string,
+  trigger: Ledger["trigger"],
+  now: Date,
+): Ledger | null {
+  return writeTransaction((tx) => {
+    const existing = tx
+      .select()
+      .from(sendLedger)
+      .where(and(eq(sendLedger.folderId, folderId), eq(sendLedger.occurrenceKey, key)))
+      .get();
+    if (existing) return existing.status === "sending" ? existing : null;
+    const folder = tx.select().from(folders).where(eq(folders.id, folderId)).get();
+    if (!folder) return null;
+    const sender = senderOf(folder);
+    const items = unsentItems(folder.id);
+    const recipients = activeRecipients(folder);
+    const status = items.length === 0 || recipients.length === 0 ? "skipped" : "sending";
+    const ledger = tx
+      .insert(sendLedger)
+      .values({
+        folderId: folder.id,
+        occurrenceKey: key,
+        trigger,
+        status,
+        itemIds: items.map((item) => item.id),
+        completedAt: status === "skipped" ? now : null,
+      })
+      .returning()
+      .get();
+    if (trigger === "schedule") {
+      // The occurrence is taken: the folder's clock moves on at once, so a
+      // later tick never picks this occurrence again, sent or skipped.
+      tx.update(folders)
+        .set({ nextSendAt: nextSendAt(folder, sender.timeZone, now, folder.lastSentAt) })
+        .where(eq(folders.id, folder.id))
+        .run();
+    }
+    if (status === "skipped") return null;
+    const rows: (typeof sendLedgerRecipients.$inferInsert)[] = recipients.map((recipient) => ({
+      ledgerId: ledger.id,
+      email: recipient.email.toLowerCase(),
+      kind: "recipient",
+    }));
+    if (folder.ccSender)
+      rows.push({ ledgerId: ledger.id, email: sender.email, kind: "cc" as const });
+    tx.insert(sendLedgerRecipients).values(rows).onConflictDoNothing().run();
+    return ledger;
+  });
+}
+
+/** Takes the ledger's lease if it is free, expired, or held by a process that is gone. */
+function claim(ledgerId: number, now: Date) {
+  return writeTransaction((tx) => {
+    const ledger = tx.select().from(sendLedger).where(eq(sendLedger.id, ledgerId)).get();
+    if (!ledger || ledger.status !== "sending") return false;
+    const expired = !ledger.claimedAt || ledger.claimedAt.getTime() <= now.getTime() - LEASE_MS;
+    if (!expired && !holderIsGone(ledger.claimedBy)) return false;
+    tx.update(sendLedger)
+      .set({ claimedBy: workerId, claimedAt: now })
+      .where(eq(sendLedger.id, ledgerId))
+      .run();
+    return true;
+  });
+}
+
+function release(ledgerId: number) {
+  db.update(sendLedger)
+    .set({ claimedBy: null, claimedAt: null })
+    .where(and(eq(sendLedger.id, ledgerId), eq(sendLedger.claimedBy, workerId)))
+    .run();
+}
+
+type SmtpError = Error & { responseCode?: number; code?: string };
+
+function isPermanent(error: unknown) {
+  const code = (error as SmtpError).responseCode;
+  return typeof code === "number" && code >= 500 && code < 600;
+}
+
+function messageHeaders(folder: Folder, email: string) {
+  return {
+    "List-Unsubscribe": `<${unsubscribeUrl(folder.id, email)}>, <${unsubscribeMailto(folder.id, email)}>`,
+    "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+    "List-ID": `"${folder.name.replace(/["\\]/g, "")}" <folder-${folder.id}.${appHost()}>`,
+  };
+}
+
+function messageIdFor(ledgerId: number, email: string) {
+  const hash = crypto.createHash("sha256").update(email).digest("hex").slice(0, 16);
+  return `<send-${ledgerId}-${hash}@${appHost()}>`;
+}
+
+function breakdownOf(items: (typeof contentItems.$inferSelect)[]) {
+  const count = (type: string) => items.filter((item) => item.type === type).length;
+  return {
+    links: count("link"),
+    photos: count("photo"),
+    files: count("file"),
+    musings: count("musing"),
+  };
+}
+
+/**
+ * Sends to every recipient of the ledger that is due, then finishes the
+ * ledger if nobody is left. Returns how many messages went out.
+ */
+export async function deliver(ledgerId: number, now = new Date()): Promise<number> {
+  if (!claim(ledgerId, now)) return 0;
+  try {
+    const ledger = db.select().from(sendLedger).where(eq(sendLedger.id, ledgerId)).get()!;
+    const folder = db.select().from(folders).where(eq(folders.id, ledger.folderId)).get();
+    if (!folder) return 0;
+    const sender = senderOf(folder);
+    const items =
+      ledger.itemIds.length > 0
+        ? db
+            .select()
+            .from(contentItems)
+            .where(and(inArray(contentItems.id, ledger.itemIds), isNull(contentItems.sentAt)))
+            .orderBy(asc(contentItems.sortOrder), asc(contentItems.id))
+            .all()
+        : [];
+    const due = db
+      .select()
+      .from(sendLedgerRecipients)
+      .where(
+        and(
+          eq(sendLedgerRecipients.ledgerId, ledger.id),
+          eq(sendLedgerRecipients.status, "pending"),
+          or(
+            isNull(sendLedgerRecipients.nextAttemptAt),
+            lte(sendLedgerRecipients.nextAttemptAt, now),
+          ),
+        ),
+      )
+      .orderBy(asc(sendLedgerRecipients.id))
+      .all();
+    let sent = 0;
+    if (items.length > 0 && due.length > 0) {
+      // Rendered and inlined once; each recipient only gets their own links.
+      const rendered = renderNewsletter({ folder, sender, items });
+      for (const recipient of due) {
+        if (await sendOne(ledger, folder, sender, items, rendered, recipient, now)) sent += 1;
+      }
+    }
+    await finishIfDone(ledger.id, now);
+    return sent;
+  } finally {
+    release(ledgerId);
+  }
+}
+
+async function sendOne(
+  ledger: Ledger,
+  folder: Folder,
+  sender: typeof users.$inferSelect,
+  items: (typeof contentItems.$inferSelect)[],
+  rendered: RenderedNewsletter,
+  recipient: typeof sendLedgerRecipients.$inferSelect,
+  now: Date,
+) {
+  const { html, text } = personalize(rendered, {
+    email: recipient.email,
+    unsubscribeUrl: unsubscribeUrl(folder.id, recipient.email),
+  });
+  const senderName = [sender.firstName, sender.lastName].filter(Boolean).join(" ") || sender.email;
+  const attempts = recipient.attempts + 1;
+  try {
+    const { messageId } = await sendEmail({
+      to: recipient.email,
+      subject: recipient.kind === "cc" ? `[Copy] ${rendered.subject}` : rendered.subject,
+      html,
+      text,
+      replyTo: sender.email,
+      fromName: `${senderName} via Thoughtfully`,
+      headers: messageHeaders(folder, recipient.email),
+      attachments: attachmentsFor(rendered),
+      messageId: messageIdFor(ledger.id, recipient.email),
+    });
+    writeTransaction((tx) => {
+      tx.update(sendLedgerRecipients)
+        .set({ status: "sent", attempts, sentAt: now, messageId, lastError: null })
+        .where(eq(sendLedgerRecipients.id, recipient.id))
+        .run();
+      tx.insert(emailAttempts)
+        .values({
+          userId: sender.id,
+          folderId: folder.id,
+          attemptType: ledger.trigger,
+          attemptedAt: now,
+        })
+        .run();
+      tx.insert(emailDeliveries)
+        .values({
+          folderId: folder.id,
+          recipientEmail: recipient.email,
+          sentAt: now,
+          itemCount: items.length,
+          emailSizeBytes: rendered.totalBytes,
+          contentBreakdown: breakdownOf(items),
+        })
+        .run();
+    });
+    return true;
+  } catch (error) {
+    const permanent = isPermanent(error);
+    const message = error instanceof Error ? error.message.slice(0, 500) : String(error);
+    const exhausted = attempts > RETRY_DELAYS_MS.length;
+    writeTransaction((tx) => {
+      tx.update(sendLedgerRecipients)
+        .set({
+          attempts,
+          lastError: message,
+          status: permanent ? "bounced" : exhausted ? "failed" : "pending",
+          nextAttemptAt:
+            permanent || exhausted
+              ? null
+              : new Date(now.getTime() + RETRY_DELAYS_MS[attempts - 1]!),
+        })
+        .where(eq(sendLedgerRecipients.id, recipient.id))
+        .run();
+      tx.insert(emailAttempts)
+        .values({
+          userId: sender.id,
+          folderId: folder.id,
+          attemptType: ledger.trigger,
+          attemptedAt: now,
+          errorType: permanent ? "permanent" : "transient",
+        })
+        .run();
+    });
+    if (permanent && recipient.kind === "recipient")
+      markBounced(folder.id, recipient.email, message);
+    console.error(`[send] folder ${folder.id} to ${recipient.email} failed: ${message}`);
+    return false;
+  }
+}
+
+/**
+ * Once no recipient is pending: the items leave the folder (marked sent,
+ * their files deleted), the folder records the send and its next one.
+ */
+async function finishIfDone(ledgerId: number, now: Date) {
+  const finished = writeTransaction((tx) => {
+    const ledger = tx.select().from(sendLedger).where(eq(sendLedger.id, ledgerId)).get();
+    if (!ledger || ledger.status !== "sending") return null;
+    const states = tx
+      .select({ status: sendLedgerRecipients.status, kind: sendLedgerRecipients.kind })
+      .from(sendLedgerRecipients)
+      .where(eq(sendLedgerRecipients.ledgerId, ledgerId))
+      .all();
+    if (states.some((state) => state.status === "pending")) return null;
+    const delivered = states.some((state) => state.status === "sent" && state.kind === "recipient");
+    tx.update(sendLedger)
+      .set({ status: delivered ? "sent" : "failed", completedAt: now })
+      .where(eq(sendLedger.id, ledgerId))
+      .run();
+    if (!delivered) return null;
+    const items = tx
+      .select()
+      .from(contentItems)
+      .where(and(inArray(contentItems.id, ledger.itemIds), isNull(contentItems.sentAt)))
+      .all();
+    tx.update(contentItems)
+      .set({ sentAt: now })
+      .where(and(inArray(contentItems.id, ledger.itemIds), isNull(contentItems.sentAt)))
+      .run();
+    const folder = tx.select().from(folders).where(eq(folders.id, ledger.folderId)).get()!;
+    const sender = senderOf(folder);
+    tx.update(folders)
+      .set({
+        lastSentAt: now,
+        ...(ledger.trigger === "send_now"
+          ? { nextSendAt: nextSendAt(folder, sender.timeZone, now, now) }
+          : {}),
+      })
+      .where(eq(folders.id, folder.id))
+      .run();
+    return {
+      folderId: folder.id,
+      fileKeys: items
+        .flatMap((item) => [...item.filePaths, ...item.thumbnailPaths])
+        .filter(Boolean),
+    };
+  });
+  if (!finished) return;
+  await deleteStoredFiles(finished.fileKeys);
+  reconcileStoragePause(finished.folderId);
+}
+
+/** Folders whose time has come: not paused, not unsubscribed, sender verified. */
+function dueFolderIds(now: Date) {
+  return db
+    .select({ id: folders.id, nextSendAt: folders.nextSendAt })
+    .from(folders)
+    .innerJoin(users, eq(users.id, folders.userId))
+    .where(
+      and(
+        lte(folders.nextSendAt, now),
+        eq(folders.isPaused, false),
+        eq(folders.isUnsubscribed, false),
+        eq(users.emailVerified, true),
+      ),
+    )
+    .orderBy(asc(folders.nextSendAt))
+    .all();
+}
+
+/** Ledgers still sending with someone due (claim() decides who may take them). */
+function resumableLedgerIds(now: Date) {
+  return db
+    .selectDistinct({ id: sendLedger.id })
+    .from(sendLedger)
+    .innerJoin(sendLedgerRecipients, eq(sendLedgerRecipients.ledgerId, sendLedger.id))
+    .where(
+      and(
+        eq(sendLedger.status, "sending"),
+        eq(sendLedgerRecipients.status, "pending"),
+        or(
+          isNull(sendLedgerRecipients.nextAttemptAt),
+          lte(sendLedgerRecipients.nextAttemptAt, now),
+        ),
+      ),
+    )
+    .all()
+    .map((row) => row.id);
+}
+
+export type PassResult = { opened: number; messages: number };
+
+/**
+ * One scheduler pass: opens the ledger of every due folder (an empty folder's
+ * occurrence is skipped and its clock moves on), then delivers every ledger
+ * with someone due, including sends a crashed process left half done.
+ */
+export async function runSchedulerPass(now = new Date()): Promise<PassResult> {
+  let opened = 0;
+  for (const folder of dueFolderIds(now)) {
+    if (!folder.nextSendAt) continue;
+    if (openLedger(folder.id, occurrenceKey(folder.nextSendAt), "schedule", now)) opened += 1;
+  }
+  let messages = 0;
+  for (const ledgerId of resumableLedgerIds(now)) messages += await deliver(ledgerId, now);
+  return { opened, messages };
+}
+
+/**
+ * Send Now (spec: disabled with no items, when unsubscribed, or with any
+ * pause reason; needs a verified sender). A send already under way for the
+ * folder refuses a second one, so a double click sends once.
+ */
+export async function sendNow(userId: number, folderId: number, now = new Date()) {
+  const ledger = writeTransaction(() => {
+    const folder = db
+      .select()
+      .from(folders)
+      .where(and(eq(folders.id, folderId), eq(folders.userId, userId)))
+      .get();
+    if (!folder) return null;
+    const sender = senderOf(folder);
+    if (!sender.emailVerified) {
+      throw new SendRuleError("Please confirm your email address before sending.");
+    }
+    if (folder.isUnsubscribed) throw new SendRuleError("Every recipient has unsubscribed.");
+    if (folder.isPaused || folder.pauseReason) {
+      throw new SendRuleError("This folder is paused. Resume delivery to send it.");
+    }
+    const busy = db
+      .select({ id: sendLedger.id })
+      .from(sendLedger)
+      .where(and(eq(sendLedger.folderId, folderId), eq(sendLedger.status, "sending")))
+      .get();
+    if (busy) throw new SendRuleError("This folder is being sent right now.");
+    const itemCount = db
+      .select({ n: sql<number>`count(*)` })
+      .from(contentItems)
+      .where(and(eq(contentItems.folderId, folderId), isNull(contentItems.sentAt)))
+      .get();
+    if (!itemCount?.n) {
+      throw new SendRuleError(
+        "Failed to send folder. Please check that your folder has content and try again.",
+      );
+    }
+    const opened = openLedger(folderId, `send-now:${now.toISOString()}`, "send_now", now);
+    if (!opened) throw new SendRuleError("Nobody to send to: every recipient has unsubscribed.");
+    return opened;
+  });
+  if (!ledger) return null;
+  const messages = await deliver(ledger.id, now);
+  const states = db
+    .select({ status: sendLedgerRecipients.status })
+    .from(sendLedgerRecipients)
+    .where(eq(sendLedgerRecipients.ledgerId, ledger.id))
+    .all();
+  return { messages, pending: states.filter((state) => state.status === "pending").length };
+}

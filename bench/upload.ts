@@ -1,0 +1,447 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createCookie } from "@remix-run/node";
+import { eq } from "drizzle-orm";
+import { openDatabase } from "../db/connection";
+import { contentItems, folders, sessions, users } from "../db/schema";
+
+/**
+ * `npm run bench:upload`: ten PDFs just under the 10 MB per-file limit are
+ * uploaded one after another, as multipart form posts to
+ * `/folders/:id/add/file`, to the production build on loopback. While they
+ * run, the server's resident memory is sampled from /proc every 20 ms.
+ * Prints the peak growth above idle (target: under 50 MB) and the upload
+ * throughput next to a baseline measured in the same run: the same ten
+ * buffers written straight to disk with `writeFile` + fsync. Linux only (it
+ * reads /proc). Needs `remix build` first (the npm script does it).
+ *
+ * MB here is 1,048,576 bytes, as in app/utils/limits.ts.
+ */
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const remixServe = path.join(repoRoot, "node_modules", "@remix-run", "serve", "dist", "cli.js");
+const serverBuild = path.join(repoRoot, "build", "index.js");
+
+const MB = 1024 * 1024;
+const FILE_COUNT = 10;
+/** Just under the per-file limit (LIMITS.item.maxFileBytes, enforced strictly). */
+const FILE_BYTES = 10 * MB - 64 * 1024;
+const TARGET_GROWTH_MB = 50;
+const SAMPLE_EVERY_MS = 20;
+const IDLE_MS = 1_000;
+/** Everything, start to finish, must fit in this; otherwise the run is killed. */
+const WATCHDOG_MS = 180_000;
+const UPLOAD_TIMEOUT_MS = 60_000;
+const SESSION_SECRET = crypto.randomBytes(32).toString("hex");
+
+function freePort() {
+  return new Promise<number>((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+/**
+ * A valid PDF of exactly `size` bytes: header, one stream object of random
+ * bytes, trailer. file-type recognises it by its first bytes.
+ */
+function makePdf(size: number): Uint8Array<ArrayBuffer> {
+  const head = Buffer.from("%PDF-1.4\n1 0 obj\n<< /Length 0000000000 >>\nstream\n", "latin1");
+  const tail = Buffer.from("\nendstream\nendobj\ntrailer\n<< >>\n%%EOF", "latin1");
+  const streamLength = size - head.length - tail.length;
+  head.write(String(streamLength).padStart(10, "0"), head.indexOf("0000000000"), "latin1");
+  const pdf = new Uint8Array(size);
+  head.copy(pdf, 0);
+  crypto.randomFillSync(pdf, head.length, streamLength);
+  tail.copy(pdf, size - tail.length);
+  return pdf;
+}
+
+/** A verified premium sender (no account quota) and one folder per upload (20 MB cap each). */
+function seed(databasePath: string) {
+  const db = openDatabase(databasePath);
+  try {
+    return db.transaction((tx) => {
+      const user = tx
+        .insert(users)
+        .values({
+          email: "bench-upload@example.com",
+          firstName: "Bench",
+          lastName: "Mark",
+          emailVerified: true,
+          subscriptionTier: "premium",
+          subscriptionStatus: "active",
+        })
+        .returning()
+        .get();
+      const folderRows = Array.from({ length: FILE_COUNT }, (_, index) =>
+        tx
+          .insert(folders)
+          .values({
+            userId: user.id,
+            name: `Upload ${index + 1}`,
+            recipients: [{ name: "Mum", email: `mum${index}@example.com` }],
+            nextSendAt: new Date(Date.now() + 3 * 24 * 60 * 60 * 1000),
+            sortOrder: index,
+          })
+          .returning()
+          .get(),
+      );
+      return { user, folders: folderRows };
+    });
+  } finally {
+    db.$client.close();
+  }
+}
+
+/** A session row and its signed cookie, as tests/e2e/support/accounts.ts makes them. */
+async function signIn(databasePath: string, userId: number) {
+  const token = crypto.randomBytes(32).toString("base64url");
+  const db = openDatabase(databasePath, { migrate: false });
+  try {
+    db.insert(sessions)
+      .values({
+        sid: crypto.createHash("sha256").update(token).digest("hex"),
+        userId,
+        expire: new Date(Date.now() + 30 * 24 * 60 * 60 * 1000),
+      })
+      .run();
+  } finally {
+    db.$client.close();
+  }
+  const cookie = createCookie("thoughtfully_session", {
+    httpOnly: true,
+    sameSite: "lax",
+    path: "/",
+    secrets: [SESSION_SECRET],
+  });
+  return (await cookie.serialize(token)).split(";")[0]!;
+}
+
+type Server = { child: ChildProcess; stderr: () => string };
+
+function startServer(port: number, dataDir: string, storageDir: string): Server {
+  const child = spawn(process.execPath, [remixServe, serverBuild], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      APP_URL: `http://127.0.0.1:${port}`,
+      DATABASE_PATH: path.join(dataDir, "app.db"),
+      STORAGE_DIR: storageDir,
+      OUTBOX_DIR: path.join(dataDir, "outbox"),
+      SCHEDULER: "off",
+      SESSION_SECRET,
+      SMTP_URL: "",
+    },
+    // remix-serve logs every request to stdout; nobody reads it here.
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr?.on("data", (chunk) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
+  return { child, stderr: () => stderr };
+}
+
+async function waitForHealth(base: string, server: Server) {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (server.child.exitCode !== null) {
+      throw new Error(`The server exited with ${server.child.exitCode}:\n${server.stderr()}`);
+    }
+    try {
+      const response = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(2_000) });
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`The server did not answer ${base}/healthz within 30 s:\n${server.stderr()}`);
+}
+
+async function stopServer(server: Server) {
+  const { child } = server;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  const forced = setTimeout(() => child.kill("SIGKILL"), 10_000);
+  await exited;
+  clearTimeout(forced);
+}
+
+/** A /proc/<pid>/status field in bytes (Linux only). */
+function procStatusBytes(pid: number, field: "VmRSS" | "VmHWM") {
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+  const kib = Number(new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, "m").exec(status)?.[1]);
+  if (!Number.isFinite(kib)) throw new Error(`/proc/${pid}/status has no ${field}`);
+  return kib * 1024;
+}
+
+/** Reads the server's RSS every 20 ms; `mark` starts a new window, `stop` ends sampling. */
+function startRssSampler(pid: number) {
+  const windows: { label: string; samples: number[] }[] = [{ label: "start", samples: [] }];
+  let lastAt = performance.now();
+  let worstGapMs = 0;
+  const sample = () => {
+    const now = performance.now();
+    worstGapMs = Math.max(worstGapMs, now - lastAt);
+    lastAt = now;
+    windows.at(-1)!.samples.push(procStatusBytes(pid, "VmRSS"));
+  };
+  sample();
+  const timer = setInterval(sample, SAMPLE_EVERY_MS);
+  return {
+    mark(label: string) {
+      sample();
+      windows.push({ label, samples: [] });
+      worstGapMs = 0;
+      lastAt = performance.now();
+      sample();
+    },
+    stop() {
+      sample();
+      clearInterval(timer);
+      return { windows, worstGapMs };
+    },
+  };
+}
+
+function median(values: number[]) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** The csrf token of this session, read from the hidden field of the folder page's forms. */
+async function readCsrfToken(url: string, cookie: string) {
+  const response = await fetch(url, { headers: { cookie }, redirect: "manual" });
+  const body = await response.text();
+  if (response.status !== 200) {
+    const location = response.headers.get("location");
+    throw new Error(
+      `GET ${url} answered ${response.status}${location ? ` (to ${location})` : ""}, not 200${
+        location?.startsWith("/login") ? ": the session cookie was not accepted" : ""
+      }`,
+    );
+  }
+  const token = /<input[^>]*name="csrf"[^>]*value="([^"]+)"/.exec(body)?.[1];
+  if (!token) throw new Error(`GET ${url}: no csrf field with a value in the page`);
+  return token;
+}
+
+/** One upload through the add-file form; returns the seconds it took, request to response. */
+async function upload(
+  base: string,
+  folderId: number,
+  cookie: string,
+  csrf: string,
+  pdf: Uint8Array<ArrayBuffer>,
+  index: number,
+) {
+  const form = new FormData();
+  form.append("csrf", csrf);
+  form.append("title", `Bench upload ${index + 1}`);
+  form.append("addComment", "on");
+  form.append("commentText", "Ten megabytes, give or take.");
+  form.append("responseExpectation", "not_expecting");
+  form.append("files", new Blob([pdf], { type: "application/pdf" }), `bench-${index + 1}.pdf`);
+  const url = `${base}/folders/${folderId}/add/file`;
+  const started = performance.now();
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { cookie },
+    body: form,
+    redirect: "manual",
+    signal: AbortSignal.timeout(UPLOAD_TIMEOUT_MS),
+  });
+  const body = await response.text();
+  const seconds = (performance.now() - started) / 1000;
+  const location = response.headers.get("location");
+  if (
+    (response.status !== 302 && response.status !== 303) ||
+    !location ||
+    new URL(location, base).pathname !== `/folders/${folderId}`
+  ) {
+    throw new Error(
+      `POST ${url} (file ${index + 1}) answered ${response.status}${
+        location ? ` to ${location}` : ""
+      }, not a redirect to /folders/${folderId}: ${body.replace(/\s+/g, " ").slice(0, 400)}`,
+    );
+  }
+  return seconds;
+}
+
+/** Every stored file under the storage root (shards), skipping leftovers of interrupted writes. */
+function storedFiles(root: string) {
+  const files: { name: string; size: number }[] = [];
+  if (!fs.existsSync(root)) return files;
+  for (const entry of fs.readdirSync(root, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || entry.name.endsWith(".partial")) continue;
+    const full = path.join(entry.parentPath, entry.name);
+    files.push({ name: entry.name, size: fs.statSync(full).size });
+  }
+  return files;
+}
+
+/** The baseline: the same buffers written straight to disk, each one fsynced. */
+async function writeDirectly(directory: string, buffers: Uint8Array<ArrayBuffer>[]) {
+  fs.mkdirSync(directory, { recursive: true });
+  const perFile: number[] = [];
+  for (const [index, buffer] of buffers.entries()) {
+    const started = performance.now();
+    const handle = await fs.promises.open(path.join(directory, `direct-${index}.pdf`), "wx", 0o600);
+    try {
+      await handle.writeFile(buffer);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    perFile.push((performance.now() - started) / 1000);
+  }
+  return perFile;
+}
+
+const mb = (bytes: number) => (bytes / MB).toFixed(1);
+
+async function main() {
+  if (process.platform !== "linux") throw new Error("This benchmark reads /proc: Linux only.");
+  if (!fs.existsSync(serverBuild)) {
+    throw new Error(`${serverBuild} is missing: run \`npx remix build\` first.`);
+  }
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "thoughtfully-bench-upload-"));
+  const storageDir = path.join(dataDir, "uploads");
+  let server: Server | null = null;
+  const watchdog = setTimeout(() => {
+    console.error(`Benchmark took longer than ${WATCHDOG_MS / 1000} s; stopping.`);
+    server?.child.kill("SIGKILL");
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    process.exit(2);
+  }, WATCHDOG_MS);
+  try {
+    const databasePath = path.join(dataDir, "app.db");
+    const seeded = seed(databasePath);
+    const cookie = await signIn(databasePath, seeded.user.id);
+    const pdfs = Array.from({ length: FILE_COUNT }, () => makePdf(FILE_BYTES));
+    const totalBytes = pdfs.reduce((sum, pdf) => sum + pdf.byteLength, 0);
+
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    server = startServer(port, dataDir, storageDir);
+    const pid = server.child.pid;
+    if (pid === undefined) throw new Error("The server did not start");
+    await waitForHealth(base, server);
+    // Also warms up the folder page and the session code before idle is measured.
+    const csrf = await readCsrfToken(`${base}/folders/${seeded.folders[0]!.id}`, cookie);
+
+    const sampler = startRssSampler(pid);
+    sampler.mark("idle");
+    await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+    const uploadSeconds: number[] = [];
+    for (const [index, pdf] of pdfs.entries()) {
+      sampler.mark(`upload ${index + 1}`);
+      uploadSeconds.push(await upload(base, seeded.folders[index]!.id, cookie, csrf, pdf, index));
+    }
+    const { windows, worstGapMs } = sampler.stop();
+    const hwm = procStatusBytes(pid, "VmHWM");
+
+    // Did the files really land?
+    const db = openDatabase(databasePath, { migrate: false });
+    let rows: (typeof contentItems.$inferSelect)[];
+    try {
+      rows = db
+        .select({ item: contentItems })
+        .from(contentItems)
+        .innerJoin(folders, eq(folders.id, contentItems.folderId))
+        .where(eq(folders.userId, seeded.user.id))
+        .all()
+        .map((row) => row.item);
+    } finally {
+      db.$client.close();
+    }
+    const fileRows = rows.filter((row) => row.type === "file" && row.fileSizes[0] === FILE_BYTES);
+    if (rows.length !== FILE_COUNT || fileRows.length !== FILE_COUNT) {
+      throw new Error(
+        `Expected ${FILE_COUNT} file items of ${FILE_BYTES} bytes, found ${rows.length} items (${fileRows.length} matching)`,
+      );
+    }
+    const onDisk = storedFiles(storageDir);
+    const keys = new Set(fileRows.flatMap((row) => row.filePaths));
+    const landed = onDisk.filter((file) => keys.has(file.name) && file.size === FILE_BYTES);
+    if (onDisk.length !== FILE_COUNT || landed.length !== FILE_COUNT) {
+      throw new Error(
+        `Expected ${FILE_COUNT} stored files of ${FILE_BYTES} bytes under STORAGE_DIR, found ${onDisk.length} files (${landed.length} matching the rows)`,
+      );
+    }
+
+    // The baseline, in the same run, onto the same filesystem.
+    const directSeconds = await writeDirectly(path.join(dataDir, "direct"), pdfs);
+
+    const idleSamples = windows.find((window) => window.label === "idle")!.samples;
+    const idle = median(idleSamples);
+    const uploadWindows = windows.filter((window) => window.label.startsWith("upload"));
+    const peak = Math.max(...uploadWindows.flatMap((window) => window.samples));
+    const growth = peak - idle;
+    const sampleCount = windows.reduce((sum, window) => sum + window.samples.length, 0);
+
+    console.log(
+      `Node ${process.version}, ${os.cpus().length} CPUs. ${FILE_COUNT} PDFs of ${FILE_BYTES} bytes (${mb(FILE_BYTES)} MB; 1 MB = 1,048,576 bytes), uploaded one after another to /folders/:id/add/file on loopback.`,
+    );
+    console.log(
+      `Server RSS sampled every ${SAMPLE_EVERY_MS} ms from /proc/${pid}/status (${sampleCount} samples, longest gap ${worstGapMs.toFixed(0)} ms).`,
+    );
+    console.log("");
+    console.log(
+      `${"upload".padEnd(10)}${"seconds".padStart(9)}${"MB/s".padStart(9)}${"peak RSS MB".padStart(14)}${"over idle MB".padStart(14)}`,
+    );
+    uploadWindows.forEach((window, index) => {
+      const windowPeak = Math.max(...window.samples);
+      console.log(
+        `${String(index + 1).padEnd(10)}${uploadSeconds[index]!.toFixed(3).padStart(9)}${(FILE_BYTES / MB / uploadSeconds[index]!).toFixed(1).padStart(9)}${mb(windowPeak).padStart(14)}${mb(windowPeak - idle).padStart(14)}`,
+      );
+    });
+    console.log("");
+    console.log(
+      `idle RSS (median of ${idleSamples.length} samples over ${IDLE_MS / 1000} s): ${mb(idle)} MB; peak RSS during uploads: ${mb(peak)} MB; VmHWM at the end: ${mb(hwm)} MB`,
+    );
+    console.log(
+      `peak memory growth above idle: ${mb(growth)} MB  (target < ${TARGET_GROWTH_MB} MB) ${growth < TARGET_GROWTH_MB * MB ? "PASS" : "MISS"}`,
+    );
+    const uploadTotal = uploadSeconds.reduce((sum, seconds) => sum + seconds, 0);
+    const directTotal = directSeconds.reduce((sum, seconds) => sum + seconds, 0);
+    const uploadRate = totalBytes / MB / uploadTotal;
+    const directRate = totalBytes / MB / directTotal;
+    console.log(
+      `upload throughput: ${uploadRate.toFixed(1)} MB/s (${mb(totalBytes)} MB in ${uploadTotal.toFixed(2)} s)`,
+    );
+    console.log(
+      `baseline, writeFile + fsync of the same buffers: ${directRate.toFixed(1)} MB/s (${directTotal.toFixed(2)} s)`,
+    );
+    console.log(`upload / baseline: ${(uploadRate / directRate).toFixed(2)}`);
+    console.log(
+      `landed: ${rows.length} rows, ${landed.length} files of ${FILE_BYTES} bytes under STORAGE_DIR`,
+    );
+  } finally {
+    if (server) await stopServer(server);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    clearTimeout(watchdog);
+  }
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error(`bench:upload failed: ${error instanceof Error ? error.message : error}`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,347 @@
+import { Fragment, type ReactNode } from "react";
+import type { contentItems } from "#db/schema";
+import { formatBytes } from "~/utils/format";
+
+/**
+ * The folder newsletter: what every recipient of a folder receives. One
+ * 600 px table (fluid below that), the folder's items in order, the sender's
+ * sign-off and a footer with the unsubscribe link.
+ *
+ * Size matters here more than anywhere: Gmail clips an HTML part larger than
+ * about 102 KB (the footer with the unsubscribe link would disappear behind
+ * "View entire message"). So the markup is lean: one layout table, items as
+ * plain blocks inside one cell (each title draws the rule above its item),
+ * colours and fonts set once on that cell and inherited, short class names,
+ * per-item refinements (paragraph spacing, link colour, serif titles) kept in
+ * the head instead of inlined, and link text shortened (see `urlText`). Dark
+ * mode rules select through the card's class, so no item needs a class.
+ * Figures: emails/newsletter.server.test.ts ("a full folder").
+ *
+ * Everything the sender typed is rendered as React text: escaped, never HTML.
+ */
+
+export type NewsletterItem = typeof contentItems.$inferSelect;
+
+export type NewsletterInput = {
+  folder: { id: number; name: string; personalSignoff: string | null };
+  sender: { firstName: string | null; lastName: string | null; email: string };
+  items: NewsletterItem[];
+};
+
+/** Filled per recipient by `personalize` (emails/newsletter.server.ts). */
+export const RECIPIENT_EMAIL_PLACEHOLDER = "%%RECIPIENT_EMAIL%%";
+export const UNSUBSCRIBE_URL_PLACEHOLDER = "%%UNSUBSCRIBE_URL%%";
+
+/** The Content-ID of a photo, referenced as `cid:` in the HTML and set on its attachment. */
+export function photoCid(itemId: number, index: number) {
+  return `photo-${itemId}-${index}@thoughtfully`;
+}
+
+/** "Ada Lovelace", or whichever name part exists, or the address. */
+export function senderFullName(sender: NewsletterInput["sender"]) {
+  const name = [sender.firstName, sender.lastName]
+    .map((part) => part?.trim())
+    .filter(Boolean)
+    .join(" ");
+  return name || sender.email;
+}
+
+/** "Ada", falling back to the full name, then the address. */
+export function senderFirstName(sender: NewsletterInput["sender"]) {
+  return sender.firstName?.trim() || senderFullName(sender);
+}
+
+/** Width of a photo in the 600 px layout: the card minus its padding and border. */
+const PHOTO_WIDTH = 550;
+
+const FONT = "-apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif";
+const SERIF = "Georgia, Cambria, 'Times New Roman', serif";
+
+// Inlined by juice: what every mail app needs to show the layout legibly.
+// Colours and fonts live on .c (the card) and are inherited.
+const css = `
+body { margin: 0; padding: 0; width: 100%; background-color: #fbf8f3; }
+.p { width: 100%; background-color: #fbf8f3; }
+.w { width: 100%; max-width: 600px; }
+.h { padding: 28px 24px 16px 24px; font-family: ${SERIF}; color: #1c2e22; }
+h1 { margin: 0; font-size: 26px; line-height: 1.25; }
+.by { margin: 4px 0 0 0; font-family: ${FONT}; font-size: 15px; color: #57534e; }
+.c { background-color: #ffffff; border: 1px solid #e2ece5; border-radius: 12px; padding: 0 24px 10px 24px; font-family: ${FONT}; font-size: 16px; line-height: 1.55; color: #292524; word-break: break-word; }
+h2 { margin: 20px 0 8px; padding-top: 20px; border-top: 1px solid #e7e5e4; font-size: 19px; }
+.t1 { padding-top: 0; border-top: 0; }
+img { display: block; max-width: 100%; margin: 0 0 10px; border-radius: 8px; }
+.m { font-size: 14px; color: #57534e; }
+.s { margin: 20px 0 10px 0; padding-top: 20px; border-top: 1px solid #e7e5e4; }
+.f { padding: 20px 24px 32px 24px; font-family: ${FONT}; font-size: 12px; line-height: 1.5; color: #78716c; text-align: center; }
+.f a { color: #57534e; }
+`;
+
+// Kept in <head> by juice (media queries are never inlined). First the
+// refinements that would cost bytes on every item if inlined; a mail app that
+// drops <style> falls back to its defaults (paragraph spacing, link blue, sans
+// titles), which read just as well. In dark mode, !important beats the
+// inlined light colours.
+const mediaCss = `
+@media screen {
+  p { margin: 0 0 10px; }
+  .c a { color: #30503b; }
+  h2 { font-family: ${SERIF}; line-height: 1.3; }
+}
+@media (prefers-color-scheme: dark) {
+  body, .p { background-color: #1c1917 !important; }
+  .h { color: #e7e5e4 !important; }
+  .by, .c .m, .f, .f a { color: #a8a29e !important; }
+  .c { background-color: #292524 !important; border-color: #44403c !important; color: #e7e5e4 !important; }
+  .c h2, .s { border-color: #44403c !important; }
+  .c a { color: #c5d9cb !important; }
+}
+@media only screen and (max-width: 620px) {
+  .h { padding: 20px 16px 12px 16px !important; }
+  .c { padding: 0 16px 10px 16px !important; border-radius: 0 !important; }
+}
+`;
+
+/** Text with its line breaks kept as <br>; React escapes every piece. */
+function Lines({ text }: { text: string }) {
+  const lines = text.replace(/\r\n?/g, "\n").split("\n");
+  return (
+    <>
+      {lines.map((line, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: lines have no identity beyond their position
+        <Fragment key={index}>
+          {index > 0 ? <br /> : null}
+          {line}
+        </Fragment>
+      ))}
+    </>
+  );
+}
+
+function isWebUrl(url: string) {
+  return /^https?:\/\//i.test(url);
+}
+
+/** Longest link text in the HTML part; the href is always the whole address. */
+const URL_TEXT_MAX = 36;
+
+/**
+ * A link's visible text in the HTML part: the address without its scheme and
+ * "www.", cut with "…" when long (same host, so no mismatch a spam filter
+ * would flag). Long addresses in full would crowd a phone screen and cost
+ * bytes against Gmail's clipping; the plain-text part carries them whole.
+ */
+export function urlText(url: string) {
+  const short = url.replace(/^https?:\/\/(www\.)?/i, "").replace(/^([^/?#]+)\/$/, "$1");
+  const characters = [...short];
+  return characters.length > URL_TEXT_MAX
+    ? `${characters.slice(0, URL_TEXT_MAX - 1).join("")}…`
+    : short;
+}
+
+/**
+ * The HTML part, or the tree the plain-text part is made from (html-to-text):
+ * there, links show their whole address once and photos are named.
+ */
+type Variant = "html" | "text";
+
+function Reasons({ item, sender }: { item: NewsletterItem; sender: string }) {
+  const comment = item.addComment ? item.commentText?.trim() : "";
+  const question = item.askQuestion ? item.questionText?.trim() : "";
+  const hope =
+    item.responseExpectation === "expecting"
+      ? "Reply hoped for"
+      : item.responseExpectation === "not_expecting"
+        ? "No reply needed"
+        : null;
+  return (
+    <>
+      {comment ? (
+        <p>
+          <b>{sender} says:</b> <Lines text={comment} />
+        </p>
+      ) : null}
+      {question ? (
+        <p>
+          <b>{sender} asks:</b> <Lines text={question} />
+        </p>
+      ) : null}
+      {hope ? (
+        <p>
+          <i>{hope}</i>
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+function ItemBody({
+  item,
+  sender,
+  variant,
+}: {
+  item: NewsletterItem;
+  sender: string;
+  variant: Variant;
+}) {
+  switch (item.type) {
+    case "link":
+      return (
+        <>
+          {item.urls.length > 0 ? (
+            <p>
+              {item.urls.map((url, index) => (
+                <Fragment key={url}>
+                  {index > 0 ? <br /> : null}
+                  {isWebUrl(url) ? (
+                    <a href={url}>{variant === "text" ? url : urlText(url)}</a>
+                  ) : (
+                    url
+                  )}
+                </Fragment>
+              ))}
+            </p>
+          ) : null}
+          <Reasons item={item} sender={sender} />
+        </>
+      );
+    case "musing":
+      return item.note?.trim() ? (
+        <p>
+          <Lines text={item.note.trim()} />
+        </p>
+      ) : null;
+    case "photo":
+      return (
+        <>
+          {item.filePaths.map((key, index) =>
+            !key ? null : variant === "text" ? (
+              <p key={key}>{item.fileNames[index] ?? "Photo"} (photo, attached)</p>
+            ) : (
+              <img
+                key={key}
+                src={`cid:${photoCid(item.id, index)}`}
+                alt={item.fileNames[index] ?? "Photo"}
+                width={PHOTO_WIDTH}
+              />
+            ),
+          )}
+          <Reasons item={item} sender={sender} />
+        </>
+      );
+    case "file":
+      return (
+        <>
+          <p>
+            {item.filePaths.map((key, index) =>
+              key ? (
+                <Fragment key={key}>
+                  {index > 0 ? <br /> : null}
+                  {item.fileNames[index] ?? "File"}{" "}
+                  <span className="m">({formatBytes(item.fileSizes[index] ?? 0)}, attached)</span>
+                </Fragment>
+              ) : null,
+            )}
+          </p>
+          <Reasons item={item} sender={sender} />
+        </>
+      );
+    default:
+      return null;
+  }
+}
+
+export function Newsletter({
+  input,
+  title,
+  variant = "html",
+}: {
+  input: NewsletterInput;
+  title: string;
+  variant?: Variant;
+}) {
+  const { folder, sender, items } = input;
+  const fullName = senderFullName(sender);
+  const firstName = senderFirstName(sender);
+  const signoff = folder.personalSignoff?.trim();
+  return (
+    <html lang="en">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content="light dark" />
+        <meta name="supported-color-schemes" content="light dark" />
+        <title>{title}</title>
+        {/* biome-ignore lint/security/noDangerouslySetInnerHtml: fixed CSS from this file, never user text */}
+        <style dangerouslySetInnerHTML={{ __html: css }} />
+        {/* biome-ignore lint/security/noDangerouslySetInnerHtml: fixed CSS from this file, never user text */}
+        <style dangerouslySetInnerHTML={{ __html: mediaCss }} />
+      </head>
+      <body>
+        <table
+          role="presentation"
+          className="p"
+          width="100%"
+          cellPadding={0}
+          cellSpacing={0}
+          border={0}
+        >
+          <tbody>
+            <tr>
+              <td align="center">
+                <table
+                  role="presentation"
+                  className="w"
+                  width="600"
+                  cellPadding={0}
+                  cellSpacing={0}
+                  border={0}
+                >
+                  <tbody>
+                    <tr>
+                      <td className="h">
+                        <h1>{folder.name}</h1>
+                        <p className="by">from {fullName}</p>
+                      </td>
+                    </tr>
+                    <tr>
+                      <td className="c">
+                        {items.map((item, index) => (
+                          // Each title carries the rule above its item: no wrapper per item.
+                          <Fragment key={item.id}>
+                            <h2 className={index === 0 ? "t1" : undefined}>{item.title}</h2>
+                            <ItemBody item={item} sender={firstName} variant={variant} />
+                          </Fragment>
+                        ))}
+                        {signoff ? (
+                          <div className="s">
+                            <Lines text={signoff} />
+                          </div>
+                        ) : null}
+                      </td>
+                    </tr>
+                    <Footer sender={firstName} folderName={folder.name} />
+                  </tbody>
+                </table>
+              </td>
+            </tr>
+          </tbody>
+        </table>
+      </body>
+    </html>
+  );
+}
+
+function Footer({ sender, folderName }: { sender: string; folderName: string }): ReactNode {
+  return (
+    <tr>
+      <td className="f">
+        <p>
+          {`You receive this because ${sender} added ${RECIPIENT_EMAIL_PLACEHOLDER} to the folder "${folderName}" on Thoughtfully. Reply to this e-mail to reach ${sender}.`}
+        </p>
+        <p>
+          <a href={UNSUBSCRIBE_URL_PLACEHOLDER}>Unsubscribe</a>
+        </p>
+      </td>
+    </tr>
+  );
+}

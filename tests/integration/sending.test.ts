@@ -1,0 +1,303 @@
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { SmtpSink } from "../support/smtp-sink";
+
+/**
+ * The send engine against a real SMTP server on loopback, read back with
+ * mailparser. The server address must be in the environment before the app's
+ * modules read it, so they are imported after the sink starts.
+ */
+const sink = new SmtpSink();
+let app: Awaited<ReturnType<typeof loadApp>>;
+
+async function loadApp() {
+  const [{ db }, schema, sending, links, { storage }, drizzle] = await Promise.all([
+    import("#db/client.server"),
+    import("#db/schema"),
+    import("~/utils/sending.server"),
+    import("~/utils/recipient-links.server"),
+    import("#storage/index"),
+    import("drizzle-orm"),
+  ]);
+  return { db, schema, sending, links, storage, drizzle };
+}
+
+beforeAll(async () => {
+  process.env.SMTP_URL = await sink.start();
+  process.env.MAIL_FROM = "Thoughtfully <hello@thoughtfully.test>";
+  app = await loadApp();
+});
+
+afterAll(async () => {
+  await sink.stop();
+});
+
+async function storeBytes(bytes: Buffer) {
+  const { key } = await app.storage.put(
+    (async function* () {
+      yield bytes;
+    })(),
+  );
+  return key;
+}
+
+let counter = 0;
+async function seedFolder(options: {
+  recipients: string[];
+  ccSender?: boolean;
+  nextSendAt?: Date;
+  withFiles?: boolean;
+  items?: boolean;
+}) {
+  const { db, schema } = app;
+  counter += 1;
+  const user = db
+    .insert(schema.users)
+    .values({
+      email: `sender${counter}@example.com`,
+      firstName: "Ada",
+      lastName: "Lovelace",
+      emailVerified: true,
+      timeZone: "Europe/London",
+    })
+    .returning()
+    .get();
+  const folder = db
+    .insert(schema.folders)
+    .values({
+      userId: user.id,
+      name: `Family ${counter}`,
+      recipients: options.recipients.map((email, index) => ({ name: `R${index}`, email })),
+      ccSender: options.ccSender ?? false,
+      personalSignoff: "Love, Ada",
+      nextSendAt: options.nextSendAt ?? new Date(Date.now() - 60_000),
+    })
+    .returning()
+    .get();
+  const keys: string[] = [];
+  if (options.items !== false) {
+    db.insert(schema.contentItems)
+      .values([
+        {
+          folderId: folder.id,
+          type: "link",
+          title: "A good read",
+          urls: ["https://example.com/story"],
+          addComment: true,
+          commentText: "You will like this <b>one</b>",
+          responseExpectation: "expecting",
+          sortOrder: 0,
+        },
+        {
+          folderId: folder.id,
+          type: "musing",
+          title: "Thinking of you",
+          note: "Line one\nLine two",
+          sortOrder: 1,
+        },
+      ])
+      .run();
+  }
+  if (options.withFiles) {
+    const photo = async (color: string) =>
+      sharp({ create: { width: 40, height: 30, channels: 3, background: color } })
+        .jpeg()
+        .toBuffer();
+    const photos = [await photo("#ff0000"), await photo("#00ff00")];
+    const photoKeys = [await storeBytes(photos[0]!), await storeBytes(photos[1]!)];
+    const pdf = Buffer.from("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n");
+    const pdfKey = await storeBytes(pdf);
+    keys.push(...photoKeys, pdfKey);
+    db.insert(schema.contentItems)
+      .values([
+        {
+          folderId: folder.id,
+          type: "photo",
+          title: "Holiday",
+          filePaths: photoKeys,
+          thumbnailPaths: ["", ""],
+          fileNames: ["beach.jpg", "hills.jpg"],
+          fileSizes: photos.map((buffer) => buffer.length),
+          mimeTypes: ["image/jpeg", "image/jpeg"],
+          addComment: true,
+          commentText: "Sunny",
+          sortOrder: 2,
+        },
+        {
+          folderId: folder.id,
+          type: "file",
+          title: "The recipe",
+          filePaths: [pdfKey],
+          thumbnailPaths: [""],
+          fileNames: ["recipe.pdf"],
+          fileSizes: [pdf.length],
+          mimeTypes: ["application/pdf"],
+          askQuestion: true,
+          questionText: "Shall we cook it?",
+          sortOrder: 3,
+        },
+      ])
+      .run();
+  }
+  return { user, folder, keys };
+}
+
+function unsentCount(folderId: number) {
+  const { db, schema, drizzle } = app;
+  return db
+    .select()
+    .from(schema.contentItems)
+    .where(
+      drizzle.and(
+        drizzle.eq(schema.contentItems.folderId, folderId),
+        drizzle.isNull(schema.contentItems.sentAt),
+      ),
+    )
+    .all().length;
+}
+
+describe("a scheduled send", () => {
+  test("gives each recipient one complete message and the sender one copy", async () => {
+    const recipients = ["mum@example.com", "dad@example.com", "gran@example.com"];
+    const { user, folder, keys } = await seedFolder({
+      recipients,
+      ccSender: true,
+      withFiles: true,
+    });
+
+    const result = await app.sending.runSchedulerPass();
+    expect(result.opened).toBeGreaterThanOrEqual(1);
+
+    for (const email of recipients) {
+      const [message, ...extra] = sink.to(email);
+      expect(extra).toHaveLength(0);
+      expect(message?.subject).toContain(folder.name);
+      expect(message?.html).toContain("A good read");
+      expect(message?.html).toContain("https://example.com/story");
+      expect(message?.html).toContain("You will like this &lt;b&gt;one&lt;/b&gt;");
+      expect(message?.text).toContain("Thinking of you");
+      const attachments = message?.attachments ?? [];
+      expect(attachments.filter((file) => file.contentType === "image/jpeg")).toHaveLength(2);
+      expect(attachments.every((file) => file.contentType !== "image/jpeg" || file.cid)).toBe(true);
+      expect(attachments.find((file) => file.filename === "recipe.pdf")).toBeDefined();
+      const raw = (name: string) =>
+        (message?.headerLines ?? [])
+          .filter((line) => line.key === name)
+          .map((line) => line.line.replace(/\r?\n\s+/g, " "))
+          .join("\n");
+      expect(raw("list-unsubscribe")).toContain(app.links.unsubscribeUrl(folder.id, email));
+      expect(raw("list-unsubscribe")).toContain("mailto:");
+      expect(raw("list-unsubscribe-post")).toContain("List-Unsubscribe=One-Click");
+      expect(raw("list-id")).toContain(`folder-${folder.id}`);
+      expect(message?.replyTo?.value[0]?.address).toBe(user.email);
+      expect(message?.messageId).toMatch(/^<send-\d+-[0-9a-f]+@/);
+      expect(message?.date).toBeInstanceOf(Date);
+      expect(message?.html).toContain(
+        app.links.unsubscribeUrl(folder.id, email).replaceAll("&", "&amp;"),
+      );
+    }
+    expect(sink.to(user.email)).toHaveLength(1);
+
+    expect(unsentCount(folder.id)).toBe(0);
+    for (const key of keys) expect(await app.storage.stat(key)).toBeNull();
+    const after = app.db
+      .select()
+      .from(app.schema.folders)
+      .where(app.drizzle.eq(app.schema.folders.id, folder.id))
+      .get();
+    expect(after?.lastSentAt).toBeInstanceOf(Date);
+    expect(after!.nextSendAt!.getTime()).toBeGreaterThan(Date.now());
+    const deliveries = app.db
+      .select()
+      .from(app.schema.emailDeliveries)
+      .where(app.drizzle.eq(app.schema.emailDeliveries.folderId, folder.id))
+      .all();
+    expect(deliveries.map((row) => row.recipientEmail).sort()).toEqual(
+      [...recipients, user.email].sort(),
+    );
+    expect(deliveries[0]?.contentBreakdown).toEqual({ links: 1, photos: 1, files: 1, musings: 1 });
+  });
+
+  test("sends once: a second pass and a pass days later find nothing to do", async () => {
+    const { folder } = await seedFolder({
+      recipients: ["once@example.com"],
+      nextSendAt: new Date(Date.now() - 3 * 24 * 3600_000),
+    });
+    await app.sending.runSchedulerPass();
+    await app.sending.runSchedulerPass();
+    expect(sink.to("once@example.com")).toHaveLength(1);
+    expect(unsentCount(folder.id)).toBe(0);
+  });
+
+  test("an empty folder is skipped and its next send still moves on", async () => {
+    const { folder } = await seedFolder({ recipients: ["empty@example.com"], items: false });
+    await app.sending.runSchedulerPass();
+    expect(sink.to("empty@example.com")).toHaveLength(0);
+    const after = app.db
+      .select()
+      .from(app.schema.folders)
+      .where(app.drizzle.eq(app.schema.folders.id, folder.id))
+      .get();
+    expect(after!.nextSendAt!.getTime()).toBeGreaterThan(Date.now());
+  });
+
+  test("two passes at once send each message once", async () => {
+    await seedFolder({ recipients: ["race1@example.com", "race2@example.com"] });
+    await Promise.all([app.sending.runSchedulerPass(), app.sending.runSchedulerPass()]);
+    expect(sink.to("race1@example.com")).toHaveLength(1);
+    expect(sink.to("race2@example.com")).toHaveLength(1);
+  });
+
+  test("a transient refusal is retried later; a permanent one marks the recipient bounced", async () => {
+    sink.refuse.set("later@example.com", 451);
+    sink.refuse.set("gone@example.com", 550);
+    const { folder } = await seedFolder({
+      recipients: ["later@example.com", "gone@example.com", "fine@example.com"],
+    });
+    await app.sending.runSchedulerPass();
+    expect(sink.to("fine@example.com")).toHaveLength(1);
+    expect(sink.to("later@example.com")).toHaveLength(0);
+    expect(unsentCount(folder.id)).toBe(2);
+
+    await app.sending.runSchedulerPass(new Date(Date.now() + 6 * 60_000));
+    expect(sink.to("later@example.com")).toHaveLength(1);
+    expect(sink.to("gone@example.com")).toHaveLength(0);
+    expect(sink.to("fine@example.com")).toHaveLength(1);
+    expect(unsentCount(folder.id)).toBe(0);
+    const state = app.db
+      .select()
+      .from(app.schema.folderRecipientStates)
+      .where(app.drizzle.eq(app.schema.folderRecipientStates.folderId, folder.id))
+      .all();
+    expect(state.find((row) => row.email === "gone@example.com")?.status).toBe("bounced");
+  });
+});
+
+describe("Send Now", () => {
+  test("sends at once, empties the folder, and refuses an empty or paused folder", async () => {
+    const { user, folder } = await seedFolder({
+      recipients: ["now@example.com"],
+      nextSendAt: new Date(Date.now() + 7 * 24 * 3600_000),
+    });
+    const result = await app.sending.sendNow(user.id, folder.id);
+    expect(result).toEqual({ messages: 1, pending: 0 });
+    expect(sink.to("now@example.com")).toHaveLength(1);
+    await expect(app.sending.sendNow(user.id, folder.id)).rejects.toThrow(/has content/);
+    app.db
+      .update(app.schema.folders)
+      .set({ isPaused: true, pauseReason: "user" })
+      .where(app.drizzle.eq(app.schema.folders.id, folder.id))
+      .run();
+    await expect(app.sending.sendNow(user.id, folder.id)).rejects.toThrow(/paused/);
+  });
+
+  test("another user's folder sends nothing", async () => {
+    const { folder } = await seedFolder({
+      recipients: ["private@example.com"],
+      nextSendAt: new Date(Date.now() + 7 * 24 * 3600_000),
+    });
+    const { user: intruder } = await seedFolder({ recipients: ["x@example.com"], items: false });
+    expect(await app.sending.sendNow(intruder.id, folder.id)).toBeNull();
+    expect(sink.to("private@example.com")).toHaveLength(0);
+  });
+});

@@ -1,0 +1,65 @@
+import { type ParsedMail, simpleParser } from "mailparser";
+import { SMTPServer, type SMTPServerSession } from "smtp-server";
+
+export type ReceivedMessage = ParsedMail & { envelopeTo: string[] };
+
+/**
+ * A real SMTP server on loopback for tests: it keeps every message it
+ * accepts, and can refuse chosen recipients (450 transient, 550 permanent) or
+ * stop answering after a number of messages, like a server that hangs.
+ */
+export class SmtpSink {
+  readonly messages: ReceivedMessage[] = [];
+  /** Address → SMTP code to answer at RCPT TO (a one-shot for 4xx codes). */
+  readonly refuse = new Map<string, number>();
+  stallAfter = Number.POSITIVE_INFINITY;
+  private server: SMTPServer;
+  port = 0;
+
+  constructor() {
+    this.server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ["STARTTLS"],
+      logger: false,
+      closeTimeout: 200,
+      onRcptTo: (address, _session, callback) => {
+        const code = this.refuse.get(address.address.toLowerCase());
+        if (code) {
+          if (code < 500) this.refuse.delete(address.address.toLowerCase());
+          const error = Object.assign(new Error(`Refused with ${code}`), { responseCode: code });
+          return callback(error);
+        }
+        callback();
+      },
+      onData: (stream, session: SMTPServerSession, callback) => {
+        const chunks: Buffer[] = [];
+        stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+        stream.on("end", async () => {
+          if (this.messages.length >= this.stallAfter) return; // never answers: the client waits
+          const parsed = await simpleParser(Buffer.concat(chunks));
+          this.messages.push(
+            Object.assign(parsed, {
+              envelopeTo: session.envelope.rcptTo.map((rcpt) => rcpt.address.toLowerCase()),
+            }),
+          );
+          callback();
+        });
+      },
+    });
+  }
+
+  async start() {
+    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", () => resolve()));
+    const address = this.server.server.address();
+    this.port = typeof address === "object" && address ? address.port : 0;
+    return `smtp://127.0.0.1:${this.port}`;
+  }
+
+  to(email: string) {
+    return this.messages.filter((message) => message.envelopeTo.includes(email.toLowerCase()));
+  }
+
+  async stop() {
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
