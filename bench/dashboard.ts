@@ -15,7 +15,9 @@ import { contentItems, folders, sessions, users } from "../db/schema";
  * folders, 50 items) against a baseline page of the same size with no
  * database or session work (`/bench/minimal`), both served by the production
  * build in one run, on loopback. Prints throughput and latency of both, the
- * ratio and the targets. Needs `remix build` first (the npm script does it).
+ * ratio and the targets; the baseline runs again briefly at the end, and a
+ * warning says when the two disagree (a busy machine). Needs `remix build`
+ * first (the npm script does it).
  */
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const remixServe = path.join(repoRoot, "node_modules", "@remix-run", "serve", "dist", "cli.js");
@@ -24,6 +26,9 @@ const serverBuild = path.join(repoRoot, "build", "index.js");
 const CONNECTIONS = 10;
 const DURATION_S = 10;
 const WARMUP_S = 2;
+/** The baseline runs again briefly at the end: a big change means the machine got busier or quieter. */
+const RECHECK_S = 5;
+const MAX_DRIFT = 0.15;
 const TARGET_RATIO = 0.5;
 const TARGET_P99_MS = 75;
 /** Everything, start to finish, must fit in this; otherwise the run is killed. */
@@ -288,8 +293,10 @@ async function main() {
     const minimalBytes = await checkPage(minimal.url, minimal.headers, minimal.marker);
     const dashboardBytes = await checkPage(dashboard.url, dashboard.headers, dashboard.marker);
 
+    const cpus = os.cpus().length;
+    const [loadAverage] = os.loadavg();
     console.log(
-      `Node ${process.version}, ${os.cpus().length} CPUs; ${CONNECTIONS} connections, ${DURATION_S} s per page after ${WARMUP_S} s of warm-up each; no compression (autocannon sends no Accept-Encoding).`,
+      `Node ${process.version}, ${cpus} CPUs, load average ${loadAverage!.toFixed(1)}; ${CONNECTIONS} connections, ${DURATION_S} s per page after ${WARMUP_S} s of warm-up each; no compression (autocannon sends no Accept-Encoding).`,
     );
     console.log(
       `Dashboard: ${FOLDER_COUNT} folders, ${ITEM_COUNT} items in "${firstFolder.name}". Page sizes: minimal ${(minimalBytes / 1024).toFixed(1)} KiB, dashboard ${(dashboardBytes / 1024).toFixed(1)} KiB.`,
@@ -304,6 +311,7 @@ async function main() {
       dashboard.marker,
       DURATION_S,
     );
+    const recheck = await load(minimal.url, minimal.headers, minimal.marker, RECHECK_S);
     const peak = peakRssMiB(server.child.pid);
 
     const widths = [26, 8, 8, 8, 9];
@@ -326,6 +334,19 @@ async function main() {
         ),
       );
     }
+    const drift = recheck.requests.average / minimalResult.requests.average - 1;
+    console.log(
+      pad(
+        [
+          "/bench/minimal (re-check)",
+          recheck.requests.average.toFixed(0),
+          recheck.latency.p50.toFixed(1),
+          recheck.latency.p99.toFixed(1),
+          String(recheck.requests.total),
+        ],
+        widths,
+      ),
+    );
     const ratio = dashboardResult.requests.average / minimalResult.requests.average;
     const p99 = dashboardResult.latency.p99;
     console.log("");
@@ -338,6 +359,11 @@ async function main() {
     console.log(
       `server peak RSS (VmHWM): ${peak === null ? "unavailable" : `${peak.toFixed(0)} MiB`}`,
     );
+    if (Math.abs(drift) > MAX_DRIFT) {
+      console.log(
+        `WARNING: the baseline moved ${(drift * 100).toFixed(0)}% between its two runs (load average ${loadAverage!.toFixed(1)} on ${cpus} CPUs): something else is using the machine, so the figures are unreliable. Run again when it is quiet.`,
+      );
+    }
   } finally {
     if (server) await stopServer(server);
     fs.rmSync(dataDir, { recursive: true, force: true });

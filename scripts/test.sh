@@ -5,6 +5,9 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n=== %s ===\n' "$1"; }
 
+step "System packages (Chromium, SpamAssassin)"
+bash scripts/ensure-system-packages.sh
+
 step "Types"
 npx tsc --noEmit
 
@@ -18,5 +21,4 @@ step "Unit and integration tests"
 npx vitest run
 
 step "Browser tests"
-bash scripts/ensure-chromium.sh
 npx playwright test

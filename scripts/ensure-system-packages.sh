@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The test suite drives Debian's Chromium (Playwright's own browser download is
+# not available here) and checks e-mails with Debian's SpamAssassin. Install
+# whichever is missing with apt.
+set -euo pipefail
+sudo_cmd=""
+if [ "$(id -u)" -ne 0 ]; then
+  sudo_cmd="sudo"
+fi
+updated=""
+apt_install() {
+  if [ -z "$updated" ]; then
+    $sudo_cmd apt-get update -qq
+    updated=1
+  fi
+  echo "Installing Debian package(s): $*"
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "$@" >/dev/null
+}
+[ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] || apt_install chromium
+# Without its recommends: sa-compile would spend minutes compiling rules the
+# tests do not need, and spamc is the daemon's client.
+command -v spamassassin >/dev/null 2>&1 || apt_install --no-install-recommends spamassassin

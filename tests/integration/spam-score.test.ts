@@ -1,0 +1,122 @@
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import sharp from "sharp";
+import { beforeAll, expect, test } from "vitest";
+
+/**
+ * An offline spam check of a real newsletter, exactly as the mailer writes it
+ * (the outbox holds the bytes that would go over SMTP), through Debian's
+ * SpamAssassin with local rules only (-L: no network tests).
+ */
+const MAX_SCORE = 1.0;
+
+let app: Awaited<ReturnType<typeof loadApp>>;
+async function loadApp() {
+  const [{ db }, schema, { storage }, { env }, { sendNow }] = await Promise.all([
+    import("#db/client.server"),
+    import("#db/schema"),
+    import("#storage/index"),
+    import("~/utils/env.server"),
+    import("~/utils/sending.server"),
+  ]);
+  return { db, ...schema, storage, env, sendNow };
+}
+
+beforeAll(async () => {
+  // Links in a real message point at the public https address, not localhost:3000.
+  process.env.APP_URL = "https://thoughtfully.example";
+  process.env.MAIL_FROM = "Thoughtfully <hello@thoughtfully.example>";
+  app = await loadApp();
+});
+
+test("a newsletter scores at most 1.0 with SpamAssassin", async () => {
+  const check = spawnSync("spamassassin", ["--version"], { encoding: "utf8" });
+  expect(check.error, "spamassassin is not installed: scripts/ensure-system-packages.sh").toBe(
+    undefined,
+  );
+
+  const { db, users, folders, contentItems, storage, env, sendNow } = app;
+  const user = db
+    .insert(users)
+    .values({
+      email: "ada@example.org",
+      firstName: "Ada",
+      lastName: "Lovelace",
+      emailVerified: true,
+    })
+    .returning()
+    .get();
+  const folder = db
+    .insert(folders)
+    .values({
+      userId: user.id,
+      name: "Family",
+      recipients: [{ name: "Grace", email: "grace@example.net" }],
+      personalSignoff: "Love, Ada",
+    })
+    .returning()
+    .get();
+  const photo = await sharp({
+    create: { width: 800, height: 600, channels: 3, background: "#7a9e7e" },
+  })
+    .jpeg()
+    .toBuffer();
+  const { key } = await storage.put(
+    (async function* () {
+      yield photo;
+    })(),
+  );
+  db.insert(contentItems)
+    .values([
+      {
+        folderId: folder.id,
+        type: "link",
+        title: "The garden article I mentioned",
+        urls: ["https://www.example.org/gardens/spring-planting"],
+        addComment: true,
+        commentText: "This reminded me of the roses at your old house. What would you plant?",
+        responseExpectation: "expecting",
+        sortOrder: 0,
+      },
+      {
+        folderId: folder.id,
+        type: "musing",
+        title: "A quiet Sunday",
+        note: "We walked by the river this morning and talked about the summer trip.",
+        sortOrder: 1,
+      },
+      {
+        folderId: folder.id,
+        type: "photo",
+        title: "The view from the bridge",
+        filePaths: [key],
+        thumbnailPaths: [""],
+        fileNames: ["bridge.jpg"],
+        fileSizes: [photo.length],
+        mimeTypes: ["image/jpeg"],
+        addComment: true,
+        commentText: "Taken just before the rain.",
+        sortOrder: 2,
+      },
+    ])
+    .run();
+
+  await sendNow(user.id, folder.id);
+  const [eml] = fs.readdirSync(env.OUTBOX_DIR).filter((name) => name.endsWith(".eml"));
+  expect(eml).toBeDefined();
+  const message = fs.readFileSync(path.join(env.OUTBOX_DIR, eml!));
+
+  const result = spawnSync("spamassassin", ["-L", "-t"], { input: message, encoding: "utf8" });
+  const status =
+    /^X-Spam-Status: .*?score=(-?[\d.]+).*?tests=([\s\S]*?)(?:autolearn|version)/m.exec(
+      result.stdout,
+    );
+  expect(status, result.stdout + result.stderr).not.toBeNull();
+  const score = Number(status![1]);
+  console.info(`SpamAssassin score ${score}: ${status![2]!.replace(/\s+/g, " ").trim()}`);
+  const rules = status![2]!.replace(/\s+/g, " ").trim();
+  expect(score, `SpamAssassin score ${score}; rules that fired: ${rules}`).toBeLessThanOrEqual(
+    MAX_SCORE,
+  );
+}, 60_000);
