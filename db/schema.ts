@@ -445,3 +445,40 @@ export const securityRejections = sqliteTable(
   },
   (table) => [index("security_rejections_timestamp_idx").on(table.timestamp)],
 );
+
+/** Stripe webhook events already handled, so a redelivered event has no second effect. */
+export const processedStripeEvents = sqliteTable("processed_stripe_events", {
+  id: text("id").primaryKey(),
+  type: text("type").notNull(),
+  processedAt: createdAt(),
+});
+
+/**
+ * Upload to Multiple Folders, between its steps: the content typed and the
+ * files already stored, owned by the user, removed when the wizard finishes,
+ * is closed, or after 24 hours.
+ */
+export type DraftFile = {
+  key: string;
+  thumbnailKey?: string;
+  name: string;
+  size: number;
+  mimeType: string;
+};
+
+export const uploadDrafts = sqliteTable(
+  "upload_drafts",
+  {
+    id: text("id").primaryKey(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    type: text("type", { enum: ["link", "musing", "photo", "file"] }).notNull(),
+    fields: text("fields", { mode: "json" }).$type<Record<string, unknown>>().notNull().default({}),
+    files: text("files", { mode: "json" }).$type<DraftFile[]>().notNull().default([]),
+    folderIds: text("folder_ids", { mode: "json" }).$type<number[]>().notNull().default([]),
+    createdAt: createdAt(),
+    expiresAt: timestamp("expires_at").notNull(),
+  },
+  (table) => [index("upload_drafts_user_idx").on(table.userId)],
+);
