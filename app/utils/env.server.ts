@@ -45,6 +45,12 @@ const envSchema = z.object({
   STRIPE_SECRET_KEY: optionalText,
   STRIPE_PRICE_ID: optionalText,
   STRIPE_WEBHOOK_SECRET: optionalText,
+  /** Tests only: a fake Stripe API (http://127.0.0.1:PORT) the `stripe` client talks to. */
+  STRIPE_API_BASE: z
+    .string()
+    .url("must be a full URL such as http://127.0.0.1:12111")
+    .refine((value) => /^https?:\/\//.test(value), "must start with http:// or https://")
+    .optional(),
   OAUTH_PROVIDER_NAME: z.string().trim().min(1).default("OpenID"),
   OAUTH_CLIENT_ID: optionalText,
   OAUTH_CLIENT_SECRET: optionalText,

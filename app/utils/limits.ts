@@ -54,3 +54,10 @@ export const LIMITS = {
 } as const;
 
 export type Frequency = (typeof LIMITS.premium.frequencies)[number];
+
+/**
+ * What one Premium subscription brings in a month, in cents, for the admin
+ * dashboard's revenue figure (premium users × this price). Keep it equal to
+ * the Stripe price behind STRIPE_PRICE_ID.
+ */
+export const PREMIUM_MONTHLY_PRICE_CENTS = 499;

@@ -44,6 +44,30 @@ export function unsubscribeUrl(folderId: number, email: string) {
   return `${env.APP_URL}/unsubscribe?${query}`;
 }
 
+/**
+ * The short link in the e-mail body: the same signed link, with folder and
+ * address packed into one code, so the body never shows the recipient's
+ * address in a URL (spam filters score that: GB_CUSTOM_HTM_URI). `/u/<code>`
+ * only redirects to the full /unsubscribe link; a GET changes nothing.
+ */
+export function compactUnsubscribeUrl(folderId: number, email: string) {
+  const address = normalize(email);
+  const packed = Buffer.from(`${folderId}:${address}`).toString("base64url");
+  return `${env.APP_URL}/u/${packed}.${unsubscribeToken(folderId, address)}`;
+}
+
+/** The full /unsubscribe link behind a short code, or null when the code is not ours. */
+export function expandUnsubscribeCode(code: string) {
+  const [packed, token] = code.split(".");
+  if (!packed || !token) return null;
+  const decoded = Buffer.from(packed, "base64url").toString("utf8");
+  const separator = decoded.indexOf(":");
+  const folderId = Number(decoded.slice(0, separator));
+  const email = decoded.slice(separator + 1);
+  if (!Number.isSafeInteger(folderId) || folderId <= 0 || !email) return null;
+  return isValidUnsubscribeToken(folderId, email, token) ? unsubscribeUrl(folderId, email) : null;
+}
+
 /** The bare address of MAIL_FROM ("Thoughtfully <hello@example.com>" → "hello@example.com"). */
 function mailFromAddress() {
   const angled = /<([^>]+)>/.exec(env.MAIL_FROM);

@@ -1,6 +1,13 @@
-import { and, eq } from "drizzle-orm";
-import { db } from "#db/client.server";
-import { userRoles } from "#db/schema";
+import { data, redirect } from "@remix-run/node";
+import { and, desc, eq, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
+import { db, writeTransaction } from "#db/client.server";
+import { userRoles, users } from "#db/schema";
+import { ACCESS_DENIED_REDIRECT_MS, type AccessDenied } from "~/utils/admin-display";
+import { recordSecurityEvent } from "~/utils/security-events.server";
+import { getCurrentSession, loginPath, type SessionUser } from "~/utils/session.server";
+
+export type Role = (typeof userRoles.$inferInsert)["role"];
 
 export function isAdmin(userId: number) {
   const row = db
@@ -11,4 +18,142 @@ export function isAdmin(userId: number) {
     )
     .get();
   return Boolean(row);
+}
+
+export class RoleError extends Error {}
+
+type GrantOptions = { grantedBy?: number | null; reason?: string | null; source?: string };
+type RevokeOptions = { revokedBy?: number | null; reason?: string | null; source?: string };
+
+/**
+ * Grants a role: a new active `user_roles` row with who, when and why. Rows
+ * are never deleted, so the table is the history. Granting a role the user
+ * already holds changes nothing and returns "unchanged".
+ */
+export function grantRole(userId: number, role: Role, options: GrantOptions = {}) {
+  return writeTransaction((tx) => {
+    const active = tx
+      .select({ id: userRoles.id })
+      .from(userRoles)
+      .where(
+        and(eq(userRoles.userId, userId), eq(userRoles.role, role), eq(userRoles.isActive, true)),
+      )
+      .get();
+    if (active) return "unchanged" as const;
+    tx.insert(userRoles)
+      .values({
+        userId,
+        role,
+        grantedBy: options.grantedBy ?? null,
+        grantReason: options.reason?.trim() || null,
+        metadata: { source: options.source ?? "dashboard" },
+      })
+      .run();
+    return "granted" as const;
+  });
+}
+
+/** Revokes every active grant of the role: the rows stay, marked inactive with who and why. */
+export function revokeRole(userId: number, role: Role, options: RevokeOptions = {}) {
+  const changes = db
+    .update(userRoles)
+    .set({
+      isActive: false,
+      revokedAt: new Date(),
+      revokedBy: options.revokedBy ?? null,
+      revokeReason: options.reason?.trim() || null,
+    })
+    .where(
+      and(eq(userRoles.userId, userId), eq(userRoles.role, role), eq(userRoles.isActive, true)),
+    )
+    .run().changes;
+  return changes > 0 ? ("revoked" as const) : ("unchanged" as const);
+}
+
+export function findUserIdByEmail(email: string) {
+  return (
+    db
+      .select({ id: users.id })
+      .from(users)
+      .where(eq(sql`lower(${users.email})`, email.trim().toLowerCase()))
+      .get()?.id ?? null
+  );
+}
+
+/** The current admins, longest-standing first. */
+export function listAdmins() {
+  return db
+    .select({
+      userId: users.id,
+      email: users.email,
+      firstName: users.firstName,
+      lastName: users.lastName,
+      grantedAt: userRoles.grantedAt,
+    })
+    .from(userRoles)
+    .innerJoin(users, eq(users.id, userRoles.userId))
+    .where(and(eq(userRoles.role, "admin"), eq(userRoles.isActive, true)))
+    .orderBy(userRoles.grantedAt, userRoles.id)
+    .all();
+}
+
+/** Every grant and revocation, newest first, with the addresses of who was involved. */
+export function roleHistory(limit = 20) {
+  const subject = alias(users, "subject");
+  const granter = alias(users, "granter");
+  const revoker = alias(users, "revoker");
+  return db
+    .select({
+      id: userRoles.id,
+      role: userRoles.role,
+      email: subject.email,
+      grantedAt: userRoles.grantedAt,
+      grantedBy: granter.email,
+      grantReason: userRoles.grantReason,
+      revokedAt: userRoles.revokedAt,
+      revokedBy: revoker.email,
+      revokeReason: userRoles.revokeReason,
+      isActive: userRoles.isActive,
+    })
+    .from(userRoles)
+    .innerJoin(subject, eq(subject.id, userRoles.userId))
+    .leftJoin(granter, eq(granter.id, userRoles.grantedBy))
+    .leftJoin(revoker, eq(revoker.id, userRoles.revokedBy))
+    .orderBy(desc(sql`max(${userRoles.grantedAt}, coalesce(${userRoles.revokedAt}, 0))`))
+    .limit(limit)
+    .all();
+}
+
+/**
+ * The gate of every admin loader and action. A signed-out visitor is sent to
+ * log in (and back afterwards); a signed-in non-admin gets a 403 "Access
+ * Denied" page whose Refresh header moves a browser without JavaScript to /
+ * after 1.5 s. Both refusals are `unauthorized_access` security events.
+ */
+export async function requireAdmin(request: Request): Promise<SessionUser> {
+  const session = await getCurrentSession(request);
+  if (!session) {
+    recordSecurityEvent(request, {
+      eventType: "unauthorized_access",
+      severity: "low",
+      responseStatus: 302,
+      details: { reason: "signed_out" },
+    });
+    throw redirect(loginPath(request));
+  }
+  if (!isAdmin(session.user.id)) {
+    recordSecurityEvent(request, {
+      eventType: "unauthorized_access",
+      severity: "medium",
+      userId: session.user.id,
+      sessionId: session.sessionId,
+      responseStatus: 403,
+      details: { reason: "not_admin" },
+    });
+    throw data({ kind: "access_denied", redirectTo: "/" } satisfies AccessDenied, {
+      status: 403,
+      headers: { Refresh: `${ACCESS_DENIED_REDIRECT_MS / 1000};url=/` },
+    });
+  }
+  return session.user;
 }

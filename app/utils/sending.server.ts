@@ -20,7 +20,11 @@ import {
 import { env } from "~/utils/env.server";
 import { type Folder, reconcileStoragePause } from "~/utils/folders.server";
 import { sendEmail } from "~/utils/mailer.server";
-import { unsubscribeMailto, unsubscribeUrl } from "~/utils/recipient-links.server";
+import {
+  compactUnsubscribeUrl,
+  unsubscribeMailto,
+  unsubscribeUrl,
+} from "~/utils/recipient-links.server";
 import { activeRecipients, markBounced } from "~/utils/recipients.server";
 import { nextSendAt, occurrenceKey } from "~/utils/schedule.server";
 import { deleteStoredFiles } from "~/utils/uploads.server";
@@ -256,7 +260,7 @@ async function sendOne(
 ) {
   const { html, text } = personalize(rendered, {
     email: recipient.email,
-    unsubscribeUrl: unsubscribeUrl(folder.id, recipient.email),
+    unsubscribeUrl: compactUnsubscribeUrl(folder.id, recipient.email),
   });
   const senderName = [sender.firstName, sender.lastName].filter(Boolean).join(" ") || sender.email;
   const attempts = recipient.attempts + 1;

@@ -6,6 +6,7 @@ import {
   unstable_createMemoryUploadHandler,
   unstable_parseMultipartFormData,
 } from "@remix-run/node";
+import { sql } from "drizzle-orm";
 import { type FileTypeResult, fileTypeFromBuffer, fileTypeFromStream } from "file-type";
 import sharp from "sharp";
 import { db } from "#db/client.server";
@@ -646,6 +647,44 @@ export async function deleteStoredFiles(keys: string[]) {
     if (result.status === "rejected")
       console.error("Could not delete a stored file", result.reason);
   }
+}
+
+/**
+ * The keys among `keys` that an unsent content item (files or thumbnails) or
+ * an upload draft still refers to. One file may serve several folders' items
+ * (the multi-folder upload stores it once), so no path deletes a key without
+ * asking this first.
+ */
+export function stillReferencedKeys(keys: string[]): Set<string> {
+  if (keys.length === 0) return new Set();
+  const wanted = JSON.stringify([...new Set(keys)]);
+  const rows = db.all<{ key: string }>(sql`
+    with wanted(key) as (select value from json_each(${wanted}))
+    select je.value as key from content_items, json_each(content_items.file_paths) as je
+     where content_items.sent_at is null and je.value in (select key from wanted)
+    union
+    select je.value from content_items, json_each(content_items.thumbnail_paths) as je
+     where content_items.sent_at is null and je.value in (select key from wanted)
+    union
+    select json_extract(je.value, '$.key') from upload_drafts, json_each(upload_drafts.files) as je
+     where json_extract(je.value, '$.key') in (select key from wanted)
+    union
+    select json_extract(je.value, '$.thumbnailKey') from upload_drafts, json_each(upload_drafts.files) as je
+     where json_extract(je.value, '$.thumbnailKey') in (select key from wanted)`);
+  return new Set(rows.map((row) => row.key));
+}
+
+/**
+ * Deletes the stored files among `keys` that nothing refers to any more (call
+ * it after the rows that used them are gone); keys still used by another
+ * folder's item or a draft stay. Returns the keys deleted.
+ */
+export async function releaseFiles(keys: string[]) {
+  const candidates = [...new Set(keys.filter(Boolean))];
+  const used = stillReferencedKeys(candidates);
+  const unused = candidates.filter((key) => !used.has(key));
+  await deleteStoredFiles(unused);
+  return unused;
 }
 
 /**

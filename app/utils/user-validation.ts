@@ -55,7 +55,16 @@ export const SignupSchema = z.object({
   email: EmailSchema,
   password: PasswordSchema,
   timeZone: TimeZoneSchema,
-  ref: z.string().trim().max(LIMITS.referral.codeMaxLength).optional(),
+  // A referral code never blocks sign-up: anything that cannot be a code is dropped.
+  ref: z
+    .string()
+    .optional()
+    .transform((value) => {
+      const code = (value ?? "").trim().toUpperCase();
+      return /^[A-Z0-9]+$/.test(code) && code.length <= LIMITS.referral.codeMaxLength
+        ? code
+        : undefined;
+    }),
 });
 
 export const ForgotPasswordSchema = z.object({ email: EmailSchema });

@@ -192,8 +192,11 @@ describe("a scheduled send", () => {
       expect(message?.replyTo?.value[0]?.address).toBe(user.email);
       expect(message?.messageId).toMatch(/^<send-\d+-[0-9a-f]+@/);
       expect(message?.date).toBeInstanceOf(Date);
-      expect(message?.html).toContain(
-        app.links.unsubscribeUrl(folder.id, email).replaceAll("&", "&amp;"),
+      const bodyLink = app.links.compactUnsubscribeUrl(folder.id, email);
+      expect(message?.html).toContain(bodyLink);
+      expect(message?.text).toContain(bodyLink);
+      expect(app.links.expandUnsubscribeCode(bodyLink.split("/u/")[1]!)).toBe(
+        app.links.unsubscribeUrl(folder.id, email),
       );
     }
     expect(sink.to(user.email)).toHaveLength(1);

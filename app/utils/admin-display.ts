@@ -1,0 +1,78 @@
+/**
+ * Display rules of the admin and security dashboards (spec 001, section 9),
+ * shared by the server and the browser so both render the same text.
+ */
+
+export type Level = "normal" | "success" | "warning" | "critical";
+
+export const THRESHOLDS = {
+  failedLoginsWarning: 10,
+  unauthorizedAccessWarning: 5,
+  criticalAlertsCritical: 0,
+  memoryPercentWarning: 80,
+  queryMsWarning: 100,
+  storagePercentWarning: 80,
+  retentionPercentSuccess: 70,
+} as const;
+
+/** Above the number is a warning (the spec says "above", so the number itself is not). */
+const above = (value: number, limit: number, level: Level): Level =>
+  value > limit ? level : "normal";
+
+export const levels = {
+  failedLogins: (count: number) => above(count, THRESHOLDS.failedLoginsWarning, "warning"),
+  unauthorizedAccess: (count: number) =>
+    above(count, THRESHOLDS.unauthorizedAccessWarning, "warning"),
+  criticalAlerts: (count: number) => above(count, THRESHOLDS.criticalAlertsCritical, "critical"),
+  memory: (percent: number) => above(percent, THRESHOLDS.memoryPercentWarning, "warning"),
+  queryMs: (ms: number) => above(ms, THRESHOLDS.queryMsWarning, "warning"),
+  storage: (percent: number) => above(percent, THRESHOLDS.storagePercentWarning, "warning"),
+  retention: (percent: number) => above(percent, THRESHOLDS.retentionPercentSuccess, "success"),
+};
+
+/** Uptime as days and hours, hours and minutes, or minutes. */
+export function formatUptime(totalSeconds: number) {
+  const minutes = Math.floor(totalSeconds / 60);
+  const hours = Math.floor(minutes / 60);
+  const days = Math.floor(hours / 24);
+  if (days > 0) return `${days}d ${hours % 24}h`;
+  if (hours > 0) return `${hours}h ${minutes % 60}m`;
+  return `${minutes}m`;
+}
+
+/** Cents as dollars with two decimals: 1497 → "$14.97". */
+export function formatCents(cents: number) {
+  const dollars = Math.abs(cents) / 100;
+  const text = dollars.toLocaleString("en-US", {
+    minimumFractionDigits: 2,
+    maximumFractionDigits: 2,
+  });
+  return `${cents < 0 ? "-" : ""}$${text}`;
+}
+
+export function formatPercent(value: number) {
+  return `${value.toFixed(1)}%`;
+}
+
+export function formatNumber(value: number, digits = 0) {
+  return value.toLocaleString("en-US", {
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  });
+}
+
+/** Time stamps as the same text on the server and in the browser: UTC. */
+export function formatUtc(iso: string) {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
+
+export type AccessDenied = { kind: "access_denied"; redirectTo: "/" };
+
+export function isAccessDenied(value: unknown): value is AccessDenied {
+  return (
+    typeof value === "object" && value !== null && (value as AccessDenied).kind === "access_denied"
+  );
+}
+
+/** Spec: a refused admin is sent to / after 1.5 s. */
+export const ACCESS_DENIED_REDIRECT_MS = 1500;

@@ -1,0 +1,144 @@
+import { and, eq, isNull } from "drizzle-orm";
+import Stripe from "stripe";
+import { db } from "#db/client.server";
+import { users } from "#db/schema";
+import { env } from "~/utils/env.server";
+import { isPremium } from "~/utils/quota.server";
+
+/**
+ * Premium billing through Stripe (shared/decisions.md, "Billing"): Checkout to
+ * subscribe, the customer portal to manage or cancel. Nothing here grants
+ * premium: only a signed webhook does (app/utils/subscriptions.server.ts).
+ * Without STRIPE_SECRET_KEY, STRIPE_PRICE_ID and STRIPE_WEBHOOK_SECRET the app
+ * runs and every billing action answers `BillingNotConfigured`.
+ */
+
+export class BillingNotConfigured extends Error {
+  constructor() {
+    super("Billing is not configured on this server yet, so Premium cannot be bought here.");
+  }
+}
+
+export class BillingError extends Error {}
+
+type StripeSettings = {
+  secretKey?: string;
+  priceId?: string;
+  webhookSecret?: string;
+  apiBase?: string;
+};
+
+const settings: StripeSettings = {
+  secretKey: env.STRIPE_SECRET_KEY,
+  priceId: env.STRIPE_PRICE_ID,
+  webhookSecret: env.STRIPE_WEBHOOK_SECRET,
+  apiBase: env.STRIPE_API_BASE,
+};
+
+export function billingConfigured() {
+  return Boolean(settings.secretKey && settings.priceId && settings.webhookSecret);
+}
+
+/** A `stripe` client; STRIPE_API_BASE (tests) points it at a fake API by host, port and protocol. */
+export function createStripeClient(secretKey: string, apiBase?: string) {
+  const base = apiBase ? new URL(apiBase) : null;
+  return new Stripe(secretKey, {
+    telemetry: false,
+    maxNetworkRetries: 1,
+    timeout: 10_000,
+    ...(base
+      ? {
+          host: base.hostname,
+          port: base.port || (base.protocol === "https:" ? 443 : 80),
+          protocol: base.protocol === "https:" ? "https" : "http",
+        }
+      : {}),
+  });
+}
+
+let client: Stripe | null = null;
+
+/** The configured client, or `BillingNotConfigured`. */
+export function stripe(): Stripe {
+  if (!billingConfigured() || !settings.secretKey) throw new BillingNotConfigured();
+  client ??= createStripeClient(settings.secretKey, settings.apiBase);
+  return client;
+}
+
+export function webhookSecret(): string {
+  if (!billingConfigured() || !settings.webhookSecret) throw new BillingNotConfigured();
+  return settings.webhookSecret;
+}
+
+/**
+ * Origins the browser is sent to after a POST (Checkout, the portal); the CSP
+ * `form-action` must allow them because browsers apply it to the redirect.
+ */
+export function billingFormActionOrigins(): string[] {
+  if (!billingConfigured()) return [];
+  const origins = ["https://checkout.stripe.com", "https://billing.stripe.com"];
+  if (settings.apiBase) origins.push(new URL(settings.apiBase).origin);
+  return origins;
+}
+
+type BillingUser = {
+  id: number;
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+  stripeCustomerId: string | null;
+  subscriptionTier: string;
+  subscriptionStatus: string;
+};
+
+/** The user's Stripe customer: the stored one, else a new one remembered on the user. */
+async function customerFor(user: BillingUser): Promise<string> {
+  if (user.stripeCustomerId) return user.stripeCustomerId;
+  const name = [user.firstName, user.lastName].filter(Boolean).join(" ") || undefined;
+  const customer = await stripe().customers.create({
+    email: user.email,
+    name,
+    metadata: { userId: String(user.id) },
+  });
+  // Two clicks at once: the first stored customer wins and both use it.
+  db.update(users)
+    .set({ stripeCustomerId: customer.id })
+    .where(and(eq(users.id, user.id), isNull(users.stripeCustomerId)))
+    .run();
+  const stored = db
+    .select({ stripeCustomerId: users.stripeCustomerId })
+    .from(users)
+    .where(eq(users.id, user.id))
+    .get();
+  return stored?.stripeCustomerId ?? customer.id;
+}
+
+/** A Checkout session for STRIPE_PRICE_ID; returns the URL to send the browser to. */
+export async function createCheckoutSession(user: BillingUser, appUrl = env.APP_URL) {
+  const client = stripe();
+  if (isPremium(user)) throw new BillingError("You already have Premium.");
+  const customer = await customerFor(user);
+  const session = await client.checkout.sessions.create({
+    mode: "subscription",
+    customer,
+    client_reference_id: String(user.id),
+    line_items: [{ price: settings.priceId, quantity: 1 }],
+    success_url: `${appUrl}/billing/success?session_id={CHECKOUT_SESSION_ID}`,
+    cancel_url: `${appUrl}/billing/cancel`,
+    metadata: { userId: String(user.id) },
+    subscription_data: { metadata: { userId: String(user.id) } },
+  });
+  if (!session.url) throw new BillingError("Stripe did not return a checkout page.");
+  return session.url;
+}
+
+/** A customer-portal session (manage card, cancel); returns its URL. */
+export async function createPortalSession(user: BillingUser, appUrl = env.APP_URL) {
+  const client = stripe();
+  if (!user.stripeCustomerId) throw new BillingError("There is no billing account to manage yet.");
+  const session = await client.billingPortal.sessions.create({
+    customer: user.stripeCustomerId,
+    return_url: `${appUrl}/profile`,
+  });
+  return session.url;
+}
