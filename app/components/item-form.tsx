@@ -79,6 +79,8 @@ export function ItemForm({
   cancelTo,
   uploadProblem,
   currentFileCount = 0,
+  action,
+  submitText,
 }: {
   type: ItemType;
   mode: "add" | "edit";
@@ -88,6 +90,10 @@ export function ItemForm({
   cancelTo: string;
   uploadProblem?: UploadProblem | null;
   currentFileCount?: number;
+  /** Where the form posts (default: the current route). */
+  action?: string;
+  /** Button labels instead of Add / Save (the multi-folder wizard's "Next"). */
+  submitText?: { idle: string; pending: string };
 }) {
   const hydrated = useHydrated();
   // One form for four schemas: typed by its fields, validated by the type's schema.
@@ -111,6 +117,7 @@ export function ItemForm({
   return (
     <Form
       method="post"
+      action={action}
       encType={isUpload ? "multipart/form-data" : undefined}
       {...getFormProps(form)}
       className="space-y-4"
@@ -320,10 +327,10 @@ export function ItemForm({
           Cancel
         </Link>
         <SubmitButton
-          pendingText={mode === "add" ? "Adding..." : "Saving..."}
+          pendingText={submitText?.pending ?? (mode === "add" ? "Adding..." : "Saving...")}
           className="btn-primary"
         >
-          {mode === "add" ? "Add" : "Save"}
+          {submitText?.idle ?? (mode === "add" ? "Add" : "Save")}
         </SubmitButton>
       </div>
     </Form>

@@ -1,7 +1,14 @@
 import { and, eq, gt } from "drizzle-orm";
 import { createElement } from "react";
 import { db, writeTransaction } from "#db/client.server";
-import { contentItems, folders, referralCodes, referrals, users } from "#db/schema";
+import {
+  contentItems,
+  folders,
+  referralCodes,
+  referrals,
+  uploadDrafts,
+  users,
+} from "#db/schema";
 import { AccountExists, accountExistsSubject } from "#emails/account-exists";
 import { renderEmail } from "#emails/render.server";
 import { ResetPassword, resetPasswordSubject } from "#emails/reset-password";
@@ -12,7 +19,7 @@ import { sendEmail } from "~/utils/mailer.server";
 import { hashPassword } from "~/utils/password.server";
 import { recordSecurityEvent } from "~/utils/security-events.server";
 import { hashToken, randomToken, revokeUserSessions } from "~/utils/session.server";
-import { deleteStoredFiles } from "~/utils/uploads.server";
+import { releaseFiles } from "~/utils/uploads.server";
 
 const HOUR_MS = 60 * 60 * 1000;
 export const VERIFICATION_TTL_MS = 24 * HOUR_MS;
@@ -212,8 +219,14 @@ export async function deleteAccount(userId: number) {
       .where(eq(folders.userId, userId))
       .all()
       .flatMap((item) => [...item.filePaths, ...item.thumbnailPaths].filter(Boolean));
+    const draftKeys = tx
+      .select({ files: uploadDrafts.files })
+      .from(uploadDrafts)
+      .where(eq(uploadDrafts.userId, userId))
+      .all()
+      .flatMap((draft) => draft.files.flatMap((file) => [file.key, file.thumbnailKey ?? ""]));
     tx.delete(users).where(eq(users.id, userId)).run();
-    return keys;
+    return [...keys, ...draftKeys].filter(Boolean);
   });
-  await deleteStoredFiles(fileKeys);
+  await releaseFiles(fileKeys);
 }

@@ -51,6 +51,9 @@ const envSchema = z.object({
     .url("must be a full URL such as http://127.0.0.1:12111")
     .refine((value) => /^https?:\/\//.test(value), "must start with http:// or https://")
     .optional(),
+  DKIM_DOMAIN: optionalText,
+  DKIM_SELECTOR: optionalText,
+  DKIM_PRIVATE_KEY: optionalText,
   OAUTH_PROVIDER_NAME: z.string().trim().min(1).default("OpenID"),
   OAUTH_CLIENT_ID: optionalText,
   OAUTH_CLIENT_SECRET: optionalText,

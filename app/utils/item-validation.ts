@@ -48,7 +48,7 @@ const HOSTNAME = /^(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|\[[0-9a-f:.]+\])$/i;
  * the spaces) where Node's refuses it, and the browser and the server must agree.
  */
 export function isValidUrl(value: string) {
-  if (/[\s<>"`]/.test(value)) return false;
+  if (value.length > LIMITS.item.urlMaxLength || /[\s<>"`]/.test(value)) return false;
   try {
     const url = new URL(value);
     return (url.protocol === "http:" || url.protocol === "https:") && HOSTNAME.test(url.hostname);

@@ -5,6 +5,7 @@ import { env } from "~/utils/env.server";
 import { closeMailer } from "~/utils/mailer.server";
 import { sweepOrphanFiles } from "~/utils/maintenance.server";
 import { runSchedulerPass } from "~/utils/sending.server";
+import { expireDrafts } from "~/utils/upload-drafts.server";
 import { singleton } from "~/utils/singleton.server";
 
 const SHUTDOWN_DEADLINE_MS = 25_000;
@@ -56,8 +57,9 @@ class ServerProcess {
       console.info(`[backup] wrote ${file}`);
     });
     const orphanSweep = new Cron("30 3 * * *", { timezone: "UTC", protect: true }, async () => {
+      const expired = await expireDrafts();
       const removed = await sweepOrphanFiles();
-      console.info(`[storage] removed ${removed} unreferenced files`);
+      console.info(`[storage] removed ${expired} expired drafts, ${removed} unreferenced files`);
     });
     let pass: Promise<void> = Promise.resolve();
     // protect: a pass still running when the next minute starts is not overlapped.

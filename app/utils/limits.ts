@@ -30,6 +30,7 @@ export const LIMITS = {
     maxPhotos: 3,
     maxFiles: 5,
     maxLinks: 5,
+    urlMaxLength: 2048,
     titleMaxLength: 200,
     textMaxLength: 1000,
     pageSize: 50,

@@ -58,6 +58,44 @@ function getOutboxTransport() {
   return outboxTransport;
 }
 
+/**
+ * Header fields DKIM signs: nodemailer's list plus List-Unsubscribe-Post,
+ * which RFC 8058 requires to be signed for one-click unsubscribe to count.
+ */
+export const DKIM_SIGNED_HEADERS = [
+  "From",
+  "Sender",
+  "Reply-To",
+  "Subject",
+  "Date",
+  "Message-ID",
+  "To",
+  "Cc",
+  "MIME-Version",
+  "Content-Type",
+  "Content-Transfer-Encoding",
+  "In-Reply-To",
+  "References",
+  "List-Id",
+  "List-Unsubscribe",
+  "List-Unsubscribe-Post",
+].join(":");
+
+/** DKIM_PRIVATE_KEY holds the PEM itself, or the path of a file that does ("\\n" escapes allowed). */
+function dkimOptions() {
+  if (!env.DKIM_DOMAIN || !env.DKIM_SELECTOR || !env.DKIM_PRIVATE_KEY) return undefined;
+  const value = env.DKIM_PRIVATE_KEY;
+  const privateKey = value.includes("-----BEGIN")
+    ? value.replace(/\\n/g, "\n")
+    : fs.readFileSync(value, "utf8");
+  return {
+    domainName: env.DKIM_DOMAIN,
+    keySelector: env.DKIM_SELECTOR,
+    privateKey,
+    headerFieldNames: DKIM_SIGNED_HEADERS,
+  };
+}
+
 export async function sendEmail(email: OutgoingEmail): Promise<{ messageId: string }> {
   const message = {
     from: fromHeader(email.fromName),
@@ -70,6 +108,7 @@ export async function sendEmail(email: OutgoingEmail): Promise<{ messageId: stri
     headers: email.headers,
     attachments: email.attachments,
     messageId: email.messageId,
+    dkim: dkimOptions(),
   };
 
   if (env.SMTP_URL) {

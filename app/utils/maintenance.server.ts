@@ -1,5 +1,6 @@
 import { db } from "#db/client.server";
 import { contentItems } from "#db/schema";
+import { draftFileKeys } from "~/utils/upload-drafts.server";
 import { removeOrphanFiles } from "~/utils/uploads.server";
 
 /**
@@ -15,5 +16,6 @@ export async function sweepOrphanFiles() {
     .all()) {
     for (const key of [...item.filePaths, ...item.thumbnailPaths]) if (key) referenced.add(key);
   }
+  for (const key of draftFileKeys()) referenced.add(key);
   return removeOrphanFiles(referenced);
 }

@@ -27,7 +27,7 @@ import {
 } from "~/utils/recipient-links.server";
 import { activeRecipients, markBounced } from "~/utils/recipients.server";
 import { nextSendAt, occurrenceKey } from "~/utils/schedule.server";
-import { deleteStoredFiles } from "~/utils/uploads.server";
+import { releaseFiles } from "~/utils/uploads.server";
 
 /**
  * Sending a folder, exactly once per occurrence.
@@ -383,7 +383,8 @@ async function finishIfDone(ledgerId: number, now: Date) {
     };
   });
   if (!finished) return;
-  await deleteStoredFiles(finished.fileKeys);
+  // Files another folder's unsent item (or a draft) still uses are kept.
+  await releaseFiles(finished.fileKeys);
   reconcileStoragePause(finished.folderId);
 }
 

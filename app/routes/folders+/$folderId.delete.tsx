@@ -7,7 +7,7 @@ import { notFoundOnForeignFolder, parseFolderId } from "~/utils/folder-params.se
 import { deleteFolder, getFolder } from "~/utils/folders.server";
 import { requireUser } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
-import { deleteStoredFiles } from "~/utils/uploads.server";
+import { releaseFiles } from "~/utils/uploads.server";
 
 export const meta: MetaFunction = () => [{ title: "Delete folder · Thoughtfully" }];
 
@@ -22,7 +22,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const folderId = parseFolderId(params.folderId);
   await readProtectedForm(request);
   const fileKeys = notFoundOnForeignFolder(() => deleteFolder(user.id, folderId));
-  await deleteStoredFiles(fileKeys);
+  await releaseFiles(fileKeys);
   return redirectWithToast("/", { title: "Folder deleted" });
 }
 

@@ -7,7 +7,7 @@ import { deleteItem, getItem, ItemRuleError, moveItem, removeItemFile } from "~/
 import { safeRedirectPath } from "~/utils/redirect";
 import { requireUser } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
-import { deleteStoredFiles } from "~/utils/uploads.server";
+import { releaseFiles } from "~/utils/uploads.server";
 
 const ItemActionSchema = z.object({
   intent: z.enum(["move-up", "move-down", "delete", "remove-file"]),
@@ -35,12 +35,12 @@ export async function action({ request, params }: ActionFunctionArgs) {
 
   if (intent === "delete") {
     const { keys } = deleteItem(user.id, itemId);
-    await deleteStoredFiles(keys);
+    await releaseFiles(keys);
     return redirectWithToast(back, { title: "Item deleted" });
   }
   if (intent === "remove-file") {
     try {
-      await deleteStoredFiles(removeItemFile(user.id, itemId, fileIndex ?? -1));
+      await releaseFiles(removeItemFile(user.id, itemId, fileIndex ?? -1));
     } catch (error) {
       if (!(error instanceof ItemRuleError)) throw error;
       return redirectWithToast(back, {

@@ -1,0 +1,81 @@
+import { parseWithZod } from "@conform-to/zod";
+import {
+  type ActionFunctionArgs,
+  data,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from "@remix-run/node";
+import { useActionData, useLoaderData } from "@remix-run/react";
+import { Dialog } from "~/components/dialog";
+import { ItemForm } from "~/components/item-form";
+import {
+  addedToast,
+  captureForm,
+  captureQuery,
+  readCapture,
+  requireAddUser,
+} from "~/utils/capture.server";
+import { readProtectedForm } from "~/utils/csrf.server";
+import { notFoundOnForeignFolder, parseFolderId } from "~/utils/folder-params.server";
+import { getFolder, recipientsOf } from "~/utils/folders.server";
+import { LinkSchema } from "~/utils/item-validation";
+import { createTextItem, ItemRuleError } from "~/utils/items.server";
+import { redirectWithToast } from "~/utils/toast.server";
+
+/**
+ * Add Link, prefilled with what the browser captured, as a dialog over
+ * `/add`. The capture rides along in the query string, so Cancel, a failed
+ * submission and the success toast all know about it.
+ */
+export const meta: MetaFunction = () => [{ title: "Add Link · Thoughtfully" }];
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const user = await requireAddUser(request);
+  const folder = notFoundOnForeignFolder(() => getFolder(user.id, parseFolderId(params.folderId)));
+  const capture = readCapture(new URL(request.url).searchParams);
+  const { defaultValue, lastResult } = captureForm(capture);
+  return {
+    folderName: folder.name,
+    recipientNames: recipientsOf(folder).map((recipient) => recipient.name),
+    defaultValue,
+    prefillResult: lastResult,
+    back: `/add${captureQuery(capture)}`,
+  };
+}
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const user = await requireAddUser(request);
+  const folderId = parseFolderId(params.folderId);
+  notFoundOnForeignFolder(() => getFolder(user.id, folderId));
+  const formData = await readProtectedForm(request);
+  const submission = parseWithZod(formData, { schema: LinkSchema });
+  if (submission.status !== "success") {
+    return data({ result: submission.reply() }, { status: submission.status ? 400 : 200 });
+  }
+  try {
+    createTextItem(user.id, folderId, submission.value);
+  } catch (error) {
+    if (!(error instanceof ItemRuleError)) throw error;
+    return data({ result: submission.reply({ formErrors: [error.message] }) }, { status: 400 });
+  }
+  const capture = readCapture(new URL(request.url).searchParams);
+  return redirectWithToast(`/folders/${folderId}`, addedToast(capture));
+}
+
+export default function AddToFolder() {
+  const { folderName, recipientNames, defaultValue, prefillResult, back } =
+    useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  return (
+    <Dialog title={`Add Link to ${folderName}`} closeTo={back}>
+      <ItemForm
+        type="link"
+        mode="add"
+        lastResult={actionData?.result ?? prefillResult}
+        defaultValue={defaultValue}
+        recipientNames={recipientNames}
+        cancelTo={back}
+      />
+    </Dialog>
+  );
+}

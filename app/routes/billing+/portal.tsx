@@ -1,0 +1,36 @@
+import { type ActionFunctionArgs, redirect } from "@remix-run/node";
+import Stripe from "stripe";
+import {
+  BillingError,
+  BillingNotConfigured,
+  createPortalSession,
+} from "~/utils/billing.server";
+import { readProtectedForm } from "~/utils/csrf.server";
+import { requireUser } from "~/utils/session.server";
+import { redirectWithToast } from "~/utils/toast.server";
+
+/** "Manage billing" on the profile: a POST that sends the browser to Stripe's customer portal. */
+export async function loader() {
+  throw redirect("/profile");
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  await readProtectedForm(request);
+  try {
+    return redirect(await createPortalSession(user), 303);
+  } catch (error) {
+    const description =
+      error instanceof BillingNotConfigured || error instanceof BillingError
+        ? error.message
+        : error instanceof Stripe.errors.StripeError
+          ? "Stripe could not open the billing page. Please try again in a moment."
+          : null;
+    if (description === null) throw error;
+    return redirectWithToast("/profile", {
+      title: "Billing unavailable",
+      description,
+      variant: "destructive",
+    });
+  }
+}

@@ -1,0 +1,129 @@
+import { parseWithZod } from "@conform-to/zod";
+import {
+  type ActionFunctionArgs,
+  data,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+  redirect,
+} from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import Stripe from "stripe";
+import { z } from "zod";
+import { DashboardPage } from "~/components/dashboard";
+import { Dialog } from "~/components/dialog";
+import { CsrfInput, FormAlert, SubmitButton } from "~/components/forms";
+import {
+  BillingError,
+  BillingNotConfigured,
+  billingConfigured,
+  createCheckoutSession,
+} from "~/utils/billing.server";
+import { readProtectedForm } from "~/utils/csrf.server";
+import { loadDashboard } from "~/utils/dashboard.server";
+import { formatBytes } from "~/utils/format";
+import { LIMITS } from "~/utils/limits";
+import { isBannerDismissed } from "~/utils/preferences.server";
+import { isPremium } from "~/utils/quota.server";
+import { requireUser } from "~/utils/session.server";
+
+export const meta: MetaFunction = () => [{ title: "Upgrade to Premium · Thoughtfully" }];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  return {
+    dashboard: { ...loadDashboard(user, null), bannerDismissed: await isBannerDismissed(request) },
+    premium: isPremium(user),
+    configured: billingConfigured(),
+  };
+}
+
+const UpgradeSchema = z.object({});
+
+/** "Upgrade": a Checkout session for STRIPE_PRICE_ID, then a 303 to Stripe's page. */
+export async function action({ request }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const formData = await readProtectedForm(request);
+  const submission = parseWithZod(formData, { schema: UpgradeSchema });
+  if (submission.status !== "success") {
+    return data({ result: submission.reply() }, { status: 400 });
+  }
+  try {
+    const checkoutUrl = await createCheckoutSession(user);
+    return redirect(checkoutUrl, 303);
+  } catch (error) {
+    if (error instanceof BillingNotConfigured) {
+      return data({ result: submission.reply({ formErrors: [error.message] }) }, { status: 503 });
+    }
+    if (error instanceof BillingError) {
+      return data({ result: submission.reply({ formErrors: [error.message] }) }, { status: 400 });
+    }
+    if (error instanceof Stripe.errors.StripeError) {
+      console.error("Stripe checkout failed:", error.message);
+      return data(
+        {
+          result: submission.reply({
+            formErrors: ["Stripe could not start the checkout. Please try again in a moment."],
+          }),
+        },
+        { status: 502 },
+      );
+    }
+    throw error;
+  }
+}
+
+const FEATURES = [
+  "Unlimited folders",
+  "Unlimited total storage",
+  "Daily and every-two-weeks delivery, as well as weekly and monthly",
+  `Each folder still holds up to ${formatBytes(LIMITS.folder.maxSizeBytes)}, so every e-mail stays deliverable`,
+];
+
+export default function Upgrade() {
+  const { dashboard, premium, configured } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const closeTo = dashboard.selected ? `/folders/${dashboard.selected.id}` : "/";
+  return (
+    <DashboardPage data={dashboard}>
+      <Dialog title="Upgrade to Premium" closeTo={closeTo}>
+        {premium ? (
+          <div className="space-y-4 text-sm text-stone-700">
+            <p>You have Premium: no folder or storage limits, and every delivery frequency.</p>
+            <Link to="/profile" className="btn-secondary">
+              Manage billing on your profile
+            </Link>
+          </div>
+        ) : (
+          <div className="space-y-4">
+            <ul className="list-disc space-y-1 pl-5 text-sm text-stone-700">
+              {FEATURES.map((feature) => (
+                <li key={feature}>{feature}</li>
+              ))}
+            </ul>
+            {configured ? (
+              <p className="text-sm text-stone-600">
+                You pay on Stripe's secure page and can cancel at any time from your profile.
+              </p>
+            ) : (
+              <p className="text-sm text-amber-800">
+                Billing is not configured on this server yet, so Premium cannot be bought here.
+              </p>
+            )}
+            <FormAlert errors={actionData?.result.error?.[""]} />
+            <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+              <Link to={closeTo} className="btn-secondary" preventScrollReset>
+                Not now
+              </Link>
+              <Form method="post">
+                <CsrfInput />
+                <SubmitButton pendingText="Opening checkout..." className="btn-primary w-full">
+                  Upgrade
+                </SubmitButton>
+              </Form>
+            </div>
+          </div>
+        )}
+      </Dialog>
+    </DashboardPage>
+  );
+}

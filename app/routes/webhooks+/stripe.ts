@@ -1,0 +1,40 @@
+import { type ActionFunctionArgs, data } from "@remix-run/node";
+import type Stripe from "stripe";
+import { BillingNotConfigured, stripe, webhookSecret } from "~/utils/billing.server";
+import { applyStripeEvent } from "~/utils/subscriptions.server";
+
+/**
+ * Stripe's webhook, POST only. Exempt from our CSRF token: Stripe signs its
+ * webhook, and the signature (checked by the `stripe` library over the raw
+ * body, at most five minutes old) is the proof. Anything unsigned, tampered or
+ * stale answers 400 and changes nothing.
+ */
+export async function loader() {
+  throw new Response("Method Not Allowed", { status: 405, headers: { Allow: "POST" } });
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  if (request.method !== "POST") {
+    throw new Response("Method Not Allowed", { status: 405, headers: { Allow: "POST" } });
+  }
+  let secret: string;
+  try {
+    secret = webhookSecret();
+  } catch (error) {
+    if (error instanceof BillingNotConfigured) {
+      return data({ error: "billing is not configured" }, { status: 503 });
+    }
+    throw error;
+  }
+  const signature = request.headers.get("stripe-signature");
+  const payload = await request.text();
+  let event: Stripe.Event;
+  try {
+    if (!signature) throw new Error("no Stripe-Signature header");
+    event = stripe().webhooks.constructEvent(payload, signature, secret);
+  } catch {
+    return data({ error: "invalid signature" }, { status: 400 });
+  }
+  const outcome = applyStripeEvent(event);
+  return data({ received: true, outcome });
+}

@@ -1,0 +1,150 @@
+import type { SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod";
+import type { ItemFormValues } from "~/components/item-form";
+import { EMPTY_ITEM } from "~/components/item-form";
+import { FREQUENCY_LABELS } from "~/utils/folder-validation";
+import { listFolders, recipientsOf } from "~/utils/folders.server";
+import { LinkSchema } from "~/utils/item-validation";
+import { canCreateFolder, folderStats, getUsage } from "~/utils/quota.server";
+import { getUser, loginPath } from "~/utils/session.server";
+import { redirectWithToast } from "~/utils/toast.server";
+
+/**
+ * `/add`: a page captured in a browser (the extension, the bookmarklet, or a
+ * phone's share sheet through the web app manifest's share target) waiting
+ * for the user to choose a folder. Everything arrives as query parameters and
+ * is read as untrusted text: shown as text, checked by the Add Link schema,
+ * never an error page.
+ */
+export type Capture = {
+  url: string;
+  title: string;
+  note: string;
+  /** Anything was captured (the success toast says so). */
+  fromBrowser: boolean;
+};
+
+/** A URL inside shared text ("Look at this https://… via App"). */
+const URL_IN_TEXT = /https?:\/\/[^\s<>"`]+/i;
+/** Sentence punctuation that follows a URL in text rather than belonging to it. */
+const TRAILING_PUNCTUATION = /[.,;:!?)\]}'"»]+$/;
+
+function param(searchParams: URLSearchParams, name: string) {
+  return (searchParams.get(name) ?? "").trim();
+}
+
+export function readCapture(searchParams: URLSearchParams): Capture {
+  let url = param(searchParams, "url");
+  const title = param(searchParams, "title");
+  let note = param(searchParams, "note");
+  // The share target sends `text`; some apps put the page's URL only there.
+  const text = param(searchParams, "text");
+  if (text && !note) {
+    let rest = text;
+    if (!url) {
+      const found = text.match(URL_IN_TEXT)?.[0];
+      if (found) {
+        url = found.replace(TRAILING_PUNCTUATION, "");
+        rest = text.replace(url, " ");
+      }
+    } else {
+      rest = text.split(url).join(" ");
+    }
+    rest = rest.replace(/[ \t]+/g, " ").trim();
+    note = rest === title ? "" : rest;
+  }
+  return {
+    url,
+    title,
+    note,
+    fromBrowser: searchParams.get("extension") === "true" || Boolean(url || title || note),
+  };
+}
+
+/** The query that carries a capture from page to page (`/add`, the Add Link dialog, a new folder). */
+export function captureQuery(capture: Capture) {
+  if (!capture.fromBrowser) return "";
+  const params = new URLSearchParams({ extension: "true" });
+  if (capture.url) params.set("url", capture.url);
+  if (capture.title) params.set("title", capture.title);
+  if (capture.note) params.set("note", capture.note);
+  return `?${params}`;
+}
+
+export type CaptureProblems = { title: string[]; url: string[]; note: string[] };
+
+/**
+ * The Add Link form prefilled with a capture (the note becomes the comment),
+ * and the schema's own messages for what was sent but will not pass: a
+ * malformed or overlong URL, an overlong title or note. What was simply not
+ * sent (no title yet, no reason chosen) is left for the user to fill in.
+ */
+export function captureForm(capture: Capture): {
+  defaultValue: ItemFormValues;
+  lastResult: SubmissionResult<string[]> | null;
+  problems: CaptureProblems;
+} {
+  const defaultValue: ItemFormValues = {
+    ...EMPTY_ITEM,
+    title: capture.title,
+    urls: [capture.url],
+    addComment: Boolean(capture.note),
+    commentText: capture.note,
+  };
+  const formData = new FormData();
+  formData.set("title", capture.title);
+  formData.set("urls[0]", capture.url);
+  if (capture.note) formData.set("addComment", "on");
+  formData.set("commentText", capture.note);
+  const submission = parseWithZod(formData, { schema: LinkSchema });
+  const errors = submission.status === "error" ? (submission.error ?? {}) : {};
+  const problems: CaptureProblems = {
+    title: capture.title ? (errors.title ?? []) : [],
+    url: capture.url ? (errors["urls[0]"] ?? []) : [],
+    note: capture.note ? (errors.commentText ?? []) : [],
+  };
+  const error = Object.fromEntries(
+    [
+      ["title", problems.title],
+      ["urls[0]", problems.url],
+      ["commentText", problems.note],
+    ].filter(([, messages]) => messages.length > 0),
+  );
+  const lastResult =
+    Object.keys(error).length > 0
+      ? { ...submission.reply(), status: "error" as const, error }
+      : null;
+  return { defaultValue, lastResult, problems };
+}
+
+/** Signed out: the spec's toast, and back to the very same `/add` URL after logging in. */
+export async function requireAddUser(request: Request) {
+  const user = await getUser(request);
+  if (user) return user;
+  throw await redirectWithToast(loginPath(request, null), {
+    title: "Please log in",
+    description: "You need to be logged in to add content.",
+    variant: "destructive",
+  });
+}
+
+/** The folders to choose from: name, recipients' e-mails, frequency, item count. */
+export function folderChoices(userId: number) {
+  const stats = folderStats(userId);
+  const choices = listFolders(userId).map((folder) => ({
+    id: folder.id,
+    name: folder.name,
+    emails: recipientsOf(folder).map((recipient) => recipient.email),
+    frequencyLabel: FREQUENCY_LABELS[folder.frequency],
+    isPaused: folder.isPaused,
+    isUnsubscribed: folder.isUnsubscribed,
+    itemCount: stats.get(folder.id)?.itemCount ?? 0,
+  }));
+  return { folders: choices, canCreateFolder: canCreateFolder(getUsage(userId)) };
+}
+
+export function addedToast(capture: Capture) {
+  return {
+    title: capture.fromBrowser ? "Content captured from browser!" : "Content added successfully!",
+  };
+}
