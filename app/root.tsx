@@ -31,6 +31,7 @@ import { getToast } from "~/utils/toast.server";
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: tailwindHref },
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
+  { rel: "manifest", href: "/manifest.webmanifest" },
 ];
 
 export const meta: MetaFunction = () => [

@@ -205,6 +205,24 @@ function UsageBox({ usage }: { usage: Data["usage"] }) {
   );
 }
 
+/** The upgrade banner: shown to everyone but an active premium user. */
+function UpgradePrompt() {
+  return (
+    <section
+      aria-label="Premium"
+      className="rounded-xl border border-brand-200 bg-brand-50 p-3 text-xs text-brand-900"
+    >
+      <p>
+        <strong>Go Premium:</strong> unlimited folders and storage, daily and every-two-weeks
+        delivery.
+      </p>
+      <Link to="/upgrade" className="btn-primary mt-2 w-full px-3 py-1.5" preventScrollReset>
+        Upgrade to Premium
+      </Link>
+    </section>
+  );
+}
+
 function RecipientsBanner() {
   const location = useLocation();
   return (
@@ -385,6 +403,10 @@ export function DashboardPage({ data, children }: { data: Data; children?: React
             </Link>
           </div>
           <UsageBox usage={usage} />
+          {usage.tier === "premium" ? null : <UpgradePrompt />}
+          <Link to="/invite" className="btn-secondary w-full" preventScrollReset>
+            Invite friends, get folders
+          </Link>
           {folders.length > 0 ? (
             <ul className="space-y-2">
               {folders.map((folder, index) => (

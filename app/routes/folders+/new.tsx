@@ -20,10 +20,16 @@ import {
 } from "~/utils/folders.server";
 import { isBannerDismissed } from "~/utils/preferences.server";
 import { canCreateFolder, getUsage } from "~/utils/quota.server";
+import { safeRedirectPath } from "~/utils/redirect";
 import { requireUser } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
 
 export const meta: MetaFunction = () => [{ title: "New folder · Thoughtfully" }];
+
+/** `?returnTo=` (a path on this site): where to go after creating, e.g. back to `/add`. */
+function returnToOf(request: Request) {
+  return safeRedirectPath(new URL(request.url).searchParams.get("returnTo"), "") || null;
+}
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
@@ -38,6 +44,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return {
     dashboard: { ...loadDashboard(user, null), bannerDismissed: await isBannerDismissed(request) },
     frequencies: allowedFrequencies(user.id),
+    returnTo: returnToOf(request),
   };
 }
 
@@ -50,7 +57,7 @@ export async function action({ request }: ActionFunctionArgs) {
   }
   try {
     const folder = createFolder(user.id, submission.value);
-    return redirectWithToast(`/folders/${folder.id}`, {
+    return redirectWithToast(returnToOf(request) ?? `/folders/${folder.id}`, {
       title: "Success",
       description: "Folder created successfully!",
     });
@@ -63,19 +70,17 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function NewFolder() {
-  const { dashboard, frequencies } = useLoaderData<typeof loader>();
+  const { dashboard, frequencies, returnTo } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
+  const closeTo = returnTo ?? (dashboard.selected ? `/folders/${dashboard.selected.id}` : "/");
   return (
     <DashboardPage data={dashboard}>
-      <Dialog
-        title="Folder Details"
-        closeTo={dashboard.selected ? `/folders/${dashboard.selected.id}` : "/"}
-      >
+      <Dialog title="Folder Details" closeTo={closeTo}>
         <FolderForm
           lastResult={actionData?.result}
           defaultValue={NEW_FOLDER_VALUES}
           frequencies={frequencies}
-          cancelTo={dashboard.selected ? `/folders/${dashboard.selected.id}` : "/"}
+          cancelTo={closeTo}
         />
       </Dialog>
     </DashboardPage>

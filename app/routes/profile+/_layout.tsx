@@ -13,6 +13,7 @@ import { updateProfile } from "~/utils/accounts.server";
 import { readProtectedForm } from "~/utils/csrf.server";
 import { formatBytes } from "~/utils/format";
 import { LIMITS } from "~/utils/limits";
+import { getUsage } from "~/utils/quota.server";
 import { requireUser } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
 import { ProfileSchema } from "~/utils/user-validation";
@@ -28,7 +29,8 @@ const FREQUENCY_LABELS = {
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
-  const premium = user.subscriptionTier === "premium" && user.subscriptionStatus === "active";
+  const usage = getUsage(user.id);
+  const premium = usage.tier === "premium";
   const tier = premium ? LIMITS.premium : LIMITS.free;
   return {
     profile: {
@@ -39,8 +41,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
     },
     features: {
       plan: premium ? "Premium" : "Free",
-      folders: Number.isFinite(tier.maxFolders) ? String(tier.maxFolders) : "Unlimited",
-      storage: formatBytes(tier.maxStorageBytes),
+      premium,
+      folders: Number.isFinite(usage.limits.maxFolders)
+        ? String(usage.limits.maxFolders)
+        : "Unlimited",
+      storage: formatBytes(usage.limits.maxStorageBytes),
+      referralBonus: `+${usage.bonus.folders} folders, +${formatBytes(usage.bonus.storageBytes)} (${usage.bonus.completedReferrals} friends joined)`,
       perFolder: `${formatBytes(LIMITS.folder.maxSizeBytes)} (${formatBytes(LIMITS.folder.icloudMaxSizeBytes)} with an iCloud recipient)`,
       frequencies: tier.frequencies.map((frequency) => FREQUENCY_LABELS[frequency]).join(", "),
     },
@@ -158,6 +164,7 @@ export default function ProfileSettings() {
               ["Per folder", features.perFolder],
               ["Delivery", features.frequencies],
               ["Recipients per folder", String(LIMITS.folder.maxRecipients)],
+              ["Referral bonus", features.referralBonus],
             ].map(([term, value]) => (
               <div key={term}>
                 <dt className="text-stone-600">{term}</dt>
@@ -165,6 +172,23 @@ export default function ProfileSettings() {
               </div>
             ))}
           </dl>
+          <div className="mt-5 flex flex-wrap gap-2">
+            {features.premium ? (
+              <Form method="post" action="/billing/portal">
+                <CsrfInput />
+                <SubmitButton pendingText="Opening billing..." className="btn-secondary">
+                  Manage billing
+                </SubmitButton>
+              </Form>
+            ) : (
+              <Link to="/upgrade" className="btn-primary">
+                Upgrade to Premium
+              </Link>
+            )}
+            <Link to="/invite" className="btn-secondary">
+              Invite friends, get folders
+            </Link>
+          </div>
         </section>
 
         <section
