@@ -10,8 +10,11 @@ const EXPECTATION_LABELS = {
   na: null,
 } as const;
 
+/**
+ * One button of the list's single form: its value names the action and the
+ * item ("move-up:12"), so 50 items need one form, not 150.
+ */
 function ItemAction({
-  folderId,
   itemId,
   intent,
   label,
@@ -19,7 +22,6 @@ function ItemAction({
   children,
   danger,
 }: {
-  folderId: number;
   itemId: number;
   intent: string;
   label: string;
@@ -27,26 +29,20 @@ function ItemAction({
   children: ReactNode;
   danger?: boolean;
 }) {
-  const location = useLocation();
   return (
-    <Form method="post" action={`/folders/${folderId}/item-actions`} preventScrollReset>
-      <CsrfInput />
-      <input type="hidden" name="itemId" value={itemId} />
-      <input type="hidden" name="returnTo" value={`${location.pathname}${location.search}`} />
-      <button
-        type="submit"
-        name="intent"
-        value={intent}
-        aria-label={label}
-        title={label}
-        disabled={disabled}
-        className={`rounded-md px-2 py-1 text-xs font-medium hover:bg-stone-100 disabled:cursor-not-allowed disabled:opacity-30 ${
-          danger ? "text-red-700" : "text-stone-700"
-        }`}
-      >
-        {children}
-      </button>
-    </Form>
+    <button
+      type="submit"
+      name="intent"
+      value={`${intent}:${itemId}`}
+      aria-label={label}
+      title={label}
+      disabled={disabled}
+      className={`rounded-md px-2 py-1 text-xs font-medium hover:bg-stone-100 disabled:cursor-not-allowed disabled:opacity-30 ${
+        danger ? "text-red-700" : "text-stone-700"
+      }`}
+    >
+      {children}
+    </button>
   );
 }
 
@@ -129,6 +125,8 @@ export function ItemList({
   items: ItemView[];
   pagination: DashboardData["pagination"];
 }) {
+  const location = useLocation();
+  const returnTo = `${location.pathname}${location.search}`;
   if (!pagination || pagination.total === 0) {
     return (
       <div className="rounded-2xl border border-dashed border-stone-300 bg-white/60 p-8 text-center text-sm text-stone-600">
@@ -139,56 +137,62 @@ export function ItemList({
   const offset = (pagination.page - 1) * pagination.limit;
   return (
     <section aria-label="Saved items" className="space-y-3">
-      <ol className="space-y-3">
-        {items.map((item, index) => {
-          const position = offset + index;
-          return (
-            <li
-              key={item.id}
-              className="flex gap-3 rounded-2xl border border-stone-200 bg-white p-4 shadow-sm"
-            >
-              <ItemBody item={item} />
-              <div className="flex shrink-0 flex-col items-end gap-1">
-                <Link
-                  to={`/folders/${folderId}/items/${item.id}/edit`}
-                  className="rounded-md px-2 py-1 text-xs font-medium text-stone-700 hover:bg-stone-100"
-                  aria-label={`Edit ${item.title}`}
-                  preventScrollReset
-                >
-                  Edit
-                </Link>
-                <ItemAction
-                  folderId={folderId}
-                  itemId={item.id}
-                  intent="move-up"
-                  label={`Move ${item.title} up`}
-                  disabled={position === 0}
-                >
-                  Up
-                </ItemAction>
-                <ItemAction
-                  folderId={folderId}
-                  itemId={item.id}
-                  intent="move-down"
-                  label={`Move ${item.title} down`}
-                  disabled={position === pagination.total - 1}
-                >
-                  Down
-                </ItemAction>
-                <ItemAction
-                  folderId={folderId}
-                  itemId={item.id}
-                  intent="delete"
-                  label={`Delete ${item.title}`}
-                  danger
-                >
-                  Delete
-                </ItemAction>
-              </div>
-            </li>
-          );
-        })}
-      </ol>
+      <Form
+        method="post"
+        action={`/folders/${folderId}/item-actions`}
+        preventScrollReset
+        className="contents"
+      >
+        <CsrfInput />
+        <input type="hidden" name="returnTo" value={returnTo} />
+        <ol className="space-y-3">
+          {items.map((item, index) => {
+            const position = offset + index;
+            return (
+              <li
+                key={item.id}
+                className="flex gap-3 rounded-2xl border border-stone-200 bg-white p-4 shadow-sm"
+              >
+                <ItemBody item={item} />
+                <div className="flex shrink-0 flex-col items-end gap-1">
+                  <Link
+                    to={`/folders/${folderId}/items/${item.id}/edit`}
+                    className="rounded-md px-2 py-1 text-xs font-medium text-stone-700 hover:bg-stone-100"
+                    aria-label={`Edit ${item.title}`}
+                    preventScrollReset
+                  >
+                    Edit
+                  </Link>
+                  <ItemAction
+                    itemId={item.id}
+                    intent="move-up"
+                    label={`Move ${item.title} up`}
+                    disabled={position === 0}
+                  >
+                    Up
+                  </ItemAction>
+                  <ItemAction
+                    itemId={item.id}
+                    intent="move-down"
+                    label={`Move ${item.title} down`}
+                    disabled={position === pagination.total - 1}
+                  >
+                    Down
+                  </ItemAction>
+                  <ItemAction
+                    itemId={item.id}
+                    intent="delete"
+                    label={`Delete ${item.title}`}
+                    danger
+                  >
+                    Delete
+                  </ItemAction>
+                </div>
+              </li>
+            );
+          })}
+        </ol>
+      </Form>
       {pagination.totalPages > 1 ? (
         <nav aria-label="Pages" className="flex items-center justify-between text-sm">
           {pagination.hasPrevious ? (

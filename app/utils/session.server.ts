@@ -51,7 +51,19 @@ export type CurrentSession = {
   renewedCookie: string | null;
 };
 
-export async function getCurrentSession(request: Request): Promise<CurrentSession | null> {
+/** The root loader and the page's loader ask for the session of the same request: look it up once. */
+const sessionsByRequest = new WeakMap<Request, Promise<CurrentSession | null>>();
+
+export function getCurrentSession(request: Request): Promise<CurrentSession | null> {
+  let session = sessionsByRequest.get(request);
+  if (!session) {
+    session = lookUpSession(request);
+    sessionsByRequest.set(request, session);
+  }
+  return session;
+}
+
+async function lookUpSession(request: Request): Promise<CurrentSession | null> {
   const token = await readSessionToken(request);
   if (!token) return null;
   const sessionId = hashToken(token);

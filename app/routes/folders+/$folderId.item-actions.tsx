@@ -9,18 +9,35 @@ import { requireUser } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
 import { releaseFiles } from "~/utils/uploads.server";
 
-const ItemActionSchema = z.object({
-  intent: z.enum(["move-up", "move-down", "delete", "remove-file"]),
-  itemId: z.string(),
-  fileIndex: z.coerce.number().int().optional(),
-  returnTo: z.string().optional(),
-});
+/**
+ * The item list posts one form whose buttons say "move-up:12"; the edit
+ * dialog's file forms send `intent` and `itemId` apart.
+ */
+const ItemActionSchema = z
+  .object({
+    intent: z.string(),
+    itemId: z.string().optional(),
+    fileIndex: z.coerce.number().int().optional(),
+    returnTo: z.string().optional(),
+  })
+  .transform(({ intent, itemId, ...rest }) => {
+    const [action, inlineId] = intent.split(":");
+    return { ...rest, intent: action, itemId: inlineId ?? itemId };
+  })
+  .pipe(
+    z.object({
+      intent: z.enum(["move-up", "move-down", "delete", "remove-file"]),
+      itemId: z.string(),
+      fileIndex: z.number().int().optional(),
+      returnTo: z.string().optional(),
+    }),
+  );
 
 export async function loader({ params }: ActionFunctionArgs) {
   return redirect(`/folders/${parseFolderId(params.folderId)}`);
 }
 
-/** Reorder, delete, and remove one file: small POST forms in the item list and the edit dialog. */
+/** Reorder, delete, and remove one file: from the item list and the edit dialog. */
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const folderId = parseFolderId(params.folderId);
