@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
 import { startFakeOAuthProvider } from "./tests/e2e/support/fake-oauth-provider";
+import { startFakeStripe } from "./tests/e2e/support/fake-stripe";
 import { startMailCatcher } from "./tests/e2e/support/mail-catcher";
 
 /**
@@ -36,6 +37,10 @@ process.env.E2E_OAUTH_ORIGIN ??= (
   await startFakeOAuthProvider(oauthClient.id, oauthClient.secret)
 ).origin;
 const oauthOrigin = process.env.E2E_OAUTH_ORIGIN;
+// Billing talks to a fake Stripe API on loopback; tests sign webhooks with E2E_STRIPE_WEBHOOK_SECRET.
+const stripeKeys = { secret: "sk_test_thoughtfully_e2e", price: "price_e2e_premium" };
+process.env.E2E_STRIPE_WEBHOOK_SECRET ??= "whsec_thoughtfully_e2e";
+process.env.E2E_STRIPE_ORIGIN ??= (await startFakeStripe(stripeKeys.secret)).origin;
 export const baseURL = `http://localhost:${port}`;
 
 const chromium = {
@@ -94,6 +99,10 @@ export default defineConfig({
       OAUTH_AUTHORIZATION_URL: `${oauthOrigin}/authorize`,
       OAUTH_TOKEN_URL: `${oauthOrigin}/token`,
       OAUTH_USERINFO_URL: `${oauthOrigin}/userinfo`,
+      STRIPE_SECRET_KEY: stripeKeys.secret,
+      STRIPE_PRICE_ID: stripeKeys.price,
+      STRIPE_WEBHOOK_SECRET: process.env.E2E_STRIPE_WEBHOOK_SECRET,
+      STRIPE_API_BASE: process.env.E2E_STRIPE_ORIGIN,
     },
   },
 });

@@ -9,6 +9,7 @@ import {
 import { RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
+import { billingFormActionOrigins } from "~/utils/billing.server";
 import { env } from "~/utils/env.server";
 import { startServerProcess } from "~/utils/lifecycle.server";
 import { NonceProvider } from "~/utils/nonce-provider";
@@ -22,10 +23,11 @@ const headerOptions = {
   isHttps: env.isHttps,
   isDevelopment: env.NODE_ENV === "development",
   // Browsers apply form-action to the redirect that follows a POST, so the
-  // third-party sign-in page must be allowed too.
-  formActionOrigins: env.OAUTH_AUTHORIZATION_URL
-    ? [new URL(env.OAUTH_AUTHORIZATION_URL).origin]
-    : [],
+  // third-party sign-in page and Stripe's Checkout and portal must be allowed too.
+  formActionOrigins: [
+    ...(env.OAUTH_AUTHORIZATION_URL ? [new URL(env.OAUTH_AUTHORIZATION_URL).origin] : []),
+    ...billingFormActionOrigins(),
+  ],
 };
 
 export default function handleRequest(

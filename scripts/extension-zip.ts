@@ -7,7 +7,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { zipSync } from "fflate";
+import { type Zippable, zipSync } from "fflate";
 
 const root = path.resolve(import.meta.dirname, "../extension");
 const outDir = path.join(root, "dist");
@@ -31,10 +31,10 @@ if (manifest.manifest_version !== 3) throw new Error("extension/manifest.json mu
 
 // A fixed time stamp, so the same files always give the same zip.
 const mtime = new Date("2025-01-01T00:00:00Z");
-const entries = Object.fromEntries(
+const entries: Zippable = Object.fromEntries(
   filesUnder(root).map((file) => [
     path.relative(root, file).split(path.sep).join("/"),
-    [new Uint8Array(fs.readFileSync(file)), { mtime }] as const,
+    [new Uint8Array(fs.readFileSync(file)), { mtime }],
   ]),
 );
 fs.mkdirSync(outDir, { recursive: true });

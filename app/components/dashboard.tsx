@@ -408,6 +408,11 @@ export function DashboardPage({ data, children }: { data: Data; children?: React
             Invite friends, get folders
           </Link>
           {folders.length > 0 ? (
+            <Link to="/upload" className="btn-secondary w-full" preventScrollReset>
+              Upload to Multiple Folders
+            </Link>
+          ) : null}
+          {folders.length > 0 ? (
             <ul className="space-y-2">
               {folders.map((folder, index) => (
                 <FolderCard

@@ -95,13 +95,14 @@ export default function Invite() {
           <p>
             When a friend signs up through your link and confirms their e-mail, you get{" "}
             {pluralize(bonusFoldersEach, "extra folder")} and {formatBytes(bonusStorageBytesEach)}{" "}
-            more storage, up to {maxBonusFolders} folders and {formatBytes(maxBonusStorageBytes)}{" "}
-            in all.
+            more storage, up to {maxBonusFolders} folders and {formatBytes(maxBonusStorageBytes)} in
+            all.
           </p>
           {link && stats.referralCode ? (
             <div className="space-y-2">
               <p>
-                Your code: <strong className="font-mono text-stone-900">{stats.referralCode}</strong>
+                Your code:{" "}
+                <strong className="font-mono text-stone-900">{stats.referralCode}</strong>
               </p>
               <label htmlFor="invite-link" className="block font-medium text-stone-800">
                 Your invite link
@@ -120,7 +121,7 @@ export default function Invite() {
           ) : (
             <CreateLink />
           )}
-          <dl aria-label="Your referrals" className="grid grid-cols-3 gap-3 rounded-xl bg-stone-50 p-3">
+          <dl className="grid grid-cols-3 gap-3 rounded-xl bg-stone-50 p-3">
             <div>
               <dt className="text-xs text-stone-600">Friends joined</dt>
               <dd className="text-lg font-semibold text-stone-900">{stats.completedReferrals}</dd>

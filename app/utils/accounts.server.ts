@@ -1,14 +1,7 @@
 import { and, eq, gt } from "drizzle-orm";
 import { createElement } from "react";
 import { db, writeTransaction } from "#db/client.server";
-import {
-  contentItems,
-  folders,
-  referralCodes,
-  referrals,
-  uploadDrafts,
-  users,
-} from "#db/schema";
+import { contentItems, folders, referralCodes, referrals, uploadDrafts, users } from "#db/schema";
 import { AccountExists, accountExistsSubject } from "#emails/account-exists";
 import { renderEmail } from "#emails/render.server";
 import { ResetPassword, resetPasswordSubject } from "#emails/reset-password";

@@ -62,8 +62,8 @@ export function formatNumber(value: number, digits = 0) {
 }
 
 /** Time stamps as the same text on the server and in the browser: UTC. */
-export function formatUtc(iso: string) {
-  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+export function formatUtc(iso: string, seconds = false) {
+  return `${iso.slice(0, 10)} ${iso.slice(11, seconds ? 19 : 16)} UTC`;
 }
 
 export type AccessDenied = { kind: "access_denied"; redirectTo: "/" };
@@ -76,3 +76,12 @@ export function isAccessDenied(value: unknown): value is AccessDenied {
 
 /** Spec: a refused admin is sent to / after 1.5 s. */
 export const ACCESS_DENIED_REDIRECT_MS = 1500;
+
+export const EVENT_LABELS: Record<string, string> = {
+  failed_login: "Failed login",
+  rate_limit_exceeded: "Rate limit exceeded",
+  admin_access: "Admin access",
+  password_reset: "Password reset",
+  suspicious_activity: "Suspicious activity",
+  unauthorized_access: "Unauthorized access",
+};

@@ -2,6 +2,7 @@ import os from "node:os";
 import { sql } from "drizzle-orm";
 import { db } from "#db/client.server";
 import { analyticsSnapshots } from "#db/schema";
+import { EVENT_LABELS } from "~/utils/admin-display";
 import { checkDatabase } from "~/utils/health.server";
 import { LIMITS, PREMIUM_MONTHLY_PRICE_CENTS } from "~/utils/limits";
 
@@ -261,22 +262,13 @@ export function countCriticalAlerts(now: Date) {
 export type Severity = "low" | "medium" | "high" | "critical";
 export type Activity = { description: string; severity: Severity; timestamp: string };
 
-export const EVENT_LABELS: Record<string, string> = {
-  failed_login: "Failed login",
-  rate_limit_exceeded: "Rate limit exceeded",
-  admin_access: "Admin access",
-  password_reset: "Password reset",
-  suspicious_activity: "Suspicious activity",
-  unauthorized_access: "Unauthorized access",
-};
-
 /** The 8 newest things that happened: sign-ups, sends, role changes and security events. */
 export function getRecentActivity(now: Date, limit = 8): Activity[] {
   const at = now.getTime();
   const rows = db.all<{
     kind: string;
     subject: string | null;
-    detail: string | null;
+    detail: string | number | null;
     severity: Severity;
     ts: number;
   }>(sql`
@@ -309,12 +301,12 @@ export function getRecentActivity(now: Date, limit = 8): Activity[] {
   }));
 }
 
-function describeActivity(kind: string, subject: string | null, detail: string | null) {
+function describeActivity(kind: string, subject: string | null, detail: string | number | null) {
   switch (kind) {
     case "signup":
       return `New account: ${subject}`;
     case "send":
-      return `Folder “${subject}” sent to ${detail} recipient${detail === "1" ? "" : "s"}`;
+      return `Folder “${subject}” sent to ${Number(detail)} recipient${Number(detail) === 1 ? "" : "s"}`;
     case "grant":
       return `Role ${detail} granted to ${subject}`;
     case "revoke":

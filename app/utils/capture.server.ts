@@ -45,7 +45,7 @@ export function readCapture(searchParams: URLSearchParams): Capture {
       const found = text.match(URL_IN_TEXT)?.[0];
       if (found) {
         url = found.replace(TRAILING_PUNCTUATION, "");
-        rest = text.replace(url, " ");
+        rest = text.replace(found, " ");
       }
     } else {
       rest = text.split(url).join(" ");
@@ -103,13 +103,10 @@ export function captureForm(capture: Capture): {
     url: capture.url ? (errors["urls[0]"] ?? []) : [],
     note: capture.note ? (errors.commentText ?? []) : [],
   };
-  const error = Object.fromEntries(
-    [
-      ["title", problems.title],
-      ["urls[0]", problems.url],
-      ["commentText", problems.note],
-    ].filter(([, messages]) => messages.length > 0),
-  );
+  const error: Record<string, string[]> = {};
+  if (problems.title.length > 0) error.title = problems.title;
+  if (problems.url.length > 0) error["urls[0]"] = problems.url;
+  if (problems.note.length > 0) error.commentText = problems.note;
   const lastResult =
     Object.keys(error).length > 0
       ? { ...submission.reply(), status: "error" as const, error }

@@ -11,6 +11,7 @@ import { expect, test } from "vitest";
 const EXEMPT_ROUTES: Record<string, string> = {
   "unsubscribe.tsx":
     "RFC 8058 one-click: mail clients post without our token; the signed link is the proof",
+  "webhooks+/stripe.ts": "Stripe signs its webhook; the signature is the proof",
 };
 
 function routeFiles(directory: string): string[] {
@@ -47,5 +48,5 @@ test.each(withActions.map(({ route, source }) => [route, source]))(
 );
 
 test("the exemptions are exactly the ones documented", () => {
-  expect(Object.keys(EXEMPT_ROUTES).sort()).toEqual(["unsubscribe.tsx"]);
+  expect(Object.keys(EXEMPT_ROUTES).sort()).toEqual(["unsubscribe.tsx", "webhooks+/stripe.ts"]);
 });

@@ -1,12 +1,13 @@
 import { Cron } from "croner";
 import { backupDatabase } from "#db/backup";
 import { db } from "#db/client.server";
+import { takeAnalyticsSnapshot } from "~/utils/admin-metrics.server";
 import { env } from "~/utils/env.server";
 import { closeMailer } from "~/utils/mailer.server";
 import { sweepOrphanFiles } from "~/utils/maintenance.server";
 import { runSchedulerPass } from "~/utils/sending.server";
-import { expireDrafts } from "~/utils/upload-drafts.server";
 import { singleton } from "~/utils/singleton.server";
+import { expireDrafts } from "~/utils/upload-drafts.server";
 
 const SHUTDOWN_DEADLINE_MS = 25_000;
 
@@ -61,6 +62,26 @@ class ServerProcess {
       const removed = await sweepOrphanFiles();
       console.info(`[storage] removed ${expired} expired drafts, ${removed} unreferenced files`);
     });
+    // The admin dashboard's charts: one analytics_snapshots row per UTC day,
+    // written at start (so today has a point) and again near the day's end.
+    const snapshot = () => {
+      const row = takeAnalyticsSnapshot(new Date());
+      console.info(`[analytics] snapshot for ${row.snapshotDate}`);
+    };
+    const dailySnapshot = new Cron(
+      "55 23 * * *",
+      {
+        timezone: "UTC",
+        protect: true,
+        catch: (error) => console.error("[analytics] snapshot failed", error),
+      },
+      snapshot,
+    );
+    try {
+      snapshot();
+    } catch (error) {
+      console.error("[analytics] snapshot failed", error);
+    }
     let pass: Promise<void> = Promise.resolve();
     // protect: a pass still running when the next minute starts is not overlapped.
     const sender = new Cron("* * * * *", { protect: true }, () => {
@@ -74,6 +95,7 @@ class ServerProcess {
       sender.stop();
       dailyBackup.stop();
       orphanSweep.stop();
+      dailySnapshot.stop();
       // A send in flight finishes; whatever it leaves pending is resumed by the next start.
       await pass;
     });

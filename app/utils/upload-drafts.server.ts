@@ -11,7 +11,16 @@ import {
   ItemRuleError,
   QuotaExceededError,
 } from "~/utils/items.server";
-import { LIMITS } from "~/utils/limits";
+import {
+  AT_LEAST_ONE_FOLDER,
+  INVALID_FOLDER_ID,
+  MAX_FOLDERS,
+  NO_VALID_FOLDERS,
+  PLEASE_SELECT_A_FOLDER,
+  pausedMessage,
+  selectAFile,
+  TOO_MANY_FOLDERS,
+} from "~/utils/multi-folder";
 import { folderSizeLimit, folderStats, getUsage } from "~/utils/quota.server";
 import { releaseFiles } from "~/utils/uploads.server";
 
@@ -32,12 +41,6 @@ export class DraftRuleError extends Error {}
 export const DRAFT_LIFETIME_MS = 24 * 60 * 60 * 1000;
 /** Older drafts of the same user beyond this many are removed when a new one starts. */
 const MAX_DRAFTS_PER_USER = 3;
-const MAX_FOLDERS = LIMITS.multiFolder.maxFolders;
-
-export const PLEASE_SELECT_A_FOLDER = "Please select at least one folder";
-export const NO_VALID_FOLDERS = "No valid folders selected for upload";
-export const pausedMessage = (count: number) => `${count} paused folder(s) cannot be selected`;
-export const selectAFile = (type: "photo" | "file") => `Please select at least one ${type}`;
 
 const draftKeys = (files: DraftFile[]) =>
   files.flatMap((file) => (file.thumbnailKey ? [file.key, file.thumbnailKey] : [file.key]));
@@ -48,17 +51,12 @@ export const FolderIdsSchema = z
     z
       .string()
       .trim()
-      .regex(/^\d{1,15}$/, "Invalid folder ID")
+      .regex(/^\d{1,15}$/, INVALID_FOLDER_ID)
       .transform(Number)
-      .refine((id) => id > 0, "Invalid folder ID"),
+      .refine((id) => id > 0, INVALID_FOLDER_ID),
   )
   .transform((ids) => [...new Set(ids)])
-  .pipe(
-    z
-      .array(z.number())
-      .min(1, "At least one folder required")
-      .max(MAX_FOLDERS, `Maximum ${MAX_FOLDERS} folders allowed`),
-  );
+  .pipe(z.array(z.number()).min(1, AT_LEAST_ONE_FOLDER).max(MAX_FOLDERS, TOO_MANY_FOLDERS));
 
 export function getDraft(userId: number, draftId: string, now = new Date()): UploadDraft {
   const draft = /^[0-9a-f]{32}$/.test(draftId)
@@ -162,7 +160,7 @@ function isSelectable(folder: Pick<Folder, "isPaused" | "isUnsubscribed">) {
 
 /**
  * Checks posted folder ids against the rules and the user's own folders: a
- * wrong or foreign id is "Invalid folder ID", a paused one is refused.
+ * wrong or foreign id is INVALID_FOLDER_ID, a paused one is refused.
  */
 export function checkFolderSelection(
   userId: number,
@@ -173,7 +171,7 @@ export function checkFolderSelection(
   if (!parsed.success) return { ok: false, error: parsed.error.issues[0]!.message };
   const own = new Map(listFolders(userId).map((folder) => [folder.id, folder]));
   const chosen = parsed.data.map((id) => own.get(id));
-  if (chosen.some((folder) => !folder)) return { ok: false, error: "Invalid folder ID" };
+  if (chosen.some((folder) => !folder)) return { ok: false, error: INVALID_FOLDER_ID };
   const paused = chosen.filter((folder) => folder!.isPaused).length;
   if (paused > 0) return { ok: false, error: pausedMessage(paused) };
   if (chosen.some((folder) => folder!.isUnsubscribed)) {
@@ -297,7 +295,7 @@ export async function finishDraft(
   if (draft.files.length === 0) throw new DraftRuleError(selectAFile(draft.type));
   const validation = validateDraft(userId, draft);
   if (validation.folderValidations.length === 0) {
-    throw new DraftRuleError("At least one folder required");
+    throw new DraftRuleError(AT_LEAST_ONE_FOLDER);
   }
   const targets = new Set(
     validation.folderValidations

@@ -1,5 +1,6 @@
 import { json, type MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
+import { Bookmarklet } from "~/components/bookmarklet";
 import { StaticPage } from "~/components/public-layout";
 import { env } from "~/utils/env.server";
 
@@ -58,15 +59,21 @@ export default function ChromeExtension() {
       </div>
 
       <p>
-        The extension asks for one permission, <code className="text-sm">activeTab</code>: it can
-        see only the tab you are on, and only at the moment you click its icon. It sends the page's
-        address, its title and your note to Thoughtfully, and nothing else.
+        The extension asks for two permissions. <code className="text-sm">activeTab</code> lets it
+        see only the tab you are on, and only at the moment you click its icon;{" "}
+        <code className="text-sm">storage</code> remembers your Thoughtfully address. It reads no
+        other site and sends nothing by itself: Save opens Thoughtfully in a new tab with the page's
+        address, its title and your note, and you choose the folder there.
       </p>
 
       <h2>Until it is in the store: load it unpacked</h2>
       <p>If the extension is not in the Chrome Web Store yet, you can install it yourself:</p>
       <ol className="mt-3 list-decimal space-y-2 pl-6 leading-relaxed text-stone-700 marker:font-semibold marker:text-brand-700">
-        <li>Download or clone the Thoughtfully project to your computer.</li>
+        <li>
+          Download or clone the Thoughtfully project to your computer (or unzip the package made by{" "}
+          <code className="text-sm">npm run extension:zip</code>, found in{" "}
+          <code className="text-sm">extension/dist</code>).
+        </li>
         <li>
           In Chrome, type <code className="break-all text-sm">chrome://extensions</code> into the
           address bar and press Enter.
@@ -76,8 +83,10 @@ export default function ChromeExtension() {
           Click <strong>Load unpacked</strong>.
         </li>
         <li>
-          Choose the <code className="text-sm">extension</code> folder inside the project.
+          Choose the <code className="text-sm">extension</code> folder inside the project (or the
+          unzipped folder).
         </li>
+        <li>Pin Thoughtfully from the puzzle-piece menu so its icon stays in the toolbar.</li>
         <li>
           If Thoughtfully does not run at{" "}
           <code className="break-all text-sm">{DEFAULT_APP_URL}</code>, open the extension's{" "}
@@ -104,11 +113,21 @@ export default function ChromeExtension() {
         </p>
       </section>
 
-      <h2>No extension? Use the bookmarklet</h2>
+      <h2 id="bookmarklet">No extension? Use the bookmarklet</h2>
       <p>
-        Once you are signed in, Thoughtfully offers a bookmarklet that does the same job in any
-        browser, and on your phone you can save straight from the share sheet.{" "}
-        <Link to="/login">Log in</Link> or <Link to="/signup">sign up</Link> to set them up.
+        The bookmarklet does the same job in any browser, Firefox and Safari included, and where
+        extensions are not allowed.
+      </p>
+      <div className="mt-4 rounded-2xl border border-stone-200 bg-white p-5 shadow-sm">
+        <Bookmarklet appUrl={appUrl} />
+      </div>
+
+      <h2>On your phone</h2>
+      <p>
+        Open Thoughtfully in your phone's browser and add it to your home screen. From then on,
+        Share → Thoughtfully in any app sends the page to Thoughtfully, where you choose the folder.
+        You will be asked to <Link to="/login">log in</Link> the first time (no account yet?{" "}
+        <Link to="/signup">Sign up</Link>).
       </p>
     </StaticPage>
   );

@@ -2,9 +2,15 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, Outlet, useLoaderData } from "@remix-run/react";
 import { AppShell } from "~/components/app-shell";
 import { ErrorList } from "~/components/forms";
-import { captureForm, captureQuery, folderChoices, readCapture, requireAddUser } from "~/utils/capture.server";
-import { isValidUrl } from "~/utils/item-validation";
+import {
+  captureForm,
+  captureQuery,
+  folderChoices,
+  readCapture,
+  requireAddUser,
+} from "~/utils/capture.server";
 import { pluralize } from "~/utils/format";
+import { isValidUrl } from "~/utils/item-validation";
 
 export const meta: MetaFunction = () => [{ title: "Add content · Thoughtfully" }];
 
@@ -50,8 +56,8 @@ export default function AddPage() {
                 <dt className="font-medium text-stone-600">Title</dt>
                 <dd className="break-words text-lg font-semibold text-stone-900">
                   {capture.title || <span className="text-stone-600">(no title)</span>}
+                  <ErrorList errors={problems.title} />
                 </dd>
-                <ErrorList errors={problems.title} />
               </div>
               <div>
                 <dt className="font-medium text-stone-600">URL</dt>
@@ -63,14 +69,16 @@ export default function AddPage() {
                   ) : (
                     capture.url || <span className="text-stone-600">(no address)</span>
                   )}
+                  <ErrorList errors={problems.url} />
                 </dd>
-                <ErrorList errors={problems.url} />
               </div>
               {capture.note ? (
                 <div>
                   <dt className="font-medium text-stone-600">Note</dt>
-                  <dd className="whitespace-pre-line break-words text-stone-800">{capture.note}</dd>
-                  <ErrorList errors={problems.note} />
+                  <dd className="whitespace-pre-line break-words text-stone-800">
+                    {capture.note}
+                    <ErrorList errors={problems.note} />
+                  </dd>
                 </div>
               ) : null}
             </dl>

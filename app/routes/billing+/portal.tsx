@@ -1,10 +1,6 @@
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
 import Stripe from "stripe";
-import {
-  BillingError,
-  BillingNotConfigured,
-  createPortalSession,
-} from "~/utils/billing.server";
+import { BillingError, BillingNotConfigured, createPortalSession } from "~/utils/billing.server";
 import { readProtectedForm } from "~/utils/csrf.server";
 import { requireUser } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";

@@ -101,7 +101,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     return data({ result: null, problem: mapped.problem }, { status: mapped.status });
   }
   return redirectWithToast(back, {
-    title: `${upload.stored.length === 1 ? "1 " + NOUNS[type] : `${upload.stored.length} ${NOUNS[type]}s`} added`,
+    title: `${upload.stored.length === 1 ? `1 ${NOUNS[type]}` : `${upload.stored.length} ${NOUNS[type]}s`} added`,
   });
 }
 

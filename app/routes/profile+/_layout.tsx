@@ -8,9 +8,11 @@ import {
 } from "@remix-run/node";
 import { Form, Link, Outlet, useActionData, useLoaderData } from "@remix-run/react";
 import { AppShell } from "~/components/app-shell";
+import { Bookmarklet } from "~/components/bookmarklet";
 import { CsrfInput, ErrorList, Field, SubmitButton } from "~/components/forms";
 import { updateProfile } from "~/utils/accounts.server";
 import { readProtectedForm } from "~/utils/csrf.server";
+import { env } from "~/utils/env.server";
 import { formatBytes } from "~/utils/format";
 import { LIMITS } from "~/utils/limits";
 import { getUsage } from "~/utils/quota.server";
@@ -51,6 +53,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       frequencies: tier.frequencies.map((frequency) => FREQUENCY_LABELS[frequency]).join(", "),
     },
     timeZones: Intl.supportedValuesOf("timeZone"),
+    appUrl: env.APP_URL,
   };
 }
 
@@ -69,7 +72,7 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function ProfileSettings() {
-  const { profile, features, timeZones } = useLoaderData<typeof loader>();
+  const { profile, features, timeZones, appUrl } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const [form, fields] = useForm({
     id: "profile",
@@ -189,6 +192,29 @@ export default function ProfileSettings() {
               Invite friends, get folders
             </Link>
           </div>
+        </section>
+
+        <section
+          aria-labelledby="save-anywhere-heading"
+          className="rounded-2xl border border-stone-200 bg-white p-6 shadow-sm"
+        >
+          <h2
+            id="save-anywhere-heading"
+            className="font-serif text-xl font-semibold text-stone-900"
+          >
+            Save from any browser
+          </h2>
+          <div className="mt-4">
+            <Bookmarklet appUrl={appUrl} />
+          </div>
+          <p className="mt-4 text-sm text-stone-700">
+            On Chrome, the{" "}
+            <Link to="/chrome-extension" className="text-brand-700 underline">
+              Thoughtfully extension
+            </Link>{" "}
+            does the same from the toolbar. On a phone, add this site to your home screen and use
+            Share → Thoughtfully.
+          </p>
         </section>
 
         <section

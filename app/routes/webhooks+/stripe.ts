@@ -1,4 +1,4 @@
-import { type ActionFunctionArgs, data } from "@remix-run/node";
+import type { ActionFunctionArgs } from "@remix-run/node";
 import type Stripe from "stripe";
 import { BillingNotConfigured, stripe, webhookSecret } from "~/utils/billing.server";
 import { applyStripeEvent } from "~/utils/subscriptions.server";
@@ -7,7 +7,8 @@ import { applyStripeEvent } from "~/utils/subscriptions.server";
  * Stripe's webhook, POST only. Exempt from our CSRF token: Stripe signs its
  * webhook, and the signature (checked by the `stripe` library over the raw
  * body, at most five minutes old) is the proof. Anything unsigned, tampered or
- * stale answers 400 and changes nothing.
+ * stale answers 400 and changes nothing. Plain Responses: Stripe reads the
+ * status, and a resource route's `data()` would lose it.
  */
 export async function loader() {
   throw new Response("Method Not Allowed", { status: 405, headers: { Allow: "POST" } });
@@ -22,7 +23,7 @@ export async function action({ request }: ActionFunctionArgs) {
     secret = webhookSecret();
   } catch (error) {
     if (error instanceof BillingNotConfigured) {
-      return data({ error: "billing is not configured" }, { status: 503 });
+      return Response.json({ error: "billing is not configured" }, { status: 503 });
     }
     throw error;
   }
@@ -33,8 +34,8 @@ export async function action({ request }: ActionFunctionArgs) {
     if (!signature) throw new Error("no Stripe-Signature header");
     event = stripe().webhooks.constructEvent(payload, signature, secret);
   } catch {
-    return data({ error: "invalid signature" }, { status: 400 });
+    return Response.json({ error: "invalid signature" }, { status: 400 });
   }
   const outcome = applyStripeEvent(event);
-  return data({ received: true, outcome });
+  return Response.json({ received: true, outcome });
 }

@@ -1,0 +1,163 @@
+import { data, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Link, useLoaderData } from "@remix-run/react";
+import {
+  AdminErrorBoundary,
+  AdminPage,
+  adminHeaders,
+  Panel,
+  SeverityBadge,
+  Stat,
+  StatGrid,
+} from "~/components/admin";
+import { EVENT_LABELS, formatNumber, formatUtc, levels } from "~/utils/admin-display";
+import { getSecurityDashboard, type Trend } from "~/utils/admin-metrics.server";
+import { requireAdmin } from "~/utils/roles.server";
+
+export const meta: MetaFunction = () => [
+  { title: "Security Dashboard · Thoughtfully" },
+  { name: "robots", content: "noindex" },
+];
+
+export const headers = adminHeaders;
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  await requireAdmin(request);
+  const now = new Date();
+  return data({ generatedAt: now.toISOString(), security: getSecurityDashboard(now) });
+}
+
+const ARROWS = { up: "↑", down: "↓", stable: "→" } as const;
+
+function TrendStat({ label, trend }: { label: string; trend: Trend }) {
+  return (
+    <Stat
+      label={label}
+      value={
+        <>
+          <span aria-hidden="true">{ARROWS[trend.direction]} </span>
+          <span className="capitalize">{trend.direction}</span>
+        </>
+      }
+      hint={`${formatNumber(trend.current)} in the last 24 hours, ${formatNumber(trend.previous)} the 24 hours before`}
+    />
+  );
+}
+
+export default function SecurityDashboard() {
+  const { generatedAt, security } = useLoaderData<typeof loader>();
+  const m = security.metrics;
+  return (
+    <AdminPage
+      title="Security Dashboard"
+      generatedAt={generatedAt}
+      nav={
+        <p className="mt-2 text-sm">
+          <Link to="/admin/dashboard" className="font-semibold text-brand-800 underline">
+            Back to the Admin Dashboard
+          </Link>
+        </p>
+      }
+    >
+      <Panel title="Last 24 hours">
+        <StatGrid>
+          <Stat
+            label="Critical alerts"
+            value={formatNumber(m.criticalAlerts)}
+            level={levels.criticalAlerts(m.criticalAlerts)}
+          />
+          <Stat
+            label="Failed logins"
+            value={formatNumber(m.failedLogins)}
+            level={levels.failedLogins(m.failedLogins)}
+          />
+          <Stat label="File threats" value={formatNumber(m.totalFileThreats)} />
+          <Stat label="Rate-limit violations" value={formatNumber(m.rateLimitViolations)} />
+          <Stat
+            label="Unauthorized access"
+            value={formatNumber(m.unauthorizedAccess)}
+            level={levels.unauthorizedAccess(m.unauthorizedAccess)}
+          />
+          <Stat label="Total security events" value={formatNumber(m.totalSecurityEvents)} />
+        </StatGrid>
+      </Panel>
+      <Panel title="Trends">
+        <StatGrid>
+          <TrendStat label="Security events" trend={security.trends.securityEvents} />
+          <TrendStat label="File threats" trend={security.trends.fileThreats} />
+        </StatGrid>
+      </Panel>
+      <div className="grid gap-6 lg:grid-cols-2">
+        <Panel title="Recent events">
+          {security.recentEvents.length === 0 ? (
+            <p className="text-stone-700">No security events yet.</p>
+          ) : (
+            <table className="w-full text-left text-sm">
+              <thead>
+                <tr className="text-stone-700">
+                  <th scope="col" className="py-1 pr-2">
+                    Event
+                  </th>
+                  <th scope="col" className="py-1 pr-2">
+                    Severity
+                  </th>
+                  <th scope="col" className="py-1 pr-2">
+                    IP address
+                  </th>
+                  <th scope="col" className="py-1">
+                    Time
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {security.recentEvents.map((event) => (
+                  <tr key={event.id} className="border-t border-stone-200">
+                    <td className="py-1 pr-2">
+                      {EVENT_LABELS[event.eventType] ?? event.eventType}
+                    </td>
+                    <td className="py-1 pr-2">
+                      <SeverityBadge severity={event.severity} />
+                    </td>
+                    <td className="py-1 pr-2">{event.ipAddress ?? "Unknown"}</td>
+                    <td className="py-1">
+                      <time dateTime={event.createdAt}>{formatUtc(event.createdAt)}</time>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </Panel>
+        <Panel title="Top IP addresses">
+          {security.breakdowns.topIPs.length === 0 ? (
+            <p className="text-stone-700">No events with a known address in the last 24 hours.</p>
+          ) : (
+            <table className="w-full text-left text-sm">
+              <thead>
+                <tr className="text-stone-700">
+                  <th scope="col" className="py-1 pr-2">
+                    IP address
+                  </th>
+                  <th scope="col" className="py-1 text-right">
+                    Events
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {security.breakdowns.topIPs.map((row) => (
+                  <tr key={row.ip} className="border-t border-stone-200">
+                    <td className="py-1 pr-2">{row.ip}</td>
+                    <td className="py-1 text-right tabular-nums">{formatNumber(row.count)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </Panel>
+      </div>
+    </AdminPage>
+  );
+}
+
+export function ErrorBoundary() {
+  return <AdminErrorBoundary what="the security dashboard" />;
+}

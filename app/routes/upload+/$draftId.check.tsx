@@ -1,0 +1,254 @@
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useSubmit } from "@remix-run/react";
+import { useEffect, useRef, useState } from "react";
+import { useHydrated } from "remix-utils/use-hydrated";
+import { Dialog } from "~/components/dialog";
+import { CsrfInput, FormAlert, SubmitButton } from "~/components/forms";
+import { DiscardDraftForm, DraftLine, WIZARD_TITLE, WizardSteps } from "~/components/upload-wizard";
+import { readProtectedForm } from "~/utils/csrf.server";
+import { formatBytes } from "~/utils/format";
+import { NO_VALID_FOLDERS } from "~/utils/multi-folder";
+import { requireUser } from "~/utils/session.server";
+import { redirectWithToast } from "~/utils/toast.server";
+import {
+  DraftRuleError,
+  finishDraft,
+  getDraft,
+  type MultiFolderValidation,
+  validateDraft,
+} from "~/utils/upload-drafts.server";
+import { draftSummary, notFoundOnForeignDraft } from "~/utils/upload-wizard.server";
+
+const AUTO_START_MS = 1500;
+const CHECK_TIMEOUT_MS = 10_000;
+
+/** Step 3 (photos and files): can each chosen folder, and the account, take the upload? */
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  const draft = notFoundOnForeignDraft(() => getDraft(user.id, params.draftId ?? ""));
+  if (draft.type === "link" || draft.type === "musing" || draft.folderIds.length === 0) {
+    throw redirect(`/upload/${draft.id}/folders`);
+  }
+  const { userValidation, folderValidations, uploadSize } = validateDraft(user.id, draft);
+  return {
+    draft: draftSummary(draft),
+    validation: { userValidation, folderValidations, uploadSize },
+  };
+}
+
+const names = (folders: { name: string }[]) => folders.map((folder) => folder.name).join(", ");
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const formData = await readProtectedForm(request);
+  const draft = notFoundOnForeignDraft(() => getDraft(user.id, params.draftId ?? ""));
+  try {
+    const result = await finishDraft(user.id, draft.id, {
+      onlyValid: formData.get("intent") !== "skip",
+    });
+    const title = `Uploaded to ${result.added.length} ${result.added.length === 1 ? "folder" : "folders"}`;
+    if (result.finished) {
+      return redirectWithToast(`/folders/${result.added[0]!.id}`, {
+        title,
+        description: names(result.added),
+      });
+    }
+    return redirectWithToast(`/upload/${draft.id}/check`, {
+      title: result.added.length > 0 ? title : "Nothing uploaded",
+      description: `${result.added.length > 0 ? `Added to ${names(result.added)}. ` : ""}Not uploaded to ${names(result.refused)}: not enough space. Use Send Now on a full folder, then check again.`,
+      variant: result.added.length > 0 ? "default" : "destructive",
+    });
+  } catch (error) {
+    if (!(error instanceof DraftRuleError)) throw error;
+    return data({ error: error.message }, { status: 400 });
+  }
+}
+
+type CheckState =
+  | { status: "loading" }
+  | { status: "success"; validation: MultiFolderValidation }
+  | { status: "error" }
+  | { status: "timeout" };
+
+export default function CheckFolders() {
+  const loaded = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const hydrated = useHydrated();
+  const submit = useSubmit();
+  const { draft } = loaded;
+  const [state, setState] = useState<CheckState>({
+    status: "success",
+    validation: loaded.validation,
+  });
+  const uploadForm = useRef<HTMLFormElement>(null);
+  useEffect(() => setState({ status: "success", validation: loaded.validation }), [loaded]);
+
+  async function checkAgain() {
+    setState({ status: "loading" });
+    try {
+      const response = await fetch(`/upload/${draft.id}/validate`, {
+        signal: AbortSignal.timeout(CHECK_TIMEOUT_MS),
+        headers: { Accept: "application/json" },
+      });
+      if (!response.ok) throw new Error(`${response.status}`);
+      setState({ status: "success", validation: (await response.json()) as MultiFolderValidation });
+    } catch (error) {
+      const timedOut = error instanceof DOMException && error.name === "TimeoutError";
+      setState({ status: timedOut ? "timeout" : "error" });
+    }
+  }
+
+  const validation = state.status === "success" ? state.validation : null;
+  const accepting = validation?.folderValidations.filter((folder) => folder.canAccept) ?? [];
+  const everyFolder =
+    validation !== null &&
+    accepting.length === validation.folderValidations.length &&
+    validation.userValidation.canUpload;
+  const autoStart = hydrated && everyFolder && !actionData?.error;
+
+  useEffect(() => {
+    if (!autoStart) return;
+    const timer = setTimeout(() => {
+      if (uploadForm.current) submit(uploadForm.current);
+    }, AUTO_START_MS);
+    return () => clearTimeout(timer);
+  }, [autoStart, submit]);
+
+  const back = (
+    <Link to={`/upload/${draft.id}/folders`} className="btn-secondary" preventScrollReset>
+      Back
+    </Link>
+  );
+  const retry = hydrated ? (
+    <button type="button" onClick={checkAgain} className="btn-secondary">
+      {state.status === "success" ? "Check again" : "Retry"}
+    </button>
+  ) : (
+    <Link to={`/upload/${draft.id}/check`} className="btn-secondary">
+      Check again
+    </Link>
+  );
+
+  return (
+    <Dialog title={WIZARD_TITLE} closeTo="/">
+      <WizardSteps type={draft.type} current="check" />
+      <DraftLine draft={draft} />
+      <FormAlert errors={actionData?.error ? [actionData.error] : null} />
+      {state.status === "loading" ? (
+        <p role="status" className="py-6 text-center text-sm text-stone-700">
+          Checking folder limits...
+        </p>
+      ) : null}
+      {state.status === "error" ? (
+        <div role="alert" className="rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm">
+          <p className="font-semibold text-red-900">Something went wrong</p>
+          <p className="mt-1 text-red-800">
+            We couldn't check folder limits right now. Please try again.
+          </p>
+        </div>
+      ) : null}
+      {state.status === "timeout" ? (
+        <div
+          role="alert"
+          className="rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm"
+        >
+          <p className="font-semibold text-amber-900">
+            Sorry about this, but we're having trouble checking folder limits
+          </p>
+          <p className="mt-1 text-amber-900">
+            Try again, go back, or skip the check: every folder's limit is still checked as the
+            files are added.
+          </p>
+        </div>
+      ) : null}
+      {validation ? <ValidationTable validation={validation} /> : null}
+      {validation && accepting.length === 0 ? <FormAlert errors={[NO_VALID_FOLDERS]} /> : null}
+      {everyFolder ? (
+        <p role="status" className="mt-3 text-sm text-brand-900">
+          Every folder can take this upload.{hydrated ? " Starting the upload..." : null}
+        </p>
+      ) : null}
+
+      <div className="mt-5 flex flex-wrap justify-end gap-2">
+        {back}
+        {retry}
+        <Form method="post" ref={uploadForm}>
+          <CsrfInput />
+          {state.status === "success" ? (
+            accepting.length > 0 ? (
+              <SubmitButton intent="upload" pendingText="Uploading..." className="btn-primary">
+                {everyFolder
+                  ? `Upload to ${accepting.length} ${accepting.length === 1 ? "folder" : "folders"}`
+                  : `Upload to ${accepting.length} valid ${accepting.length === 1 ? "folder" : "folders"}`}
+              </SubmitButton>
+            ) : null
+          ) : state.status !== "loading" ? (
+            <SubmitButton intent="skip" pendingText="Uploading..." className="btn-primary">
+              Skip and upload
+            </SubmitButton>
+          ) : null}
+        </Form>
+      </div>
+      <DiscardDraftForm draftId={draft.id} />
+    </Dialog>
+  );
+}
+
+function ValidationTable({ validation }: { validation: MultiFolderValidation }) {
+  const { userValidation, folderValidations, uploadSize } = validation;
+  return (
+    <div className="space-y-3">
+      <table className="w-full text-left text-sm">
+        <caption className="sr-only">Folder limits</caption>
+        <thead className="text-xs text-stone-600">
+          <tr>
+            <th scope="col" className="py-1 pr-2 font-medium">
+              Folder
+            </th>
+            <th scope="col" className="py-1 pr-2 font-medium">
+              Can accept?
+            </th>
+            <th scope="col" className="py-1 pr-2 font-medium">
+              Now
+            </th>
+            <th scope="col" className="py-1 pr-2 font-medium">
+              Limit
+            </th>
+            <th scope="col" className="py-1 font-medium">
+              After
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {folderValidations.map((folder) => (
+            <tr key={folder.folderId} className="border-t border-stone-200 align-top">
+              <th scope="row" className="py-2 pr-2 font-medium text-stone-900">
+                {folder.folderName}
+              </th>
+              <td className="py-2 pr-2">
+                {folder.canAccept ? (
+                  <span className="text-brand-800">Yes</span>
+                ) : (
+                  <span className="text-red-700">
+                    {folder.sizeAfterUpload > folder.maxSize ? "No, too full. " : "No. "}
+                    <Link to={`/folders/${folder.folderId}`} className="underline">
+                      Send Now
+                    </Link>
+                  </span>
+                )}
+              </td>
+              <td className="py-2 pr-2">{formatBytes(folder.currentSize)}</td>
+              <td className="py-2 pr-2">{formatBytes(folder.maxSize)}</td>
+              <td className="py-2">{formatBytes(folder.sizeAfterUpload)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p className={`text-sm ${userValidation.canUpload ? "text-stone-700" : "text-red-700"}`}>
+        {userValidation.canUpload
+          ? `Your account has room for this upload (${formatBytes(uploadSize)} per folder).`
+          : "Your account storage is full: use Send Now on a folder or upgrade to Premium."}
+      </p>
+    </div>
+  );
+}

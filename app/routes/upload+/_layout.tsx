@@ -1,0 +1,23 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Outlet, useLoaderData } from "@remix-run/react";
+import { DashboardPage } from "~/components/dashboard";
+import { loadDashboard } from "~/utils/dashboard.server";
+import { isBannerDismissed } from "~/utils/preferences.server";
+import { requireUser } from "~/utils/session.server";
+
+export const meta: MetaFunction = () => [{ title: "Upload to Multiple Folders · Thoughtfully" }];
+
+/** The wizard's steps are dialogs over the dashboard. */
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  return { ...loadDashboard(user, null), bannerDismissed: await isBannerDismissed(request) };
+}
+
+export default function UploadLayout() {
+  const data = useLoaderData<typeof loader>();
+  return (
+    <DashboardPage data={data}>
+      <Outlet />
+    </DashboardPage>
+  );
+}

@@ -1,0 +1,149 @@
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from "@remix-run/node";
+import { Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Dialog } from "~/components/dialog";
+import { EMPTY_ITEM, ItemForm } from "~/components/item-form";
+import {
+  DiscardDraftForm,
+  DraftLine,
+  TYPE_LABELS,
+  WIZARD_TITLE,
+  WizardSteps,
+} from "~/components/upload-wizard";
+import { readProtectedForm, validateCsrf } from "~/utils/csrf.server";
+import { formatBytes } from "~/utils/format";
+import { uploadProblemFor } from "~/utils/item-routes.server";
+import { WIZARD_TYPES } from "~/utils/multi-folder";
+import { requireUser } from "~/utils/session.server";
+import { createDraft, getDraft, updateDraftContent } from "~/utils/upload-drafts.server";
+import {
+  draftFormValues,
+  draftSummary,
+  notFoundOnForeignDraft,
+  parseWizardType,
+  readContentFields,
+} from "~/utils/upload-wizard.server";
+import {
+  deleteStoredFiles,
+  parseUploadForm,
+  type StoredUpload,
+  storedKeys,
+} from "~/utils/uploads.server";
+
+/**
+ * Step 1: the content. `/upload?type=photo` starts a new draft; going back
+ * (`/upload?draft=ID`) shows the draft's content to change. Photos and files
+ * are stored once, here, into the draft.
+ */
+function draftOf(userId: number, request: Request) {
+  const draftId = new URL(request.url).searchParams.get("draft");
+  return draftId === null ? null : notFoundOnForeignDraft(() => getDraft(userId, draftId));
+}
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  const draft = draftOf(user.id, request);
+  if (draft) {
+    return { type: draft.type, draft: draftSummary(draft), values: draftFormValues(draft) };
+  }
+  const type = parseWizardType(new URL(request.url).searchParams.get("type"));
+  return { type, draft: null, values: EMPTY_ITEM };
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const draft = draftOf(user.id, request);
+  const type = draft?.type ?? parseWizardType(new URL(request.url).searchParams.get("type"));
+  const hadFiles = (draft?.files.length ?? 0) > 0;
+  let step: ReturnType<typeof readContentFields>;
+  let stored: StoredUpload[] = [];
+  if (type === "link" || type === "musing") {
+    step = readContentFields(await readProtectedForm(request), type, false);
+  } else {
+    let upload: Awaited<ReturnType<typeof parseUploadForm>>;
+    try {
+      upload = await parseUploadForm(request, type, user.id);
+    } catch (error) {
+      const mapped = uploadProblemFor(error);
+      if (!mapped) throw error;
+      return data({ result: null, problem: mapped.problem }, { status: mapped.status });
+    }
+    stored = upload.stored;
+    try {
+      // Multipart bodies are streamed to storage first, so the token is checked
+      // once parsed; a refused request deletes what it stored.
+      await validateCsrf(request, upload.formData);
+    } catch (error) {
+      await deleteStoredFiles(storedKeys(stored));
+      throw error;
+    }
+    step = readContentFields(upload.formData, type, stored.length > 0 || hadFiles);
+    if (!step.ok) await deleteStoredFiles(storedKeys(stored));
+  }
+  if (!step.ok) return data(step.reply, { status: step.status });
+  if (draft) {
+    await updateDraftContent(user.id, draft.id, step.fields, stored.length > 0 ? stored : null);
+    return redirect(`/upload/${draft.id}/folders`, 303);
+  }
+  const created = await createDraft(user.id, type, step.fields, stored);
+  return redirect(`/upload/${created.id}/folders`, 303);
+}
+
+export default function UploadContent() {
+  const { type, draft, values } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const isUpload = type === "photo" || type === "file";
+  const noun = type === "photo" ? "photos" : "files";
+  return (
+    <Dialog title={WIZARD_TITLE} closeTo="/">
+      <WizardSteps type={type} current="content" />
+      {draft ? (
+        <DraftLine draft={draft} />
+      ) : (
+        <nav aria-label="Content type" className="mb-4 flex flex-wrap gap-2">
+          {WIZARD_TYPES.map((option) => (
+            <Link
+              key={option}
+              to={`/upload?type=${option}`}
+              replace
+              preventScrollReset
+              aria-current={option === type ? "page" : undefined}
+              className={`rounded-full border px-3 py-1 text-sm ${
+                option === type
+                  ? "border-brand-700 bg-brand-700 text-white"
+                  : "border-stone-300 bg-white text-stone-800 hover:bg-stone-100"
+              }`}
+            >
+              {TYPE_LABELS[option]}
+            </Link>
+          ))}
+        </nav>
+      )}
+      {draft && isUpload && draft.files.length > 0 ? (
+        <div className="mb-4 text-sm text-stone-700">
+          <p className="font-medium">Chosen {noun}</p>
+          <ul className="mt-1 list-disc pl-5">
+            {draft.files.map((file) => (
+              <li key={file.index}>
+                {file.name} ({formatBytes(file.size)})
+              </li>
+            ))}
+          </ul>
+          <p className="mt-1 text-xs text-stone-600">Choosing new {noun} replaces these.</p>
+        </div>
+      ) : null}
+      <ItemForm
+        key={draft?.id ?? type}
+        type={type}
+        mode={draft && draft.files.length > 0 ? "edit" : "add"}
+        action={draft ? `/upload?index&draft=${draft.id}` : `/upload?index&type=${type}`}
+        lastResult={actionData?.result}
+        uploadProblem={actionData?.problem}
+        defaultValue={values}
+        recipientNames={[]}
+        cancelTo={draft ? `/upload/${draft.id}/folders` : "/"}
+        submitText={{ idle: "Next", pending: "Saving..." }}
+      />
+      {draft ? <DiscardDraftForm draftId={draft.id} /> : null}
+    </Dialog>
+  );
+}

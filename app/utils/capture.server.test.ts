@@ -1,0 +1,75 @@
+import { describe, expect, test } from "vitest";
+import { captureForm, captureQuery, readCapture } from "~/utils/capture.server";
+
+const read = (query: string) => readCapture(new URLSearchParams(query));
+
+describe("readCapture", () => {
+  test("reads the extension's parameters", () => {
+    expect(read("extension=true&url=https://a.example/x&title=A&note=Hi")).toEqual({
+      url: "https://a.example/x",
+      title: "A",
+      note: "Hi",
+      fromBrowser: true,
+    });
+  });
+
+  test("finds a shared URL inside text and keeps the rest as the note", () => {
+    const shared = new URLSearchParams({
+      title: "Story",
+      text: "Look (https://news.example.org/s/1?x=1), via News",
+    });
+    expect(read(String(shared))).toMatchObject({
+      url: "https://news.example.org/s/1?x=1",
+      note: "Look ( via News",
+    });
+    expect(read("title=Story&text=Story%20https://a.example/")).toMatchObject({
+      url: "https://a.example/",
+      note: "",
+    });
+    expect(read("url=https://a.example/&text=https://a.example/%20so%20good")).toMatchObject({
+      note: "so good",
+    });
+  });
+
+  test("nothing captured: a plain /add", () => {
+    expect(read("")).toMatchObject({ fromBrowser: false });
+    expect(captureQuery(read(""))).toBe("");
+  });
+});
+
+describe("captureForm", () => {
+  test("prefills Add Link with the note as the comment", () => {
+    const { defaultValue, lastResult } = captureForm(
+      read("url=https://a.example/&title=A&note=Hi"),
+    );
+    expect(defaultValue).toMatchObject({
+      title: "A",
+      urls: ["https://a.example/"],
+      addComment: true,
+      commentText: "Hi",
+    });
+    expect(lastResult).toBeNull();
+  });
+
+  test("reports only what was sent and does not pass", () => {
+    const long = "x".repeat(1001);
+    const { problems, lastResult } = captureForm(
+      read(`url=javascript:alert(1)&title=${"t".repeat(201)}&note=${long}`),
+    );
+    expect(problems).toEqual({
+      title: ["Title too long"],
+      url: ["Please enter a valid URL"],
+      note: ["Comment too long"],
+    });
+    expect(lastResult?.error).toEqual({
+      title: ["Title too long"],
+      "urls[0]": ["Please enter a valid URL"],
+      commentText: ["Comment too long"],
+    });
+    expect(captureForm(read("url=https://a.example/")).problems).toEqual({
+      title: [],
+      url: [],
+      note: [],
+    });
+  });
+});

@@ -1,0 +1,148 @@
+import { eq } from "drizzle-orm";
+import { describe, expect, test } from "vitest";
+import { db } from "#db/client.server";
+import { securityEvents, sessions, userRoles, users } from "#db/schema";
+import {
+  findUserIdByEmail,
+  grantRole,
+  isAdmin,
+  listAdmins,
+  requireAdmin,
+  revokeRole,
+  roleHistory,
+} from "./roles.server";
+import { createSession } from "./session.server";
+
+let counter = 0;
+function createUser() {
+  counter += 1;
+  return db
+    .insert(users)
+    .values({ email: `roles${counter}@example.com`, emailVerified: true })
+    .returning()
+    .get();
+}
+
+async function signedInRequest(userId: number, path = "/admin/dashboard") {
+  const setCookie = await createSession(userId, new Request("http://localhost:3000/login"));
+  return new Request(`http://localhost:3000${path}`, {
+    headers: { Cookie: setCookie.split(";")[0]!, "Fly-Client-IP": "203.0.113.7" },
+  });
+}
+
+function unauthorizedEvents() {
+  return db
+    .select()
+    .from(securityEvents)
+    .where(eq(securityEvents.eventType, "unauthorized_access"))
+    .all();
+}
+
+describe("grant and revoke", () => {
+  test("keep the history: who, when and why", () => {
+    const granter = createUser();
+    const subject = createUser();
+    expect(isAdmin(subject.id)).toBe(false);
+    expect(grantRole(subject.id, "admin", { grantedBy: granter.id, reason: " on call " })).toBe(
+      "granted",
+    );
+    expect(grantRole(subject.id, "admin", { grantedBy: granter.id })).toBe("unchanged");
+    expect(isAdmin(subject.id)).toBe(true);
+    expect(listAdmins().map((admin) => admin.email)).toContain(subject.email);
+
+    expect(revokeRole(subject.id, "admin", { revokedBy: granter.id, reason: "left" })).toBe(
+      "revoked",
+    );
+    expect(revokeRole(subject.id, "admin")).toBe("unchanged");
+    expect(isAdmin(subject.id)).toBe(false);
+
+    expect(grantRole(subject.id, "admin", { reason: "back", source: "cli" })).toBe("granted");
+    const rows = db
+      .select()
+      .from(userRoles)
+      .where(eq(userRoles.userId, subject.id))
+      .orderBy(userRoles.id)
+      .all();
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toMatchObject({
+      isActive: false,
+      grantedBy: granter.id,
+      grantReason: "on call",
+      revokedBy: granter.id,
+      revokeReason: "left",
+      metadata: { source: "dashboard" },
+    });
+    expect(rows[0]?.revokedAt).toBeInstanceOf(Date);
+    expect(rows[1]).toMatchObject({
+      isActive: true,
+      grantedBy: null,
+      grantReason: "back",
+      metadata: { source: "cli" },
+    });
+    const history = roleHistory().filter((entry) => entry.email === subject.email);
+    expect(history.map((entry) => [entry.isActive, entry.grantedBy, entry.revokedBy])).toEqual(
+      expect.arrayContaining([
+        [false, granter.email, granter.email],
+        [true, null, null],
+      ]),
+    );
+  });
+
+  test("finds users by e-mail whatever the case", () => {
+    const subject = createUser();
+    expect(findUserIdByEmail(subject.email.toUpperCase())).toBe(subject.id);
+    expect(findUserIdByEmail("nobody@example.com")).toBeNull();
+  });
+});
+
+describe("requireAdmin", () => {
+  test("lets an admin through", async () => {
+    const admin = createUser();
+    grantRole(admin.id, "admin");
+    const user = await requireAdmin(await signedInRequest(admin.id));
+    expect(user.id).toBe(admin.id);
+  });
+
+  test("sends a signed-out visitor to log in, and records it", async () => {
+    const before = unauthorizedEvents().length;
+    const thrown = await requireAdmin(
+      new Request("http://localhost:3000/admin/security?x=1"),
+    ).catch((error: unknown) => error);
+    expect(thrown).toBeInstanceOf(Response);
+    const response = thrown as Response;
+    expect(response.status).toBe(302);
+    expect(response.headers.get("Location")).toBe(
+      "/login?reason=session_expired&redirectTo=%2Fadmin%2Fsecurity%3Fx%3D1",
+    );
+    const events = unauthorizedEvents();
+    expect(events).toHaveLength(before + 1);
+    expect(events.at(-1)).toMatchObject({
+      userId: null,
+      endpoint: "/admin/security",
+      responseStatus: 302,
+      details: { reason: "signed_out" },
+    });
+  });
+
+  test("refuses a signed-in user with 403, a Refresh to / and a security event", async () => {
+    const user = createUser();
+    const before = unauthorizedEvents().length;
+    const thrown = (await requireAdmin(await signedInRequest(user.id)).catch(
+      (error: unknown) => error,
+    )) as { init: ResponseInit; data: unknown };
+    expect(thrown.init.status).toBe(403);
+    expect(new Headers(thrown.init.headers).get("Refresh")).toBe("1.5;url=/");
+    expect(thrown.data).toEqual({ kind: "access_denied", redirectTo: "/" });
+    const events = unauthorizedEvents();
+    expect(events).toHaveLength(before + 1);
+    expect(events.at(-1)).toMatchObject({
+      userId: user.id,
+      ipAddress: "203.0.113.7",
+      endpoint: "/admin/dashboard",
+      requestMethod: "GET",
+      responseStatus: 403,
+      severity: "medium",
+    });
+    expect(db.select().from(sessions).where(eq(sessions.userId, user.id)).all()).toHaveLength(1);
+  });
+});

@@ -1,0 +1,619 @@
+import { type ChildProcess, fork } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import v8 from "node:v8";
+import vm from "node:vm";
+import nodemailer, { type Transporter } from "nodemailer";
+import type Mail from "nodemailer/lib/mailer";
+import sharp from "sharp";
+import type { SinkReply, SinkRequest, SinkStats } from "./support/count-sink";
+
+/**
+ * `npm run bench:send`: one scheduler pass over 1,000 due folders of 5
+ * recipients each (a link, a musing and a ~30 KB photo per folder) to an SMTP
+ * server on loopback, next to plain nodemailer sending one pre-rendered
+ * message of the same size the same number of times, in the same run.
+ *
+ * The sink (bench/support/count-sink.ts) runs in its own process and only
+ * counts messages, bytes and recipients. The app's modules are imported after
+ * the environment points them at a temporary data directory and the sink.
+ * Both senders use a pooled transport made the way app/utils/mailer.server.ts
+ * makes it (`?pool=true`: 5 connections, 100 messages each) and send one
+ * message at a time, as the engine does. This process's RSS is sampled every
+ * 50 ms. Prints messages per second and peak memory of both, the ratio (target:
+ * the pass reaches at least half of plain nodemailer's rate) and checks that
+ * every recipient got exactly one message and every folder's items are marked
+ * sent. The baseline runs again briefly at the end; a warning says when the two
+ * baseline runs disagree by more than 15 % (another program was busy).
+ *
+ * MB here is 1,048,576 bytes, KB 1,024.
+ */
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const sinkScript = path.join(repoRoot, "bench", "support", "count-sink.ts");
+
+const FOLDER_COUNT = 1_000;
+const RECIPIENTS_PER_FOLDER = 5;
+const FOLDERS_PER_USER = 10;
+const MESSAGE_COUNT = FOLDER_COUNT * RECIPIENTS_PER_FOLDER;
+const PHOTO_TARGET_BYTES = 30 * 1024;
+const WARMUP_MESSAGES = 200;
+/** Plain nodemailer with Nagle left on, as the app's transport has it: a short run, for scale. */
+const NAGLE_MESSAGES = 100;
+const RECHECK_MESSAGES = 1_000;
+const MAX_DRIFT = 0.15;
+const TARGET_RATIO = 0.5;
+const SAMPLE_EVERY_MS = 50;
+/** Everything, start to finish, must fit in this; otherwise the run is stopped. */
+const WATCHDOG_MS = 10 * 60 * 1000;
+const STORE_CONCURRENCY = 8;
+const MAIL_FROM_ADDRESS = "hello@thoughtfully.example";
+
+const MB = 1024 * 1024;
+const mb = (bytes: number) => (bytes / MB).toFixed(1);
+const kb = (bytes: number) => (bytes / 1024).toFixed(1);
+
+v8.setFlagsFromString("--expose-gc");
+const collectGarbage = vm.runInNewContext("gc") as () => void;
+
+// ---------------------------------------------------------------------------
+// The sink, in a child process.
+
+type Sink = {
+  child: ChildProcess;
+  port: number;
+  request(message: { type: "reset" }): Promise<void>;
+  request(message: { type: "stats"; list?: boolean }): Promise<SinkStats>;
+};
+
+async function startSink(): Promise<Sink> {
+  const child = fork(sinkScript, [], {
+    cwd: repoRoot,
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const replies: ((reply: SinkReply) => void)[] = [];
+  child.on("message", (reply: SinkReply) => replies.shift()?.(reply));
+  const next = () =>
+    new Promise<SinkReply>((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`The SMTP sink exited (${code})`));
+      child.once("exit", onExit);
+      replies.push((reply) => {
+        child.off("exit", onExit);
+        resolve(reply);
+      });
+    });
+  const listening = await next();
+  if (listening.type !== "listening") throw new Error("The SMTP sink did not start");
+  return {
+    child,
+    port: listening.port,
+    request: (async (message: SinkRequest) => {
+      const answer = next();
+      child.send(message);
+      const reply = await answer;
+      if (reply.type !== message.type) throw new Error(`The SMTP sink answered ${reply.type}`);
+      return reply.type === "stats" ? reply : undefined;
+    }) as Sink["request"],
+  };
+}
+
+async function stopSink(sink: Sink) {
+  if (sink.child.exitCode !== null || sink.child.signalCode !== null) return;
+  const exited = new Promise((resolve) => sink.child.once("exit", resolve));
+  sink.child.disconnect();
+  const forced = setTimeout(() => sink.child.kill("SIGKILL"), 5_000);
+  await exited;
+  clearTimeout(forced);
+}
+
+// ---------------------------------------------------------------------------
+// TCP_NODELAY towards the sink.
+
+/**
+ * nodemailer never sets TCP_NODELAY, and it writes a message's body and the
+ * closing "\r\n.\r\n" separately: Nagle holds the dot until the server
+ * acknowledges the body, and the server delays that ACK (40 ms on Linux). Every
+ * message then waits about 40 ms on a timer, in both senders alike, which
+ * would hide everything else we want to see. So, while `noDelayPort` is set,
+ * new connections to that port (made with `net.connect`, as nodemailer makes
+ * them) have Nagle off; a short run with it on is measured separately.
+ */
+let noDelayPort: number | null = null;
+const originalConnect = net.connect;
+Object.assign(net, {
+  connect(...args: unknown[]) {
+    const socket = (originalConnect as (...args: unknown[]) => net.Socket)(...args);
+    const options = args[0] as { port?: unknown } | undefined;
+    if (
+      noDelayPort !== null &&
+      typeof options === "object" &&
+      Number(options?.port) === noDelayPort
+    ) {
+      socket.setNoDelay(true);
+    }
+    return socket;
+  },
+});
+
+// ---------------------------------------------------------------------------
+// Measuring.
+
+type Measured = {
+  seconds: number;
+  startRss: number;
+  peakRss: number;
+  samples: number;
+  worstGapMs: number;
+};
+
+/** Runs `work` after a full GC, sampling this process's RSS every 50 ms. */
+async function measure(work: () => Promise<void>): Promise<Measured> {
+  collectGarbage();
+  const startRss = process.memoryUsage.rss();
+  let peakRss = startRss;
+  let samples = 0;
+  let lastAt = performance.now();
+  let worstGapMs = 0;
+  const sample = () => {
+    const now = performance.now();
+    worstGapMs = Math.max(worstGapMs, now - lastAt);
+    lastAt = now;
+    peakRss = Math.max(peakRss, process.memoryUsage.rss());
+    samples += 1;
+  };
+  const timer = setInterval(sample, SAMPLE_EVERY_MS);
+  const started = performance.now();
+  try {
+    await work();
+  } finally {
+    clearInterval(timer);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  sample();
+  return { seconds, startRss, peakRss, samples, worstGapMs };
+}
+
+// ---------------------------------------------------------------------------
+// Test data.
+
+/** Deterministic noise over a gradient: JPEG cannot shrink it much, so size follows area. */
+function noiseImage(width: number, height: number) {
+  const pixels = Buffer.alloc(width * height * 3);
+  let state = 1;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      for (let channel = 0; channel < 3; channel++) {
+        state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+        pixels[(y * width + x) * 3 + channel] =
+          ((x * 3 + y * 2 + channel * 60) & 255) / 2 + (state >>> 26);
+      }
+    }
+  }
+  return sharp(pixels, { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: 80 })
+    .toBuffer();
+}
+
+/** A real 4:3 JPEG whose size is as close to 30 KB as a whole width allows. */
+async function makePhoto() {
+  let low = 100;
+  let high = 800;
+  let best = await noiseImage(low, (low * 3) / 4);
+  while (high - low > 4) {
+    const width = Math.round((low + high) / 8) * 4;
+    const jpeg = await noiseImage(width, (width * 3) / 4);
+    if (Math.abs(jpeg.length - PHOTO_TARGET_BYTES) < Math.abs(best.length - PHOTO_TARGET_BYTES)) {
+      best = jpeg;
+    }
+    if (jpeg.length < PHOTO_TARGET_BYTES) low = width;
+    else high = width;
+  }
+  return best;
+}
+
+/** Where the run is, on stderr (the figures go to stdout). */
+function progress(step: string) {
+  console.error(`[bench:send] ${step}…`);
+}
+
+const recipientEmail = (folder: number, index: number) => `r${folder}-${index}@example.net`;
+
+// ---------------------------------------------------------------------------
+
+async function main() {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "thoughtfully-bench-send-"));
+  const storageDir = path.join(dataDir, "uploads");
+  let sink: Sink | null = null;
+  const watchdog = setTimeout(() => {
+    console.error(`Benchmark took longer than ${WATCHDOG_MS / 1000} s; stopping.`);
+    sink?.child.kill("SIGKILL");
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    process.exit(2);
+  }, WATCHDOG_MS);
+  const closers: (() => void | Promise<void>)[] = [];
+  try {
+    sink = await startSink();
+    const smtpUrl = `smtp://127.0.0.1:${sink.port}`;
+    // Read once, when the app's modules load: everything must be in place before.
+    Object.assign(process.env, {
+      NODE_ENV: "production",
+      DATABASE_PATH: path.join(dataDir, "app.db"),
+      STORAGE_DIR: storageDir,
+      OUTBOX_DIR: path.join(dataDir, "outbox"),
+      SESSION_SECRET: crypto.randomBytes(32).toString("hex"),
+      APP_URL: "https://thoughtfully.example",
+      SCHEDULER: "off",
+      SMTP_URL: smtpUrl,
+      MAIL_FROM: `Thoughtfully <${MAIL_FROM_ADDRESS}>`,
+    });
+    for (const name of ["DKIM_DOMAIN", "DKIM_SELECTOR", "DKIM_PRIVATE_KEY"])
+      delete process.env[name];
+    const [
+      { db },
+      schema,
+      { storage },
+      sending,
+      newsletter,
+      links,
+      mailer,
+      { and, eq, isNull, sql },
+    ] = await Promise.all([
+      import("#db/client.server"),
+      import("#db/schema"),
+      import("#storage/index"),
+      import("~/utils/sending.server"),
+      import("#emails/newsletter.server"),
+      import("~/utils/recipient-links.server"),
+      import("~/utils/mailer.server"),
+      import("drizzle-orm"),
+    ]);
+    closers.push(() => {
+      db.$client.close();
+    });
+    closers.push(() => mailer.closeMailer());
+
+    progress("seeding");
+    // --- Seed: one photo copy per folder (a send deletes its folder's files), then the rows.
+    const seedStarted = performance.now();
+    const photo = await makePhoto();
+    const photoKeys: string[] = new Array(FOLDER_COUNT);
+    let nextFolder = 0;
+    await Promise.all(
+      Array.from({ length: STORE_CONCURRENCY }, async () => {
+        while (nextFolder < FOLDER_COUNT) {
+          const index = nextFolder++;
+          const { key } = await storage.put(
+            (async function* () {
+              yield photo;
+            })(),
+          );
+          photoKeys[index] = key;
+        }
+      }),
+    );
+    const dueAt = new Date(Date.now() - 60_000);
+    const folderIds = db.transaction((tx) => {
+      const userIds = Array.from(
+        { length: Math.ceil(FOLDER_COUNT / FOLDERS_PER_USER) },
+        (_, index) =>
+          tx
+            .insert(schema.users)
+            .values({
+              email: `sender${index}@example.com`,
+              firstName: "Bench",
+              lastName: `Sender ${index}`,
+              emailVerified: true,
+              timeZone: "Europe/London",
+            })
+            .returning({ id: schema.users.id })
+            .get().id,
+      );
+      return Array.from({ length: FOLDER_COUNT }, (_, index) => {
+        const folder = tx
+          .insert(schema.folders)
+          .values({
+            userId: userIds[Math.floor(index / FOLDERS_PER_USER)]!,
+            name: `Family ${index + 1}`,
+            recipients: Array.from({ length: RECIPIENTS_PER_FOLDER }, (_, r) => ({
+              name: `Reader ${r + 1}`,
+              email: recipientEmail(index, r),
+            })),
+            personalSignoff: "Love, Bench",
+            frequency: "weekly",
+            nextSendAt: dueAt,
+            sortOrder: index % FOLDERS_PER_USER,
+          })
+          .returning({ id: schema.folders.id })
+          .get();
+        tx.insert(schema.contentItems)
+          .values([
+            {
+              folderId: folder.id,
+              type: "link",
+              title: `An article worth reading, number ${index + 1}`,
+              urls: [`https://example.com/articles/${index + 1}`],
+              addComment: true,
+              commentText: "Made me think of you. The last paragraph especially.",
+              responseExpectation: "not_expecting",
+              sortOrder: 0,
+            },
+            {
+              folderId: folder.id,
+              type: "musing",
+              title: "The garden",
+              note: "The tomatoes are finally turning red. Come and pick some next time you visit.",
+              sortOrder: 1,
+            },
+            {
+              folderId: folder.id,
+              type: "photo",
+              title: "Sunday walk",
+              filePaths: [photoKeys[index]!],
+              thumbnailPaths: [""],
+              fileNames: ["walk.jpg"],
+              fileSizes: [photo.length],
+              mimeTypes: ["image/jpeg"],
+              addComment: true,
+              commentText: "The view from the top.",
+              sortOrder: 2,
+            },
+          ])
+          .run();
+        return folder.id;
+      });
+    });
+    const seedSeconds = (performance.now() - seedStarted) / 1000;
+
+    // --- The baseline's message: the first folder's newsletter as the engine renders it, for
+    // its first recipient, with the photo as a Buffer. Built once, sent again and again.
+    const firstFolder = db
+      .select()
+      .from(schema.folders)
+      .where(eq(schema.folders.id, folderIds[0]!))
+      .get()!;
+    const firstSender = db
+      .select()
+      .from(schema.users)
+      .where(eq(schema.users.id, firstFolder.userId))
+      .get()!;
+    const firstItems = db
+      .select()
+      .from(schema.contentItems)
+      .where(eq(schema.contentItems.folderId, firstFolder.id))
+      .all();
+    const rendered = newsletter.renderNewsletter({
+      folder: firstFolder,
+      sender: firstSender,
+      items: firstItems,
+    });
+    const to = recipientEmail(0, 0);
+    const bodies = newsletter.personalize(rendered, {
+      email: to,
+      unsubscribeUrl: links.compactUnsubscribeUrl(firstFolder.id, to),
+    });
+    const prerendered: Mail.Options = {
+      from: { name: "Bench Sender 0 via Thoughtfully", address: MAIL_FROM_ADDRESS },
+      to,
+      replyTo: firstSender.email,
+      subject: rendered.subject,
+      html: bodies.html,
+      text: bodies.text,
+      headers: {
+        "List-Unsubscribe": `<${links.unsubscribeUrl(firstFolder.id, to)}>, <${links.unsubscribeMailto(firstFolder.id, to)}>`,
+        "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+        "List-ID": `"${firstFolder.name}" <folder-${firstFolder.id}.thoughtfully.example>`,
+      },
+      attachments: rendered.attachments.map((attachment) => ({
+        filename: attachment.filename,
+        contentType: attachment.contentType,
+        content: photo,
+        cid: attachment.cid,
+        contentDisposition: "inline" as const,
+      })),
+      messageId: `<bench-baseline@thoughtfully.example>`,
+    };
+    if (rendered.attachments.length !== 1) {
+      throw new Error(`The newsletter has ${rendered.attachments.length} attachments, not 1`);
+    }
+    // Made as app/utils/mailer.server.ts makes its transport.
+    const plainTransport = () => {
+      const transport = nodemailer.createTransport(`${smtpUrl}?pool=true`);
+      closers.push(() => transport.close());
+      return transport;
+    };
+    const sendAgainAndAgain = async (transport: Transporter, count: number) => {
+      for (let index = 0; index < count; index++) await transport.sendMail({ ...prerendered });
+    };
+
+    // --- For scale: plain nodemailer as the app runs it, Nagle on.
+    const nagleTransport = plainTransport();
+    await sendAgainAndAgain(nagleTransport, 5);
+    await sink.request({ type: "reset" });
+    const nagle = await measure(() => sendAgainAndAgain(nagleTransport, NAGLE_MESSAGES));
+    const nagleSink = await sink.request({ type: "stats" });
+    nagleTransport.close();
+
+    noDelayPort = sink.port;
+    const plain = plainTransport();
+    const sendPlain = (count: number) => sendAgainAndAgain(plain, count);
+
+    progress(`seeded in ${seedSeconds.toFixed(1)} s; baseline`);
+    // --- Warm-up (nodemailer's code and the pool's first connection), not counted.
+    await sendPlain(WARMUP_MESSAGES);
+
+    // --- Baseline.
+    await sink.request({ type: "reset" });
+    const baseline = await measure(() => sendPlain(MESSAGE_COUNT));
+    const baselineSink = await sink.request({ type: "stats" });
+    if (baselineSink.messages !== MESSAGE_COUNT) {
+      throw new Error(
+        `The sink got ${baselineSink.messages} baseline messages, not ${MESSAGE_COUNT}`,
+      );
+    }
+
+    // --- The engine: one scheduler pass.
+    progress(`baseline: ${baseline.seconds.toFixed(1)} s; scheduler pass`);
+    await sink.request({ type: "reset" });
+    let result: Awaited<ReturnType<typeof sending.runSchedulerPass>> | undefined;
+    const engine = await measure(async () => {
+      result = await sending.runSchedulerPass(new Date());
+    });
+    const engineSink = await sink.request({ type: "stats", list: true });
+
+    // --- The baseline again, briefly: did the machine stay as busy as it was?
+    progress(`scheduler pass: ${engine.seconds.toFixed(1)} s; baseline recheck`);
+    await sink.request({ type: "reset" });
+    const recheck = await measure(() => sendPlain(RECHECK_MESSAGES));
+
+    // --- Did every recipient get exactly one message, and did every folder finish?
+    const problems: string[] = [];
+    if (result?.opened !== FOLDER_COUNT || result.messages !== MESSAGE_COUNT) {
+      problems.push(
+        `runSchedulerPass returned ${JSON.stringify(result)}, not { opened: ${FOLDER_COUNT}, messages: ${MESSAGE_COUNT} }`,
+      );
+    }
+    if (engineSink.messages !== MESSAGE_COUNT) {
+      problems.push(`the sink got ${engineSink.messages} messages, not ${MESSAGE_COUNT}`);
+    }
+    const expected = new Set(
+      Array.from({ length: FOLDER_COUNT }, (_, folder) =>
+        Array.from({ length: RECIPIENTS_PER_FOLDER }, (_, index) => recipientEmail(folder, index)),
+      ).flat(),
+    );
+    const received = engineSink.list ?? [];
+    const strangers = received.filter((email) => !expected.has(email)).length;
+    if (received.length !== MESSAGE_COUNT || engineSink.distinct !== MESSAGE_COUNT || strangers) {
+      problems.push(
+        `the sink saw ${received.length} envelope recipients, ${engineSink.distinct} distinct, ${strangers} unexpected (expected each of ${MESSAGE_COUNT} once)`,
+      );
+    }
+    const count = (rows: { n: number }[]) => rows[0]?.n ?? 0;
+    const unsentItems = count(
+      db
+        .select({ n: sql<number>`count(*)` })
+        .from(schema.contentItems)
+        .where(isNull(schema.contentItems.sentAt))
+        .all(),
+    );
+    const sentItems = count(
+      db
+        .select({ n: sql<number>`count(*)` })
+        .from(schema.contentItems)
+        .where(sql`${schema.contentItems.sentAt} is not null`)
+        .all(),
+    );
+    if (unsentItems !== 0 || sentItems !== FOLDER_COUNT * 3) {
+      problems.push(
+        `${sentItems} items marked sent and ${unsentItems} not (expected ${FOLDER_COUNT * 3} and 0)`,
+      );
+    }
+    const sentLedgers = count(
+      db
+        .select({ n: sql<number>`count(*)` })
+        .from(schema.sendLedger)
+        .where(eq(schema.sendLedger.status, "sent"))
+        .all(),
+    );
+    const sentRecipients = count(
+      db
+        .select({ n: sql<number>`count(*)` })
+        .from(schema.sendLedgerRecipients)
+        .where(and(eq(schema.sendLedgerRecipients.status, "sent")))
+        .all(),
+    );
+    if (sentLedgers !== FOLDER_COUNT || sentRecipients !== MESSAGE_COUNT) {
+      problems.push(
+        `${sentLedgers} ledgers and ${sentRecipients} ledger recipients marked sent (expected ${FOLDER_COUNT} and ${MESSAGE_COUNT})`,
+      );
+    }
+    const leftFiles = fs.existsSync(storageDir)
+      ? fs
+          .readdirSync(storageDir, { recursive: true, withFileTypes: true })
+          .filter((entry) => entry.isFile()).length
+      : 0;
+    if (leftFiles !== 0) problems.push(`${leftFiles} stored files left after sending (expected 0)`);
+
+    // --- Report.
+    const rate = (messages: number, seconds: number) => messages / seconds;
+    const baselineRate = rate(MESSAGE_COUNT, baseline.seconds);
+    const engineRate = rate(engineSink.messages, engine.seconds);
+    const recheckRate = rate(RECHECK_MESSAGES, recheck.seconds);
+    const ratio = engineRate / baselineRate;
+    console.log(
+      `Node ${process.version}, ${os.cpus().length} CPUs. ${FOLDER_COUNT} due folders × ${RECIPIENTS_PER_FOLDER} recipients (a link, a musing, a ${kb(photo.length)} KB JPEG each) = ${MESSAGE_COUNT} messages to an SMTP sink on loopback (its own process). Seeded in ${seedSeconds.toFixed(1)} s.`,
+    );
+    console.log(
+      `Both senders: one message at a time over a pooled transport (\`?pool=true\`: 5 connections, 100 messages each). RSS of this process sampled every ${SAMPLE_EVERY_MS} ms after a full GC; longest gap ${Math.max(baseline.worstGapMs, engine.worstGapMs).toFixed(0)} ms.`,
+    );
+    console.log("");
+    const columns = [
+      "messages",
+      "seconds",
+      "msg/s",
+      "KB/msg",
+      "start RSS MB",
+      "peak RSS MB",
+      "rise MB",
+    ];
+    console.log(`${"".padEnd(34)}${columns.map((column) => column.padStart(13)).join("")}`);
+    const row = (label: string, messages: number, bytes: number, measured: Measured) =>
+      console.log(
+        `${label.padEnd(34)}${[
+          String(messages),
+          measured.seconds.toFixed(2),
+          rate(messages, measured.seconds).toFixed(0),
+          kb(bytes / messages),
+          mb(measured.startRss),
+          mb(measured.peakRss),
+          mb(measured.peakRss - measured.startRss),
+        ]
+          .map((cell) => cell.padStart(13))
+          .join("")}`,
+      );
+    row("nodemailer, one pre-rendered msg", MESSAGE_COUNT, baselineSink.bytes, baseline);
+    row("runSchedulerPass()", engineSink.messages, engineSink.bytes, engine);
+    row("nodemailer, Nagle on (for scale)", NAGLE_MESSAGES, nagleSink.bytes, nagle);
+    console.log("");
+    console.log(
+      `scheduler pass / plain nodemailer: ${ratio.toFixed(2)} of the rate (target ≥ ${TARGET_RATIO}) ${ratio >= TARGET_RATIO ? "PASS" : "MISS"}; peak RSS ${(engine.peakRss / baseline.peakRss).toFixed(2)}×, rise ${mb(engine.peakRss - engine.startRss)} MB vs ${mb(baseline.peakRss - baseline.startRss)} MB`,
+    );
+    console.log(
+      `per folder: ${((engine.seconds / FOLDER_COUNT) * 1000).toFixed(2)} ms (${RECIPIENTS_PER_FOLDER} messages); per message: ${((engine.seconds / MESSAGE_COUNT) * 1000).toFixed(3)} ms vs ${((baseline.seconds / MESSAGE_COUNT) * 1000).toFixed(3)} ms`,
+    );
+    const drift = Math.abs(recheckRate - baselineRate) / baselineRate;
+    console.log(
+      `baseline recheck (${RECHECK_MESSAGES} messages after the pass): ${recheckRate.toFixed(0)} msg/s, ${(drift * 100).toFixed(0)} % from the first run${drift > MAX_DRIFT ? " — WARNING: the machine's load changed during the run; figures are unreliable" : ""}`,
+    );
+    console.log(
+      `process peak RSS (getrusage maxrss): ${mb(process.resourceUsage().maxRSS * 1024)} MB`,
+    );
+    if (problems.length > 0) {
+      throw new Error(`the send was not correct:\n  ${problems.join("\n  ")}`);
+    }
+    console.log(
+      `checked: ${MESSAGE_COUNT} messages, each of the ${MESSAGE_COUNT} recipients once; ${FOLDER_COUNT} ledgers sent; all ${FOLDER_COUNT * 3} items marked sent; every stored photo released`,
+    );
+  } finally {
+    for (const close of closers.reverse()) {
+      try {
+        await close();
+      } catch (error) {
+        console.error("cleanup:", error);
+      }
+    }
+    if (sink) await stopSink(sink);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    clearTimeout(watchdog);
+  }
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error(`bench:send failed: ${error instanceof Error ? error.message : error}`);
+  process.exitCode = 1;
+}

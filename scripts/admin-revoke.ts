@@ -1,0 +1,4 @@
+import { main } from "./admin-role";
+
+/** `npm run admin:revoke -- EMAIL [--reason TEXT]`: revokes the admin role (the history stays). */
+main("revoke");

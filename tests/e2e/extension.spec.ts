@@ -1,0 +1,140 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { type BrowserContext, chromium } from "@playwright/test";
+import { expect, test } from "./fixtures";
+import { createFolderRow, createUser, signIn } from "./support/accounts";
+import { itemsOf } from "./support/items";
+
+const extensionDir = path.resolve("extension");
+
+/** The little of the extension API the test calls from the extension's own page. */
+type ExtensionGlobals = {
+  chrome: { tabs: { query(query: object): Promise<{ id?: number; url?: string }[]> } };
+};
+
+/** Chromium names an unpacked extension after the SHA-256 of its folder's path, in letters a–p. */
+function unpackedExtensionId(dir: string) {
+  return crypto
+    .createHash("sha256")
+    .update(dir)
+    .digest("hex")
+    .slice(0, 32)
+    .replace(/./g, (digit) => String.fromCharCode(97 + Number.parseInt(digit, 16)));
+}
+
+/** A page on loopback to save, standing in for any site on the web. */
+async function startLoopbackSite() {
+  const server = http.createServer((_request, response) => {
+    response.setHeader("Content-Type", "text/html; charset=utf-8");
+    response.end(
+      "<!doctype html><html lang='en'><title>Loopback reading list</title><h1>Worth sharing</h1></html>",
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/reading` };
+}
+
+/**
+ * The real extension, loaded unpacked into Debian's Chromium. A user's click on
+ * the toolbar icon is the CDP command Extensions.triggerAction (which needs
+ * --enable-unsafe-extension-debugging): it grants `activeTab` on that tab and
+ * opens the popup, just as the click does. Playwright cannot drive the toolbar
+ * popup window itself, so the test then opens the same popup page in a tab,
+ * pointed at the granted tab with `?tab=`: what it can read is exactly what
+ * `activeTab` allows (without the grant, the tab's URL and title are hidden).
+ */
+test("the Chrome extension saves the current tab to a folder", async ({
+  javaScriptEnabled,
+  baseURL,
+}) => {
+  test.skip(!javaScriptEnabled, "An extension is JavaScript; /add without it is in add.spec.ts");
+  const site = await startLoopbackSite();
+  const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), "thoughtfully-extension-"));
+  let context: BrowserContext | null = null;
+  try {
+    context = await chromium.launchPersistentContext(profileDir, {
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      headless: true,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        `--disable-extensions-except=${extensionDir}`,
+        `--load-extension=${extensionDir}`,
+        "--enable-unsafe-extension-debugging",
+      ],
+    });
+    const extensionId = unpackedExtensionId(extensionDir);
+    const user = await createUser();
+    await signIn(context, user.id, baseURL!);
+    createFolderRow(user.id, { name: "Family" });
+    const folder = createFolderRow(user.id, { name: "Reading" });
+
+    // Options: point the extension at this test server (the default is localhost:3000).
+    const options = await context.newPage();
+    await options.goto(`chrome-extension://${extensionId}/options.html`);
+    await expect(options.getByLabel("Thoughtfully address")).toHaveValue("http://localhost:3000");
+    await options.getByLabel("Thoughtfully address").fill(`${baseURL}/`);
+    await options.getByRole("button", { name: "Save" }).click();
+    await expect(options.getByRole("status")).toHaveText("Saved.");
+    await options.close();
+
+    const tab = context.pages()[0] ?? (await context.newPage());
+    await tab.goto(site.url);
+    const browserSession = await context.browser()!.newBrowserCDPSession();
+    const { targetInfos } = await browserSession.send("Target.getTargets", {
+      filter: [{ type: "tab" }],
+    });
+    const target = targetInfos.find((info) => info.url === site.url);
+    expect(target, "the loopback page's tab").toBeTruthy();
+    await browserSession.send("Extensions.triggerAction", {
+      id: extensionId,
+      targetId: target!.targetId,
+    });
+
+    const popup = await context.newPage();
+    await popup.goto(`chrome-extension://${extensionId}/popup.html`);
+    const tabId = await popup.evaluate(async (url) => {
+      const { chrome } = globalThis as unknown as ExtensionGlobals;
+      const tabs = await chrome.tabs.query({});
+      return tabs.find((candidate) => candidate.url === url)?.id ?? null;
+    }, site.url);
+    expect(tabId, "activeTab shows the clicked tab's URL").not.toBeNull();
+    await popup.goto(`chrome-extension://${extensionId}/popup.html?tab=${tabId}`);
+    await expect(popup.getByLabel("Title")).toHaveValue("Loopback reading list");
+    await expect(popup.getByText(site.url)).toBeVisible();
+    await expect(popup.getByText(baseURL!)).toBeVisible();
+    await popup.getByLabel(/^Note/).fill("For the weekend");
+    const [added] = await Promise.all([
+      context.waitForEvent("page"),
+      popup.getByRole("button", { name: "Save" }).click(),
+    ]);
+
+    await added.waitForLoadState();
+    const opened = new URL(added.url());
+    expect(opened.origin + opened.pathname).toBe(`${baseURL}/add`);
+    expect(Object.fromEntries(opened.searchParams)).toEqual({
+      extension: "true",
+      url: site.url,
+      title: "Loopback reading list",
+      note: "For the weekend",
+    });
+    await added.getByRole("link", { name: "Add to Reading" }).click();
+    const dialog = added.getByRole("dialog", { name: "Add Link to Reading" });
+    await expect(dialog.getByRole("textbox", { name: "Comment" })).toHaveValue("For the weekend");
+    await dialog.getByRole("button", { name: "Add", exact: true }).click();
+    await expect(added.getByText("Content captured from browser!")).toBeVisible();
+    await expect(added).toHaveURL(new RegExp(`/folders/${folder.id}$`));
+    await expect(added.getByText("Loopback reading list")).toBeVisible();
+    expect(itemsOf(folder.id)).toMatchObject([
+      { title: "Loopback reading list", urls: [site.url], commentText: "For the weekend" },
+    ]);
+  } finally {
+    await context?.close();
+    site.server.close();
+    fs.rmSync(profileDir, { recursive: true, force: true });
+  }
+});

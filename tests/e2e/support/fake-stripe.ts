@@ -1,0 +1,165 @@
+import crypto from "node:crypto";
+import http from "node:http";
+
+export type FakeStripeCall = { method: string; path: string; params: URLSearchParams };
+
+type Stored = Record<string, unknown> & { id: string };
+
+function escapeHtml(text: string) {
+  return text.replace(
+    /[&<>"']/g,
+    (char) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[char]!,
+  );
+}
+
+/**
+ * A small stand-in for Stripe's API on loopback, for tests: the real `stripe`
+ * library talks to it (host, port and protocol options). It checks the secret
+ * key like Stripe does and answers the three calls the app makes (create a
+ * customer, a Checkout session, a customer-portal session), plus two tiny HTML
+ * pages in place of Stripe's hosted Checkout and portal. Every API call is kept
+ * in `calls` for assertions.
+ */
+export async function startFakeStripe(secretKey: string) {
+  const calls: FakeStripeCall[] = [];
+  const customers = new Map<string, Stored>();
+  const checkoutSessions = new Map<string, Stored>();
+  const portalSessions = new Map<string, Stored>();
+  let origin = "";
+
+  const server = http.createServer(async (request, response) => {
+    const url = new URL(request.url ?? "/", "http://127.0.0.1");
+    const body = await new Promise<string>((resolve) => {
+      let text = "";
+      request.on("data", (chunk) => {
+        text += chunk;
+      });
+      request.on("end", () => resolve(text));
+    });
+    const send = (status: number, payload: unknown) => {
+      response.writeHead(status, { "Content-Type": "application/json" });
+      response.end(JSON.stringify(payload));
+    };
+    const page = (html: string) => {
+      response.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
+      response.end(
+        `<!doctype html><html lang="en"><title>Fake Stripe</title><body>${html}</body></html>`,
+      );
+    };
+
+    const hosted = /^\/(pay|portal)\/([\w-]+)$/.exec(url.pathname);
+    if (hosted && request.method === "GET") {
+      if (hosted[1] === "pay") {
+        const session = checkoutSessions.get(hosted[2]!);
+        if (!session) return send(404, { error: "no such session" });
+        const success = String(session.success_url).replace("{CHECKOUT_SESSION_ID}", session.id);
+        return page(
+          `<h1>Fake Stripe Checkout</h1><p>Session ${escapeHtml(session.id)}</p>` +
+            `<a href="${escapeHtml(success)}">Pay</a> <a href="${escapeHtml(String(session.cancel_url))}">Back</a>`,
+        );
+      }
+      const portal = portalSessions.get(hosted[2]!);
+      if (!portal) return send(404, { error: "no such session" });
+      return page(
+        `<h1>Fake Stripe customer portal</h1><a href="${escapeHtml(String(portal.return_url))}">Return</a>`,
+      );
+    }
+
+    if (!url.pathname.startsWith("/v1/")) return send(404, { error: "not found" });
+    if (request.headers.authorization !== `Bearer ${secretKey}`) {
+      return send(401, {
+        error: { type: "invalid_request_error", message: "Invalid API Key provided" },
+      });
+    }
+    const params = new URLSearchParams(body);
+    calls.push({ method: request.method ?? "GET", path: url.pathname, params });
+    const id = (prefix: string) => `${prefix}_${crypto.randomBytes(8).toString("hex")}`;
+    const metadata = (prefix: string) =>
+      Object.fromEntries(
+        [...params]
+          .filter(([key]) => key.startsWith(`${prefix}[`))
+          .map(([key, value]) => [key.slice(prefix.length + 1, -1), value]),
+      );
+
+    if (request.method === "POST" && url.pathname === "/v1/customers") {
+      const customer = {
+        id: id("cus"),
+        object: "customer",
+        email: params.get("email"),
+        name: params.get("name"),
+        metadata: metadata("metadata"),
+      };
+      customers.set(customer.id, customer);
+      return send(200, customer);
+    }
+    if (request.method === "POST" && url.pathname === "/v1/checkout/sessions") {
+      const customer = params.get("customer");
+      if (!customer || !customers.has(customer)) {
+        return send(400, {
+          error: { type: "invalid_request_error", message: `No such customer: '${customer}'` },
+        });
+      }
+      const sessionId = id("cs_test");
+      const session = {
+        id: sessionId,
+        object: "checkout.session",
+        mode: params.get("mode"),
+        status: "open",
+        customer,
+        client_reference_id: params.get("client_reference_id"),
+        success_url: params.get("success_url"),
+        cancel_url: params.get("cancel_url"),
+        price: params.get("line_items[0][price]"),
+        metadata: metadata("metadata"),
+        url: `${origin}/pay/${sessionId}`,
+      };
+      checkoutSessions.set(sessionId, session);
+      return send(200, session);
+    }
+    if (request.method === "POST" && url.pathname === "/v1/billing_portal/sessions") {
+      const customer = params.get("customer");
+      if (!customer || !customers.has(customer)) {
+        return send(400, {
+          error: { type: "invalid_request_error", message: `No such customer: '${customer}'` },
+        });
+      }
+      const sessionId = id("bps");
+      const session = {
+        id: sessionId,
+        object: "billing_portal.session",
+        customer,
+        return_url: params.get("return_url"),
+        url: `${origin}/portal/${sessionId}`,
+      };
+      portalSessions.set(sessionId, session);
+      return send(200, session);
+    }
+    send(404, {
+      error: {
+        type: "invalid_request_error",
+        message: `Unrecognized request URL (${url.pathname})`,
+      },
+    });
+  });
+
+  const port = await new Promise<number>((resolve) => {
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      resolve(typeof address === "object" && address ? address.port : 0);
+    });
+  });
+  server.unref();
+  origin = `http://127.0.0.1:${port}`;
+  return {
+    port,
+    origin,
+    calls,
+    customers,
+    checkoutSessions,
+    /** Lets a test make the fake know a customer the app stored earlier. */
+    addCustomer(customerId: string) {
+      customers.set(customerId, { id: customerId, object: "customer" });
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

@@ -1,0 +1,348 @@
+import { eq } from "drizzle-orm";
+import Stripe from "stripe";
+import { afterAll, beforeEach, describe, expect, test } from "vitest";
+import { startFakeStripe } from "../e2e/support/fake-stripe";
+
+/**
+ * Premium through Stripe, end to end inside the process: the real `stripe`
+ * library talks to a fake Stripe API on loopback (checkout, portal), and
+ * webhooks signed with `stripe.webhooks.generateTestHeaderString` are posted
+ * to the webhook route's action.
+ */
+const SECRET_KEY = "sk_test_fake_key_for_thoughtfully";
+const WEBHOOK_SECRET = "whsec_test_secret_for_thoughtfully";
+const PRICE_ID = "price_premium_monthly";
+
+const fake = await startFakeStripe(SECRET_KEY);
+process.env.STRIPE_SECRET_KEY = SECRET_KEY;
+process.env.STRIPE_PRICE_ID = PRICE_ID;
+process.env.STRIPE_WEBHOOK_SECRET = WEBHOOK_SECRET;
+process.env.STRIPE_API_BASE = fake.origin;
+
+// Imported after the environment is set: env.server.ts reads it once.
+const { db } = await import("#db/client.server");
+const { folders, processedStripeEvents, users } = await import("#db/schema");
+const { createSession, getCurrentSession } = await import("~/utils/session.server");
+const { issueCsrfToken } = await import("~/utils/csrf.server");
+const { createCheckoutSession, createPortalSession } = await import("~/utils/billing.server");
+const webhook = await import("~/routes/webhooks+/stripe");
+const upgradeRoute = await import("~/routes/upgrade");
+const portalRoute = await import("~/routes/billing+/portal");
+const successRoute = await import("~/routes/billing+/success");
+
+afterAll(() => fake.close());
+
+const signer = new Stripe("sk_test_unused", { telemetry: false });
+let counter = 0;
+
+function newUser() {
+  counter += 1;
+  return db
+    .insert(users)
+    .values({
+      email: `payer-${counter}@example.com`,
+      firstName: "Pat",
+      lastName: "Payer",
+      emailVerified: true,
+      timeZone: "Europe/London",
+    })
+    .returning()
+    .get();
+}
+
+function userById(id: number) {
+  return db.select().from(users).where(eq(users.id, id)).get()!;
+}
+
+async function signedInRequest(userId: number, path: string) {
+  const setCookie = await createSession(userId, new Request("http://localhost:3000/"));
+  const cookie = setCookie.split(";")[0]!;
+  const probe = new Request(`http://localhost:3000${path}`, { headers: { Cookie: cookie } });
+  const session = await getCurrentSession(probe);
+  const { token } = await issueCsrfToken(probe, session!.sessionId);
+  return { cookie, token };
+}
+
+async function postForm(userId: number, path: string) {
+  const { cookie, token } = await signedInRequest(userId, path);
+  return new Request(`http://localhost:3000${path}`, {
+    method: "POST",
+    headers: {
+      Cookie: cookie,
+      Origin: "http://localhost:3000",
+      "Content-Type": "application/x-www-form-urlencoded",
+    },
+    body: new URLSearchParams({ csrf: token }),
+  });
+}
+
+function event(type: string, object: Record<string, unknown>, id = `evt_${++counter}`) {
+  return JSON.stringify({
+    id,
+    object: "event",
+    api_version: "2025-08-27.basil",
+    created: Math.floor(Date.now() / 1000),
+    type,
+    data: { object },
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+  });
+}
+
+function postWebhook(payload: string, header?: string) {
+  return webhook.action({
+    request: new Request("http://localhost:3000/webhooks/stripe", {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        "Stripe-Signature":
+          header ?? signer.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }),
+      },
+      body: payload,
+    }),
+    params: {},
+    context: {},
+  });
+}
+
+function statusOf(result: Response) {
+  return result.status;
+}
+
+function checkoutCompleted(userId: number, customer: string, subscription: string) {
+  return event("checkout.session.completed", {
+    id: `cs_test_${counter}`,
+    object: "checkout.session",
+    mode: "subscription",
+    status: "complete",
+    payment_status: "paid",
+    client_reference_id: String(userId),
+    customer,
+    subscription,
+  });
+}
+
+function subscriptionEvent(
+  type: "customer.subscription.updated" | "customer.subscription.deleted",
+  customer: string,
+  subscription: string,
+  status: string,
+  periodEnd: number,
+) {
+  return event(type, {
+    id: subscription,
+    object: "subscription",
+    customer,
+    status,
+    metadata: {},
+    cancel_at: null,
+    ended_at: type === "customer.subscription.deleted" ? periodEnd : null,
+    items: { object: "list", data: [{ id: "si_1", current_period_end: periodEnd }] },
+  });
+}
+
+beforeEach(() => {
+  fake.calls.length = 0;
+});
+
+describe("checkout and portal through the real stripe library", () => {
+  test("Upgrade creates the customer once, then a Checkout session, and answers 303 to it", async () => {
+    const user = newUser();
+    const first = await upgradeRoute.action({
+      request: await postForm(user.id, "/upgrade"),
+      params: {},
+      context: {},
+    });
+    expect(first).toBeInstanceOf(Response);
+    const response = first as Response;
+    expect(response.status).toBe(303);
+    const location = response.headers.get("Location")!;
+    expect(location.startsWith(`${fake.origin}/pay/cs_test_`)).toBe(true);
+
+    const customerId = userById(user.id).stripeCustomerId;
+    expect(customerId).toMatch(/^cus_/);
+    expect(fake.calls.map((call) => call.path)).toEqual(["/v1/customers", "/v1/checkout/sessions"]);
+    const checkout = fake.calls[1]!.params;
+    expect(checkout.get("customer")).toBe(customerId);
+    expect(checkout.get("mode")).toBe("subscription");
+    expect(checkout.get("line_items[0][price]")).toBe(PRICE_ID);
+    expect(checkout.get("client_reference_id")).toBe(String(user.id));
+    expect(checkout.get("success_url")).toBe(
+      "http://localhost:3000/billing/success?session_id={CHECKOUT_SESSION_ID}",
+    );
+    expect(checkout.get("cancel_url")).toBe("http://localhost:3000/billing/cancel");
+
+    // A second upgrade reuses the stored customer.
+    const again = await createCheckoutSession(userById(user.id));
+    expect(again).toContain("/pay/cs_test_");
+    expect(fake.calls.filter((call) => call.path === "/v1/customers")).toHaveLength(1);
+    expect(fake.calls.at(-1)!.params.get("customer")).toBe(customerId);
+    // Nothing was granted by starting a checkout.
+    expect(userById(user.id).subscriptionTier).toBe("free");
+  });
+
+  test("Manage billing opens the customer portal for the stored customer", async () => {
+    const user = newUser();
+    await createCheckoutSession(user);
+    const response = (await portalRoute.action({
+      request: await postForm(user.id, "/billing/portal"),
+      params: {},
+      context: {},
+    })) as Response;
+    expect(response.status).toBe(303);
+    expect(response.headers.get("Location")).toMatch(new RegExp(`^${fake.origin}/portal/bps_`));
+    const call = fake.calls.at(-1)!;
+    expect(call.path).toBe("/v1/billing_portal/sessions");
+    expect(call.params.get("customer")).toBe(userById(user.id).stripeCustomerId);
+    expect(call.params.get("return_url")).toBe("http://localhost:3000/profile");
+    await expect(createPortalSession(newUser())).rejects.toThrow(/no billing account/);
+  });
+
+  test("a wrong secret key is Stripe's error, not a crash", async () => {
+    const { createStripeClient } = await import("~/utils/billing.server");
+    const wrong = createStripeClient("sk_test_wrong", fake.origin);
+    await expect(wrong.customers.create({ email: "x@example.com" })).rejects.toBeInstanceOf(
+      Stripe.errors.StripeAuthenticationError,
+    );
+  });
+});
+
+describe("the webhook", () => {
+  test("upgrade then cancel moves the user to premium and back", async () => {
+    const user = newUser();
+    await createCheckoutSession(user);
+    const customer = userById(user.id).stripeCustomerId!;
+    const daily = db
+      .insert(folders)
+      .values({
+        userId: user.id,
+        name: "Daily",
+        recipients: [{ name: "Mum", email: "mum@example.com" }],
+        frequency: "daily",
+        dayOfWeek: 3,
+        nextSendAt: new Date(Date.now() + 60_000),
+      })
+      .returning()
+      .get();
+
+    expect(statusOf(await postWebhook(checkoutCompleted(user.id, customer, "sub_A")))).toBe(200);
+    let after = userById(user.id);
+    expect(after).toMatchObject({
+      subscriptionTier: "premium",
+      subscriptionStatus: "active",
+      stripeCustomerId: customer,
+      stripeSubscriptionId: "sub_A",
+    });
+
+    const periodEnd = Math.floor(Date.now() / 1000) + 30 * 86_400;
+    await postWebhook(
+      subscriptionEvent("customer.subscription.updated", customer, "sub_A", "active", periodEnd),
+    );
+    after = userById(user.id);
+    expect(after.subscriptionTier).toBe("premium");
+    expect(after.subscriptionExpiresAt?.getTime()).toBe(periodEnd * 1000);
+
+    await postWebhook(
+      subscriptionEvent("customer.subscription.deleted", customer, "sub_A", "canceled", periodEnd),
+    );
+    after = userById(user.id);
+    expect(after).toMatchObject({
+      subscriptionTier: "free",
+      subscriptionStatus: "canceled",
+      stripeSubscriptionId: null,
+      stripeCustomerId: customer,
+    });
+    const folder = db.select().from(folders).where(eq(folders.id, daily.id)).get()!;
+    expect(folder.frequency).toBe("weekly");
+    // Next Wednesday (dayOfWeek 3) at 00:01 London time.
+    expect(folder.nextSendAt!.getTime()).toBeGreaterThan(Date.now());
+    expect(
+      new Intl.DateTimeFormat("en-GB", { weekday: "long", timeZone: "Europe/London" }).format(
+        folder.nextSendAt!,
+      ),
+    ).toBe("Wednesday");
+  });
+
+  test("a wrong signature, a tampered body or a stale signature answers 400 and changes nothing", async () => {
+    const user = newUser();
+    const payload = checkoutCompleted(user.id, "cus_x", "sub_x");
+    const before = db.select().from(processedStripeEvents).all().length;
+
+    const wrongSecret = signer.webhooks.generateTestHeaderString({
+      payload,
+      secret: "whsec_someone_else",
+    });
+    expect(statusOf(await postWebhook(payload, wrongSecret))).toBe(400);
+
+    const signed = signer.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
+    const tampered = payload.replace(
+      `"client_reference_id":"${user.id}"`,
+      '"client_reference_id":"1"',
+    );
+    expect(tampered).not.toBe(payload);
+    expect(statusOf(await postWebhook(tampered, signed))).toBe(400);
+
+    const stale = signer.webhooks.generateTestHeaderString({
+      payload,
+      secret: WEBHOOK_SECRET,
+      timestamp: Math.floor(Date.now() / 1000) - 6 * 60,
+    });
+    expect(statusOf(await postWebhook(payload, stale))).toBe(400);
+
+    expect(statusOf(await postWebhook(payload, "garbage"))).toBe(400);
+
+    expect(userById(user.id).subscriptionTier).toBe("free");
+    expect(db.select().from(processedStripeEvents).all()).toHaveLength(before);
+  });
+
+  test("the same event twice has one effect", async () => {
+    const user = newUser();
+    const customer = "cus_twice";
+    db.update(users).set({ stripeCustomerId: customer }).where(eq(users.id, user.id)).run();
+    const periodEnd = Math.floor(Date.now() / 1000) + 86_400;
+    const cancel = subscriptionEvent(
+      "customer.subscription.deleted",
+      customer,
+      "sub_T",
+      "canceled",
+      periodEnd,
+    );
+    const grant = checkoutCompleted(user.id, customer, "sub_T");
+
+    await postWebhook(grant);
+    await postWebhook(cancel);
+    expect(userById(user.id).subscriptionTier).toBe("free");
+    // Stripe redelivers the old checkout event: it is ignored, not re-applied.
+    const again = await postWebhook(grant);
+    expect(statusOf(again)).toBe(200);
+    expect(await again.json()).toEqual({ received: true, outcome: "duplicate" });
+    expect(userById(user.id).subscriptionTier).toBe("free");
+    const id = JSON.parse(grant).id as string;
+    expect(
+      db.select().from(processedStripeEvents).where(eq(processedStripeEvents.id, id)).all(),
+    ).toHaveLength(1);
+  });
+
+  test("GET is not allowed", async () => {
+    await expect(webhook.loader()).rejects.toMatchObject({ status: 405 });
+  });
+});
+
+test("visiting the success page alone grants nothing", async () => {
+  const user = newUser();
+  await createCheckoutSession(user);
+  const { cookie } = await signedInRequest(user.id, "/billing/success");
+  const result = await successRoute.loader({
+    request: new Request("http://localhost:3000/billing/success?session_id=cs_test_forged", {
+      headers: { Cookie: cookie },
+    }),
+    params: {},
+    context: {},
+  });
+  expect(result).toEqual({ premium: false });
+  const after = userById(user.id);
+  expect(after.subscriptionTier).toBe("free");
+  expect(after.subscriptionStatus).toBe("inactive");
+  expect(after.stripeSubscriptionId).toBeNull();
+});
