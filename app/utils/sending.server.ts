@@ -438,6 +438,8 @@ export async function runSchedulerPass(now = new Date()): Promise<PassResult> {
   for (const folder of dueFolderIds(now)) {
     if (!folder.nextSendAt) continue;
     if (openLedger(folder.id, occurrenceKey(folder.nextSendAt), "schedule", now)) opened += 1;
+    // The pass runs inside the web server: let requests in between folders.
+    await new Promise((resolve) => setImmediate(resolve));
   }
   let messages = 0;
   for (const ledgerId of resumableLedgerIds(now)) messages += await deliver(ledgerId, now);
