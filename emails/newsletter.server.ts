@@ -168,26 +168,28 @@ export function personalize(
  * so building the attachment list holds no file open, and a message that is
  * never sent leaves nothing behind. A missing file fails the send.
  */
-function storedFile(key: string): Readable {
-  async function* bytes() {
-    const source = await storage.get(key);
-    if (!source) throw new Error(`Stored file ${key} is missing`);
-    yield* source;
-  }
-  return Readable.from(bytes(), { objectMode: false });
+async function storedBytes(key: string): Promise<Buffer> {
+  const source = await storage.get(key);
+  if (!source) throw new Error(`Stored file ${key} is missing`);
+  const chunks: Buffer[] = [];
+  for await (const chunk of source) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
 }
 
 /**
- * nodemailer attachments for one message. Streams are read once, so call it
- * for every message (every recipient, every retry).
+ * nodemailer attachments for a send, read from storage once and shared by
+ * every recipient's message (a folder holds at most 20 MB, so they fit in
+ * memory; reading them per message cost more than the sending).
  */
-export function attachmentsFor(rendered: RenderedNewsletter): Attachment[] {
-  return rendered.attachments.map((attachment) => ({
-    filename: attachment.filename,
-    contentType: attachment.contentType,
-    content: storedFile(attachment.storageKey),
-    ...(attachment.cid
-      ? { cid: attachment.cid, contentDisposition: "inline" as const }
-      : { contentDisposition: "attachment" as const }),
-  }));
+export async function attachmentsFor(rendered: RenderedNewsletter): Promise<Attachment[]> {
+  return Promise.all(
+    rendered.attachments.map(async (attachment) => ({
+      filename: attachment.filename,
+      contentType: attachment.contentType,
+      content: await storedBytes(attachment.storageKey),
+      ...(attachment.cid
+        ? { cid: attachment.cid, contentDisposition: "inline" as const }
+        : { contentDisposition: "attachment" as const }),
+    })),
+  );
 }

@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import os from "node:os";
 import { and, asc, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
+import type { Attachment } from "nodemailer/lib/mailer";
 import { db, writeTransaction } from "#db/client.server";
 import {
   contentItems,
@@ -238,8 +239,17 @@ export async function deliver(ledgerId: number, now = new Date()): Promise<numbe
     if (items.length > 0 && due.length > 0) {
       // Rendered and inlined once; each recipient only gets their own links.
       const rendered = renderNewsletter({ folder, sender, items });
+      const prepared = { ledger, folder, sender, items, rendered, attachments: [] as Attachment[] };
+      try {
+        prepared.attachments = await attachmentsFor(rendered);
+      } catch (error) {
+        // A stored file that cannot be read fails this try for everyone; retries follow.
+        for (const recipient of due) recordFailure(prepared, recipient, error, now);
+        await finishIfDone(ledger.id, now);
+        return 0;
+      }
       for (const recipient of due) {
-        if (await sendOne(ledger, folder, sender, items, rendered, recipient, now)) sent += 1;
+        if (await sendOne(prepared, recipient, now)) sent += 1;
       }
     }
     await finishIfDone(ledger.id, now);
@@ -249,12 +259,18 @@ export async function deliver(ledgerId: number, now = new Date()): Promise<numbe
   }
 }
 
+/** What every recipient's copy of one send shares: rendered and read once. */
+type PreparedSend = {
+  ledger: Ledger;
+  folder: Folder;
+  sender: typeof users.$inferSelect;
+  items: (typeof contentItems.$inferSelect)[];
+  rendered: RenderedNewsletter;
+  attachments: Attachment[];
+};
+
 async function sendOne(
-  ledger: Ledger,
-  folder: Folder,
-  sender: typeof users.$inferSelect,
-  items: (typeof contentItems.$inferSelect)[],
-  rendered: RenderedNewsletter,
+  { ledger, folder, sender, items, rendered, attachments }: PreparedSend,
   recipient: typeof sendLedgerRecipients.$inferSelect,
   now: Date,
 ) {
@@ -273,7 +289,7 @@ async function sendOne(
       replyTo: sender.email,
       fromName: `${senderName} via Thoughtfully`,
       headers: messageHeaders(folder, recipient.email),
-      attachments: attachmentsFor(rendered),
+      attachments,
       messageId: messageIdFor(ledger.id, recipient.email),
     });
     writeTransaction((tx) => {
@@ -302,37 +318,45 @@ async function sendOne(
     });
     return true;
   } catch (error) {
-    const permanent = isPermanent(error);
-    const message = error instanceof Error ? error.message.slice(0, 500) : String(error);
-    const exhausted = attempts > RETRY_DELAYS_MS.length;
-    writeTransaction((tx) => {
-      tx.update(sendLedgerRecipients)
-        .set({
-          attempts,
-          lastError: message,
-          status: permanent ? "bounced" : exhausted ? "failed" : "pending",
-          nextAttemptAt:
-            permanent || exhausted
-              ? null
-              : new Date(now.getTime() + RETRY_DELAYS_MS[attempts - 1]!),
-        })
-        .where(eq(sendLedgerRecipients.id, recipient.id))
-        .run();
-      tx.insert(emailAttempts)
-        .values({
-          userId: sender.id,
-          folderId: folder.id,
-          attemptType: ledger.trigger,
-          attemptedAt: now,
-          errorType: permanent ? "permanent" : "transient",
-        })
-        .run();
-    });
-    if (permanent && recipient.kind === "recipient")
-      markBounced(folder.id, recipient.email, message);
-    console.error(`[send] folder ${folder.id} to ${recipient.email} failed: ${message}`);
+    recordFailure({ ledger, folder, sender, items, rendered, attachments }, recipient, error, now);
     return false;
   }
+}
+
+/** A transient failure waits for its retry (three in all); a 5xx marks the address bounced. */
+function recordFailure(
+  { ledger, folder, sender }: PreparedSend,
+  recipient: typeof sendLedgerRecipients.$inferSelect,
+  error: unknown,
+  now: Date,
+) {
+  const attempts = recipient.attempts + 1;
+  const permanent = isPermanent(error);
+  const message = error instanceof Error ? error.message.slice(0, 500) : String(error);
+  const exhausted = attempts > RETRY_DELAYS_MS.length;
+  writeTransaction((tx) => {
+    tx.update(sendLedgerRecipients)
+      .set({
+        attempts,
+        lastError: message,
+        status: permanent ? "bounced" : exhausted ? "failed" : "pending",
+        nextAttemptAt:
+          permanent || exhausted ? null : new Date(now.getTime() + RETRY_DELAYS_MS[attempts - 1]!),
+      })
+      .where(eq(sendLedgerRecipients.id, recipient.id))
+      .run();
+    tx.insert(emailAttempts)
+      .values({
+        userId: sender.id,
+        folderId: folder.id,
+        attemptType: ledger.trigger,
+        attemptedAt: now,
+        errorType: permanent ? "permanent" : "transient",
+      })
+      .run();
+  });
+  if (permanent && recipient.kind === "recipient") markBounced(folder.id, recipient.email, message);
+  console.error(`[send] folder ${folder.id} to ${recipient.email} failed: ${message}`);
 }
 
 /**
@@ -442,7 +466,14 @@ export async function runSchedulerPass(now = new Date()): Promise<PassResult> {
     await new Promise((resolve) => setImmediate(resolve));
   }
   let messages = 0;
-  for (const ledgerId of resumableLedgerIds(now)) messages += await deliver(ledgerId, now);
+  for (const ledgerId of resumableLedgerIds(now)) {
+    try {
+      messages += await deliver(ledgerId, now);
+    } catch (error) {
+      // One broken send must not hold up every other folder's.
+      console.error(`[scheduler] send ${ledgerId} failed`, error);
+    }
+  }
   return { opened, messages };
 }
 

@@ -276,6 +276,27 @@ describe("a scheduled send", () => {
   });
 });
 
+test("a send whose stored file is gone waits for a retry and holds up no other folder", async () => {
+  const { folder, keys } = await seedFolder({
+    recipients: ["broken@example.com"],
+    withFiles: true,
+  });
+  await app.storage.delete(keys[0]!);
+  await seedFolder({ recipients: ["unaffected@example.com"] });
+  await app.sending.runSchedulerPass();
+  expect(sink.to("broken@example.com")).toHaveLength(0);
+  expect(sink.to("unaffected@example.com")).toHaveLength(1);
+  expect(unsentCount(folder.id)).toBe(4);
+  const [recipient] = app.db
+    .select()
+    .from(app.schema.sendLedgerRecipients)
+    .where(app.drizzle.eq(app.schema.sendLedgerRecipients.email, "broken@example.com"))
+    .all();
+  expect(recipient?.status).toBe("pending");
+  expect(recipient?.lastError).toMatch(/missing/);
+  expect(recipient?.nextAttemptAt?.getTime()).toBeGreaterThan(Date.now());
+});
+
 describe("Send Now", () => {
   test("sends at once, empties the folder, and refuses an empty or paused folder", async () => {
     const { user, folder } = await seedFolder({

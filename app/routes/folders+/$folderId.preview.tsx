@@ -127,7 +127,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
       html,
       text,
       replyTo: user.email,
-      attachments: attachmentsFor(rendered),
+      attachments: await attachmentsFor(rendered),
     });
   } catch (error) {
     console.error(`Test e-mail for folder ${folder.id} failed:`, error);
