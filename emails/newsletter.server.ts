@@ -10,7 +10,7 @@ import {
   senderFirstName,
   UNSUBSCRIBE_URL_PLACEHOLDER,
 } from "#emails/newsletter";
-import { renderEmail } from "#emails/render.server";
+import { renderEmailHtml, renderEmailText } from "#emails/render.server";
 import { storage } from "#storage/index";
 
 export type { NewsletterInput } from "#emails/newsletter";
@@ -121,9 +121,9 @@ export function renderNewsletter(input: NewsletterInput): RenderedNewsletter {
   const subject = newsletterSubject(ordered);
   const safe = neutralInput(ordered);
   const title = neutral(subject);
-  const { html } = renderEmail(createElement(Newsletter, { input: safe, title }));
+  const html = renderEmailHtml(createElement(Newsletter, { input: safe, title }));
   // A second tree for the plain text: whole addresses, photos named.
-  const { text } = renderEmail(createElement(Newsletter, { input: safe, title, variant: "text" }));
+  const text = renderEmailText(createElement(Newsletter, { input: safe, title, variant: "text" }));
   const attachments = attachmentsOf(ordered.items);
   const htmlBytes = Buffer.byteLength(html);
   return {

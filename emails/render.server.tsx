@@ -1,4 +1,4 @@
-import { convert } from "html-to-text";
+import { compile } from "html-to-text";
 import juice from "juice";
 import type { ReactElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
@@ -9,27 +9,37 @@ import { renderToStaticMarkup } from "react-dom/server";
  * attributes (many mail apps drop <style> blocks), and plain text for the
  * rest. Media queries (dark mode, narrow screens) stay in the head.
  */
-export function renderEmail(element: ReactElement): { html: string; text: string } {
-  const markup = `<!DOCTYPE html>${renderToStaticMarkup(element)}`;
-  const html = juice(markup, {
+export function renderEmailHtml(element: ReactElement): string {
+  return juice(`<!DOCTYPE html>${renderToStaticMarkup(element)}`, {
     preserveMediaQueries: true,
     preserveImportant: false,
     applyWidthAttributes: false,
     applyAttributesTableElements: true,
   });
-  const text = convert(html, {
-    wordwrap: 78,
-    selectors: [
-      { selector: "img", format: "skip" },
-      // "Confirm [https://…]"; a link whose text is its address appears once.
-      { selector: "a", options: { linkBrackets: ["[", "]"], hideLinkHrefIfSameAsText: true } },
-      // Layout tables are boxes, not data.
-      { selector: "table", format: "block" },
-      { selector: "tr", format: "block" },
-      { selector: "td", format: "block" },
-      { selector: "h1", options: { uppercase: false } },
-      { selector: "h2", options: { uppercase: false } },
-    ],
-  });
-  return { html, text };
+}
+
+/** Compiled once: html-to-text spends as long compiling its options as converting. */
+const toText = compile({
+  wordwrap: 78,
+  selectors: [
+    { selector: "img", format: "skip" },
+    // "Confirm [https://…]"; a link whose text is its address appears once.
+    { selector: "a", options: { linkBrackets: ["[", "]"], hideLinkHrefIfSameAsText: true } },
+    // Layout tables are boxes, not data.
+    { selector: "table", format: "block" },
+    { selector: "tr", format: "block" },
+    { selector: "td", format: "block" },
+    { selector: "h1", options: { uppercase: false } },
+    { selector: "h2", options: { uppercase: false } },
+  ],
+});
+
+/** Plain text from a template; no CSS inlining, which text does not need. */
+export function renderEmailText(element: ReactElement): string {
+  return toText(renderToStaticMarkup(element));
+}
+
+export function renderEmail(element: ReactElement): { html: string; text: string } {
+  const html = renderEmailHtml(element);
+  return { html, text: toText(html) };
 }
