@@ -352,6 +352,9 @@ test.describe("password reset", () => {
     await page.getByLabel("Email").fill(user.email);
     await page.getByRole("button", { name: "Send reset link" }).click();
     await expect(page.getByRole("heading", { name: "Check your email" })).toBeVisible();
+    // The whole answer, not the part streamed so far.
+    await page.waitForLoadState("load");
+    await expect(page.getByRole("link", { name: "Back to log in" })).toBeVisible();
     const known = await page.getByRole("main").innerText();
     const link = linkIn(await waitForMail(user.email, /Reset your/), "/reset-password");
     testDb()
@@ -370,6 +373,8 @@ test.describe("password reset", () => {
     await page.getByLabel("Email").fill(stranger);
     await page.getByRole("button", { name: "Send reset link" }).click();
     await expect(page.getByRole("heading", { name: "Check your email" })).toBeVisible();
+    await page.waitForLoadState("load");
+    await expect(page.getByRole("link", { name: "Back to log in" })).toBeVisible();
     expect(await page.getByRole("main").innerText()).toBe(known);
     expect(await mailsTo(stranger)).toEqual([]);
   });
