@@ -1,4 +1,3 @@
-import { Readable } from "node:stream";
 import type { Attachment } from "nodemailer/lib/mailer";
 import { createElement } from "react";
 import {

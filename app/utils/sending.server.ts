@@ -152,7 +152,7 @@ export function openLedger(
 function claim(ledgerId: number, now: Date) {
   return writeTransaction((tx) => {
     const ledger = tx.select().from(sendLedger).where(eq(sendLedger.id, ledgerId)).get();
-    if (!ledger || ledger.status !== "sending") return false;
+    if (ledger?.status !== "sending") return false;
     const expired = !ledger.claimedAt || ledger.claimedAt.getTime() <= now.getTime() - LEASE_MS;
     if (!expired && !holderIsGone(ledger.claimedBy)) return false;
     tx.update(sendLedger)
@@ -366,7 +366,7 @@ function recordFailure(
 async function finishIfDone(ledgerId: number, now: Date) {
   const finished = writeTransaction((tx) => {
     const ledger = tx.select().from(sendLedger).where(eq(sendLedger.id, ledgerId)).get();
-    if (!ledger || ledger.status !== "sending") return null;
+    if (ledger?.status !== "sending") return null;
     const states = tx
       .select({ status: sendLedgerRecipients.status, kind: sendLedgerRecipients.kind })
       .from(sendLedgerRecipients)

@@ -363,7 +363,7 @@ describe("photos", () => {
     );
     const error = await rejection(parseUploadForm(uploadRequest(files), "photo", userId));
     expect(error.code).toBe("UPLOAD_FAILED");
-    expect(error.message).toBe("You can add at most 3 photos.");
+    expect(error.message).toBe("Photo limit reached: 3 photos per item.");
     expect(filesOnDisk()).toEqual([]);
   });
 

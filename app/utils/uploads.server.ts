@@ -96,13 +96,13 @@ const KIND_TEXT = {
   photo: {
     noun: "photo",
     allowed: "Photos must be JPEG, PNG, GIF or WebP.",
-    maxFilesMessage: (n: number) => `You can add at most ${n} ${n === 1 ? "photo" : "photos"}.`,
+    maxFilesMessage: () => `Photo limit reached: ${LIMITS.item.maxPhotos} photos per item.`,
     defaultMaxFiles: LIMITS.item.maxPhotos,
   },
   file: {
     noun: "file",
     allowed: "Files must be PDF or Word documents (.pdf, .doc or .docx).",
-    maxFilesMessage: (n: number) => `You can add at most ${n} ${n === 1 ? "file" : "files"}.`,
+    maxFilesMessage: () => `File limit reached: ${LIMITS.item.maxFiles} files per item.`,
     defaultMaxFiles: LIMITS.item.maxFiles,
   },
 } as const;
@@ -499,7 +499,7 @@ export function createUploadHandler(kind: UploadKind, ctx: UploadContext): Uploa
     }
     count += 1;
     if (count > maxFiles) {
-      throw new UploadRejectedError("UPLOAD_FAILED", text.maxFilesMessage(maxFiles));
+      throw new UploadRejectedError("UPLOAD_FAILED", text.maxFilesMessage());
     }
 
     const reject = (detected: FileTypeResult | undefined, size: number) => {
