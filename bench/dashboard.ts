@@ -1,14 +1,18 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import crypto from "node:crypto";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { createCookie } from "@remix-run/node";
 import autocannon from "autocannon";
-import { openDatabase } from "../db/connection";
-import { contentItems, folders, sessions, users } from "../db/schema";
+import {
+  freePort,
+  procStatusBytes,
+  requireBuild,
+  type Server,
+  signIn,
+  startServer,
+  stopServer,
+  waitForHealth,
+} from "./support/app-server";
+import { FOLDER_COUNT, ITEM_COUNT, seedDashboard } from "./support/dashboard-fixture";
 
 /**
  * `npm run bench:dashboard`: the signed-in dashboard (`/folders/<id>`, 5
@@ -19,10 +23,6 @@ import { contentItems, folders, sessions, users } from "../db/schema";
  * warning says when the two disagree (a busy machine). Needs `remix build`
  * first (the npm script does it).
  */
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const remixServe = path.join(repoRoot, "node_modules", "@remix-run", "serve", "dist", "cli.js");
-const serverBuild = path.join(repoRoot, "build", "index.js");
-
 const CONNECTIONS = 10;
 const DURATION_S = 10;
 const WARMUP_S = 2;
@@ -33,180 +33,11 @@ const TARGET_RATIO = 0.5;
 const TARGET_P99_MS = 75;
 /** Everything, start to finish, must fit in this; otherwise the run is killed. */
 const WATCHDOG_MS = 120_000;
-const SESSION_SECRET = crypto.randomBytes(32).toString("hex");
-
-const FOLDER_NAMES = ["Family news", "Book club", "Old friends", "Running crew", "Work-ish"];
-const FOLDER_COUNT = FOLDER_NAMES.length;
-const ITEM_COUNT = 50;
-
-function freePort() {
-  return new Promise<number>((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
-
-/** One verified sender, 5 folders, 50 unsent items in the first; returns what the requests need. */
-function seed(databasePath: string) {
-  const db = openDatabase(databasePath);
-  try {
-    return db.transaction((tx) => {
-      const user = tx
-        .insert(users)
-        .values({
-          email: "bench@example.com",
-          firstName: "Bench",
-          lastName: "Mark",
-          emailVerified: true,
-          timeZone: "Europe/London",
-        })
-        .returning()
-        .get();
-      const folderRows = FOLDER_NAMES.map((name, index) =>
-        tx
-          .insert(folders)
-          .values({
-            userId: user.id,
-            name,
-            recipients: [
-              { name: "Mum", email: `mum${index}@example.com` },
-              { name: "Sam", email: `sam${index}@example.com` },
-            ],
-            frequency: "weekly",
-            dayOfWeek: index + 1,
-            nextSendAt: new Date(Date.now() + (index + 2) * 24 * 60 * 60 * 1000),
-            sortOrder: index,
-          })
-          .returning()
-          .get(),
-      );
-      const first = folderRows[0]!;
-      tx.insert(contentItems)
-        .values(
-          Array.from({ length: ITEM_COUNT }, (_, index) =>
-            index % 3 === 2
-              ? {
-                  folderId: first.id,
-                  type: "musing" as const,
-                  title: `Musing ${index + 1}`,
-                  note: "The tomatoes are finally turning red. Come and pick some next time you visit.",
-                  sortOrder: index,
-                }
-              : {
-                  folderId: first.id,
-                  type: "link" as const,
-                  title: `An article worth reading, number ${index + 1}`,
-                  urls: [
-                    `https://example.com/articles/${index + 1}`,
-                    `https://example.org/reviews/${index + 1}`,
-                  ],
-                  addComment: true,
-                  commentText: "Made me think of you. The second link is the follow-up piece.",
-                  sortOrder: index,
-                },
-          ),
-        )
-        .run();
-      return { user, firstFolder: first };
-    });
-  } finally {
-    db.$client.close();
-  }
-}
-
-/**
- * A session row and its signed cookie, exactly what a successful login
- * produces (as tests/e2e/support/accounts.ts does for the browser tests).
- */
-async function signIn(databasePath: string, userId: number) {
-  const token = crypto.randomBytes(32).toString("base64url");
-  const db = openDatabase(databasePath, { migrate: false });
-  try {
-    db.insert(sessions)
-      .values({
-        sid: crypto.createHash("sha256").update(token).digest("hex"),
-        userId,
-        expire: new Date(Date.now() + 30 * 24 * 60 * 60 * 1000),
-      })
-      .run();
-  } finally {
-    db.$client.close();
-  }
-  const cookie = createCookie("thoughtfully_session", {
-    httpOnly: true,
-    sameSite: "lax",
-    path: "/",
-    secrets: [SESSION_SECRET],
-  });
-  return (await cookie.serialize(token)).split(";")[0]!;
-}
-
-type Server = { child: ChildProcess; stderr: () => string };
-
-function startServer(port: number, dataDir: string): Server {
-  const child = spawn(process.execPath, [remixServe, serverBuild], {
-    cwd: repoRoot,
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      APP_URL: `http://127.0.0.1:${port}`,
-      DATABASE_PATH: path.join(dataDir, "app.db"),
-      STORAGE_DIR: path.join(dataDir, "uploads"),
-      OUTBOX_DIR: path.join(dataDir, "outbox"),
-      SCHEDULER: "off",
-      SESSION_SECRET,
-      SMTP_URL: "",
-      BENCH_ROUTES: "on",
-    },
-    // remix-serve logs every request to stdout; nobody reads it here.
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  child.stderr?.on("data", (chunk) => {
-    stderr = (stderr + chunk).slice(-4000);
-  });
-  return { child, stderr: () => stderr };
-}
-
-async function waitForHealth(base: string, server: Server) {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (server.child.exitCode !== null) {
-      throw new Error(`The server exited with ${server.child.exitCode}:\n${server.stderr()}`);
-    }
-    try {
-      const response = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(2_000) });
-      if (response.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`The server did not answer ${base}/healthz within 30 s:\n${server.stderr()}`);
-}
-
-async function stopServer(server: Server) {
-  const { child } = server;
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGTERM");
-  const forced = setTimeout(() => child.kill("SIGKILL"), 10_000);
-  await exited;
-  clearTimeout(forced);
-}
 
 /** Peak resident memory of a process in MiB (Linux only; null elsewhere). */
 function peakRssMiB(pid: number | undefined) {
   try {
-    const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
-    const kib = Number(/^VmHWM:\s+(\d+)\s+kB/m.exec(status)?.[1]);
-    return Number.isFinite(kib) ? kib / 1024 : null;
+    return pid === undefined ? null : procStatusBytes(pid, "VmHWM") / (1024 * 1024);
   } catch {
     return null;
   }
@@ -263,9 +94,7 @@ function pad(cells: string[], widths: number[]) {
 }
 
 async function main() {
-  if (!fs.existsSync(serverBuild)) {
-    throw new Error(`${serverBuild} is missing: run \`npx remix build\` first.`);
-  }
+  requireBuild();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "thoughtfully-bench-"));
   let server: Server | null = null;
   const watchdog = setTimeout(() => {
@@ -276,12 +105,12 @@ async function main() {
   }, WATCHDOG_MS);
   try {
     const databasePath = path.join(dataDir, "app.db");
-    const { user, firstFolder } = seed(databasePath);
+    const { user, firstFolder } = seedDashboard(databasePath);
     const cookie = await signIn(databasePath, user.id);
 
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    server = startServer(port, dataDir);
+    server = startServer(port, dataDir, { BENCH_ROUTES: "on" });
     await waitForHealth(base, server);
 
     const minimal = { url: `${base}/bench/minimal`, headers: {}, marker: "Benchmark baseline" };

@@ -1,14 +1,20 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { createCookie } from "@remix-run/node";
 import { eq } from "drizzle-orm";
 import { openDatabase } from "../db/connection";
-import { contentItems, folders, sessions, users } from "../db/schema";
+import { contentItems, folders, users } from "../db/schema";
+import {
+  freePort,
+  procStatusBytes,
+  requireBuild,
+  type Server,
+  signIn,
+  startServer,
+  stopServer,
+  waitForHealth,
+} from "./support/app-server";
 
 /**
  * `npm run bench:upload`: ten PDFs just under the 10 MB per-file limit are
@@ -22,10 +28,6 @@ import { contentItems, folders, sessions, users } from "../db/schema";
  *
  * MB here is 1,048,576 bytes, as in app/utils/limits.ts.
  */
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const remixServe = path.join(repoRoot, "node_modules", "@remix-run", "serve", "dist", "cli.js");
-const serverBuild = path.join(repoRoot, "build", "index.js");
-
 const MB = 1024 * 1024;
 const FILE_COUNT = 10;
 /** Just under the per-file limit (LIMITS.item.maxFileBytes, enforced strictly). */
@@ -36,18 +38,6 @@ const IDLE_MS = 1_000;
 /** Everything, start to finish, must fit in this; otherwise the run is killed. */
 const WATCHDOG_MS = 180_000;
 const UPLOAD_TIMEOUT_MS = 60_000;
-const SESSION_SECRET = crypto.randomBytes(32).toString("hex");
-
-function freePort() {
-  return new Promise<number>((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
 
 /**
  * A valid PDF of exactly `size` bytes: header, one stream object of random
@@ -100,93 +90,6 @@ function seed(databasePath: string) {
   } finally {
     db.$client.close();
   }
-}
-
-/** A session row and its signed cookie, as tests/e2e/support/accounts.ts makes them. */
-async function signIn(databasePath: string, userId: number) {
-  const token = crypto.randomBytes(32).toString("base64url");
-  const db = openDatabase(databasePath, { migrate: false });
-  try {
-    db.insert(sessions)
-      .values({
-        sid: crypto.createHash("sha256").update(token).digest("hex"),
-        userId,
-        expire: new Date(Date.now() + 30 * 24 * 60 * 60 * 1000),
-      })
-      .run();
-  } finally {
-    db.$client.close();
-  }
-  const cookie = createCookie("thoughtfully_session", {
-    httpOnly: true,
-    sameSite: "lax",
-    path: "/",
-    secrets: [SESSION_SECRET],
-  });
-  return (await cookie.serialize(token)).split(";")[0]!;
-}
-
-type Server = { child: ChildProcess; stderr: () => string };
-
-function startServer(port: number, dataDir: string, storageDir: string): Server {
-  const child = spawn(process.execPath, [remixServe, serverBuild], {
-    cwd: repoRoot,
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      APP_URL: `http://127.0.0.1:${port}`,
-      DATABASE_PATH: path.join(dataDir, "app.db"),
-      STORAGE_DIR: storageDir,
-      OUTBOX_DIR: path.join(dataDir, "outbox"),
-      SCHEDULER: "off",
-      SESSION_SECRET,
-      SMTP_URL: "",
-    },
-    // remix-serve logs every request to stdout; nobody reads it here.
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  child.stderr?.on("data", (chunk) => {
-    stderr = (stderr + chunk).slice(-4000);
-  });
-  return { child, stderr: () => stderr };
-}
-
-async function waitForHealth(base: string, server: Server) {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (server.child.exitCode !== null) {
-      throw new Error(`The server exited with ${server.child.exitCode}:\n${server.stderr()}`);
-    }
-    try {
-      const response = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(2_000) });
-      if (response.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`The server did not answer ${base}/healthz within 30 s:\n${server.stderr()}`);
-}
-
-async function stopServer(server: Server) {
-  const { child } = server;
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGTERM");
-  const forced = setTimeout(() => child.kill("SIGKILL"), 10_000);
-  await exited;
-  clearTimeout(forced);
-}
-
-/** A /proc/<pid>/status field in bytes (Linux only). */
-function procStatusBytes(pid: number, field: "VmRSS" | "VmHWM") {
-  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
-  const kib = Number(new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, "m").exec(status)?.[1]);
-  if (!Number.isFinite(kib)) throw new Error(`/proc/${pid}/status has no ${field}`);
-  return kib * 1024;
 }
 
 /** Reads the server's RSS every 20 ms; `mark` starts a new window, `stop` ends sampling. */
@@ -317,9 +220,7 @@ const mb = (bytes: number) => (bytes / MB).toFixed(1);
 
 async function main() {
   if (process.platform !== "linux") throw new Error("This benchmark reads /proc: Linux only.");
-  if (!fs.existsSync(serverBuild)) {
-    throw new Error(`${serverBuild} is missing: run \`npx remix build\` first.`);
-  }
+  requireBuild();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "thoughtfully-bench-upload-"));
   const storageDir = path.join(dataDir, "uploads");
   let server: Server | null = null;
@@ -338,7 +239,7 @@ async function main() {
 
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    server = startServer(port, dataDir, storageDir);
+    server = startServer(port, dataDir);
     const pid = server.child.pid;
     if (pid === undefined) throw new Error("The server did not start");
     await waitForHealth(base, server);

@@ -1,3 +1,5 @@
+import { fillPlaceholders, type SQL } from "drizzle-orm";
+import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import { env } from "~/utils/env.server";
 import { singleton } from "~/utils/singleton.server";
 import { type AppDatabase, openDatabase } from "./connection";
@@ -17,4 +19,41 @@ export function writeTransaction<T>(
   work: (tx: Parameters<Parameters<AppDatabase["transaction"]>[0]>[0]) => T,
 ): T {
   return db.transaction(work, { behavior: "immediate" });
+}
+
+/**
+ * A query built and compiled once, on first use, then run with new values
+ * through its `sql.placeholder`s. For the queries of every page view (the
+ * session, the dashboard): building the SQL and preparing the statement each
+ * time cost about as much as running it (`npm run bench:dashboard`).
+ */
+export function prepareOnce<T>(build: (database: AppDatabase) => T): () => T {
+  let prepared: T | undefined;
+  return () => {
+    prepared ??= build(db);
+    return prepared;
+  };
+}
+
+const dialect = new SQLiteSyncDialect();
+
+/**
+ * `prepareOnce` for raw SQL (drizzle prepares only its query builders): the
+ * statement is compiled on first use; `values` fill its `sql.placeholder`s.
+ */
+export function prepareSqlOnce<Row>(query: SQL) {
+  const compiled = prepareOnce((database) => {
+    const { sql: text, params } = dialect.sqlToQuery(query);
+    return { statement: database.$client.prepare<unknown[], Row>(text), params };
+  });
+  return {
+    all(values: Record<string, unknown>): Row[] {
+      const { statement, params } = compiled();
+      return statement.all(...fillPlaceholders(params, values));
+    },
+    get(values: Record<string, unknown>): Row | undefined {
+      const { statement, params } = compiled();
+      return statement.get(...fillPlaceholders(params, values));
+    },
+  };
 }

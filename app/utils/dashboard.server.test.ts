@@ -68,22 +68,27 @@ function createSender(folderCount: number, itemsEach: number) {
 }
 
 /**
- * Counts the SQL statements `work` runs by instrumenting the SQLite driver:
- * drizzle prepares one statement per query it runs.
+ * Counts the SQL statements `work` runs by instrumenting the SQLite driver's
+ * statements: prepared once or each time, every run goes through one of these.
  */
 function countStatements<T>(work: () => T) {
-  const client = db.$client;
-  const original = client.prepare;
+  const statementPrototype = Object.getPrototypeOf(db.$client.prepare("select 1"));
+  const methods = ["all", "get", "run", "iterate"] as const;
+  const originals = methods.map((method) => statementPrototype[method]);
   let statements = 0;
-  client.prepare = ((source: string) => {
-    statements += 1;
-    return original.call(client, source);
-  }) as typeof client.prepare;
+  methods.forEach((method, index) => {
+    statementPrototype[method] = function (this: unknown, ...args: unknown[]) {
+      statements += 1;
+      return originals[index].apply(this, args);
+    };
+  });
   try {
     const result = work();
     return { result, statements };
   } finally {
-    client.prepare = original;
+    methods.forEach((method, index) => {
+      statementPrototype[method] = originals[index];
+    });
   }
 }
 

@@ -1,5 +1,10 @@
 import { FREQUENCY_LABELS } from "~/utils/folder-validation";
-import { type Folder, getFolder, listFolders, recipientsOf } from "~/utils/folders.server";
+import {
+  type Folder,
+  FolderNotFoundError,
+  listFolders,
+  recipientsOf,
+} from "~/utils/folders.server";
 import { type Item, listItems } from "~/utils/items.server";
 import { folderSizeLimit, folderStats, getUsage, isApproachingLimits } from "~/utils/quota.server";
 import { unsubscribedCounts } from "~/utils/recipients.server";
@@ -76,11 +81,12 @@ export function loadDashboard(user: SessionUser, selectedId: number | null, page
       now,
     ),
   );
-  const selectedFolderId = selectedId === null ? null : getFolder(user.id, selectedId).id;
+  // The user's own folders are all in the list: an id not among them is someone else's, or gone.
   const selected =
-    selectedFolderId === null
+    selectedId === null
       ? (summaries[0] ?? null)
-      : (summaries.find((folder) => folder.id === selectedFolderId) ?? null);
+      : (summaries.find((folder) => folder.id === selectedId) ?? null);
+  if (selectedId !== null && !selected) throw new FolderNotFoundError();
   const usage = getUsage(user.id);
   const content = selected ? listItems(selected.id, page) : null;
   return {

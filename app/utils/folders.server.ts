@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
-import { db, writeTransaction } from "#db/client.server";
+import { db, prepareOnce, writeTransaction } from "#db/client.server";
 import { contentItems, folders, users } from "#db/schema";
 import type { FolderFrequency, FolderInput } from "~/utils/folder-validation";
 import { LIMITS } from "~/utils/limits";
@@ -20,13 +20,17 @@ export function folderLimitMessage(maxFolders: number) {
   return `Hey there! You've reached your maximum of ${maxFolders} unique folders. Have you tried adding multiple recipients to a single folder yet?`;
 }
 
-export function listFolders(userId: number): Folder[] {
-  return db
+const foldersOfUser = prepareOnce((database) =>
+  database
     .select()
     .from(folders)
-    .where(eq(folders.userId, userId))
+    .where(eq(folders.userId, sql.placeholder("userId")))
     .orderBy(asc(folders.sortOrder), asc(folders.id))
-    .all();
+    .prepare(),
+);
+
+export function listFolders(userId: number): Folder[] {
+  return foldersOfUser().all({ userId });
 }
 
 export function getFolder(userId: number, folderId: number): Folder {

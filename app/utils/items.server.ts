@@ -1,5 +1,5 @@
-import { and, asc, count, desc, eq, isNull } from "drizzle-orm";
-import { db, writeTransaction } from "#db/client.server";
+import { and, asc, count, desc, eq, isNull, type Placeholder, sql } from "drizzle-orm";
+import { db, prepareOnce, writeTransaction } from "#db/client.server";
 import { contentItems, folders } from "#db/schema";
 import {
   type Folder,
@@ -48,26 +48,37 @@ export function itemFileKeys(item: Pick<Item, "filePaths" | "thumbnailPaths">) {
   return [...item.filePaths, ...item.thumbnailPaths].filter(Boolean);
 }
 
-const unsentIn = (folderId: number) =>
+const unsentIn = (folderId: number | Placeholder) =>
   and(eq(contentItems.folderId, folderId), isNull(contentItems.sentAt));
+
+const unsentCountQuery = prepareOnce((database) =>
+  database
+    .select({ n: count() })
+    .from(contentItems)
+    .where(unsentIn(sql.placeholder("folderId")))
+    .prepare(),
+);
+
+const unsentPageQuery = prepareOnce((database) =>
+  database
+    .select()
+    .from(contentItems)
+    .where(unsentIn(sql.placeholder("folderId")))
+    .orderBy(asc(contentItems.sortOrder), asc(contentItems.id))
+    .limit(PAGE_SIZE)
+    .offset(sql.placeholder("offset"))
+    .prepare(),
+);
 
 /**
  * One page of the folder's items. A page beyond the last is clamped to the
  * last (spec: pagination), so deleting the last item of a page steps back.
  */
 export function listItems(folderId: number, requestedPage: number) {
-  const total =
-    db.select({ n: count() }).from(contentItems).where(unsentIn(folderId)).get()?.n ?? 0;
+  const total = unsentCountQuery().get({ folderId })?.n ?? 0;
   const totalPages = Math.max(1, Math.ceil(total / PAGE_SIZE));
   const page = Math.min(Math.max(1, Math.floor(requestedPage) || 1), totalPages);
-  const items = db
-    .select()
-    .from(contentItems)
-    .where(unsentIn(folderId))
-    .orderBy(asc(contentItems.sortOrder), asc(contentItems.id))
-    .limit(PAGE_SIZE)
-    .offset((page - 1) * PAGE_SIZE)
-    .all();
+  const items = unsentPageQuery().all({ folderId, offset: (page - 1) * PAGE_SIZE });
   return {
     items,
     pagination: {

@@ -1,5 +1,5 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
-import { db } from "#db/client.server";
+import { prepareOnce, prepareSqlOnce } from "#db/client.server";
 import { contentItems, folders } from "#db/schema";
 import { LIMITS } from "~/utils/limits";
 
@@ -47,15 +47,13 @@ export function referralBonus(completedReferrals: number) {
   };
 }
 
-/** One query: the user's tier, folder count, stored bytes and completed referrals. */
-export function getUsage(userId: number): Usage {
-  const row = db.get<{
-    subscriptionTier: string;
-    subscriptionStatus: string;
-    folderCount: number;
-    totalStorageBytes: number;
-    completedReferrals: number;
-  }>(sql`
+const usageQuery = prepareSqlOnce<{
+  subscriptionTier: string;
+  subscriptionStatus: string;
+  folderCount: number;
+  totalStorageBytes: number;
+  completedReferrals: number;
+}>(sql`
     select
       users.subscription_tier as subscriptionTier,
       users.subscription_status as subscriptionStatus,
@@ -66,7 +64,11 @@ export function getUsage(userId: number): Usage {
       (select count(*) from referrals
         where referrals.referrer_user_id = users.id and referrals.status = 'completed')
         as completedReferrals
-    from users where users.id = ${userId}`);
+    from users where users.id = ${sql.placeholder("userId")}`);
+
+/** One query: the user's tier, folder count, stored bytes and completed referrals. */
+export function getUsage(userId: number): Usage {
+  const row = usageQuery.get({ userId });
   if (!row) throw new Error(`No user with id ${userId}`);
 
   const tier: Tier = isPremium(row) ? "premium" : "free";
@@ -111,9 +113,8 @@ export function folderSizeLimit(recipients: readonly { email: string }[]): numbe
 
 export type FolderStats = { itemCount: number; totalSize: number };
 
-/** Unsent item count and bytes of every folder of the user, in one query (empty folders included). */
-export function folderStats(userId: number): Map<number, FolderStats> {
-  const rows = db
+const folderStatsQuery = prepareOnce((database) =>
+  database
     .select({
       folderId: folders.id,
       itemCount: sql<number>`count(${contentItems.id})`,
@@ -121,9 +122,14 @@ export function folderStats(userId: number): Map<number, FolderStats> {
     })
     .from(folders)
     .leftJoin(contentItems, and(eq(contentItems.folderId, folders.id), isNull(contentItems.sentAt)))
-    .where(eq(folders.userId, userId))
+    .where(eq(folders.userId, sql.placeholder("userId")))
     .groupBy(folders.id)
-    .all();
+    .prepare(),
+);
+
+/** Unsent item count and bytes of every folder of the user, in one query (empty folders included). */
+export function folderStats(userId: number): Map<number, FolderStats> {
+  const rows = folderStatsQuery().all({ userId });
   return new Map(
     rows.map((row) => [row.folderId, { itemCount: row.itemCount, totalSize: row.totalSize }]),
   );

@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { createElement } from "react";
-import { db, writeTransaction } from "#db/client.server";
+import { db, prepareSqlOnce, writeTransaction } from "#db/client.server";
 import {
   emailUnsubscribes,
   folderRecipientStates,
@@ -155,23 +155,18 @@ export function recipientStates(folderId: number): RecipientState[] {
   return folder ? statesOf(db, folder) : [];
 }
 
-/**
- * For each of the user's folders, how many of its recipients are unsubscribed
- * (from the folder or from everything): one grouped query for all folders.
- */
-export function unsubscribedCounts(userId: number): Map<number, number> {
-  const rows = db.all<{ folderId: number; count: number }>(sql`
+const unsubscribedCountsQuery = prepareSqlOnce<{ folderId: number; count: number }>(sql`
     with recipient(folder_id, email) as (
       select f.id, lower(trim(json_extract(r.value, '$.email')))
         from ${folders} f, json_each(f.recipients) r
-        where f.user_id = ${userId}
+        where f.user_id = ${sql.placeholder("userId")}
       union
       select f.id, lower(trim(f.recipient_email)) from ${folders} f
-        where f.user_id = ${userId} and json_array_length(f.recipients) = 0
+        where f.user_id = ${sql.placeholder("userId")} and json_array_length(f.recipients) = 0
           and f.recipient_email is not null
       union
       select f.id, lower(trim(f.recipient_email_2)) from ${folders} f
-        where f.user_id = ${userId} and json_array_length(f.recipients) = 0
+        where f.user_id = ${sql.placeholder("userId")} and json_array_length(f.recipients) = 0
           and f.recipient_email_2 is not null
     )
     select recipient.folder_id as folderId, count(*) as count
@@ -182,6 +177,13 @@ export function unsubscribedCounts(userId: number): Map<number, number> {
       where s.status = 'unsubscribed' or u.id is not null
       group by recipient.folder_id
   `);
+
+/**
+ * For each of the user's folders, how many of its recipients are unsubscribed
+ * (from the folder or from everything): one grouped query for all folders.
+ */
+export function unsubscribedCounts(userId: number): Map<number, number> {
+  const rows = unsubscribedCountsQuery.all({ userId });
   return new Map(rows.map((row) => [Number(row.folderId), Number(row.count)]));
 }
 

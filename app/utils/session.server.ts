@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { createCookie, redirect } from "@remix-run/node";
-import { and, eq, gt, ne } from "drizzle-orm";
-import { db } from "#db/client.server";
+import { and, eq, gt, ne, sql } from "drizzle-orm";
+import { db, prepareOnce } from "#db/client.server";
 import { sessions, users } from "#db/schema";
 import { env } from "~/utils/env.server";
 import { clientIp, pathOf, userAgent } from "~/utils/request-info.server";
@@ -63,17 +63,27 @@ export function getCurrentSession(request: Request): Promise<CurrentSession | nu
   return session;
 }
 
+/** The live session of a hashed token and its user; `now` in epoch ms, as `expire` is stored. */
+const liveSessionQuery = prepareOnce((database) =>
+  database
+    .select({ user: users, expire: sessions.expire })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(
+      and(
+        eq(sessions.sid, sql.placeholder("sessionId")),
+        gt(sessions.expire, sql.placeholder("now")),
+      ),
+    )
+    .prepare(),
+);
+
 async function lookUpSession(request: Request): Promise<CurrentSession | null> {
   const token = await readSessionToken(request);
   if (!token) return null;
   const sessionId = hashToken(token);
   const now = Date.now();
-  const row = db
-    .select({ user: users, expire: sessions.expire })
-    .from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.sid, sessionId), gt(sessions.expire, new Date(now))))
-    .get();
+  const row = liveSessionQuery().get({ sessionId, now });
   if (!row) return null;
   let renewedCookie: string | null = null;
   if (row.expire.getTime() - now < SESSION_TTL_MS - RENEW_AFTER_MS) {
