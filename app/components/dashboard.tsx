@@ -1,6 +1,7 @@
-import { Form, Link, useLocation } from "@remix-run/react";
+import { Form, useLocation } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { AppShell } from "~/components/app-shell";
+import { DelegatedLink } from "~/components/delegated-link";
 import { CsrfInput } from "~/components/forms";
 import { ItemList } from "~/components/item-list";
 import type { DashboardData, FolderSummary } from "~/utils/dashboard.server";
@@ -36,6 +37,43 @@ function Bar({ ratio, label }: { ratio: number; label: string }) {
   );
 }
 
+const ICON_BUTTON =
+  "rounded-md p-1.5 text-stone-600 hover:bg-stone-200 hover:text-stone-900 disabled:cursor-not-allowed disabled:opacity-30";
+
+/**
+ * A button of the folder list's one form (see FolderList): it posts its
+ * intent to its own folder's URL, so five folders need one form, not fifteen.
+ */
+function FolderButton({
+  folderId,
+  intent,
+  label,
+  children,
+  disabled,
+  className = ICON_BUTTON,
+}: {
+  folderId: number;
+  intent: string;
+  label: string;
+  children: ReactNode;
+  disabled?: boolean;
+  className?: string;
+}) {
+  return (
+    <button
+      formAction={`/folders/${folderId}`}
+      name="intent"
+      value={intent}
+      aria-label={label}
+      title={label}
+      disabled={disabled}
+      className={className}
+    >
+      {children}
+    </button>
+  );
+}
+
 /** A small POST form: the `returnTo` brings the user back to the page they were on. */
 function ActionButton({
   folderId,
@@ -64,10 +102,7 @@ function ActionButton({
         aria-label={label}
         title={label}
         disabled={disabled}
-        className={
-          className ??
-          "rounded-md p-1.5 text-stone-600 hover:bg-stone-200 hover:text-stone-900 disabled:cursor-not-allowed disabled:opacity-30"
-        }
+        className={className ?? ICON_BUTTON}
       >
         {children}
       </button>
@@ -90,10 +125,10 @@ function FolderMenu({ folder }: { folder: Folder }) {
         </svg>
       </summary>
       <div className="absolute right-0 z-30 mt-1 w-48 overflow-hidden rounded-lg border border-stone-200 bg-white py-1 shadow-lg">
-        <Link to={`/folders/${folder.id}/edit`} className={itemClass} preventScrollReset>
+        <DelegatedLink to={`/folders/${folder.id}/edit`} className={itemClass} preventScrollReset>
           <span className="sm:hidden">Edit </span>Settings
-        </Link>
-        <ActionButton
+        </DelegatedLink>
+        <FolderButton
           folderId={folder.id}
           intent="toggle-pause"
           label={folder.isPaused ? "Resume Delivery" : "Pause Delivery"}
@@ -101,14 +136,14 @@ function FolderMenu({ folder }: { folder: Folder }) {
           disabled={folder.isUnsubscribed}
         >
           {folder.isPaused ? "Resume Delivery" : "Pause Delivery"}
-        </ActionButton>
-        <Link
+        </FolderButton>
+        <DelegatedLink
           to={`/folders/${folder.id}/delete`}
           className={`${itemClass} text-red-700`}
           preventScrollReset
         >
           Delete Folder
-        </Link>
+        </DelegatedLink>
       </div>
     </details>
   );
@@ -132,7 +167,7 @@ function FolderCard({
       }`}
     >
       <div className="flex items-start gap-2">
-        <Link
+        <DelegatedLink
           to={`/folders/${folder.id}`}
           aria-current={selected ? "page" : undefined}
           className="min-w-0 flex-1"
@@ -144,9 +179,9 @@ function FolderCard({
             {formatBytes(folder.totalSize)}
           </p>
           <p className="text-xs text-stone-600">Next: {folder.nextLabel}</p>
-        </Link>
+        </DelegatedLink>
         <div className="flex flex-col items-center">
-          <ActionButton
+          <FolderButton
             folderId={folder.id}
             intent="move-up"
             label={`Move ${folder.name} up`}
@@ -155,8 +190,8 @@ function FolderCard({
             <svg aria-hidden="true" viewBox="0 0 20 20" className="h-4 w-4" fill="currentColor">
               <path d="M10 5l5 6H5z" />
             </svg>
-          </ActionButton>
-          <ActionButton
+          </FolderButton>
+          <FolderButton
             folderId={folder.id}
             intent="move-down"
             label={`Move ${folder.name} down`}
@@ -165,11 +200,33 @@ function FolderCard({
             <svg aria-hidden="true" viewBox="0 0 20 20" className="h-4 w-4" fill="currentColor">
               <path d="M10 15l5-6H5z" />
             </svg>
-          </ActionButton>
+          </FolderButton>
         </div>
         <FolderMenu folder={folder} />
       </div>
     </li>
+  );
+}
+
+/** The folder cards, in one form whose buttons each post to their own folder. */
+function FolderList({ folders, selectedId }: { folders: Folder[]; selectedId?: number }) {
+  const location = useLocation();
+  return (
+    <Form method="post" preventScrollReset className="contents">
+      <CsrfInput />
+      <input type="hidden" name="returnTo" value={`${location.pathname}${location.search}`} />
+      <ul className="space-y-2">
+        {folders.map((folder, index) => (
+          <FolderCard
+            key={folder.id}
+            folder={folder}
+            selected={folder.id === selectedId}
+            first={index === 0}
+            last={index === folders.length - 1}
+          />
+        ))}
+      </ul>
+    </Form>
   );
 }
 
@@ -216,9 +273,13 @@ function UpgradePrompt() {
         <strong>Go Premium:</strong> unlimited folders and storage, daily and every-two-weeks
         delivery.
       </p>
-      <Link to="/upgrade" className="btn-primary mt-2 w-full px-3 py-1.5" preventScrollReset>
+      <DelegatedLink
+        to="/upgrade"
+        className="btn-primary mt-2 w-full px-3 py-1.5"
+        preventScrollReset
+      >
         Upgrade to Premium
-      </Link>
+      </DelegatedLink>
     </section>
   );
 }
@@ -275,9 +336,13 @@ function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
             ) : null}
           </div>
           <div className="flex flex-wrap gap-2">
-            <Link to={`/folders/${folder.id}/preview`} className={buttonClass} preventScrollReset>
+            <DelegatedLink
+              to={`/folders/${folder.id}/preview`}
+              className={buttonClass}
+              preventScrollReset
+            >
               Email Preview
-            </Link>
+            </DelegatedLink>
             <ActionButton
               folderId={folder.id}
               intent="toggle-pause"
@@ -302,23 +367,27 @@ function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
                 Send Now
               </button>
             </Form>
-            <Link to={`/folders/${folder.id}/edit`} className={buttonClass} preventScrollReset>
+            <DelegatedLink
+              to={`/folders/${folder.id}/edit`}
+              className={buttonClass}
+              preventScrollReset
+            >
               Folder Settings
-            </Link>
-            <Link
+            </DelegatedLink>
+            <DelegatedLink
               to={`/folders/${folder.id}/recipients`}
               className={buttonClass}
               preventScrollReset
             >
               Recipients
-            </Link>
-            <Link
+            </DelegatedLink>
+            <DelegatedLink
               to={`/folders/${folder.id}/delete`}
               className={`${buttonClass} text-red-700`}
               preventScrollReset
             >
               Delete Folder
-            </Link>
+            </DelegatedLink>
           </div>
         </div>
         <dl className="mt-4 grid gap-3 text-sm sm:grid-cols-3">
@@ -360,14 +429,14 @@ function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
               {label}
             </span>
           ) : (
-            <Link
+            <DelegatedLink
               key={type}
               to={`/folders/${folder.id}/add/${type}`}
               className="btn-secondary"
               preventScrollReset
             >
               {label}
-            </Link>
+            </DelegatedLink>
           ),
         )}
       </div>
@@ -380,9 +449,9 @@ function EmptyState() {
   return (
     <div className="rounded-2xl border border-dashed border-stone-300 bg-white/60 p-10 text-center">
       <p className="text-stone-700">Create a folder to start saving content.</p>
-      <Link to="/folders/new" className="btn-primary mt-5">
+      <DelegatedLink to="/folders/new" className="btn-primary mt-5">
         Create Folder
-      </Link>
+      </DelegatedLink>
     </div>
   );
 }
@@ -398,33 +467,21 @@ export function DashboardPage({ data, children }: { data: Data; children?: React
             <h1 id="my-folders" className="font-serif text-xl font-semibold text-stone-900">
               My Folders
             </h1>
-            <Link to="/folders/new" className="btn-primary px-3 py-1.5" preventScrollReset>
+            <DelegatedLink to="/folders/new" className="btn-primary px-3 py-1.5" preventScrollReset>
               New
-            </Link>
+            </DelegatedLink>
           </div>
           <UsageBox usage={usage} />
           {usage.tier === "premium" ? null : <UpgradePrompt />}
-          <Link to="/invite" className="btn-secondary w-full" preventScrollReset>
+          <DelegatedLink to="/invite" className="btn-secondary w-full" preventScrollReset>
             Invite friends, get folders
-          </Link>
+          </DelegatedLink>
           {folders.length > 0 ? (
-            <Link to="/upload" className="btn-secondary w-full" preventScrollReset>
+            <DelegatedLink to="/upload" className="btn-secondary w-full" preventScrollReset>
               Upload to Multiple Folders
-            </Link>
+            </DelegatedLink>
           ) : null}
-          {folders.length > 0 ? (
-            <ul className="space-y-2">
-              {folders.map((folder, index) => (
-                <FolderCard
-                  key={folder.id}
-                  folder={folder}
-                  selected={folder.id === selected?.id}
-                  first={index === 0}
-                  last={index === folders.length - 1}
-                />
-              ))}
-            </ul>
-          ) : null}
+          {folders.length > 0 ? <FolderList folders={folders} selectedId={selected?.id} /> : null}
         </aside>
         <div>{selected ? <FolderDetail folder={selected} data={data} /> : <EmptyState />}</div>
       </div>

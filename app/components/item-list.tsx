@@ -1,5 +1,6 @@
-import { Form, Link, useLocation } from "@remix-run/react";
+import { Form, useLocation } from "@remix-run/react";
 import type { ReactNode } from "react";
+import { DelegatedLink } from "~/components/delegated-link";
 import { CsrfInput } from "~/components/forms";
 import type { DashboardData, ItemView } from "~/utils/dashboard.server";
 import { formatBytes } from "~/utils/format";
@@ -31,15 +32,11 @@ function ItemAction({
 }) {
   return (
     <button
-      type="submit"
       name="intent"
       value={`${intent}:${itemId}`}
       aria-label={label}
-      title={label}
       disabled={disabled}
-      className={`rounded-md px-2 py-1 text-xs font-medium hover:bg-stone-100 disabled:cursor-not-allowed disabled:opacity-30 ${
-        danger ? "text-red-700" : "text-stone-700"
-      }`}
+      className={danger ? "item-action text-red-700" : "item-action"}
     >
       {children}
     </button>
@@ -49,18 +46,13 @@ function ItemAction({
 function ItemBody({ item }: { item: ItemView }) {
   return (
     <div className="min-w-0 flex-1 space-y-2">
-      <p className="text-xs font-semibold uppercase tracking-wide text-brand-700">{item.type}</p>
-      <h3 className="break-words font-semibold text-stone-900">{item.title}</h3>
+      <p className="item-type">{item.type}</p>
+      <h3 className="item-title">{item.title}</h3>
       {item.urls.length > 0 ? (
         <ul className="space-y-0.5 text-sm">
           {item.urls.map((url) => (
             <li key={url} className="truncate">
-              <a
-                href={url}
-                target="_blank"
-                rel="noopener noreferrer nofollow"
-                className="text-brand-700 underline underline-offset-2"
-              >
+              <a href={url} target="_blank" rel="noopener noreferrer nofollow" className="item-url">
                 {url}
               </a>
             </li>
@@ -88,10 +80,7 @@ function ItemBody({ item }: { item: ItemView }) {
         <ul className="space-y-0.5 text-sm">
           {item.files.map((file) => (
             <li key={file.key}>
-              <a
-                href={`/files/${file.key}`}
-                className="text-brand-700 underline underline-offset-2"
-              >
+              <a href={`/files/${file.key}`} className="item-url">
                 {file.name}
               </a>{" "}
               <span className="text-stone-500">({formatBytes(file.size)})</span>
@@ -149,20 +138,17 @@ export function ItemList({
           {items.map((item, index) => {
             const position = offset + index;
             return (
-              <li
-                key={item.id}
-                className="flex gap-3 rounded-2xl border border-stone-200 bg-white p-4 shadow-sm"
-              >
+              <li key={item.id} className="item-card">
                 <ItemBody item={item} />
                 <div className="flex shrink-0 flex-col items-end gap-1">
-                  <Link
+                  <DelegatedLink
                     to={`/folders/${folderId}/items/${item.id}/edit`}
-                    className="rounded-md px-2 py-1 text-xs font-medium text-stone-700 hover:bg-stone-100"
+                    className="item-action"
                     aria-label={`Edit ${item.title}`}
                     preventScrollReset
                   >
                     Edit
-                  </Link>
+                  </DelegatedLink>
                   <ItemAction
                     itemId={item.id}
                     intent="move-up"
@@ -196,9 +182,12 @@ export function ItemList({
       {pagination.totalPages > 1 ? (
         <nav aria-label="Pages" className="flex items-center justify-between text-sm">
           {pagination.hasPrevious ? (
-            <Link to={`/folders/${folderId}?page=${pagination.page - 1}`} className="btn-secondary">
+            <DelegatedLink
+              to={`/folders/${folderId}?page=${pagination.page - 1}`}
+              className="btn-secondary"
+            >
               Previous
-            </Link>
+            </DelegatedLink>
           ) : (
             <span />
           )}
@@ -206,9 +195,12 @@ export function ItemList({
             Page {pagination.page} of {pagination.totalPages}
           </span>
           {pagination.hasMore ? (
-            <Link to={`/folders/${folderId}?page=${pagination.page + 1}`} className="btn-secondary">
+            <DelegatedLink
+              to={`/folders/${folderId}?page=${pagination.page + 1}`}
+              className="btn-secondary"
+            >
               Next
-            </Link>
+            </DelegatedLink>
           ) : (
             <span />
           )}

@@ -1,0 +1,55 @@
+import { useNavigate } from "@remix-run/react";
+import { type AnchorHTMLAttributes, useEffect } from "react";
+
+type DelegatedLinkProps = Omit<AnchorHTMLAttributes<HTMLAnchorElement>, "href"> & {
+  /** An absolute path of this app ("/folders/3/edit"). */
+  to: string;
+  /** Keep the scroll position on a client-side navigation, as <Link preventScrollReset>. */
+  preventScrollReset?: boolean;
+};
+
+const KEEP_SCROLL = "keep-scroll";
+
+/**
+ * A link for the pages that show many (the dashboard's items and folders):
+ * a plain <a>. Remix's <Link> runs about ten hooks per link on the server
+ * (path resolution, prefetch state, event handlers), and 80 of them were a
+ * tenth of the dashboard's render time (`npm run bench:dashboard`). With
+ * JavaScript, <LinkDelegation> in the root turns clicks on these links into
+ * client-side navigations, as <Link> does; `data-discover` lets Remix load the
+ * target route's code ahead of the click, as <Link> does. Without JavaScript
+ * both are the same <a href>.
+ */
+export function DelegatedLink({ to, preventScrollReset, ...props }: DelegatedLinkProps) {
+  return (
+    <a
+      {...props}
+      href={to}
+      data-discover="true"
+      data-delegated-link={preventScrollReset ? KEEP_SCROLL : ""}
+    />
+  );
+}
+
+/** One click listener on the document for every <DelegatedLink>; rendered once, in the root. */
+export function LinkDelegation() {
+  const navigate = useNavigate();
+  useEffect(() => {
+    function onClick(event: MouseEvent) {
+      if (event.defaultPrevented || event.button !== 0) return;
+      if (event.metaKey || event.altKey || event.ctrlKey || event.shiftKey) return;
+      const anchor = event.target instanceof Element ? event.target.closest("a") : null;
+      if (!anchor?.hasAttribute("data-delegated-link")) return;
+      if ((anchor.target && anchor.target !== "_self") || anchor.hasAttribute("download")) return;
+      const url = new URL(anchor.href);
+      if (url.origin !== window.location.origin) return;
+      event.preventDefault();
+      navigate(`${url.pathname}${url.search}${url.hash}`, {
+        preventScrollReset: anchor.getAttribute("data-delegated-link") === KEEP_SCROLL,
+      });
+    }
+    document.addEventListener("click", onClick);
+    return () => document.removeEventListener("click", onClick);
+  }, [navigate]);
+  return null;
+}
