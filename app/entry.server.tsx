@@ -1,4 +1,3 @@
-import { PassThrough } from "node:stream";
 import {
   type ActionFunctionArgs,
   createReadableStreamFromReadable,
@@ -10,6 +9,7 @@ import { RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { billingFormActionOrigins } from "~/utils/billing.server";
+import { createCoalescingStream } from "~/utils/coalescing-stream.server";
 import { env } from "~/utils/env.server";
 import { startServerProcess } from "~/utils/lifecycle.server";
 import { NonceProvider } from "~/utils/nonce-provider";
@@ -62,7 +62,7 @@ export default function handleRequest(
         nonce,
         [readyEvent]() {
           shellRendered = true;
-          const body = new PassThrough();
+          const body = createCoalescingStream();
           responseHeaders.set("Content-Type", "text/html; charset=utf-8");
           resolve(
             new Response(createReadableStreamFromReadable(body), {
