@@ -49,10 +49,10 @@ function ItemBody({ item }: { item: ItemView }) {
       <p className="item-type">{item.type}</p>
       <h3 className="item-title">{item.title}</h3>
       {item.urls.length > 0 ? (
-        <ul className="space-y-0.5 text-sm">
+        <ul className="item-urls space-y-0.5 text-sm">
           {item.urls.map((url) => (
-            <li key={url} className="truncate">
-              <a href={url} target="_blank" rel="noopener noreferrer nofollow" className="item-url">
+            <li key={url}>
+              <a href={url} target="_blank" rel="noopener noreferrer nofollow">
                 {url}
               </a>
             </li>

@@ -396,6 +396,30 @@ test.describe("content items", () => {
     expect(itemsOf(folder.id).map((item) => item.title)).toEqual(["First"]);
   });
 
+  test("the dashboard's links open dialogs in place with JavaScript, as pages without", async ({
+    page,
+    context,
+    baseURL,
+    javaScriptEnabled,
+  }) => {
+    const user = await createUser();
+    const folder = createFolderRow(user.id, { name: "Links" });
+    createItemRow(folder.id, { title: "Long read", sortOrder: 0 });
+    await signIn(context, user.id, baseURL!);
+    await page.goto(`/folders/${folder.id}`);
+    // A document load would drop this; a client-side navigation keeps it.
+    await page.evaluate(() => {
+      (window as unknown as { sameDocument?: boolean }).sameDocument = true;
+    });
+    await page.getByRole("link", { name: "Edit Long read" }).click();
+    await expect(page).toHaveURL(new RegExp(`/folders/${folder.id}/items/\\d+/edit$`));
+    await expect(page.getByRole("heading", { name: "Edit Item" })).toBeVisible();
+    const stayed = await page.evaluate(
+      () => (window as unknown as { sameDocument?: boolean }).sameDocument === true,
+    );
+    expect(stayed).toBe(javaScriptEnabled);
+  });
+
   test("paginates 51 items and steps back when the last page empties", async ({
     page,
     context,
