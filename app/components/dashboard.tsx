@@ -10,17 +10,6 @@ import { formatBytes, pluralize } from "~/utils/format";
 type Data = DashboardData & { bannerDismissed: boolean };
 type Folder = FolderSummary;
 
-function recipientSummary(recipients: { name: string; email: string }[]) {
-  if (recipients.length === 0) return "No active recipients";
-  if (recipients.length === 1) {
-    const [only] = recipients;
-    return only!.name && only!.name !== "recipient"
-      ? `${only!.name} <${only!.email}>`
-      : only!.email;
-  }
-  return `${recipients.length} recipients`;
-}
-
 function Bar({ ratio, label }: { ratio: number; label: string }) {
   const color = ratio > 1 ? "bg-red-600" : ratio > 0.8 ? "bg-amber-500" : "bg-brand-600";
   return (
@@ -170,13 +159,12 @@ function FolderCard({
           aria-current={selected ? "page" : undefined}
           className="min-w-0 flex-1"
         >
-          <p className="truncate text-xs text-stone-600">{recipientSummary(folder.recipients)}</p>
+          <p className="truncate text-xs text-stone-600">{folder.recipientLabel}</p>
           <p className="truncate font-semibold text-stone-900">{folder.name}</p>
           <p className="mt-1 text-xs text-stone-600">
-            {folder.frequencyLabel} · {pluralize(folder.itemCount, "item")} ·{" "}
-            {formatBytes(folder.totalSize)}
+            {`${folder.frequencyLabel} · ${pluralize(folder.itemCount, "item")} · ${formatBytes(folder.totalSize)}`}
           </p>
-          <p className="text-xs text-stone-600">Next: {folder.nextLabel}</p>
+          <p className="text-xs text-stone-600">{`Next: ${folder.nextLabel}`}</p>
         </DelegatedLink>
         <div className="flex flex-col items-center">
           <FolderButton
@@ -326,7 +314,7 @@ function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
             >
               {folder.name}
             </h2>
-            <p className="mt-1 text-sm text-stone-700">{recipientSummary(folder.recipients)}</p>
+            <p className="mt-1 text-sm text-stone-700">{folder.recipientLabel}</p>
             {folder.unsubscribedCount > 0 ? (
               <p className="mt-0.5 text-sm text-amber-800">
                 {folder.unsubscribedCount} unsubscribed

@@ -6,6 +6,11 @@ type DelegatedLinkProps = Omit<AnchorHTMLAttributes<HTMLAnchorElement>, "href"> 
   to: string;
   /** Keep the scroll position on a client-side navigation, as <Link preventScrollReset>. */
   preventScrollReset?: boolean;
+  /**
+   * Let Remix load the target route's code before the click (default). One
+   * link per route is enough: a list passes false for all but its first.
+   */
+  discover?: boolean;
 };
 
 const KEEP_SCROLL = "keep-scroll";
@@ -20,12 +25,17 @@ const KEEP_SCROLL = "keep-scroll";
  * target route's code ahead of the click, as <Link> does. Without JavaScript
  * both are the same <a href>.
  */
-export function DelegatedLink({ to, preventScrollReset, ...props }: DelegatedLinkProps) {
+export function DelegatedLink({
+  to,
+  preventScrollReset,
+  discover = true,
+  ...props
+}: DelegatedLinkProps) {
   return (
     <a
       {...props}
       href={to}
-      data-discover="true"
+      data-discover={discover ? "true" : undefined}
       data-delegated-link={preventScrollReset ? KEEP_SCROLL : ""}
     />
   );

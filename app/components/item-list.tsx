@@ -1,5 +1,4 @@
 import { Form, useLocation } from "@remix-run/react";
-import type { ReactNode } from "react";
 import { DelegatedLink } from "~/components/delegated-link";
 import { CsrfInput } from "~/components/forms";
 import type { DashboardData, ItemView } from "~/utils/dashboard.server";
@@ -8,47 +7,14 @@ import { formatBytes } from "~/utils/format";
 const EXPECTATION_LABELS = {
   expecting: "Hoping for a reply",
   not_expecting: "No reply needed",
-  na: null,
 } as const;
-
-/**
- * One button of the list's single form: its value names the action and the
- * item ("move-up:12"), so 50 items need one form, not 150.
- */
-function ItemAction({
-  itemId,
-  intent,
-  label,
-  disabled,
-  children,
-  danger,
-}: {
-  itemId: number;
-  intent: string;
-  label: string;
-  disabled?: boolean;
-  children: ReactNode;
-  danger?: boolean;
-}) {
-  return (
-    <button
-      name="intent"
-      value={`${intent}:${itemId}`}
-      aria-label={label}
-      disabled={disabled}
-      className={danger ? "item-action text-red-700" : "item-action"}
-    >
-      {children}
-    </button>
-  );
-}
 
 function ItemBody({ item }: { item: ItemView }) {
   return (
     <div className="min-w-0 flex-1 space-y-2">
       <p className="item-type">{item.type}</p>
       <h3 className="item-title">{item.title}</h3>
-      {item.urls.length > 0 ? (
+      {item.urls ? (
         <ul className="item-urls space-y-0.5 text-sm">
           {item.urls.map((url) => (
             <li key={url}>
@@ -60,7 +26,7 @@ function ItemBody({ item }: { item: ItemView }) {
         </ul>
       ) : null}
       {item.note ? <p className="whitespace-pre-line text-sm text-stone-700">{item.note}</p> : null}
-      {item.type === "photo" && item.files.length > 0 ? (
+      {item.type === "photo" && item.files ? (
         <ul className="flex flex-wrap gap-2">
           {item.files.map((file) => (
             <li key={file.key}>
@@ -76,7 +42,7 @@ function ItemBody({ item }: { item: ItemView }) {
           ))}
         </ul>
       ) : null}
-      {item.type === "file" ? (
+      {item.type === "file" && item.files ? (
         <ul className="space-y-0.5 text-sm">
           {item.files.map((file) => (
             <li key={file.key}>
@@ -90,15 +56,17 @@ function ItemBody({ item }: { item: ItemView }) {
       ) : null}
       {item.commentText ? (
         <p className="text-sm text-stone-700">
-          <span className="font-medium">Comment:</span> {item.commentText}
+          <span className="font-medium">Comment:</span>
+          {` ${item.commentText}`}
         </p>
       ) : null}
       {item.questionText ? (
         <p className="text-sm text-stone-700">
-          <span className="font-medium">Question:</span> {item.questionText}
+          <span className="font-medium">Question:</span>
+          {` ${item.questionText}`}
         </p>
       ) : null}
-      {EXPECTATION_LABELS[item.responseExpectation] ? (
+      {item.responseExpectation ? (
         <p className="text-xs text-stone-600">{EXPECTATION_LABELS[item.responseExpectation]}</p>
       ) : null}
     </div>
@@ -146,33 +114,37 @@ export function ItemList({
                     className="item-action"
                     aria-label={`Edit ${item.title}`}
                     preventScrollReset
+                    discover={index === 0}
                   >
                     Edit
                   </DelegatedLink>
-                  <ItemAction
-                    itemId={item.id}
-                    intent="move-up"
-                    label={`Move ${item.title} up`}
+                  {/* Buttons of the list's one form: the value names the action and the item. */}
+                  <button
+                    name="intent"
+                    value={`move-up:${item.id}`}
+                    aria-label={`Move ${item.title} up`}
                     disabled={position === 0}
+                    className="item-action"
                   >
                     Up
-                  </ItemAction>
-                  <ItemAction
-                    itemId={item.id}
-                    intent="move-down"
-                    label={`Move ${item.title} down`}
+                  </button>
+                  <button
+                    name="intent"
+                    value={`move-down:${item.id}`}
+                    aria-label={`Move ${item.title} down`}
                     disabled={position === pagination.total - 1}
+                    className="item-action"
                   >
                     Down
-                  </ItemAction>
-                  <ItemAction
-                    itemId={item.id}
-                    intent="delete"
-                    label={`Delete ${item.title}`}
-                    danger
+                  </button>
+                  <button
+                    name="intent"
+                    value={`delete:${item.id}`}
+                    aria-label={`Delete ${item.title}`}
+                    className="item-action text-red-700"
                   >
                     Delete
-                  </ItemAction>
+                  </button>
                 </div>
               </li>
             );

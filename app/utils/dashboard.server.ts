@@ -5,7 +5,7 @@ import {
   listFolders,
   recipientsOf,
 } from "~/utils/folders.server";
-import { type Item, listItems } from "~/utils/items.server";
+import { type ListedItem, listItems } from "~/utils/items.server";
 import { folderSizeLimit, folderStats, getUsage, isApproachingLimits } from "~/utils/quota.server";
 import { unsubscribedCounts } from "~/utils/recipients.server";
 import { nextDeliveryLabel, scheduleLine } from "~/utils/schedule.server";
@@ -16,6 +16,14 @@ import type { SessionUser } from "~/utils/session.server";
  * the number of folders: the folders, their sizes in one grouped query, their
  * unsubscribed recipients in another, and the usage.
  */
+/** The folder's recipients in a line: one in full, several as a count. */
+function recipientLabel(recipients: { name: string; email: string }[]) {
+  if (recipients.length === 0) return "No active recipients";
+  if (recipients.length > 1) return `${recipients.length} recipients`;
+  const [only] = recipients;
+  return only!.name && only!.name !== "recipient" ? `${only!.name} <${only!.email}>` : only!.email;
+}
+
 function folderSummary(
   folder: Folder,
   stats: { itemCount: number; totalSize: number },
@@ -28,14 +36,13 @@ function folderSummary(
   return {
     id: folder.id,
     name: folder.name,
-    recipients,
+    recipientLabel: recipientLabel(recipients),
     isPaused: folder.isPaused,
     pauseReason: folder.pauseReason,
     isUnsubscribed: folder.isUnsubscribed,
     unsubscribedCount,
     frequencyLabel: folder.isPaused ? "Paused" : FREQUENCY_LABELS[folder.frequency],
     nextLabel: folder.isPaused ? "Paused" : nextDeliveryLabel(folder.nextSendAt, timeZone, now),
-    nextSendAt: folder.nextSendAt?.toISOString() ?? null,
     scheduleLine: scheduleLine(folder),
     itemCount: stats.itemCount,
     totalSize: stats.totalSize,
@@ -45,23 +52,29 @@ function folderSummary(
 
 export type FolderSummary = ReturnType<typeof folderSummary>;
 
-/** What the item list shows: no storage paths beyond the keys the file route checks. */
-function itemView(item: Item) {
+/**
+ * What the item list shows, and only what the item has: the page carries
+ * this for 50 items in its data, so an absent field is left out rather than
+ * sent as null or []. No storage paths beyond the keys the file route checks.
+ */
+function itemView(item: ListedItem) {
+  const files = item.filePaths.map((key, index) => ({
+    key,
+    thumbnailKey: item.thumbnailPaths[index] || null,
+    name: item.fileNames[index] ?? "file",
+    size: item.fileSizes[index] ?? 0,
+  }));
+  const expectation = item.responseExpectation === "na" ? null : item.responseExpectation;
   return {
     id: item.id,
     type: item.type,
     title: item.title,
-    urls: item.urls,
-    note: item.note,
-    commentText: item.addComment ? item.commentText : null,
-    questionText: item.askQuestion ? item.questionText : null,
-    responseExpectation: item.responseExpectation,
-    files: item.filePaths.map((key, index) => ({
-      key,
-      thumbnailKey: item.thumbnailPaths[index] || null,
-      name: item.fileNames[index] ?? "file",
-      size: item.fileSizes[index] ?? 0,
-    })),
+    ...(item.urls.length > 0 ? { urls: item.urls } : {}),
+    ...(item.note ? { note: item.note } : {}),
+    ...(item.addComment && item.commentText ? { commentText: item.commentText } : {}),
+    ...(item.askQuestion && item.questionText ? { questionText: item.questionText } : {}),
+    ...(expectation ? { responseExpectation: expectation } : {}),
+    ...(files.length > 0 ? { files } : {}),
   };
 }
 

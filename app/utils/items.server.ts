@@ -59,9 +59,29 @@ const unsentCountQuery = prepareOnce((database) =>
     .prepare(),
 );
 
+/** What the dashboard's item list shows: not the sending or quarantine bookkeeping. */
+const listedColumns = {
+  id: contentItems.id,
+  type: contentItems.type,
+  title: contentItems.title,
+  urls: contentItems.urls,
+  note: contentItems.note,
+  addComment: contentItems.addComment,
+  commentText: contentItems.commentText,
+  askQuestion: contentItems.askQuestion,
+  questionText: contentItems.questionText,
+  responseExpectation: contentItems.responseExpectation,
+  filePaths: contentItems.filePaths,
+  fileNames: contentItems.fileNames,
+  fileSizes: contentItems.fileSizes,
+  thumbnailPaths: contentItems.thumbnailPaths,
+};
+
+export type ListedItem = Pick<Item, keyof typeof listedColumns>;
+
 const unsentPageQuery = prepareOnce((database) =>
   database
-    .select()
+    .select(listedColumns)
     .from(contentItems)
     .where(unsentIn(sql.placeholder("folderId")))
     .orderBy(asc(contentItems.sortOrder), asc(contentItems.id))
