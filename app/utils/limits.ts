@@ -51,6 +51,8 @@ export const LIMITS = {
   password: {
     minLength: 8,
   },
+  /** Stripe's events are a few kilobytes; anything far bigger is not from Stripe. */
+  webhookMaxBodyBytes: 1 * MB,
   usageWarningRatio: 0.8,
 } as const;
 

@@ -130,6 +130,11 @@ test.describe("Premium", () => {
       headers: { "Content-Type": "application/json", "Stripe-Signature": "t=1,v1=bad" },
     });
     expect(unsigned.status()).toBe(400);
+    const oversized = await request.post("/webhooks/stripe", {
+      data: " ".repeat(1024 * 1024 + 1),
+      headers: { "Content-Type": "application/json", "Stripe-Signature": signature },
+    });
+    expect(oversized.status()).toBe(413);
     const signed = await request.post("/webhooks/stripe", {
       data: payload,
       headers: { "Content-Type": "application/json", "Stripe-Signature": signature },

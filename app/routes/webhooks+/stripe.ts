@@ -1,6 +1,8 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import type Stripe from "stripe";
 import { BillingNotConfigured, stripe, webhookSecret } from "~/utils/billing.server";
+import { LIMITS } from "~/utils/limits";
+import { readBodyText } from "~/utils/request-body.server";
 import { applyStripeEvent } from "~/utils/subscriptions.server";
 
 /**
@@ -28,7 +30,8 @@ export async function action({ request }: ActionFunctionArgs) {
     throw error;
   }
   const signature = request.headers.get("stripe-signature");
-  const payload = await request.text();
+  const payload = await readBodyText(request, LIMITS.webhookMaxBodyBytes);
+  if (payload === null) return Response.json({ error: "body too large" }, { status: 413 });
   let event: Stripe.Event;
   try {
     if (!signature) throw new Error("no Stripe-Signature header");

@@ -1,0 +1,25 @@
+/**
+ * A request body as text, or null when it is longer than `maxBytes`: read
+ * chunk by chunk and abandoned once over, so an endpoint that takes raw
+ * bodies (the Stripe webhook) cannot be made to hold an arbitrary amount in
+ * memory. A Content-Length over the limit is refused before reading.
+ */
+export async function readBodyText(request: Request, maxBytes: number): Promise<string | null> {
+  const declared = Number(request.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > maxBytes) return null;
+  if (!request.body) return "";
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    received += value.byteLength;
+    if (received > maxBytes) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
