@@ -50,6 +50,7 @@ function FolderButton({
 }) {
   return (
     <button
+      type="submit"
       formAction={`/folders/${folderId}`}
       name="intent"
       value={intent}

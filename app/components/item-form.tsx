@@ -7,7 +7,7 @@ import {
 } from "@conform-to/react";
 import { getZodConstraint, parseWithZod } from "@conform-to/zod";
 import { Form, Link } from "@remix-run/react";
-import { useState } from "react";
+import { type KeyboardEvent, useEffect, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
 import type { ZodTypeAny } from "zod";
 import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/forms";
@@ -110,6 +110,29 @@ export function ItemForm({
   const [addComment, setAddComment] = useState(defaultValue.addComment);
   const [askQuestion, setAskQuestion] = useState(defaultValue.askQuestion);
   const urls = fields.urls.getFieldList();
+  // Set when Enter or Tab adds a link field: the new field takes the focus once it is rendered.
+  const [focusNewLink, setFocusNewLink] = useState(false);
+  const lastUrlId = urls.at(-1)?.id;
+  useEffect(() => {
+    if (!focusNewLink || !lastUrlId) return;
+    setFocusNewLink(false);
+    document.getElementById(lastUrlId)?.focus();
+  }, [focusNewLink, lastUrlId]);
+
+  /**
+   * Spec: links are "added by Enter or Tab". Enter always adds a field (instead
+   * of submitting); Tab only from a filled-in last field, so Tab from an empty
+   * one, or Shift+Tab, still moves on through the form.
+   */
+  function addLinkOnKey(event: KeyboardEvent<HTMLInputElement>, isLast: boolean) {
+    if (urls.length >= LIMITS.item.maxLinks) return;
+    const tabFromFilledLast =
+      event.key === "Tab" && !event.shiftKey && isLast && event.currentTarget.value.trim() !== "";
+    if (event.key !== "Enter" && !tabFromFilledLast) return;
+    event.preventDefault();
+    form.insert({ name: fields.urls.name, defaultValue: "" });
+    setFocusNewLink(true);
+  }
   const isUpload = type === "photo" || type === "file";
   const maxFiles = type === "photo" ? LIMITS.item.maxPhotos : LIMITS.item.maxFiles;
   const expectation = fields.responseExpectation;
@@ -158,12 +181,7 @@ export function ItemForm({
                   placeholder="https://"
                   aria-label={`Link ${index + 1}`}
                   className="block w-full rounded-lg border border-stone-300 bg-white px-3 py-2"
-                  onKeyDown={(event) => {
-                    if (event.key === "Enter" && urls.length < LIMITS.item.maxLinks) {
-                      event.preventDefault();
-                      form.insert({ name: fields.urls.name, defaultValue: "" });
-                    }
-                  }}
+                  onKeyDown={(event) => addLinkOnKey(event, index === urls.length - 1)}
                 />
                 <ErrorList errors={url.errors} />
               </div>

@@ -120,6 +120,7 @@ export function ItemList({
                   </DelegatedLink>
                   {/* Buttons of the list's one form: the value names the action and the item. */}
                   <button
+                    type="submit"
                     name="intent"
                     value={`move-up:${item.id}`}
                     aria-label={`Move ${item.title} up`}
@@ -129,6 +130,7 @@ export function ItemList({
                     Up
                   </button>
                   <button
+                    type="submit"
                     name="intent"
                     value={`move-down:${item.id}`}
                     aria-label={`Move ${item.title} down`}
@@ -138,6 +140,7 @@ export function ItemList({
                     Down
                   </button>
                   <button
+                    type="submit"
                     name="intent"
                     value={`delete:${item.id}`}
                     aria-label={`Delete ${item.title}`}

@@ -182,6 +182,47 @@ test.describe("content items", () => {
     ).toBeVisible();
   });
 
+  test("Enter and Tab add a link field and move into it, up to five", async ({
+    page,
+    context,
+    baseURL,
+    javaScriptEnabled,
+  }) => {
+    test.skip(!javaScriptEnabled, "Keys adding fields is JavaScript; without it, Add another link");
+    const user = await createUser();
+    const folder = createFolderRow(user.id, { name: "Keys" });
+    await signIn(context, user.id, baseURL!);
+    await page.goto(`/folders/${folder.id}`);
+    const dialog = await openDialog(page, "Add Link", "Add Link");
+    const link = (n: number) => dialog.getByLabel(`Link ${n}`, { exact: true });
+
+    await link(1).fill("https://example.com/1");
+    await link(1).press("Tab");
+    await expect(link(2)).toBeFocused();
+    // Tab from an empty last field moves on instead of adding one.
+    await link(2).press("Tab");
+    await expect(dialog.getByRole("button", { name: "Remove link 2" })).toBeFocused();
+    await expect(link(3)).toHaveCount(0);
+    await link(2).fill("https://example.com/2");
+    await link(2).press("Enter");
+    await expect(link(3)).toBeFocused();
+    // Shift+Tab goes back, as always.
+    await link(3).fill("https://example.com/3");
+    await link(3).press("Shift+Tab");
+    await expect(dialog.getByRole("button", { name: "Remove link 2" })).toBeFocused();
+    await expect(link(4)).toHaveCount(0);
+    await link(3).press("Tab");
+    await expect(link(4)).toBeFocused();
+    await link(4).fill("https://example.com/4");
+    await link(4).press("Enter");
+    await expect(link(5)).toBeFocused();
+    await expect(dialog.getByText("Maximum of 5 links reached")).toBeVisible();
+    await link(5).fill("https://example.com/5");
+    await link(5).press("Tab");
+    await expect(link(6)).toHaveCount(0);
+    await expect(link(5)).toHaveValue("https://example.com/5");
+  });
+
   test("adds a musing", async ({ page, context, baseURL, javaScriptEnabled }) => {
     const user = await createUser();
     const folder = createFolderRow(user.id, { name: "Notes" });
