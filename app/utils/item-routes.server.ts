@@ -1,5 +1,6 @@
+import { parseWithZod } from "@conform-to/zod";
 import type { UploadProblem } from "~/components/item-form";
-import { ITEM_TYPES, type ItemType } from "~/utils/item-validation";
+import { ITEM_TYPES, type ItemType, schemaFor } from "~/utils/item-validation";
 import { ItemNotFoundError, ItemRuleError, QuotaExceededError } from "~/utils/items.server";
 import { UploadRejectedError } from "~/utils/uploads.server";
 
@@ -21,6 +22,22 @@ export function notFoundOnForeignItem<T>(work: () => T): T {
     if (error instanceof ItemNotFoundError) throw new Response("Not Found", { status: 404 });
     throw error;
   }
+}
+
+/**
+ * What the user typed, for the form to show again after a refused upload:
+ * the values only, without field errors (when the upload stopped part-way,
+ * the fields after the files were never read, and are not wrong).
+ */
+export function typedValues(formData: FormData | undefined, type: ItemType) {
+  if (!formData) return null;
+  const reply = parseWithZod(formData, { schema: schemaFor(type) }).reply();
+  return { ...reply, error: undefined };
+}
+
+/** The text fields a refused upload had read before it stopped, if any. */
+export function fieldsReadBefore(error: unknown) {
+  return error instanceof UploadRejectedError ? error.fieldsRead : undefined;
 }
 
 /** The spec's upload messages (error catalogue): a title and what to do about it. */

@@ -64,6 +64,8 @@ export class UploadRejectedError extends Error {
   readonly status: number;
   /** For FILE_TOO_LARGE: the limit, so the page can say it. */
   readonly limitBytes?: number;
+  /** The text fields read before the refusal (those above the files), to show them again. */
+  fieldsRead?: FormData;
 
   constructor(
     readonly code: UploadErrorCode,
@@ -617,19 +619,27 @@ export async function parseUploadForm(
   options: { maxFiles?: number } = {},
 ): Promise<{ formData: FormData; stored: StoredUpload[] }> {
   const stored: StoredUpload[] = [];
+  const fieldsRead = new FormData();
+  const readTextField = unstable_createMemoryUploadHandler({
+    maxPartSize: TEXT_FIELD_MAX_BYTES,
+    filter: ({ filename, name }) => filename === undefined && name !== UPLOAD_FIELD,
+  });
   const handler = unstable_composeUploadHandlers(
     createUploadHandler(kind, { request, userId, stored, maxFiles: options.maxFiles }),
-    unstable_createMemoryUploadHandler({
-      maxPartSize: TEXT_FIELD_MAX_BYTES,
-      filter: ({ filename, name }) => filename === undefined && name !== UPLOAD_FIELD,
-    }),
+    async (part) => {
+      const value = await readTextField(part);
+      if (typeof value === "string") fieldsRead.append(part.name, value);
+      return value;
+    },
   );
   try {
     const formData = await unstable_parseMultipartFormData(request, handler);
     return { formData, stored };
   } catch (error) {
     await deleteStoredFiles(storedKeys(stored));
-    throw asUploadError(error);
+    const refusal = asUploadError(error);
+    if (refusal instanceof UploadRejectedError) refusal.fieldsRead = fieldsRead;
+    throw refusal;
   }
 }
 

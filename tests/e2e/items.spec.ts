@@ -589,6 +589,8 @@ test.describe("content items", () => {
     await submit(dialog);
     await expect(dialog.getByRole("alert")).toContainText("File Too Large");
     await expect(dialog.getByRole("alert")).toContainText("Maximum file size is 10MB.");
+    // The upload stopped at the file: the title, above it, is kept.
+    await expect(dialog.getByLabel("Title")).toHaveValue("Huge");
     expect(itemsOf(folder.id)).toEqual([]);
     await expectNoStrayFiles(before);
   });
@@ -627,6 +629,9 @@ test.describe("content items", () => {
     await submit(dialog);
     await expect(dialog.getByRole("alert")).toContainText("Storage Full!");
     await expect(dialog.getByRole("alert")).toContainText("Send Now");
+    await expect(dialog.getByLabel("Title")).toHaveValue("One more");
+    await expect(dialog.getByLabel("Leave a comment")).toBeChecked();
+    await expect(dialog.getByRole("textbox", { name: "Comment" })).toHaveValue("Look");
     expect(itemsOf(folder.id).map((item) => item.title)).toEqual(["Big archive"]);
     await expectNoStrayFiles(before);
   });

@@ -11,7 +11,12 @@ import { EMPTY_ITEM, ItemForm } from "~/components/item-form";
 import { readProtectedForm, validateCsrf } from "~/utils/csrf.server";
 import { notFoundOnForeignFolder, parseFolderId } from "~/utils/folder-params.server";
 import { getFolder, recipientsOf } from "~/utils/folders.server";
-import { parseItemType, uploadProblemFor } from "~/utils/item-routes.server";
+import {
+  fieldsReadBefore,
+  parseItemType,
+  typedValues,
+  uploadProblemFor,
+} from "~/utils/item-routes.server";
 import { schemaFor } from "~/utils/item-validation";
 import { createTextItem, createUploadItem, ItemRuleError } from "~/utils/items.server";
 import { requireUser } from "~/utils/session.server";
@@ -70,7 +75,10 @@ export async function action({ request, params }: ActionFunctionArgs) {
   } catch (error) {
     const mapped = uploadProblemFor(error);
     if (!mapped) throw error;
-    return data({ result: null, problem: mapped.problem }, { status: mapped.status });
+    return data(
+      { result: typedValues(fieldsReadBefore(error), type), problem: mapped.problem },
+      { status: mapped.status },
+    );
   }
   const keys = storedKeys(upload.stored);
   try {
@@ -98,7 +106,10 @@ export async function action({ request, params }: ActionFunctionArgs) {
     await deleteStoredFiles(keys);
     const mapped = uploadProblemFor(error);
     if (!mapped) throw error;
-    return data({ result: null, problem: mapped.problem }, { status: mapped.status });
+    return data(
+      { result: typedValues(upload.formData, type), problem: mapped.problem },
+      { status: mapped.status },
+    );
   }
   return redirectWithToast(back, {
     title: `${upload.stored.length === 1 ? `1 ${NOUNS[type]}` : `${upload.stored.length} ${NOUNS[type]}s`} added`,

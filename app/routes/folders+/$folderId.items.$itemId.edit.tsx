@@ -13,7 +13,13 @@ import { readProtectedForm, validateCsrf } from "~/utils/csrf.server";
 import { parseFolderId } from "~/utils/folder-params.server";
 import { recipientsOf } from "~/utils/folders.server";
 import { formatBytes } from "~/utils/format";
-import { notFoundOnForeignItem, parseItemId, uploadProblemFor } from "~/utils/item-routes.server";
+import {
+  fieldsReadBefore,
+  notFoundOnForeignItem,
+  parseItemId,
+  typedValues,
+  uploadProblemFor,
+} from "~/utils/item-routes.server";
 import { schemaFor } from "~/utils/item-validation";
 import { getItem, updateTextItem, updateUploadItem } from "~/utils/items.server";
 import { LIMITS } from "~/utils/limits";
@@ -89,7 +95,10 @@ export async function action({ request, params }: ActionFunctionArgs) {
   } catch (error) {
     const mapped = uploadProblemFor(error);
     if (!mapped) throw error;
-    return data({ result: null, problem: mapped.problem }, { status: mapped.status });
+    return data(
+      { result: typedValues(fieldsReadBefore(error), item.type), problem: mapped.problem },
+      { status: mapped.status },
+    );
   }
   try {
     await validateCsrf(request, upload.formData);
@@ -109,7 +118,10 @@ export async function action({ request, params }: ActionFunctionArgs) {
     await deleteStoredFiles(storedKeys(upload.stored));
     const mapped = uploadProblemFor(error);
     if (!mapped) throw error;
-    return data({ result: null, problem: mapped.problem }, { status: mapped.status });
+    return data(
+      { result: typedValues(upload.formData, item.type), problem: mapped.problem },
+      { status: mapped.status },
+    );
   }
   return redirectWithToast(back, { title: "Changes saved" });
 }
