@@ -6,6 +6,7 @@ import { userRoles, users } from "#db/schema";
 import { ACCESS_DENIED_REDIRECT_MS, type AccessDenied } from "~/utils/admin-display";
 import { recordSecurityEvent } from "~/utils/security-events.server";
 import { getCurrentSession, loginPath, type SessionUser } from "~/utils/session.server";
+import { createToastHeaders } from "~/utils/toast.server";
 
 export type Role = (typeof userRoles.$inferInsert)["role"];
 
@@ -128,9 +129,11 @@ export function roleHistory(limit = 20) {
  * The gate of every admin loader and action. A signed-out visitor is sent to
  * log in (and back afterwards); a signed-in non-admin gets a 403 "Access
  * Denied" page whose Refresh header moves a browser without JavaScript to /
- * after 1.5 s. Both refusals are `unauthorized_access` security events.
+ * after 1.5 s, and the "Access Denied" toast, which shows there. Both
+ * refusals are `unauthorized_access` security events. `what` names the
+ * screen in the toast ("the admin dashboard").
  */
-export async function requireAdmin(request: Request): Promise<SessionUser> {
+export async function requireAdmin(request: Request, what = "this page"): Promise<SessionUser> {
   const session = await getCurrentSession(request);
   if (!session) {
     recordSecurityEvent(request, {
@@ -150,9 +153,15 @@ export async function requireAdmin(request: Request): Promise<SessionUser> {
       responseStatus: 403,
       details: { reason: "not_admin" },
     });
+    const headers = await createToastHeaders({
+      title: "Access Denied",
+      description: `Admin access required to view ${what}.`,
+      variant: "destructive",
+    });
+    headers.set("Refresh", `${ACCESS_DENIED_REDIRECT_MS / 1000};url=/`);
     throw data({ kind: "access_denied", redirectTo: "/" } satisfies AccessDenied, {
       status: 403,
-      headers: { Refresh: `${ACCESS_DENIED_REDIRECT_MS / 1000};url=/` },
+      headers,
     });
   }
   return session.user;

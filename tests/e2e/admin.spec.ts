@@ -183,6 +183,9 @@ test.describe("admin dashboards", () => {
     // cuts a live axe run short; the no-js project checks this same HTML from a copy.
     if (!javaScriptEnabled) await expectAccessible();
     await expect(page).toHaveURL(`${baseURL}/`, { timeout: 5000 });
+    const toast = page.getByRole("region", { name: "Notifications" });
+    await expect(toast).toContainText("Access Denied");
+    await expect(toast).toContainText("Admin access required to view the admin dashboard.");
 
     const second = await page.goto("/admin/security");
     expect(second?.status()).toBe(403);

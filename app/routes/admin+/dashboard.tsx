@@ -70,7 +70,7 @@ const tabHref = (tab: Tab) =>
   tab === "overview" ? "/admin/dashboard" : `/admin/dashboard?tab=${tab}`;
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  const admin = await requireAdmin(request);
+  const admin = await requireAdmin(request, "the admin dashboard");
   const tab = tabOf(new URL(request.url).searchParams.get("tab"));
   const now = new Date();
   const dashboard = getAdminDashboard(now);
@@ -100,7 +100,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export async function action({ request }: ActionFunctionArgs) {
   const formData = await readProtectedForm(request);
-  const admin = await requireAdmin(request);
+  const admin = await requireAdmin(request, "the admin dashboard");
   const back = tabHref("security");
   if (formData.get("intent") === "revoke") {
     const submission = parseWithZod(formData, { schema: RevokeRoleSchema });

@@ -21,7 +21,7 @@ export const meta: MetaFunction = () => [
 export const headers = adminHeaders;
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  await requireAdmin(request);
+  await requireAdmin(request, "the security dashboard");
   const now = new Date();
   return data({ generatedAt: now.toISOString(), security: getSecurityDashboard(now) });
 }
