@@ -4,6 +4,7 @@ import { alias } from "drizzle-orm/sqlite-core";
 import { db, writeTransaction } from "#db/client.server";
 import { userRoles, users } from "#db/schema";
 import { ACCESS_DENIED_REDIRECT_MS, type AccessDenied } from "~/utils/admin-display";
+import { env } from "~/utils/env.server";
 import { recordSecurityEvent } from "~/utils/security-events.server";
 import { getCurrentSession, loginPath, type SessionUser } from "~/utils/session.server";
 import { createToastHeaders } from "~/utils/toast.server";
@@ -165,4 +166,15 @@ export async function requireAdmin(request: Request, what = "this page"): Promis
     });
   }
   return session.user;
+}
+
+/**
+ * The outbox (`/dev/outbox`) is open outside production; on a public (https)
+ * deployment only to admins. Everyone else gets the 404 of a page that does
+ * not exist: the outbox is not advertised.
+ */
+export async function requireOutboxReader(request: Request) {
+  if (!env.isHttps) return;
+  const session = await getCurrentSession(request);
+  if (!session || !isAdmin(session.user.id)) throw new Response("Not Found", { status: 404 });
 }

@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import { expect, test } from "./fixtures";
 
 test.describe("landing page", () => {
@@ -121,5 +123,37 @@ test.describe("health and headers", () => {
     const nonce = /'nonce-([^']+)'/.exec(csp)?.[1];
     const html = await first.text();
     expect(html).toContain(`nonce="${nonce}"`);
+  });
+});
+
+test.describe("outbox", () => {
+  test("lists the e-mails written without SMTP and shows one, on a local (http) server", async ({
+    page,
+  }) => {
+    // Written as the mailer does when SMTP_URL is unset; this server sends by SMTP, so it is the only one.
+    const outbox = path.join(process.env.E2E_DATA_DIR!, "outbox");
+    fs.mkdirSync(outbox, { recursive: true });
+    const id = `${Date.now()}-${Math.random().toString(36).slice(2)}.eml`;
+    const subject = `Outbox check ${id}`;
+    fs.writeFileSync(
+      path.join(outbox, id),
+      [
+        "From: Thoughtfully <hello@thoughtfully.example>",
+        "To: mum@example.com",
+        `Subject: ${subject}`,
+        "Date: Sun, 22 Nov 2026 04:00:00 +0000",
+        "MIME-Version: 1.0",
+        "Content-Type: text/plain; charset=utf-8",
+        "",
+        "Written for the outbox test.",
+        "",
+      ].join("\r\n"),
+    );
+    await page.goto("/dev/outbox");
+    await expect(page.getByRole("heading", { level: 1, name: "Outbox" })).toBeVisible();
+    await page.getByRole("link", { name: subject }).click();
+    await expect(page.getByRole("heading", { level: 1, name: subject })).toBeVisible();
+    await expect(page.getByText("Written for the outbox test.")).toBeVisible();
+    await expect(page.getByText("mum@example.com")).toBeVisible();
   });
 });

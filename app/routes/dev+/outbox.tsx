@@ -1,18 +1,17 @@
-import { json, type MetaFunction } from "@remix-run/node";
+import { json, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { StaticPage } from "~/components/public-layout";
 import { env } from "~/utils/env.server";
 import { listOutbox } from "~/utils/mailer.server";
+import { requireOutboxReader } from "~/utils/roles.server";
 
 export const meta: MetaFunction = () => [
   { title: "Outbox · Thoughtfully" },
   { name: "robots", content: "noindex" },
 ];
 
-export async function loader() {
-  // Only for local use: a public (https) deployment answers 404. Admins get a
-  // way in later (their own issue); until then the outbox stays private.
-  if (env.isHttps) throw new Response("Not Found", { status: 404 });
+export async function loader({ request }: LoaderFunctionArgs) {
+  await requireOutboxReader(request);
   const messages = listOutbox().map((message) => ({
     ...message,
     date: message.date.toISOString(),

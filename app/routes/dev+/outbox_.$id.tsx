@@ -1,18 +1,16 @@
 import { json, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { StaticPage } from "~/components/public-layout";
-import { env } from "~/utils/env.server";
 import { readOutboxMessage } from "~/utils/mailer.server";
+import { requireOutboxReader } from "~/utils/roles.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.message.subject || "E-mail"} · Outbox · Thoughtfully` },
   { name: "robots", content: "noindex" },
 ];
 
-export async function loader({ params }: LoaderFunctionArgs) {
-  // Only for local use: a public (https) deployment answers 404. Admins get a
-  // way in later (their own issue); until then the outbox stays private.
-  if (env.isHttps) throw new Response("Not Found", { status: 404 });
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  await requireOutboxReader(request);
   const message = await readOutboxMessage(params.id ?? "");
   if (!message) throw new Response("Not Found", { status: 404 });
   const { raw: _raw, ...shown } = message;
