@@ -91,6 +91,8 @@ export function startServer(port: number, dataDir: string, env: Record<string, s
       SCHEDULER: "off",
       SESSION_SECRET,
       SMTP_URL: "",
+      // The heap cap of the deployed machine (fly.toml), so peak memory is what production sees.
+      NODE_OPTIONS: "--max-old-space-size=256",
       ...env,
     },
     // remix-serve logs every request to stdout; nobody reads it here.
