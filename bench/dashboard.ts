@@ -1,4 +1,3 @@
-import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
@@ -13,6 +12,7 @@ import {
   waitForHealth,
 } from "./support/app-server";
 import { FOLDER_COUNT, ITEM_COUNT, seedDashboard } from "./support/dashboard-fixture";
+import { type Run, runBenchmark } from "./support/run";
 
 /**
  * `npm run bench:dashboard`: the signed-in dashboard (`/folders/<id>`, 5
@@ -114,16 +114,9 @@ function pad(cells: string[], widths: number[]) {
     .join("  ");
 }
 
-async function main() {
+async function main({ dataDir, killOnTimeout }: Run) {
   requireBuild();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "thoughtfully-bench-"));
   let server: Server | null = null;
-  const watchdog = setTimeout(() => {
-    console.error(`Benchmark took longer than ${WATCHDOG_MS / 1000} s; stopping.`);
-    server?.child.kill("SIGKILL");
-    fs.rmSync(dataDir, { recursive: true, force: true });
-    process.exit(2);
-  }, WATCHDOG_MS);
   try {
     const databasePath = path.join(dataDir, "app.db");
     const { user, firstFolder } = seedDashboard(databasePath);
@@ -132,6 +125,7 @@ async function main() {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     server = startServer(port, dataDir, { BENCH_ROUTES: "on" });
+    killOnTimeout(server.child);
     await waitForHealth(base, server);
 
     const dashboard = {
@@ -215,14 +209,7 @@ async function main() {
     }
   } finally {
     if (server) await stopServer(server);
-    fs.rmSync(dataDir, { recursive: true, force: true });
-    clearTimeout(watchdog);
   }
 }
 
-try {
-  await main();
-} catch (error) {
-  console.error(`bench:dashboard failed: ${error instanceof Error ? error.message : error}`);
-  process.exitCode = 1;
-}
+await runBenchmark("bench:dashboard", WATCHDOG_MS, main);

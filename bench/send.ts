@@ -11,6 +11,7 @@ import nodemailer, { type Transporter } from "nodemailer";
 import type Mail from "nodemailer/lib/mailer";
 import sharp from "sharp";
 import type { SinkReply, SinkRequest, SinkStats } from "./support/count-sink";
+import { type Run, runBenchmark } from "./support/run";
 
 /**
  * `npm run bench:send`: one scheduler pass over 1,000 due folders of 5
@@ -228,19 +229,13 @@ const recipientEmail = (folder: number, index: number) => `r${folder}-${index}@e
 
 // ---------------------------------------------------------------------------
 
-async function main() {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "thoughtfully-bench-send-"));
+async function main({ dataDir, killOnTimeout }: Run) {
   const storageDir = path.join(dataDir, "uploads");
   let sink: Sink | null = null;
-  const watchdog = setTimeout(() => {
-    console.error(`Benchmark took longer than ${WATCHDOG_MS / 1000} s; stopping.`);
-    sink?.child.kill("SIGKILL");
-    fs.rmSync(dataDir, { recursive: true, force: true });
-    process.exit(2);
-  }, WATCHDOG_MS);
   const closers: (() => void | Promise<void>)[] = [];
   try {
     sink = await startSink();
+    killOnTimeout(sink.child);
     const smtpUrl = `smtp://127.0.0.1:${sink.port}`;
     // Read once, when the app's modules load: everything must be in place before.
     Object.assign(process.env, {
@@ -616,14 +611,7 @@ async function main() {
       }
     }
     if (sink) await stopSink(sink);
-    fs.rmSync(dataDir, { recursive: true, force: true });
-    clearTimeout(watchdog);
   }
 }
 
-try {
-  await main();
-} catch (error) {
-  console.error(`bench:send failed: ${error instanceof Error ? error.message : error}`);
-  process.exitCode = 1;
-}
+await runBenchmark("bench:send", WATCHDOG_MS, main);

@@ -15,6 +15,7 @@ import {
   stopServer,
   waitForHealth,
 } from "./support/app-server";
+import { type Run, runBenchmark } from "./support/run";
 
 /**
  * `npm run bench:upload`: ten PDFs just under the 10 MB per-file limit are
@@ -218,18 +219,11 @@ async function writeDirectly(directory: string, buffers: Uint8Array<ArrayBuffer>
 
 const mb = (bytes: number) => (bytes / MB).toFixed(1);
 
-async function main() {
+async function main({ dataDir, killOnTimeout }: Run) {
   if (process.platform !== "linux") throw new Error("This benchmark reads /proc: Linux only.");
   requireBuild();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "thoughtfully-bench-upload-"));
   const storageDir = path.join(dataDir, "uploads");
   let server: Server | null = null;
-  const watchdog = setTimeout(() => {
-    console.error(`Benchmark took longer than ${WATCHDOG_MS / 1000} s; stopping.`);
-    server?.child.kill("SIGKILL");
-    fs.rmSync(dataDir, { recursive: true, force: true });
-    process.exit(2);
-  }, WATCHDOG_MS);
   try {
     const databasePath = path.join(dataDir, "app.db");
     const seeded = seed(databasePath);
@@ -240,6 +234,7 @@ async function main() {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     server = startServer(port, dataDir);
+    killOnTimeout(server.child);
     const pid = server.child.pid;
     if (pid === undefined) throw new Error("The server did not start");
     await waitForHealth(base, server);
@@ -335,14 +330,7 @@ async function main() {
     );
   } finally {
     if (server) await stopServer(server);
-    fs.rmSync(dataDir, { recursive: true, force: true });
-    clearTimeout(watchdog);
   }
 }
 
-try {
-  await main();
-} catch (error) {
-  console.error(`bench:upload failed: ${error instanceof Error ? error.message : error}`);
-  process.exitCode = 1;
-}
+await runBenchmark("bench:upload", WATCHDOG_MS, main);

@@ -30,8 +30,8 @@ const ICON_BUTTON =
   "rounded-md p-1.5 text-stone-600 hover:bg-stone-200 hover:text-stone-900 disabled:cursor-not-allowed disabled:opacity-30";
 
 /**
- * A button of the folder list's one form (see FolderList): it posts its
- * intent to its own folder's URL, so five folders need one form, not fifteen.
+ * A button that posts its intent to its folder's URL (`formAction`), so the
+ * folder list's buttons can share one form (see FolderList).
  */
 function FolderButton({
   folderId,
@@ -64,38 +64,14 @@ function FolderButton({
   );
 }
 
-/** A small POST form: the `returnTo` brings the user back to the page they were on. */
-function ActionButton({
-  folderId,
-  intent,
-  label,
-  children,
-  disabled,
-  className,
-}: {
-  folderId: number;
-  intent: string;
-  label: string;
-  children: ReactNode;
-  disabled?: boolean;
-  className?: string;
-}) {
+/** A FolderButton in a POST form of its own; `returnTo` brings the user back to this page. */
+function ActionButton(props: Parameters<typeof FolderButton>[0]) {
   const location = useLocation();
   return (
-    <Form method="post" action={`/folders/${folderId}`} preventScrollReset>
+    <Form method="post" action={`/folders/${props.folderId}`} preventScrollReset>
       <CsrfInput />
       <input type="hidden" name="returnTo" value={`${location.pathname}${location.search}`} />
-      <button
-        type="submit"
-        name="intent"
-        value={intent}
-        aria-label={label}
-        title={label}
-        disabled={disabled}
-        className={className ?? ICON_BUTTON}
-      >
-        {children}
-      </button>
+      <FolderButton {...props} />
     </Form>
   );
 }
