@@ -199,3 +199,71 @@ describe("SMTP (SMTP_URL set)", () => {
     expect(subjects.sort()).toEqual(["one", "three", "two"]);
   });
 });
+
+describe("SMTP server closing a pooled connection", () => {
+  const received: Buffer[] = [];
+  const mailFromReplies: number[] = [];
+  let refuseNext: number[] = [];
+  let server: SMTPServer;
+  let mailer: Mailer;
+
+  beforeAll(async () => {
+    server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ["STARTTLS"],
+      logger: false,
+      onMailFrom(_address, _session, callback) {
+        const code = refuseNext.shift();
+        mailFromReplies.push(code ?? 250);
+        if (!code) return callback();
+        callback(Object.assign(new Error("Closing connection"), { responseCode: code }));
+      },
+      onData(stream, _session, callback) {
+        const chunks: Buffer[] = [];
+        stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+        stream.on("end", () => {
+          received.push(Buffer.concat(chunks));
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.server.address() as AddressInfo;
+    process.env.SMTP_URL = `smtp://127.0.0.1:${port}`;
+    vi.resetModules();
+    mailer = await import("~/utils/mailer.server");
+  });
+
+  afterEach(() => {
+    received.length = 0;
+    mailFromReplies.length = 0;
+    refuseNext = [];
+  });
+
+  afterAll(async () => {
+    await mailer.closeMailer();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    delete process.env.SMTP_URL;
+  });
+
+  it("sends again at once, and only once, when MAIL FROM meets 421", async () => {
+    refuseNext = [421];
+    await mailer.sendEmail({ to: "ada@example.com", subject: "After a timeout", html, text });
+    expect(mailFromReplies).toEqual([421, 250]);
+    expect(received).toHaveLength(1);
+    expect((await simpleParser(received[0]!)).subject).toBe("After a timeout");
+  });
+
+  it("leaves other refusals, and a second 421, to the sending ledger", async () => {
+    refuseNext = [451];
+    await expect(
+      mailer.sendEmail({ to: "ada@example.com", subject: "Busy", html, text }),
+    ).rejects.toMatchObject({ responseCode: 451 });
+    refuseNext = [421, 421];
+    await expect(
+      mailer.sendEmail({ to: "ada@example.com", subject: "Closing", html, text }),
+    ).rejects.toMatchObject({ responseCode: 421 });
+    expect(mailFromReplies).toEqual([451, 421, 421]);
+    expect(received).toHaveLength(0);
+  });
+});

@@ -96,6 +96,18 @@ function dkimOptions() {
   };
 }
 
+/**
+ * A server that closes an idle pooled connection answers the next command with
+ * 421 ("service closing"); when that command is MAIL FROM, nothing of the
+ * message was accepted, so sending again at once (nodemailer drops the closed
+ * connection and opens a new one) cannot deliver it twice. Any other failure
+ * is left to the sending ledger's delayed retries.
+ */
+function closedBeforeTransaction(error: unknown) {
+  const smtpError = error as { responseCode?: number; command?: string };
+  return smtpError.responseCode === 421 && smtpError.command === "MAIL FROM";
+}
+
 export async function sendEmail(email: OutgoingEmail): Promise<{ messageId: string }> {
   const message = {
     from: fromHeader(email.fromName),
@@ -112,8 +124,15 @@ export async function sendEmail(email: OutgoingEmail): Promise<{ messageId: stri
   };
 
   if (env.SMTP_URL) {
-    const info = await getSmtpTransport(env.SMTP_URL).sendMail(message);
-    return { messageId: info.messageId };
+    const transport = getSmtpTransport(env.SMTP_URL);
+    try {
+      const info = await transport.sendMail(message);
+      return { messageId: info.messageId };
+    } catch (error) {
+      if (!closedBeforeTransaction(error)) throw error;
+      const info = await transport.sendMail(message);
+      return { messageId: info.messageId };
+    }
   }
 
   // nodemailer 7 applies `newline` per message; on the transport it only names it in the log.
