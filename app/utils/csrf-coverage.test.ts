@@ -5,12 +5,15 @@ import { expect, test } from "vitest";
 /**
  * Every route that accepts a POST checks the CSRF token. The only routes
  * allowed to skip it are listed here, each for a reason outside our control:
- * the one-click unsubscribe of RFC 8058 (posted by mail clients) and the
- * Stripe webhook (signed by Stripe instead).
+ * the one-click unsubscribe of RFC 8058 (posted by mail clients), mail
+ * handed over from our mailbox (the subject's signed token is the proof) and
+ * the Stripe webhook (signed by Stripe instead).
  */
 const EXEMPT_ROUTES: Record<string, string> = {
   "unsubscribe.tsx":
     "RFC 8058 one-click: mail clients post without our token; the signed link is the proof",
+  "webhooks+/inbound-email.ts":
+    "mail to our address comes from mail servers; the signed token in the subject is the proof",
   "webhooks+/stripe.ts": "Stripe signs its webhook; the signature is the proof",
 };
 
@@ -48,5 +51,9 @@ test.each(withActions.map(({ route, source }) => [route, source]))(
 );
 
 test("the exemptions are exactly the ones documented", () => {
-  expect(Object.keys(EXEMPT_ROUTES).sort()).toEqual(["unsubscribe.tsx", "webhooks+/stripe.ts"]);
+  expect(Object.keys(EXEMPT_ROUTES).sort()).toEqual([
+    "unsubscribe.tsx",
+    "webhooks+/inbound-email.ts",
+    "webhooks+/stripe.ts",
+  ]);
 });

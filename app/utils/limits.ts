@@ -53,6 +53,8 @@ export const LIMITS = {
   },
   /** Stripe's events are a few kilobytes; anything far bigger is not from Stripe. */
   webhookMaxBodyBytes: 1 * MB,
+  /** An unsubscribe e-mail is a subject and an empty body; 1 MB leaves room for a signature's images. */
+  inboundEmailMaxBodyBytes: 1 * MB,
   usageWarningRatio: 0.8,
 } as const;
 

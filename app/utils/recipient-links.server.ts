@@ -75,18 +75,26 @@ function mailFromAddress() {
 }
 
 /**
- * The mailto: half of List-Unsubscribe, for mail apps that only offer
- * unsubscribing by e-mail. It goes to the MAIL_FROM address with the subject
- * `unsubscribe-<folderId>-<token>`; the address is not repeated in it because
- * the message's own From is the recipient. Whoever handles that mailbox (today
- * nobody reads it automatically: an operator, or a future inbound hook) checks
- * the token with isValidUnsubscribeToken(folderId, from, token) and then calls
- * unsubscribe() for that folder. Mail apps that support RFC 8058 use the https
- * link instead, which works without anyone reading mail.
+ * The mailto: half of List-Unsubscribe, for mail apps that unsubscribe by
+ * sending an e-mail (Apple Mail among them). It goes to the MAIL_FROM address
+ * with the subject `unsubscribe-<folderId>-<token>`. The address is not in it:
+ * whoever receives that mailbox hands the message to /webhooks/inbound-email
+ * (app/utils/inbound-email.server.ts), which finds the recipient the token was
+ * made for. Mail apps that support RFC 8058 post to the https link instead.
  */
 export function unsubscribeMailto(folderId: number, email: string) {
   const subject = `unsubscribe-${folderId}-${unsubscribeToken(folderId, email)}`;
   return `mailto:${mailFromAddress()}?subject=${encodeURIComponent(subject)}`;
+}
+
+const MAILTO_SUBJECT = /unsubscribe-(\d{1,15})-([A-Za-z0-9_-]{43})/;
+
+/** The folder and token in a subject written by unsubscribeMailto (a "Re:" or other words around it allowed). */
+export function readUnsubscribeSubject(subject: string) {
+  const match = MAILTO_SUBJECT.exec(subject);
+  if (!match) return null;
+  const folderId = Number(match[1]);
+  return Number.isSafeInteger(folderId) && folderId > 0 ? { folderId, token: match[2]! } : null;
 }
 
 export function resubscribeToken(email: string, folderId: number) {

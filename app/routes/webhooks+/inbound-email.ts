@@ -1,0 +1,22 @@
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { applyInboundEmail, readInboundEmail } from "~/utils/inbound-email.server";
+
+/**
+ * Mail to MAIL_FROM's address, POSTed by whatever receives that mailbox (see
+ * README, "Unsubscribing by e-mail"). Exempt from our CSRF token: senders of
+ * mail have none, and the signed token in the subject is the proof. Any
+ * message we can read answers 200, acted on or not, so providers do not retry
+ * mail that is simply not for us.
+ */
+export async function loader() {
+  throw new Response("Method Not Allowed", { status: 405, headers: { Allow: "POST" } });
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  if (request.method !== "POST") {
+    throw new Response("Method Not Allowed", { status: 405, headers: { Allow: "POST" } });
+  }
+  const email = await readInboundEmail(request);
+  if (!email) return Response.json({ error: "message too large" }, { status: 413 });
+  return Response.json(applyInboundEmail(email));
+}
