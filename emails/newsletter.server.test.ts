@@ -453,7 +453,7 @@ describe("attachmentsFor", () => {
       text,
       attachments,
     });
-    const [entry] = listOutbox();
+    const [entry] = await listOutbox();
     const message = await readOutboxMessage(entry!.id);
     expect(message?.subject).toBe('"Family" from Ada: 2 things');
     expect(message?.html).toContain('src="cid:photo-13-0@thoughtfully"');

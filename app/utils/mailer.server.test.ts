@@ -33,7 +33,7 @@ describe("outbox (no SMTP_URL)", () => {
     const [id] = files as [string];
     expect(id).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{3}Z-[0-9a-f]{8}\.eml$/);
 
-    const listed = mailer.listOutbox();
+    const listed = await mailer.listOutbox();
     expect(listed).toHaveLength(1);
     expect(listed[0]).toMatchObject({
       id,
@@ -76,7 +76,7 @@ describe("outbox (no SMTP_URL)", () => {
       text: "Second text",
       attachments: [{ filename: "note.txt", content: "attached" }],
     });
-    const listed = mailer.listOutbox();
+    const listed = await mailer.listOutbox();
     expect(listed.map((entry) => entry.subject)).toEqual(["Second", "Grüße from Thoughtfully ✉"]);
     const message = await mailer.readOutboxMessage(listed[0]!.id);
     expect(message?.cc).toBe("c@example.com");
@@ -90,7 +90,7 @@ describe("outbox (no SMTP_URL)", () => {
     );
     const subject = `${verifyEmailSubject} ${"— Grüße, Zoë ✉ ".repeat(8).trim()}`;
     await mailer.sendEmail({ to: "Zoë Ångström <zoe@example.com>", subject, ...rendered });
-    const [newest] = mailer.listOutbox();
+    const [newest] = await mailer.listOutbox();
     expect(newest?.subject).toBe(subject);
     expect(newest?.to).toBe("Zoë Ångström <zoe@example.com>");
     const message = await mailer.readOutboxMessage(newest!.id);
@@ -109,11 +109,11 @@ describe("outbox (no SMTP_URL)", () => {
     expect(await mailer.readOutboxMessage("")).toBeNull();
   });
 
-  it("ignores files that are not finished messages", () => {
+  it("ignores files that are not finished messages", async () => {
     const outbox = process.env.OUTBOX_DIR!;
     fs.writeFileSync(`${outbox}/half-written.eml.tmp`, "Subject: nope\n\n");
     fs.writeFileSync(`${outbox}/notes.txt`, "Subject: nope\n\n");
-    expect(mailer.listOutbox().map((entry) => entry.subject)).not.toContain("nope");
+    expect((await mailer.listOutbox()).map((entry) => entry.subject)).not.toContain("nope");
   });
 });
 

@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { type AddressObject, simpleParser } from "mailparser";
 import nodemailer, { type Transporter } from "nodemailer";
 import addressparser from "nodemailer/lib/addressparser/index.js";
 import type Mail from "nodemailer/lib/mailer";
@@ -158,17 +159,16 @@ export async function closeMailer() {
 }
 
 // ---------------------------------------------------------------------------
-// Reading the outbox. mailparser is a development dependency only, so the few
-// MIME rules needed to show our own messages live here.
+// Reading the outbox (for /dev/outbox and the tests), with mailparser.
 
 export type OutboxEntry = { id: string; subject: string; to: string; date: Date };
 
 export type OutboxMessage = OutboxEntry & {
   from: string;
   cc: string;
-  /** The decoded HTML body, or null when the message has none. */
+  /** The HTML body (inline images still as cid: links), or null when the message has none. */
   html: string | null;
-  /** The decoded plain-text body, or null when the message has none. */
+  /** The plain-text body, or null when the message has none. */
   text: string | null;
   /** The whole .eml file. */
   raw: string;
@@ -177,6 +177,7 @@ export type OutboxMessage = OutboxEntry & {
 const OUTBOX_ID = /^[\w.-]+\.eml$/;
 /** The header block of our messages is far smaller; attachments are not read for the list. */
 const HEADER_READ_BYTES = 64 * 1024;
+const PARSE_OPTIONS = { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true } as const;
 
 function outboxPath(id: string) {
   if (!OUTBOX_ID.test(id) || id.includes("..")) return null;
@@ -185,10 +186,18 @@ function outboxPath(id: string) {
   return path.dirname(file) === dir ? file : null;
 }
 
-export function listOutbox(): OutboxEntry[] {
+/** "Zoë Ångström <zoe@example.com>, bob@example.com", names unquoted, for reading. */
+function addressText(address: AddressObject | AddressObject[] | undefined) {
+  return (Array.isArray(address) ? address : address ? [address] : [])
+    .flatMap((entry) => entry.value)
+    .map(({ name, address }) => (name ? `${name} <${address ?? ""}>` : (address ?? "")))
+    .join(", ");
+}
+
+export async function listOutbox(): Promise<OutboxEntry[]> {
   let names: string[];
   try {
-    names = fs.readdirSync(env.OUTBOX_DIR);
+    names = await fs.promises.readdir(env.OUTBOX_DIR);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw error;
@@ -197,20 +206,20 @@ export function listOutbox(): OutboxEntry[] {
   for (const id of names) {
     const file = outboxPath(id);
     if (!file) continue;
-    let head: string;
+    let head: Buffer;
     let mtime: Date;
     try {
-      head = readStart(file);
-      mtime = fs.statSync(file).mtime;
+      head = await readHeaderBlock(file);
+      mtime = (await fs.promises.stat(file)).mtime;
     } catch {
       continue; // removed meanwhile
     }
-    const headers = parseHeaderBlock(splitHead(head).header);
+    const parsed = await simpleParser(head, PARSE_OPTIONS);
     entries.push({
       id,
-      subject: decodeHeader(headers.get("subject") ?? ""),
-      to: decodeHeader(headers.get("to") ?? ""),
-      date: parseDate(headers.get("date"), mtime),
+      subject: parsed.subject ?? "",
+      to: addressText(parsed.to),
+      date: parsed.date ?? mtime,
     });
   }
   // Names start with an ISO time stamp, so name order is time order.
@@ -229,180 +238,30 @@ export async function readOutboxMessage(id: string): Promise<OutboxMessage | nul
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw error;
   }
-  // One character per byte, so each part can be decoded in its own charset.
-  const binary = bytes.toString("latin1");
-  const root = parsePart(binary);
-  const header = (name: string) => decodeHeader(root.headers.get(name) ?? "");
-  const bodies = { html: null as string | null, text: null as string | null };
-  collectBodies(root, bodies, 0);
+  const parsed = await simpleParser(bytes, PARSE_OPTIONS);
   return {
     id,
-    subject: header("subject"),
-    to: header("to"),
-    from: header("from"),
-    cc: header("cc"),
-    date: parseDate(root.headers.get("date"), mtime),
-    html: bodies.html,
-    text: bodies.text,
+    subject: parsed.subject ?? "",
+    to: addressText(parsed.to),
+    from: addressText(parsed.from),
+    cc: addressText(parsed.cc),
+    date: parsed.date ?? mtime,
+    html: parsed.html || null,
+    text: parsed.text ?? null,
     raw: bytes.toString("utf8"),
   };
 }
 
-function readStart(file: string) {
-  const fd = fs.openSync(file, "r");
+/** The message's header block: read from the start up to the first blank line. */
+async function readHeaderBlock(file: string) {
+  const handle = await fs.promises.open(file, "r");
   try {
     const buffer = Buffer.alloc(HEADER_READ_BYTES);
-    const length = fs.readSync(fd, buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, length).toString("latin1");
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    const start = buffer.subarray(0, bytesRead);
+    const end = start.indexOf("\n\n");
+    return end === -1 ? start : start.subarray(0, end + 2);
   } finally {
-    fs.closeSync(fd);
+    await handle.close();
   }
-}
-
-function parseDate(value: string | undefined, fallback: Date) {
-  const date = value ? new Date(value) : fallback;
-  return Number.isNaN(date.getTime()) ? fallback : date;
-}
-
-/** The header block (before the first blank line) and the body after it. */
-function splitHead(source: string) {
-  const match = /\r?\n\r?\n/.exec(source);
-  if (!match) return { header: source, body: "" };
-  return {
-    header: source.slice(0, match.index),
-    body: source.slice(match.index + match[0].length),
-  };
-}
-
-/** Unfolded header values by lower-case name; the first of a repeated name wins. */
-function parseHeaderBlock(block: string) {
-  const headers = new Map<string, string>();
-  const unfolded = block.replace(/\r?\n(?=[ \t])/g, "");
-  for (const line of unfolded.split(/\r?\n/)) {
-    const colon = line.indexOf(":");
-    if (colon <= 0) continue;
-    const name = line.slice(0, colon).trim().toLowerCase();
-    if (!headers.has(name)) headers.set(name, line.slice(colon + 1).trim());
-  }
-  return headers;
-}
-
-/** "text/html; charset=utf-8" as its type and parameters. */
-function parseStructured(value: string) {
-  const [first = "", ...rest] = value.match(/(?:[^;"]|"(?:[^"\\]|\\.)*")+/g) ?? [];
-  const params = new Map<string, string>();
-  for (const param of rest) {
-    const eq = param.indexOf("=");
-    if (eq <= 0) continue;
-    let paramValue = param.slice(eq + 1).trim();
-    if (paramValue.startsWith('"') && paramValue.endsWith('"')) {
-      paramValue = paramValue.slice(1, -1).replace(/\\(.)/g, "$1");
-    }
-    params.set(param.slice(0, eq).trim().toLowerCase(), paramValue);
-  }
-  return { value: first.trim().toLowerCase(), params };
-}
-
-function decodeCharset(bytes: Buffer, charset: string | undefined) {
-  try {
-    return new TextDecoder(charset?.trim() || "utf-8").decode(bytes);
-  } catch {
-    return new TextDecoder("utf-8").decode(bytes); // unknown charset name
-  }
-}
-
-function decodeQuotedPrintable(binary: string) {
-  const bytes = binary
-    .replace(/[ \t]+(?=\r?\n)/g, "")
-    .replace(/=\r?\n/g, "")
-    .replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) =>
-      String.fromCharCode(Number.parseInt(hex, 16)),
-    );
-  return Buffer.from(bytes, "latin1");
-}
-
-type MimePart = { headers: Map<string, string>; body: string };
-
-function parsePart(binary: string): MimePart {
-  const { header, body } = splitHead(binary);
-  return { headers: parseHeaderBlock(header), body };
-}
-
-/** The first inline text/html and text/plain bodies, depth first. */
-function collectBodies(
-  part: MimePart,
-  found: { html: string | null; text: string | null },
-  depth: number,
-) {
-  if (depth > 10) return;
-  const type = parseStructured(part.headers.get("content-type") ?? "text/plain");
-  if (type.value.startsWith("multipart/")) {
-    const boundary = type.params.get("boundary");
-    if (!boundary) return;
-    for (const child of splitMultipart(part.body, boundary)) collectBodies(child, found, depth + 1);
-    return;
-  }
-  const disposition = parseStructured(part.headers.get("content-disposition") ?? "inline");
-  if (disposition.value === "attachment") return;
-  const key = type.value === "text/html" ? "html" : type.value === "text/plain" ? "text" : null;
-  if (!key || found[key] !== null) return;
-  const encoding = (part.headers.get("content-transfer-encoding") ?? "7bit").trim().toLowerCase();
-  const bytes =
-    encoding === "base64"
-      ? Buffer.from(part.body.replace(/[^A-Za-z0-9+/=]/g, ""), "base64")
-      : encoding === "quoted-printable"
-        ? decodeQuotedPrintable(part.body)
-        : Buffer.from(part.body, "latin1");
-  found[key] = decodeCharset(bytes, type.params.get("charset"));
-}
-
-function splitMultipart(body: string, boundary: string): MimePart[] {
-  const parts: MimePart[] = [];
-  const lines = body.split(/\r?\n/);
-  let current: string[] | null = null;
-  for (const line of lines) {
-    const trimmed = line.trimEnd();
-    if (trimmed === `--${boundary}` || trimmed === `--${boundary}--`) {
-      if (current) parts.push(parsePart(current.join("\n")));
-      if (trimmed === `--${boundary}--`) return parts;
-      current = [];
-    } else if (current) {
-      current.push(line);
-    }
-  }
-  if (current) parts.push(parsePart(current.join("\n")));
-  return parts;
-}
-
-/**
- * RFC 2047 encoded-words ("=?UTF-8?Q?Zo=C3=AB?=") in a header value read one
- * character per byte (latin1), as text; plain stretches are UTF-8.
- */
-function decodeHeader(value: string) {
-  const joined = value.replace(/(\?=)\s+(?==\?)/g, "$1");
-  const chunks: { charset: string; bytes: Buffer }[] = [];
-  const plain = (text: string) => ({ charset: "utf-8", bytes: Buffer.from(text, "latin1") });
-  let last = 0;
-  for (const match of joined.matchAll(/=\?([^?]+)\?([BbQq])\?([^?]*)\?=/g)) {
-    const [word, charset = "utf-8", encoding = "B", data = ""] = match;
-    if (match.index > last) chunks.push(plain(joined.slice(last, match.index)));
-    chunks.push({
-      charset: (charset.split("*")[0] ?? "utf-8").toLowerCase(),
-      bytes:
-        encoding.toUpperCase() === "B"
-          ? Buffer.from(data, "base64")
-          : decodeQuotedPrintable(data.replace(/_/g, " ")),
-    });
-    last = match.index + word.length;
-  }
-  if (last < joined.length) chunks.push(plain(joined.slice(last)));
-  // Neighbours in one charset are decoded together: a character may span two words.
-  let result = "";
-  for (let i = 0; i < chunks.length; ) {
-    const charset = chunks[i]?.charset;
-    const group: Buffer[] = [];
-    for (; i < chunks.length && chunks[i]?.charset === charset; i++) group.push(chunks[i]!.bytes);
-    result += decodeCharset(Buffer.concat(group), charset);
-  }
-  return result;
 }

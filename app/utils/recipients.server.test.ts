@@ -269,7 +269,7 @@ describe("unsubscribing", () => {
 describe("asking a recipient back", () => {
   async function mailsTo(address: string) {
     const found = [];
-    for (const entry of listOutbox()) {
+    for (const entry of await listOutbox()) {
       if (entry.to.includes(address)) found.push((await readOutboxMessage(entry.id))!);
     }
     return found;

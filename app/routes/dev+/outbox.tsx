@@ -12,7 +12,7 @@ export const meta: MetaFunction = () => [
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireOutboxReader(request);
-  const messages = listOutbox().map((message) => ({
+  const messages = (await listOutbox()).map((message) => ({
     ...message,
     date: message.date.toISOString(),
   }));
