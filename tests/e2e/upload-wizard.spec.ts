@@ -203,6 +203,35 @@ test.describe("upload to multiple folders", () => {
     expect(itemsOf(paused.id)).toEqual([]);
   });
 
+  test("a refused photo keeps the title typed and starts no draft", async ({
+    page,
+    context,
+    baseURL,
+  }) => {
+    const user = await createUser();
+    createFolderRow(user.id, { name: "Family" });
+    await signIn(context, user.id, baseURL!);
+    await openWizard(page);
+    const dialog = wizard(page);
+    await dialog.getByRole("link", { name: "Photo", exact: true }).click();
+    await dialog.getByLabel("Title").fill("Summer at the lake");
+    await dialog.getByLabel("Photos").setInputFiles({
+      name: "lake.jpg",
+      mimeType: "image/jpeg",
+      buffer: Buffer.from("<!doctype html><html><body>not a photo</body></html>"),
+    });
+    await dialog.getByLabel("Leave a comment").check();
+    await dialog.getByRole("textbox", { name: "Comment" }).fill("The water was warm");
+    await dialog.getByRole("button", { name: "Next" }).click();
+    await expect(wizard(page).getByRole("alert")).toContainText("Upload Failed");
+    // The upload stopped at the photo: the title, above it, is kept.
+    await expect(wizard(page).getByLabel("Title")).toHaveValue("Summer at the lake");
+    expect(page.url()).not.toMatch(/\/upload\/[0-9a-f]{32}\//);
+    expect(
+      testDb().select().from(uploadDrafts).where(eq(uploadDrafts.userId, user.id)).all(),
+    ).toEqual([]);
+  });
+
   test("the draft survives a reload between steps", async ({
     page,
     context,

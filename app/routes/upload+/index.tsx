@@ -11,7 +11,7 @@ import {
 } from "~/components/upload-wizard";
 import { readProtectedForm, validateCsrf } from "~/utils/csrf.server";
 import { formatBytes } from "~/utils/format";
-import { uploadProblemFor } from "~/utils/item-routes.server";
+import { fieldsReadBefore, typedValues, uploadProblemFor } from "~/utils/item-routes.server";
 import { WIZARD_TYPES } from "~/utils/multi-folder";
 import { requireUser } from "~/utils/session.server";
 import { createDraft, getDraft, updateDraftContent } from "~/utils/upload-drafts.server";
@@ -65,7 +65,10 @@ export async function action({ request }: ActionFunctionArgs) {
     } catch (error) {
       const mapped = uploadProblemFor(error);
       if (!mapped) throw error;
-      return data({ result: null, problem: mapped.problem }, { status: mapped.status });
+      return data(
+        { result: typedValues(fieldsReadBefore(error), type), problem: mapped.problem },
+        { status: mapped.status },
+      );
     }
     stored = upload.stored;
     try {
