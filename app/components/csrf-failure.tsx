@@ -1,10 +1,6 @@
+import { Link } from "@remix-run/react";
 import { CSRF_FIELD, type CsrfFailure } from "~/utils/csrf";
 
-/**
- * The 403 page for a form whose security token did not check out (an old tab,
- * a lost cookie). It keeps what was typed (never passwords) and offers to send
- * it again with a fresh token.
- */
 /** "firstName" reads "First name". */
 function labelFor(name: string) {
   const words = name
@@ -14,7 +10,26 @@ function labelFor(name: string) {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
+/**
+ * The 403 page for a form whose security token did not check out. An old tab
+ * or a lost cookie keeps what was typed (never passwords) and offers to send
+ * it again with a fresh token; a post from another site is only refused.
+ */
 export function CsrfFailurePage({ failure }: { failure: CsrfFailure }) {
+  if (failure.reason === "cross_origin") {
+    return (
+      <section className="mx-auto max-w-lg px-4 py-16">
+        <h1 className="font-serif text-3xl font-semibold text-stone-900">Request refused</h1>
+        <p className="mt-4 text-stone-700">
+          This form was sent from another website, so nothing was changed. If you meant to do this,
+          open Thoughtfully yourself and do it there.
+        </p>
+        <Link to="/" className="btn-primary mt-6 inline-block">
+          Go to Thoughtfully
+        </Link>
+      </section>
+    );
+  }
   const visible = failure.fields.filter((field) => field.name !== "intent");
   return (
     <section className="mx-auto max-w-lg px-4 py-16">

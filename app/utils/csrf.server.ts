@@ -90,9 +90,10 @@ function isCrossSite(request: Request) {
 }
 
 /**
- * Throws a 403 when the request does not carry this visitor's token. The 403
- * carries what the user typed (never passwords) and a fresh token, so the page
- * can offer to submit again without losing anything.
+ * Throws a 403 when the request does not carry this visitor's token. For a
+ * form of ours that had expired, the 403 carries what the user typed (never
+ * passwords) and a fresh token, so the page can offer to submit again without
+ * losing anything; a post from another site gets neither.
  */
 export async function validateCsrf(request: Request, formData: FormData | null) {
   const submitted =
@@ -109,7 +110,9 @@ export async function validateCsrf(request: Request, formData: FormData | null) 
   const failure: CsrfFailure = {
     kind: "csrf",
     reason,
-    fields: keptFields(formData),
+    // A post from another site is never offered again: its fields are the
+    // other site's, and a fresh token would let one click carry them out.
+    fields: reason === "cross_origin" ? [] : keptFields(formData),
     action: `${url.pathname}${url.search}`,
     token: fresh.token,
   };

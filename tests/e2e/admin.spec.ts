@@ -212,6 +212,26 @@ test.describe("admin dashboards", () => {
     ]);
   });
 
+  test("a form posted from another site grants nothing", async ({ page, context, baseURL }) => {
+    const admin = await createAdmin();
+    const target = await createUser();
+    await signIn(context, admin.id, baseURL!);
+    // Another site's page (the test's fake sign-in provider) with a form aimed at ours.
+    await page.goto(`${process.env.E2E_OAUTH_ORIGIN}/`);
+    await page.setContent(`
+      <form method="post" action="${baseURL}/admin/dashboard">
+        <input name="intent" value="grant"><input name="email" value="${target.email}">
+        <input name="role" value="admin"><button>Win a prize</button>
+      </form>`);
+    const answer = page.waitForResponse(`${baseURL}/admin/dashboard`);
+    await page.getByRole("button", { name: "Win a prize" }).click();
+    // Remix refuses a foreign Origin before any action runs (a bare 500); our
+    // own check (app/utils/csrf.server.ts) answers 403 where no Origin is sent.
+    expect([403, 500]).toContain((await answer).status());
+    await expect(page.getByRole("button", { name: "Submit again" })).toHaveCount(0);
+    expect(activeRoles(target.id)).toEqual([]);
+  });
+
   test("a signed-out visitor is sent to log in and comes back as an admin", async ({ page }) => {
     const admin = await createAdmin();
     const before = unauthorizedEventsOf(null).filter(

@@ -1,0 +1,57 @@
+import { describe, expect, test } from "vitest";
+import { type CsrfFailure, isCsrfFailure } from "./csrf";
+import { issueCsrfToken, validateCsrf } from "./csrf.server";
+
+function post(headers: Record<string, string>, fields: Record<string, string>) {
+  const formData = new FormData();
+  for (const [name, value] of Object.entries(fields)) formData.set(name, value);
+  return {
+    request: new Request("http://localhost:3000/admin/dashboard", { method: "POST", headers }),
+    formData,
+  };
+}
+
+async function failureOf(headers: Record<string, string>, fields: Record<string, string>) {
+  const { request, formData } = post(headers, fields);
+  try {
+    await validateCsrf(request, formData);
+  } catch (thrown) {
+    const data = (thrown as { data?: unknown }).data;
+    if (isCsrfFailure(data)) return data as CsrfFailure;
+    throw thrown;
+  }
+  return null;
+}
+
+describe("validateCsrf", () => {
+  test("accepts this visitor's token from the form", async () => {
+    const { token, setCookie } = await issueCsrfToken(new Request("http://localhost:3000/"), null);
+    const cookie = setCookie!.split(";")[0]!;
+    expect(await failureOf({ Cookie: cookie }, { csrf: token, intent: "save" })).toBeNull();
+  });
+
+  test("an expired form keeps what was typed, never a password, for sending again", async () => {
+    const failure = await failureOf(
+      { "Sec-Fetch-Site": "same-origin" },
+      { csrf: "stale", intent: "update", firstName: "Ada", password: "hunter22" },
+    );
+    expect(failure?.reason).toBe("invalid");
+    expect(failure?.fields).toEqual([
+      { name: "intent", value: "update", secret: false },
+      { name: "firstName", value: "Ada", secret: false },
+      { name: "password", value: "", secret: true },
+    ]);
+  });
+
+  test("a post from another site is refused without offering its fields again", async () => {
+    const fields = { intent: "grant", email: "attacker@example.com", role: "admin" };
+    for (const headers of [
+      { "Sec-Fetch-Site": "cross-site" },
+      { Origin: "https://evil.example" },
+    ]) {
+      const failure = await failureOf(headers, fields);
+      expect(failure?.reason).toBe("cross_origin");
+      expect(failure?.fields).toEqual([]);
+    }
+  });
+});
