@@ -45,10 +45,11 @@ describe("validateCsrf", () => {
 
   test("a post from another site is refused without offering its fields again", async () => {
     const fields = { intent: "grant", email: "attacker@example.com", role: "admin" };
-    for (const headers of [
+    const crossSite: Record<string, string>[] = [
       { "Sec-Fetch-Site": "cross-site" },
       { Origin: "https://evil.example" },
-    ]) {
+    ];
+    for (const headers of crossSite) {
       const failure = await failureOf(headers, fields);
       expect(failure?.reason).toBe("cross_origin");
       expect(failure?.fields).toEqual([]);
