@@ -40,6 +40,26 @@ export function fieldsReadBefore(error: unknown) {
   return error instanceof UploadRejectedError ? error.fieldsRead : undefined;
 }
 
+/**
+ * For an item that could not be saved for a reason the user cannot fix (the
+ * database refused): logged for the operator, and shown in the form as the
+ * spec's "Failed to add {type}" / "Failed to update {type}", so the user keeps
+ * what they typed instead of landing on an error page. A Response thrown on
+ * purpose (a 404) passes through.
+ */
+export function unexpectedSaveProblem(
+  error: unknown,
+  verb: "add" | "update",
+  type: ItemType,
+): { problem: UploadProblem; status: number } {
+  if (error instanceof Response) throw error;
+  console.error(error);
+  return {
+    problem: { title: `Failed to ${verb} ${type}`, description: "Please try again." },
+    status: 500,
+  };
+}
+
 /** The spec's upload messages (error catalogue): a title and what to do about it. */
 export function uploadProblemFor(
   error: unknown,

@@ -9,5 +9,7 @@ export const NO_VALID_FOLDERS = "No valid folders selected for upload";
 export const AT_LEAST_ONE_FOLDER = "At least one folder required";
 export const TOO_MANY_FOLDERS = `Maximum ${MAX_FOLDERS} folders allowed`;
 export const INVALID_FOLDER_ID = "Invalid folder ID";
+/** When finishing a draft fails for a reason the user cannot fix; the draft is kept. */
+export const FAILED_TO_ADD_CONTENT = "Failed to add content. Please try again.";
 export const pausedMessage = (count: number) => `${count} paused folder(s) cannot be selected`;
 export const selectAFile = (type: "photo" | "file") => `Please select at least one ${type}`;

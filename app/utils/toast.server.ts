@@ -54,3 +54,32 @@ export async function getToast(request: Request) {
     setCookie: parsed.success ? await toastStorage.destroySession(session) : null,
   };
 }
+
+type ErrorClass = abstract new (...args: never[]) => Error;
+
+/**
+ * Runs an action's work; when it fails, the user goes back to `url` with the
+ * spec's failure toast (`title`) instead of an error page. A rule the user
+ * broke (one of `ruleErrors`) is explained by its message; anything else (the
+ * database refused, a disk error) is logged for the operator and the toast
+ * asks to try again. Responses thrown on purpose (404s, redirects) pass through.
+ */
+export async function withFailureToast(
+  url: string,
+  title: string,
+  work: () => Response | Promise<Response>,
+  ruleErrors: ErrorClass[] = [],
+): Promise<Response> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof Response) throw error;
+    const rule = ruleErrors.some((ruleError) => error instanceof ruleError);
+    if (!rule) console.error(error);
+    return redirectWithToast(url, {
+      title,
+      description: rule ? (error as Error).message : "Please try again.",
+      variant: "destructive",
+    });
+  }
+}

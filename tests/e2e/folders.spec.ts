@@ -1,5 +1,8 @@
 import { expect, test } from "./fixtures";
-import { createFolderRow, createUser, foldersOf, signIn } from "./support/accounts";
+import { createFolderRow, createUser, foldersOf, signIn, testDb } from "./support/accounts";
+import { createItemRow, itemsOf } from "./support/items";
+
+const MB = 1024 * 1024;
 
 test.describe("folders", () => {
   test("creates a folder with two recipients after fixing bad input", async ({
@@ -105,6 +108,90 @@ test.describe("folders", () => {
     await page.getByRole("dialog").getByRole("button", { name: "Delete Folder" }).click();
     await expect(page.getByText("Folder deleted")).toBeVisible();
     expect(foldersOf(user.id).map((folder) => folder.name)).toEqual(["Second"]);
+  });
+
+  test("a folder paused for storage cannot be resumed until it fits", async ({
+    page,
+    context,
+    baseURL,
+  }) => {
+    const user = await createUser();
+    const folder = createFolderRow(user.id, {
+      name: "Too full",
+      isPaused: true,
+      pauseReason: "storage_exceeded",
+      recipients: [{ name: "Nan", email: "nan@icloud.com" }],
+    });
+    // 12 MB of photos against the 10 MB an iCloud recipient can receive.
+    createItemRow(folder.id, { type: "photo", title: "Big photos", fileSizes: [6 * MB, 6 * MB] });
+    await signIn(context, user.id, baseURL!);
+    await page.goto(`/folders/${folder.id}`);
+    await expect(page.getByText("Folder Auto-Paused")).toBeVisible();
+    await page.getByRole("button", { name: "Re-start Delivery" }).click();
+    await expect(page.getByText("Failed to update folder status")).toBeVisible();
+    await expect(page.getByText(/paused because it is over its storage limit/)).toBeVisible();
+    expect(foldersOf(user.id)[0]).toMatchObject({
+      isPaused: true,
+      pauseReason: "storage_exceeded",
+    });
+  });
+
+  test("when the database refuses, the spec's failure messages show and nothing is lost", async ({
+    page,
+    context,
+    baseURL,
+  }) => {
+    const user = await createUser();
+    const first = createFolderRow(user.id, { name: "First", sortOrder: 0 });
+    createFolderRow(user.id, { name: "Second", sortOrder: 1 });
+    await signIn(context, user.id, baseURL!);
+    // A real SQLite failure (as a full disk would give), for this user's folders only.
+    createItemRow(first.id, { title: "Tea party", sortOrder: 0 });
+    createItemRow(first.id, { title: "Garden", sortOrder: 1 });
+    const triggers = {
+      refuse_insert: `INSERT ON folders WHEN NEW.user_id = ${user.id}`,
+      refuse_reorder: `UPDATE OF sort_order ON folders WHEN NEW.user_id = ${user.id}`,
+      refuse_delete: `DELETE ON folders WHEN OLD.user_id = ${user.id}`,
+      refuse_item_reorder: `UPDATE OF sort_order ON content_items WHEN NEW.folder_id = ${first.id}`,
+      refuse_item_delete: `DELETE ON content_items WHEN OLD.folder_id = ${first.id}`,
+    };
+    for (const [name, when] of Object.entries(triggers)) {
+      testDb().$client.exec(
+        `CREATE TRIGGER ${name}_${user.id} BEFORE ${when}
+         BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`,
+      );
+    }
+    try {
+      await page.goto("/folders/new");
+      const dialog = page.getByRole("dialog", { name: "Folder Details" });
+      await dialog.getByLabel("Folder name").fill("Holiday plans");
+      await dialog.getByLabel("Recipient 1 name").fill("Mum");
+      await dialog.getByLabel("Recipient 1 email").fill("mum@example.com");
+      await dialog.getByRole("button", { name: "Save" }).click();
+      await expect(page.getByText("Failed to create folder")).toBeVisible();
+      await expect(dialog.getByLabel("Folder name")).toHaveValue("Holiday plans");
+      await expect(dialog.getByLabel("Recipient 1 email")).toHaveValue("mum@example.com");
+
+      await page.goto(`/folders/${first.id}`);
+      await page.getByRole("button", { name: "Move First down" }).click();
+      await expect(page.getByText("Failed to reorder folder")).toBeVisible();
+
+      await page.getByRole("button", { name: "Move Tea party down" }).click();
+      await expect(page.getByText("Failed to reorder item")).toBeVisible();
+      await page.getByRole("button", { name: "Delete Tea party" }).click();
+      await expect(page.getByText("Failed to delete item")).toBeVisible();
+      expect(itemsOf(first.id).map((item) => item.title)).toEqual(["Tea party", "Garden"]);
+
+      await page.getByRole("link", { name: "Delete Folder" }).first().click();
+      await page.getByRole("dialog").getByRole("button", { name: "Delete Folder" }).click();
+      await expect(page.getByText("Failed to delete folder")).toBeVisible();
+      await expect(page).toHaveURL(`/folders/${first.id}`);
+      expect(foldersOf(user.id).map((folder) => folder.name)).toEqual(["First", "Second"]);
+    } finally {
+      for (const name of Object.keys(triggers)) {
+        testDb().$client.exec(`DROP TRIGGER IF EXISTS ${name}_${user.id}`);
+      }
+    }
   });
 
   test("the folder limit stops New and the server", async ({ page, context, baseURL }) => {

@@ -267,6 +267,51 @@ test.describe("content items", () => {
     expect(itemsOf(folder.id)).toMatchObject([{ note: "The roses are out." }]);
   });
 
+  test("when the database refuses, adding and editing keep what was typed", async ({
+    page,
+    context,
+    baseURL,
+  }) => {
+    const user = await createUser();
+    const folder = createFolderRow(user.id, { name: "Notes" });
+    createItemRow(folder.id, { type: "musing", title: "Earlier", note: "The first note." });
+    await signIn(context, user.id, baseURL!);
+    // A real SQLite failure (as a full disk would give), for this folder's items only.
+    const triggers = {
+      refuse_item_insert: `INSERT ON content_items WHEN NEW.folder_id = ${folder.id}`,
+      refuse_item_update: `UPDATE OF note ON content_items WHEN OLD.folder_id = ${folder.id}`,
+    };
+    for (const [name, when] of Object.entries(triggers)) {
+      testDb().$client.exec(
+        `CREATE TRIGGER ${name}_${folder.id} BEFORE ${when}
+         BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`,
+      );
+    }
+    try {
+      await page.goto(`/folders/${folder.id}`);
+      const dialog = await openDialog(page, "Add Musings", "Add Musing");
+      await dialog.getByLabel("Title").fill("Thinking of you");
+      await dialog.getByLabel("Note").fill("The garden is in bloom.");
+      await submit(dialog);
+      await expect(dialog.getByRole("alert")).toContainText("Failed to add musing");
+      await expect(dialog.getByLabel("Title")).toHaveValue("Thinking of you");
+      await expect(dialog.getByLabel("Note")).toHaveValue("The garden is in bloom.");
+
+      await page.goto(`/folders/${folder.id}`);
+      await page.getByRole("link", { name: "Edit Earlier" }).click();
+      const edit = page.getByRole("dialog", { name: "Edit Item" });
+      await edit.getByLabel("Note").fill("A better note.");
+      await submit(edit, "Save");
+      await expect(edit.getByRole("alert")).toContainText("Failed to update musing");
+      await expect(edit.getByLabel("Note")).toHaveValue("A better note.");
+      expect(itemsOf(folder.id)).toMatchObject([{ title: "Earlier", note: "The first note." }]);
+    } finally {
+      for (const name of Object.keys(triggers)) {
+        testDb().$client.exec(`DROP TRIGGER IF EXISTS ${name}_${folder.id}`);
+      }
+    }
+  });
+
   test("adds photos: resized, without EXIF, with thumbnails", async ({
     page,
     context,

@@ -96,6 +96,39 @@ test.describe("upload to multiple folders", () => {
     expect(draftRow(draftId)).toBeUndefined();
   });
 
+  test("when the database refuses, the draft is kept for another try", async ({
+    page,
+    context,
+    baseURL,
+  }) => {
+    const user = await createUser();
+    const family = createFolderRow(user.id, { name: "Family", sortOrder: 0 });
+    const friends = createFolderRow(user.id, { name: "Friends", sortOrder: 1 });
+    await signIn(context, user.id, baseURL!);
+    await openWizard(page);
+    await fillLink(page, "Good reads", "example.com/read");
+    const draftId = draftIdOf(page);
+    // A real SQLite failure (as a full disk would give), for one of the two folders.
+    const trigger = `refuse_wizard_insert_${friends.id}`;
+    testDb().$client.exec(
+      `CREATE TRIGGER ${trigger} BEFORE INSERT ON content_items WHEN NEW.folder_id = ${friends.id}
+       BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`,
+    );
+    try {
+      const dialog = wizard(page);
+      for (const name of ["Family", "Friends"]) await dialog.getByLabel(name).check();
+      await dialog.getByRole("button", { name: "Add to folders" }).click();
+      await expect(dialog.getByText("Failed to add content. Please try again.")).toBeVisible();
+      expect(draftRow(draftId)).toBeDefined();
+      expect([...itemsOf(family.id), ...itemsOf(friends.id)]).toEqual([]);
+    } finally {
+      testDb().$client.exec(`DROP TRIGGER IF EXISTS ${trigger}`);
+    }
+    await wizard(page).getByRole("button", { name: "Add to folders" }).click();
+    await expect(page.getByText("Added to 2 folders")).toBeVisible();
+    expect(itemsOf(friends.id).map((item) => item.title)).toEqual(["Good reads"]);
+  });
+
   test("two photos go to three folders, except the one that is too full", async ({
     page,
     context,

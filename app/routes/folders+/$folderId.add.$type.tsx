@@ -15,6 +15,7 @@ import {
   fieldsReadBefore,
   parseItemType,
   typedValues,
+  unexpectedSaveProblem,
   uploadProblemFor,
 } from "~/utils/item-routes.server";
 import { schemaFor } from "~/utils/item-validation";
@@ -60,7 +61,10 @@ export async function action({ request, params }: ActionFunctionArgs) {
     try {
       createTextItem(user.id, folderId, submission.value as Parameters<typeof createTextItem>[2]);
     } catch (error) {
-      if (!(error instanceof ItemRuleError)) throw error;
+      if (!(error instanceof ItemRuleError)) {
+        const { problem, status } = unexpectedSaveProblem(error, "add", type);
+        return data({ result: submission.reply(), problem }, { status });
+      }
       return data(
         { result: submission.reply({ formErrors: [error.message] }), problem: null },
         { status: 400 },
@@ -85,6 +89,11 @@ export async function action({ request, params }: ActionFunctionArgs) {
     // Multipart bodies are streamed to storage first, so the token is checked
     // once parsed; a refused request deletes what it stored.
     await validateCsrf(request, upload.formData);
+  } catch (error) {
+    await deleteStoredFiles(keys);
+    throw error;
+  }
+  try {
     const submission = parseWithZod(upload.formData, { schema: schemaFor(type) });
     if (submission.status !== "success" || upload.stored.length === 0) {
       await deleteStoredFiles(keys);
@@ -104,8 +113,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     );
   } catch (error) {
     await deleteStoredFiles(keys);
-    const mapped = uploadProblemFor(error);
-    if (!mapped) throw error;
+    const mapped = uploadProblemFor(error) ?? unexpectedSaveProblem(error, "add", type);
     return data(
       { result: typedValues(upload.formData, type), problem: mapped.problem },
       { status: mapped.status },

@@ -6,7 +6,7 @@ import { readProtectedForm } from "~/utils/csrf.server";
 import { notFoundOnForeignFolder, parseFolderId } from "~/utils/folder-params.server";
 import { deleteFolder, getFolder } from "~/utils/folders.server";
 import { requireUser } from "~/utils/session.server";
-import { redirectWithToast } from "~/utils/toast.server";
+import { redirectWithToast, withFailureToast } from "~/utils/toast.server";
 import { releaseFiles } from "~/utils/uploads.server";
 
 export const meta: MetaFunction = () => [{ title: "Delete folder · Thoughtfully" }];
@@ -21,9 +21,11 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const folderId = parseFolderId(params.folderId);
   await readProtectedForm(request);
-  const fileKeys = notFoundOnForeignFolder(() => deleteFolder(user.id, folderId));
-  await releaseFiles(fileKeys);
-  return redirectWithToast("/", { title: "Folder deleted" });
+  return withFailureToast(`/folders/${folderId}`, "Failed to delete folder", async () => {
+    const fileKeys = notFoundOnForeignFolder(() => deleteFolder(user.id, folderId));
+    await releaseFiles(fileKeys);
+    return redirectWithToast("/", { title: "Folder deleted" });
+  });
 }
 
 export default function DeleteFolder() {

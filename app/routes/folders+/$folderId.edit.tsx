@@ -58,7 +58,11 @@ export async function action({ request, params }: ActionFunctionArgs) {
     if (error instanceof FolderRuleError) {
       return data({ result: submission.reply({ formErrors: [error.message] }) }, { status: 400 });
     }
-    throw error;
+    console.error(error);
+    return data(
+      { result: submission.reply({ formErrors: ["Failed to update folder"] }) },
+      { status: 500 },
+    );
   }
   return redirectWithToast(`/folders/${folderId}`, {
     title: "Success",

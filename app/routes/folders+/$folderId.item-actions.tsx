@@ -6,7 +6,7 @@ import { notFoundOnForeignItem, parseItemId } from "~/utils/item-routes.server";
 import { deleteItem, getItem, ItemRuleError, moveItem, removeItemFile } from "~/utils/items.server";
 import { safeRedirectPath } from "~/utils/redirect";
 import { requireUser } from "~/utils/session.server";
-import { redirectWithToast } from "~/utils/toast.server";
+import { redirectWithToast, withFailureToast } from "~/utils/toast.server";
 import { releaseFiles } from "~/utils/uploads.server";
 
 /**
@@ -51,23 +51,25 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const back = safeRedirectPath(returnTo, `/folders/${folderId}`);
 
   if (intent === "delete") {
-    const { keys } = deleteItem(user.id, itemId);
-    await releaseFiles(keys);
-    return redirectWithToast(back, { title: "Item deleted" });
+    return withFailureToast(back, "Failed to delete item", async () => {
+      const { keys } = deleteItem(user.id, itemId);
+      await releaseFiles(keys);
+      return redirectWithToast(back, { title: "Item deleted" });
+    });
   }
   if (intent === "remove-file") {
-    try {
-      await releaseFiles(removeItemFile(user.id, itemId, fileIndex ?? -1));
-    } catch (error) {
-      if (!(error instanceof ItemRuleError)) throw error;
-      return redirectWithToast(back, {
-        title: `Failed to update ${item.type}`,
-        description: error.message,
-        variant: "destructive",
-      });
-    }
-    return redirectWithToast(back, { title: "File removed" });
+    return withFailureToast(
+      back,
+      `Failed to update ${item.type}`,
+      async () => {
+        await releaseFiles(removeItemFile(user.id, itemId, fileIndex ?? -1));
+        return redirectWithToast(back, { title: "File removed" });
+      },
+      [ItemRuleError],
+    );
   }
-  moveItem(user.id, itemId, intent === "move-up" ? "up" : "down");
-  return redirectWithToast(back, { title: "Item moved" });
+  return withFailureToast(back, "Failed to reorder item", () => {
+    moveItem(user.id, itemId, intent === "move-up" ? "up" : "down");
+    return redirectWithToast(back, { title: "Item moved" });
+  });
 }

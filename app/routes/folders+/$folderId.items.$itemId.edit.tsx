@@ -18,6 +18,7 @@ import {
   notFoundOnForeignItem,
   parseItemId,
   typedValues,
+  unexpectedSaveProblem,
   uploadProblemFor,
 } from "~/utils/item-routes.server";
 import { schemaFor } from "~/utils/item-validation";
@@ -83,7 +84,14 @@ export async function action({ request, params }: ActionFunctionArgs) {
         { status: submission.status ? 400 : 200 },
       );
     }
-    updateTextItem(user.id, item.id, submission.value as Parameters<typeof updateTextItem>[2]);
+    try {
+      notFoundOnForeignItem(() =>
+        updateTextItem(user.id, item.id, submission.value as Parameters<typeof updateTextItem>[2]),
+      );
+    } catch (error) {
+      const { problem, status } = unexpectedSaveProblem(error, "update", item.type);
+      return data({ result: submission.reply(), problem }, { status });
+    }
     return redirectWithToast(back, { title: "Changes saved" });
   }
 
@@ -102,6 +110,11 @@ export async function action({ request, params }: ActionFunctionArgs) {
   }
   try {
     await validateCsrf(request, upload.formData);
+  } catch (error) {
+    await deleteStoredFiles(storedKeys(upload.stored));
+    throw error;
+  }
+  try {
     const submission = parseWithZod(upload.formData, { schema: schemaFor(item.type) });
     if (submission.status !== "success") {
       await deleteStoredFiles(storedKeys(upload.stored));
@@ -116,8 +129,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     );
   } catch (error) {
     await deleteStoredFiles(storedKeys(upload.stored));
-    const mapped = uploadProblemFor(error);
-    if (!mapped) throw error;
+    const mapped = uploadProblemFor(error) ?? unexpectedSaveProblem(error, "update", item.type);
     return data(
       { result: typedValues(upload.formData, item.type), problem: mapped.problem },
       { status: mapped.status },

@@ -9,7 +9,7 @@ import { FolderRuleError, moveFolder, togglePause } from "~/utils/folders.server
 import { isBannerDismissed } from "~/utils/preferences.server";
 import { safeRedirectPath } from "~/utils/redirect";
 import { requireUser } from "~/utils/session.server";
-import { redirectWithToast } from "~/utils/toast.server";
+import { redirectWithToast, withFailureToast } from "~/utils/toast.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.selected?.name ?? "Folder"} · Thoughtfully` },
@@ -36,30 +36,27 @@ export async function action({ request, params }: ActionFunctionArgs) {
   if (!parsed.success) throw new Response("Bad Request", { status: 400 });
   const { intent, returnTo } = parsed.data;
   const back = safeRedirectPath(returnTo, `/folders/${folderId}`);
-  try {
-    return notFoundOnForeignFolder(() => {
-      if (intent === "toggle-pause") {
-        const folder = togglePause(user.id, folderId);
-        return redirectWithToast(back, {
-          title: folder.isPaused ? "Delivery paused" : "Delivery resumed",
-          description: folder.isPaused
-            ? `"${folder.name}" will not be sent until you resume it.`
-            : `"${folder.name}" will be sent on schedule again.`,
-        });
-      }
-      moveFolder(user.id, folderId, intent === "move-up" ? "up" : "down");
-      return redirectWithToast(back, { title: "Folder moved" });
-    });
-  } catch (error) {
-    if (error instanceof FolderRuleError) {
-      return redirectWithToast(back, {
-        title: "Failed to update folder status",
-        description: error.message,
-        variant: "destructive",
-      });
-    }
-    throw error;
-  }
+  const failure =
+    intent === "toggle-pause" ? "Failed to update folder status" : "Failed to reorder folder";
+  return withFailureToast(
+    back,
+    failure,
+    () =>
+      notFoundOnForeignFolder(() => {
+        if (intent === "toggle-pause") {
+          const folder = togglePause(user.id, folderId);
+          return redirectWithToast(back, {
+            title: folder.isPaused ? "Delivery paused" : "Delivery resumed",
+            description: folder.isPaused
+              ? `"${folder.name}" will not be sent until you resume it.`
+              : `"${folder.name}" will be sent on schedule again.`,
+          });
+        }
+        moveFolder(user.id, folderId, intent === "move-up" ? "up" : "down");
+        return redirectWithToast(back, { title: "Folder moved" });
+      }),
+    [FolderRuleError],
+  );
 }
 
 export default function FolderRoute() {

@@ -65,7 +65,11 @@ export async function action({ request }: ActionFunctionArgs) {
     if (error instanceof FolderRuleError) {
       return data({ result: submission.reply({ formErrors: [error.message] }) }, { status: 400 });
     }
-    throw error;
+    console.error(error);
+    return data(
+      { result: submission.reply({ formErrors: ["Failed to create folder"] }) },
+      { status: 500 },
+    );
   }
 }
 

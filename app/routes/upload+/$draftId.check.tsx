@@ -7,7 +7,7 @@ import { CsrfInput, FormAlert, SubmitButton } from "~/components/forms";
 import { DiscardDraftForm, DraftLine, WIZARD_TITLE, WizardSteps } from "~/components/upload-wizard";
 import { readProtectedForm } from "~/utils/csrf.server";
 import { formatBytes } from "~/utils/format";
-import { NO_VALID_FOLDERS } from "~/utils/multi-folder";
+import { FAILED_TO_ADD_CONTENT, NO_VALID_FOLDERS } from "~/utils/multi-folder";
 import { requireUser } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
 import {
@@ -59,8 +59,10 @@ export async function action({ request, params }: ActionFunctionArgs) {
       variant: result.added.length > 0 ? "default" : "destructive",
     });
   } catch (error) {
-    if (!(error instanceof DraftRuleError)) throw error;
-    return data({ error: error.message }, { status: 400 });
+    if (error instanceof Response) throw error;
+    if (error instanceof DraftRuleError) return data({ error: error.message }, { status: 400 });
+    console.error(error);
+    return data({ error: FAILED_TO_ADD_CONTENT }, { status: 500 });
   }
 }
 

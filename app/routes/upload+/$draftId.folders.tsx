@@ -5,7 +5,7 @@ import { CsrfInput, FormAlert, SubmitButton } from "~/components/forms";
 import { DiscardDraftForm, DraftLine, WIZARD_TITLE, WizardSteps } from "~/components/upload-wizard";
 import { readProtectedForm } from "~/utils/csrf.server";
 import { LIMITS } from "~/utils/limits";
-import { pausedMessage, TOO_MANY_FOLDERS } from "~/utils/multi-folder";
+import { FAILED_TO_ADD_CONTENT, pausedMessage, TOO_MANY_FOLDERS } from "~/utils/multi-folder";
 import { requireUser } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
 import {
@@ -57,8 +57,10 @@ export async function action({ request, params }: ActionFunctionArgs) {
       description: result.added.map((folder) => folder.name).join(", "),
     });
   } catch (error) {
-    if (!(error instanceof DraftRuleError)) throw error;
-    return reply({ error: error.message, notice: null }, 400);
+    if (error instanceof Response) throw error;
+    if (error instanceof DraftRuleError) return reply({ error: error.message, notice: null }, 400);
+    console.error(error);
+    return reply({ error: FAILED_TO_ADD_CONTENT, notice: null }, 500);
   }
 }
 
