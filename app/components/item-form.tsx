@@ -11,7 +11,13 @@ import { type KeyboardEvent, useEffect, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
 import type { ZodTypeAny } from "zod";
 import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/forms";
-import { type ItemType, schemaFor } from "~/utils/item-validation";
+import {
+  INVALID_URL_ON_KEY,
+  type ItemType,
+  isValidUrl,
+  normalizeUrl,
+  schemaFor,
+} from "~/utils/item-validation";
 import { LIMITS } from "~/utils/limits";
 
 export type ItemFormValues = {
@@ -119,17 +125,28 @@ export function ItemForm({
     document.getElementById(lastUrlId)?.focus();
   }, [focusNewLink, lastUrlId]);
 
+  // The link field whose Enter or Tab was refused for not holding a URL.
+  const [invalidOnKey, setInvalidOnKey] = useState<number | null>(null);
+
   /**
    * Spec: links are "added by Enter or Tab". Enter always adds a field (instead
    * of submitting); Tab only from a filled-in last field, so Tab from an empty
-   * one, or Shift+Tab, still moves on through the form.
+   * one, or Shift+Tab, still moves on through the form. A field that does not
+   * hold a URL adds nothing and says so; Tab still moves on (no keyboard trap).
    */
-  function addLinkOnKey(event: KeyboardEvent<HTMLInputElement>, isLast: boolean) {
+  function addLinkOnKey(event: KeyboardEvent<HTMLInputElement>, index: number) {
     if (urls.length >= LIMITS.item.maxLinks) return;
-    const tabFromFilledLast =
-      event.key === "Tab" && !event.shiftKey && isLast && event.currentTarget.value.trim() !== "";
+    const typed = event.currentTarget.value.trim();
+    const isLast = index === urls.length - 1;
+    const tabFromFilledLast = event.key === "Tab" && !event.shiftKey && isLast && typed !== "";
     if (event.key !== "Enter" && !tabFromFilledLast) return;
+    if (typed !== "" && !isValidUrl(normalizeUrl(typed))) {
+      if (event.key === "Enter") event.preventDefault();
+      setInvalidOnKey(index);
+      return;
+    }
     event.preventDefault();
+    setInvalidOnKey(null);
     form.insert({ name: fields.urls.name, defaultValue: "" });
     setFocusNewLink(true);
   }
@@ -181,9 +198,15 @@ export function ItemForm({
                   placeholder="https://"
                   aria-label={`Link ${index + 1}`}
                   className="block w-full rounded-lg border border-stone-300 bg-white px-3 py-2"
-                  onKeyDown={(event) => addLinkOnKey(event, index === urls.length - 1)}
+                  onKeyDown={(event) => addLinkOnKey(event, index)}
+                  onInput={() => {
+                    if (invalidOnKey === index) setInvalidOnKey(null);
+                  }}
                 />
-                <ErrorList errors={url.errors} />
+                <ErrorList
+                  id={url.errorId}
+                  errors={invalidOnKey === index ? [INVALID_URL_ON_KEY] : url.errors}
+                />
               </div>
               {urls.length > 1 ? (
                 <button

@@ -58,12 +58,12 @@ describe("captureForm", () => {
     );
     expect(problems).toEqual({
       title: ["Title too long"],
-      url: ["Please enter a valid URL"],
+      url: ["Invalid URL format"],
       note: ["Comment too long"],
     });
     expect(lastResult?.error).toEqual({
       title: ["Title too long"],
-      "urls[0]": ["Please enter a valid URL"],
+      "urls[0]": ["Invalid URL format"],
       commentText: ["Comment too long"],
     });
     expect(captureForm(read("url=https://a.example/")).problems).toEqual({

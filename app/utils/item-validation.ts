@@ -8,6 +8,10 @@ import { LIMITS } from "~/utils/limits";
 export const ITEM_TYPES = ["link", "musing", "photo", "file"] as const;
 export type ItemType = (typeof ITEM_TYPES)[number];
 
+/** A link that is not a URL, on saving. */
+export const INVALID_URL = "Invalid URL format";
+/** A link that is not a URL, when Enter or Tab would add the next link field. */
+export const INVALID_URL_ON_KEY = "Please enter a valid URL";
 export const MISSING_FIELDS =
   "Invalid content data: missing required fields based on content type and options";
 export const CHOOSE_AN_OPTION =
@@ -115,7 +119,7 @@ export const LinkSchema = z
         context.addIssue({
           code: "custom",
           path: ["urls", index],
-          message: "Please enter a valid URL",
+          message: INVALID_URL,
         });
       }
     });

@@ -156,18 +156,18 @@ test.describe("/add", () => {
     const response = await page.goto(extensionUrl({ url: "javascript:alert(1)", title, note }));
     expect(response?.status()).toBe(200);
     const preview = page.getByRole("article", { name: "Captured from your browser" });
-    await expect(preview.getByText("Please enter a valid URL")).toBeVisible();
+    await expect(preview.getByText("Invalid URL format")).toBeVisible();
     await expect(preview.getByText("Title too long")).toBeVisible();
     await expect(preview.getByText("Comment too long")).toBeVisible();
     await expect(page.locator('a[href^="javascript:"]')).toHaveCount(0);
     await expectAccessible();
 
     const dialog = await chooseFolder(page, "Odd input");
-    await expect(dialog.getByText("Please enter a valid URL")).toBeVisible();
+    await expect(dialog.getByText("Invalid URL format")).toBeVisible();
     await expect(dialog.getByText("Title too long")).toBeVisible();
     await expect(dialog.getByText("Comment too long")).toBeVisible();
     await dialog.getByRole("button", { name: "Add", exact: true }).click();
-    await expect(dialog.getByText("Please enter a valid URL")).toBeVisible();
+    await expect(dialog.getByText("Invalid URL format")).toBeVisible();
     expect(itemsOf(folder.id)).toEqual([]);
 
     // An overlong URL, broken percent-encoding and a URL with spaces: still the form.
@@ -177,7 +177,7 @@ test.describe("/add", () => {
     ]) {
       const again = await page.goto(extensionUrl({ url, title: "Fine" }));
       expect(again?.status()).toBe(200);
-      await expect(preview.getByText("Please enter a valid URL")).toBeVisible();
+      await expect(preview.getByText("Invalid URL format")).toBeVisible();
     }
     const broken = await page.goto("/add?extension=true&title=%E0%A4%A&url=%ZZ&note=%");
     expect(broken?.status()).toBe(200);

@@ -115,13 +115,13 @@ test.describe("content items", () => {
     await dialog.getByLabel("Title").fill("Good reads");
     await dialog.getByLabel("Link 1", { exact: true }).fill("not a url");
     await submit(dialog);
-    await expect(dialog.getByText("Please enter a valid URL")).toBeVisible();
+    await expect(dialog.getByText("Invalid URL format")).toBeVisible();
     await expect(dialog.getByLabel("Title")).toHaveValue("Good reads");
     await expect(dialog.getByLabel("Link 1", { exact: true })).toHaveValue("not a url");
 
     await dialog.getByLabel("Link 1", { exact: true }).fill("javascript:alert(1)");
     await submit(dialog);
-    await expect(dialog.getByText("Please enter a valid URL")).toBeVisible();
+    await expect(dialog.getByText("Invalid URL format")).toBeVisible();
     await expect(dialog.getByLabel("Link 1", { exact: true })).toHaveValue("javascript:alert(1)");
     expect(itemsOf(folder.id)).toEqual([]);
 
@@ -196,7 +196,14 @@ test.describe("content items", () => {
     const dialog = await openDialog(page, "Add Link", "Add Link");
     const link = (n: number) => dialog.getByLabel(`Link ${n}`, { exact: true });
 
+    // Not a URL: Enter adds nothing (and does not submit) and says so; typing clears it.
+    await link(1).fill("not a url");
+    await link(1).press("Enter");
+    await expect(dialog.getByText("Please enter a valid URL")).toBeVisible();
+    await expect(link(2)).toHaveCount(0);
+    await expect(dialog).toBeVisible();
     await link(1).fill("https://example.com/1");
+    await expect(dialog.getByText("Please enter a valid URL")).toHaveCount(0);
     await link(1).press("Tab");
     await expect(link(2)).toBeFocused();
     // Tab from an empty last field moves on instead of adding one.
