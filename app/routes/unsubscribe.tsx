@@ -29,6 +29,7 @@ import {
  */
 const INVALID = "Invalid unsubscribe link";
 const FAILED = "Failed to unsubscribe. Please try again.";
+const GONE = "Unable to load unsubscribe information";
 /** Asks app/entry.server.tsx for a response without a page (the one-click answer). */
 const EMPTY_BODY_HEADER = "X-Empty-Body";
 
@@ -60,7 +61,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const link = validLink(new URL(request.url).searchParams);
   if (!link) return data({ state: "error" as const }, { status: 400 });
   const folder = folderForRecipient(link.folderId);
-  if (!folder) return data({ state: "error" as const }, { status: 404 });
+  if (!folder) return data({ state: "gone" as const }, { status: 404 });
   return data({
     state: "form" as const,
     ...link,
@@ -105,7 +106,7 @@ export async function action({ request }: ActionFunctionArgs) {
     });
   } catch (error) {
     if (error instanceof UnknownFolderError) {
-      return data({ state: "error" as const }, { status: 404 });
+      return data({ state: "gone" as const }, { status: 404 });
     }
     console.error(error);
     return data({ state: "failed" as const }, { status: 500 });
@@ -128,10 +129,26 @@ function InvalidLink() {
   );
 }
 
+/** A genuine link to a folder its sender has since deleted: nothing more will come from it. */
+function FolderGone() {
+  return (
+    <AuthCard title="Unsubscribe" description={<p role="alert">{GONE}</p>}>
+      <p className="text-sm text-stone-700">
+        This folder no longer exists: its sender deleted it, so you will not receive it any more.
+        There is nothing you need to do.
+      </p>
+      <Link to="/" className="btn-secondary mt-5 w-full">
+        Go to Thoughtfully
+      </Link>
+    </AuthCard>
+  );
+}
+
 export default function UnsubscribePage() {
   const loaderData = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
 
+  if (loaderData.state === "gone" || actionData?.state === "gone") return <FolderGone />;
   if (loaderData.state === "error" || actionData?.state === "error") return <InvalidLink />;
   const { folderId, email, token, folderName, senderName } = loaderData;
 

@@ -180,10 +180,12 @@ test.describe("unsubscribe and re-subscribe", () => {
       await expect(page.getByRole("button", { name: "Unsubscribe" })).toHaveCount(0);
     }
     await expectAccessible();
-    // A genuine link to a folder that no longer exists says the same.
+    // A genuine link to a folder that no longer exists says so, and that nothing more will come.
     const gone = await page.goto(unsubscribeLink(baseURL!, folder.id + 1000, mum));
     expect(gone?.status()).toBe(404);
-    await expect(page.getByRole("alert")).toHaveText("Invalid unsubscribe link");
+    await expect(page.getByRole("alert")).toHaveText("Unable to load unsubscribe information");
+    await expect(page.getByText("its sender deleted it, so you will not receive it")).toBeVisible();
+    await expect(page.getByRole("button", { name: "Unsubscribe" })).toHaveCount(0);
 
     // Posting the form or the one-click body with a forged token does nothing either.
     const formPost = await request.post(forged[0]!, {
