@@ -346,6 +346,7 @@ test.describe("content items", () => {
     await dialog.getByRole("textbox", { name: "Question" }).fill("Remember this?");
     await submit(dialog);
 
+    await expect(page.getByText("Content added successfully!")).toBeVisible();
     await expect(page.getByText("2 photos added")).toBeVisible();
     const card = itemCard(page, "Beach day");
     const thumbnails = card.getByRole("img");
@@ -411,6 +412,7 @@ test.describe("content items", () => {
     await add.getByLabel("Leave a comment").check();
     await add.getByRole("textbox", { name: "Comment" }).fill("For the record");
     await submit(add);
+    await expect(page.getByText("Content added successfully!")).toBeVisible();
     await expect(page.getByText("2 files added")).toBeVisible();
     const card = itemCard(page, "Minutes");
     await expect(card.getByRole("link", { name: "notes.pdf" })).toBeVisible();

@@ -120,7 +120,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
     );
   }
   return redirectWithToast(back, {
-    title: `${upload.stored.length === 1 ? `1 ${NOUNS[type]}` : `${upload.stored.length} ${NOUNS[type]}s`} added`,
+    title: "Content added successfully!",
+    description: `${upload.stored.length === 1 ? `1 ${NOUNS[type]}` : `${upload.stored.length} ${NOUNS[type]}s`} added`,
   });
 }
 
