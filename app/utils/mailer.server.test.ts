@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import type { AddressInfo } from "node:net";
 import { simpleParser } from "mailparser";
-import { SMTPServer } from "smtp-server";
+import { SMTPServer, type SMTPServerOptions } from "smtp-server";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { renderEmail } from "#emails/render.server";
 import { VerifyEmail, verifyEmailSubject } from "#emails/verify-email";
@@ -117,30 +117,40 @@ describe("outbox (no SMTP_URL)", () => {
   });
 });
 
+/**
+ * A real SMTP server on loopback that keeps what it receives, and the mailer
+ * module loaded afresh with SMTP_URL pointing at it.
+ */
+async function startSmtpServer(received: Buffer[], options: SMTPServerOptions = {}) {
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS"],
+    logger: false,
+    ...options,
+    onData(stream, _session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+      stream.on("end", () => {
+        received.push(Buffer.concat(chunks));
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.server.address() as AddressInfo;
+  process.env.SMTP_URL = `smtp://127.0.0.1:${port}`;
+  vi.resetModules();
+  const mailer: Mailer = await import("~/utils/mailer.server");
+  return { server, mailer };
+}
+
 describe("SMTP (SMTP_URL set)", () => {
   const received: Buffer[] = [];
   let server: SMTPServer;
   let mailer: Mailer;
 
   beforeAll(async () => {
-    server = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ["STARTTLS"],
-      logger: false,
-      onData(stream, _session, callback) {
-        const chunks: Buffer[] = [];
-        stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-        stream.on("end", () => {
-          received.push(Buffer.concat(chunks));
-          callback();
-        });
-      },
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.server.address() as AddressInfo;
-    process.env.SMTP_URL = `smtp://127.0.0.1:${port}`;
-    vi.resetModules();
-    mailer = await import("~/utils/mailer.server");
+    ({ server, mailer } = await startSmtpServer(received));
   });
 
   afterEach(() => {
@@ -208,30 +218,14 @@ describe("SMTP server closing a pooled connection", () => {
   let mailer: Mailer;
 
   beforeAll(async () => {
-    server = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ["STARTTLS"],
-      logger: false,
+    ({ server, mailer } = await startSmtpServer(received, {
       onMailFrom(_address, _session, callback) {
         const code = refuseNext.shift();
         mailFromReplies.push(code ?? 250);
         if (!code) return callback();
         callback(Object.assign(new Error("Closing connection"), { responseCode: code }));
       },
-      onData(stream, _session, callback) {
-        const chunks: Buffer[] = [];
-        stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-        stream.on("end", () => {
-          received.push(Buffer.concat(chunks));
-          callback();
-        });
-      },
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.server.address() as AddressInfo;
-    process.env.SMTP_URL = `smtp://127.0.0.1:${port}`;
-    vi.resetModules();
-    mailer = await import("~/utils/mailer.server");
+    }));
   });
 
   afterEach(() => {

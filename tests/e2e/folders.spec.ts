@@ -1,5 +1,6 @@
 import { expect, test } from "./fixtures";
-import { createFolderRow, createUser, foldersOf, signIn, testDb } from "./support/accounts";
+import { createFolderRow, createUser, foldersOf, signIn } from "./support/accounts";
+import { whileDatabaseRefuses } from "./support/database-faults";
 import { createItemRow, itemsOf } from "./support/items";
 
 const MB = 1024 * 1024;
@@ -145,23 +146,16 @@ test.describe("folders", () => {
     const first = createFolderRow(user.id, { name: "First", sortOrder: 0 });
     createFolderRow(user.id, { name: "Second", sortOrder: 1 });
     await signIn(context, user.id, baseURL!);
-    // A real SQLite failure (as a full disk would give), for this user's folders only.
     createItemRow(first.id, { title: "Tea party", sortOrder: 0 });
     createItemRow(first.id, { title: "Garden", sortOrder: 1 });
-    const triggers = {
-      refuse_insert: `INSERT ON folders WHEN NEW.user_id = ${user.id}`,
-      refuse_reorder: `UPDATE OF sort_order ON folders WHEN NEW.user_id = ${user.id}`,
-      refuse_delete: `DELETE ON folders WHEN OLD.user_id = ${user.id}`,
-      refuse_item_reorder: `UPDATE OF sort_order ON content_items WHEN NEW.folder_id = ${first.id}`,
-      refuse_item_delete: `DELETE ON content_items WHEN OLD.folder_id = ${first.id}`,
-    };
-    for (const [name, when] of Object.entries(triggers)) {
-      testDb().$client.exec(
-        `CREATE TRIGGER ${name}_${user.id} BEFORE ${when}
-         BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`,
-      );
-    }
-    try {
+    const refused = [
+      `INSERT ON folders WHEN NEW.user_id = ${user.id}`,
+      `UPDATE OF sort_order ON folders WHEN NEW.user_id = ${user.id}`,
+      `DELETE ON folders WHEN OLD.user_id = ${user.id}`,
+      `UPDATE OF sort_order ON content_items WHEN NEW.folder_id = ${first.id}`,
+      `DELETE ON content_items WHEN OLD.folder_id = ${first.id}`,
+    ];
+    await whileDatabaseRefuses(refused, async () => {
       await page.goto("/folders/new");
       const dialog = page.getByRole("dialog", { name: "Folder Details" });
       await dialog.getByLabel("Folder name").fill("Holiday plans");
@@ -187,11 +181,7 @@ test.describe("folders", () => {
       await expect(page.getByText("Failed to delete folder")).toBeVisible();
       await expect(page).toHaveURL(`/folders/${first.id}`);
       expect(foldersOf(user.id).map((folder) => folder.name)).toEqual(["First", "Second"]);
-    } finally {
-      for (const name of Object.keys(triggers)) {
-        testDb().$client.exec(`DROP TRIGGER IF EXISTS ${name}_${user.id}`);
-      }
-    }
+    });
   });
 
   test("the folder limit stops New and the server", async ({ page, context, baseURL }) => {

@@ -6,6 +6,7 @@ import sharp from "sharp";
 import { securityRejections } from "#db/schema";
 import { expect, test } from "./fixtures";
 import { createFolderRow, createUser, signIn, testDb } from "./support/accounts";
+import { whileDatabaseRefuses } from "./support/database-faults";
 import {
   createItemRow,
   createItemRows,
@@ -283,18 +284,11 @@ test.describe("content items", () => {
     const folder = createFolderRow(user.id, { name: "Notes" });
     createItemRow(folder.id, { type: "musing", title: "Earlier", note: "The first note." });
     await signIn(context, user.id, baseURL!);
-    // A real SQLite failure (as a full disk would give), for this folder's items only.
-    const triggers = {
-      refuse_item_insert: `INSERT ON content_items WHEN NEW.folder_id = ${folder.id}`,
-      refuse_item_update: `UPDATE OF note ON content_items WHEN OLD.folder_id = ${folder.id}`,
-    };
-    for (const [name, when] of Object.entries(triggers)) {
-      testDb().$client.exec(
-        `CREATE TRIGGER ${name}_${folder.id} BEFORE ${when}
-         BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`,
-      );
-    }
-    try {
+    const refused = [
+      `INSERT ON content_items WHEN NEW.folder_id = ${folder.id}`,
+      `UPDATE OF note ON content_items WHEN OLD.folder_id = ${folder.id}`,
+    ];
+    await whileDatabaseRefuses(refused, async () => {
       await page.goto(`/folders/${folder.id}`);
       const dialog = await openDialog(page, "Add Musings", "Add Musing");
       await dialog.getByLabel("Title").fill("Thinking of you");
@@ -312,11 +306,7 @@ test.describe("content items", () => {
       await expect(edit.getByRole("alert")).toContainText("Failed to update musing");
       await expect(edit.getByLabel("Note")).toHaveValue("A better note.");
       expect(itemsOf(folder.id)).toMatchObject([{ title: "Earlier", note: "The first note." }]);
-    } finally {
-      for (const name of Object.keys(triggers)) {
-        testDb().$client.exec(`DROP TRIGGER IF EXISTS ${name}_${folder.id}`);
-      }
-    }
+    });
   });
 
   test("adds photos: resized, without EXIF, with thumbnails", async ({

@@ -1,7 +1,36 @@
+import type { BrowserContext, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { createFolderRow, createUser, signIn, uniqueEmail } from "./support/accounts";
 import { createItemRow, itemsOf } from "./support/items";
 import { mailsTo, waitForMail } from "./support/mail";
+
+/**
+ * A sender with a folder for Mum and Dad holding one musing, signed in, who
+ * presses Send Now; returns once Mum has the e-mail.
+ */
+async function sendToMumAndDad(
+  { page, context, baseURL }: { page: Page; context: BrowserContext; baseURL: string },
+  folderName: string,
+  musing: string,
+) {
+  const sender = await createUser({ firstName: "Ada", lastName: "Lovelace" });
+  const mum = uniqueEmail("mum");
+  const dad = uniqueEmail("dad");
+  const folder = createFolderRow(sender.id, {
+    name: folderName,
+    recipients: [
+      { name: "Mum", email: mum },
+      { name: "Dad", email: dad },
+    ],
+  });
+  createItemRow(folder.id, { type: "musing", title: musing, note: "A few lines." });
+  await signIn(context, sender.id, baseURL);
+  await page.goto(`/folders/${folder.id}`);
+  await page.getByRole("button", { name: "Send Now" }).click();
+  await expect(page.getByText("Your folder is on its way (2 messages).")).toBeVisible();
+  const letter = await waitForMail(mum, new RegExp(folderName));
+  return { sender, folder, mum, dad, letter };
+}
 
 /**
  * The whole loop as people live it: the sender presses Send Now, the
@@ -13,25 +42,12 @@ test("a recipient unsubscribes from the received e-mail and the next send skips 
   context,
   baseURL,
 }) => {
-  const sender = await createUser({ firstName: "Ada", lastName: "Lovelace" });
-  const mum = uniqueEmail("mum");
-  const dad = uniqueEmail("dad");
-  const folder = createFolderRow(sender.id, {
-    name: "Sunday letters",
-    recipients: [
-      { name: "Mum", email: mum },
-      { name: "Dad", email: dad },
-    ],
-  });
-  createItemRow(folder.id, { type: "musing", title: "The garden in May", note: "Roses out." });
-  await signIn(context, sender.id, baseURL!);
-
-  await page.goto(`/folders/${folder.id}`);
-  await page.getByRole("button", { name: "Send Now" }).click();
-  await expect(page.getByText("Your folder is on its way (2 messages).")).toBeVisible();
+  const { sender, folder, mum, dad, letter } = await sendToMumAndDad(
+    { page, context, baseURL: baseURL! },
+    "Sunday letters",
+    "The garden in May",
+  );
   expect(itemsOf(folder.id).filter((item) => item.sentAt === null)).toEqual([]);
-
-  const letter = await waitForMail(mum, /Sunday letters/);
   expect(letter.html).toContain("The garden in May");
   expect(letter.replyTo?.value[0]?.address).toBe(sender.email);
   const link = /https?:\/\/[^\s"<>\]]+\/u\/[A-Za-z0-9_.-]+/.exec(letter.text ?? "")?.[0];
@@ -65,23 +81,11 @@ test("a recipient unsubscribes by e-mail from the List-Unsubscribe mailto", asyn
   request,
   baseURL,
 }) => {
-  const sender = await createUser({ firstName: "Ada", lastName: "Lovelace" });
-  const mum = uniqueEmail("mum");
-  const dad = uniqueEmail("dad");
-  const folder = createFolderRow(sender.id, {
-    name: "Garden notes",
-    recipients: [
-      { name: "Mum", email: mum },
-      { name: "Dad", email: dad },
-    ],
-  });
-  createItemRow(folder.id, { type: "musing", title: "First tomatoes", note: "Three of them." });
-  await signIn(context, sender.id, baseURL!);
-  await page.goto(`/folders/${folder.id}`);
-  await page.getByRole("button", { name: "Send Now" }).click();
-  await expect(page.getByText("Your folder is on its way (2 messages).")).toBeVisible();
-
-  const letter = await waitForMail(mum, /Garden notes/);
+  const { folder, mum, dad, letter } = await sendToMumAndDad(
+    { page, context, baseURL: baseURL! },
+    "Garden notes",
+    "First tomatoes",
+  );
   const listUnsubscribe = letter.headerLines.find((line) => line.key === "list-unsubscribe")?.line;
   const mailto = /<(mailto:[^>]+)>/.exec(listUnsubscribe ?? "")?.[1];
   expect(mailto, "the mailto in List-Unsubscribe").toBeDefined();

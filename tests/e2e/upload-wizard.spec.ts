@@ -5,6 +5,7 @@ import sharp from "sharp";
 import { uploadDrafts } from "#db/schema";
 import { expect, test } from "./fixtures";
 import { createFolderRow, createUser, signIn, testDb } from "./support/accounts";
+import { whileDatabaseRefuses } from "./support/database-faults";
 import { createItemRow, itemsOf, storedPath } from "./support/items";
 
 const MB = 1024 * 1024;
@@ -108,22 +109,16 @@ test.describe("upload to multiple folders", () => {
     await openWizard(page);
     await fillLink(page, "Good reads", "example.com/read");
     const draftId = draftIdOf(page);
-    // A real SQLite failure (as a full disk would give), for one of the two folders.
-    const trigger = `refuse_wizard_insert_${friends.id}`;
-    testDb().$client.exec(
-      `CREATE TRIGGER ${trigger} BEFORE INSERT ON content_items WHEN NEW.folder_id = ${friends.id}
-       BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`,
-    );
-    try {
+    // Only one of the two folders refuses: the draft goes to both or to neither.
+    const refused = [`INSERT ON content_items WHEN NEW.folder_id = ${friends.id}`];
+    await whileDatabaseRefuses(refused, async () => {
       const dialog = wizard(page);
       for (const name of ["Family", "Friends"]) await dialog.getByLabel(name).check();
       await dialog.getByRole("button", { name: "Add to folders" }).click();
       await expect(dialog.getByText("Failed to add content. Please try again.")).toBeVisible();
       expect(draftRow(draftId)).toBeDefined();
       expect([...itemsOf(family.id), ...itemsOf(friends.id)]).toEqual([]);
-    } finally {
-      testDb().$client.exec(`DROP TRIGGER IF EXISTS ${trigger}`);
-    }
+    });
     await wizard(page).getByRole("button", { name: "Add to folders" }).click();
     await expect(page.getByText("Added to 2 folders")).toBeVisible();
     expect(itemsOf(friends.id).map((item) => item.title)).toEqual(["Good reads"]);
