@@ -1,7 +1,7 @@
 import { data, redirect } from "@remix-run/node";
 import { and, desc, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
-import { db, writeTransaction } from "#db/client.server";
+import { db, prepareOnce, writeTransaction } from "#db/client.server";
 import { userRoles, users } from "#db/schema";
 import { ACCESS_DENIED_REDIRECT_MS, type AccessDenied } from "~/utils/admin-display";
 import { env } from "~/utils/env.server";
@@ -11,15 +11,23 @@ import { createToastHeaders } from "~/utils/toast.server";
 
 export type Role = (typeof userRoles.$inferInsert)["role"];
 
-export function isAdmin(userId: number) {
-  const row = db
+/** Asked on every signed-in page view (the root loader), hence prepared once. */
+const activeAdminRoleQuery = prepareOnce((database) =>
+  database
     .select({ id: userRoles.id })
     .from(userRoles)
     .where(
-      and(eq(userRoles.userId, userId), eq(userRoles.role, "admin"), eq(userRoles.isActive, true)),
+      and(
+        eq(userRoles.userId, sql.placeholder("userId")),
+        eq(userRoles.role, "admin"),
+        eq(userRoles.isActive, true),
+      ),
     )
-    .get();
-  return Boolean(row);
+    .prepare(),
+);
+
+export function isAdmin(userId: number) {
+  return Boolean(activeAdminRoleQuery().get({ userId }));
 }
 
 export class RoleError extends Error {}
