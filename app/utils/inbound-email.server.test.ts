@@ -81,6 +81,23 @@ describe("readInboundEmail", () => {
       subject: "unsubscribe-7-abc",
       from: "Mum <mum@example.com>",
     });
+    // A boundary with capitals, as browsers and providers write them.
+    const boundary = "----SendGridBoundaryAbCdEf";
+    const multipart = [
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="subject"',
+      "",
+      "unsubscribe-7-abc",
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="from"',
+      "",
+      "mum@example.com",
+      `--${boundary}--`,
+      "",
+    ].join("\r\n");
+    expect(
+      await readInboundEmail(post(multipart, `multipart/form-data; boundary=${boundary}`)),
+    ).toEqual({ subject: "unsubscribe-7-abc", from: "mum@example.com" });
     const json = JSON.stringify({ From: "mum@example.com", Subject: "unsubscribe-7-abc" });
     expect(await readInboundEmail(post(json, "application/json"))).toEqual({
       subject: "unsubscribe-7-abc",

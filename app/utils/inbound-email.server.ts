@@ -34,8 +34,10 @@ function text(value: unknown) {
 export async function readInboundEmail(request: Request): Promise<InboundEmail | null> {
   const body = await readBodyText(request, LIMITS.inboundEmailMaxBodyBytes);
   if (body === null) return null;
-  const contentType = (request.headers.get("content-type") ?? "").toLowerCase();
-  if (contentType.startsWith("application/json")) {
+  const contentType = request.headers.get("content-type") ?? "";
+  // Only the type is compared without case: a multipart boundary is case-sensitive.
+  const mediaType = contentType.split(";")[0]!.trim().toLowerCase();
+  if (mediaType === "application/json") {
     let fields: Record<string, unknown> = {};
     try {
       const parsed: unknown = JSON.parse(body);
@@ -48,10 +50,7 @@ export async function readInboundEmail(request: Request): Promise<InboundEmail |
       from: text(fields.From) ?? text(fields.from),
     };
   }
-  if (
-    contentType.startsWith("multipart/form-data") ||
-    contentType.startsWith("application/x-www-form-urlencoded")
-  ) {
+  if (mediaType === "multipart/form-data" || mediaType === "application/x-www-form-urlencoded") {
     const form = await new Response(body, { headers: { "Content-Type": contentType } })
       .formData()
       .catch(() => new FormData());
