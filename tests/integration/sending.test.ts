@@ -219,6 +219,16 @@ describe("a scheduled send", () => {
       [...recipients, user.email].sort(),
     );
     expect(deliveries[0]?.contentBreakdown).toEqual({ links: 1, photos: 1, files: 1, musings: 1 });
+    // Times are stored as epoch ms and read back as the moment of the send.
+    const ledgerRows = app.db.select().from(app.schema.sendLedgerRecipients).all();
+    const sentTimes = [
+      ...deliveries.map((row) => row.sentAt),
+      ...ledgerRows.filter((row) => recipients.includes(row.email)).map((row) => row.sentAt),
+    ];
+    expect(sentTimes).toHaveLength(2 * recipients.length + 1);
+    for (const time of sentTimes) {
+      expect(Math.abs(Date.now() - time!.getTime())).toBeLessThan(60_000);
+    }
   });
 
   test("sends once: a second pass and a pass days later find nothing to do", async () => {
