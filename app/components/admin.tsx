@@ -5,12 +5,14 @@ import {
   Link,
   useLocation,
   useNavigate,
+  useNavigation,
   useRevalidator,
   useRouteError,
 } from "@remix-run/react";
 import { type ReactNode, useEffect, useId, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
 import { AppShell } from "~/components/app-shell";
+import { CsrfInput } from "~/components/forms";
 import {
   ACCESS_DENIED_REDIRECT_MS,
   formatUtc,
@@ -127,7 +129,8 @@ export function SeverityBadge({ severity }: { severity: string }) {
 }
 
 /**
- * Last-updated time, Refresh (a GET form: works without JavaScript) and, with
+ * Last-updated time, Refresh (a form: the page comes back with the spec's
+ * "Refreshed" toast, with or without JavaScript) and, with
  * JavaScript, the auto-refresh switch (default on) that revalidates the page
  * every 2 minutes.
  */
@@ -135,8 +138,8 @@ export function RefreshControls({ generatedAt }: { generatedAt: string }) {
   const hydrated = useHydrated();
   const revalidator = useRevalidator();
   const location = useLocation();
+  const navigation = useNavigation();
   const [autoRefresh, setAutoRefresh] = useState(true);
-  const params = new URLSearchParams(location.search);
 
   useEffect(() => {
     if (!autoRefresh) return;
@@ -166,12 +169,13 @@ export function RefreshControls({ generatedAt }: { generatedAt: string }) {
           Auto-refresh {autoRefresh ? "on" : "off"}
         </button>
       ) : null}
-      <Form method="get" action={location.pathname}>
-        {[...params].map(([name, value]) => (
-          <input key={name} type="hidden" name={name} value={value} />
-        ))}
+      <Form method="post" action={`${location.pathname}${location.search}`}>
+        <CsrfInput />
+        <input type="hidden" name="intent" value="refresh" />
         <button type="submit" className="btn-secondary py-1.5">
-          {revalidator.state === "loading" ? "Refreshing..." : "Refresh"}
+          {revalidator.state === "loading" || navigation.formData?.get("intent") === "refresh"
+            ? "Refreshing..."
+            : "Refresh"}
         </button>
       </Form>
     </div>

@@ -45,6 +45,12 @@ export async function redirectWithToast(url: string, toast: ToastInput, init?: R
   return redirect(url, { ...init, headers });
 }
 
+/** Answers a Refresh button: the same page again, with the spec's "Refreshed" toast. */
+export function redirectRefreshed(request: Request) {
+  const url = new URL(request.url);
+  return redirectWithToast(`${url.pathname}${url.search}`, { title: "Refreshed" });
+}
+
 /** The pending toast, if any, and the header that clears it. */
 export async function getToast(request: Request) {
   const session = await toastStorage.getSession(request.headers.get("Cookie"));

@@ -69,6 +69,9 @@ test.describe("admin dashboards", () => {
     await expect(page.getByText("Connected")).toBeVisible();
     await expect(page.getByText(/^\d+(d \d+h|h \d+m|m)$/)).toBeVisible();
     await expect(page.getByText(/^\d+\.\d\d ms$/)).toBeVisible();
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await expect(page.getByRole("region", { name: "Notifications" })).toContainText("Refreshed");
+    await expect(page).toHaveURL(/\/admin\/dashboard\?tab=health$/);
 
     await tabs.getByRole("link", { name: "Business Metrics" }).click();
     await expect(page).toHaveURL(/\?tab=business$/);
@@ -158,7 +161,8 @@ test.describe("admin dashboards", () => {
     expect(rows).toBeLessThanOrEqual(6);
     await expect(page.getByRole("region", { name: "Trends" })).toContainText(/up|down|stable/i);
     await page.getByRole("button", { name: "Refresh" }).click();
-    await expect(page).toHaveURL(/\/admin\/security\??$/);
+    await expect(page.getByRole("region", { name: "Notifications" })).toContainText("Refreshed");
+    await expect(page).toHaveURL(/\/admin\/security$/);
     await expectAccessible();
   });
 

@@ -44,7 +44,7 @@ import {
   revokeRole,
   roleHistory,
 } from "~/utils/roles.server";
-import { redirectWithToast } from "~/utils/toast.server";
+import { redirectRefreshed, redirectWithToast } from "~/utils/toast.server";
 
 export const meta: MetaFunction = () => [
   { title: "Admin Dashboard · Thoughtfully" },
@@ -101,6 +101,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 export async function action({ request }: ActionFunctionArgs) {
   const formData = await readProtectedForm(request);
   const admin = await requireAdmin(request, "the admin dashboard");
+  if (formData.get("intent") === "refresh") return redirectRefreshed(request);
   const back = tabHref("security");
   if (formData.get("intent") === "revoke") {
     const submission = parseWithZod(formData, { schema: RevokeRoleSchema });

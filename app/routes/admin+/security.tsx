@@ -1,4 +1,9 @@
-import { data, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import {
+  type ActionFunctionArgs,
+  data,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import {
   AdminErrorBoundary,
@@ -11,7 +16,9 @@ import {
 } from "~/components/admin";
 import { EVENT_LABELS, formatNumber, formatUtc, levels } from "~/utils/admin-display";
 import { getSecurityDashboard, type Trend } from "~/utils/admin-metrics.server";
+import { readProtectedForm } from "~/utils/csrf.server";
 import { requireAdmin } from "~/utils/roles.server";
+import { redirectRefreshed } from "~/utils/toast.server";
 
 export const meta: MetaFunction = () => [
   { title: "Security Dashboard · Thoughtfully" },
@@ -24,6 +31,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
   await requireAdmin(request, "the security dashboard");
   const now = new Date();
   return data({ generatedAt: now.toISOString(), security: getSecurityDashboard(now) });
+}
+
+/** The page's only form is Refresh. */
+export async function action({ request }: ActionFunctionArgs) {
+  await readProtectedForm(request);
+  await requireAdmin(request, "the security dashboard");
+  return redirectRefreshed(request);
 }
 
 const ARROWS = { up: "↑", down: "↓", stable: "→" } as const;
