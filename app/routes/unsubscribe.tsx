@@ -116,27 +116,26 @@ export async function action({ request }: ActionFunctionArgs) {
 
 const radioClass = "mt-0.5 h-4 w-4 border-stone-400 text-brand-700";
 
-function InvalidLink() {
-  return (
-    <AuthCard title="Unsubscribe" description={<p role="alert">{INVALID}</p>}>
-      <p className="text-sm text-stone-700">
-        Please use the unsubscribe link from the most recent e-mail you received, exactly as it is.
-      </p>
-      <Link to="/" className="btn-secondary mt-5 w-full">
-        Go to Thoughtfully
-      </Link>
-    </AuthCard>
-  );
-}
+/** Why the page cannot offer to unsubscribe: the alert, then what it means for the reader. */
+const LINK_PROBLEMS = {
+  error: {
+    alert: INVALID,
+    explanation:
+      "Please use the unsubscribe link from the most recent e-mail you received, exactly as it is.",
+  },
+  // A genuine link to a folder its sender has since deleted: nothing more will come from it.
+  gone: {
+    alert: GONE,
+    explanation:
+      "This folder no longer exists: its sender deleted it, so you will not receive it any more. There is nothing you need to do.",
+  },
+} as const;
 
-/** A genuine link to a folder its sender has since deleted: nothing more will come from it. */
-function FolderGone() {
+function LinkProblem({ problem }: { problem: keyof typeof LINK_PROBLEMS }) {
+  const { alert, explanation } = LINK_PROBLEMS[problem];
   return (
-    <AuthCard title="Unsubscribe" description={<p role="alert">{GONE}</p>}>
-      <p className="text-sm text-stone-700">
-        This folder no longer exists: its sender deleted it, so you will not receive it any more.
-        There is nothing you need to do.
-      </p>
+    <AuthCard title="Unsubscribe" description={<p role="alert">{alert}</p>}>
+      <p className="text-sm text-stone-700">{explanation}</p>
       <Link to="/" className="btn-secondary mt-5 w-full">
         Go to Thoughtfully
       </Link>
@@ -148,8 +147,12 @@ export default function UnsubscribePage() {
   const loaderData = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
 
-  if (loaderData.state === "gone" || actionData?.state === "gone") return <FolderGone />;
-  if (loaderData.state === "error" || actionData?.state === "error") return <InvalidLink />;
+  if (loaderData.state === "gone" || actionData?.state === "gone") {
+    return <LinkProblem problem="gone" />;
+  }
+  if (loaderData.state === "error" || actionData?.state === "error") {
+    return <LinkProblem problem="error" />;
+  }
   const { folderId, email, token, folderName, senderName } = loaderData;
 
   if (actionData?.state === "success") {
