@@ -1,4 +1,5 @@
 import { parseWithZod } from "@conform-to/zod";
+import { data } from "@remix-run/node";
 import type { UploadProblem } from "~/components/item-form";
 import { ITEM_TYPES, type ItemType, schemaFor } from "~/utils/item-validation";
 import { ItemNotFoundError, ItemRuleError, QuotaExceededError } from "~/utils/items.server";
@@ -35,9 +36,19 @@ export function typedValues(formData: FormData | undefined, type: ItemType) {
   return { ...reply, error: undefined };
 }
 
-/** The text fields a refused upload had read before it stopped, if any. */
-export function fieldsReadBefore(error: unknown) {
-  return error instanceof UploadRejectedError ? error.fieldsRead : undefined;
+/**
+ * The answer to an upload refused while it was being read (File Too Large,
+ * Storage Full!, a disguised file): the spec's message, and the text fields
+ * read before the refusal shown again. Any other error is thrown on.
+ */
+export function refusedUploadReply(error: unknown, type: ItemType) {
+  const mapped = uploadProblemFor(error);
+  if (!mapped) throw error;
+  const fieldsRead = error instanceof UploadRejectedError ? error.fieldsRead : undefined;
+  return data(
+    { result: typedValues(fieldsRead, type), problem: mapped.problem },
+    { status: mapped.status },
+  );
 }
 
 /**

@@ -12,8 +12,8 @@ import { readProtectedForm, validateCsrf } from "~/utils/csrf.server";
 import { notFoundOnForeignFolder, parseFolderId } from "~/utils/folder-params.server";
 import { getFolder, recipientsOf } from "~/utils/folders.server";
 import {
-  fieldsReadBefore,
   parseItemType,
+  refusedUploadReply,
   typedValues,
   unexpectedSaveProblem,
   uploadProblemFor,
@@ -77,12 +77,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   try {
     upload = await parseUploadForm(request, type, user.id);
   } catch (error) {
-    const mapped = uploadProblemFor(error);
-    if (!mapped) throw error;
-    return data(
-      { result: typedValues(fieldsReadBefore(error), type), problem: mapped.problem },
-      { status: mapped.status },
-    );
+    return refusedUploadReply(error, type);
   }
   const keys = storedKeys(upload.stored);
   try {

@@ -14,9 +14,9 @@ import { parseFolderId } from "~/utils/folder-params.server";
 import { recipientsOf } from "~/utils/folders.server";
 import { formatBytes } from "~/utils/format";
 import {
-  fieldsReadBefore,
   notFoundOnForeignItem,
   parseItemId,
+  refusedUploadReply,
   typedValues,
   unexpectedSaveProblem,
   uploadProblemFor,
@@ -101,12 +101,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   try {
     upload = await parseUploadForm(request, item.type, user.id, { maxFiles: Math.max(room, 0) });
   } catch (error) {
-    const mapped = uploadProblemFor(error);
-    if (!mapped) throw error;
-    return data(
-      { result: typedValues(fieldsReadBefore(error), item.type), problem: mapped.problem },
-      { status: mapped.status },
-    );
+    return refusedUploadReply(error, item.type);
   }
   try {
     await validateCsrf(request, upload.formData);

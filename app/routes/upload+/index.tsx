@@ -11,7 +11,7 @@ import {
 } from "~/components/upload-wizard";
 import { readProtectedForm, validateCsrf } from "~/utils/csrf.server";
 import { formatBytes } from "~/utils/format";
-import { fieldsReadBefore, typedValues, uploadProblemFor } from "~/utils/item-routes.server";
+import { refusedUploadReply } from "~/utils/item-routes.server";
 import { WIZARD_TYPES } from "~/utils/multi-folder";
 import { requireUser } from "~/utils/session.server";
 import { createDraft, getDraft, updateDraftContent } from "~/utils/upload-drafts.server";
@@ -63,12 +63,7 @@ export async function action({ request }: ActionFunctionArgs) {
     try {
       upload = await parseUploadForm(request, type, user.id);
     } catch (error) {
-      const mapped = uploadProblemFor(error);
-      if (!mapped) throw error;
-      return data(
-        { result: typedValues(fieldsReadBefore(error), type), problem: mapped.problem },
-        { status: mapped.status },
-      );
+      return refusedUploadReply(error, type);
     }
     stored = upload.stored;
     try {
