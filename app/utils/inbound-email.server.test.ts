@@ -151,6 +151,17 @@ describe("applyInboundEmail", () => {
     expect(activeEmails(family.id)).toEqual(["mum@example.com"]);
   });
 
+  test("a former recipient writing from their own address is matched by From", () => {
+    const family = createFolder(["dad@example.com"]);
+    expect(
+      applyInboundEmail({
+        subject: mailtoSubject(family.id, "mum@example.com"),
+        from: '"Mum, at home" <Mum@Example.com>',
+      }),
+    ).toEqual({ outcome: "unsubscribed", folderId: family.id, email: "mum@example.com" });
+    expect(activeEmails(family.id)).toEqual(["dad@example.com"]);
+  });
+
   test("ignores other mail, forged tokens and another folder's token, changing nothing", () => {
     const family = createFolder(["mum@example.com"]);
     const other = createFolder(["mum@example.com"]);

@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
 import { simpleParser } from "mailparser";
+import addressparser from "nodemailer/lib/addressparser/index.js";
 import { db } from "#db/client.server";
 import { folders } from "#db/schema";
 import { recipientsOf } from "~/utils/folders.server";
@@ -60,9 +61,9 @@ export async function readInboundEmail(request: Request): Promise<InboundEmail |
   return { subject: message.subject ?? "", from: message.from?.value[0]?.address ?? null };
 }
 
-/** "Ada <ada@example.com>" or "ada@example.com" → "ada@example.com". */
+/** "Ada <ada@example.com>" or "ada@example.com" → "ada@example.com" (nodemailer's parser, as the mailer uses). */
 function bareAddress(from: string) {
-  return (/<([^>]+)>/.exec(from)?.[1] ?? from).trim().toLowerCase();
+  return addressparser(from, { flatten: true })[0]?.address?.trim().toLowerCase() || null;
 }
 
 /**
@@ -76,8 +77,9 @@ export function applyInboundEmail({ subject, from }: InboundEmail): InboundOutco
   if (!request) return { outcome: "ignored", reason: "not an unsubscribe request" };
   const folder = db.select().from(folders).where(eq(folders.id, request.folderId)).get();
   if (!folder) return { outcome: "ignored", reason: "no such folder" };
+  const sender = from ? bareAddress(from) : null;
   const candidates = [
-    ...(from ? [bareAddress(from)] : []),
+    ...(sender ? [sender] : []),
     ...recipientsOf(folder).map((recipient) => recipient.email.trim().toLowerCase()),
   ];
   const email = candidates.find((address) =>
