@@ -1,21 +1,14 @@
-import {
-  type ActionFunctionArgs,
-  createReadableStreamFromReadable,
-  type EntryContext,
-  type HandleDataRequestFunction,
-  type LoaderFunctionArgs,
+import type {
+  ActionFunctionArgs,
+  EntryContext,
+  HandleDataRequestFunction,
+  LoaderFunctionArgs,
 } from "@remix-run/node";
-import { RemixServer } from "@remix-run/react";
-import { isbot } from "isbot";
-import { renderToPipeableStream } from "react-dom/server";
 import { billingFormActionOrigins } from "~/utils/billing.server";
-import { createCoalescingStream } from "~/utils/coalescing-stream.server";
 import { env } from "~/utils/env.server";
 import { startServerProcess } from "~/utils/lifecycle.server";
-import { NonceProvider } from "~/utils/nonce-provider";
+import { renderDocument } from "~/utils/render-document.server";
 import { applySecurityHeaders, createNonce } from "~/utils/security-headers.server";
-
-const ABORT_DELAY = 5_000;
 
 startServerProcess();
 
@@ -30,7 +23,7 @@ const headerOptions = {
   ],
 };
 
-export default function handleRequest(
+export default async function handleRequest(
   request: Request,
   responseStatusCode: number,
   responseHeaders: Headers,
@@ -44,46 +37,9 @@ export default function handleRequest(
     responseHeaders.delete("X-Empty-Body");
     return new Response(null, { status: responseStatusCode, headers: responseHeaders });
   }
-  // Bots get the whole document at once; people get it streamed.
-  const readyEvent = isbot(request.headers.get("user-agent") ?? "") ? "onAllReady" : "onShellReady";
-
-  return new Promise<Response>((resolve, reject) => {
-    let shellRendered = false;
-    const { pipe, abort } = renderToPipeableStream(
-      <NonceProvider value={nonce}>
-        <RemixServer
-          context={remixContext}
-          url={request.url}
-          abortDelay={ABORT_DELAY}
-          nonce={nonce}
-        />
-      </NonceProvider>,
-      {
-        nonce,
-        [readyEvent]() {
-          shellRendered = true;
-          const body = createCoalescingStream();
-          responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-          resolve(
-            new Response(createReadableStreamFromReadable(body), {
-              headers: responseHeaders,
-              status: responseStatusCode,
-            }),
-          );
-          pipe(body);
-        },
-        onShellError(error: unknown) {
-          reject(error);
-        },
-        onError(error: unknown) {
-          responseStatusCode = 500;
-          if (shellRendered) console.error(error);
-        },
-      },
-    );
-    // unref: a pending render must not hold the process open during shutdown.
-    setTimeout(abort, ABORT_DELAY).unref();
-  });
+  const document = await renderDocument(remixContext, request.url, nonce);
+  responseHeaders.set("Content-Type", "text/html; charset=utf-8");
+  return new Response(document, { headers: responseHeaders, status: responseStatusCode });
 }
 
 export const handleDataRequest: HandleDataRequestFunction = (response) => {

@@ -124,6 +124,20 @@ test.describe("health and headers", () => {
     const html = await first.text();
     expect(html).toContain(`nonce="${nonce}"`);
   });
+
+  test("a page arrives whole, with its loader data for the browser", async ({ request }) => {
+    // Pages are rendered in one pass after reading Remix's data hand-off
+    // (app/utils/render-document.server.tsx): the data scripts must all be in it.
+    const response = await request.get("/login");
+    expect(response.status()).toBe(200);
+    expect(response.headers()["content-type"]).toBe("text/html; charset=utf-8");
+    const html = await response.text();
+    expect(html.startsWith("<!DOCTYPE html><html")).toBe(true);
+    expect(html).toContain("window.__remixContext.streamController.enqueue(");
+    expect(html).toContain(">window.__remixContext.streamController.close();</script>");
+    // React's mark for a part it could not finish on the server.
+    expect(html).not.toContain("<!--$!-->");
+  });
 });
 
 test.describe("outbox", () => {
