@@ -1,9 +1,12 @@
 import { useNavigate } from "@remix-run/react";
-import { type AnchorHTMLAttributes, useEffect } from "react";
+import { type ReactNode, useEffect } from "react";
 
-type DelegatedLinkProps = Omit<AnchorHTMLAttributes<HTMLAnchorElement>, "href"> & {
+type DelegatedLinkProps = {
   /** An absolute path of this app ("/folders/3/edit"). */
   to: string;
+  className?: string;
+  "aria-label"?: string;
+  "aria-current"?: "page";
   /** Keep the scroll position on a client-side navigation, as <Link preventScrollReset>. */
   preventScrollReset?: boolean;
   /**
@@ -11,6 +14,7 @@ type DelegatedLinkProps = Omit<AnchorHTMLAttributes<HTMLAnchorElement>, "href"> 
    * link per route is enough: a list passes false for all but its first.
    */
   discover?: boolean;
+  children: ReactNode;
 };
 
 const KEEP_SCROLL = "keep-scroll";
@@ -23,21 +27,21 @@ const KEEP_SCROLL = "keep-scroll";
  * JavaScript, <LinkDelegation> in the root turns clicks on these links into
  * client-side navigations, as <Link> does; `data-discover` lets Remix load the
  * target route's code ahead of the click, as <Link> does. Without JavaScript
- * both are the same <a href>.
+ * both are the same <a href>. The props are named one by one: copying "the
+ * rest" of them took as long as the rest of the link.
  */
-export function DelegatedLink({
-  to,
-  preventScrollReset,
-  discover = true,
-  ...props
-}: DelegatedLinkProps) {
+export function DelegatedLink(props: DelegatedLinkProps) {
   return (
     <a
-      {...props}
-      href={to}
-      data-discover={discover ? "true" : undefined}
-      data-delegated-link={preventScrollReset ? KEEP_SCROLL : ""}
-    />
+      href={props.to}
+      className={props.className}
+      aria-label={props["aria-label"]}
+      aria-current={props["aria-current"]}
+      data-discover={props.discover === false ? undefined : "true"}
+      data-delegated-link={props.preventScrollReset ? KEEP_SCROLL : ""}
+    >
+      {props.children}
+    </a>
   );
 }
 
