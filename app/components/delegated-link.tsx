@@ -9,11 +9,6 @@ type DelegatedLinkProps = {
   "aria-current"?: "page";
   /** Keep the scroll position on a client-side navigation, as <Link preventScrollReset>. */
   preventScrollReset?: boolean;
-  /**
-   * Let Remix load the target route's code before the click (default). One
-   * link per route is enough: a list passes false for all but its first.
-   */
-  discover?: boolean;
   children: ReactNode;
 };
 
@@ -25,9 +20,8 @@ const KEEP_SCROLL = "keep-scroll";
  * (path resolution, prefetch state, event handlers), and 80 of them were a
  * tenth of the dashboard's render time (`npm run bench:dashboard`). With
  * JavaScript, <LinkDelegation> in the root turns clicks on these links into
- * client-side navigations, as <Link> does; `data-discover` lets Remix load the
- * target route's code ahead of the click, as <Link> does. Without JavaScript
- * both are the same <a href>. The props are named one by one: copying "the
+ * client-side navigations, as <Link> does. Without JavaScript both are the
+ * same <a href>. The props are named one by one: copying "the
  * rest" of them took as long as the rest of the link.
  */
 export function DelegatedLink(props: DelegatedLinkProps) {
@@ -37,7 +31,6 @@ export function DelegatedLink(props: DelegatedLinkProps) {
       className={props.className}
       aria-label={props["aria-label"]}
       aria-current={props["aria-current"]}
-      data-discover={props.discover === false ? undefined : "true"}
       data-delegated-link={props.preventScrollReset ? KEEP_SCROLL : ""}
     >
       {props.children}

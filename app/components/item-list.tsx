@@ -114,7 +114,6 @@ export function ItemList({
                     className="item-action"
                     aria-label={`Edit ${item.title}`}
                     preventScrollReset
-                    discover={index === 0}
                   >
                     Edit
                   </DelegatedLink>
