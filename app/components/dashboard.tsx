@@ -425,7 +425,8 @@ export function DashboardPage({ data, children }: { data: Data; children?: React
     <AppShell>
       {data.bannerDismissed ? null : <RecipientsBanner />}
       <div className="mx-auto grid max-w-6xl gap-6 px-4 py-6 sm:px-6 lg:grid-cols-[18rem_1fr]">
-        <aside aria-labelledby="my-folders" className="space-y-3">
+        {/* min-w-0: a long unbroken URL or name must not widen the column past the screen. */}
+        <aside aria-labelledby="my-folders" className="min-w-0 space-y-3">
           <div className="flex items-center justify-between">
             <h1 id="my-folders" className="font-serif text-xl font-semibold text-stone-900">
               My Folders
@@ -446,7 +447,9 @@ export function DashboardPage({ data, children }: { data: Data; children?: React
           ) : null}
           {folders.length > 0 ? <FolderList folders={folders} selectedId={selected?.id} /> : null}
         </aside>
-        <div>{selected ? <FolderDetail folder={selected} data={data} /> : <EmptyState />}</div>
+        <div className="min-w-0">
+          {selected ? <FolderDetail folder={selected} data={data} /> : <EmptyState />}
+        </div>
       </div>
       {children}
     </AppShell>
