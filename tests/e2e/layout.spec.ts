@@ -1,6 +1,7 @@
 import type { Page, TestInfo } from "@playwright/test";
+import { userRoles } from "#db/schema";
 import { expect, test } from "./fixtures";
-import { createFolderRow, createUser, signIn } from "./support/accounts";
+import { createFolderRow, createUser, signIn, testDb } from "./support/accounts";
 import { createItemRow } from "./support/items";
 
 const VIEWPORTS = [
@@ -8,9 +9,39 @@ const VIEWPORTS = [
   { name: "desktop", width: 1280, height: 800 },
 ] as const;
 
-/** A URL with no place to break: what pushes a careless layout sideways on a phone. */
+/** A URL and a word with no place to break: what pushes a careless layout sideways on a phone. */
 const LONG_URL =
   "https://example.com/a/very/long/path/that/could/push/the/page/sideways/on/a/phone";
+const LONG_WORD = "Averyveryveryverylongwordwithoutanyspacesthatcouldoverflowthecard";
+
+/** Two folders, one with a link and a musing that have nothing to break at. */
+function seedLongContent(userId: number) {
+  const folder = createFolderRow(userId, {
+    name: "Family news",
+    recipients: [
+      { name: "Mum", email: "mum@example.com" },
+      { name: "Dad", email: "dad@example.com" },
+    ],
+    sortOrder: 0,
+  });
+  createFolderRow(userId, { name: "Book club with a long name", sortOrder: 1, isPaused: true });
+  const link = createItemRow(folder.id, {
+    type: "link",
+    title: "An article worth reading about gardens and very long words",
+    urls: [LONG_URL],
+    note: null,
+    addComment: true,
+    commentText: "Made me think of you.",
+  });
+  createItemRow(folder.id, { title: "Tomatoes", note: LONG_WORD });
+  return { folder, link };
+}
+
+async function sidewaysScroll(page: Page) {
+  return page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
+}
 
 /**
  * Nothing scrolls sideways and every control is on the screen. The full-page
@@ -18,10 +49,7 @@ const LONG_URL =
  * to look at.
  */
 async function expectFitsScreen(page: Page, testInfo: TestInfo, name: string) {
-  const overflow = await page.evaluate(
-    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-  );
-  expect(overflow, "pixels of sideways scrolling").toBeLessThanOrEqual(0);
+  expect(await sidewaysScroll(page), "pixels of sideways scrolling").toBeLessThanOrEqual(0);
   const width = page.viewportSize()!.width;
   // Buttons whole; links by their start, as a long URL is cut short with an ellipsis by design.
   for (const button of await page.locator("main button:visible").all()) {
@@ -48,28 +76,7 @@ test.describe("layout", () => {
       baseURL,
     }, testInfo) => {
       const user = await createUser();
-      const folder = createFolderRow(user.id, {
-        name: "Family news",
-        recipients: [
-          { name: "Mum", email: "mum@example.com" },
-          { name: "Dad", email: "dad@example.com" },
-        ],
-        sortOrder: 0,
-      });
-      createFolderRow(user.id, {
-        name: "Book club with a long name",
-        sortOrder: 1,
-        isPaused: true,
-      });
-      createItemRow(folder.id, {
-        type: "link",
-        title: "An article worth reading about gardens and very long words",
-        urls: [LONG_URL],
-        note: null,
-        addComment: true,
-        commentText: "Made me think of you.",
-      });
-      createItemRow(folder.id, { title: "Tomatoes", note: "They are finally turning red." });
+      const { folder } = seedLongContent(user.id);
       await signIn(context, user.id, baseURL!);
       await page.setViewportSize({ width: viewport.width, height: viewport.height });
 
@@ -77,6 +84,7 @@ test.describe("layout", () => {
       await expect(page.getByRole("heading", { level: 1, name: "My Folders" })).toBeVisible();
       await expect(page.getByRole("heading", { level: 2, name: "Family news" })).toBeVisible();
       await expect(page.getByRole("link", { name: LONG_URL })).toBeVisible();
+      await expect(page.getByText(LONG_WORD)).toBeVisible();
       await expectFitsScreen(page, testInfo, `dashboard-${viewport.name}.png`);
 
       await page.goto("/folders/new");
@@ -84,4 +92,50 @@ test.describe("layout", () => {
       await expectFitsScreen(page, testInfo, `folder-form-${viewport.name}.png`);
     });
   }
+
+  test("no page scrolls sideways on a 375 px phone", async ({ page, context, baseURL }) => {
+    const admin = await createUser();
+    testDb()
+      .insert(userRoles)
+      .values({ userId: admin.id, role: "admin", grantReason: "e2e" })
+      .run();
+    const { folder, link } = seedLongContent(admin.id);
+    await signIn(context, admin.id, baseURL!);
+    await page.setViewportSize({ width: 375, height: 812 });
+    const signedIn = [
+      "/",
+      `/folders/${folder.id}/add/link`,
+      `/folders/${folder.id}/add/musing`,
+      `/folders/${folder.id}/add/photo`,
+      `/folders/${folder.id}/items/${link.id}/edit`,
+      `/folders/${folder.id}/preview`,
+      `/folders/${folder.id}/recipients`,
+      `/folders/${folder.id}/delete`,
+      `/folders/${folder.id}/edit`,
+      "/profile",
+      "/upload",
+      "/invite",
+      "/upgrade",
+      `/add?url=${encodeURIComponent(LONG_URL)}&title=${LONG_WORD}`,
+      "/admin/dashboard",
+      "/admin/security",
+    ];
+    const signedOut = ["/", "/login", "/signup", "/forgot-password", "/unsubscribe?token=bad"];
+    const problems: string[] = [];
+    for (const [paths, label] of [
+      [signedIn, "signed in"],
+      [signedOut, "signed out"],
+    ] as const) {
+      if (label === "signed out") await context.clearCookies();
+      for (const path of paths) {
+        const response = await page.goto(path);
+        const overflow = await sidewaysScroll(page);
+        // A bad unsubscribe link is a 400 page, still one to fit.
+        if (overflow > 0 || !response || response.status() >= 500) {
+          problems.push(`${label} ${path}: ${response?.status()}, ${overflow} px sideways`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
 });
