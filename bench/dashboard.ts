@@ -1,9 +1,11 @@
+import { spawn } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
 import {
   freePort,
   procStatusBytes,
+  repoRoot,
   requireBuild,
   type Server,
   signIn,
@@ -20,8 +22,10 @@ import { type Run, runBenchmark } from "./support/run";
  * database or session work (`/bench/minimal`), both served by the production
  * build in one run, on loopback. Prints throughput and latency of both, the
  * ratio and the targets; the baseline runs again briefly at the end, and a
- * warning says when the two disagree (a busy machine). Needs `remix build`
- * first (the npm script does it).
+ * warning says when the two disagree (a busy machine). Last, a bare Node
+ * server spending the dashboard's measured time per request shows the latency
+ * floor of that cost on this machine. Needs `remix build` first (the npm
+ * script does it).
  */
 const CONNECTIONS = 10;
 const DURATION_S = 10;
@@ -40,6 +44,51 @@ function peakRssMiB(pid: number | undefined) {
     return pid === undefined ? null : procStatusBytes(pid, "VmHWM") / (1024 * 1024);
   } catch {
     return null;
+  }
+}
+
+/**
+ * The same load against a bare Node server that spends the dashboard's
+ * measured time per request and answers as many bytes: its p99 is the floor
+ * the event loop, the machine and autocannon set for that cost, with no Remix,
+ * React or garbage collection in it.
+ */
+async function busyServerFloor(
+  busyMs: number,
+  bodyBytes: number,
+  killOnTimeout: Run["killOnTimeout"],
+) {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [path.join(repoRoot, "bench", "support", "busy-server.mjs")],
+    {
+      env: {
+        ...process.env,
+        PORT: String(port),
+        BUSY_MS: String(busyMs),
+        BODY_BYTES: String(bodyBytes),
+      },
+      stdio: ["ignore", "ignore", "inherit"],
+    },
+  );
+  killOnTimeout(child);
+  try {
+    const url = `http://127.0.0.1:${port}/`;
+    const deadline = Date.now() + 10_000;
+    while (
+      !(await fetch(url).then(
+        (response) => response.ok,
+        () => false,
+      ))
+    ) {
+      if (Date.now() > deadline) throw new Error("the bare Node server did not start");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await load(url, {}, "x", WARMUP_S);
+    return await load(url, {}, "x", DURATION_S);
+  } finally {
+    child.kill();
   }
 }
 
@@ -156,6 +205,10 @@ async function main({ dataDir, killOnTimeout }: Run) {
     );
     const recheck = await load(minimal.url, minimal.headers, minimal.marker, RECHECK_S);
     const peak = peakRssMiB(server.child.pid);
+    await stopServer(server);
+    server = null;
+    const dashboardMsPerRequest = 1000 / dashboardResult.requests.average;
+    const floor = await busyServerFloor(dashboardMsPerRequest, dashboardBytes, killOnTimeout);
 
     const widths = [26, 8, 8, 8, 9];
     console.log("");
@@ -190,6 +243,18 @@ async function main({ dataDir, killOnTimeout }: Run) {
         widths,
       ),
     );
+    console.log(
+      pad(
+        [
+          `bare Node, ${dashboardMsPerRequest.toFixed(1)} ms CPU`,
+          floor.requests.average.toFixed(0),
+          floor.latency.p50.toFixed(1),
+          floor.latency.p99.toFixed(1),
+          String(floor.requests.total),
+        ],
+        widths,
+      ),
+    );
     const ratio = dashboardResult.requests.average / minimalResult.requests.average;
     const p99 = dashboardResult.latency.p99;
     console.log("");
@@ -201,6 +266,9 @@ async function main({ dataDir, killOnTimeout }: Run) {
     );
     console.log(
       `server peak RSS (VmHWM): ${peak === null ? "unavailable" : `${peak.toFixed(0)} MiB`}`,
+    );
+    console.log(
+      `latency floor: a bare Node server spending the dashboard's ${dashboardMsPerRequest.toFixed(1)} ms per request has p99 ${floor.latency.p99.toFixed(1)} ms under the same load`,
     );
     if (Math.abs(drift) > MAX_DRIFT) {
       console.log(
