@@ -54,14 +54,15 @@ async function expectFitsScreen(page: Page, testInfo: TestInfo, name: string) {
   // Buttons whole; links by their start, as a long URL is cut short with an ellipsis by design.
   for (const button of await page.locator("main button:visible").all()) {
     const box = (await button.boundingBox())!;
-    const label = await button.innerText();
+    const label = (await button.textContent()) ?? "";
     expect(box.x, label).toBeGreaterThanOrEqual(0);
     expect(box.x + box.width, label).toBeLessThanOrEqual(width);
   }
   for (const link of await page.locator("main a:visible").all()) {
     const box = (await link.boundingBox())!;
-    expect(box.x, await link.innerText()).toBeGreaterThanOrEqual(0);
-    expect(box.x, await link.innerText()).toBeLessThan(width);
+    const label = (await link.textContent()) ?? "";
+    expect(box.x, label).toBeGreaterThanOrEqual(0);
+    expect(box.x, label).toBeLessThan(width);
   }
   const screenshot = testInfo.outputPath(name);
   await page.screenshot({ path: screenshot, fullPage: true });
