@@ -47,7 +47,8 @@ async function readToEnd(stream: ReadableStream<Uint8Array>) {
 export async function renderDocument(context: EntryContext, url: string, nonce: string) {
   const handoff = context.serverHandoffStream;
   const meta = context.renderMeta as RenderMeta | undefined;
-  if (handoff && meta) {
+  if (handoff) {
+    if (!meta) throw new HandoffChangedError();
     meta.streamCache = { 0: readyChunk(false, await readToEnd(handoff)), 1: readyChunk(true, "") };
   }
   const html = renderToString(
@@ -55,10 +56,17 @@ export async function renderDocument(context: EntryContext, url: string, nonce: 
       <RemixServer context={context} url={url} nonce={nonce} />
     </NonceProvider>,
   );
-  if (handoff && meta?.didRenderScripts && !html.includes(HANDOFF_END)) {
-    throw new Error(
+  // A page without <Scripts> has no hand-off to end; every page of ours has them.
+  if (handoff && meta?.didRenderScripts !== false && !html.includes(HANDOFF_END)) {
+    throw new HandoffChangedError();
+  }
+  return `<!DOCTYPE html>${html}`;
+}
+
+class HandoffChangedError extends Error {
+  constructor() {
+    super(
       "The page was rendered without its loader data: Remix no longer reads the single-fetch hand-off from renderMeta.streamCache (app/utils/render-document.server.tsx).",
     );
   }
-  return `<!DOCTYPE html>${html}`;
 }
