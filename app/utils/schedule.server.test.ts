@@ -312,14 +312,27 @@ function wallTimeExists(day: number, timeZone: string) {
   return instantsOf0001(day, timeZone).length > 0;
 }
 
+/** No instant reads this local day at all (Samoa and Tokelau skipped 30 December 2011). */
+function wholeDayMissing(day: number, timeZone: string) {
+  for (let t = day * DAY - 30 * HOUR; t <= day * DAY + 54 * HOUR; t += 15 * MINUTE) {
+    if (dayNum(localParts(t, timeZone)) === day) return false;
+  }
+  return true;
+}
+
 /**
- * The local day a delivery instant belongs to. Normally the day it reads 00:01
- * on; when 00:01 was skipped, read the instant with the offset in force just
- * before the jump, which must give 00:01 of a day on which 00:01 does not exist.
+ * The local days a delivery instant can belong to. Normally the one day it
+ * reads 00:01 on, which also stands for the day before when that whole day was
+ * skipped (its 00:01, read with the offset before the jump, lands there); when
+ * 00:01 was skipped, read the instant with the offset in force just before the
+ * jump, which must give 00:01 of a day on which 00:01 does not exist.
  */
-function intendedDay(sendAt: Date, timeZone: string) {
+function intendedDays(sendAt: Date, timeZone: string): number[] {
   const p = localParts(sendAt, timeZone);
-  if (p.hour === 0 && p.minute === 1 && p.second === 0) return dayNum(p);
+  if (p.hour === 0 && p.minute === 1 && p.second === 0) {
+    const day = dayNum(p);
+    return wholeDayMissing(day - 1, timeZone) ? [day - 1, day] : [day];
+  }
   const offsetNow = offsetAt(sendAt.getTime(), timeZone);
   let t = sendAt.getTime();
   while (offsetAt(t, timeZone) === offsetNow) {
@@ -331,7 +344,19 @@ function intendedDay(sendAt: Date, timeZone: string) {
   expect(wall.getUTCHours() * 60 + wall.getUTCMinutes()).toBe(1);
   const day = Math.round((wall.getTime() - MINUTE) / DAY);
   expect(wallTimeExists(day, timeZone)).toBe(false);
-  return day;
+  return [day];
+}
+
+/** The first of the instant's days that the schedule delivers on. */
+function scheduledDay(
+  schedule: Schedule,
+  sendAt: Date,
+  timeZone: string,
+  lastSentDay: number | null,
+) {
+  const day = intendedDays(sendAt, timeZone).find((d) => matchesDay(schedule, d, lastSentDay));
+  expect(day, `${iso(sendAt)} is not on a scheduled day`).toBeDefined();
+  return day!;
 }
 
 function matchesDay(schedule: Schedule, day: number, lastSentDay: number | null) {
@@ -385,10 +410,9 @@ function checkNextSendAt(schedule: Schedule, timeZone: string, now: Date, lastSe
   expect(sendAt.getTime()).toBeGreaterThan(now.getTime());
 
   // On a scheduled day at 00:01 (the first one if it happens twice); when that day has no
-  // 00:01, intendedDay checks the gap rule.
-  const day = intendedDay(sendAt, timeZone);
+  // 00:01, intendedDays checks the gap rule.
   const lastSentDay = lastSentAt ? dayNum(localParts(lastSentAt, timeZone)) : null;
-  expect(matchesDay(schedule, day, lastSentDay)).toBe(true);
+  const day = scheduledDay(schedule, sendAt, timeZone, lastSentDay);
   const instants = instantsOf0001(day, timeZone);
   if (instants.length > 0) expect(sendAt.getTime()).toBe(instants[0]);
 
@@ -492,14 +516,28 @@ describe("nextSendAt: properties over every zone", () => {
     );
   });
 
+  test("a weekly day the zone skipped entirely is delivered at the next day's 00:01", () => {
+    // Tokelau moved across the date line: Friday 30 December 2011 never happened there.
+    const sendAt = nextSendAt(weekly(5), "Pacific/Fakaofo", new Date("2011-12-23T11:01:00.000Z"));
+    expect(sendAt).toEqual(new Date("2011-12-30T11:01:00.000Z"));
+    expect(localParts(sendAt, "Pacific/Fakaofo")).toMatchObject({
+      month: 12,
+      day: 31,
+      hour: 0,
+      minute: 1,
+    });
+    expect(scheduledDay(weekly(5), sendAt, "Pacific/Fakaofo", null)).toBe(
+      Date.UTC(2011, 11, 30) / DAY,
+    );
+  });
+
   test("a chain of weekly deliveries reads 00:01 on the right weekday every week", () => {
     fc.assert(
       fc.property(zoneArb, instantArb, fc.integer({ min: 1, max: 7 }), (timeZone, from, dow) => {
         let now = from;
         for (let i = 0; i < 8; i++) {
           const sendAt = nextSendAt(weekly(dow), timeZone, now);
-          const day = intendedDay(sendAt, timeZone);
-          expect(matchesDay(weekly(dow), day, null)).toBe(true);
+          const day = scheduledDay(weekly(dow), sendAt, timeZone, null);
           if (i > 0) expect(day - dayNum(localParts(now, timeZone))).toBeLessThanOrEqual(7);
           now = sendAt;
         }
