@@ -319,29 +319,50 @@ export function AdminPage({
 
 /**
  * The error boundary of the admin routes: the "Access Denied" panel (and, with
- * JavaScript, the move to / after 1.5 s; without it the Refresh header does it).
+ * JavaScript, the move to / after 1.5 s; without it the Refresh header does it),
+ * or, when the figures could not be read, the spec's `failure` message with a
+ * way to try again. Other answers (a 404, a refused form) go on to the root.
  */
-export function AdminErrorBoundary({ what }: { what: string }) {
+export function AdminErrorBoundary({ what, failure }: { what: string; failure: string }) {
   const error = useRouteError();
   const navigate = useNavigate();
+  const location = useLocation();
   const denied = isRouteErrorResponse(error) && isAccessDenied(error.data);
   useEffect(() => {
     if (!denied) return;
     const timer = setTimeout(() => navigate("/"), ACCESS_DENIED_REDIRECT_MS);
     return () => clearTimeout(timer);
   }, [denied, navigate]);
-  if (!denied) throw error;
+  if (denied) {
+    return (
+      <AppShell>
+        <section className="mx-auto max-w-xl px-4 py-20 text-center">
+          <div role="alert" className="rounded-2xl border border-red-200 bg-white p-8 shadow-sm">
+            <h1 className="font-serif text-3xl font-semibold text-stone-900">Access Denied</h1>
+            <p className="mt-4 text-stone-700">
+              Admin access required to view {what}. Taking you to the home page...
+            </p>
+            <Link to="/" className="btn-primary mt-6">
+              Go to the home page
+            </Link>
+          </div>
+        </section>
+      </AppShell>
+    );
+  }
+  if (isRouteErrorResponse(error)) throw error;
   return (
     <AppShell>
       <section className="mx-auto max-w-xl px-4 py-20 text-center">
         <div role="alert" className="rounded-2xl border border-red-200 bg-white p-8 shadow-sm">
-          <h1 className="font-serif text-3xl font-semibold text-stone-900">Access Denied</h1>
+          <h1 className="font-serif text-3xl font-semibold text-stone-900">{failure}</h1>
           <p className="mt-4 text-stone-700">
-            Admin access required to view {what}. Taking you to the home page...
+            The figures could not be read just now; nothing has changed. Please try again in a
+            moment.
           </p>
-          <Link to="/" className="btn-primary mt-6">
-            Go to the home page
-          </Link>
+          <a href={`${location.pathname}${location.search}`} className="btn-primary mt-6">
+            Try again
+          </a>
         </div>
       </section>
     </AppShell>

@@ -1,5 +1,5 @@
 import type { Page, TestInfo } from "@playwright/test";
-import { userRoles } from "#db/schema";
+import { securityEvents, userRoles } from "#db/schema";
 import { expect, test } from "./fixtures";
 import { createFolderRow, createUser, signIn, testDb } from "./support/accounts";
 import { createItemRow } from "./support/items";
@@ -101,6 +101,16 @@ test.describe("layout", () => {
       .values({ userId: admin.id, role: "admin", grantReason: "e2e" })
       .run();
     const { folder, link } = seedLongContent(admin.id);
+    // The security dashboard's tables need rows, with an address as long as they come.
+    testDb()
+      .insert(securityEvents)
+      .values({
+        eventType: "failed_login",
+        severity: "medium",
+        userId: admin.id,
+        ipAddress: "2001:0db8:85a3:0000:0000:8a2e:0370:7334",
+      })
+      .run();
     await signIn(context, admin.id, baseURL!);
     await page.setViewportSize({ width: 375, height: 812 });
     const signedIn = [
@@ -119,6 +129,10 @@ test.describe("layout", () => {
       "/upgrade",
       `/add?url=${encodeURIComponent(LONG_URL)}&title=${LONG_WORD}`,
       "/admin/dashboard",
+      "/admin/dashboard?tab=health",
+      "/admin/dashboard?tab=business",
+      "/admin/dashboard?tab=usage",
+      "/admin/dashboard?tab=security",
       "/admin/security",
     ];
     const signedOut = ["/", "/login", "/signup", "/forgot-password", "/unsubscribe?token=bad"];

@@ -6,7 +6,7 @@ import {
   type LoaderFunctionArgs,
   type MetaFunction,
 } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { z } from "zod";
 import {
@@ -190,7 +190,7 @@ function RecentActivity({ items }: { items: LoaderData["dashboard"]["recentActiv
           className="flex flex-wrap items-center gap-3 py-2"
         >
           <SeverityBadge severity={item.severity} />
-          <span className="flex-1 text-stone-900">{item.description}</span>
+          <span className="min-w-0 flex-1 text-stone-900">{item.description}</span>
           <time dateTime={item.timestamp} className="text-sm text-stone-600">
             {formatUtc(item.timestamp)}
           </time>
@@ -359,7 +359,7 @@ function RolesPanel({ loaded }: { loaded: LoaderData }) {
       <ul className="mt-2 divide-y divide-stone-200">
         {roles.admins.map((admin) => (
           <li key={admin.userId} className="flex flex-wrap items-center gap-3 py-2">
-            <span className="flex-1 text-stone-900">
+            <span className="min-w-0 flex-1 text-stone-900">
               {admin.email}{" "}
               <span className="text-sm text-stone-600">since {formatUtc(admin.grantedAt)}</span>
             </span>
@@ -529,5 +529,10 @@ export default function AdminDashboard() {
 }
 
 export function ErrorBoundary() {
-  return <AdminErrorBoundary what="the admin dashboard" />;
+  const [searchParams] = useSearchParams();
+  const failure =
+    tabOf(searchParams.get("tab")) === "security"
+      ? "Failed to load security data"
+      : "Failed to load admin dashboard data";
+  return <AdminErrorBoundary what="the admin dashboard" failure={failure} />;
 }

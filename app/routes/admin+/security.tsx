@@ -100,71 +100,76 @@ export default function SecurityDashboard() {
           <TrendStat label="File threats" trend={security.trends.fileThreats} />
         </StatGrid>
       </Panel>
-      <div className="grid gap-6 lg:grid-cols-2">
+      {/* Narrow screens: the panels keep the page's width and their tables scroll inside them. */}
+      <div className="grid gap-6 lg:grid-cols-2 [&>*]:min-w-0">
         <Panel title="Recent events">
           {security.recentEvents.length === 0 ? (
             <p className="text-stone-700">No security events yet.</p>
           ) : (
-            <table className="w-full text-left text-sm">
-              <thead>
-                <tr className="text-stone-700">
-                  <th scope="col" className="py-1 pr-2">
-                    Event
-                  </th>
-                  <th scope="col" className="py-1 pr-2">
-                    Severity
-                  </th>
-                  <th scope="col" className="py-1 pr-2">
-                    IP address
-                  </th>
-                  <th scope="col" className="py-1">
-                    Time
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {security.recentEvents.map((event) => (
-                  <tr key={event.id} className="border-t border-stone-200">
-                    <td className="py-1 pr-2">
-                      {EVENT_LABELS[event.eventType] ?? event.eventType}
-                    </td>
-                    <td className="py-1 pr-2">
-                      <SeverityBadge severity={event.severity} />
-                    </td>
-                    <td className="py-1 pr-2">{event.ipAddress ?? "Unknown"}</td>
-                    <td className="py-1">
-                      <time dateTime={event.createdAt}>{formatUtc(event.createdAt)}</time>
-                    </td>
+            <div className="overflow-x-auto">
+              <table className="w-full text-left text-sm">
+                <thead>
+                  <tr className="text-stone-700">
+                    <th scope="col" className="py-1 pr-2">
+                      Event
+                    </th>
+                    <th scope="col" className="py-1 pr-2">
+                      Severity
+                    </th>
+                    <th scope="col" className="py-1 pr-2">
+                      IP address
+                    </th>
+                    <th scope="col" className="py-1">
+                      Time
+                    </th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {security.recentEvents.map((event) => (
+                    <tr key={event.id} className="border-t border-stone-200">
+                      <td className="py-1 pr-2">
+                        {EVENT_LABELS[event.eventType] ?? event.eventType}
+                      </td>
+                      <td className="py-1 pr-2">
+                        <SeverityBadge severity={event.severity} />
+                      </td>
+                      <td className="py-1 pr-2">{event.ipAddress ?? "Unknown"}</td>
+                      <td className="py-1">
+                        <time dateTime={event.createdAt}>{formatUtc(event.createdAt)}</time>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
           )}
         </Panel>
         <Panel title="Top IP addresses">
           {security.breakdowns.topIPs.length === 0 ? (
             <p className="text-stone-700">No events with a known address in the last 24 hours.</p>
           ) : (
-            <table className="w-full text-left text-sm">
-              <thead>
-                <tr className="text-stone-700">
-                  <th scope="col" className="py-1 pr-2">
-                    IP address
-                  </th>
-                  <th scope="col" className="py-1 text-right">
-                    Events
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {security.breakdowns.topIPs.map((row) => (
-                  <tr key={row.ip} className="border-t border-stone-200">
-                    <td className="py-1 pr-2">{row.ip}</td>
-                    <td className="py-1 text-right tabular-nums">{formatNumber(row.count)}</td>
+            <div className="overflow-x-auto">
+              <table className="w-full text-left text-sm">
+                <thead>
+                  <tr className="text-stone-700">
+                    <th scope="col" className="py-1 pr-2">
+                      IP address
+                    </th>
+                    <th scope="col" className="py-1 text-right">
+                      Events
+                    </th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {security.breakdowns.topIPs.map((row) => (
+                    <tr key={row.ip} className="border-t border-stone-200">
+                      <td className="py-1 pr-2">{row.ip}</td>
+                      <td className="py-1 text-right tabular-nums">{formatNumber(row.count)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
           )}
         </Panel>
       </div>
@@ -173,5 +178,10 @@ export default function SecurityDashboard() {
 }
 
 export function ErrorBoundary() {
-  return <AdminErrorBoundary what="the security dashboard" />;
+  return (
+    <AdminErrorBoundary
+      what="the security dashboard"
+      failure="Failed to load security dashboard data"
+    />
+  );
 }

@@ -51,11 +51,17 @@ const sessionCookie = createCookie("thoughtfully_session", {
 
 /**
  * Signs a browser context in without the login form: a session row and its
- * signed cookie, exactly what a successful login would produce.
+ * signed cookie, exactly what a successful login would produce. `database` is
+ * the shared test server's unless a test runs a server of its own.
  */
-export async function signIn(context: BrowserContext, userId: number, baseURL: string) {
+export async function signIn(
+  context: BrowserContext,
+  userId: number,
+  baseURL: string,
+  database = testDb(),
+) {
   const token = crypto.randomBytes(32).toString("base64url");
-  testDb()
+  database
     .insert(sessions)
     .values({
       sid: crypto.createHash("sha256").update(token).digest("hex"),
