@@ -66,9 +66,13 @@ const envSchema = z.object({
 export type Env = Omit<z.infer<typeof envSchema>, "APP_URL" | "SESSION_SECRET"> & {
   APP_URL: string;
   SESSION_SECRET: string;
-  /** A public deployment: secure cookies, HSTS, a required SESSION_SECRET, no /dev/outbox. */
+  /** A public deployment: secure cookies, HSTS, a required SESSION_SECRET. */
   isHttps: boolean;
+  /** APP_URL names this machine (localhost, 127.0.0.1, ::1): /dev/outbox is open to everyone. */
+  isLocal: boolean;
 };
+
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 export class ConfigError extends Error {}
 
@@ -119,6 +123,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     APP_URL: appUrl,
     SESSION_SECRET: values.SESSION_SECRET ?? localSessionSecret(values.DATABASE_PATH),
     isHttps,
+    isLocal: LOOPBACK_HOSTS.has(new URL(appUrl).hostname),
   };
 }
 

@@ -177,12 +177,14 @@ export async function requireAdmin(request: Request, what = "this page"): Promis
 }
 
 /**
- * The outbox (`/dev/outbox`) is open outside production; on a public (https)
- * deployment only to admins. Everyone else gets the 404 of a page that does
- * not exist: the outbox is not advertised.
+ * The outbox (`/dev/outbox`) holds every e-mail written without SMTP, sign-in
+ * and password links included. It is open to everyone only on a local run
+ * (APP_URL on localhost, as `npm start` has it); anywhere else, http or
+ * https, only to admins. Everyone else gets the 404 of a page that does not
+ * exist: the outbox is not advertised.
  */
 export async function requireOutboxReader(request: Request) {
-  if (!env.isHttps) return;
+  if (env.isLocal) return;
   const session = await getCurrentSession(request);
   if (!session || !isAdmin(session.user.id)) throw new Response("Not Found", { status: 404 });
 }

@@ -1,0 +1,35 @@
+import { expect, test } from "vitest";
+
+/**
+ * The outbox check of a deployment that is not a local run (APP_URL set by the
+ * calling test file before any module of ours reads the environment): admins
+ * read it, everyone else gets a 404.
+ */
+export function testOutboxOpenToAdminsOnly(appUrl: string) {
+  test("opens the outbox to admins only; everyone else gets a 404", async () => {
+    const { db } = await import("#db/client.server");
+    const { users } = await import("#db/schema");
+    const { grantRole, requireOutboxReader } = await import("~/utils/roles.server");
+    const { createSession } = await import("~/utils/session.server");
+
+    const createUser = (email: string) =>
+      db.insert(users).values({ email, emailVerified: true }).returning().get();
+    async function statusFor(userId?: number) {
+      const headers = new Headers();
+      if (userId !== undefined) {
+        const setCookie = await createSession(userId, new Request(`${appUrl}/`));
+        headers.set("Cookie", setCookie.split(";")[0]!);
+      }
+      const request = new Request(`${appUrl}/dev/outbox`, { headers });
+      const thrown = await requireOutboxReader(request).catch((error: unknown) => error);
+      return thrown instanceof Response ? thrown.status : "open";
+    }
+
+    const admin = createUser("outbox-admin@example.com");
+    grantRole(admin.id, "admin");
+    const sender = createUser("outbox-sender@example.com");
+    expect(await statusFor(admin.id)).toBe("open");
+    expect(await statusFor(sender.id)).toBe(404);
+    expect(await statusFor()).toBe(404);
+  });
+}
