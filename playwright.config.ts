@@ -1,11 +1,11 @@
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
 import { startFakeOAuthProvider } from "./tests/e2e/support/fake-oauth-provider";
 import { startFakeStripe } from "./tests/e2e/support/fake-stripe";
 import { startMailCatcher } from "./tests/e2e/support/mail-catcher";
+import { freePort } from "./tests/support/free-port";
 
 /**
  * Browser tests run against the production build served by remix-serve on a
@@ -13,17 +13,6 @@ import { startMailCatcher } from "./tests/e2e/support/mail-catcher";
  * and directory are chosen once in the main process and handed to the workers
  * through the environment they inherit.
  */
-async function freePort() {
-  return new Promise<number>((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
-
 process.env.E2E_PORT ??= String(await freePort());
 process.env.E2E_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), "thoughtfully-e2e-"));
 process.env.E2E_SESSION_SECRET ??= "e2e-session-secret-with-more-than-32-characters";

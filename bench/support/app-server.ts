@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createCookie } from "@remix-run/node";
@@ -26,16 +25,7 @@ export function requireBuild() {
   }
 }
 
-export function freePort() {
-  return new Promise<number>((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
+export { freePort } from "../../tests/support/free-port";
 
 /**
  * A session row and its signed cookie, exactly what a successful login

@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { openDatabase } from "#db/connection";
 import { userRoles, users } from "#db/schema";
+import { freePort } from "../support/free-port";
 import { expect, test } from "./fixtures";
 import { signIn, uniqueEmail } from "./support/accounts";
 
@@ -12,21 +12,10 @@ import { signIn, uniqueEmail } from "./support/accounts";
  * The admin dashboards when their figures cannot be read. Breaking the shared
  * test server's database would break every other test, so this file starts a
  * production server of its own on a private data directory, signs an admin in
- * there, and then drops a table the dashboards read: the server meets a real
+ * there, and then renames a table the dashboards read: the server meets a real
  * SQLite error.
  */
 test.describe.configure({ mode: "serial" });
-
-function freePort() {
-  return new Promise<number>((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
 
 let server: ChildProcess | null = null;
 let dataDir = "";
