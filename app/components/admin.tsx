@@ -98,7 +98,8 @@ export function Panel({
   return (
     <section
       aria-labelledby={id}
-      className="rounded-2xl border border-stone-200 bg-white/60 p-5 shadow-sm"
+      // min-w-0: in a grid a panel keeps its column's width; wide tables scroll inside it.
+      className="min-w-0 rounded-2xl border border-stone-200 bg-white/60 p-5 shadow-sm"
     >
       <div className="flex flex-wrap items-center justify-between gap-2">
         <h2 id={id} className="font-serif text-xl font-semibold text-stone-900">
@@ -314,6 +315,20 @@ export function AdminPage({
         {children}
       </div>
     </AppShell>
+  );
+}
+
+/**
+ * A table that scrolls sideways inside its panel when the screen is too
+ * narrow for it. A region that scrolls must be reachable by keyboard, so it
+ * takes focus and carries a name.
+ */
+export function ScrollingTable({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus (WCAG 2.1.1).
+    <section aria-label={label} tabIndex={0} className="mt-2 overflow-x-auto">
+      {children}
+    </section>
   );
 }
 

@@ -15,6 +15,7 @@ import {
   adminHeaders,
   BarChart,
   Panel,
+  ScrollingTable,
   SeverityBadge,
   Stat,
   StatGrid,
@@ -426,7 +427,7 @@ function RolesPanel({ loaded }: { loaded: LoaderData }) {
       </Form>
 
       <h3 className="mt-6 font-semibold text-stone-900">History</h3>
-      <div className="mt-2 overflow-x-auto">
+      <ScrollingTable label="Role history table">
         <table className="w-full text-left text-sm">
           <thead>
             <tr className="text-stone-700">
@@ -462,7 +463,7 @@ function RolesPanel({ loaded }: { loaded: LoaderData }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollingTable>
     </Panel>
   );
 }

@@ -10,6 +10,7 @@ import {
   AdminPage,
   adminHeaders,
   Panel,
+  ScrollingTable,
   SeverityBadge,
   Stat,
   StatGrid,
@@ -100,13 +101,12 @@ export default function SecurityDashboard() {
           <TrendStat label="File threats" trend={security.trends.fileThreats} />
         </StatGrid>
       </Panel>
-      {/* Narrow screens: the panels keep the page's width and their tables scroll inside them. */}
-      <div className="grid gap-6 lg:grid-cols-2 [&>*]:min-w-0">
+      <div className="grid gap-6 lg:grid-cols-2">
         <Panel title="Recent events">
           {security.recentEvents.length === 0 ? (
             <p className="text-stone-700">No security events yet.</p>
           ) : (
-            <div className="overflow-x-auto">
+            <ScrollingTable label="Recent events table">
               <table className="w-full text-left text-sm">
                 <thead>
                   <tr className="text-stone-700">
@@ -141,14 +141,14 @@ export default function SecurityDashboard() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </ScrollingTable>
           )}
         </Panel>
         <Panel title="Top IP addresses">
           {security.breakdowns.topIPs.length === 0 ? (
             <p className="text-stone-700">No events with a known address in the last 24 hours.</p>
           ) : (
-            <div className="overflow-x-auto">
+            <ScrollingTable label="Top IP addresses table">
               <table className="w-full text-left text-sm">
                 <thead>
                   <tr className="text-stone-700">
@@ -169,7 +169,7 @@ export default function SecurityDashboard() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </ScrollingTable>
           )}
         </Panel>
       </div>
