@@ -12,6 +12,7 @@ import {
   startServer,
   stopServer,
   waitForHealth,
+  watchServer,
 } from "./support/app-server";
 import { FOLDER_COUNT, ITEM_COUNT, seedDashboard } from "./support/dashboard-fixture";
 import { type Run, runBenchmark } from "./support/run";
@@ -59,36 +60,26 @@ async function busyServerFloor(
   killOnTimeout: Run["killOnTimeout"],
 ) {
   const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [path.join(repoRoot, "bench", "support", "busy-server.mjs")],
-    {
+  const base = `http://127.0.0.1:${port}`;
+  const server = watchServer(
+    spawn(process.execPath, [path.join(repoRoot, "bench", "support", "busy-server.mjs")], {
       env: {
         ...process.env,
         PORT: String(port),
         BUSY_MS: String(busyMs),
         BODY_BYTES: String(bodyBytes),
       },
-      stdio: ["ignore", "ignore", "inherit"],
-    },
+      stdio: ["ignore", "ignore", "pipe"],
+    }),
   );
-  killOnTimeout(child);
+  killOnTimeout(server.child);
   try {
-    const url = `http://127.0.0.1:${port}/`;
-    const deadline = Date.now() + 10_000;
-    while (
-      !(await fetch(url).then(
-        (response) => response.ok,
-        () => false,
-      ))
-    ) {
-      if (Date.now() > deadline) throw new Error("the bare Node server did not start");
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    await load(url, {}, "x", WARMUP_S);
-    return await load(url, {}, "x", DURATION_S);
+    // It answers every path, /healthz too.
+    await waitForHealth(base, server);
+    await load(`${base}/`, {}, "x", WARMUP_S);
+    return await load(`${base}/`, {}, "x", DURATION_S);
   } finally {
-    child.kill();
+    await stopServer(server);
   }
 }
 

@@ -1,9 +1,9 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { openDatabase } from "#db/connection";
 import { userRoles, users } from "#db/schema";
+import { type Server, startServer, stopServer, waitForHealth } from "../support/app-server";
 import { freePort } from "../support/free-port";
 import { expect, test } from "./fixtures";
 import { signIn, uniqueEmail } from "./support/accounts";
@@ -17,7 +17,7 @@ import { signIn, uniqueEmail } from "./support/accounts";
  */
 test.describe.configure({ mode: "serial" });
 
-let server: ChildProcess | null = null;
+let server: Server | null = null;
 let dataDir = "";
 let origin = "";
 let database: ReturnType<typeof openDatabase> | null = null;
@@ -25,42 +25,15 @@ let database: ReturnType<typeof openDatabase> | null = null;
 test.beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "thoughtfully-e2e-admin-failure-"));
   const port = await freePort();
-  origin = `http://localhost:${port}`;
-  server = spawn(
-    process.execPath,
-    ["node_modules/@remix-run/serve/dist/cli.js", "build/index.js"],
-    {
-      env: {
-        ...process.env,
-        NODE_ENV: "production",
-        PORT: String(port),
-        APP_URL: origin,
-        DATABASE_PATH: path.join(dataDir, "app.db"),
-        STORAGE_DIR: path.join(dataDir, "uploads"),
-        OUTBOX_DIR: path.join(dataDir, "outbox"),
-        SCHEDULER: "off",
-        SESSION_SECRET: process.env.E2E_SESSION_SECRET,
-        SMTP_URL: "",
-      },
-      stdio: "ignore",
-    },
-  );
-  const deadline = Date.now() + 30_000;
-  while (
-    !(await fetch(`${origin}/healthz`).then(
-      (response) => response.ok,
-      () => false,
-    ))
-  ) {
-    if (Date.now() > deadline) throw new Error("the private server did not start");
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  origin = `http://127.0.0.1:${port}`;
+  server = startServer(port, dataDir, { SESSION_SECRET: process.env.E2E_SESSION_SECRET! });
+  await waitForHealth(origin, server);
   database = openDatabase(path.join(dataDir, "app.db"), { migrate: false });
 });
 
 test.afterAll(async () => {
   database?.$client.close();
-  server?.kill();
+  if (server) await stopServer(server);
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 

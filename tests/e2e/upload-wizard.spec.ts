@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import type { Page } from "@playwright/test";
+import type { BrowserContext, Page } from "@playwright/test";
 import { eq } from "drizzle-orm";
 import sharp from "sharp";
 import { uploadDrafts } from "#db/schema";
@@ -31,6 +31,15 @@ function draftRow(id: string) {
 /** The draft id in the current address (/upload/<id>/…). */
 function draftIdOf(page: Page) {
   return /\/upload\/([0-9a-f]{32})\//.exec(page.url())?.[1] ?? "";
+}
+
+/** A new sender with the folders "Family" and "Friends", signed in. */
+async function signedInWithTwoFolders(context: BrowserContext, baseURL: string) {
+  const user = await createUser();
+  const family = createFolderRow(user.id, { name: "Family", sortOrder: 0 });
+  const friends = createFolderRow(user.id, { name: "Friends", sortOrder: 1 });
+  await signIn(context, user.id, baseURL);
+  return { family, friends };
 }
 
 async function openWizard(page: Page) {
@@ -102,10 +111,7 @@ test.describe("upload to multiple folders", () => {
     context,
     baseURL,
   }) => {
-    const user = await createUser();
-    const family = createFolderRow(user.id, { name: "Family", sortOrder: 0 });
-    const friends = createFolderRow(user.id, { name: "Friends", sortOrder: 1 });
-    await signIn(context, user.id, baseURL!);
+    const { family, friends } = await signedInWithTwoFolders(context, baseURL!);
     await openWizard(page);
     await fillLink(page, "Good reads", "example.com/read");
     const draftId = draftIdOf(page);
@@ -266,10 +272,7 @@ test.describe("upload to multiple folders", () => {
     baseURL,
     javaScriptEnabled,
   }) => {
-    const user = await createUser();
-    const family = createFolderRow(user.id, { name: "Family", sortOrder: 0 });
-    const friends = createFolderRow(user.id, { name: "Friends", sortOrder: 1 });
-    await signIn(context, user.id, baseURL!);
+    const { family, friends } = await signedInWithTwoFolders(context, baseURL!);
 
     await openWizard(page);
     await fillPhotos(page, "Reloaded");

@@ -1,0 +1,92 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/**
+ * The production build started with `remix-serve` on a data directory of its
+ * own, for the benchmarks and for a browser test that must not share the test
+ * server's database; and any child server waited for and stopped the same way.
+ */
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+const remixServe = path.join(repoRoot, "node_modules", "@remix-run", "serve", "dist", "cli.js");
+export const serverBuild = path.join(repoRoot, "build", "index.js");
+
+export type Server = { child: ChildProcess; stderr: () => string };
+
+export function requireBuild() {
+  if (!fs.existsSync(serverBuild)) {
+    throw new Error(`${serverBuild} is missing: run \`npx remix build\` first.`);
+  }
+}
+
+/** A child process whose last 4,000 characters of stderr are kept for the error that needs them. */
+export function watchServer(child: ChildProcess): Server {
+  let stderr = "";
+  child.stderr?.on("data", (chunk) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
+  return { child, stderr: () => stderr };
+}
+
+/**
+ * The production build on 127.0.0.1:`port`, its database, uploads and outbox
+ * under `dataDir`, the scheduler off and no SMTP; `env` adds to or overrides
+ * that (SESSION_SECRET at least), `nodeArgs` go to Node itself.
+ */
+export function startServer(
+  port: number,
+  dataDir: string,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+) {
+  const child = spawn(process.execPath, [...nodeArgs, remixServe, serverBuild], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      APP_URL: `http://127.0.0.1:${port}`,
+      DATABASE_PATH: path.join(dataDir, "app.db"),
+      STORAGE_DIR: path.join(dataDir, "uploads"),
+      OUTBOX_DIR: path.join(dataDir, "outbox"),
+      SCHEDULER: "off",
+      SMTP_URL: "",
+      // The heap cap of the deployed machine (fly.toml), so memory behaves as in production.
+      NODE_OPTIONS: "--max-old-space-size=256",
+      ...env,
+    },
+    // remix-serve logs every request to stdout; nobody reads it here.
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  return watchServer(child);
+}
+
+/** Until `${base}/healthz` answers 2xx; an exit or 30 s without an answer is an error with the server's stderr. */
+export async function waitForHealth(base: string, server: Server) {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (server.child.exitCode !== null) {
+      throw new Error(`The server exited with ${server.child.exitCode}:\n${server.stderr()}`);
+    }
+    try {
+      const response = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(2_000) });
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`The server did not answer ${base}/healthz within 30 s:\n${server.stderr()}`);
+}
+
+export async function stopServer(server: Server) {
+  const { child } = server;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  const forced = setTimeout(() => child.kill("SIGKILL"), 10_000);
+  await exited;
+  clearTimeout(forced);
+}
