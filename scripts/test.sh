@@ -8,6 +8,11 @@ step() { printf '\n=== %s ===\n' "$1"; }
 step "System packages (Chromium, SpamAssassin)"
 bash scripts/ensure-system-packages.sh
 
+# The Dockerfile installs with `npm ci`, which refuses a lock file that is out
+# of step with package.json (the README's `npm install` would quietly fix it).
+step "Lock file (npm ci accepts it)"
+npm ci --dry-run --no-audit --no-fund >/dev/null
+
 step "Types"
 npx tsc --noEmit
 
