@@ -482,3 +482,14 @@ export const uploadDrafts = sqliteTable(
   },
   (table) => [index("upload_drafts_user_idx").on(table.userId)],
 );
+
+/**
+ * Counters of every rate limit (app/utils/rate-limit.server.ts), in the shape
+ * rate-limiter-flexible's SQLite store reads and writes: one row per limit and
+ * key, `points` consumed until `expire` (Unix ms).
+ */
+export const rateLimits = sqliteTable("rate_limits", {
+  key: text("key").primaryKey(),
+  points: integer("points").notNull().default(0),
+  expire: integer("expire"),
+});
