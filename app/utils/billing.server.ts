@@ -81,6 +81,43 @@ export function billingFormActionOrigins(): string[] {
   return origins;
 }
 
+/**
+ * Whether a completed Checkout session pays for Premium: paid (not merely
+ * completed) and for STRIPE_PRICE_ID. The webhook event does not carry the
+ * line items, so they are read from Stripe; an error here fails the webhook,
+ * and Stripe delivers it again later.
+ */
+export async function checkoutPaysForPremium(session: Stripe.Checkout.Session) {
+  if (session.payment_status !== "paid") return false;
+  const lineItems = await stripe().checkout.sessions.listLineItems(session.id, { limit: 10 });
+  return lineItems.data.some((item) => item.price?.id === settings.priceId);
+}
+
+export type SubscriptionCancellation = "none" | "cancelled" | "already-ended";
+
+/**
+ * Ends the user's subscription with Stripe at once, before their account is
+ * deleted: otherwise Stripe would go on charging a card for an account that
+ * no longer exists. Throws `BillingError` when it cannot be done, so the
+ * account is kept and the user can try again.
+ */
+export async function cancelSubscriptionNow(user: {
+  stripeSubscriptionId: string | null;
+}): Promise<SubscriptionCancellation> {
+  if (!user.stripeSubscriptionId) return "none";
+  try {
+    await stripe().subscriptions.cancel(user.stripeSubscriptionId);
+    return "cancelled";
+  } catch (error) {
+    if (error instanceof Stripe.errors.StripeInvalidRequestError && error.statusCode === 404) {
+      return "already-ended";
+    }
+    throw new BillingError(
+      "We could not cancel your Premium subscription with Stripe, so your account was not deleted. Please try again in a few minutes, or contact support.",
+    );
+  }
+}
+
 type BillingUser = {
   id: number;
   email: string;

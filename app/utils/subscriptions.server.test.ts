@@ -48,6 +48,7 @@ describe("applyStripeEvent", () => {
         customer: "cus_1",
         subscription: "sub_1",
       }),
+      { checkoutPaysForPremium: true },
     );
     expect(outcome).toBe("applied");
     expect(user(payer.id)).toMatchObject({
@@ -69,6 +70,19 @@ describe("applyStripeEvent", () => {
           client_reference_id: String(payer.id),
           customer: "cus_open",
           subscription: null,
+        }),
+        { checkoutPaysForPremium: true },
+      ),
+    ).toBe("ignored");
+    // Complete, but not shown to be paid for our price.
+    expect(
+      applyStripeEvent(
+        stripeEvent("checkout.session.completed", {
+          mode: "subscription",
+          status: "complete",
+          client_reference_id: String(payer.id),
+          customer: "cus_unpaid",
+          subscription: "sub_unpaid",
         }),
       ),
     ).toBe("ignored");

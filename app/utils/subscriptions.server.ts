@@ -16,6 +16,11 @@ import { nextSendAt } from "~/utils/schedule.server";
  * as active, every other status (past_due, unpaid, canceled, …) ends premium.
  * When premium ends nothing is deleted; premium-only frequencies fall back to
  * weekly (see `endPremium`).
+ *
+ * A completed Checkout grants premium only when the caller has checked with
+ * Stripe that it was paid, for our price (`checkoutPaysForPremium` in
+ * billing.server.ts). The paid-until date comes from the subscription's
+ * events and from each paid invoice, whichever arrives.
  */
 
 type Tx = Parameters<Parameters<typeof writeTransaction>[0]>[0];
@@ -26,6 +31,7 @@ const HANDLED = new Set([
   "checkout.session.completed",
   "customer.subscription.updated",
   "customer.subscription.deleted",
+  "invoice.paid",
 ]);
 
 function idOf(value: string | { id: string } | null | undefined): string | null {
@@ -114,8 +120,9 @@ function applyToUser(tx: Tx, user: typeof users.$inferSelect, fields: Subscripti
   if (wasPremium && !nowPremium) fallBackToFreeFrequencies(tx, user.id);
 }
 
-function applyCheckoutCompleted(tx: Tx, session: Stripe.Checkout.Session) {
+function applyCheckoutCompleted(tx: Tx, session: Stripe.Checkout.Session, paysForPremium: boolean) {
   if (session.mode !== "subscription" || session.status !== "complete") return false;
+  if (!paysForPremium) return false;
   const user = findUser(tx, {
     userId: Number(session.client_reference_id),
     customerId: idOf(session.customer),
@@ -158,8 +165,37 @@ function applySubscription(tx: Tx, subscription: Stripe.Subscription, deleted: b
   return true;
 }
 
-/** Applies one verified event, once. */
-export function applyStripeEvent(event: Stripe.Event): EventOutcome {
+/** The subscription an invoice bills: under `parent` since API version 2025-03-31. */
+function invoiceSubscriptionId(invoice: Stripe.Invoice) {
+  const legacy = (invoice as { subscription?: string | { id: string } | null }).subscription;
+  return idOf(invoice.parent?.subscription_details?.subscription ?? legacy);
+}
+
+/** A paid invoice of the user's current subscription moves the paid-until date on. */
+function applyInvoicePaid(tx: Tx, invoice: Stripe.Invoice) {
+  const subscriptionId = invoiceSubscriptionId(invoice);
+  const user = findUser(tx, { customerId: idOf(invoice.customer) });
+  if (!user || !subscriptionId || user.stripeSubscriptionId !== subscriptionId) return false;
+  const ends = invoice.lines?.data
+    ?.map((line) => line.period?.end)
+    .filter((end): end is number => typeof end === "number");
+  if (!ends || ends.length === 0) return false;
+  const paidUntil = fromUnix(Math.max(...ends));
+  if (!paidUntil || (user.subscriptionExpiresAt && user.subscriptionExpiresAt >= paidUntil)) {
+    return false;
+  }
+  tx.update(users).set({ subscriptionExpiresAt: paidUntil }).where(eq(users.id, user.id)).run();
+  return true;
+}
+
+/**
+ * Applies one verified event, once. For `checkout.session.completed`,
+ * `checkoutPaysForPremium` is what Stripe said of that session's payment.
+ */
+export function applyStripeEvent(
+  event: Stripe.Event,
+  { checkoutPaysForPremium = false }: { checkoutPaysForPremium?: boolean } = {},
+): EventOutcome {
   return writeTransaction((tx) => {
     const inserted = tx
       .insert(processedStripeEvents)
@@ -171,11 +207,13 @@ export function applyStripeEvent(event: Stripe.Event): EventOutcome {
     if (!HANDLED.has(event.type)) return "ignored";
     let applied = false;
     if (event.type === "checkout.session.completed") {
-      applied = applyCheckoutCompleted(tx, event.data.object);
+      applied = applyCheckoutCompleted(tx, event.data.object, checkoutPaysForPremium);
     } else if (event.type === "customer.subscription.updated") {
       applied = applySubscription(tx, event.data.object, false);
     } else if (event.type === "customer.subscription.deleted") {
       applied = applySubscription(tx, event.data.object, true);
+    } else if (event.type === "invoice.paid") {
+      applied = applyInvoicePaid(tx, event.data.object);
     }
     return applied ? "applied" : "ignored";
   });

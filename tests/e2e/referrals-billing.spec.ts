@@ -123,6 +123,7 @@ test.describe("Premium", () => {
     const customerId = findUser(user.email)!.stripeCustomerId;
     expect(customerId).toMatch(/^cus_/);
 
+    const checkoutSessionId = new URL(page.url()).pathname.split("/").at(-1)!;
     await page.getByRole("link", { name: "Pay" }).click();
     await expect(page).toHaveURL(/\/billing\/success\?session_id=cs_test_/);
     await expect(page.getByRole("heading", { name: "Thank you!" })).toBeVisible();
@@ -135,10 +136,11 @@ test.describe("Premium", () => {
       created: Math.floor(Date.now() / 1000),
       data: {
         object: {
-          id: "cs_test_e2e",
+          id: checkoutSessionId,
           object: "checkout.session",
           mode: "subscription",
           status: "complete",
+          payment_status: "paid",
           client_reference_id: String(user.id),
           customer: customerId,
           subscription: `sub_e2e_${user.id}`,
@@ -176,5 +178,17 @@ test.describe("Premium", () => {
     await expect(page.getByRole("heading", { name: "Fake Stripe customer portal" })).toBeVisible();
     await page.getByRole("link", { name: "Return" }).click();
     await expect(page).toHaveURL(/\/profile$/);
+
+    // Deleting the account says what happens to the subscription, and ends it.
+    await page.getByRole("link", { name: "Delete Account" }).click();
+    const dialog = page.getByRole("dialog", { name: "Are you absolutely sure?" });
+    await expect(
+      dialog.getByText(
+        "Your Premium subscription is cancelled with Stripe at once: no further payment is taken.",
+      ),
+    ).toBeVisible();
+    await dialog.getByRole("button", { name: "Yes, delete my account" }).click();
+    await expect(page.getByText("Account deleted")).toBeVisible();
+    expect(findUser(user.email)).toBeUndefined();
   });
 });

@@ -29,6 +29,7 @@ const webhook = await import("~/routes/webhooks+/stripe");
 const upgradeRoute = await import("~/routes/upgrade");
 const portalRoute = await import("~/routes/billing+/portal");
 const successRoute = await import("~/routes/billing+/success");
+const deleteRoute = await import("~/routes/profile+/delete");
 
 afterAll(() => fake.close());
 
@@ -110,9 +111,21 @@ function statusOf(result: Response) {
   return result.status;
 }
 
-function checkoutCompleted(userId: number, customer: string, subscription: string) {
+/** Starts a real Checkout at the fake Stripe; returns its session id. */
+async function startCheckout(userId: number) {
+  await createCheckoutSession(userById(userId));
+  return [...fake.checkoutSessions.keys()].at(-1)!;
+}
+
+function checkoutCompleted(
+  userId: number,
+  customer: string,
+  subscription: string,
+  sessionId: string,
+  session: Record<string, unknown> = {},
+) {
   return event("checkout.session.completed", {
-    id: `cs_test_${counter}`,
+    id: sessionId,
     object: "checkout.session",
     mode: "subscription",
     status: "complete",
@@ -120,6 +133,7 @@ function checkoutCompleted(userId: number, customer: string, subscription: strin
     client_reference_id: String(userId),
     customer,
     subscription,
+    ...session,
   });
 }
 
@@ -211,7 +225,7 @@ describe("checkout and portal through the real stripe library", () => {
 describe("the webhook", () => {
   test("upgrade then cancel moves the user to premium and back", async () => {
     const user = newUser();
-    await createCheckoutSession(user);
+    const sessionId = await startCheckout(user.id);
     const customer = userById(user.id).stripeCustomerId!;
     const daily = db
       .insert(folders)
@@ -226,7 +240,9 @@ describe("the webhook", () => {
       .returning()
       .get();
 
-    expect(statusOf(await postWebhook(checkoutCompleted(user.id, customer, "sub_A")))).toBe(200);
+    expect(
+      statusOf(await postWebhook(checkoutCompleted(user.id, customer, "sub_A", sessionId))),
+    ).toBe(200);
     let after = userById(user.id);
     expect(after).toMatchObject({
       subscriptionTier: "premium",
@@ -266,7 +282,7 @@ describe("the webhook", () => {
 
   test("a wrong signature, a tampered body or a stale signature answers 400 and changes nothing", async () => {
     const user = newUser();
-    const payload = checkoutCompleted(user.id, "cus_x", "sub_x");
+    const payload = checkoutCompleted(user.id, "cus_x", "sub_x", "cs_test_never_created");
     const before = db.select().from(processedStripeEvents).all().length;
 
     const wrongSecret = signer.webhooks.generateTestHeaderString({
@@ -300,6 +316,8 @@ describe("the webhook", () => {
     const user = newUser();
     const customer = "cus_twice";
     db.update(users).set({ stripeCustomerId: customer }).where(eq(users.id, user.id)).run();
+    fake.addCustomer(customer);
+    const sessionId = await startCheckout(user.id);
     const periodEnd = Math.floor(Date.now() / 1000) + 86_400;
     const cancel = subscriptionEvent(
       "customer.subscription.deleted",
@@ -308,7 +326,7 @@ describe("the webhook", () => {
       "canceled",
       periodEnd,
     );
-    const grant = checkoutCompleted(user.id, customer, "sub_T");
+    const grant = checkoutCompleted(user.id, customer, "sub_T", sessionId);
 
     await postWebhook(grant);
     await postWebhook(cancel);
@@ -322,6 +340,52 @@ describe("the webhook", () => {
     expect(
       db.select().from(processedStripeEvents).where(eq(processedStripeEvents.id, id)).all(),
     ).toHaveLength(1);
+  });
+
+  test("a checkout that is not paid, or not for our price, grants nothing", async () => {
+    const user = newUser();
+    const sessionId = await startCheckout(user.id);
+    const customer = userById(user.id).stripeCustomerId!;
+    const unpaid = await postWebhook(
+      checkoutCompleted(user.id, customer, "sub_U", sessionId, { payment_status: "unpaid" }),
+    );
+    expect(await unpaid.json()).toEqual({ received: true, outcome: "ignored" });
+    expect(userById(user.id).subscriptionTier).toBe("free");
+
+    fake.checkoutSessions.get(sessionId)!.price = "price_some_other_product";
+    const otherPrice = await postWebhook(checkoutCompleted(user.id, customer, "sub_U", sessionId));
+    expect(await otherPrice.json()).toEqual({ received: true, outcome: "ignored" });
+    expect(userById(user.id).subscriptionTier).toBe("free");
+    expect(fake.calls.at(-1)!.path).toBe(`/v1/checkout/sessions/${sessionId}/line_items`);
+
+    fake.checkoutSessions.get(sessionId)!.price = PRICE_ID;
+    const paid = await postWebhook(checkoutCompleted(user.id, customer, "sub_U", sessionId));
+    expect(await paid.json()).toEqual({ received: true, outcome: "applied" });
+    expect(userById(user.id).subscriptionTier).toBe("premium");
+  });
+
+  test("a paid invoice of the current subscription moves the paid-until date on", async () => {
+    const user = newUser();
+    const sessionId = await startCheckout(user.id);
+    const customer = userById(user.id).stripeCustomerId!;
+    await postWebhook(checkoutCompleted(user.id, customer, "sub_I", sessionId));
+    const periodEnd = Math.floor(Date.now() / 1000) + 31 * 86_400;
+    const invoice = (subscription: string, end: number) =>
+      event("invoice.paid", {
+        id: `in_${++counter}`,
+        object: "invoice",
+        customer,
+        parent: { type: "subscription_details", subscription_details: { subscription } },
+        lines: { object: "list", data: [{ id: "il_1", period: { start: end - 86_400, end } }] },
+      });
+    expect(await (await postWebhook(invoice("sub_I", periodEnd))).json()).toMatchObject({
+      outcome: "applied",
+    });
+    expect(userById(user.id).subscriptionExpiresAt?.getTime()).toBe(periodEnd * 1000);
+    // Another subscription's invoice, or an older period, changes nothing.
+    await postWebhook(invoice("sub_other", periodEnd + 86_400));
+    await postWebhook(invoice("sub_I", periodEnd - 86_400));
+    expect(userById(user.id).subscriptionExpiresAt?.getTime()).toBe(periodEnd * 1000);
   });
 
   test("GET is not allowed", async () => {
@@ -345,4 +409,54 @@ test("visiting the success page alone grants nothing", async () => {
   expect(after.subscriptionTier).toBe("free");
   expect(after.subscriptionStatus).toBe("inactive");
   expect(after.stripeSubscriptionId).toBeNull();
+});
+
+describe("deleting a Premium account", () => {
+  async function premiumUser(subscriptionId: string) {
+    const user = newUser();
+    const sessionId = await startCheckout(user.id);
+    const customer = userById(user.id).stripeCustomerId!;
+    await postWebhook(checkoutCompleted(user.id, customer, subscriptionId, sessionId));
+    fake.addSubscription(subscriptionId, customer);
+    return user;
+  }
+
+  const deleteAccount = async (userId: number) =>
+    deleteRoute.action({
+      request: await postForm(userId, "/profile/delete"),
+      params: {},
+      context: {},
+    });
+
+  test("cancels the subscription with Stripe, then deletes the account", async () => {
+    const user = await premiumUser("sub_D");
+    const response = (await deleteAccount(user.id)) as Response;
+    expect(response.status).toBe(302);
+    expect(fake.calls.filter((call) => call.method === "DELETE").map((call) => call.path)).toEqual([
+      "/v1/subscriptions/sub_D",
+    ]);
+    expect(fake.subscriptions.get("sub_D")!.status).toBe("canceled");
+    expect(db.select().from(users).where(eq(users.id, user.id)).get()).toBeUndefined();
+  });
+
+  test("keeps the account and says why when Stripe cannot cancel", async () => {
+    const user = await premiumUser("sub_E");
+    fake.failCancellations(true);
+    try {
+      const result = await deleteAccount(user.id);
+      expect(result).toEqual({ error: expect.stringMatching(/could not cancel your Premium/) });
+    } finally {
+      fake.failCancellations(false);
+    }
+    expect(userById(user.id).subscriptionTier).toBe("premium");
+    expect(fake.subscriptions.get("sub_E")!.status).toBe("active");
+  });
+
+  test("a subscription Stripe already ended does not block the deletion", async () => {
+    const user = await premiumUser("sub_F");
+    fake.subscriptions.get("sub_F")!.status = "canceled";
+    const response = (await deleteAccount(user.id)) as Response;
+    expect(response.status).toBe(302);
+    expect(db.select().from(users).where(eq(users.id, user.id)).get()).toBeUndefined();
+  });
 });

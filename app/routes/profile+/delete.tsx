@@ -1,8 +1,9 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, Link } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Dialog } from "~/components/dialog";
-import { CsrfInput, SubmitButton } from "~/components/forms";
+import { CsrfInput, FormAlert, SubmitButton } from "~/components/forms";
 import { deleteAccount } from "~/utils/accounts.server";
+import { BillingError, cancelSubscriptionNow } from "~/utils/billing.server";
 import { readProtectedForm } from "~/utils/csrf.server";
 import { destroySession, requireUser } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
@@ -10,13 +11,31 @@ import { redirectWithToast } from "~/utils/toast.server";
 export const meta: MetaFunction = () => [{ title: "Delete Account · Thoughtfully" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  await requireUser(request);
-  return null;
+  const user = await requireUser(request);
+  return {
+    subscription: user.stripeSubscriptionId
+      ? {
+          paidUntil: user.subscriptionExpiresAt
+            ? new Intl.DateTimeFormat("en-US", {
+                dateStyle: "long",
+                timeZone: user.timeZone,
+              }).format(user.subscriptionExpiresAt)
+            : null,
+        }
+      : null,
+  };
 }
 
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
   await readProtectedForm(request);
+  // Billing first: an account that is gone must not go on being charged.
+  try {
+    await cancelSubscriptionNow(user);
+  } catch (error) {
+    if (error instanceof BillingError) return { error: error.message };
+    throw error;
+  }
   const clearCookie = await destroySession(request);
   await deleteAccount(user.id);
   return redirectWithToast(
@@ -27,6 +46,8 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function DeleteAccount() {
+  const { subscription } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
   return (
     <Dialog title="Are you absolutely sure?" closeTo="/profile">
       <p className="text-sm text-stone-700">
@@ -39,6 +60,19 @@ export default function DeleteAccount() {
         <li>your profile information</li>
         <li>your subscription</li>
       </ul>
+      {subscription ? (
+        <p className="mt-4 rounded-lg bg-amber-50 px-4 py-3 text-sm text-amber-900">
+          Your Premium subscription is cancelled with Stripe at once: no further payment is taken.
+          {subscription.paidUntil
+            ? ` The time already paid for (until ${subscription.paidUntil}) is not refunded.`
+            : " The time already paid for is not refunded."}
+        </p>
+      ) : null}
+      {actionData?.error ? (
+        <div className="mt-4">
+          <FormAlert errors={[actionData.error]} />
+        </div>
+      ) : null}
       <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
         <Link to="/profile" className="btn-secondary" preventScrollReset>
           Cancel

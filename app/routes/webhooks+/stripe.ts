@@ -1,6 +1,11 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import type Stripe from "stripe";
-import { BillingNotConfigured, stripe, webhookSecret } from "~/utils/billing.server";
+import {
+  BillingNotConfigured,
+  checkoutPaysForPremium,
+  stripe,
+  webhookSecret,
+} from "~/utils/billing.server";
 import { LIMITS } from "~/utils/limits";
 import { readBodyText } from "~/utils/request-body.server";
 import { applyStripeEvent } from "~/utils/subscriptions.server";
@@ -39,6 +44,10 @@ export async function action({ request }: ActionFunctionArgs) {
   } catch {
     return Response.json({ error: "invalid signature" }, { status: 400 });
   }
-  const outcome = applyStripeEvent(event);
+  const outcome = applyStripeEvent(event, {
+    checkoutPaysForPremium:
+      event.type === "checkout.session.completed" &&
+      (await checkoutPaysForPremium(event.data.object)),
+  });
   return Response.json({ received: true, outcome });
 }

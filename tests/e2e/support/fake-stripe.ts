@@ -15,16 +15,18 @@ function escapeHtml(text: string) {
 /**
  * A small stand-in for Stripe's API on loopback, for tests: the real `stripe`
  * library talks to it (host, port and protocol options). It checks the secret
- * key like Stripe does and answers the three calls the app makes (create a
- * customer, a Checkout session, a customer-portal session), plus two tiny HTML
- * pages in place of Stripe's hosted Checkout and portal. Every API call is kept
- * in `calls` for assertions.
+ * key like Stripe does and answers the calls the app makes (create a customer,
+ * a Checkout session, a customer-portal session; list a session's line items;
+ * cancel a subscription), plus two tiny HTML pages in place of Stripe's hosted
+ * Checkout and portal. Every API call is kept in `calls` for assertions.
  */
 export async function startFakeStripe(secretKey: string) {
   const calls: FakeStripeCall[] = [];
   const customers = new Map<string, Stored>();
   const checkoutSessions = new Map<string, Stored>();
   const portalSessions = new Map<string, Stored>();
+  const subscriptions = new Map<string, Stored>();
+  let cancellationsFail = false;
   let origin = "";
 
   const server = http.createServer(async (request, response) => {
@@ -134,6 +136,50 @@ export async function startFakeStripe(secretKey: string) {
       portalSessions.set(sessionId, session);
       return send(200, session);
     }
+    const lineItems = /^\/v1\/checkout\/sessions\/([\w-]+)\/line_items$/.exec(url.pathname);
+    if (request.method === "GET" && lineItems) {
+      const session = checkoutSessions.get(lineItems[1]!);
+      if (!session) {
+        return send(404, {
+          error: {
+            type: "invalid_request_error",
+            code: "resource_missing",
+            message: `No such checkout.session: '${lineItems[1]}'`,
+          },
+        });
+      }
+      return send(200, {
+        object: "list",
+        url: url.pathname,
+        has_more: false,
+        data: [
+          {
+            id: id("li"),
+            object: "item",
+            quantity: 1,
+            price: { id: session.price, object: "price" },
+          },
+        ],
+      });
+    }
+    const subscriptionPath = /^\/v1\/subscriptions\/([\w-]+)$/.exec(url.pathname);
+    if (request.method === "DELETE" && subscriptionPath) {
+      if (cancellationsFail) {
+        return send(500, { error: { type: "api_error", message: "Something went wrong" } });
+      }
+      const subscription = subscriptions.get(subscriptionPath[1]!);
+      if (!subscription || subscription.status === "canceled") {
+        return send(404, {
+          error: {
+            type: "invalid_request_error",
+            code: "resource_missing",
+            message: `No such subscription: '${subscriptionPath[1]}'`,
+          },
+        });
+      }
+      subscription.status = "canceled";
+      return send(200, subscription);
+    }
     send(404, {
       error: {
         type: "invalid_request_error",
@@ -156,6 +202,20 @@ export async function startFakeStripe(secretKey: string) {
     calls,
     customers,
     checkoutSessions,
+    subscriptions,
+    /** A live subscription the app may cancel. */
+    addSubscription(subscriptionId: string, customerId: string) {
+      subscriptions.set(subscriptionId, {
+        id: subscriptionId,
+        object: "subscription",
+        customer: customerId,
+        status: "active",
+      });
+    },
+    /** Makes every cancellation answer 500, as when Stripe is down. */
+    failCancellations(fail: boolean) {
+      cancellationsFail = fail;
+    },
     /** Lets a test make the fake know a customer the app stored earlier. */
     addCustomer(customerId: string) {
       customers.set(customerId, { id: customerId, object: "customer" });
