@@ -22,7 +22,7 @@ export type OutgoingEmail = {
   text: string;
   replyTo?: string;
   cc?: string;
-  headers?: Record<string, string>;
+  headers?: Mail.Headers;
   attachments?: Attachment[];
   messageId?: string;
   /** Shown before our address ("Ada Lovelace via Thoughtfully"); the address stays MAIL_FROM's. */

@@ -20,6 +20,7 @@ import {
 } from "#emails/newsletter.server";
 import { env } from "~/utils/env.server";
 import { type Folder, reconcileStoragePause } from "~/utils/folders.server";
+import { listIdHeader } from "~/utils/list-id.server";
 import { sendEmail } from "~/utils/mailer.server";
 import {
   compactUnsubscribeUrl,
@@ -181,7 +182,7 @@ function messageHeaders(folder: Folder, email: string) {
   return {
     "List-Unsubscribe": `<${unsubscribeUrl(folder.id, email)}>, <${unsubscribeMailto(folder.id, email)}>`,
     "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
-    "List-ID": `"${folder.name.replace(/["\\]/g, "")}" <folder-${folder.id}.${appHost()}>`,
+    "List-ID": listIdHeader(folder, appHost()),
   };
 }
 
