@@ -369,7 +369,12 @@ describe("daily snapshots", () => {
       totalStorageBytes: 7000,
     });
 
-    const series = getDailySeries(NOW);
+    const live = {
+      weeklyActiveSenders: getBusinessMetrics(NOW).weeklyActiveUsers,
+      storageUsed: getUsageStats().totalStorageUsed,
+    };
+    expect(live).toEqual({ weeklyActiveSenders: 2, storageUsed: 7000 });
+    const series = getDailySeries(NOW, live);
     expect(series.emailsSent).toHaveLength(30);
     expect(series.emailsSent[0]?.date).toBe("2025-05-20");
     expect(series.emailsSent.filter((point) => point.value).map((p) => [p.date, p.value])).toEqual([
@@ -381,5 +386,30 @@ describe("daily snapshots", () => {
     expect(series.activeSenders.at(-1)).toEqual({ date: "2025-06-18", value: 2 });
     expect(series.activeSenders.at(-2)).toEqual({ date: "2025-06-17", value: null });
     expect(series.storage.at(-1)).toEqual({ date: "2025-06-18", value: 7000 });
+  });
+
+  test("the charts end on today's live figures, so they agree with the cards above them", () => {
+    // A snapshot of an earlier day is drawn as it was; today's, written hours ago, is not.
+    db.insert(analyticsSnapshots)
+      .values([
+        { snapshotDate: "2025-06-10", weeklyActiveCurators: 1, totalStorageBytes: 1234 },
+        { snapshotDate: "2025-06-18", weeklyActiveCurators: 9, totalStorageBytes: 99 },
+      ])
+      .onConflictDoUpdate({
+        target: analyticsSnapshots.snapshotDate,
+        set: { weeklyActiveCurators: 9, totalStorageBytes: 99 },
+      })
+      .run();
+    const series = getDailySeries(NOW, { weeklyActiveSenders: 2, storageUsed: 7000 });
+    const drawn = (points: { date: string; value: number | null }[]) =>
+      points.filter((point) => point.value !== null).map((point) => [point.date, point.value]);
+    expect(drawn(series.activeSenders)).toEqual([
+      ["2025-06-10", 1],
+      ["2025-06-18", 2],
+    ]);
+    expect(drawn(series.storage)).toEqual([
+      ["2025-06-10", 1234],
+      ["2025-06-18", 7000],
+    ]);
   });
 });

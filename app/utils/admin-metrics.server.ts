@@ -448,12 +448,15 @@ export function takeAnalyticsSnapshot(now: Date) {
 
 export type ChartPoint = { date: string; value: number | null };
 
+/** Today's live figures, which the charts end on so that they agree with the cards. */
+export type TodaysFigures = { weeklyActiveSenders: number; storageUsed: number };
+
 /**
  * The last `days` UTC days up to `now`'s: e-mails sent each day (counted from
- * email_deliveries), and the snapshots' weekly active senders and storage
- * (null on a day without a snapshot).
+ * email_deliveries), and weekly active senders and storage: the snapshots for
+ * past days (null on a day without one), the live figures for today.
  */
-export function getDailySeries(now: Date, days = 30) {
+export function getDailySeries(now: Date, live: TodaysFigures, days = 30) {
   const today = startOfUtcDay(now);
   const first = today - (days - 1) * DAY;
   const dates = Array.from({ length: days }, (_, index) => utcDate(first + index * DAY));
@@ -469,12 +472,19 @@ export function getDailySeries(now: Date, days = 30) {
     db
       .all<{ date: string; active: number; storage: number }>(sql`
         select snapshot_date as date, weekly_active_curators as active, total_storage_bytes as storage
-          from analytics_snapshots where snapshot_date >= ${dates[0]} and snapshot_date <= ${dates.at(-1)}`)
+          from analytics_snapshots where snapshot_date >= ${dates[0]} and snapshot_date < ${utcDate(today)}`)
       .map((row) => [row.date, row]),
   );
+  const todaysDate = utcDate(today);
   return {
     emailsSent: dates.map((date) => ({ date, value: sent.get(date) ?? 0 })),
-    activeSenders: dates.map((date) => ({ date, value: snapshots.get(date)?.active ?? null })),
-    storage: dates.map((date) => ({ date, value: snapshots.get(date)?.storage ?? null })),
+    activeSenders: dates.map((date) => ({
+      date,
+      value: date === todaysDate ? live.weeklyActiveSenders : (snapshots.get(date)?.active ?? null),
+    })),
+    storage: dates.map((date) => ({
+      date,
+      value: date === todaysDate ? live.storageUsed : (snapshots.get(date)?.storage ?? null),
+    })),
   } satisfies Record<string, ChartPoint[]>;
 }

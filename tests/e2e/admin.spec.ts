@@ -75,10 +75,10 @@ test.describe("admin dashboards", () => {
 
     await tabs.getByRole("link", { name: "Business Metrics" }).click();
     await expect(page).toHaveURL(/\?tab=business$/);
-    await expect(page.getByText("Weekly active users")).toBeVisible();
+    await expect(page.getByText("Weekly active senders", { exact: true }).first()).toBeVisible();
     await expect(page.getByText("Recipient retention")).toBeVisible();
     await expect(page.getByRole("img", { name: "E-mails sent per day" })).toBeVisible();
-    await expect(page.getByRole("img", { name: "Active senders (weekly)" })).toBeVisible();
+    await expect(page.getByRole("img", { name: "Weekly active senders" })).toBeVisible();
     await expectAccessible();
 
     await tabs.getByRole("link", { name: "Usage & Revenue" }).click();

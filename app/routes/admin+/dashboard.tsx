@@ -75,7 +75,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const tab = tabOf(new URL(request.url).searchParams.get("tab"));
   const now = new Date();
   const dashboard = getAdminDashboard(now);
-  const series = tab === "business" || tab === "usage" ? getDailySeries(now) : null;
+  const series =
+    tab === "business" || tab === "usage"
+      ? getDailySeries(now, {
+          weeklyActiveSenders: dashboard.businessMetrics.weeklyActiveUsers,
+          storageUsed: dashboard.usageStats.totalStorageUsed,
+        })
+      : null;
   const security = tab === "security" ? getSecurityDashboard(now) : null;
   const roles =
     tab === "security"
@@ -237,7 +243,7 @@ function Overview({ loaded }: { loaded: LoaderData }) {
     <>
       <Panel title="At a glance">
         <StatGrid>
-          <Stat label="Weekly active users" value={formatNumber(b.weeklyActiveUsers)} />
+          <Stat label="Weekly active senders" value={formatNumber(b.weeklyActiveUsers)} />
           <Stat label="Total users" value={formatNumber(b.totalUsers)} />
           <Stat label="E-mails sent today" value={formatNumber(b.emailsSentToday)} />
           <Stat label="Monthly revenue" value={formatCents(u.subscriptionRevenue)} />
@@ -261,9 +267,9 @@ function Business({ loaded }: { loaded: LoaderData }) {
   const b = loaded.dashboard.businessMetrics;
   const rows: [string, string, ReactNode?][] = [
     [
-      "Weekly active users",
+      "Weekly active senders",
       formatNumber(b.weeklyActiveUsers),
-      "Added an item or sent, last 7 days",
+      "Added an item or had a folder sent, last 7 days",
     ],
     ["Total users", formatNumber(b.totalUsers)],
     ["Total content", formatNumber(b.totalContent)],
@@ -277,9 +283,9 @@ function Business({ loaded }: { loaded: LoaderData }) {
     ["Average e-mail size", formatBytes(b.averageEmailSizeBytes)],
     ["Average recipients per folder", formatNumber(b.averageRecipientsPerFolder, 2)],
     ["Average folders per user", formatNumber(b.averageFoldersPerUser, 2)],
-    ["Average folders per weekly curator", formatNumber(b.averageFoldersPerWeeklyCurator, 2)],
+    ["Average folders per weekly active sender", formatNumber(b.averageFoldersPerWeeklyCurator, 2)],
     [
-      "Average e-mail size per weekly curator",
+      "Average e-mail size per weekly active sender",
       formatBytes(b.averageEmailSizeBytesPerWeeklyCurator),
       "E-mails of the last 7 days",
     ],
@@ -303,7 +309,7 @@ function Business({ loaded }: { loaded: LoaderData }) {
         <Panel title="Last 30 days">
           <div className="grid gap-4 lg:grid-cols-2">
             <BarChart title="E-mails sent per day" points={loaded.series.emailsSent} />
-            <BarChart title="Active senders (weekly)" points={loaded.series.activeSenders} />
+            <BarChart title="Weekly active senders" points={loaded.series.activeSenders} />
           </div>
         </Panel>
       ) : null}
