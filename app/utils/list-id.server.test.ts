@@ -1,5 +1,5 @@
 import { simpleParser } from "mailparser";
-import MailComposer from "nodemailer/lib/mail-composer";
+import MailComposer from "nodemailer/lib/mail-composer/index.js";
 import { describe, expect, test } from "vitest";
 import { listIdHeader } from "./list-id.server";
 

@@ -1,4 +1,4 @@
-import mimeFuncs from "nodemailer/lib/mime-funcs";
+import mimeFuncs from "nodemailer/lib/mime-funcs/index.js";
 
 /**
  * The `List-ID` header of a folder's newsletter, as RFC 2919 wants it:
