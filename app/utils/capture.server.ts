@@ -118,7 +118,7 @@ export function captureForm(capture: Capture): {
 export async function requireAddUser(request: Request) {
   const user = await getUser(request);
   if (user) return user;
-  throw await redirectWithToast(loginPath(request, null), {
+  throw await redirectWithToast(loginPath(request, { explain: false }), {
     title: "Please log in",
     description: "You need to be logged in to add content.",
     variant: "destructive",

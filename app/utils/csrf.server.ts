@@ -81,7 +81,8 @@ function keptFields(formData: FormData | null): CsrfFailure["fields"] {
   return fields;
 }
 
-function isCrossSite(request: Request) {
+/** A request another site's page made (Sec-Fetch-Site, else Origin, says so). */
+export function isCrossSite(request: Request) {
   const fetchSite = request.headers.get("sec-fetch-site");
   if (fetchSite && fetchSite !== "same-origin" && fetchSite !== "none") return true;
   const origin = request.headers.get("origin");

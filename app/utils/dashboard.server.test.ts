@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { db } from "#db/client.server";
-import { contentItems, folders, users } from "#db/schema";
+import { contentItems, folderRecipientStates, folders, users } from "#db/schema";
 import { loadDashboard } from "./dashboard.server";
 import { FolderNotFoundError } from "./folders.server";
 
@@ -133,5 +133,15 @@ describe("loadDashboard", () => {
     expect(dashboard.folders.map((folder) => folder.name)).toEqual(["First", "Middle", "Later"]);
     expect(dashboard.selected?.id).toBe(first.id);
     expect(dashboard.items.map((item) => item.title)).toEqual(["Link 0", "Musing 1", "Link 2"]);
+  });
+
+  test("the recipients line says No active recipients once every recipient has left", () => {
+    const user = createUser();
+    const folder = createFolder(user.id, "Mum only", 0);
+    expect(loadDashboard(user, folder.id).folders[0]!.recipientLabel).toBe("Mum <mum@example.com>");
+    db.insert(folderRecipientStates)
+      .values({ folderId: folder.id, email: "mum@example.com", status: "unsubscribed" })
+      .run();
+    expect(loadDashboard(user, folder.id).folders[0]!.recipientLabel).toBe("No active recipients");
   });
 });

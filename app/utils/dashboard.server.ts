@@ -16,9 +16,14 @@ import type { SessionUser } from "~/utils/session.server";
  * the number of folders: the folders, their sizes in one grouped query, their
  * unsubscribed recipients in another, and the usage.
  */
-/** The folder's recipients in a line: one in full, several as a count. */
-function recipientLabel(recipients: { name: string; email: string }[]) {
-  if (recipients.length === 0) return "No active recipients";
+/**
+ * The folder's recipients in a line: one in full, several as a count, none
+ * (or none left: every one unsubscribed) as the spec's "No active recipients".
+ */
+function recipientLabel(recipients: { name: string; email: string }[], unsubscribedCount: number) {
+  if (recipients.length === 0 || unsubscribedCount >= recipients.length) {
+    return "No active recipients";
+  }
   if (recipients.length > 1) return `${recipients.length} recipients`;
   const [only] = recipients;
   return only!.name && only!.name !== "recipient" ? `${only!.name} <${only!.email}>` : only!.email;
@@ -36,7 +41,7 @@ function folderSummary(
   return {
     id: folder.id,
     name: folder.name,
-    recipientLabel: recipientLabel(recipients),
+    recipientLabel: recipientLabel(recipients, unsubscribedCount),
     isPaused: folder.isPaused,
     pauseReason: folder.pauseReason,
     isUnsubscribed: folder.isUnsubscribed,

@@ -100,9 +100,22 @@ export async function getUser(request: Request) {
   return (await getCurrentSession(request))?.user ?? null;
 }
 
-export function loginPath(request: Request, reason: "session_expired" | null = "session_expired") {
+/** Whether the browser sent a session cookie at all (valid or not). */
+function carriesSessionCookie(request: Request) {
+  const prefix = `${sessionCookie.name}=`;
+  return (request.headers.get("Cookie") ?? "")
+    .split(";")
+    .some((part) => part.trim().startsWith(prefix));
+}
+
+/**
+ * Where a signed-out request is sent. "Your session has expired" is said only
+ * to a browser that had a session (its cookie came with the request): someone
+ * who never signed in, or signed out, is simply asked to log in.
+ */
+export function loginPath(request: Request, { explain = true }: { explain?: boolean } = {}) {
   const params = new URLSearchParams();
-  if (reason) params.set("reason", reason);
+  if (explain && carriesSessionCookie(request)) params.set("reason", "session_expired");
   params.set("redirectTo", pathOf(request));
   return `/login?${params}`;
 }

@@ -150,8 +150,10 @@ test.describe("log in", () => {
   test("a signed-out visit to /profile goes to log in and comes back after", async ({ page }) => {
     const user = await createUser({ firstName: "Back", lastName: "Again" });
     await page.goto("/profile");
-    await expect(page).toHaveURL(/\/login\?reason=session_expired&redirectTo=%2Fprofile/);
-    await expect(page.getByText("Your session has expired. Please log in again.")).toBeVisible();
+    // Never signed in here: asked to log in, not told a session expired.
+    await expect(page).toHaveURL(/\/login\?redirectTo=%2Fprofile$/);
+    await expect(page.getByRole("heading", { name: "Log in" })).toBeVisible();
+    await expect(page.getByText("Your session has expired")).toHaveCount(0);
     await page.getByLabel("Email").fill(user.email);
     await page.getByLabel("Password").fill(TEST_PASSWORD);
     await page.getByRole("button", { name: "Sign In" }).click();
@@ -263,6 +265,39 @@ test.describe("signed in", () => {
     expect(response.status()).toBe(302);
     expect(response.headers().location).toContain("/login?reason=session_expired");
     await copied.dispose();
+  });
+
+  test("signing out works with a stale form token; another site cannot sign anyone out", async ({
+    page,
+    context,
+    baseURL,
+  }) => {
+    const user = await createUser();
+    await signIn(context, user.id, baseURL!);
+    const forged = await page.request.post("/logout", {
+      form: { csrf: "stale" },
+      headers: { Origin: "https://evil.example", "Sec-Fetch-Site": "cross-site" },
+      maxRedirects: 0,
+    });
+    expect(forged.status()).toBe(403);
+    await page.goto("/profile");
+    await expect(page.getByRole("heading", { name: "Profile Settings" })).toBeVisible();
+
+    const stale = await page.request.post("/logout", {
+      form: { csrf: "a-token-from-last-week" },
+      headers: { Origin: new URL(baseURL!).origin },
+      maxRedirects: 0,
+    });
+    expect(stale.status()).toBe(302);
+    expect(stale.headers().location).toBe("/login");
+    await page.goto("/profile");
+    await expect(page).toHaveURL(/\/login\?redirectTo=%2Fprofile$/);
+  });
+
+  test("/api/login, the spec's log-in address, opens the log-in page", async ({ page }) => {
+    await page.goto("/api/login?redirectTo=%2Fprofile");
+    await expect(page).toHaveURL(/\/login\?redirectTo=%2Fprofile$/);
+    await expect(page.getByRole("heading", { name: "Log in" })).toBeVisible();
   });
 
   test("deleting the account removes the user and every session", async ({

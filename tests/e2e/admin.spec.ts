@@ -242,7 +242,7 @@ test.describe("admin dashboards", () => {
       (event) => event.endpoint === "/admin/security",
     ).length;
     await page.goto("/admin/security");
-    await expect(page).toHaveURL(/\/login\?reason=session_expired&redirectTo=%2Fadmin%2Fsecurity$/);
+    await expect(page).toHaveURL(/\/login\?redirectTo=%2Fadmin%2Fsecurity$/);
     const after = unauthorizedEventsOf(null).filter(
       (event) => event.endpoint === "/admin/security",
     );
