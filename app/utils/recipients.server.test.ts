@@ -16,6 +16,7 @@ import {
 } from "./recipient-links.server";
 import {
   activeRecipients,
+  canonicalizeStoredAddresses,
   markBounced,
   RecipientRuleError,
   recipientStates,
@@ -335,3 +336,63 @@ describe("asking a recipient back", () => {
     );
   });
 });
+
+describe("what a sender sees of a recipient who left", () => {
+  test("their own folder: that and when, never why; another sender's: only no mail", () => {
+    const sender = createUser();
+    const other = createUser();
+    const family = createFolder(sender.id, ["quiet@example.com"]);
+    const elsewhere = createFolder(other.id, ["quiet@example.com"], "Elsewhere");
+    unsubscribe({
+      folderId: family.id,
+      email: "quiet@example.com",
+      reason: "not_interested",
+      scope: "everything",
+    });
+    const own = recipientStates(family.id)[0]!;
+    expect(own).toMatchObject({ status: "unsubscribed", scope: "everything" });
+    expect(own.unsubscribedAt).toBeInstanceOf(Date);
+    const theirs = recipientStates(elsewhere.id)[0]!;
+    expect(theirs).toMatchObject({ status: "unsubscribed", scope: "everything" });
+    expect(theirs.unsubscribedAt).toBeNull();
+    for (const state of [own, theirs]) {
+      expect(JSON.stringify(state)).not.toMatch(/not_interested|unsubscribeReason/);
+    }
+  });
+});
+
+describe("addresses stored before canonical forms", () => {
+  test("non-ASCII domains are rewritten at start, and the opt-out wins a merge", () => {
+    const sender = createUser();
+    const folder = createFolder(sender.id, ["Anna@BÜCHER.example"]);
+    db.insert(folderRecipientStates)
+      .values([
+        { folderId: folder.id, email: "anna@bücher.example", status: "unsubscribed" },
+        { folderId: folder.id, email: "anna@xn--bcher-kva.example", status: "active" },
+      ])
+      .run();
+    db.insert(emailUnsubscribes).values({ email: "zoë@straße.example" }).run();
+
+    canonicalizeStoredAddresses();
+
+    expect(folderRow(folder.id).recipients).toEqual([
+      { name: "Person 1", email: "anna@xn--bcher-kva.example" },
+    ]);
+    expect(
+      db
+        .select({ email: folderRecipientStates.email, status: folderRecipientStates.status })
+        .from(folderRecipientStates)
+        .where(eq(folderRecipientStates.folderId, folder.id))
+        .all(),
+    ).toEqual([{ email: "anna@xn--bcher-kva.example", status: "unsubscribed" }]);
+    expect(
+      db
+        .select()
+        .from(emailUnsubscribes)
+        .where(eq(emailUnsubscribes.email, "zoë@xn--strae-oqa.example"))
+        .get(),
+    ).toBeDefined();
+    expect(activeRecipients(folderRow(folder.id))).toEqual([]);
+  });
+});
+
