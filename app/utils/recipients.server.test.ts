@@ -395,4 +395,3 @@ describe("addresses stored before canonical forms", () => {
     expect(activeRecipients(folderRow(folder.id))).toEqual([]);
   });
 });
-
