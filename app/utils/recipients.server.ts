@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, or, sql } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, or, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { createElement } from "react";
 import { db, prepareSqlOnce, writeTransaction } from "#db/client.server";
@@ -7,6 +7,8 @@ import {
   folderRecipientStates,
   folders,
   type Recipient,
+  resubscribeRefusals,
+  resubscribeRequests,
   sendLedgerRecipients,
   users,
 } from "#db/schema";
@@ -32,6 +34,8 @@ export type UnsubscribeReason = (typeof UNSUBSCRIBE_REASONS)[number];
 export type UnsubscribeScope = "folder" | "everything";
 
 export const RESUBSCRIBE_REQUEST_INTERVAL_MS = 30 * 24 * 60 * 60 * 1000;
+/** Requests one address may get from all senders together per 30 days (docs/decisions.md). */
+export const RESUBSCRIBE_REQUESTS_PER_ADDRESS = 3;
 
 /** A rule the caller broke; its message is meant for the sender. */
 export class RecipientRuleError extends Error {}
@@ -462,7 +466,9 @@ function formatDay(date: Date, timeZone: string) {
 
 /**
  * The sender asks an unsubscribed recipient back: one e-mail with a signed
- * /resubscribe link, at most once per 30 days per recipient and folder.
+ * /resubscribe link. Only a verified sender may ask; at most once per 30 days
+ * per sender and address, RESUBSCRIBE_REQUESTS_PER_ADDRESS per 30 days per
+ * address from all senders, and never an address that said "don't ask me again".
  * Throws FolderNotFoundError for a folder that is not the user's and
  * RecipientRuleError (message for the sender) when the rules say no. When the
  * e-mail cannot be sent the request is not counted.
@@ -473,19 +479,60 @@ export async function requestResubscription(userId: number, folderId: number, em
   const recipient = recipientsOf(folder).find((entry) => lower(entry.email) === address);
   if (!recipient) throw new RecipientRuleError(`${email} is not a recipient of this folder.`);
   const sender = db.select().from(users).where(eq(users.id, userId)).get()!;
+  if (!sender.emailVerified) {
+    throw new RecipientRuleError(
+      "Please confirm your email address before asking anyone to re-subscribe.",
+    );
+  }
   const now = new Date();
-  const previous = writeTransaction((tx) => {
+  const windowStart = new Date(now.getTime() - RESUBSCRIBE_REQUEST_INTERVAL_MS);
+  const { previous, requestId } = writeTransaction((tx) => {
     const state = statesOf(tx, folder).find((entry) => entry.email === address);
     if (state?.status !== "unsubscribed") {
       throw new RecipientRuleError(`${recipient.email} has not unsubscribed from this folder.`);
     }
-    const last = state.resubscribeRequestedAt;
-    if (last && now.getTime() - last.getTime() < RESUBSCRIBE_REQUEST_INTERVAL_MS) {
+    if (tx.select().from(resubscribeRefusals).where(eq(resubscribeRefusals.email, address)).get()) {
+      throw new RecipientRuleError(`${recipient.email} has asked not to be asked again.`);
+    }
+    // Per sender and address, in a record that outlives folders: recreating one resets nothing.
+    const last = tx
+      .select({ requestedAt: resubscribeRequests.requestedAt })
+      .from(resubscribeRequests)
+      .where(
+        and(
+          eq(resubscribeRequests.senderUserId, userId),
+          eq(resubscribeRequests.email, address),
+          gt(resubscribeRequests.requestedAt, windowStart),
+        ),
+      )
+      .orderBy(desc(resubscribeRequests.requestedAt))
+      .get()?.requestedAt;
+    if (last) {
       const next = new Date(last.getTime() + RESUBSCRIBE_REQUEST_INTERVAL_MS);
       throw new RecipientRuleError(
         `You already asked ${recipient.email} to re-subscribe on ${formatDay(last, sender.timeZone)}. You can ask once every 30 days: next on ${formatDay(next, sender.timeZone)}.`,
       );
     }
+    const recentForAddress = tx
+      .select({ count: sql<number>`count(*)` })
+      .from(resubscribeRequests)
+      .where(
+        and(
+          eq(resubscribeRequests.email, address),
+          gt(resubscribeRequests.requestedAt, windowStart),
+        ),
+      )
+      .get();
+    if ((recentForAddress?.count ?? 0) >= RESUBSCRIBE_REQUESTS_PER_ADDRESS) {
+      throw new RecipientRuleError(
+        `${recipient.email} has been asked to re-subscribe several times recently. Please try again next month.`,
+      );
+    }
+    const request = tx
+      .insert(resubscribeRequests)
+      .values({ senderUserId: userId, email: address, folderId: folder.id, requestedAt: now })
+      .returning({ id: resubscribeRequests.id })
+      .get();
     const existing = stateRow(tx, folder.id, address);
     writeState(tx, folder.id, address, {
       resubscribeRequestedAt: now,
@@ -498,7 +545,7 @@ export async function requestResubscription(userId: number, folderId: number, em
             unsubscribeReason: "unknown",
           }),
     });
-    return last;
+    return { previous: state.resubscribeRequestedAt, requestId: request.id };
   });
   const senderName = senderNameOf(sender);
   const { html, text } = renderEmail(
@@ -517,9 +564,10 @@ export async function requestResubscription(userId: number, folderId: number, em
       replyTo: sender.email,
     });
   } catch (error) {
-    writeTransaction((tx) =>
-      writeState(tx, folder.id, address, { resubscribeRequestedAt: previous }),
-    );
+    writeTransaction((tx) => {
+      writeState(tx, folder.id, address, { resubscribeRequestedAt: previous });
+      tx.delete(resubscribeRequests).where(eq(resubscribeRequests.id, requestId)).run();
+    });
     throw error;
   }
 }
