@@ -276,7 +276,7 @@ export const sendLedgerRecipients = sqliteTable(
     kind: text("kind", { enum: ["recipient", "cc"] })
       .notNull()
       .default("recipient"),
-    status: text("status", { enum: ["pending", "sent", "failed", "bounced"] })
+    status: text("status", { enum: ["pending", "sent", "failed", "bounced", "skipped"] })
       .notNull()
       .default("pending"),
     attempts: integer("attempts").notNull().default(0),
@@ -345,6 +345,38 @@ export const emailUnsubscribes = sqliteTable("email_unsubscribes", {
   userId: integer("user_id").references(() => users.id, { onDelete: "set null" }),
   ipAddress: text("ip_address"),
   userAgent: text("user_agent"),
+});
+
+/**
+ * Every request a sender made for an address to re-subscribe. Kept apart from
+ * folders, so deleting and recreating a folder does not reset the limits; it
+ * goes with the sender's account.
+ */
+export const resubscribeRequests = sqliteTable(
+  "resubscribe_requests",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    senderUserId: integer("sender_user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    folderId: integer("folder_id").references(() => folders.id, { onDelete: "set null" }),
+    requestedAt: integer("requested_at", { mode: "timestamp_ms" })
+      .notNull()
+      .default(sql`(cast(unixepoch('subsec') * 1000 as integer))`),
+  },
+  (table) => [
+    index("resubscribe_requests_email_idx").on(table.email, table.requestedAt),
+    index("resubscribe_requests_sender_idx").on(table.senderUserId, table.email),
+  ],
+);
+
+/** "Don't ask me again": an address no sender may ask to re-subscribe. */
+export const resubscribeRefusals = sqliteTable("resubscribe_refusals", {
+  email: text("email").primaryKey(),
+  refusedAt: integer("refused_at", { mode: "timestamp_ms" })
+    .notNull()
+    .default(sql`(cast(unixepoch('subsec') * 1000 as integer))`),
 });
 
 export const referralCodes = sqliteTable("referral_codes", {

@@ -6,7 +6,6 @@ import {
   type MetaFunction,
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { useEffect, useRef } from "react";
 import { AuthCard } from "~/components/auth-card";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/forms";
 import { readProtectedForm } from "~/utils/csrf.server";
@@ -71,16 +70,6 @@ export async function action({ request }: ActionFunctionArgs) {
 export default function ResubscribePage() {
   const loaderData = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
-  const formRef = useRef<HTMLFormElement>(null);
-  const autoSubmitted = useRef(false);
-  const ready = loaderData.state === "ready" && !actionData;
-
-  // With JavaScript the page re-subscribes by itself, once, after it is shown.
-  useEffect(() => {
-    if (!ready || autoSubmitted.current) return;
-    autoSubmitted.current = true;
-    formRef.current?.requestSubmit();
-  }, [ready]);
 
   if (loaderData.state === "error" || actionData?.state === "error") {
     return (
@@ -120,7 +109,8 @@ export default function ResubscribePage() {
         <p>{`${senderName} would like to keep sharing "${folderName}" with you at ${email}.`}</p>
       }
     >
-      <Form method="post" ref={formRef}>
+      {/* Never submitted by script: a link scanner that runs the page must not re-subscribe anyone. */}
+      <Form method="post">
         {actionData?.state === "failed" ? (
           <div className="mb-4">
             <FormAlert errors={[FAILED]} />
@@ -133,7 +123,7 @@ export default function ResubscribePage() {
         <SubmitButton pendingText="Re-subscribing...">Re-subscribe</SubmitButton>
       </Form>
       <p className="mt-3 text-center text-sm text-stone-600">
-        Nothing happening? Press the button to receive "{folderName}" again.
+        Nothing changes unless you press the button.
       </p>
     </AuthCard>
   );

@@ -72,4 +72,25 @@ describe("FolderSchema", () => {
       expect.arrayContaining(["recipients", "dayOfWeek"]),
     );
   });
+
+  test("accepts only a bare address, stored in its canonical form", () => {
+    for (const email of ["<mum@example.com>", "Mum <mum@example.com>", "mum@example.com, x@y.z"]) {
+      const submission = parse({
+        name: "Family",
+        "recipients[0].name": "Mum",
+        "recipients[0].email": email,
+      });
+      expect(errorsOf(submission)).toMatchObject({
+        "recipients[0].email": ["Please enter a valid email address for Mum"],
+      });
+    }
+    const submission = parse({
+      name: "Family",
+      "recipients[0].name": "Mum",
+      "recipients[0].email": "Mum@BÜCHER.example",
+    });
+    expect(submission.status === "success" && submission.value.recipients).toEqual([
+      { name: "Mum", email: "mum@xn--bcher-kva.example" },
+    ]);
+  });
 });

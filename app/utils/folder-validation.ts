@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { canonicalEmail } from "~/utils/email-address";
 import { LIMITS } from "~/utils/limits";
 
 /**
@@ -6,8 +7,6 @@ import { LIMITS } from "~/utils/limits";
  * the spec's (section 5). Rows with a name or an e-mail missing are dropped,
  * as the spec says; what remains must be valid.
  */
-const SIMPLE_EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
 export const FREQUENCIES = ["daily", "weekly", "biweekly", "monthly"] as const;
 export type FolderFrequency = (typeof FREQUENCIES)[number];
 
@@ -41,7 +40,7 @@ const RecipientRowSchema = z
     email: z.string().trim().optional(),
   })
   .superRefine((row, context) => {
-    if (row.name && row.email && !SIMPLE_EMAIL.test(row.email)) {
+    if (row.name && row.email && !canonicalEmail(row.email)) {
       context.addIssue({
         code: "custom",
         path: ["email"],
@@ -87,7 +86,8 @@ export const FolderSchema = z
     name: value.name.slice(0, LIMITS.folder.nameMaxLength),
     recipients: value.recipients
       .filter((row): row is { name: string; email: string } => Boolean(row.name && row.email))
-      .map((row) => ({ name: row.name, email: row.email.toLowerCase() })),
+      // Validated above: a kept row's address has a canonical form.
+      .map((row) => ({ name: row.name, email: canonicalEmail(row.email) ?? row.email })),
     frequency: value.frequency,
     dayOfWeek: value.dayOfWeek,
     dayOfMonth: value.frequency === "monthly" ? value.dayOfMonth : null,

@@ -5,6 +5,7 @@ import { takeAnalyticsSnapshot } from "~/utils/admin-metrics.server";
 import { env } from "~/utils/env.server";
 import { closeMailer } from "~/utils/mailer.server";
 import { sweepOrphanFiles } from "~/utils/maintenance.server";
+import { canonicalizeStoredAddresses } from "~/utils/recipients.server";
 import { runSchedulerPass } from "~/utils/sending.server";
 import { singleton } from "~/utils/singleton.server";
 import { expireDrafts } from "~/utils/upload-drafts.server";
@@ -24,6 +25,8 @@ class ServerProcess {
   private stopping = false;
 
   start() {
+    // Before the first send: the scheduler compares addresses in their canonical form.
+    canonicalizeStoredAddresses();
     if (env.SCHEDULER === "on") this.startJobs();
     for (const signal of ["SIGTERM", "SIGINT"] as const) {
       process.once(signal, () => void this.shutdown(signal));

@@ -1,7 +1,14 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
 import { db } from "#db/client.server";
-import { emailUnsubscribes, folderRecipientStates, folders, users } from "#db/schema";
+import {
+  emailUnsubscribes,
+  folderRecipientStates,
+  folders,
+  resubscribeRefusals,
+  resubscribeRequests,
+  users,
+} from "#db/schema";
 import { FolderNotFoundError } from "./folders.server";
 import { listOutbox, readOutboxMessage } from "./mailer.server";
 import {
@@ -16,7 +23,9 @@ import {
 } from "./recipient-links.server";
 import {
   activeRecipients,
+  canonicalizeStoredAddresses,
   markBounced,
+  RESUBSCRIBE_REQUESTS_PER_ADDRESS,
   RecipientRuleError,
   recipientStates,
   requestResubscription,
@@ -31,7 +40,12 @@ function createUser() {
   counter += 1;
   return db
     .insert(users)
-    .values({ email: `sender${counter}@example.com`, firstName: "Ada", lastName: "Lovelace" })
+    .values({
+      email: `sender${counter}@example.com`,
+      firstName: "Ada",
+      lastName: "Lovelace",
+      emailVerified: true,
+    })
     .returning()
     .get();
 }
@@ -266,15 +280,15 @@ describe("unsubscribing", () => {
   });
 });
 
-describe("asking a recipient back", () => {
-  async function mailsTo(address: string) {
-    const found = [];
-    for (const entry of await listOutbox()) {
-      if (entry.to.includes(address)) found.push((await readOutboxMessage(entry.id))!);
-    }
-    return found;
+async function mailsTo(address: string) {
+  const found = [];
+  for (const entry of await listOutbox()) {
+    if (entry.to.includes(address)) found.push((await readOutboxMessage(entry.id))!);
   }
+  return found;
+}
 
+describe("asking a recipient back", () => {
   test("sends one e-mail with a signed link, then at most once per 30 days", async () => {
     const sender = createUser();
     const folder = createFolder(sender.id, ["back@example.com", "stay@example.com"]);
@@ -309,9 +323,9 @@ describe("asking a recipient back", () => {
     );
     expect(await mailsTo("back@example.com")).toHaveLength(1);
 
-    db.update(folderRecipientStates)
-      .set({ resubscribeRequestedAt: new Date(Date.now() - 31 * 24 * 60 * 60 * 1000) })
-      .where(eq(folderRecipientStates.folderId, folder.id))
+    db.update(resubscribeRequests)
+      .set({ requestedAt: new Date(Date.now() - 31 * 24 * 60 * 60 * 1000) })
+      .where(eq(resubscribeRequests.senderUserId, sender.id))
       .run();
     await requestResubscription(sender.id, folder.id, "back@example.com");
     expect(await mailsTo("back@example.com")).toHaveLength(2);
@@ -333,5 +347,119 @@ describe("asking a recipient back", () => {
     await expect(requestResubscription(sender.id, folder.id, "global@example.com")).rejects.toThrow(
       /once every 30 days/,
     );
+  });
+});
+
+describe("what a sender sees of a recipient who left", () => {
+  test("their own folder: that and when, never why; another sender's: only no mail", () => {
+    const sender = createUser();
+    const other = createUser();
+    const family = createFolder(sender.id, ["quiet@example.com"]);
+    const elsewhere = createFolder(other.id, ["quiet@example.com"], "Elsewhere");
+    unsubscribe({
+      folderId: family.id,
+      email: "quiet@example.com",
+      reason: "not_interested",
+      scope: "everything",
+    });
+    const own = recipientStates(family.id)[0]!;
+    expect(own).toMatchObject({ status: "unsubscribed", scope: "everything" });
+    expect(own.unsubscribedAt).toBeInstanceOf(Date);
+    const theirs = recipientStates(elsewhere.id)[0]!;
+    expect(theirs).toMatchObject({ status: "unsubscribed", scope: "everything" });
+    expect(theirs.unsubscribedAt).toBeNull();
+    for (const state of [own, theirs]) {
+      expect(JSON.stringify(state)).not.toMatch(/not_interested|unsubscribeReason/);
+    }
+  });
+});
+
+describe("addresses stored before canonical forms", () => {
+  test("non-ASCII domains are rewritten at start, and the opt-out wins a merge", () => {
+    const sender = createUser();
+    const folder = createFolder(sender.id, ["Anna@BÜCHER.example"]);
+    db.insert(folderRecipientStates)
+      .values([
+        { folderId: folder.id, email: "anna@bücher.example", status: "unsubscribed" },
+        { folderId: folder.id, email: "anna@xn--bcher-kva.example", status: "active" },
+      ])
+      .run();
+    db.insert(emailUnsubscribes).values({ email: "zoë@straße.example" }).run();
+
+    canonicalizeStoredAddresses();
+
+    expect(folderRow(folder.id).recipients).toEqual([
+      { name: "Person 1", email: "anna@xn--bcher-kva.example" },
+    ]);
+    expect(
+      db
+        .select({ email: folderRecipientStates.email, status: folderRecipientStates.status })
+        .from(folderRecipientStates)
+        .where(eq(folderRecipientStates.folderId, folder.id))
+        .all(),
+    ).toEqual([{ email: "anna@xn--bcher-kva.example", status: "unsubscribed" }]);
+    expect(
+      db
+        .select()
+        .from(emailUnsubscribes)
+        .where(eq(emailUnsubscribes.email, "zoë@xn--strae-oqa.example"))
+        .get(),
+    ).toBeDefined();
+    expect(activeRecipients(folderRow(folder.id))).toEqual([]);
+  });
+});
+
+describe("re-subscribe requests cannot be abused", () => {
+  function optedOut(email: string) {
+    const owner = createUser();
+    const folder = createFolder(owner.id, [email]);
+    unsubscribe({ folderId: folder.id, email, scope: "everything" });
+  }
+
+  test("an unverified sender may not ask", async () => {
+    optedOut("unverified-target@example.com");
+    const sender = createUser();
+    db.update(users).set({ emailVerified: false }).where(eq(users.id, sender.id)).run();
+    const folder = createFolder(sender.id, ["unverified-target@example.com"]);
+    await expect(
+      requestResubscription(sender.id, folder.id, "unverified-target@example.com"),
+    ).rejects.toThrow("Please confirm your email address");
+    expect(await mailsTo("unverified-target@example.com")).toHaveLength(0);
+  });
+
+  test("recreating the folder does not reset the sender's 30 days", async () => {
+    optedOut("recreate@example.com");
+    const sender = createUser();
+    const first = createFolder(sender.id, ["recreate@example.com"]);
+    await requestResubscription(sender.id, first.id, "recreate@example.com");
+    db.delete(folders).where(eq(folders.id, first.id)).run();
+    const second = createFolder(sender.id, ["recreate@example.com"]);
+    await expect(
+      requestResubscription(sender.id, second.id, "recreate@example.com"),
+    ).rejects.toThrow("You can ask once every 30 days");
+    expect(await mailsTo("recreate@example.com")).toHaveLength(1);
+  });
+
+  test("one address gets a capped number of requests from all senders together", async () => {
+    optedOut("popular@example.com");
+    for (let index = 0; index <= RESUBSCRIBE_REQUESTS_PER_ADDRESS; index += 1) {
+      const sender = createUser();
+      const folder = createFolder(sender.id, ["popular@example.com"]);
+      const asking = requestResubscription(sender.id, folder.id, "popular@example.com");
+      if (index < RESUBSCRIBE_REQUESTS_PER_ADDRESS) await asking;
+      else await expect(asking).rejects.toThrow(RecipientRuleError);
+    }
+    expect(await mailsTo("popular@example.com")).toHaveLength(RESUBSCRIBE_REQUESTS_PER_ADDRESS);
+  });
+
+  test("an address that said don't ask me again is never asked", async () => {
+    optedOut("never@example.com");
+    db.insert(resubscribeRefusals).values({ email: "never@example.com" }).run();
+    const sender = createUser();
+    const folder = createFolder(sender.id, ["never@example.com"]);
+    await expect(requestResubscription(sender.id, folder.id, "never@example.com")).rejects.toThrow(
+      "asked not to be asked again",
+    );
+    expect(await mailsTo("never@example.com")).toHaveLength(0);
   });
 });

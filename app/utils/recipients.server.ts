@@ -1,4 +1,5 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, or, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { createElement } from "react";
 import { db, prepareSqlOnce, writeTransaction } from "#db/client.server";
 import {
@@ -6,10 +7,14 @@ import {
   folderRecipientStates,
   folders,
   type Recipient,
+  resubscribeRefusals,
+  resubscribeRequests,
+  sendLedgerRecipients,
   users,
 } from "#db/schema";
 import { renderEmail } from "#emails/render.server";
 import { ResubscribeRequest, resubscribeRequestSubject } from "#emails/resubscribe-request";
+import { canonicalEmail, comparableEmail } from "~/utils/email-address";
 import { type Folder, getFolder, recipientsOf } from "~/utils/folders.server";
 import { sendEmail } from "~/utils/mailer.server";
 import { resubscribeUrl } from "~/utils/recipient-links.server";
@@ -20,7 +25,7 @@ import { clientIp, userAgent } from "~/utils/request-info.server";
  * folder_recipient_states row, status unsubscribed) or everything from
  * Thoughtfully (an email_unsubscribes row, plus the folder rows); a permanent
  * delivery failure marks them bounced. Addresses are compared and stored in
- * lower case. A folder whose recipients have all unsubscribed is
+ * their canonical form (~/utils/email-address). A folder whose recipients have all unsubscribed is
  * `isUnsubscribed` (shared decisions); bounced recipients do not count as
  * unsubscribed, the sender sees the bounce instead.
  */
@@ -29,6 +34,8 @@ export type UnsubscribeReason = (typeof UNSUBSCRIBE_REASONS)[number];
 export type UnsubscribeScope = "folder" | "everything";
 
 export const RESUBSCRIBE_REQUEST_INTERVAL_MS = 30 * 24 * 60 * 60 * 1000;
+/** Requests one address may get from all senders together per 30 days (docs/decisions.md). */
+export const RESUBSCRIBE_REQUESTS_PER_ADDRESS = 3;
 
 /** A rule the caller broke; its message is meant for the sender. */
 export class RecipientRuleError extends Error {}
@@ -38,9 +45,7 @@ export class UnknownFolderError extends Error {}
 type Transaction = Parameters<Parameters<typeof writeTransaction>[0]>[0];
 type StateRow = typeof folderRecipientStates.$inferSelect;
 
-function lower(email: string) {
-  return email.trim().toLowerCase();
-}
+const lower = comparableEmail;
 
 export function isUnsubscribeReason(value: unknown): value is UnsubscribeReason {
   return UNSUBSCRIBE_REASONS.includes(value as UnsubscribeReason);
@@ -77,14 +82,59 @@ export function activeRecipients(folder: Folder): Recipient[] {
   return recipients.filter((recipient) => !blocked.has(lower(recipient.email)));
 }
 
+/**
+ * What a sender may know about one recipient (docs/decisions.md, "Recipients'
+ * privacy"): that they left this folder and when, never why. An address that
+ * left everything through another sender's folder shows only that it takes
+ * no mail through Thoughtfully: no date, no reason.
+ */
+/**
+ * The send step's last check, made for each message just before it goes out,
+ * whatever the folder or the ledger holds: an address with no canonical form,
+ * or one that left this folder or everything, is not mailed and its ledger
+ * row is recorded as skipped. Returns true when the message must not be sent.
+ * Another bug elsewhere (a spelling that slipped past validation, a stale
+ * ledger) cannot reach someone who said stop.
+ */
+export function skipIfOptedOut(
+  folderId: number,
+  ledgerRecipient: { id: number; email: string },
+): boolean {
+  const address = canonicalEmail(ledgerRecipient.email);
+  const optedOut =
+    !address ||
+    db
+      .select({ id: folderRecipientStates.id })
+      .from(folderRecipientStates)
+      .where(
+        and(
+          eq(folderRecipientStates.folderId, folderId),
+          eq(folderRecipientStates.email, address),
+          eq(folderRecipientStates.status, "unsubscribed"),
+        ),
+      )
+      .get() !== undefined ||
+    db
+      .select({ id: emailUnsubscribes.id })
+      .from(emailUnsubscribes)
+      .where(eq(emailUnsubscribes.email, address))
+      .get() !== undefined;
+  if (!optedOut) return false;
+  db.update(sendLedgerRecipients)
+    .set({ status: "skipped", lastError: address ? "opted out" : "not a bare address" })
+    .where(eq(sendLedgerRecipients.id, ledgerRecipient.id))
+    .run();
+  return true;
+}
+
 export type RecipientState = {
   name: string;
   email: string;
   status: "active" | "unsubscribed" | "bounced";
-  /** "everything" when the address left every folder of Thoughtfully. */
+  /** "everything" when the address takes no mail sent through Thoughtfully. */
   scope: UnsubscribeScope | null;
+  /** When they left this folder; null for an opt-out from everything made elsewhere. */
   unsubscribedAt: Date | null;
-  unsubscribeReason: UnsubscribeReason | null;
   bounceCount: number;
   lastBounceAt: Date | null;
   bounceReason: string | null;
@@ -92,27 +142,24 @@ export type RecipientState = {
 };
 
 function stateOf(
+  folderId: number,
   recipient: Recipient,
   row: StateRow | undefined,
   everything: typeof emailUnsubscribes.$inferSelect | undefined,
 ): RecipientState {
   const unsubscribed = row?.status === "unsubscribed" || Boolean(everything);
-  const reason = row?.status === "unsubscribed" ? row.unsubscribeReason : null;
+  // The folder rows an opt-out from everything writes into other senders' folders carry its date.
+  const leftElsewhere =
+    everything !== undefined &&
+    everything.folderId !== folderId &&
+    (!row?.unsubscribedAt || row.unsubscribedAt.getTime() >= everything.unsubscribedAt.getTime());
   return {
     name: recipient.name,
     email: lower(recipient.email),
     status: unsubscribed ? "unsubscribed" : (row?.status ?? "active"),
     scope: everything ? "everything" : unsubscribed ? "folder" : null,
-    unsubscribedAt: unsubscribed
-      ? ((row?.status === "unsubscribed" ? row.unsubscribedAt : null) ??
-        everything?.unsubscribedAt ??
-        null)
-      : null,
-    unsubscribeReason: unsubscribed
-      ? isUnsubscribeReason(reason)
-        ? reason
-        : (everything?.unsubscribeReason ?? "unknown")
-      : null,
+    unsubscribedAt:
+      row?.status === "unsubscribed" && !leftElsewhere ? (row.unsubscribedAt ?? null) : null,
     bounceCount: row?.bounceCount ?? 0,
     lastBounceAt: row?.lastBounceAt ?? null,
     bounceReason: row?.bounceReason ?? null,
@@ -145,7 +192,12 @@ function statesOf(executor: Transaction | typeof db, folder: Folder): RecipientS
       .map((row) => [row.email, row]),
   );
   return recipients.map((recipient) =>
-    stateOf(recipient, rows.get(lower(recipient.email)), everything.get(lower(recipient.email))),
+    stateOf(
+      folder.id,
+      recipient,
+      rows.get(lower(recipient.email)),
+      everything.get(lower(recipient.email)),
+    ),
   );
 }
 
@@ -265,9 +317,17 @@ export function refreshFolderSubscription(
     const states = statesOf(executor, folder);
     const allOut = states.length > 0 && states.every((state) => state.status === "unsubscribed");
     if (allOut === folder.isUnsubscribed) return;
-    const last = states
-      .filter((state) => state.unsubscribedAt)
-      .sort((a, b) => b.unsubscribedAt!.getTime() - a.unsubscribedAt!.getTime())[0];
+    const last = executor
+      .select({ unsubscribeReason: folderRecipientStates.unsubscribeReason })
+      .from(folderRecipientStates)
+      .where(
+        and(
+          eq(folderRecipientStates.folderId, folderId),
+          eq(folderRecipientStates.status, "unsubscribed"),
+        ),
+      )
+      .orderBy(desc(folderRecipientStates.unsubscribedAt))
+      .get();
     executor
       .update(folders)
       .set(
@@ -406,7 +466,9 @@ function formatDay(date: Date, timeZone: string) {
 
 /**
  * The sender asks an unsubscribed recipient back: one e-mail with a signed
- * /resubscribe link, at most once per 30 days per recipient and folder.
+ * /resubscribe link. Only a verified sender may ask; at most once per 30 days
+ * per sender and address, RESUBSCRIBE_REQUESTS_PER_ADDRESS per 30 days per
+ * address from all senders, and never an address that said "don't ask me again".
  * Throws FolderNotFoundError for a folder that is not the user's and
  * RecipientRuleError (message for the sender) when the rules say no. When the
  * e-mail cannot be sent the request is not counted.
@@ -417,19 +479,60 @@ export async function requestResubscription(userId: number, folderId: number, em
   const recipient = recipientsOf(folder).find((entry) => lower(entry.email) === address);
   if (!recipient) throw new RecipientRuleError(`${email} is not a recipient of this folder.`);
   const sender = db.select().from(users).where(eq(users.id, userId)).get()!;
+  if (!sender.emailVerified) {
+    throw new RecipientRuleError(
+      "Please confirm your email address before asking anyone to re-subscribe.",
+    );
+  }
   const now = new Date();
-  const previous = writeTransaction((tx) => {
+  const windowStart = new Date(now.getTime() - RESUBSCRIBE_REQUEST_INTERVAL_MS);
+  const { previous, requestId } = writeTransaction((tx) => {
     const state = statesOf(tx, folder).find((entry) => entry.email === address);
     if (state?.status !== "unsubscribed") {
       throw new RecipientRuleError(`${recipient.email} has not unsubscribed from this folder.`);
     }
-    const last = state.resubscribeRequestedAt;
-    if (last && now.getTime() - last.getTime() < RESUBSCRIBE_REQUEST_INTERVAL_MS) {
+    if (tx.select().from(resubscribeRefusals).where(eq(resubscribeRefusals.email, address)).get()) {
+      throw new RecipientRuleError(`${recipient.email} has asked not to be asked again.`);
+    }
+    // Per sender and address, in a record that outlives folders: recreating one resets nothing.
+    const last = tx
+      .select({ requestedAt: resubscribeRequests.requestedAt })
+      .from(resubscribeRequests)
+      .where(
+        and(
+          eq(resubscribeRequests.senderUserId, userId),
+          eq(resubscribeRequests.email, address),
+          gt(resubscribeRequests.requestedAt, windowStart),
+        ),
+      )
+      .orderBy(desc(resubscribeRequests.requestedAt))
+      .get()?.requestedAt;
+    if (last) {
       const next = new Date(last.getTime() + RESUBSCRIBE_REQUEST_INTERVAL_MS);
       throw new RecipientRuleError(
         `You already asked ${recipient.email} to re-subscribe on ${formatDay(last, sender.timeZone)}. You can ask once every 30 days: next on ${formatDay(next, sender.timeZone)}.`,
       );
     }
+    const recentForAddress = tx
+      .select({ count: sql<number>`count(*)` })
+      .from(resubscribeRequests)
+      .where(
+        and(
+          eq(resubscribeRequests.email, address),
+          gt(resubscribeRequests.requestedAt, windowStart),
+        ),
+      )
+      .get();
+    if ((recentForAddress?.count ?? 0) >= RESUBSCRIBE_REQUESTS_PER_ADDRESS) {
+      throw new RecipientRuleError(
+        `${recipient.email} has been asked to re-subscribe several times recently. Please try again next month.`,
+      );
+    }
+    const request = tx
+      .insert(resubscribeRequests)
+      .values({ senderUserId: userId, email: address, folderId: folder.id, requestedAt: now })
+      .returning({ id: resubscribeRequests.id })
+      .get();
     const existing = stateRow(tx, folder.id, address);
     writeState(tx, folder.id, address, {
       resubscribeRequestedAt: now,
@@ -439,10 +542,10 @@ export async function requestResubscription(userId: number, folderId: number, em
         : {
             status: "unsubscribed" as const,
             unsubscribedAt: state.unsubscribedAt,
-            unsubscribeReason: state.unsubscribeReason,
+            unsubscribeReason: "unknown",
           }),
     });
-    return last;
+    return { previous: state.resubscribeRequestedAt, requestId: request.id };
   });
   const senderName = senderNameOf(sender);
   const { html, text } = renderEmail(
@@ -461,9 +564,10 @@ export async function requestResubscription(userId: number, folderId: number, em
       replyTo: sender.email,
     });
   } catch (error) {
-    writeTransaction((tx) =>
-      writeState(tx, folder.id, address, { resubscribeRequestedAt: previous }),
-    );
+    writeTransaction((tx) => {
+      writeState(tx, folder.id, address, { resubscribeRequestedAt: previous });
+      tx.delete(resubscribeRequests).where(eq(resubscribeRequests.id, requestId)).run();
+    });
     throw error;
   }
 }
@@ -493,5 +597,77 @@ export function markBounced(folderId: number, email: string, reason: string) {
       })
       .where(eq(folders.id, folderId))
       .run();
+  });
+}
+
+const STATUS_RANK = { active: 0, bounced: 1, unsubscribed: 2 } as const;
+const hasNonAscii = (column: SQLiteColumn) => sql`${column} glob '*[^ -~]*'`;
+
+/**
+ * Migration 0004 made the stored addresses canonical in SQL, except domains
+ * with non-ASCII letters, which need IDNA: this rewrites those rows, at every
+ * start (it finds nothing once done). Where two spellings meet, the opt-out
+ * wins, as in the migration.
+ */
+export function canonicalizeStoredAddresses() {
+  writeTransaction((tx) => {
+    for (const row of tx
+      .select()
+      .from(emailUnsubscribes)
+      .where(hasNonAscii(emailUnsubscribes.email))
+      .all()) {
+      const email = lower(row.email);
+      if (email === row.email) continue;
+      const kept = tx
+        .select()
+        .from(emailUnsubscribes)
+        .where(eq(emailUnsubscribes.email, email))
+        .get();
+      if (kept) tx.delete(emailUnsubscribes).where(eq(emailUnsubscribes.id, row.id)).run();
+      else
+        tx.update(emailUnsubscribes).set({ email }).where(eq(emailUnsubscribes.id, row.id)).run();
+    }
+    for (const row of tx
+      .select()
+      .from(folderRecipientStates)
+      .where(hasNonAscii(folderRecipientStates.email))
+      .all()) {
+      const email = lower(row.email);
+      if (email === row.email) continue;
+      const other = stateRow(tx, row.folderId, email);
+      if (other && STATUS_RANK[other.status] >= STATUS_RANK[row.status]) {
+        tx.delete(folderRecipientStates).where(eq(folderRecipientStates.id, row.id)).run();
+        continue;
+      }
+      if (other)
+        tx.delete(folderRecipientStates).where(eq(folderRecipientStates.id, other.id)).run();
+      tx.update(folderRecipientStates)
+        .set({ email })
+        .where(eq(folderRecipientStates.id, row.id))
+        .run();
+    }
+    for (const folder of tx
+      .select()
+      .from(folders)
+      .where(
+        or(
+          hasNonAscii(folders.recipients),
+          hasNonAscii(folders.recipientEmail),
+          hasNonAscii(folders.recipientEmail2),
+        ),
+      )
+      .all()) {
+      tx.update(folders)
+        .set({
+          recipients: folder.recipients.map((recipient) => ({
+            name: recipient.name,
+            email: lower(recipient.email),
+          })),
+          recipientEmail: folder.recipientEmail === null ? null : lower(folder.recipientEmail),
+          recipientEmail2: folder.recipientEmail2 === null ? null : lower(folder.recipientEmail2),
+        })
+        .where(eq(folders.id, folder.id))
+        .run();
+    }
   });
 }

@@ -18,6 +18,7 @@ import {
   type RenderedNewsletter,
   renderNewsletter,
 } from "#emails/newsletter.server";
+import { comparableEmail } from "~/utils/email-address";
 import { env } from "~/utils/env.server";
 import { type Folder, reconcileStoragePause } from "~/utils/folders.server";
 import { listIdHeader } from "~/utils/list-id.server";
@@ -27,7 +28,7 @@ import {
   unsubscribeMailto,
   unsubscribeUrl,
 } from "~/utils/recipient-links.server";
-import { activeRecipients, markBounced } from "~/utils/recipients.server";
+import { activeRecipients, markBounced, skipIfOptedOut } from "~/utils/recipients.server";
 import { nextSendAt, occurrenceKey } from "~/utils/schedule.server";
 import { releaseFiles } from "~/utils/uploads.server";
 
@@ -139,7 +140,7 @@ export function openLedger(
     if (status === "skipped") return null;
     const rows: (typeof sendLedgerRecipients.$inferInsert)[] = recipients.map((recipient) => ({
       ledgerId: ledger.id,
-      email: recipient.email.toLowerCase(),
+      email: comparableEmail(recipient.email),
       kind: "recipient",
     }));
     if (folder.ccSender)
@@ -316,6 +317,7 @@ async function sendOne(
   recipient: typeof sendLedgerRecipients.$inferSelect,
   now: Date,
 ) {
+  if (recipient.kind === "recipient" && skipIfOptedOut(folder.id, recipient)) return false;
   const { html, text } = personalize(rendered, {
     email: recipient.email,
     unsubscribeUrl: compactUnsubscribeUrl(folder.id, recipient.email),

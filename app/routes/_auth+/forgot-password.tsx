@@ -6,6 +6,7 @@ import { AuthCard, authLinkClass } from "~/components/auth-card";
 import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/forms";
 import { requestPasswordReset } from "~/utils/accounts.server";
 import { readProtectedForm } from "~/utils/csrf.server";
+import { refuseMailBurst } from "~/utils/mail-limits.server";
 import { ForgotPasswordSchema } from "~/utils/user-validation";
 
 export const meta: MetaFunction = () => [
@@ -18,6 +19,13 @@ export async function action({ request }: ActionFunctionArgs) {
   const submission = parseWithZod(formData, { schema: ForgotPasswordSchema });
   if (submission.status !== "success") {
     return data({ sent: false as const, result: submission.reply() }, { status: 400 });
+  }
+  const refused = await refuseMailBurst("password-reset", request, submission.value.email);
+  if (refused) {
+    return data(
+      { sent: false as const, result: submission.reply({ formErrors: [refused] }) },
+      { status: 429 },
+    );
   }
   requestPasswordReset(submission.value.email);
   return data({ sent: true as const, result: null });

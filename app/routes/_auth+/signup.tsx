@@ -13,6 +13,7 @@ import { AuthCard, authLinkClass } from "~/components/auth-card";
 import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/forms";
 import { signUp } from "~/utils/accounts.server";
 import { readProtectedForm } from "~/utils/csrf.server";
+import { refuseMailBurst } from "~/utils/mail-limits.server";
 import { requireAnonymous } from "~/utils/session.server";
 import { SignupSchema } from "~/utils/user-validation";
 
@@ -34,6 +35,13 @@ export async function action({ request }: ActionFunctionArgs) {
   const submission = parseWithZod(formData, { schema: SignupSchema });
   if (submission.status !== "success") {
     return data({ result: submission.reply({ hideFields: ["password"] }) }, { status: 400 });
+  }
+  const refused = await refuseMailBurst("sign-up", request, submission.value.email);
+  if (refused) {
+    return data(
+      { result: submission.reply({ formErrors: [refused], hideFields: ["password"] }) },
+      { status: 429 },
+    );
   }
   await signUp(submission.value);
   throw redirect("/check-email");

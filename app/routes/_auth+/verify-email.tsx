@@ -6,7 +6,7 @@ import {
   type MetaFunction,
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigate } from "@remix-run/react";
-import { useEffect, useRef } from "react";
+import { useEffect } from "react";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
 import { CsrfInput, SubmitButton } from "~/components/forms";
 import { verifyEmailToken } from "~/utils/accounts.server";
@@ -28,7 +28,11 @@ export const headers: HeadersFunction = ({ actionHeaders, parentHeaders }) => {
   return headers;
 };
 
-/** Reading the link changes nothing: mail scanners follow links. Only the POST verifies. */
+/**
+ * Reading the link changes nothing: mail scanners follow links, and some run
+ * the page's scripts. Only the person's press of the button (a POST) verifies;
+ * the page never submits itself.
+ */
 export async function loader({ request }: LoaderFunctionArgs) {
   return data({ token: new URL(request.url).searchParams.get("token") || null });
 }
@@ -62,16 +66,7 @@ export default function VerifyEmailPage() {
   const { token } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const navigate = useNavigate();
-  const formRef = useRef<HTMLFormElement>(null);
-  const autoSubmitted = useRef(false);
   const state = actionData?.state ?? (token ? "verifying" : "invalid");
-
-  // With JavaScript the link verifies by itself, once.
-  useEffect(() => {
-    if (state !== "verifying" || autoSubmitted.current) return;
-    autoSubmitted.current = true;
-    formRef.current?.requestSubmit();
-  }, [state]);
 
   useEffect(() => {
     if (state !== "success") return;
@@ -129,15 +124,15 @@ export default function VerifyEmailPage() {
   }
 
   return (
-    <AuthCard title="Verify your email" description={<p role="status">Verifying your email...</p>}>
-      <Form method="post" ref={formRef}>
+    <AuthCard
+      title="Verify your email"
+      description={<p>Press the button to confirm this is your email address.</p>}
+    >
+      <Form method="post">
         <CsrfInput />
         <input type="hidden" name="token" value={token ?? ""} />
         <SubmitButton pendingText="Verifying...">Verify my email</SubmitButton>
       </Form>
-      <p className="mt-3 text-center text-sm text-stone-600">
-        Nothing happening? Press the button to confirm your address.
-      </p>
     </AuthCard>
   );
 }

@@ -16,6 +16,7 @@ import { readProtectedForm } from "~/utils/csrf.server";
 import { notFoundOnForeignFolder, parseFolderId } from "~/utils/folder-params.server";
 import { type Folder, getFolder, recipientsOf } from "~/utils/folders.server";
 import { formatBytes } from "~/utils/format";
+import { refuseMailBurst } from "~/utils/mail-limits.server";
 import { sendEmail } from "~/utils/mailer.server";
 import { folderSizeLimit } from "~/utils/quota.server";
 import { requireUser, type SessionUser } from "~/utils/session.server";
@@ -116,6 +117,14 @@ export async function action({ request, params }: ActionFunctionArgs) {
     return redirectWithToast(back, {
       title: "Nothing to send yet",
       description: "Add something to this folder first.",
+      variant: "destructive",
+    });
+  }
+  const refused = await refuseMailBurst("test-email", request, user.email);
+  if (refused) {
+    return redirectWithToast(back, {
+      title: "Too many test e-mails",
+      description: refused,
       variant: "destructive",
     });
   }

@@ -10,7 +10,6 @@ import {
   type RecipientState,
   recipientStates,
   requestResubscription,
-  type UnsubscribeReason,
 } from "~/utils/recipients.server";
 import { requireUser } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
@@ -22,20 +21,16 @@ import { redirectWithToast } from "~/utils/toast.server";
  */
 export const meta: MetaFunction = () => [{ title: "Recipients · Thoughtfully" }];
 
-const REASON_LABELS: Record<UnsubscribeReason, string> = {
-  unknown: "no reason given",
-  not_interested: "not interested",
-  too_frequent: "too frequent",
-  other: "another reason",
-};
-
 function statusLines(state: RecipientState, day: (date: Date | null) => string) {
   const lines: string[] = [];
   if (state.status === "unsubscribed") {
-    const from = state.scope === "everything" ? " from everything on Thoughtfully" : "";
-    lines.push(
-      `Unsubscribed${from} on ${day(state.unsubscribedAt)} (${REASON_LABELS[state.unsubscribeReason ?? "unknown"]})`,
-    );
+    // Never the reason, and nothing about an opt-out made through another sender (docs/decisions.md).
+    if (state.unsubscribedAt) {
+      lines.push(`Unsubscribed from this folder on ${day(state.unsubscribedAt)}`);
+    }
+    if (state.scope === "everything") {
+      lines.push("Does not accept mail sent through Thoughtfully");
+    }
     if (state.resubscribeRequestedAt) {
       lines.push(`Re-subscription requested on ${day(state.resubscribeRequestedAt)}`);
     }

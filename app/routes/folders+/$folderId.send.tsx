@@ -1,6 +1,7 @@
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
 import { readProtectedForm } from "~/utils/csrf.server";
 import { parseFolderId } from "~/utils/folder-params.server";
+import { refuseMailBurst } from "~/utils/mail-limits.server";
 import { SendRuleError, sendNow } from "~/utils/sending.server";
 import { requireUser } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
@@ -14,6 +15,14 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const folderId = parseFolderId(params.folderId);
   await readProtectedForm(request);
   const back = `/folders/${folderId}`;
+  const refused = await refuseMailBurst("send-now", request, user.email);
+  if (refused) {
+    return redirectWithToast(back, {
+      title: "Send Failed",
+      description: `You have sent several times in the last hour. ${refused}`,
+      variant: "destructive",
+    });
+  }
   try {
     const result = await sendNow(user.id, folderId);
     if (!result) throw new Response("Not Found", { status: 404 });

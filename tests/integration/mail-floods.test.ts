@@ -1,0 +1,215 @@
+import { afterAll, describe, expect, test } from "vitest";
+import { SmtpSink } from "../support/smtp-sink";
+
+/**
+ * Nobody can use Thoughtfully to flood an inbox: fifteen requests in a burst
+ * to each endpoint that sends mail, posted to the real route actions, yield
+ * at most three messages at a real SMTP server, and every refused request
+ * gets a "try again in N minutes" answer, never an error page.
+ */
+const sink = new SmtpSink();
+process.env.SMTP_URL = await sink.start();
+
+const { db } = await import("#db/client.server");
+const { contentItems, folders, users } = await import("#db/schema");
+const { createSession, getCurrentSession } = await import("~/utils/session.server");
+const { issueCsrfToken } = await import("~/utils/csrf.server");
+const { waitForBackgroundWork } = await import("~/utils/lifecycle.server");
+const { getToast } = await import("~/utils/toast.server");
+const { hashPassword } = await import("~/utils/password.server");
+const signup = await import("~/routes/_auth+/signup");
+const forgotPassword = await import("~/routes/_auth+/forgot-password");
+const resendVerification = await import("~/routes/_auth+/resend-verification");
+const preview = await import("~/routes/folders+/$folderId.preview");
+const send = await import("~/routes/folders+/$folderId.send");
+
+afterAll(() => sink.stop());
+
+const ORIGIN = "http://localhost:3000";
+const BURST = 15;
+let counter = 0;
+
+async function createUser(verified: boolean) {
+  counter += 1;
+  return db
+    .insert(users)
+    .values({
+      email: `flood-${counter}@example.test`,
+      firstName: "Flo",
+      passwordHash: await hashPassword("correct horse battery"),
+      emailVerified: verified,
+    })
+    .returning()
+    .get();
+}
+
+async function anonymousForm(
+  path: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+) {
+  const probe = new Request(`${ORIGIN}${path}`);
+  const { token, setCookie } = await issueCsrfToken(probe, null);
+  const cookie = setCookie!.split(";")[0]!;
+  return () =>
+    new Request(`${ORIGIN}${path}`, {
+      method: "POST",
+      headers: {
+        ...headers,
+        Cookie: cookie,
+        Origin: ORIGIN,
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams({ csrf: token, ...fields }),
+    });
+}
+
+async function signedInForm(userId: number, path: string) {
+  const setCookie = await createSession(userId, new Request(`${ORIGIN}/`));
+  const cookie = setCookie.split(";")[0]!;
+  const session = await getCurrentSession(
+    new Request(`${ORIGIN}${path}`, { headers: { Cookie: cookie } }),
+  );
+  const { token } = await issueCsrfToken(new Request(`${ORIGIN}${path}`), session!.sessionId);
+  return () =>
+    new Request(`${ORIGIN}${path}`, {
+      method: "POST",
+      headers: {
+        Cookie: cookie,
+        Origin: ORIGIN,
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams({ csrf: token }),
+    });
+}
+
+/** Runs the action BURST times; returns what each answered (status and form errors). */
+async function burst(run: () => Promise<unknown>) {
+  const answers: { status: number; text: string }[] = [];
+  for (let index = 0; index < BURST; index += 1) {
+    let outcome: unknown;
+    try {
+      outcome = await run();
+    } catch (thrown) {
+      outcome = thrown;
+    }
+    answers.push(await describeAnswer(outcome));
+  }
+  await waitForBackgroundWork();
+  // The sink parses each message after accepting it.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  return answers;
+}
+
+async function describeAnswer(outcome: unknown) {
+  if (outcome instanceof Response) {
+    const cookie = outcome.headers.get("Set-Cookie")?.split(";")[0] ?? "";
+    const { toast } = await getToast(new Request(ORIGIN, { headers: { Cookie: cookie } }));
+    return { status: outcome.status, text: JSON.stringify(toast) };
+  }
+  const single = outcome as { init?: { status?: number }; data?: unknown };
+  return { status: single.init?.status ?? 200, text: JSON.stringify(single.data ?? null) };
+}
+
+function refusals(answers: { status: number; text: string }[]) {
+  return answers.filter((answer) => /Please try again in (a minute|\d+ minutes)/.test(answer.text));
+}
+
+describe("fifteen requests for one address yield at most three e-mails", () => {
+  test("sign-up of an address that has an account", async () => {
+    const owner = await createUser(true);
+    const request = await anonymousForm("/signup", {
+      firstName: "Mallory",
+      lastName: "M",
+      email: owner.email,
+      password: "another password 123",
+      timeZone: "UTC",
+    });
+    const answers = await burst(() =>
+      signup.action({ request: request(), params: {}, context: {} }),
+    );
+    expect(sink.to(owner.email).length).toBeGreaterThan(0);
+    expect(sink.to(owner.email).length).toBeLessThanOrEqual(3);
+    expect(refusals(answers)).toHaveLength(BURST - 3);
+  });
+
+  test("forgot password", async () => {
+    const owner = await createUser(true);
+    const request = await anonymousForm("/forgot-password", { email: owner.email });
+    const answers = await burst(() =>
+      forgotPassword.action({ request: request(), params: {}, context: {} }),
+    );
+    expect(sink.to(owner.email)).toHaveLength(3);
+    expect(refusals(answers)).toHaveLength(BURST - 3);
+    expect(answers.every((answer) => answer.status < 500)).toBe(true);
+  });
+
+  test("resend verification", async () => {
+    const owner = await createUser(false);
+    const request = await anonymousForm("/resend-verification", { email: owner.email });
+    const answers = await burst(() =>
+      resendVerification.action({ request: request(), params: {}, context: {} }),
+    );
+    expect(sink.to(owner.email)).toHaveLength(3);
+    expect(refusals(answers)).toHaveLength(BURST - 3);
+  });
+
+  test("send me a test and Send Now", async () => {
+    const sender = await createUser(true);
+    const folder = db
+      .insert(folders)
+      .values({
+        userId: sender.id,
+        name: "Family",
+        recipients: [{ name: "Target", email: "target@example.test" }],
+      })
+      .returning()
+      .get();
+    const addItem = () =>
+      db
+        .insert(contentItems)
+        .values({ folderId: folder.id, type: "musing", title: "Hi", note: "Hello" })
+        .run();
+    addItem();
+    const testRequest = await signedInForm(sender.id, `/folders/${folder.id}/preview`);
+    const testAnswers = await burst(() =>
+      preview.action({
+        request: testRequest(),
+        params: { folderId: String(folder.id) },
+        context: {},
+      }),
+    );
+    expect(sink.to(sender.email)).toHaveLength(3);
+    expect(refusals(testAnswers)).toHaveLength(BURST - 3);
+
+    const sendRequest = await signedInForm(sender.id, `/folders/${folder.id}/send`);
+    const sendAnswers = await burst(() => {
+      addItem();
+      return send.action({
+        request: sendRequest(),
+        params: { folderId: String(folder.id) },
+        context: {},
+      });
+    });
+    expect(sink.to("target@example.test")).toHaveLength(3);
+    expect(refusals(sendAnswers)).toHaveLength(BURST - 3);
+  });
+});
+
+test("one client asking for many addresses is limited too", async () => {
+  const answers = [];
+  for (let index = 0; index < 12; index += 1) {
+    const owner = await createUser(true);
+    const request = await anonymousForm(
+      "/forgot-password",
+      { email: owner.email },
+      { "Fly-Client-IP": "198.51.100.7" },
+    );
+    answers.push(
+      await describeAnswer(
+        await forgotPassword.action({ request: request(), params: {}, context: {} }),
+      ),
+    );
+  }
+  expect(refusals(answers)).toHaveLength(2);
+});

@@ -1,0 +1,142 @@
+import { parseWithZod } from "@conform-to/zod";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { SmtpSink } from "../support/smtp-sink";
+
+/**
+ * A hostile sender tries to reach an address that opted out of everything by
+ * spelling it differently. Whatever spelling the form lets through, and even
+ * spellings written straight into the database past the form, Send Now must
+ * deliver nothing to it: counted at a real SMTP server.
+ */
+const sink = new SmtpSink();
+let app: Awaited<ReturnType<typeof loadApp>>;
+
+async function loadApp() {
+  const [{ db }, schema, sending, recipients, validation] = await Promise.all([
+    import("#db/client.server"),
+    import("#db/schema"),
+    import("~/utils/sending.server"),
+    import("~/utils/recipients.server"),
+    import("~/utils/folder-validation"),
+  ]);
+  return { db, schema, sending, recipients, validation };
+}
+
+beforeAll(async () => {
+  process.env.SMTP_URL = await sink.start();
+  app = await loadApp();
+});
+
+afterAll(async () => {
+  await sink.stop();
+});
+
+let counter = 0;
+function createSender() {
+  counter += 1;
+  return app.db
+    .insert(app.schema.users)
+    .values({ email: `sender${counter}@example.com`, firstName: "Eve", emailVerified: true })
+    .returning()
+    .get();
+}
+
+function createFolderWithItem(userId: number, recipients: { name: string; email: string }[]) {
+  const folder = app.db
+    .insert(app.schema.folders)
+    .values({ userId, name: `Folder ${recipients[0]?.email}`, recipients })
+    .returning()
+    .get();
+  app.db
+    .insert(app.schema.contentItems)
+    .values({ folderId: folder.id, type: "musing", title: "Hello", note: "Hi" })
+    .run();
+  return folder;
+}
+
+function optOutOfEverything(email: string) {
+  const owner = createSender();
+  const folder = createFolderWithItem(owner.id, [{ name: "Victim", email }]);
+  app.recipients.unsubscribe({ folderId: folder.id, email, scope: "everything" });
+}
+
+const SPELLINGS = [
+  "victim@example.test",
+  "VICTIM@EXAMPLE.TEST",
+  "Victim@Example.Test",
+  "  victim@example.test  ",
+  "victim@ｅxample.test",
+  "<victim@example.test>",
+  "Victim <victim@example.test>",
+  '"Victim" <VICTIM@example.test>',
+  "victim@example.test,",
+  "victim@example.test, friend@example.test",
+  "victim@example.test;",
+  "victim@example.test (work)",
+  '"victim"@example.test',
+  "victim@EXAMPLE.test\t",
+  " <Victim@Example.Test> ",
+];
+const IDN_SPELLINGS = ["victim@bücher.test", "VICTIM@BÜCHER.TEST", "victim@xn--bcher-kva.test"];
+
+describe("an address that opted out of everything", () => {
+  beforeAll(() => {
+    optOutOfEverything("victim@example.test");
+    optOutOfEverything("victim@bücher.test");
+  });
+
+  test("is mailed under none of its spellings the folder form accepts", async () => {
+    const sender = createSender();
+    let accepted = 0;
+    for (const spelling of [...SPELLINGS, ...IDN_SPELLINGS]) {
+      const formData = new FormData();
+      formData.set("name", "Sneaky");
+      formData.set("recipients[0].name", "Victim");
+      formData.set("recipients[0].email", spelling);
+      formData.set("recipients[1].name", "Friend");
+      formData.set("recipients[1].email", "friend@example.test");
+      const submission = parseWithZod(formData, { schema: app.validation.FolderSchema });
+      if (submission.status !== "success") continue;
+      accepted += 1;
+      const folder = createFolderWithItem(sender.id, submission.value.recipients);
+      await app.sending.sendNow(sender.id, folder.id);
+    }
+    expect(accepted).toBeGreaterThanOrEqual(6);
+    expect(sink.to("friend@example.test")).toHaveLength(accepted);
+    expect(sink.to("victim@example.test")).toHaveLength(0);
+    expect(sink.to("victim@xn--bcher-kva.test")).toHaveLength(0);
+  });
+
+  test("is mailed under none of its spellings even when they reach the database unchecked", async () => {
+    const sender = createSender();
+    const before = sink.to("friend@example.test").length;
+    for (const spelling of [...SPELLINGS, ...IDN_SPELLINGS]) {
+      const folder = createFolderWithItem(sender.id, [
+        { name: "Victim", email: spelling },
+        { name: "Friend", email: "friend@example.test" },
+      ]);
+      await app.sending.sendNow(sender.id, folder.id);
+    }
+    expect(sink.to("friend@example.test").length - before).toBe(
+      SPELLINGS.length + IDN_SPELLINGS.length,
+    );
+    expect(sink.to("victim@example.test")).toHaveLength(0);
+    expect(sink.to("victim@xn--bcher-kva.test")).toHaveLength(0);
+  });
+});
+
+test("an opt-out made after the send was opened still holds at the ledger", async () => {
+  const sender = createSender();
+  const folder = createFolderWithItem(sender.id, [
+    { name: "Late", email: "late@example.test" },
+    { name: "Friend", email: "friend2@example.test" },
+  ]);
+  const ledger = app.sending.openLedger(folder.id, "test:late", "send_now", new Date());
+  expect(ledger).not.toBeNull();
+  app.recipients.unsubscribe({ folderId: folder.id, email: "LATE@example.test" });
+  await app.sending.deliver(ledger!.id);
+  expect(sink.to("friend2@example.test")).toHaveLength(1);
+  expect(sink.to("late@example.test")).toHaveLength(0);
+  const rows = app.db.select().from(app.schema.sendLedgerRecipients).all();
+  expect(rows.find((row) => row.email === "late@example.test")?.status).toBe("skipped");
+});
