@@ -111,12 +111,19 @@ describe("requireAdmin", () => {
     expect(thrown).toBeInstanceOf(Response);
     const response = thrown as Response;
     expect(response.status).toBe(302);
-    expect(response.headers.get("Location")).toBe(
-      "/login?reason=session_expired&redirectTo=%2Fadmin%2Fsecurity%3Fx%3D1",
+    expect(response.headers.get("Location")).toBe("/login?redirectTo=%2Fadmin%2Fsecurity%3Fx%3D1");
+    // A browser whose session has ended is told so.
+    const expired = await requireAdmin(
+      new Request("http://localhost:3000/admin/security", {
+        headers: { Cookie: "thoughtfully_session=ended" },
+      }),
+    ).catch((error: unknown) => error);
+    expect((expired as Response).headers.get("Location")).toBe(
+      "/login?reason=session_expired&redirectTo=%2Fadmin%2Fsecurity",
     );
     const events = unauthorizedEvents();
-    expect(events).toHaveLength(before + 1);
-    expect(events.at(-1)).toMatchObject({
+    expect(events).toHaveLength(before + 2);
+    expect(events.at(-2)).toMatchObject({
       userId: null,
       endpoint: "/admin/security",
       responseStatus: 302,
