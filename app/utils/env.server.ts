@@ -30,6 +30,20 @@ const envSchema = z.object({
   DATABASE_PATH: z.string().min(1).default("./data/app.db"),
   STORAGE_DIR: z.string().min(1).default("./data/uploads"),
   OUTBOX_DIR: z.string().min(1).default("./data/outbox"),
+  /** Set: uploads go to this S3-compatible bucket instead of STORAGE_DIR. */
+  S3_BUCKET: optionalText,
+  S3_ENDPOINT: z
+    .string()
+    .url("must be a full URL such as https://fly.storage.tigris.dev")
+    .refine((value) => /^https?:\/\//.test(value), "must start with http:// or https://")
+    .optional(),
+  S3_REGION: z.string().trim().min(1).default("us-east-1"),
+  S3_ACCESS_KEY_ID: optionalText,
+  S3_SECRET_ACCESS_KEY: optionalText,
+  S3_FORCE_PATH_STYLE: z
+    .enum(["true", "false"], { message: 'must be "true" or "false"' })
+    .default("false")
+    .transform((value) => value === "true"),
   SMTP_URL: optionalText.refine(
     (value) => value === undefined || /^smtps?:\/\/[^/]+/.test(value),
     "must look like smtp://user:pass@host:port or smtps://…",
@@ -109,6 +123,11 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     throw new ConfigError(`Invalid configuration: ${describeIssues(result.error, source)}`);
   }
   const values = result.data;
+  if (Boolean(values.S3_ACCESS_KEY_ID) !== Boolean(values.S3_SECRET_ACCESS_KEY)) {
+    throw new ConfigError(
+      "Invalid configuration: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together (set both, or neither to use the AWS_* credentials)",
+    );
+  }
   const appUrl = (values.APP_URL ?? `http://localhost:${values.PORT}`).replace(/\/+$/, "");
   // remix-serve always runs with NODE_ENV=production, even for `npm start` on a
   // laptop; an https APP_URL is what marks a real deployment.
