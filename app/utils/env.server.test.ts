@@ -1,3 +1,4 @@
+import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { ConfigError, parseEnv } from "./env.server";
 
@@ -11,6 +12,8 @@ describe("parseEnv", () => {
     expect(env.DATABASE_PATH).toBe("./data/app.db");
     expect(env.STORAGE_DIR).toBe("./data/uploads");
     expect(env.OUTBOX_DIR).toBe("./data/outbox");
+    expect(env.BACKUP_DIR).toBe(path.resolve("./data/backups"));
+    expect(env.LITEFS_DIR).toBeUndefined();
     expect(env.SMTP_URL).toBeUndefined();
     expect(env.SCHEDULER).toBe("on");
     expect(env.isHttps).toBe(false);

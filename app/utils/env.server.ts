@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { backupDirectory } from "#db/backup";
 
 /**
  * Configuration is read once, at start, from the environment. Every name and
@@ -30,6 +31,10 @@ const envSchema = z.object({
   DATABASE_PATH: z.string().min(1).default("./data/app.db"),
   STORAGE_DIR: z.string().min(1).default("./data/uploads"),
   OUTBOX_DIR: z.string().min(1).default("./data/outbox"),
+  /** Nightly backups, and what a restore reapplies (db/restore.ts). Default: `backups/` beside the database. */
+  BACKUP_DIR: optionalText,
+  /** LiteFS's mount (its `fuse.dir`): set, this machine is a replica while `.primary` there names another. */
+  LITEFS_DIR: optionalText,
   /** Set: uploads go to this S3-compatible bucket instead of STORAGE_DIR. */
   S3_BUCKET: optionalText,
   S3_ENDPOINT: z
@@ -77,8 +82,9 @@ const envSchema = z.object({
   OAUTH_SCOPES: z.string().default("openid email profile"),
 });
 
-export type Env = Omit<z.infer<typeof envSchema>, "APP_URL" | "SESSION_SECRET"> & {
+export type Env = Omit<z.infer<typeof envSchema>, "APP_URL" | "SESSION_SECRET" | "BACKUP_DIR"> & {
   APP_URL: string;
+  BACKUP_DIR: string;
   SESSION_SECRET: string;
   /** A public deployment: secure cookies, HSTS, a required SESSION_SECRET. */
   isHttps: boolean;
@@ -140,6 +146,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   return {
     ...values,
     APP_URL: appUrl,
+    BACKUP_DIR: values.BACKUP_DIR ?? backupDirectory(values.DATABASE_PATH),
     SESSION_SECRET: values.SESSION_SECRET ?? localSessionSecret(values.DATABASE_PATH),
     isHttps,
     isLocal: LOOPBACK_HOSTS.has(new URL(appUrl).hostname),

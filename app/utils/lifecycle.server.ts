@@ -5,6 +5,7 @@ import { takeAnalyticsSnapshot } from "~/utils/admin-metrics.server";
 import { env } from "~/utils/env.server";
 import { closeMailer } from "~/utils/mailer.server";
 import { sweepOrphanFiles } from "~/utils/maintenance.server";
+import { onPrimaryOnly } from "~/utils/replication.server";
 import { runSchedulerPass } from "~/utils/sending.server";
 import { singleton } from "~/utils/singleton.server";
 import { expireDrafts } from "~/utils/upload-drafts.server";
@@ -53,21 +54,31 @@ class ServerProcess {
   }
 
   private startJobs() {
-    const dailyBackup = new Cron("0 3 * * *", { timezone: "UTC", protect: true }, () => {
-      const file = backupDatabase(db.$client, env.DATABASE_PATH);
-      console.info(`[backup] wrote ${file}`);
-    });
-    const orphanSweep = new Cron("30 3 * * *", { timezone: "UTC", protect: true }, async () => {
-      const expired = await expireDrafts();
-      const removed = await sweepOrphanFiles();
-      console.info(`[storage] removed ${expired} expired drafts, ${removed} unreferenced files`);
-    });
+    // Every job runs only on the primary and never while a restore holds the
+    // scheduler (app/utils/replication.server.ts), checked at each tick.
+    const dailyBackup = new Cron(
+      "0 3 * * *",
+      { timezone: "UTC", protect: true },
+      onPrimaryOnly(() => {
+        const file = backupDatabase(db.$client, env.DATABASE_PATH, new Date(), env.BACKUP_DIR);
+        console.info(`[backup] wrote ${file}`);
+      }),
+    );
+    const orphanSweep = new Cron(
+      "30 3 * * *",
+      { timezone: "UTC", protect: true },
+      onPrimaryOnly(async () => {
+        const expired = await expireDrafts();
+        const removed = await sweepOrphanFiles();
+        console.info(`[storage] removed ${expired} expired drafts, ${removed} unreferenced files`);
+      }),
+    );
     // The admin dashboard's charts: one analytics_snapshots row per UTC day,
     // written at start (so today has a point) and again near the day's end.
-    const snapshot = () => {
+    const snapshot = onPrimaryOnly(() => {
       const row = takeAnalyticsSnapshot(new Date());
       console.info(`[analytics] snapshot for ${row.snapshotDate}`);
-    };
+    });
     const dailySnapshot = new Cron(
       "55 23 * * *",
       {
@@ -77,15 +88,11 @@ class ServerProcess {
       },
       snapshot,
     );
-    try {
-      snapshot();
-    } catch (error) {
-      console.error("[analytics] snapshot failed", error);
-    }
+    snapshot().catch((error) => console.error("[analytics] snapshot failed", error));
     let pass: Promise<void> = Promise.resolve();
     // protect: a pass still running when the next minute starts is not overlapped.
     const sender = new Cron("* * * * *", { protect: true }, () => {
-      pass = runSchedulerPass().then(
+      pass = onPrimaryOnly(runSchedulerPass)().then(
         () => undefined,
         (error) => console.error("[scheduler] pass failed", error),
       );

@@ -2,6 +2,7 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import type Stripe from "stripe";
 import { BillingNotConfigured, stripe, webhookSecret } from "~/utils/billing.server";
 import { LIMITS } from "~/utils/limits";
+import { replayWritesToPrimary } from "~/utils/replication.server";
 import { readBodyText } from "~/utils/request-body.server";
 import { applyStripeEvent } from "~/utils/subscriptions.server";
 
@@ -17,6 +18,7 @@ export async function loader() {
 }
 
 export async function action({ request }: ActionFunctionArgs) {
+  await replayWritesToPrimary(request);
   if (request.method !== "POST") {
     throw new Response("Method Not Allowed", { status: 405, headers: { Allow: "POST" } });
   }
