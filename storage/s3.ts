@@ -146,8 +146,4 @@ export class S3Storage implements FileStorage {
       }
     }
   }
-
-  close() {
-    this.client.destroy();
-  }
 }
