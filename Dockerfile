@@ -1,7 +1,9 @@
 # syntax=docker/dockerfile:1
 
 # Thoughtfully: one Node process (remix-serve) with its SQLite database, uploads
-# and outbox on a volume mounted at /data. See docs/deploy.md.
+# and outbox on a volume mounted at /data; or, on several machines, the
+# database mounted through LiteFS (litefs.yml) and uploads in an S3 bucket.
+# See docs/deploy.md.
 
 FROM node:20-bookworm-slim AS base
 WORKDIR /app
@@ -26,6 +28,13 @@ RUN npm run build \
 # ---- runtime ----
 FROM base
 
+# LiteFS, for more than one machine (litefs.yml; unused on one machine): its
+# binary, and FUSE to mount the database.
+COPY --from=flyio/litefs:0.5 /usr/local/bin/litefs /usr/local/bin/litefs
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends fuse3 \
+  && rm -rf /var/lib/apt/lists/*
+
 ENV NODE_ENV=production \
     PORT=8080 \
     DATABASE_PATH=/data/app.db \
@@ -40,6 +49,12 @@ COPY --from=build /app/public ./public
 # scripts import: `npm run db:migrate`, `npm run db:backup`.
 COPY --from=build /app/db ./db
 COPY --from=build /app/scripts ./scripts
+# The restore script (scripts/db-restore.ts) reapplies recipients' choices
+# with the app's own code, run by tsx from source.
+COPY --from=build /app/app ./app
+COPY --from=build /app/emails ./emails
+COPY --from=build /app/storage ./storage
+COPY --from=build /app/litefs.yml ./litefs.yml
 
 RUN mkdir -p /data && chown node:node /data
 

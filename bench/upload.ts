@@ -2,9 +2,11 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { paginateListObjectsV2, S3Client } from "@aws-sdk/client-s3";
 import { eq } from "drizzle-orm";
 import { openDatabase } from "../db/connection";
 import { contentItems, folders, users } from "../db/schema";
+import { type S3TestServer, startS3Server } from "../tests/support/s3-server";
 import {
   freePort,
   procStatusBytes,
@@ -24,8 +26,10 @@ import { type Run, runBenchmark } from "./support/run";
  * run, the server's resident memory is sampled from /proc every 20 ms.
  * Prints the peak growth above idle (target: under 50 MB) and the upload
  * throughput next to a baseline measured in the same run: the same ten
- * buffers written straight to disk with `writeFile` + fsync. Linux only (it
- * reads /proc). Needs `remix build` first (the npm script does it).
+ * buffers written straight to disk with `writeFile` + fsync. Runs once per
+ * storage backend: the local disk (`STORAGE_DIR`), then S3 (`S3_BUCKET`) on
+ * an S3 server on loopback (s3rver, in this process). Linux only (it reads
+ * /proc). Needs `remix build` first (the npm script does it).
  *
  * MB here is 1,048,576 bytes, as in app/utils/limits.ts.
  */
@@ -37,7 +41,7 @@ const TARGET_GROWTH_MB = 50;
 const SAMPLE_EVERY_MS = 20;
 const IDLE_MS = 1_000;
 /** Everything, start to finish, must fit in this; otherwise the run is killed. */
-const WATCHDOG_MS = 180_000;
+const WATCHDOG_MS = 300_000;
 const UPLOAD_TIMEOUT_MS = 60_000;
 
 /**
@@ -199,6 +203,31 @@ function storedFiles(root: string) {
   return files;
 }
 
+/** Every object in the bucket, as the S3 API lists it. */
+async function storedObjects(s3: S3TestServer) {
+  const { accessKeyId, secretAccessKey, ...settings } = s3.settings;
+  const client = new S3Client({ ...settings, credentials: { accessKeyId, secretAccessKey } });
+  try {
+    const files: { name: string; size: number }[] = [];
+    for await (const page of paginateListObjectsV2({ client }, { Bucket: s3.settings.bucket })) {
+      for (const object of page.Contents ?? []) {
+        files.push({ name: object.Key!, size: object.Size ?? 0 });
+      }
+    }
+    return files;
+  } finally {
+    client.destroy();
+  }
+}
+
+/** Where the server keeps the uploads: its settings and how to list what landed there. */
+type Backend = {
+  name: string;
+  where: string;
+  env: Record<string, string>;
+  stored(dataDir: string): Promise<{ name: string; size: number }[]>;
+};
+
 /** The baseline: the same buffers written straight to disk, each one fsynced. */
 async function writeDirectly(directory: string, buffers: Uint8Array<ArrayBuffer>[]) {
   fs.mkdirSync(directory, { recursive: true });
@@ -219,21 +248,23 @@ async function writeDirectly(directory: string, buffers: Uint8Array<ArrayBuffer>
 
 const mb = (bytes: number) => (bytes / MB).toFixed(1);
 
-async function main({ dataDir, killOnTimeout }: Run) {
-  if (process.platform !== "linux") throw new Error("This benchmark reads /proc: Linux only.");
-  requireBuild();
-  const storageDir = path.join(dataDir, "uploads");
+type Result = { backend: Backend; uploadSeconds: number[] };
+
+/** One backend: a fresh server and database, ten uploads, memory sampled; prints its table. */
+async function measure(
+  backend: Backend,
+  dataDir: string,
+  pdfs: Uint8Array<ArrayBuffer>[],
+  killOnTimeout: Run["killOnTimeout"],
+): Promise<Result> {
   let server: Server | null = null;
   try {
     const databasePath = path.join(dataDir, "app.db");
     const seeded = seed(databasePath);
     const cookie = await signIn(databasePath, seeded.user.id);
-    const pdfs = Array.from({ length: FILE_COUNT }, () => makePdf(FILE_BYTES));
-    const totalBytes = pdfs.reduce((sum, pdf) => sum + pdf.byteLength, 0);
-
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    server = startServer(port, dataDir);
+    server = startServer(port, dataDir, backend.env);
     killOnTimeout(server.child);
     const pid = server.child.pid;
     if (pid === undefined) throw new Error("The server did not start");
@@ -272,17 +303,14 @@ async function main({ dataDir, killOnTimeout }: Run) {
         `Expected ${FILE_COUNT} file items of ${FILE_BYTES} bytes, found ${rows.length} items (${fileRows.length} matching)`,
       );
     }
-    const onDisk = storedFiles(storageDir);
+    const stored = await backend.stored(dataDir);
     const keys = new Set(fileRows.flatMap((row) => row.filePaths));
-    const landed = onDisk.filter((file) => keys.has(file.name) && file.size === FILE_BYTES);
-    if (onDisk.length !== FILE_COUNT || landed.length !== FILE_COUNT) {
+    const landed = stored.filter((file) => keys.has(file.name) && file.size === FILE_BYTES);
+    if (stored.length !== FILE_COUNT || landed.length !== FILE_COUNT) {
       throw new Error(
-        `Expected ${FILE_COUNT} stored files of ${FILE_BYTES} bytes under STORAGE_DIR, found ${onDisk.length} files (${landed.length} matching the rows)`,
+        `Expected ${FILE_COUNT} stored files of ${FILE_BYTES} bytes in ${backend.where}, found ${stored.length} files (${landed.length} matching the rows)`,
       );
     }
-
-    // The baseline, in the same run, onto the same filesystem.
-    const directSeconds = await writeDirectly(path.join(dataDir, "direct"), pdfs);
 
     const idleSamples = windows.find((window) => window.label === "idle")!.samples;
     const idle = median(idleSamples);
@@ -291,13 +319,11 @@ async function main({ dataDir, killOnTimeout }: Run) {
     const growth = peak - idle;
     const sampleCount = windows.reduce((sum, window) => sum + window.samples.length, 0);
 
-    console.log(
-      `Node ${process.version}, ${os.cpus().length} CPUs. ${FILE_COUNT} PDFs of ${FILE_BYTES} bytes (${mb(FILE_BYTES)} MB; 1 MB = 1,048,576 bytes), uploaded one after another to /folders/:id/add/file on loopback.`,
-    );
+    console.log("");
+    console.log(`--- ${backend.name} (${backend.where}) ---`);
     console.log(
       `Server RSS sampled every ${SAMPLE_EVERY_MS} ms from /proc/${pid}/status (${sampleCount} samples, longest gap ${worstGapMs.toFixed(0)} ms).`,
     );
-    console.log("");
     console.log(
       `${"upload".padEnd(10)}${"seconds".padStart(9)}${"MB/s".padStart(9)}${"peak RSS MB".padStart(14)}${"over idle MB".padStart(14)}`,
     );
@@ -307,29 +333,69 @@ async function main({ dataDir, killOnTimeout }: Run) {
         `${String(index + 1).padEnd(10)}${uploadSeconds[index]!.toFixed(3).padStart(9)}${(FILE_BYTES / MB / uploadSeconds[index]!).toFixed(1).padStart(9)}${mb(windowPeak).padStart(14)}${mb(windowPeak - idle).padStart(14)}`,
       );
     });
-    console.log("");
     console.log(
       `idle RSS (median of ${idleSamples.length} samples over ${IDLE_MS / 1000} s): ${mb(idle)} MB; peak RSS during uploads: ${mb(peak)} MB; VmHWM at the end: ${mb(hwm)} MB`,
     );
     console.log(
       `peak memory growth above idle: ${mb(growth)} MB  (target < ${TARGET_GROWTH_MB} MB) ${growth < TARGET_GROWTH_MB * MB ? "PASS" : "MISS"}`,
     );
-    const uploadTotal = uploadSeconds.reduce((sum, seconds) => sum + seconds, 0);
-    const directTotal = directSeconds.reduce((sum, seconds) => sum + seconds, 0);
-    const uploadRate = totalBytes / MB / uploadTotal;
-    const directRate = totalBytes / MB / directTotal;
     console.log(
-      `upload throughput: ${uploadRate.toFixed(1)} MB/s (${mb(totalBytes)} MB in ${uploadTotal.toFixed(2)} s)`,
+      `landed: ${rows.length} rows, ${landed.length} files of ${FILE_BYTES} bytes in ${backend.where}`,
     );
+    return { backend, uploadSeconds };
+  } finally {
+    if (server) await stopServer(server);
+  }
+}
+
+async function main({ dataDir, killOnTimeout }: Run) {
+  if (process.platform !== "linux") throw new Error("This benchmark reads /proc: Linux only.");
+  requireBuild();
+  const pdfs = Array.from({ length: FILE_COUNT }, () => makePdf(FILE_BYTES));
+  console.log(
+    `Node ${process.version}, ${os.cpus().length} CPUs. ${FILE_COUNT} PDFs of ${FILE_BYTES} bytes (${mb(FILE_BYTES)} MB; 1 MB = 1,048,576 bytes), uploaded one after another to /folders/:id/add/file on loopback.`,
+  );
+  const s3 = await startS3Server("bench-upload");
+  try {
+    const backends: Backend[] = [
+      {
+        name: "local disk",
+        where: "STORAGE_DIR",
+        env: {},
+        stored: async (dir) => storedFiles(path.join(dir, "uploads")),
+      },
+      {
+        name: "S3",
+        where: `bucket ${s3.settings.bucket} on s3rver at ${s3.settings.endpoint}`,
+        env: s3.env,
+        stored: () => storedObjects(s3),
+      },
+    ];
+    const results: Result[] = [];
+    for (const backend of backends) {
+      const backendDir = path.join(dataDir, backend.name.replace(/\W+/g, "-"));
+      fs.mkdirSync(backendDir, { recursive: true });
+      results.push(await measure(backend, backendDir, pdfs, killOnTimeout));
+    }
+
+    // The baseline, in the same run, onto the same filesystem.
+    const directSeconds = await writeDirectly(path.join(dataDir, "direct"), pdfs);
+    const directTotal = directSeconds.reduce((sum, seconds) => sum + seconds, 0);
+    const totalBytes = pdfs.reduce((sum, pdf) => sum + pdf.byteLength, 0);
+    const directRate = totalBytes / MB / directTotal;
+    console.log("");
     console.log(
       `baseline, writeFile + fsync of the same buffers: ${directRate.toFixed(1)} MB/s (${directTotal.toFixed(2)} s)`,
     );
-    console.log(`upload / baseline: ${(uploadRate / directRate).toFixed(2)}`);
-    console.log(
-      `landed: ${rows.length} rows, ${landed.length} files of ${FILE_BYTES} bytes under STORAGE_DIR`,
-    );
+    for (const { backend, uploadSeconds } of results) {
+      const uploadTotal = uploadSeconds.reduce((sum, seconds) => sum + seconds, 0);
+      const uploadRate = totalBytes / MB / uploadTotal;
+      console.log(
+        `${backend.name}: upload throughput ${uploadRate.toFixed(1)} MB/s (${mb(totalBytes)} MB in ${uploadTotal.toFixed(2)} s), upload / baseline ${(uploadRate / directRate).toFixed(2)}`,
+      );
+    }
   } finally {
-    if (server) await stopServer(server);
+    await s3.close();
   }
 }
 

@@ -4,6 +4,7 @@ import type Database from "better-sqlite3";
 
 export const BACKUPS_KEPT = 7;
 
+/** Where backups go unless BACKUP_DIR says otherwise: `backups/` beside the database. */
 export function backupDirectory(databasePath: string) {
   return path.join(path.dirname(path.resolve(databasePath)), "backups");
 }
@@ -19,8 +20,12 @@ function backupName(databasePath: string, date: Date) {
  * The copy is made under a temporary name and renamed, so a crash never leaves
  * a half-written file that looks like a backup.
  */
-export function backupDatabase(sqlite: Database.Database, databasePath: string, now = new Date()) {
-  const directory = backupDirectory(databasePath);
+export function backupDatabase(
+  sqlite: Database.Database,
+  databasePath: string,
+  now = new Date(),
+  directory = backupDirectory(databasePath),
+) {
   fs.mkdirSync(directory, { recursive: true });
   const target = path.join(directory, backupName(databasePath, now));
   const temporary = `${target}.partial`;

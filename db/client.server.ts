@@ -1,14 +1,18 @@
 import { fillPlaceholders, type SQL } from "drizzle-orm";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import { env } from "~/utils/env.server";
+import { isPrimaryAtStart } from "~/utils/replication.server";
 import { singleton } from "~/utils/singleton.server";
 import { type AppDatabase, openDatabase } from "./connection";
 
 /**
- * The one database handle of the server process, migrated on first use. Kept
+ * The one database handle of the server process, migrated on first use (by
+ * the primary only: LiteFS replicates the migrated schema to replicas). Kept
  * on globalThis so a development rebuild does not open a second connection.
  */
-export const db: AppDatabase = singleton("database", () => openDatabase(env.DATABASE_PATH));
+export const db: AppDatabase = singleton("database", () =>
+  openDatabase(env.DATABASE_PATH, { migrate: isPrimaryAtStart() }),
+);
 
 /**
  * Writes that read then write run in an immediate transaction: the write lock is

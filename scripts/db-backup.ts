@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { backupDatabase } from "#db/backup";
+import { backupDatabase, backupDirectory } from "#db/backup";
 import { openDatabase } from "#db/connection";
 
 /**
@@ -8,10 +8,11 @@ import { openDatabase } from "#db/connection";
  * runs (VACUUM INTO reads a consistent snapshot); same-day runs overwrite.
  */
 const databasePath = process.env.DATABASE_PATH || "./data/app.db";
+const backupDir = process.env.BACKUP_DIR || backupDirectory(databasePath);
 
 const db = openDatabase(databasePath);
 try {
-  const file = backupDatabase(db.$client, databasePath);
+  const file = backupDatabase(db.$client, databasePath, new Date(), backupDir);
   giveToDatabaseOwner(file);
   console.log(file);
 } finally {

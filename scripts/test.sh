@@ -22,6 +22,11 @@ npx biome check .
 step "Build"
 npx remix build
 
+# The Dockerfile's steps after the base image (build, prune, the runtime
+# stage's files only, its command), without Docker: scripts/docker-steps.ts.
+step "Image steps (the Dockerfile without Docker)"
+npx tsx scripts/docker-steps.ts
+
 step "Unit and integration tests"
 npx vitest run
 

@@ -16,6 +16,7 @@ import {
   type UnsubscribeScope,
   unsubscribe,
 } from "~/utils/recipients.server";
+import { replayWritesToPrimary } from "~/utils/replication.server";
 
 /**
  * /unsubscribe?folder=&email=&token= — the recipient's link from every
@@ -75,6 +76,7 @@ function oneClickAnswer(status: number) {
 }
 
 export async function action({ request }: ActionFunctionArgs) {
+  await replayWritesToPrimary(request);
   const url = new URL(request.url);
   const form = await request.formData().catch(() => new FormData());
 

@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import { createCookie, data } from "@remix-run/node";
 import { CSRF_FIELD, type CsrfFailure } from "~/utils/csrf";
 import { env } from "~/utils/env.server";
+import { replayWritesToPrimary } from "~/utils/replication.server";
 import { getCurrentSession } from "~/utils/session.server";
 
 /**
@@ -97,6 +98,8 @@ export function isCrossSite(request: Request) {
  * losing anything; a post from another site gets neither.
  */
 export async function validateCsrf(request: Request, formData: FormData | null) {
+  // First, on a LiteFS replica: the primary answers this write instead.
+  await replayWritesToPrimary(request);
   const submitted =
     request.headers.get(CSRF_HEADER) ?? (formData?.get(CSRF_FIELD) as string | null) ?? null;
   const binding = await bindingOf(request);

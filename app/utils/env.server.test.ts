@@ -1,3 +1,4 @@
+import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { ConfigError, parseEnv } from "./env.server";
 
@@ -11,6 +12,8 @@ describe("parseEnv", () => {
     expect(env.DATABASE_PATH).toBe("./data/app.db");
     expect(env.STORAGE_DIR).toBe("./data/uploads");
     expect(env.OUTBOX_DIR).toBe("./data/outbox");
+    expect(env.BACKUP_DIR).toBe(path.resolve("./data/backups"));
+    expect(env.LITEFS_DIR).toBeUndefined();
     expect(env.SMTP_URL).toBeUndefined();
     expect(env.SCHEDULER).toBe("on");
     expect(env.isHttps).toBe(false);
@@ -63,5 +66,47 @@ describe("parseEnv", () => {
     const env = parseEnv({ ...base, PORT: "4000", SMTP_URL: "smtp://u:p@127.0.0.1:2525" });
     expect(env.APP_URL).toBe("http://localhost:4000");
     expect(env.SMTP_URL).toBe("smtp://u:p@127.0.0.1:2525");
+  });
+});
+
+describe("parseEnv: S3 storage", () => {
+  test("no S3_BUCKET means the local disk; the rest has defaults", () => {
+    const env = parseEnv(base);
+    expect(env.S3_BUCKET).toBeUndefined();
+    expect(env.S3_REGION).toBe("us-east-1");
+    expect(env.S3_FORCE_PATH_STYLE).toBe(false);
+  });
+
+  test("reads a bucket, its endpoint, region, keys and path style", () => {
+    const env = parseEnv({
+      ...base,
+      S3_BUCKET: "thoughtfully-uploads",
+      S3_ENDPOINT: "https://fly.storage.tigris.dev",
+      S3_REGION: "auto",
+      S3_ACCESS_KEY_ID: "key",
+      S3_SECRET_ACCESS_KEY: "secret",
+      S3_FORCE_PATH_STYLE: "true",
+    });
+    expect(env).toMatchObject({
+      S3_BUCKET: "thoughtfully-uploads",
+      S3_ENDPOINT: "https://fly.storage.tigris.dev",
+      S3_REGION: "auto",
+      S3_ACCESS_KEY_ID: "key",
+      S3_SECRET_ACCESS_KEY: "secret",
+      S3_FORCE_PATH_STYLE: true,
+    });
+  });
+
+  test("one key without the other is refused, naming both", () => {
+    expect(() => parseEnv({ ...base, S3_BUCKET: "b", S3_ACCESS_KEY_ID: "key" })).toThrowError(
+      /S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY/,
+    );
+  });
+
+  test("a bad endpoint or path style names the variable", () => {
+    expect(() => parseEnv({ ...base, S3_ENDPOINT: "tigris" })).toThrowError(/S3_ENDPOINT/);
+    expect(() => parseEnv({ ...base, S3_FORCE_PATH_STYLE: "yes" })).toThrowError(
+      /S3_FORCE_PATH_STYLE/,
+    );
   });
 });

@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { backupDirectory } from "#db/backup";
 
 /**
  * Configuration is read once, at start, from the environment. Every name and
@@ -30,6 +31,24 @@ const envSchema = z.object({
   DATABASE_PATH: z.string().min(1).default("./data/app.db"),
   STORAGE_DIR: z.string().min(1).default("./data/uploads"),
   OUTBOX_DIR: z.string().min(1).default("./data/outbox"),
+  /** Nightly backups, and what a restore reapplies (db/restore.ts). Default: `backups/` beside the database. */
+  BACKUP_DIR: optionalText,
+  /** LiteFS's mount (its `fuse.dir`): set, this machine is a replica while `.primary` there names another. */
+  LITEFS_DIR: optionalText,
+  /** Set: uploads go to this S3-compatible bucket instead of STORAGE_DIR. */
+  S3_BUCKET: optionalText,
+  S3_ENDPOINT: z
+    .string()
+    .url("must be a full URL such as https://fly.storage.tigris.dev")
+    .refine((value) => /^https?:\/\//.test(value), "must start with http:// or https://")
+    .optional(),
+  S3_REGION: z.string().trim().min(1).default("us-east-1"),
+  S3_ACCESS_KEY_ID: optionalText,
+  S3_SECRET_ACCESS_KEY: optionalText,
+  S3_FORCE_PATH_STYLE: z
+    .enum(["true", "false"], { message: 'must be "true" or "false"' })
+    .default("false")
+    .transform((value) => value === "true"),
   SMTP_URL: optionalText.refine(
     (value) => value === undefined || /^smtps?:\/\/[^/]+/.test(value),
     "must look like smtp://user:pass@host:port or smtps://…",
@@ -63,8 +82,9 @@ const envSchema = z.object({
   OAUTH_SCOPES: z.string().default("openid email profile"),
 });
 
-export type Env = Omit<z.infer<typeof envSchema>, "APP_URL" | "SESSION_SECRET"> & {
+export type Env = Omit<z.infer<typeof envSchema>, "APP_URL" | "SESSION_SECRET" | "BACKUP_DIR"> & {
   APP_URL: string;
+  BACKUP_DIR: string;
   SESSION_SECRET: string;
   /** A public deployment: secure cookies, HSTS, a required SESSION_SECRET. */
   isHttps: boolean;
@@ -109,6 +129,11 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     throw new ConfigError(`Invalid configuration: ${describeIssues(result.error, source)}`);
   }
   const values = result.data;
+  if (Boolean(values.S3_ACCESS_KEY_ID) !== Boolean(values.S3_SECRET_ACCESS_KEY)) {
+    throw new ConfigError(
+      "Invalid configuration: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together (set both, or neither to use the AWS_* credentials)",
+    );
+  }
   const appUrl = (values.APP_URL ?? `http://localhost:${values.PORT}`).replace(/\/+$/, "");
   // remix-serve always runs with NODE_ENV=production, even for `npm start` on a
   // laptop; an https APP_URL is what marks a real deployment.
@@ -121,6 +146,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   return {
     ...values,
     APP_URL: appUrl,
+    BACKUP_DIR: values.BACKUP_DIR ?? backupDirectory(values.DATABASE_PATH),
     SESSION_SECRET: values.SESSION_SECRET ?? localSessionSecret(values.DATABASE_PATH),
     isHttps,
     isLocal: LOOPBACK_HOSTS.has(new URL(appUrl).hostname),

@@ -6,6 +6,7 @@ import { env } from "~/utils/env.server";
 import { closeMailer } from "~/utils/mailer.server";
 import { sweepOrphanFiles } from "~/utils/maintenance.server";
 import { canonicalizeStoredAddresses } from "~/utils/recipients.server";
+import { isPrimaryAtStart, onPrimaryOnly } from "~/utils/replication.server";
 import { runSchedulerPass } from "~/utils/sending.server";
 import { singleton } from "~/utils/singleton.server";
 import { expireDrafts } from "~/utils/upload-drafts.server";
@@ -26,7 +27,8 @@ class ServerProcess {
 
   start() {
     // Before the first send: the scheduler compares addresses in their canonical form.
-    canonicalizeStoredAddresses();
+    // A replica's copy is read-only; the primary rewrites them for every machine.
+    if (isPrimaryAtStart()) canonicalizeStoredAddresses();
     if (env.SCHEDULER === "on") this.startJobs();
     for (const signal of ["SIGTERM", "SIGINT"] as const) {
       process.once(signal, () => void this.shutdown(signal));
@@ -56,21 +58,31 @@ class ServerProcess {
   }
 
   private startJobs() {
-    const dailyBackup = new Cron("0 3 * * *", { timezone: "UTC", protect: true }, () => {
-      const file = backupDatabase(db.$client, env.DATABASE_PATH);
-      console.info(`[backup] wrote ${file}`);
-    });
-    const orphanSweep = new Cron("30 3 * * *", { timezone: "UTC", protect: true }, async () => {
-      const expired = await expireDrafts();
-      const removed = await sweepOrphanFiles();
-      console.info(`[storage] removed ${expired} expired drafts, ${removed} unreferenced files`);
-    });
+    // Every job runs only on the primary and never while a restore holds the
+    // scheduler (app/utils/replication.server.ts), checked at each tick.
+    const dailyBackup = new Cron(
+      "0 3 * * *",
+      { timezone: "UTC", protect: true },
+      onPrimaryOnly(() => {
+        const file = backupDatabase(db.$client, env.DATABASE_PATH, new Date(), env.BACKUP_DIR);
+        console.info(`[backup] wrote ${file}`);
+      }),
+    );
+    const orphanSweep = new Cron(
+      "30 3 * * *",
+      { timezone: "UTC", protect: true },
+      onPrimaryOnly(async () => {
+        const expired = await expireDrafts();
+        const removed = await sweepOrphanFiles();
+        console.info(`[storage] removed ${expired} expired drafts, ${removed} unreferenced files`);
+      }),
+    );
     // The admin dashboard's charts: one analytics_snapshots row per UTC day,
     // written at start (so today has a point) and again near the day's end.
-    const snapshot = () => {
+    const snapshot = onPrimaryOnly(() => {
       const row = takeAnalyticsSnapshot(new Date());
       console.info(`[analytics] snapshot for ${row.snapshotDate}`);
-    };
+    });
     const dailySnapshot = new Cron(
       "55 23 * * *",
       {
@@ -80,15 +92,11 @@ class ServerProcess {
       },
       snapshot,
     );
-    try {
-      snapshot();
-    } catch (error) {
-      console.error("[analytics] snapshot failed", error);
-    }
+    snapshot().catch((error) => console.error("[analytics] snapshot failed", error));
     let pass: Promise<void> = Promise.resolve();
     // protect: a pass still running when the next minute starts is not overlapped.
     const sender = new Cron("* * * * *", { protect: true }, () => {
-      pass = runSchedulerPass().then(
+      pass = onPrimaryOnly(runSchedulerPass)().then(
         () => undefined,
         (error) => console.error("[scheduler] pass failed", error),
       );

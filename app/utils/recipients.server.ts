@@ -17,6 +17,7 @@ import { ResubscribeRequest, resubscribeRequestSubject } from "#emails/resubscri
 import { canonicalEmail, comparableEmail } from "~/utils/email-address";
 import { type Folder, getFolder, recipientsOf } from "~/utils/folders.server";
 import { sendEmail } from "~/utils/mailer.server";
+import { recordRecipientChoice } from "~/utils/recipient-choices.server";
 import { resubscribeUrl } from "~/utils/recipient-links.server";
 import { clientIp, userAgent } from "~/utils/request-info.server";
 
@@ -371,6 +372,14 @@ export function unsubscribe({
   writeTransaction((tx) => {
     const folder = tx.select().from(folders).where(eq(folders.id, folderId)).get();
     if (!folder) throw new UnknownFolderError();
+    recordRecipientChoice({
+      at: now,
+      choice: "unsubscribe",
+      folderId,
+      email: address,
+      scope,
+      reason,
+    });
     markUnsubscribed(tx, folder.id, address, reason, now);
     const touched = new Set([folder.id]);
     if (scope === "everything") {
@@ -406,6 +415,7 @@ export function resubscribe(folderId: number, email: string) {
   writeTransaction((tx) => {
     const folder = tx.select().from(folders).where(eq(folders.id, folderId)).get();
     if (!folder) throw new UnknownFolderError();
+    recordRecipientChoice({ at: new Date(), choice: "resubscribe", folderId, email: address });
     const everything = tx
       .select()
       .from(emailUnsubscribes)

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -6,9 +6,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, test } from "vitest";
+import { unsubscribeToken } from "~/utils/recipient-links.server";
 import { backupDatabase } from "../../db/backup";
 import { openDatabase } from "../../db/connection";
-import { users } from "../../db/schema";
+import { folders, users } from "../../db/schema";
 
 /**
  * The restore drill of docs/deploy.md, on every `npm test`: back up a database,
@@ -18,6 +19,7 @@ import { users } from "../../db/schema";
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const serverBuild = path.join(repoRoot, "build", "index.js");
 const remixServe = path.join(repoRoot, "node_modules", "@remix-run", "serve", "dist", "cli.js");
+const restoreScript = path.join(repoRoot, "scripts", "db-restore.ts");
 const TEST_TIMEOUT = 60_000;
 
 const cleanups: (() => void)[] = [];
@@ -167,6 +169,125 @@ describe("restore drill (docs/deploy.md)", () => {
       server.child.kill("SIGTERM");
       const { code, signal } = await within(server.exited, 10_000, "Exit after SIGTERM");
       expect({ code, signal }, server.output()).toEqual({ code: 0, signal: null });
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "an opt-out made after the backup still holds after the restore, which holds the scheduler",
+    async () => {
+      requireServerBuild();
+      const liveDir = tempDir("thoughtfully-optout-");
+      const livePath = path.join(liveDir, "app.db");
+      const live = openDatabase(livePath);
+      const sender = live
+        .insert(users)
+        .values({ email: "sender@example.com", firstName: "Sam" })
+        .returning()
+        .get();
+      const folder = live
+        .insert(folders)
+        .values({
+          userId: sender.id,
+          name: "Family",
+          recipients: [
+            { name: "Mum", email: "mum@example.com" },
+            { name: "Dad", email: "dad@example.com" },
+          ],
+        })
+        .returning()
+        .get();
+      const backup = backupDatabase(live.$client, livePath);
+      live.$client.close();
+
+      // After the backup, on the live server: Mum leaves this folder with
+      // one click (RFC 8058), Dad leaves everything through the form.
+      const serverEnv: Record<string, string> = {
+        DATABASE_PATH: livePath,
+        STORAGE_DIR: path.join(liveDir, "uploads"),
+        OUTBOX_DIR: path.join(liveDir, "outbox"),
+        NODE_ENV: "production",
+        SESSION_SECRET: process.env.SESSION_SECRET!,
+      };
+      let port = await freePort();
+      let baseUrl = `http://127.0.0.1:${port}`;
+      let server = startServer({
+        ...serverEnv,
+        PORT: String(port),
+        APP_URL: baseUrl,
+        SCHEDULER: "off",
+      });
+      await waitForHealthy(server, baseUrl, 20_000);
+      const link = (email: string) =>
+        new URLSearchParams({
+          folder: String(folder.id),
+          email,
+          token: unsubscribeToken(folder.id, email),
+        });
+      const oneClick = await fetch(`${baseUrl}/unsubscribe?${link("mum@example.com")}`, {
+        method: "POST",
+        body: new URLSearchParams({ "List-Unsubscribe": "One-Click" }),
+      });
+      expect(oneClick.status, server.output()).toBe(200);
+      const form = await fetch(`${baseUrl}/unsubscribe?${link("dad@example.com")}`, {
+        method: "POST",
+        body: new URLSearchParams({ scope: "everything", reason: "too_frequent" }),
+        headers: { Origin: baseUrl },
+      });
+      expect(form.status, `${await form.clone().text()}\n${server.output()}`).toBe(200);
+      await form.arrayBuffer();
+      server.child.kill("SIGTERM");
+      await within(server.exited, 10_000, "Exit after SIGTERM");
+
+      // The drill, as docs/deploy.md gives it, with the server stopped.
+      const restore = spawnSync(process.execPath, ["--import", "tsx", restoreScript, backup], {
+        cwd: repoRoot,
+        env: { ...process.env, ...serverEnv },
+        encoding: "utf8",
+      });
+      expect(restore.status, `${restore.stdout}\n${restore.stderr}`).toBe(0);
+
+      const restored = new Database(livePath, { readonly: true, fileMustExist: true });
+      try {
+        const states = restored
+          .prepare(
+            "SELECT email, status FROM folder_recipient_states WHERE folder_id = ? ORDER BY email",
+          )
+          .all(folder.id);
+        expect(states).toEqual([
+          { email: "dad@example.com", status: "unsubscribed" },
+          { email: "mum@example.com", status: "unsubscribed" },
+        ]);
+        const everywhere = restored.prepare("SELECT email FROM email_unsubscribes").pluck().all();
+        expect(everywhere).toEqual(["dad@example.com"]);
+        const folderOut = restored
+          .prepare("SELECT is_unsubscribed FROM folders WHERE id = ?")
+          .pluck()
+          .get(folder.id);
+        expect(folderOut).toBe(1);
+      } finally {
+        restored.close();
+      }
+
+      // Restarted with SCHEDULER=on, the server runs no job while the hold is there.
+      port = await freePort();
+      baseUrl = `http://127.0.0.1:${port}`;
+      server = startServer({ ...serverEnv, PORT: String(port), APP_URL: baseUrl, SCHEDULER: "on" });
+      await waitForHealthy(server, baseUrl, 20_000);
+      const deadline = Date.now() + 5_000;
+      while (!server.output().includes("[jobs] paused") && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(server.output()).toContain("[jobs] paused: held after a restore");
+      const check = new Database(livePath, { readonly: true, fileMustExist: true });
+      try {
+        const snapshots = check.prepare("SELECT count(*) FROM analytics_snapshots").pluck().get();
+        expect(snapshots, server.output()).toBe(0);
+      } finally {
+        check.close();
+      }
+      server.child.kill("SIGTERM");
+      await within(server.exited, 10_000, "Exit after SIGTERM");
     },
     TEST_TIMEOUT,
   );

@@ -20,6 +20,7 @@ import {
 } from "~/utils/item-routes.server";
 import { schemaFor } from "~/utils/item-validation";
 import { createTextItem, createUploadItem, ItemRuleError } from "~/utils/items.server";
+import { replayWritesToPrimary } from "~/utils/replication.server";
 import { requireUser } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
 import { deleteStoredFiles, parseUploadForm, storedKeys } from "~/utils/uploads.server";
@@ -43,6 +44,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 }
 
 export async function action({ request, params }: ActionFunctionArgs) {
+  await replayWritesToPrimary(request);
   const user = await requireUser(request);
   const type = parseItemType(params.type);
   const folderId = parseFolderId(params.folderId);

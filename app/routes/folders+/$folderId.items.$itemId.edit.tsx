@@ -24,6 +24,7 @@ import {
 import { schemaFor } from "~/utils/item-validation";
 import { getItem, updateTextItem, updateUploadItem } from "~/utils/items.server";
 import { LIMITS } from "~/utils/limits";
+import { replayWritesToPrimary } from "~/utils/replication.server";
 import { requireUser } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
 import { deleteStoredFiles, parseUploadForm, storedKeys } from "~/utils/uploads.server";
@@ -73,6 +74,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 }
 
 export async function action({ request, params }: ActionFunctionArgs) {
+  await replayWritesToPrimary(request);
   const { user, item, folder } = await loadOwnItem(request, params);
   const back = `/folders/${folder.id}`;
   if (item.type === "link" || item.type === "musing") {

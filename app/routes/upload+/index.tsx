@@ -13,6 +13,7 @@ import { readProtectedForm, validateCsrf } from "~/utils/csrf.server";
 import { formatBytes } from "~/utils/format";
 import { refusedUploadReply } from "~/utils/item-routes.server";
 import { WIZARD_TYPES } from "~/utils/multi-folder";
+import { replayWritesToPrimary } from "~/utils/replication.server";
 import { requireUser } from "~/utils/session.server";
 import { createDraft, getDraft, updateDraftContent } from "~/utils/upload-drafts.server";
 import {
@@ -50,6 +51,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 }
 
 export async function action({ request }: ActionFunctionArgs) {
+  await replayWritesToPrimary(request);
   const user = await requireUser(request);
   const draft = draftOf(user.id, request);
   const type = draft?.type ?? parseWizardType(new URL(request.url).searchParams.get("type"));

@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { applyInboundEmail, readInboundEmail } from "~/utils/inbound-email.server";
+import { replayWritesToPrimary } from "~/utils/replication.server";
 
 /**
  * Mail to MAIL_FROM's address, POSTed by whatever receives that mailbox (see
@@ -13,6 +14,7 @@ export async function loader() {
 }
 
 export async function action({ request }: ActionFunctionArgs) {
+  await replayWritesToPrimary(request);
   if (request.method !== "POST") {
     throw new Response("Method Not Allowed", { status: 405, headers: { Allow: "POST" } });
   }

@@ -7,6 +7,7 @@ import {
   webhookSecret,
 } from "~/utils/billing.server";
 import { LIMITS } from "~/utils/limits";
+import { replayWritesToPrimary } from "~/utils/replication.server";
 import { readBodyText } from "~/utils/request-body.server";
 import { applyStripeEvent } from "~/utils/subscriptions.server";
 
@@ -22,6 +23,7 @@ export async function loader() {
 }
 
 export async function action({ request }: ActionFunctionArgs) {
+  await replayWritesToPrimary(request);
   if (request.method !== "POST") {
     throw new Response("Method Not Allowed", { status: 405, headers: { Allow: "POST" } });
   }
