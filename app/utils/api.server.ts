@@ -67,6 +67,19 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * Any origin may call the API (the Chrome extension's popup does, without
+ * host permissions): it is authorised by a bearer token only, never by
+ * cookies, so another site gains nothing a token would not already give it.
+ */
+const CORS_HEADERS = {
+  "Access-Control-Allow-Origin": "*",
+  "Access-Control-Allow-Methods": "GET, POST, PUT, PATCH, DELETE",
+  "Access-Control-Allow-Headers": "Authorization, Content-Type",
+  "Access-Control-Expose-Headers": "Retry-After, WWW-Authenticate",
+  "Access-Control-Max-Age": "600",
+};
+
 export function apiErrorResponse(error: ApiError) {
   return Response.json(
     {
@@ -76,7 +89,10 @@ export function apiErrorResponse(error: ApiError) {
         ...(error.fields ? { fields: error.fields } : {}),
       },
     },
-    { status: error.status, headers: { "Cache-Control": "no-store", ...error.headers } },
+    {
+      status: error.status,
+      headers: { "Cache-Control": "no-store", ...CORS_HEADERS, ...error.headers },
+    },
   );
 }
 
@@ -199,6 +215,8 @@ export async function handleApiRequest(
   request: Request,
   operations: CompiledOperation[],
 ): Promise<Response> {
+  if (request.method === "OPTIONS")
+    return new Response(null, { status: 204, headers: CORS_HEADERS });
   try {
     const url = new URL(request.url);
     const path = url.pathname.slice(API_PREFIX.length) || "/";
@@ -230,7 +248,7 @@ export async function handleApiRequest(
     );
     return Response.json(operation.response.parse(result), {
       status: operation.status ?? 200,
-      headers: { "Cache-Control": "no-store" },
+      headers: { "Cache-Control": "no-store", ...CORS_HEADERS },
     });
   } catch (error) {
     const mapped = apiErrorFor(error);

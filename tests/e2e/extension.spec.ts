@@ -1,42 +1,16 @@
-import crypto from "node:crypto";
 import fs from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { type BrowserContext, chromium } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { createFolderRow, createUser, signIn } from "./support/accounts";
+import {
+  type ExtensionGlobals,
+  extensionDir,
+  startLoopbackSite,
+  unpackedExtensionId,
+} from "./support/extension";
 import { itemsOf } from "./support/items";
-
-const extensionDir = path.resolve("extension");
-
-/** The little of the extension API the test calls from the extension's own page. */
-type ExtensionGlobals = {
-  chrome: { tabs: { query(query: object): Promise<{ id?: number; url?: string }[]> } };
-};
-
-/** Chromium names an unpacked extension after the SHA-256 of its folder's path, in letters a–p. */
-function unpackedExtensionId(dir: string) {
-  return crypto
-    .createHash("sha256")
-    .update(dir)
-    .digest("hex")
-    .slice(0, 32)
-    .replace(/./g, (digit) => String.fromCharCode(97 + Number.parseInt(digit, 16)));
-}
-
-/** A page on loopback to save, standing in for any site on the web. */
-async function startLoopbackSite() {
-  const server = http.createServer((_request, response) => {
-    response.setHeader("Content-Type", "text/html; charset=utf-8");
-    response.end(
-      "<!doctype html><html lang='en'><title>Loopback reading list</title><h1>Worth sharing</h1></html>",
-    );
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/reading` };
-}
 
 /**
  * The real extension, loaded unpacked into Debian's Chromium. A user's click on

@@ -6,11 +6,13 @@ import { db } from "#db/client.server";
 import { apiTokens, contentItems, folders, users } from "#db/schema";
 import * as api from "~/routes/api+/v1.$";
 import * as openapi from "~/routes/api+/v1.openapi[.json]";
+import * as connect from "~/routes/extension.connect";
 import * as profile from "~/routes/profile+/_layout";
 import { API_TOKEN_RATE_LIMIT } from "~/utils/api.server";
 import { createApiToken, revokeApiToken } from "~/utils/api-tokens.server";
+import { issueCsrfToken } from "~/utils/csrf.server";
 import { LIMITS } from "~/utils/limits";
-import { createSession } from "~/utils/session.server";
+import { createSession, getCurrentSession } from "~/utils/session.server";
 
 /**
  * The JSON API driven through its route module with real tokens against the
@@ -470,5 +472,54 @@ describe("the OpenAPI document", () => {
     expect((await call("GET", "/no-such-route", { token })).json.error.code).toBe(
       "route_not_found",
     );
+  });
+});
+
+describe("connecting the Chrome extension", () => {
+  const connectUrl = (returnUrl: string) =>
+    `/extension/connect?${new URLSearchParams({ return: returnUrl, state: "s".repeat(32) })}`;
+
+  async function signedIn(userId: number, path: string) {
+    const cookie = (await createSession(userId, new Request(ORIGIN))).split(";")[0]!;
+    const probe = new Request(`${ORIGIN}${path}`, { headers: { Cookie: cookie } });
+    const { token } = await issueCsrfToken(probe, (await getCurrentSession(probe))!.sessionId);
+    return { cookie, csrf: token };
+  }
+
+  test("hands a write token only to an extension page, after the user's consent", async () => {
+    const user = newUser();
+    const extensionPage = `chrome-extension://${"a".repeat(32)}/connected.html`;
+    const { cookie, csrf } = await signedIn(user.id, "/extension/connect");
+    const elsewhere = new Request(`${ORIGIN}${connectUrl("https://evil.example/steal")}`, {
+      headers: { Cookie: cookie },
+    });
+    const refused = await connect
+      .loader({ request: elsewhere, params: {}, context: {} })
+      .catch((e) => e);
+    expect((refused as Response).status).toBe(400);
+
+    const post = (returnUrl: string) =>
+      new Request(`${ORIGIN}/extension/connect`, {
+        method: "POST",
+        headers: {
+          Cookie: cookie,
+          Origin: ORIGIN,
+          "Content-Type": "application/x-www-form-urlencoded",
+        },
+        body: new URLSearchParams({ csrf, return: returnUrl, state: "s".repeat(32) }),
+      });
+    const evil = await connect
+      .action({ request: post("https://evil.example/"), params: {}, context: {} })
+      .catch((e) => e);
+    expect((evil as Response).status).toBe(400);
+    expect(db.select().from(apiTokens).where(eq(apiTokens.userId, user.id)).all()).toHaveLength(0);
+
+    const answer = await connect.action({ request: post(extensionPage), params: {}, context: {} });
+    const { finishUrl } = (answer as unknown as { data: { finishUrl: string } }).data;
+    const fragment = new URLSearchParams(new URL(finishUrl).hash.slice(1));
+    expect(finishUrl.startsWith(`${extensionPage}#`)).toBe(true);
+    expect(fragment.get("state")).toBe("s".repeat(32));
+    const token = fragment.get("token")!;
+    expect((await call("GET", "/token", { token })).json).toMatchObject({ scope: "write" });
   });
 });
