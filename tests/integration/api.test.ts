@@ -12,6 +12,7 @@ import { API_TOKEN_RATE_LIMIT } from "~/utils/api.server";
 import { createApiToken, revokeApiToken } from "~/utils/api-tokens.server";
 import { issueCsrfToken } from "~/utils/csrf.server";
 import { LIMITS } from "~/utils/limits";
+import { unsubscribe } from "~/utils/recipients.server";
 import { createSession, getCurrentSession } from "~/utils/session.server";
 
 /**
@@ -362,6 +363,17 @@ describe("items", () => {
       body: await photoForm(1),
     });
     expect(added.json.files).toHaveLength(3);
+    const edited = await call("PATCH", `/items/${itemId}`, {
+      token,
+      body: { title: "Holiday", askQuestion: true, questionText: "Which one?" },
+    });
+    expect(edited.json).toMatchObject({
+      title: "Holiday",
+      addComment: false,
+      commentText: null,
+      questionText: "Which one?",
+    });
+    expect(edited.json.files).toHaveLength(3);
     const tooMany = await call("POST", `/items/${itemId}/add-files`, {
       token,
       body: await photoForm(1),
@@ -430,6 +442,29 @@ describe("preview, Send Now, recipients, usage and referrals", () => {
     expect(refused.status).toBe(409);
     expect(refused.json.error.message).toBe(
       "mum@example.com has not unsubscribed from this folder.",
+    );
+
+    unsubscribe({ folderId: folder.id, email: "mum@example.com", reason: "too_frequent" });
+    const asked = await call("POST", `/folders/${folder.id}/request-resubscription`, {
+      token,
+      body: { email: "mum@example.com" },
+    });
+    expect(asked.json).toEqual({ ok: true });
+    const states = await call("GET", `/folders/${folder.id}/recipients`, { token });
+    expect(states.json).toMatchObject([
+      {
+        email: "mum@example.com",
+        status: "unsubscribed",
+        resubscribeRequestedAt: expect.any(String),
+      },
+    ]);
+    const again = await call("POST", `/folders/${folder.id}/request-resubscription`, {
+      token,
+      body: { email: "mum@example.com" },
+    });
+    expect(again.status).toBe(409);
+    expect(again.json.error.message).toMatch(
+      /^You already asked mum@example.com to re-subscribe on /,
     );
   });
 
