@@ -63,9 +63,13 @@ export async function pointExtensionAt(
 }
 
 /**
- * The user's click on the toolbar icon over the tab showing `siteUrl`
- * (Extensions.triggerAction grants `activeTab` as the click does), then the
- * popup page opened in a tab pointed at that tab with `?tab=`.
+ * A user's click on the toolbar icon over the tab showing `siteUrl` is the
+ * CDP command Extensions.triggerAction (which needs
+ * --enable-unsafe-extension-debugging): it grants `activeTab` on that tab and
+ * opens the popup, just as the click does. Playwright cannot drive the toolbar
+ * popup window itself, so the popup page is then opened in a tab, pointed at
+ * the granted tab with `?tab=`: what it can read is exactly what `activeTab`
+ * allows (without the grant, the tab's URL and title are hidden).
  */
 export async function clickToolbarIcon(
   context: BrowserContext,
