@@ -525,3 +525,24 @@ export const rateLimits = sqliteTable("rate_limits", {
   points: integer("points").notNull().default(0),
   expire: integer("expire"),
 });
+
+/**
+ * Personal access tokens for the JSON API (/api/v1). Only the SHA-256 of the
+ * token is stored; the token itself is shown once, when it is created.
+ * Revoking deletes the row, so a revoked token matches nothing.
+ */
+export const apiTokens = sqliteTable(
+  "api_tokens",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    tokenHash: text("token_hash").notNull().unique(),
+    scope: text("scope", { enum: ["read", "write"] }).notNull(),
+    createdAt: createdAt(),
+    lastUsedAt: timestamp("last_used_at"),
+  },
+  (table) => [index("api_tokens_user_idx").on(table.userId)],
+);

@@ -1,9 +1,22 @@
-import { addPageUrl, NOTE_MAX_LENGTH, readAppUrl } from "./shared.js";
+import {
+  ApiError,
+  addPageUrl,
+  callApi,
+  forgetConnection,
+  NOTE_MAX_LENGTH,
+  readAppUrl,
+  readConnection,
+  startConnecting,
+} from "./shared.js";
 
 /**
  * The toolbar popup. Clicking the icon grants `activeTab`, which lets the
- * popup read the current tab's address and title, nothing more. Save opens
- * the app's /add page in a new tab; the app does the rest (sign-in, folder).
+ * popup read the current tab's address and title, nothing more.
+ *
+ * Connected (a token from the app's Connect page), it lists the user's
+ * folders through the API, remembers the last one chosen and saves the page
+ * there in one click, showing the answer here. Not connected, Save opens the
+ * app's /add page in a new tab, and the app does the rest.
  *
  * `?tab=<id>` names the tab explicitly: the browser test opens this page as a
  * tab of its own, where "the active tab" would be the popup itself.
@@ -12,9 +25,15 @@ const elements = {
   form: document.getElementById("capture"),
   title: document.getElementById("title"),
   url: document.getElementById("url"),
+  folderField: document.getElementById("folder-field"),
+  folder: document.getElementById("folder"),
   note: document.getElementById("note"),
+  noteHint: document.getElementById("note-hint"),
   problem: document.getElementById("problem"),
+  result: document.getElementById("result"),
   save: document.getElementById("save"),
+  connectOffer: document.getElementById("connect-offer"),
+  connect: document.getElementById("connect"),
   appUrl: document.getElementById("app-url"),
 };
 
@@ -27,7 +46,54 @@ async function currentTab() {
 
 function showProblem(message) {
   elements.problem.textContent = message;
-  elements.problem.hidden = false;
+  elements.problem.hidden = !message;
+}
+
+/** The user's folders in the select, the last one used chosen; false when the token is refused. */
+async function showFolders(connection) {
+  try {
+    const folders = await callApi(connection, "/folders");
+    const { lastFolderId } = await chrome.storage.local.get("lastFolderId");
+    elements.folder.replaceChildren(
+      ...folders.map((folder) => new Option(folder.name, String(folder.id))),
+    );
+    if (folders.some((folder) => folder.id === lastFolderId)) {
+      elements.folder.value = String(lastFolderId);
+    }
+    if (folders.length === 0) showProblem("Create a folder in Thoughtfully first.");
+    elements.folderField.hidden = false;
+    elements.noteHint.textContent = "(sent as your comment)";
+    return true;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) {
+      await forgetConnection();
+      return false;
+    }
+    throw error;
+  }
+}
+
+async function saveInPlace(connection, page) {
+  const folderId = Number(elements.folder.value);
+  const note = elements.note.value.trim().slice(0, NOTE_MAX_LENGTH);
+  try {
+    await callApi(connection, `/folders/${folderId}/items`, {
+      method: "POST",
+      body: JSON.stringify({
+        type: "link",
+        title: elements.title.value.trim(),
+        urls: [page.url],
+        addComment: true,
+        commentText: note,
+      }),
+    });
+    await chrome.storage.local.set({ lastFolderId: folderId });
+    showProblem("");
+    elements.result.textContent = `Saved to ${elements.folder.selectedOptions[0]?.text ?? "your folder"}.`;
+  } catch (error) {
+    showProblem(error.message);
+    elements.save.disabled = false;
+  }
 }
 
 async function start() {
@@ -40,11 +106,24 @@ async function start() {
     showProblem("Only web pages (http or https) can be saved.");
     return;
   }
+  const stored = await readConnection(appUrl);
+  const connection = stored && (await showFolders(stored)) ? stored : null;
+  if (!connection) {
+    elements.connectOffer.hidden = false;
+    elements.connect.addEventListener("click", async () => {
+      await chrome.tabs.create({ url: await startConnecting(appUrl), index: tab.index + 1 });
+    });
+  }
   elements.save.disabled = false;
   elements.note.focus();
   elements.form.addEventListener("submit", async (event) => {
     event.preventDefault();
     elements.save.disabled = true;
+    elements.result.textContent = "";
+    if (connection) {
+      await saveInPlace(connection, { url: pageUrl });
+      return;
+    }
     const target = addPageUrl(appUrl, {
       url: pageUrl,
       title: elements.title.value.trim(),

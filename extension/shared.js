@@ -28,3 +28,55 @@ export function addPageUrl(appUrl, { url, title, note }) {
   if (note) target.searchParams.set("note", note);
   return target.href;
 }
+
+/**
+ * The connection to the app's API: a token the user created for the
+ * extension on the app's Connect page, kept in local (never synced) storage
+ * with the address it belongs to.
+ */
+export async function readConnection(appUrl) {
+  const { connection } = await chrome.storage.local.get("connection");
+  return connection?.appUrl === appUrl && connection.token ? connection : null;
+}
+
+export async function forgetConnection() {
+  await chrome.storage.local.remove("connection");
+}
+
+/** A random `state` the Connect page hands back, so only the answer to our own request is taken. */
+export async function startConnecting(appUrl) {
+  const state = Array.from(crypto.getRandomValues(new Uint8Array(24)), (byte) =>
+    byte.toString(16).padStart(2, "0"),
+  ).join("");
+  await chrome.storage.local.set({ pendingConnection: { appUrl, state } });
+  const target = new URL(`${appUrl}/extension/connect`);
+  target.searchParams.set("return", chrome.runtime.getURL("connected.html"));
+  target.searchParams.set("state", state);
+  return target.href;
+}
+
+export class ApiError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/** A call to the app's JSON API with the extension's token. */
+export async function callApi(connection, path, init = {}) {
+  const response = await fetch(`${connection.appUrl}/api/v1${path}`, {
+    ...init,
+    headers: {
+      Authorization: `Bearer ${connection.token}`,
+      ...(init.body ? { "Content-Type": "application/json" } : {}),
+    },
+  });
+  const body = await response.json().catch(() => null);
+  if (!response.ok) {
+    throw new ApiError(
+      response.status,
+      body?.error?.message ?? `Request failed (${response.status})`,
+    );
+  }
+  return body;
+}

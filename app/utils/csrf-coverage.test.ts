@@ -7,9 +7,12 @@ import { expect, test } from "vitest";
  * allowed to skip it are listed here, each for a reason outside our control:
  * the one-click unsubscribe of RFC 8058 (posted by mail clients), mail
  * handed over from our mailbox (the subject's signed token is the proof) and
- * the Stripe webhook (signed by Stripe instead).
+ * the Stripe webhook (signed by Stripe instead), and the JSON API (a bearer
+ * token in the Authorization header, which no other site can make a browser send).
  */
 const EXEMPT_ROUTES: Record<string, string> = {
+  "api+/v1.$.ts":
+    "the JSON API reads only the Authorization header's token, never the session cookie",
   "unsubscribe.tsx":
     "RFC 8058 one-click: mail clients post without our token; the signed link is the proof",
   "webhooks+/inbound-email.ts":
@@ -52,6 +55,7 @@ test.each(withActions.map(({ route, source }) => [route, source]))(
 
 test("the exemptions are exactly the ones documented", () => {
   expect(Object.keys(EXEMPT_ROUTES).sort()).toEqual([
+    "api+/v1.$.ts",
     "unsubscribe.tsx",
     "webhooks+/inbound-email.ts",
     "webhooks+/stripe.ts",

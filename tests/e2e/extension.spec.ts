@@ -1,51 +1,21 @@
-import crypto from "node:crypto";
 import fs from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { type BrowserContext, chromium } from "@playwright/test";
+import type { BrowserContext } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { createFolderRow, createUser, signIn } from "./support/accounts";
+import {
+  clickToolbarIcon,
+  extensionDir,
+  launchWithExtension,
+  startLoopbackSite,
+  unpackedExtensionId,
+} from "./support/extension";
 import { itemsOf } from "./support/items";
 
-const extensionDir = path.resolve("extension");
-
-/** The little of the extension API the test calls from the extension's own page. */
-type ExtensionGlobals = {
-  chrome: { tabs: { query(query: object): Promise<{ id?: number; url?: string }[]> } };
-};
-
-/** Chromium names an unpacked extension after the SHA-256 of its folder's path, in letters a–p. */
-function unpackedExtensionId(dir: string) {
-  return crypto
-    .createHash("sha256")
-    .update(dir)
-    .digest("hex")
-    .slice(0, 32)
-    .replace(/./g, (digit) => String.fromCharCode(97 + Number.parseInt(digit, 16)));
-}
-
-/** A page on loopback to save, standing in for any site on the web. */
-async function startLoopbackSite() {
-  const server = http.createServer((_request, response) => {
-    response.setHeader("Content-Type", "text/html; charset=utf-8");
-    response.end(
-      "<!doctype html><html lang='en'><title>Loopback reading list</title><h1>Worth sharing</h1></html>",
-    );
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/reading` };
-}
-
 /**
- * The real extension, loaded unpacked into Debian's Chromium. A user's click on
- * the toolbar icon is the CDP command Extensions.triggerAction (which needs
- * --enable-unsafe-extension-debugging): it grants `activeTab` on that tab and
- * opens the popup, just as the click does. Playwright cannot drive the toolbar
- * popup window itself, so the test then opens the same popup page in a tab,
- * pointed at the granted tab with `?tab=`: what it can read is exactly what
- * `activeTab` allows (without the grant, the tab's URL and title are hidden).
+ * The real extension, loaded unpacked into Debian's Chromium, not connected:
+ * Save opens /add in a new tab (clickToolbarIcon says how the click is made).
  */
 test("the Chrome extension saves the current tab to a folder", async ({
   javaScriptEnabled,
@@ -56,17 +26,7 @@ test("the Chrome extension saves the current tab to a folder", async ({
   const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), "thoughtfully-extension-"));
   let context: BrowserContext | null = null;
   try {
-    context = await chromium.launchPersistentContext(profileDir, {
-      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      headless: true,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        `--disable-extensions-except=${extensionDir}`,
-        `--load-extension=${extensionDir}`,
-        "--enable-unsafe-extension-debugging",
-      ],
-    });
+    context = await launchWithExtension(profileDir);
     const extensionId = unpackedExtensionId(extensionDir);
     const user = await createUser();
     await signIn(context, user.id, baseURL!);
@@ -84,26 +44,7 @@ test("the Chrome extension saves the current tab to a folder", async ({
 
     const tab = context.pages()[0] ?? (await context.newPage());
     await tab.goto(site.url);
-    const browserSession = await context.browser()!.newBrowserCDPSession();
-    const { targetInfos } = await browserSession.send("Target.getTargets", {
-      filter: [{ type: "tab" }],
-    });
-    const target = targetInfos.find((info) => info.url === site.url);
-    expect(target, "the loopback page's tab").toBeTruthy();
-    await browserSession.send("Extensions.triggerAction", {
-      id: extensionId,
-      targetId: target!.targetId,
-    });
-
-    const popup = await context.newPage();
-    await popup.goto(`chrome-extension://${extensionId}/popup.html`);
-    const tabId = await popup.evaluate(async (url) => {
-      const { chrome } = globalThis as unknown as ExtensionGlobals;
-      const tabs = await chrome.tabs.query({});
-      return tabs.find((candidate) => candidate.url === url)?.id ?? null;
-    }, site.url);
-    expect(tabId, "activeTab shows the clicked tab's URL").not.toBeNull();
-    await popup.goto(`chrome-extension://${extensionId}/popup.html?tab=${tabId}`);
+    const popup = await clickToolbarIcon(context, extensionId, site.url);
     await expect(popup.getByLabel("Title")).toHaveValue("Loopback reading list");
     await expect(popup.getByText(site.url)).toBeVisible();
     await expect(popup.getByText(baseURL!)).toBeVisible();

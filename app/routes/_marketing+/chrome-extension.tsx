@@ -65,6 +65,12 @@ export default function ChromeExtension() {
         other site and sends nothing by itself: Save opens Thoughtfully in a new tab with the page's
         address, its title and your note, and you choose the folder there.
       </p>
+      <p>
+        Or connect it once: Connect asks you, on Thoughtfully, to give the extension its own access
+        token (never your sign-in cookie). Connected, it lists your folders, remembers the last one
+        and saves the page with one click, without leaving it. Revoke its access any time under
+        Profile Settings → API tokens.
+      </p>
 
       <h2>Until it is in the store: load it unpacked</h2>
       <p>If the extension is not in the Chrome Web Store yet, you can install it yourself:</p>

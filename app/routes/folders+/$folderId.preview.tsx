@@ -1,25 +1,21 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, useLoaderData } from "@remix-run/react";
-import { and, asc, eq, isNull } from "drizzle-orm";
-import { db } from "#db/client.server";
-import { contentItems } from "#db/schema";
 import {
   attachmentsFor,
   GMAIL_CLIP_BYTES,
-  personalize,
   type RenderedNewsletter,
-  renderNewsletter,
 } from "#emails/newsletter.server";
 import { Dialog } from "~/components/dialog";
 import { CsrfInput, SubmitButton } from "~/components/forms";
 import { readProtectedForm } from "~/utils/csrf.server";
 import { notFoundOnForeignFolder, parseFolderId } from "~/utils/folder-params.server";
-import { type Folder, getFolder, recipientsOf } from "~/utils/folders.server";
+import { getFolder, recipientsOf } from "~/utils/folders.server";
 import { formatBytes } from "~/utils/format";
 import { refuseMailBurst } from "~/utils/mail-limits.server";
 import { sendEmail } from "~/utils/mailer.server";
+import { renderPreview } from "~/utils/preview.server";
 import { folderSizeLimit } from "~/utils/quota.server";
-import { requireUser, type SessionUser } from "~/utils/session.server";
+import { requireUser } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
 
 /**
@@ -30,34 +26,6 @@ import { redirectWithToast } from "~/utils/toast.server";
  */
 
 export const meta: MetaFunction = () => [{ title: "Email Preview · Thoughtfully" }];
-
-/** Stands in for the recipient's own unsubscribe link, in the preview and the test. */
-const PREVIEW_UNSUBSCRIBE_URL = "#unsubscribe-preview";
-
-/** The items the next send would carry: unsent, in the folder's order. The caller checked ownership. */
-function unsentItems(folderId: number) {
-  return db
-    .select()
-    .from(contentItems)
-    .where(and(eq(contentItems.folderId, folderId), isNull(contentItems.sentAt)))
-    .orderBy(asc(contentItems.sortOrder), asc(contentItems.id))
-    .all();
-}
-
-function renderFor(folder: Folder, user: SessionUser) {
-  const items = unsentItems(folder.id);
-  if (items.length === 0) return null;
-  const rendered = renderNewsletter({
-    folder: { id: folder.id, name: folder.name, personalSignoff: folder.personalSignoff },
-    sender: { firstName: user.firstName, lastName: user.lastName, email: user.email },
-    items,
-  });
-  const bodies = personalize(rendered, {
-    email: user.email,
-    unsubscribeUrl: PREVIEW_UNSUBSCRIBE_URL,
-  });
-  return { rendered, ...bodies };
-}
 
 /**
  * The preview copy only: a page cannot show `cid:` images, so photos point at
@@ -79,7 +47,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const folder = notFoundOnForeignFolder(() => getFolder(user.id, parseFolderId(params.folderId)));
   const base = { folderId: folder.id, senderEmail: user.email, canSendTest: user.emailVerified };
-  const preview = renderFor(folder, user);
+  const preview = renderPreview(folder, user);
   if (!preview) return { ...base, preview: null };
   const { rendered, html } = preview;
   const limitBytes = folderSizeLimit(recipientsOf(folder));
@@ -112,7 +80,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
       variant: "destructive",
     });
   }
-  const preview = renderFor(folder, user);
+  const preview = renderPreview(folder, user);
   if (!preview) {
     return redirectWithToast(back, {
       title: "Nothing to send yet",

@@ -11,6 +11,7 @@ import { AppShell } from "~/components/app-shell";
 import { Bookmarklet } from "~/components/bookmarklet";
 import { CsrfInput, ErrorList, Field, SubmitButton } from "~/components/forms";
 import { updateProfile } from "~/utils/accounts.server";
+import { listApiTokens } from "~/utils/api-tokens.server";
 import { readProtectedForm } from "~/utils/csrf.server";
 import { env } from "~/utils/env.server";
 import { formatBytes } from "~/utils/format";
@@ -34,6 +35,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const usage = getUsage(user.id);
   const premium = usage.tier === "premium";
   const tier = premium ? LIMITS.premium : LIMITS.free;
+  const day = new Intl.DateTimeFormat("en-US", { timeZone: user.timeZone, dateStyle: "medium" });
   return {
     profile: {
       firstName: user.firstName ?? "",
@@ -54,6 +56,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
     },
     timeZones: Intl.supportedValuesOf("timeZone"),
     appUrl: env.APP_URL,
+    apiTokens: listApiTokens(user.id).map((token) => ({
+      id: token.id,
+      name: token.name,
+      scope: token.scope,
+      created: day.format(token.createdAt),
+      lastUsed: token.lastUsedAt ? day.format(token.lastUsedAt) : "Never used",
+    })),
   };
 }
 
@@ -72,7 +81,7 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function ProfileSettings() {
-  const { profile, features, timeZones, appUrl } = useLoaderData<typeof loader>();
+  const { profile, features, timeZones, appUrl, apiTokens } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const [form, fields] = useForm({
     id: "profile",
@@ -215,6 +224,48 @@ export default function ProfileSettings() {
             does the same from the toolbar. On a phone, add this site to your home screen and use
             Share → Thoughtfully.
           </p>
+        </section>
+
+        <section
+          aria-labelledby="api-tokens-heading"
+          className="rounded-2xl border border-stone-200 bg-white p-6 shadow-sm"
+        >
+          <h2 id="api-tokens-heading" className="font-serif text-xl font-semibold text-stone-900">
+            API tokens
+          </h2>
+          <p className="mt-2 text-sm text-stone-700">
+            Scripts, phone shortcuts and the Chrome extension use a token to reach your folders
+            through the Thoughtfully API. Revoke one you no longer use.
+          </p>
+          {apiTokens.length > 0 ? (
+            <ul className="mt-4 divide-y divide-stone-200 text-sm">
+              {apiTokens.map((token) => (
+                <li key={token.id} className="flex flex-wrap items-center gap-x-4 gap-y-1 py-2">
+                  <span className="font-medium text-stone-900">{token.name}</span>
+                  <span className="text-stone-600">
+                    {token.scope === "write" ? "Read and write" : "Read only"} · created{" "}
+                    {token.created} · last used: {token.lastUsed}
+                  </span>
+                  <Form method="post" action="/profile/tokens" className="ml-auto">
+                    <CsrfInput />
+                    <input type="hidden" name="tokenId" value={token.id} />
+                    <SubmitButton
+                      pendingText="Revoking..."
+                      intent="revoke"
+                      className="btn-secondary"
+                    >
+                      Revoke<span className="sr-only"> {token.name}</span>
+                    </SubmitButton>
+                  </Form>
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p className="mt-4 text-sm text-stone-600">No tokens yet.</p>
+          )}
+          <Link to="/profile/tokens" className="btn-secondary mt-4" preventScrollReset>
+            New API token
+          </Link>
         </section>
 
         <section

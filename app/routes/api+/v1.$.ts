@@ -1,0 +1,16 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { handleApiRequest } from "~/utils/api.server";
+import { COMPILED_API_OPERATIONS } from "~/utils/api-operations.server";
+
+/**
+ * The JSON API (README: API). Authorised by a personal access token in the
+ * Authorization header only, never by the session cookie, so it needs no
+ * CSRF token: a browser never attaches the header on another site's behalf.
+ */
+export function loader({ request }: LoaderFunctionArgs) {
+  return handleApiRequest(request, COMPILED_API_OPERATIONS);
+}
+
+export function action({ request }: ActionFunctionArgs) {
+  return handleApiRequest(request, COMPILED_API_OPERATIONS);
+}

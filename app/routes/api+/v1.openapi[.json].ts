@@ -1,0 +1,8 @@
+import { buildOpenApiDocument } from "~/utils/api-openapi.server";
+
+/** The API's OpenAPI document: public, like any API reference. */
+export function loader() {
+  return Response.json(buildOpenApiDocument(), {
+    headers: { "Cache-Control": "public, max-age=300" },
+  });
+}

@@ -1,0 +1,135 @@
+import { getFormProps, getInputProps, getSelectProps, useForm } from "@conform-to/react";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod";
+import {
+  type ActionFunctionArgs,
+  data,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from "@remix-run/node";
+import { Form, Link, useActionData } from "@remix-run/react";
+import { z } from "zod";
+import { Dialog } from "~/components/dialog";
+import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/forms";
+import { ApiTokenSchema } from "~/utils/api-token-validation";
+import { ApiTokenRuleError, createApiToken, revokeApiToken } from "~/utils/api-tokens.server";
+import { readProtectedForm } from "~/utils/csrf.server";
+import { requireUser } from "~/utils/session.server";
+import { redirectWithToast } from "~/utils/toast.server";
+
+/**
+ * New API token (a dialog over Profile Settings), and revoking one from the
+ * profile's list. A new token is shown once, in the answer to the form that
+ * created it; only its hash is kept.
+ */
+export const meta: MetaFunction = () => [{ title: "New API token · Thoughtfully" }];
+
+const RevokeSchema = z.object({ intent: z.literal("revoke"), tokenId: z.coerce.number().int() });
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  await requireUser(request);
+  return null;
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const formData = await readProtectedForm(request);
+  const revoke = RevokeSchema.safeParse(Object.fromEntries(formData));
+  if (revoke.success) {
+    const revoked = revokeApiToken(user.id, revoke.data.tokenId);
+    return redirectWithToast("/profile", {
+      title: revoked ? "Token revoked" : "That token was already revoked",
+      description: revoked ? "Programs using it can no longer reach your account." : undefined,
+    });
+  }
+  const submission = parseWithZod(formData, { schema: ApiTokenSchema });
+  if (submission.status !== "success") {
+    return data({ result: submission.reply(), created: null }, { status: 400 });
+  }
+  try {
+    const { token } = createApiToken(user.id, submission.value);
+    return data(
+      { result: null, created: { token, ...submission.value } },
+      { headers: { "Cache-Control": "no-store" } },
+    );
+  } catch (error) {
+    if (!(error instanceof ApiTokenRuleError)) throw error;
+    return data(
+      { result: submission.reply({ formErrors: [error.message] }), created: null },
+      { status: 403 },
+    );
+  }
+}
+
+export default function NewApiToken() {
+  const actionData = useActionData<typeof action>();
+  const [form, fields] = useForm({
+    id: "new-api-token",
+    lastResult: actionData?.result,
+    defaultValue: { scope: "read" },
+    constraint: getZodConstraint(ApiTokenSchema),
+    shouldValidate: "onBlur",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: ApiTokenSchema }),
+  });
+  const created = actionData?.created;
+  if (created) {
+    return (
+      <Dialog title="Your new API token" closeTo="/profile">
+        <p className="text-sm text-stone-700">
+          Copy it now: it is shown only this once. Anyone holding it can{" "}
+          {created.scope === "write" ? "read and change" : "read"} your folders.
+        </p>
+        <label htmlFor="new-token" className="mt-4 block text-sm font-medium text-stone-800">
+          {created.name} ({created.scope})
+        </label>
+        <input
+          id="new-token"
+          readOnly
+          value={created.token}
+          className="mt-1 block w-full rounded-lg border border-stone-300 bg-stone-50 px-3 py-2 font-mono text-sm"
+        />
+        <div className="mt-6 flex justify-end">
+          <Link to="/profile" className="btn-primary" preventScrollReset>
+            Done
+          </Link>
+        </div>
+      </Dialog>
+    );
+  }
+  const scopeProps = getSelectProps(fields.scope);
+  return (
+    <Dialog title="New API token" closeTo="/profile">
+      <Form method="post" {...getFormProps(form)} className="space-y-4">
+        <CsrfInput />
+        <FormAlert errors={form.errors} />
+        <Field
+          label="Name"
+          hint="What will use it, e.g. “Phone shortcut”"
+          inputProps={getInputProps(fields.name, { type: "text" })}
+          errors={fields.name.errors}
+        />
+        <div>
+          <label htmlFor={scopeProps.id} className="block text-sm font-medium text-stone-800">
+            Access
+          </label>
+          <select
+            {...scopeProps}
+            key={scopeProps.key}
+            className="mt-1 block w-full rounded-lg border border-stone-300 bg-white px-3 py-2 text-stone-900"
+          >
+            <option value="read">Read: see folders and items</option>
+            <option value="write">Write: also add, change and send</option>
+          </select>
+          <ErrorList errors={fields.scope.errors} />
+        </div>
+        <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+          <Link to="/profile" className="btn-secondary" preventScrollReset>
+            Cancel
+          </Link>
+          <SubmitButton pendingText="Creating..." className="btn-primary">
+            Create token
+          </SubmitButton>
+        </div>
+      </Form>
+    </Dialog>
+  );
+}

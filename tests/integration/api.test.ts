@@ -1,0 +1,560 @@
+import SwaggerParser from "@apidevtools/swagger-parser";
+import { eq } from "drizzle-orm";
+import sharp from "sharp";
+import { describe, expect, test } from "vitest";
+import { db } from "#db/client.server";
+import { apiTokens, contentItems, folders, users } from "#db/schema";
+import * as api from "~/routes/api+/v1.$";
+import * as openapi from "~/routes/api+/v1.openapi[.json]";
+import * as connect from "~/routes/extension.connect";
+import * as profile from "~/routes/profile+/_layout";
+import { API_TOKEN_RATE_LIMIT } from "~/utils/api.server";
+import { createApiToken, revokeApiToken } from "~/utils/api-tokens.server";
+import { issueCsrfToken } from "~/utils/csrf.server";
+import { LIMITS } from "~/utils/limits";
+import { unsubscribe } from "~/utils/recipients.server";
+import { createSession, getCurrentSession } from "~/utils/session.server";
+
+/**
+ * The JSON API driven through its route module with real tokens against the
+ * test's own SQLite file, upload directory and outbox: every endpoint, the
+ * authorisation cases and the per-token rate limit.
+ */
+const ORIGIN = "http://localhost:3000";
+let counter = 0;
+
+function newUser(verified = true) {
+  counter += 1;
+  return db
+    .insert(users)
+    .values({
+      email: `api-${counter}@example.com`,
+      firstName: "Ada",
+      emailVerified: verified,
+      timeZone: "Europe/London",
+    })
+    .returning()
+    .get();
+}
+
+function tokenFor(userId: number, scope: "read" | "write" = "write") {
+  return createApiToken(userId, { name: `token ${scope}`, scope }).token;
+}
+
+type Call = { token?: string | null; body?: unknown; headers?: Record<string, string> };
+
+async function call(method: string, path: string, { token, body, headers = {} }: Call = {}) {
+  const init: RequestInit = { method, headers: { ...headers } };
+  if (token) (init.headers as Record<string, string>).Authorization = `Bearer ${token}`;
+  if (body instanceof FormData) init.body = body;
+  else if (body !== undefined) {
+    init.body = JSON.stringify(body);
+    (init.headers as Record<string, string>)["Content-Type"] = "application/json";
+  }
+  const request = new Request(`${ORIGIN}/api/v1${path}`, init);
+  const args = { request, params: {}, context: {} };
+  const response = await (method === "GET" ? api.loader(args) : api.action(args));
+  const text = await response.text();
+  return {
+    status: response.status,
+    headers: response.headers,
+    json: text ? JSON.parse(text) : null,
+  };
+}
+
+const folderBody = (name = "Family") => ({
+  name,
+  recipients: [{ name: "Mum", email: "mum@example.com" }],
+  frequency: "weekly",
+  dayOfWeek: 1,
+});
+
+async function newFolder(token: string, name?: string) {
+  const created = await call("POST", "/folders", { token, body: folderBody(name) });
+  expect(created.status).toBe(201);
+  return created.json as { id: number; name: string; isPaused: boolean };
+}
+
+async function png(color: string) {
+  return sharp({ create: { width: 8, height: 8, channels: 3, background: color } })
+    .png()
+    .toBuffer()
+    .then((buffer) => new Uint8Array(buffer));
+}
+
+async function photoForm(count: number, title = "Photos") {
+  const form = new FormData();
+  form.append("title", title);
+  form.append("addComment", "on");
+  form.append("commentText", "Look!");
+  for (let index = 0; index < count; index += 1) {
+    form.append(
+      "files",
+      new Blob([await png(index ? "#00f" : "#f00")], { type: "image/png" }),
+      `p${index}.png`,
+    );
+  }
+  return form;
+}
+
+describe("authentication", () => {
+  test("no token, an unknown one, or a session cookie alone answer 401 and change nothing", async () => {
+    const user = newUser();
+    expect((await call("GET", "/folders")).status).toBe(401);
+    const unknown = await call("GET", "/folders", { token: "tht_not-a-real-token" });
+    expect(unknown.status).toBe(401);
+    expect(unknown.json).toEqual({ error: { code: "unauthorized", message: "Unauthorized" } });
+    expect(unknown.headers.get("WWW-Authenticate")).toMatch(/^Bearer/);
+
+    const cookie = (await createSession(user.id, new Request(ORIGIN))).split(";")[0]!;
+    const withCookie = await call("POST", "/folders", {
+      body: folderBody(),
+      headers: { Cookie: cookie },
+    });
+    expect(withCookie.status).toBe(401);
+    expect(db.select().from(folders).where(eq(folders.userId, user.id)).all()).toHaveLength(0);
+  });
+
+  test("a revoked token answers 401; last use is recorded", async () => {
+    const user = newUser();
+    const { id, token } = createApiToken(user.id, { name: "script", scope: "read" });
+    expect((await call("GET", "/usage", { token })).status).toBe(200);
+    const row = db.select().from(apiTokens).where(eq(apiTokens.id, id)).get()!;
+    expect(row.lastUsedAt).not.toBeNull();
+    expect(row.tokenHash).not.toContain(token.slice(4));
+    expect(revokeApiToken(user.id, id)).toBe(true);
+    expect((await call("GET", "/usage", { token })).status).toBe(401);
+  });
+
+  test("a read token reads but cannot write", async () => {
+    const user = newUser();
+    const read = tokenFor(user.id, "read");
+    expect((await call("GET", "/token", { token: read })).json).toMatchObject({ scope: "read" });
+    const refused = await call("POST", "/folders", { token: read, body: folderBody() });
+    expect(refused.status).toBe(403);
+    expect(refused.json.error.code).toBe("insufficient_scope");
+    expect(db.select().from(folders).where(eq(folders.userId, user.id)).all()).toHaveLength(0);
+  });
+
+  test("a token never opens a page", async () => {
+    const user = newUser();
+    const token = tokenFor(user.id);
+    const request = new Request(`${ORIGIN}/profile`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    const refused = await profile.loader({ request, params: {}, context: {} }).catch((e) => e);
+    expect(refused).toBeInstanceOf(Response);
+    expect((refused as Response).headers.get("Location")).toMatch(/^\/login/);
+  });
+
+  test("requests are limited per token, and one token's limit leaves another's alone", async () => {
+    const user = newUser();
+    const token = tokenFor(user.id, "read");
+    for (let index = 0; index < API_TOKEN_RATE_LIMIT.points; index += 1) {
+      expect((await call("GET", "/token", { token })).status).toBe(200);
+    }
+    const limited = await call("GET", "/token", { token });
+    expect(limited.status).toBe(429);
+    expect(limited.json.error.code).toBe("rate_limited");
+    expect(Number(limited.headers.get("Retry-After"))).toBeGreaterThan(0);
+    expect((await call("GET", "/token", { token: tokenFor(user.id, "read") })).status).toBe(200);
+  });
+});
+
+describe("folders", () => {
+  test("create, list, read, update, pause, reorder and delete", async () => {
+    const token = tokenFor(newUser().id);
+    const first = await newFolder(token, "First");
+    const second = await newFolder(token, "Second");
+    expect(
+      (await call("GET", "/folders", { token })).json.map((f: { name: string }) => f.name),
+    ).toEqual(["First", "Second"]);
+
+    const read = await call("GET", `/folders/${first.id}`, { token });
+    expect(read.json).toMatchObject({
+      folder: { id: first.id, recipients: [{ name: "Mum", email: "mum@example.com" }] },
+      items: [],
+      pagination: { page: 1, total: 0, totalPages: 1 },
+    });
+
+    const updated = await call("PUT", `/folders/${first.id}`, {
+      token,
+      body: { ...folderBody("Renamed"), frequency: "monthly", dayOfMonth: 15 },
+    });
+    expect(updated.json).toMatchObject({ name: "Renamed", frequency: "monthly", dayOfMonth: 15 });
+
+    const paused = await call("PATCH", `/folders/${first.id}/pause`, {
+      token,
+      body: { paused: true },
+    });
+    expect(paused.json).toMatchObject({ isPaused: true, pauseReason: "user" });
+    const stillPaused = await call("PATCH", `/folders/${first.id}/pause`, {
+      token,
+      body: { paused: true },
+    });
+    expect(stillPaused.json.isPaused).toBe(true);
+    expect((await call("PATCH", `/folders/${first.id}/pause`, { token })).json.isPaused).toBe(
+      false,
+    );
+
+    expect(
+      (await call("PUT", `/folders/${second.id}/reorder`, { token, body: { direction: "up" } }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await call("GET", "/folders", { token })).json.map((f: { id: number }) => f.id),
+    ).toEqual([second.id, first.id]);
+
+    expect((await call("DELETE", `/folders/${first.id}`, { token })).json).toEqual({ ok: true });
+    expect((await call("GET", `/folders/${first.id}`, { token })).status).toBe(404);
+  });
+
+  test("the form's messages and rules: validation, Premium frequencies, the folder limit", async () => {
+    const token = tokenFor(newUser().id);
+    const invalid = await call("POST", "/folders", {
+      token,
+      body: { name: "", recipients: [{ name: "Mum", email: "not-an-email" }] },
+    });
+    expect(invalid.status).toBe(400);
+    expect(invalid.json.error.code).toBe("validation_failed");
+    expect(invalid.json.error.fields).toMatchObject({
+      name: ["Please enter a folder name"],
+      "recipients.0.email": ["Please enter a valid email address for Mum"],
+    });
+    const noRecipient = await call("POST", "/folders", { token, body: { name: "Alone" } });
+    expect(noRecipient.json.error).toMatchObject({
+      message: "Please add at least one recipient",
+      fields: { recipients: ["Please add at least one recipient"] },
+    });
+
+    const daily = await call("POST", "/folders", {
+      token,
+      body: { ...folderBody(), frequency: "daily" },
+    });
+    expect(daily.status).toBe(403);
+    expect(daily.json.error.message).toBe(
+      "Daily and every-two-weeks delivery are Premium features.",
+    );
+
+    for (let index = 0; index < LIMITS.free.maxFolders; index += 1)
+      await newFolder(token, `F${index}`);
+    const over = await call("POST", "/folders", { token, body: folderBody() });
+    expect(over.status).toBe(403);
+    expect(over.json.error.message).toBe(
+      `Hey there! You've reached your maximum of ${LIMITS.free.maxFolders} unique folders. Have you tried adding multiple recipients to a single folder yet?`,
+    );
+  });
+
+  test("bodies are bounded and must be JSON", async () => {
+    const token = tokenFor(newUser().id);
+    const huge = await call("POST", "/folders", {
+      token,
+      body: { ...folderBody(), personalSignoff: "x".repeat(70 * 1024) },
+    });
+    expect(huge.status).toBe(413);
+    const request = new Request(`${ORIGIN}/api/v1/folders`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}` },
+      body: "{not json",
+    });
+    const response = await api.action({ request, params: {}, context: {} });
+    expect(response.status).toBe(400);
+  });
+
+  test("another user's folder and item answer 404, exactly like missing ones", async () => {
+    const owner = tokenFor(newUser().id);
+    const folder = await newFolder(owner);
+    const item = await call("POST", `/folders/${folder.id}/items`, {
+      token: owner,
+      body: { type: "musing", title: "Mine", note: "private" },
+    });
+    const intruder = tokenFor(newUser().id);
+    for (const [method, path, body] of [
+      ["GET", `/folders/${folder.id}`],
+      ["PUT", `/folders/${folder.id}`, folderBody("Stolen")],
+      ["DELETE", `/folders/${folder.id}`],
+      ["PATCH", `/folders/${folder.id}/pause`, {}],
+      ["POST", `/folders/${folder.id}/send`],
+      ["GET", `/folders/${folder.id}/preview`],
+      ["POST", `/folders/${folder.id}/items`, { type: "musing", title: "x", note: "y" }],
+      ["PATCH", `/items/${item.json.id}`, { title: "Stolen", note: "y" }],
+      ["DELETE", `/items/${item.json.id}`],
+      ["GET", "/folders/999999"],
+    ] as const) {
+      const answer = await call(method, path, { token: intruder, body });
+      expect(answer.status, `${method} ${path}`).toBe(404);
+      expect(answer.json.error.code).toBe("not_found");
+    }
+    const after = await call("GET", `/folders/${folder.id}`, { token: owner });
+    expect(after.json.folder.name).toBe("Family");
+    expect(after.json.items).toHaveLength(1);
+  });
+});
+
+describe("items", () => {
+  test("links and musings: add, edit, reorder, delete, with the forms' messages", async () => {
+    const token = tokenFor(newUser().id);
+    const folder = await newFolder(token);
+    const bad = await call("POST", `/folders/${folder.id}/items`, {
+      token,
+      body: { type: "link", title: "", urls: ["not a url"], addComment: true },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.fields).toMatchObject({
+      title: ["Title is required"],
+      "urls.0": ["Invalid URL format"],
+    });
+
+    const link = await call("POST", `/folders/${folder.id}/items`, {
+      token,
+      body: {
+        type: "link",
+        title: "Read",
+        urls: ["example.com/a"],
+        addComment: true,
+        commentText: "Good",
+      },
+    });
+    expect(link.status).toBe(201);
+    expect(link.json).toMatchObject({
+      type: "link",
+      urls: ["https://example.com/a"],
+      commentText: "Good",
+    });
+    const musing = await call("POST", `/folders/${folder.id}/items`, {
+      token,
+      body: { type: "musing", title: "Thought", note: "Hello" },
+    });
+
+    const edited = await call("PATCH", `/items/${musing.json.id}`, {
+      token,
+      body: { title: "Thought, edited", note: "Hello again" },
+    });
+    expect(edited.json).toMatchObject({ title: "Thought, edited", note: "Hello again" });
+    expect(
+      (await call("PATCH", `/items/${link.json.id}`, { token, body: { title: "x" } })).status,
+    ).toBe(400);
+
+    await call("POST", `/items/${musing.json.id}/reorder`, { token, body: { direction: "up" } });
+    const listed = await call("GET", `/folders/${folder.id}`, { token });
+    expect(listed.json.items.map((item: { id: number }) => item.id)).toEqual([
+      musing.json.id,
+      link.json.id,
+    ]);
+
+    expect((await call("DELETE", `/items/${link.json.id}`, { token })).status).toBe(200);
+    expect((await call("GET", `/folders/${folder.id}`, { token })).json.pagination.total).toBe(1);
+  });
+
+  test("photos: upload, add a file, remove one file, not the last", async () => {
+    const token = tokenFor(newUser().id);
+    const folder = await newFolder(token);
+    const uploaded = await call("POST", `/folders/${folder.id}/upload?type=photo`, {
+      token,
+      body: await photoForm(2),
+    });
+    expect(uploaded.status).toBe(201);
+    expect(uploaded.json).toMatchObject({ type: "photo", title: "Photos", commentText: "Look!" });
+    expect(uploaded.json.files).toHaveLength(2);
+    const itemId = uploaded.json.id as number;
+
+    const added = await call("POST", `/items/${itemId}/add-files`, {
+      token,
+      body: await photoForm(1),
+    });
+    expect(added.json.files).toHaveLength(3);
+    const edited = await call("PATCH", `/items/${itemId}`, {
+      token,
+      body: { title: "Holiday", askQuestion: true, questionText: "Which one?" },
+    });
+    expect(edited.json).toMatchObject({
+      title: "Holiday",
+      addComment: false,
+      commentText: null,
+      questionText: "Which one?",
+    });
+    expect(edited.json.files).toHaveLength(3);
+    const tooMany = await call("POST", `/items/${itemId}/add-files`, {
+      token,
+      body: await photoForm(1),
+    });
+    expect(tooMany.status).toBe(409);
+    expect(tooMany.json.error.message).toBe("Photo limit reached");
+
+    expect((await call("DELETE", `/items/${itemId}/files/0`, { token })).status).toBe(200);
+    expect((await call("DELETE", `/items/${itemId}/files/0`, { token })).status).toBe(200);
+    const last = await call("DELETE", `/items/${itemId}/files/0`, { token });
+    expect(last.status).toBe(409);
+    expect(last.json.error.message).toBe(
+      "The last file of an item cannot be removed. Delete the item instead.",
+    );
+
+    const wrongKind = new FormData();
+    wrongKind.append("title", "Not a PDF");
+    wrongKind.append("addComment", "on");
+    wrongKind.append("commentText", "x");
+    wrongKind.append("files", new Blob([await png("#0f0")], { type: "application/pdf" }), "a.pdf");
+    const refused = await call("POST", `/folders/${folder.id}/upload?type=file`, {
+      token,
+      body: wrongKind,
+    });
+    expect(refused.status).toBe(415);
+    expect(refused.json.error.code).toBe("INVALID_FILE_TYPE");
+  });
+});
+
+describe("preview, Send Now, recipients, usage and referrals", () => {
+  test("preview and Send Now use the send engine; an empty folder is refused with the spec's message", async () => {
+    const token = tokenFor(newUser().id);
+    const folder = await newFolder(token);
+    expect((await call("GET", `/folders/${folder.id}/preview`, { token })).json).toEqual({
+      subject: null,
+      html: null,
+      text: null,
+    });
+    const empty = await call("POST", `/folders/${folder.id}/send`, { token });
+    expect(empty.status).toBe(409);
+    expect(empty.json.error.message).toBe(
+      "Failed to send folder. Please check that your folder has content and try again.",
+    );
+    await call("POST", `/folders/${folder.id}/items`, {
+      token,
+      body: { type: "musing", title: "News", note: "All well" },
+    });
+    const preview = await call("GET", `/folders/${folder.id}/preview`, { token });
+    expect(preview.json.html).toContain("All well");
+    const sent = await call("POST", `/folders/${folder.id}/send`, { token });
+    expect(sent.json).toEqual({ messages: 1, pending: 0 });
+    const unsent = db.select().from(contentItems).where(eq(contentItems.folderId, folder.id)).all();
+    expect(unsent.every((item) => item.sentAt !== null)).toBe(true);
+  });
+
+  test("recipients and re-subscription requests follow the web app's rules", async () => {
+    const token = tokenFor(newUser().id);
+    const folder = await newFolder(token);
+    expect((await call("GET", `/folders/${folder.id}/recipients`, { token })).json).toEqual([
+      { email: "mum@example.com", status: "active", resubscribeRequestedAt: null },
+    ]);
+    const refused = await call("POST", `/folders/${folder.id}/request-resubscription`, {
+      token,
+      body: { email: "mum@example.com" },
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.json.error.message).toBe(
+      "mum@example.com has not unsubscribed from this folder.",
+    );
+
+    unsubscribe({ folderId: folder.id, email: "mum@example.com", reason: "too_frequent" });
+    const asked = await call("POST", `/folders/${folder.id}/request-resubscription`, {
+      token,
+      body: { email: "mum@example.com" },
+    });
+    expect(asked.json).toEqual({ ok: true });
+    const states = await call("GET", `/folders/${folder.id}/recipients`, { token });
+    expect(states.json).toMatchObject([
+      {
+        email: "mum@example.com",
+        status: "unsubscribed",
+        resubscribeRequestedAt: expect.any(String),
+      },
+    ]);
+    const again = await call("POST", `/folders/${folder.id}/request-resubscription`, {
+      token,
+      body: { email: "mum@example.com" },
+    });
+    expect(again.status).toBe(409);
+    expect(again.json.error.message).toMatch(
+      /^You already asked mum@example.com to re-subscribe on /,
+    );
+  });
+
+  test("usage and referral stats", async () => {
+    const token = tokenFor(newUser().id, "read");
+    expect((await call("GET", "/usage", { token })).json).toEqual({
+      folderCount: 0,
+      totalStorageBytes: 0,
+      subscriptionTier: "free",
+      limits: { maxFolders: LIMITS.free.maxFolders, maxStorageBytes: LIMITS.free.maxStorageBytes },
+    });
+    expect((await call("GET", "/referrals/stats", { token })).json).toMatchObject({
+      completedReferrals: 0,
+      bonusFolders: 0,
+    });
+  });
+});
+
+describe("the OpenAPI document", () => {
+  test("is valid OpenAPI and every documented operation is served", async () => {
+    const response = await openapi.loader();
+    const document = await response.json();
+    await SwaggerParser.validate(structuredClone(document));
+    const token = tokenFor(newUser().id);
+    const operations = Object.entries(
+      document.paths as Record<string, Record<string, unknown>>,
+    ).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => [method.toUpperCase(), path] as const),
+    );
+    expect(operations.length).toBeGreaterThanOrEqual(20);
+    for (const [method, path] of operations) {
+      const concrete = path.replace(/\{\w+\}/g, "999999");
+      const answer = await call(method, concrete, {
+        token,
+        body: method === "GET" ? undefined : {},
+      });
+      expect(answer.json?.error?.code, `${method} ${path}`).not.toBe("route_not_found");
+      expect(answer.status, `${method} ${path}`).not.toBe(405);
+    }
+    expect((await call("GET", "/no-such-route", { token })).json.error.code).toBe(
+      "route_not_found",
+    );
+  });
+});
+
+describe("connecting the Chrome extension", () => {
+  const connectUrl = (returnUrl: string) =>
+    `/extension/connect?${new URLSearchParams({ return: returnUrl, state: "s".repeat(32) })}`;
+
+  async function signedIn(userId: number, path: string) {
+    const cookie = (await createSession(userId, new Request(ORIGIN))).split(";")[0]!;
+    const probe = new Request(`${ORIGIN}${path}`, { headers: { Cookie: cookie } });
+    const { token } = await issueCsrfToken(probe, (await getCurrentSession(probe))!.sessionId);
+    return { cookie, csrf: token };
+  }
+
+  test("hands a write token only to an extension page, after the user's consent", async () => {
+    const user = newUser();
+    const extensionPage = `chrome-extension://${"a".repeat(32)}/connected.html`;
+    const { cookie, csrf } = await signedIn(user.id, "/extension/connect");
+    const elsewhere = new Request(`${ORIGIN}${connectUrl("https://evil.example/steal")}`, {
+      headers: { Cookie: cookie },
+    });
+    const refused = await connect
+      .loader({ request: elsewhere, params: {}, context: {} })
+      .catch((e) => e);
+    expect((refused as Response).status).toBe(400);
+
+    const post = (returnUrl: string) =>
+      new Request(`${ORIGIN}/extension/connect`, {
+        method: "POST",
+        headers: {
+          Cookie: cookie,
+          Origin: ORIGIN,
+          "Content-Type": "application/x-www-form-urlencoded",
+        },
+        body: new URLSearchParams({ csrf, return: returnUrl, state: "s".repeat(32) }),
+      });
+    const evil = await connect
+      .action({ request: post("https://evil.example/"), params: {}, context: {} })
+      .catch((e) => e);
+    expect((evil as Response).status).toBe(400);
+    expect(db.select().from(apiTokens).where(eq(apiTokens.userId, user.id)).all()).toHaveLength(0);
+
+    const answer = await connect.action({ request: post(extensionPage), params: {}, context: {} });
+    const { finishUrl } = (answer as unknown as { data: { finishUrl: string } }).data;
+    const fragment = new URLSearchParams(new URL(finishUrl).hash.slice(1));
+    expect(finishUrl.startsWith(`${extensionPage}#`)).toBe(true);
+    expect(fragment.get("state")).toBe("s".repeat(32));
+    const token = fragment.get("token")!;
+    expect((await call("GET", "/token", { token })).json).toMatchObject({ scope: "write" });
+  });
+});
