@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
   type ApiContext,
+  ApiError,
   type ApiOperation,
   compileOperations,
   notFound,
@@ -52,6 +53,7 @@ import {
   updateTextItem,
   updateUploadItem,
 } from "~/utils/items.server";
+import { refuseMailBurst } from "~/utils/mail-limits.server";
 import { renderPreview } from "~/utils/preview.server";
 import { getUsage } from "~/utils/quota.server";
 import { recipientStates, requestResubscription } from "~/utils/recipients.server";
@@ -262,6 +264,13 @@ export const API_OPERATIONS: ApiOperation[] = [
     scope: "write",
     response: SendResultSchema,
     handle: async (context) => {
+      // The same limit as the page's Send Now: a token must not flood inboxes either.
+      const refused = await refuseMailBurst(
+        "send-now",
+        context.request,
+        context.principal.user.email,
+      );
+      if (refused) throw new ApiError(429, "rate_limited", refused);
       const result = await sendNow(userId(context), context.params.folderId!);
       if (!result) throw notFound();
       return result;

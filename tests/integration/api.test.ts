@@ -429,6 +429,24 @@ describe("preview, Send Now, recipients, usage and referrals", () => {
     expect(unsent.every((item) => item.sentAt !== null)).toBe(true);
   });
 
+  test("Send Now through the API has the web app's mail limit (3 an hour per sender)", async () => {
+    const token = tokenFor(newUser().id);
+    const folder = await newFolder(token);
+    const statuses = [];
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      await call("POST", `/folders/${folder.id}/items`, {
+        token,
+        body: { type: "musing", title: `News ${attempt}`, note: "All well" },
+      });
+      const response = await call("POST", `/folders/${folder.id}/send`, { token });
+      statuses.push(response.status);
+      if (response.status === 429) {
+        expect(response.json.error.message).toMatch(/^Please try again in \d+ minutes\.$/);
+      }
+    }
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+  });
+
   test("recipients and re-subscription requests follow the web app's rules", async () => {
     const token = tokenFor(newUser().id);
     const folder = await newFolder(token);
