@@ -1,12 +1,16 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { SendFaultPoint } from "~/utils/fault-points";
+import { requireBuild, type Server, startServer, stopServer } from "../support/app-server";
+import { freePort } from "../support/free-port";
 import { SmtpSink } from "../support/smtp-sink";
 
 /**
  * Real processes against one database file and a real SMTP server: `npm run
- * send:due` (one scheduler pass) and Send Now, each stopped at every named
- * point of a send in turn, then resumed by two passes started together.
+ * send:due` (one scheduler pass), Send Now and the production server's own
+ * scheduler, each stopped at every named point of a send in turn, then
+ * resumed by two passes (or two servers) started together.
  * The production code stops itself there (THOUGHTFULLY_FAULT_POINT, SIGKILL),
  * or, while the SMTP server holds back its answer, is killed from outside.
  */
@@ -269,3 +273,62 @@ test("two schedulers started together send each message once", async () => {
   await resumeWithTwoPasses();
   await expectExactlyOnce(seeded, false);
 }, 30_000);
+
+/** The production build with its scheduler on, on this test's database, sending to the sink. */
+async function schedulingServer(faultPoint?: string): Promise<Server> {
+  const dataDir = path.dirname(process.env.DATABASE_PATH!);
+  return startServer(await freePort(), dataDir, {
+    NODE_ENV: "test",
+    SCHEDULER: "on",
+    SMTP_URL: smtpUrl,
+    SESSION_SECRET: "crash-test-session-secret-0123456789abcdef",
+    THOUGHTFULLY_FAULT_POINT: faultPoint ?? "",
+  });
+}
+
+const SERVER_POINTS = [
+  "claimed",
+  "smtp-accepted#1",
+  "recipient-recorded#3",
+  "before-finish",
+  "before-release",
+];
+
+describe("the server's scheduler stopped at each point of a send", () => {
+  beforeAll(() => requireBuild());
+
+  test.each(SERVER_POINTS)(
+    "killed at %s: resumed by two servers, each message once",
+    async (point) => {
+      const { db, schema, drizzle } = app;
+      const seeded = seedRound(`server-${point.replace("#", "-")}`);
+      // The scheduler's pass at start reaches the point.
+      const crashed = await schedulingServer(point);
+      const exit = await new Promise((resolve) =>
+        crashed.child.once("exit", (code, signal) => resolve({ code, signal })),
+      );
+      expect(exit, crashed.stderr()).toEqual({ code: null, signal: "SIGKILL" });
+
+      const servers = await Promise.all([schedulingServer(), schedulingServer()]);
+      try {
+        const folderIds = seeded.map(({ folder }) => folder.id);
+        const unfinished = () =>
+          db
+            .select({ id: schema.sendLedger.id })
+            .from(schema.sendLedger)
+            .where(
+              drizzle.and(
+                drizzle.inArray(schema.sendLedger.folderId, folderIds),
+                drizzle.eq(schema.sendLedger.status, "sending"),
+              ),
+            )
+            .all().length;
+        await waitFor(() => unfinished() === 0, 30_000);
+      } finally {
+        await Promise.all(servers.map(stopServer));
+      }
+      await expectExactlyOnce(seeded, point.startsWith("smtp-accepted"));
+    },
+    60_000,
+  );
+});
