@@ -201,6 +201,9 @@ export async function deliver(ledgerId: number, now = new Date()): Promise<numbe
       .orderBy(asc(sendLedgerRecipients.id))
       .all();
     let sent = 0;
+    // Every item of the send was deleted meanwhile: nobody can be sent anything, and a ledger
+    // waiting for that would never finish (and would hold up Send Now for good).
+    if (items.length === 0) giveUpPending(ledger.id);
     if (items.length > 0 && due.length > 0) {
       // Rendered and inlined once; each recipient only gets their own links.
       const rendered = renderNewsletter({ folder, sender, items });
@@ -326,6 +329,15 @@ async function sendOne(
     recordFailure({ ledger, folder, sender, items, rendered, attachments }, recipient, error, now);
     return false;
   }
+}
+
+function giveUpPending(ledgerId: number) {
+  db.update(sendLedgerRecipients)
+    .set({ status: "failed", nextAttemptAt: null, lastError: "Nothing left to send" })
+    .where(
+      and(eq(sendLedgerRecipients.ledgerId, ledgerId), eq(sendLedgerRecipients.status, "pending")),
+    )
+    .run();
 }
 
 /** A transient failure waits for its retry (three in all); a 5xx marks the address bounced. */

@@ -290,6 +290,21 @@ describe("a scheduled send", () => {
     expect(sink.to("recorded@example.com")).toHaveLength(0);
   });
 
+  test("a send whose items were all deleted meanwhile finishes without sending", async () => {
+    const { db, schema, drizzle, sending } = app;
+    const { folder } = await seedFolder({ recipients: ["deleted-items@example.com"] });
+    const ledger = sending.openLedger(folder.id, "items-deleted", "schedule", new Date())!;
+    db.delete(schema.contentItems).where(drizzle.eq(schema.contentItems.folderId, folder.id)).run();
+    expect(await sending.runSchedulerPass()).toEqual({ opened: 0, messages: 0 });
+    const after = db
+      .select()
+      .from(schema.sendLedger)
+      .where(drizzle.eq(schema.sendLedger.id, ledger.id))
+      .get();
+    expect(after).toMatchObject({ status: "failed", claimedBy: null });
+    expect(sink.to("deleted-items@example.com")).toHaveLength(0);
+  });
+
   test("two passes at once send each message once", async () => {
     await seedFolder({ recipients: ["race1@example.com", "race2@example.com"] });
     await Promise.all([app.sending.runSchedulerPass(), app.sending.runSchedulerPass()]);
