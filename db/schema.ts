@@ -254,8 +254,11 @@ export const sendLedger = sqliteTable(
       .notNull()
       .default("pending"),
     itemIds: text("item_ids", { mode: "json" }).$type<number[]>().notNull().default([]),
+    /** The claim's holder (host, boot, pid, process start, random): see app/utils/send-claim.server.ts. */
     claimedBy: text("claimed_by"),
     claimedAt: timestamp("claimed_at"),
+    /** The holder renews this while it works; past it, anyone may take the claim over. */
+    leaseExpiresAt: timestamp("lease_expires_at"),
     completedAt: timestamp("completed_at"),
     createdAt: createdAt(),
   },

@@ -67,6 +67,24 @@ describe("parseEnv", () => {
     expect(env.APP_URL).toBe("http://localhost:4000");
     expect(env.SMTP_URL).toBe("smtp://u:p@127.0.0.1:2525");
   });
+
+  test("reads a crash-test fault point only under NODE_ENV=test", () => {
+    const test = { ...base, NODE_ENV: "test" };
+    expect(parseEnv(test).THOUGHTFULLY_FAULT_POINT).toBeUndefined();
+    expect(
+      parseEnv({ ...test, THOUGHTFULLY_FAULT_POINT: "smtp-accepted" }).THOUGHTFULLY_FAULT_POINT,
+    ).toEqual({ point: "smtp-accepted", hit: 1 });
+    expect(
+      parseEnv({ ...test, THOUGHTFULLY_FAULT_POINT: "recipient-recorded#3" })
+        .THOUGHTFULLY_FAULT_POINT,
+    ).toEqual({ point: "recipient-recorded", hit: 3 });
+    expect(() => parseEnv({ ...test, THOUGHTFULLY_FAULT_POINT: "nowhere" })).toThrowError(
+      /THOUGHTFULLY_FAULT_POINT must be one of/,
+    );
+    expect(() =>
+      parseEnv({ ...base, NODE_ENV: "production", THOUGHTFULLY_FAULT_POINT: "claimed" }),
+    ).toThrowError(/for tests only/);
+  });
 });
 
 describe("parseEnv: S3 storage", () => {

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { backupDirectory } from "#db/backup";
+import { SEND_FAULT_POINTS } from "~/utils/fault-points";
 
 /**
  * Configuration is read once, at start, from the environment. Every name and
@@ -80,6 +81,19 @@ const envSchema = z.object({
   OAUTH_TOKEN_URL: z.string().url("must be a full URL").optional(),
   OAUTH_USERINFO_URL: z.string().url("must be a full URL").optional(),
   OAUTH_SCOPES: z.string().default("openid email profile"),
+  /** Tests only (NODE_ENV=test): `point` or `point#n`, where a send kills its own process (app/utils/fault-points.ts). */
+  THOUGHTFULLY_FAULT_POINT: optionalText
+    .refine(
+      (value) =>
+        value === undefined ||
+        new RegExp(`^(${SEND_FAULT_POINTS.join("|")})(#[1-9][0-9]*)?$`).test(value),
+      `must be one of ${SEND_FAULT_POINTS.join(", ")}, optionally followed by #n`,
+    )
+    .transform((value) => {
+      if (!value) return undefined;
+      const [point, hit] = value.split("#");
+      return { point: point as (typeof SEND_FAULT_POINTS)[number], hit: Number(hit ?? 1) };
+    }),
 });
 
 export type Env = Omit<z.infer<typeof envSchema>, "APP_URL" | "SESSION_SECRET" | "BACKUP_DIR"> & {
@@ -141,6 +155,11 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   if (isHttps && !values.SESSION_SECRET) {
     throw new ConfigError(
       "Invalid configuration: SESSION_SECRET is required when APP_URL is https (at least 32 characters)",
+    );
+  }
+  if (values.THOUGHTFULLY_FAULT_POINT && values.NODE_ENV !== "test") {
+    throw new ConfigError(
+      "Invalid configuration: THOUGHTFULLY_FAULT_POINT is for tests only (NODE_ENV=test)",
     );
   }
   return {

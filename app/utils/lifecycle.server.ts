@@ -102,6 +102,8 @@ class ServerProcess {
       );
       return pass;
     });
+    // A pass at start too: a send a crash left half done is resumed now, not at the next minute.
+    void sender.trigger();
     this.onShutdown(async () => {
       sender.stop();
       dailyBackup.stop();

@@ -49,3 +49,28 @@ test("removes old files no item refers to and keeps the rest", async () => {
   expect(await storage.stat(orphan)).toBeNull();
   for (const key of [used, thumb, young]) expect(await storage.stat(key)).not.toBeNull();
 });
+
+test("removes the files of a sent item that a crash kept from being released", async () => {
+  const user = db.insert(users).values({ email: "sweep-sent@example.com" }).returning().get();
+  const folder = db
+    .insert(folders)
+    .values({ userId: user.id, name: "F", recipients: [] })
+    .returning()
+    .get();
+  const sent = await store("sent");
+  db.insert(contentItems)
+    .values({
+      folderId: folder.id,
+      type: "file",
+      title: "f",
+      filePaths: [sent],
+      thumbnailPaths: [""],
+      fileSizes: [4],
+      sentAt: new Date(),
+    })
+    .run();
+  age(sent, 2);
+
+  expect(await sweepOrphanFiles()).toBe(1);
+  expect(await storage.stat(sent)).toBeNull();
+});

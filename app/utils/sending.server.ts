@@ -1,6 +1,5 @@
 import crypto from "node:crypto";
-import os from "node:os";
-import { and, asc, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
+import { and, asc, eq, exists, inArray, isNull, lte, not, or, type SQL, sql } from "drizzle-orm";
 import type { Attachment } from "nodemailer/lib/mailer";
 import { db, prepareOnce, writeTransaction } from "#db/client.server";
 import {
@@ -20,6 +19,7 @@ import {
 } from "#emails/newsletter.server";
 import { comparableEmail } from "~/utils/email-address";
 import { env } from "~/utils/env.server";
+import { faultPoint } from "~/utils/fault-points.server";
 import { type Folder, reconcileStoragePause } from "~/utils/folders.server";
 import { listIdHeader } from "~/utils/list-id.server";
 import { sendEmail } from "~/utils/mailer.server";
@@ -30,6 +30,7 @@ import {
 } from "~/utils/recipient-links.server";
 import { activeRecipients, markBounced, skipIfOptedOut } from "~/utils/recipients.server";
 import { nextSendAt, occurrenceKey } from "~/utils/schedule.server";
+import { claimLedger, stillHolds, whileHolding } from "~/utils/send-claim.server";
 import { releaseFiles } from "~/utils/uploads.server";
 
 /**
@@ -37,38 +38,23 @@ import { releaseFiles } from "~/utils/uploads.server";
  *
  * A send is a row in `send_ledger`, unique per (folder, occurrence), created
  * together with one `send_ledger_recipients` row per address. Whoever holds
- * the ledger's claim (a lease, so a crashed process's claim expires) sends to
- * the recipients still pending and marks each one sent right after the SMTP
+ * the ledger's claim (a renewed lease: app/utils/send-claim.server.ts) sends
+ * to the recipients still pending and marks each one sent right after the SMTP
  * server accepts it. A restart or a second scheduler finds the same ledger
  * and only the addresses still pending. When none is pending, the items are
- * marked sent, their files deleted and the next send computed.
+ * marked sent, the next send computed and the claim dropped, in one
+ * transaction; then their files are deleted. A ledger still `sending` with
+ * nobody pending (a crash just before that transaction) is finished by the
+ * next pass. Every state and transition: docs/decisions.md, "The send
+ * ledger's states".
  *
  * SMTP has no two-phase commit: a crash between the server's "250 OK" and our
  * write would send that one message again. Each message has a Message-ID
  * derived from the ledger and the address, so the copy is recognisably the
  * same message (mail systems drop duplicates by it).
  */
-const LEASE_MS = 5 * 60 * 1000;
 /** Transient failures: three tries after the first, about an hour in all. */
 export const RETRY_DELAYS_MS = [5 * 60 * 1000, 20 * 60 * 1000, 35 * 60 * 1000];
-
-const workerId = `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString("hex")}`;
-
-/**
- * A claim held by a process of this machine that no longer exists (killed,
- * crashed) is free at once; one from elsewhere waits out the lease.
- */
-function holderIsGone(claimedBy: string | null) {
-  if (!claimedBy) return true;
-  const [host, pid] = claimedBy.split(":");
-  if (host !== os.hostname() || !pid) return false;
-  try {
-    process.kill(Number(pid), 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ESRCH";
-  }
-}
 
 type Ledger = typeof sendLedger.$inferSelect;
 
@@ -150,28 +136,6 @@ export function openLedger(
   });
 }
 
-/** Takes the ledger's lease if it is free, expired, or held by a process that is gone. */
-function claim(ledgerId: number, now: Date) {
-  return writeTransaction((tx) => {
-    const ledger = tx.select().from(sendLedger).where(eq(sendLedger.id, ledgerId)).get();
-    if (ledger?.status !== "sending") return false;
-    const expired = !ledger.claimedAt || ledger.claimedAt.getTime() <= now.getTime() - LEASE_MS;
-    if (!expired && !holderIsGone(ledger.claimedBy)) return false;
-    tx.update(sendLedger)
-      .set({ claimedBy: workerId, claimedAt: now })
-      .where(eq(sendLedger.id, ledgerId))
-      .run();
-    return true;
-  });
-}
-
-function release(ledgerId: number) {
-  db.update(sendLedger)
-    .set({ claimedBy: null, claimedAt: null })
-    .where(and(eq(sendLedger.id, ledgerId), eq(sendLedger.claimedBy, workerId)))
-    .run();
-}
-
 type SmtpError = Error & { responseCode?: number; code?: string };
 
 function isPermanent(error: unknown) {
@@ -207,8 +171,9 @@ function breakdownOf(items: (typeof contentItems.$inferSelect)[]) {
  * ledger if nobody is left. Returns how many messages went out.
  */
 export async function deliver(ledgerId: number, now = new Date()): Promise<number> {
-  if (!claim(ledgerId, now)) return 0;
-  try {
+  if (!claimLedger(ledgerId)) return 0;
+  faultPoint("claimed");
+  return whileHolding(ledgerId, async () => {
     const ledger = db.select().from(sendLedger).where(eq(sendLedger.id, ledgerId)).get()!;
     const folder = db.select().from(folders).where(eq(folders.id, ledger.folderId)).get();
     if (!folder) return 0;
@@ -238,6 +203,9 @@ export async function deliver(ledgerId: number, now = new Date()): Promise<numbe
       .orderBy(asc(sendLedgerRecipients.id))
       .all();
     let sent = 0;
+    // Every item of the send was deleted meanwhile: nobody can be sent anything, and a ledger
+    // waiting for that would never finish (and would hold up Send Now for good).
+    if (items.length === 0) giveUpPending(ledger.id);
     if (items.length > 0 && due.length > 0) {
       // Rendered and inlined once; each recipient only gets their own links.
       const rendered = renderNewsletter({ folder, sender, items });
@@ -251,14 +219,16 @@ export async function deliver(ledgerId: number, now = new Date()): Promise<numbe
         return 0;
       }
       for (const recipient of due) {
+        // A holder that stalled past its lease may have been replaced: the new one sends the rest.
+        if (!stillHolds(ledger.id)) return sent;
         if (await sendOne(prepared, recipient, now)) sent += 1;
       }
     }
+    faultPoint("before-finish");
     await finishIfDone(ledger.id, now);
+    faultPoint("before-release");
     return sent;
-  } finally {
-    release(ledgerId);
-  }
+  });
 }
 
 /** What every recipient's copy of one send shares: rendered and read once. */
@@ -325,6 +295,7 @@ async function sendOne(
   const senderName = [sender.firstName, sender.lastName].filter(Boolean).join(" ") || sender.email;
   const attempts = recipient.attempts + 1;
   try {
+    faultPoint("before-smtp");
     const { messageId } = await sendEmail({
       to: recipient.email,
       subject: recipient.kind === "cc" ? `[Copy] ${rendered.subject}` : rendered.subject,
@@ -336,6 +307,7 @@ async function sendOne(
       attachments,
       messageId: messageIdFor(ledger.id, recipient.email),
     });
+    faultPoint("smtp-accepted");
     writeTransaction(() => {
       const statements = sentStatements();
       statements.markSent.run({ id: recipient.id, attempts, sentAtMs: now.getTime(), messageId });
@@ -354,11 +326,21 @@ async function sendOne(
         contentBreakdown: breakdownOf(items),
       });
     });
+    faultPoint("recipient-recorded");
     return true;
   } catch (error) {
     recordFailure({ ledger, folder, sender, items, rendered, attachments }, recipient, error, now);
     return false;
   }
+}
+
+function giveUpPending(ledgerId: number) {
+  db.update(sendLedgerRecipients)
+    .set({ status: "failed", nextAttemptAt: null, lastError: "Nothing left to send" })
+    .where(
+      and(eq(sendLedgerRecipients.ledgerId, ledgerId), eq(sendLedgerRecipients.status, "pending")),
+    )
+    .run();
 }
 
 /** A transient failure waits for its retry (three in all); a 5xx marks the address bounced. */
@@ -399,7 +381,9 @@ function recordFailure(
 
 /**
  * Once no recipient is pending: the items leave the folder (marked sent,
- * their files deleted), the folder records the send and its next one.
+ * their files deleted), the folder records the send and its next one, and the
+ * ledger, finished, drops its claim in the same transaction. The files go
+ * after the commit: a crash before that leaves them to the nightly orphan sweep.
  */
 async function finishIfDone(ledgerId: number, now: Date) {
   const finished = writeTransaction((tx) => {
@@ -413,7 +397,13 @@ async function finishIfDone(ledgerId: number, now: Date) {
     if (states.some((state) => state.status === "pending")) return null;
     const delivered = states.some((state) => state.status === "sent" && state.kind === "recipient");
     tx.update(sendLedger)
-      .set({ status: delivered ? "sent" : "failed", completedAt: now })
+      .set({
+        status: delivered ? "sent" : "failed",
+        completedAt: now,
+        claimedBy: null,
+        claimedAt: null,
+        leaseExpiresAt: null,
+      })
       .where(eq(sendLedger.id, ledgerId))
       .run();
     if (!delivered) return null;
@@ -445,6 +435,7 @@ async function finishIfDone(ledgerId: number, now: Date) {
     };
   });
   if (!finished) return;
+  faultPoint("finished");
   // Files another folder's unsent item (or a draft) still uses are kept.
   await releaseFiles(finished.fileKeys);
   reconcileStoragePause(finished.folderId);
@@ -468,22 +459,39 @@ function dueFolderIds(now: Date) {
     .all();
 }
 
-/** Ledgers still sending with someone due (claim() decides who may take them). */
+/**
+ * Ledgers still sending with someone due, or with nobody pending at all (a
+ * crash between the last recipient and the finish): claimLedger decides who
+ * may take them.
+ */
 function resumableLedgerIds(now: Date) {
+  const recipientsOf = (...conditions: SQL[]) =>
+    db
+      .select({ one: sql`1` })
+      .from(sendLedgerRecipients)
+      .where(and(eq(sendLedgerRecipients.ledgerId, sendLedger.id), ...conditions));
+  const pending = eq(sendLedgerRecipients.status, "pending");
   return db
-    .selectDistinct({ id: sendLedger.id })
+    .select({ id: sendLedger.id })
     .from(sendLedger)
-    .innerJoin(sendLedgerRecipients, eq(sendLedgerRecipients.ledgerId, sendLedger.id))
     .where(
       and(
         eq(sendLedger.status, "sending"),
-        eq(sendLedgerRecipients.status, "pending"),
         or(
-          isNull(sendLedgerRecipients.nextAttemptAt),
-          lte(sendLedgerRecipients.nextAttemptAt, now),
+          exists(
+            recipientsOf(
+              pending,
+              or(
+                isNull(sendLedgerRecipients.nextAttemptAt),
+                lte(sendLedgerRecipients.nextAttemptAt, now),
+              )!,
+            ),
+          ),
+          not(exists(recipientsOf(pending))),
         ),
       ),
     )
+    .orderBy(asc(sendLedger.id))
     .all()
     .map((row) => row.id);
 }
@@ -499,7 +507,10 @@ export async function runSchedulerPass(now = new Date()): Promise<PassResult> {
   let opened = 0;
   for (const folder of dueFolderIds(now)) {
     if (!folder.nextSendAt) continue;
-    if (openLedger(folder.id, occurrenceKey(folder.nextSendAt), "schedule", now)) opened += 1;
+    if (openLedger(folder.id, occurrenceKey(folder.nextSendAt), "schedule", now)) {
+      opened += 1;
+      faultPoint("ledger-opened");
+    }
     // The pass runs inside the web server: let requests in between folders.
     await new Promise((resolve) => setImmediate(resolve));
   }
@@ -557,6 +568,7 @@ export async function sendNow(userId: number, folderId: number, now = new Date()
     return opened;
   });
   if (!ledger) return null;
+  faultPoint("ledger-opened");
   const messages = await deliver(ledger.id, now);
   const states = db
     .select({ status: sendLedgerRecipients.status })

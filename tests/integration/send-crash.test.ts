@@ -1,29 +1,56 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { afterAll, beforeAll, expect, test } from "vitest";
-import { db } from "#db/client.server";
-import { contentItems, folders, users } from "#db/schema";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { SendFaultPoint } from "~/utils/fault-points";
+import { requireBuild, type Server, startServer, stopServer } from "../support/app-server";
+import { freePort } from "../support/free-port";
 import { SmtpSink } from "../support/smtp-sink";
 
 /**
- * Real processes against one database file: `npm run send:due` (one
- * scheduler pass) killed mid-send and started again, and two of them started
- * together. Every recipient must end with exactly one copy.
+ * Real processes against one database file and a real SMTP server: `npm run
+ * send:due` (one scheduler pass), Send Now and the production server's own
+ * scheduler, each stopped at every named point of a send in turn, then
+ * resumed by two passes (or two servers) started together.
+ * The production code stops itself there (THOUGHTFULLY_FAULT_POINT, SIGKILL),
+ * or, while the SMTP server holds back its answer, is killed from outside.
  */
 const sink = new SmtpSink();
 let smtpUrl = "";
+let app: Awaited<ReturnType<typeof loadApp>>;
+
+async function loadApp() {
+  const [{ db }, schema, sending, mailer, drizzle] = await Promise.all([
+    import("#db/client.server"),
+    import("#db/schema"),
+    import("~/utils/sending.server"),
+    import("~/utils/mailer.server"),
+    import("drizzle-orm"),
+  ]);
+  return { db, schema, sending, mailer, drizzle };
+}
 
 beforeAll(async () => {
   smtpUrl = await sink.start();
+  // Read by the app's modules when first imported: the later in-process pass sends to the sink too.
+  process.env.SMTP_URL = smtpUrl;
+  app = await loadApp();
 });
 afterAll(async () => {
+  await app.mailer.closeMailer();
   await sink.stop();
 });
 
-function sendDue(): ChildProcess & { done: Promise<number | null> } {
-  // tsx as a loader of this very process: the tsx command would run the script
-  // in a child process, which SIGKILL to the parent would leave running.
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/send-due.ts"], {
-    env: { ...process.env, SMTP_URL: smtpUrl, NODE_ENV: "production" },
+type Run = ChildProcess & { done: Promise<{ code: number | null; signal: string | null }> };
+
+/** A script of ours in its own Node process (tsx as a loader, so SIGKILL reaches the process that sends). */
+function run(script: string, args: string[] = [], faultPoint?: string): Run {
+  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+    env: {
+      ...process.env,
+      SMTP_URL: smtpUrl,
+      NODE_ENV: "test",
+      THOUGHTFULLY_FAULT_POINT: faultPoint ?? "",
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -33,72 +60,275 @@ function sendDue(): ChildProcess & { done: Promise<number | null> } {
   child.stderr?.on("data", (chunk) => {
     output += chunk;
   });
-  const done = new Promise<number | null>((resolve) =>
-    child.on("exit", (code) => {
+  const done = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+    child.on("exit", (code, signal) => {
       if (code !== 0 && code !== null) console.error(output);
-      resolve(code);
+      resolve({ code, signal });
     }),
   );
   return Object.assign(child, { done });
 }
 
+const sendDue = (faultPoint?: string) => run("scripts/send-due.ts", [], faultPoint);
+
 let counter = 0;
-function seedDueFolder(recipients: string[]) {
+/** A verified sender's folder, due a minute ago, with one note and `recipients`. */
+function seedDueFolder(recipients: string[], ccSender = false) {
+  const { db, schema } = app;
   counter += 1;
   const user = db
-    .insert(users)
+    .insert(schema.users)
     .values({ email: `crash-sender${counter}@example.com`, emailVerified: true, firstName: "Sam" })
     .returning()
     .get();
   const folder = db
-    .insert(folders)
+    .insert(schema.folders)
     .values({
       userId: user.id,
       name: `Crash ${counter}`,
       recipients: recipients.map((email) => ({ name: email.split("@")[0]!, email })),
+      ccSender,
       nextSendAt: new Date(Date.now() - 60_000),
     })
     .returning()
     .get();
-  db.insert(contentItems)
-    .values({ folderId: folder.id, type: "musing", title: "Hello", note: "A note" })
+  db.insert(schema.contentItems)
+    .values({ folderId: folder.id, type: "musing", title: "Hello", note: `Note ${counter}` })
     .run();
-  return folder;
+  return { folder, user, addresses: [...recipients, ...(ccSender ? [user.email] : [])] };
+}
+
+type Seeded = ReturnType<typeof seedDueFolder>;
+
+/** Two folders, five messages: the first folder's two recipients and its sender's copy, then the second's two. */
+function seedRound(label: string) {
+  return [
+    seedDueFolder([`${label}-a1@example.com`, `${label}-a2@example.com`], true),
+    seedDueFolder([`${label}-b1@example.com`, `${label}-b2@example.com`]),
+  ];
 }
 
 async function waitFor(condition: () => boolean, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((resolve) => setTimeout(resolve, 25));
+    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
 
-test("a send killed mid-way finishes after a restart with exactly one copy each", async () => {
-  const recipients = [1, 2, 3, 4, 5].map((n) => `kill${n}@example.com`);
-  seedDueFolder(recipients);
-  sink.stallAfter = sink.messages.length + 2;
+async function expectKilled(killed: Run) {
+  expect(await killed.done).toEqual({ code: null, signal: "SIGKILL" });
+}
 
-  const first = sendDue();
-  await waitFor(() => sink.messages.length >= sink.stallAfter, 20_000);
-  // The third message is now stuck waiting for the server's answer.
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  first.kill("SIGKILL");
-  await first.done;
-  expect(recipients.filter((email) => sink.to(email).length === 1)).toHaveLength(2);
+/** Two passes started together, as two servers' schedulers (or two `send:due`) would. */
+async function resumeWithTwoPasses() {
+  const [a, b] = [sendDue(), sendDue()];
+  expect((await a.done).code).toBe(0);
+  expect((await b.done).code).toBe(0);
+}
 
-  sink.stallAfter = Number.POSITIVE_INFINITY;
-  const second = sendDue();
-  expect(await second.done).toBe(0);
-  for (const email of recipients) expect(sink.to(email), email).toHaveLength(1);
-}, 60_000);
+/**
+ * Each address got the issue once; a second copy only when the process died
+ * between the SMTP server's "250" and the database write, then one such
+ * copy at most, with the same Message-ID. Every ledger finished without a
+ * claim, every item sent, every folder moved on. A later scheduled send
+ * repeats nothing.
+ */
+async function expectExactlyOnce(seeded: Seeded[], resendAllowed: boolean) {
+  const { db, schema, drizzle } = app;
+  const { eq, inArray } = drizzle;
+  let resent = 0;
+  for (const { addresses } of seeded) {
+    for (const email of addresses) {
+      const copies = sink.to(email);
+      if (copies.length === 2 && resendAllowed) {
+        resent += 1;
+        expect(copies[1]!.messageId, email).toBe(copies[0]!.messageId);
+      } else {
+        expect(copies, email).toHaveLength(1);
+      }
+    }
+  }
+  expect(resent).toBeLessThanOrEqual(1);
+  const folderIds = seeded.map(({ folder }) => folder.id);
+  const ledgers = db
+    .select()
+    .from(schema.sendLedger)
+    .where(inArray(schema.sendLedger.folderId, folderIds))
+    .all();
+  expect(ledgers).toHaveLength(seeded.length);
+  for (const ledger of ledgers) {
+    expect(ledger).toMatchObject({ status: "sent", claimedBy: null, leaseExpiresAt: null });
+  }
+  const items = db
+    .select()
+    .from(schema.contentItems)
+    .where(inArray(schema.contentItems.folderId, folderIds))
+    .all();
+  for (const item of items) expect(item.sentAt, `item ${item.id}`).not.toBeNull();
+  for (const { folder } of seeded) {
+    const now = db.select().from(schema.folders).where(eq(schema.folders.id, folder.id)).get()!;
+    expect(now.lastSentAt).not.toBeNull();
+    expect(now.nextSendAt!.getTime()).toBeGreaterThan(Date.now());
+  }
+
+  // The folders' next occurrences, now: nothing is left to send.
+  const before = sink.messages.length;
+  for (const id of folderIds) {
+    db.update(schema.folders)
+      .set({ nextSendAt: new Date(Date.now() - 1000) })
+      .where(eq(schema.folders.id, id))
+      .run();
+  }
+  expect(await app.sending.runSchedulerPass()).toEqual({ opened: 0, messages: 0 });
+  expect(sink.messages.length).toBe(before);
+}
+
+/** A recipient's own points: at the first message of the round and at the first folder's last (its sender's copy). */
+const eachMessage = (point: SendFaultPoint) => [`${point}#1`, `${point}#3`];
+
+const SCHEDULED_POINTS = [
+  "ledger-opened",
+  "claimed",
+  ...eachMessage("before-smtp"),
+  ...eachMessage("smtp-accepted"),
+  ...eachMessage("recipient-recorded"),
+  "before-finish",
+  "finished",
+  "before-release",
+];
+
+describe("npm run send:due stopped at each point of a send", () => {
+  test.each(SCHEDULED_POINTS)(
+    "killed at %s: resumed by two passes, each message once",
+    async (point) => {
+      const seeded = seedRound(point.replace("#", "-"));
+      await expectKilled(sendDue(point));
+      await resumeWithTwoPasses();
+      await expectExactlyOnce(seeded, point.startsWith("smtp-accepted"));
+    },
+    30_000,
+  );
+
+  test("killed while the SMTP server holds back its answer: resumed, each message once", async () => {
+    const seeded = seedRound("unanswered");
+    sink.stallAfter = sink.messages.length + 1;
+    const stalled = sink.stalled;
+    const killed = sendDue();
+    try {
+      await waitFor(() => sink.stalled > stalled, 20_000);
+      killed.kill("SIGKILL");
+      await expectKilled(killed);
+    } finally {
+      sink.stallAfter = Number.POSITIVE_INFINITY;
+    }
+    expect(seeded.flatMap(({ addresses }) => addresses.flatMap(sink.to.bind(sink)))).toHaveLength(
+      1,
+    );
+    await resumeWithTwoPasses();
+    await expectExactlyOnce(seeded, false);
+  }, 30_000);
+});
+
+const SEND_NOW_POINTS = [
+  "ledger-opened",
+  "claimed",
+  "smtp-accepted#1",
+  "recipient-recorded#1",
+  "before-finish",
+  "finished",
+  "before-release",
+];
+
+describe("Send Now stopped at each point of a send", () => {
+  test.each(SEND_NOW_POINTS)(
+    "killed at %s: resumed by two passes, each message once",
+    async (point) => {
+      const { db, schema, drizzle, sending } = app;
+      const seeded = seedDueFolder([`now-${point.replace("#", "-")}@example.com`], true);
+      // Not due: only Send Now starts this send.
+      db.update(schema.folders)
+        .set({ nextSendAt: new Date(Date.now() + 7 * 24 * 3_600_000) })
+        .where(drizzle.eq(schema.folders.id, seeded.folder.id))
+        .run();
+      const args = [String(seeded.user.id), String(seeded.folder.id)];
+      await expectKilled(run("tests/support/send-now.ts", args, point));
+      await resumeWithTwoPasses();
+      await expectExactlyOnce([seeded], point.startsWith("smtp-accepted"));
+      // Send Now is open again: a new item goes out at once.
+      db.insert(schema.contentItems)
+        .values({ folderId: seeded.folder.id, type: "musing", title: "Again", note: "Later" })
+        .run();
+      expect(await sending.sendNow(seeded.user.id, seeded.folder.id)).toEqual({
+        messages: 2,
+        pending: 0,
+      });
+    },
+    30_000,
+  );
+});
 
 test("two schedulers started together send each message once", async () => {
-  const recipients = ["two-a@example.com", "two-b@example.com", "two-c@example.com"];
-  seedDueFolder(recipients.slice(0, 2));
-  seedDueFolder(recipients.slice(2));
-  const [a, b] = [sendDue(), sendDue()];
-  expect(await a.done).toBe(0);
-  expect(await b.done).toBe(0);
-  for (const email of recipients) expect(sink.to(email), email).toHaveLength(1);
-}, 60_000);
+  const seeded = seedRound("together");
+  await resumeWithTwoPasses();
+  await expectExactlyOnce(seeded, false);
+}, 30_000);
+
+/** The production build with its scheduler on, on this test's database, sending to the sink. */
+async function schedulingServer(faultPoint?: string): Promise<Server> {
+  const dataDir = path.dirname(process.env.DATABASE_PATH!);
+  return startServer(await freePort(), dataDir, {
+    NODE_ENV: "test",
+    SCHEDULER: "on",
+    SMTP_URL: smtpUrl,
+    SESSION_SECRET: "crash-test-session-secret-0123456789abcdef",
+    THOUGHTFULLY_FAULT_POINT: faultPoint ?? "",
+  });
+}
+
+const SERVER_POINTS = [
+  "claimed",
+  "smtp-accepted#1",
+  "recipient-recorded#3",
+  "before-finish",
+  "before-release",
+];
+
+describe("the server's scheduler stopped at each point of a send", () => {
+  beforeAll(() => requireBuild());
+
+  test.each(SERVER_POINTS)(
+    "killed at %s: resumed by two servers, each message once",
+    async (point) => {
+      const { db, schema, drizzle } = app;
+      const seeded = seedRound(`server-${point.replace("#", "-")}`);
+      // The scheduler's pass at start reaches the point.
+      const crashed = await schedulingServer(point);
+      const exit = await new Promise((resolve) =>
+        crashed.child.once("exit", (code, signal) => resolve({ code, signal })),
+      );
+      expect(exit, crashed.stderr()).toEqual({ code: null, signal: "SIGKILL" });
+
+      const servers = await Promise.all([schedulingServer(), schedulingServer()]);
+      try {
+        const folderIds = seeded.map(({ folder }) => folder.id);
+        const unfinished = () =>
+          db
+            .select({ id: schema.sendLedger.id })
+            .from(schema.sendLedger)
+            .where(
+              drizzle.and(
+                drizzle.inArray(schema.sendLedger.folderId, folderIds),
+                drizzle.eq(schema.sendLedger.status, "sending"),
+              ),
+            )
+            .all().length;
+        await waitFor(() => unfinished() === 0, 30_000);
+      } finally {
+        await Promise.all(servers.map(stopServer));
+      }
+      await expectExactlyOnce(seeded, point.startsWith("smtp-accepted"));
+    },
+    60_000,
+  );
+});

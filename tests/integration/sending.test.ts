@@ -11,15 +11,16 @@ const sink = new SmtpSink();
 let app: Awaited<ReturnType<typeof loadApp>>;
 
 async function loadApp() {
-  const [{ db }, schema, sending, links, { storage }, drizzle] = await Promise.all([
+  const [{ db }, schema, sending, links, { storage }, drizzle, claims] = await Promise.all([
     import("#db/client.server"),
     import("#db/schema"),
     import("~/utils/sending.server"),
     import("~/utils/recipient-links.server"),
     import("#storage/index"),
     import("drizzle-orm"),
+    import("~/utils/send-claim.server"),
   ]);
-  return { db, schema, sending, links, storage, drizzle };
+  return { db, schema, sending, links, storage, drizzle, claims };
 }
 
 beforeAll(async () => {
@@ -252,6 +253,56 @@ describe("a scheduled send", () => {
       .where(app.drizzle.eq(app.schema.folders.id, folder.id))
       .get();
     expect(after!.nextSendAt!.getTime()).toBeGreaterThan(Date.now());
+  });
+
+  test("a send left with nobody pending, not finished, is finished by the next pass without sending", async () => {
+    const { db, schema, drizzle, sending, claims } = app;
+    const { folder } = await seedFolder({ recipients: ["recorded@example.com"] });
+    const ledger = sending.openLedger(folder.id, "crashed-before-finish", "schedule", new Date())!;
+    // What a process killed after recording its last recipient leaves behind, claim and all.
+    db.update(schema.sendLedgerRecipients)
+      .set({ status: "sent", sentAt: new Date(), attempts: 1 })
+      .where(drizzle.eq(schema.sendLedgerRecipients.ledgerId, ledger.id))
+      .run();
+    const [host, boot, namespace, pid, startTicks] = claims.holderId.split("|");
+    const claimOf = (start: number) => ({
+      claimedBy: [host, boot, namespace, pid, start, "dead00"].join("|"),
+      claimedAt: new Date(),
+      leaseExpiresAt: new Date(Date.now() + claims.LEASE_MS),
+    });
+    const ledgerNow = () =>
+      db.select().from(schema.sendLedger).where(drizzle.eq(schema.sendLedger.id, ledger.id)).get()!;
+    // A live holder (this very process, by pid and start time) keeps its claim.
+    db.update(schema.sendLedger)
+      .set(claimOf(Number(startTicks)))
+      .where(drizzle.eq(schema.sendLedger.id, ledger.id))
+      .run();
+    await sending.runSchedulerPass();
+    expect(ledgerNow().status).toBe("sending");
+    // Its pid now belongs to another process (a restart): the claim is free at once.
+    db.update(schema.sendLedger)
+      .set(claimOf(Number(startTicks) + 1))
+      .where(drizzle.eq(schema.sendLedger.id, ledger.id))
+      .run();
+    expect(await sending.runSchedulerPass()).toEqual({ opened: 0, messages: 0 });
+    expect(ledgerNow()).toMatchObject({ status: "sent", claimedBy: null, leaseExpiresAt: null });
+    expect(unsentCount(folder.id)).toBe(0);
+    expect(sink.to("recorded@example.com")).toHaveLength(0);
+  });
+
+  test("a send whose items were all deleted meanwhile finishes without sending", async () => {
+    const { db, schema, drizzle, sending } = app;
+    const { folder } = await seedFolder({ recipients: ["deleted-items@example.com"] });
+    const ledger = sending.openLedger(folder.id, "items-deleted", "schedule", new Date())!;
+    db.delete(schema.contentItems).where(drizzle.eq(schema.contentItems.folderId, folder.id)).run();
+    expect(await sending.runSchedulerPass()).toEqual({ opened: 0, messages: 0 });
+    const after = db
+      .select()
+      .from(schema.sendLedger)
+      .where(drizzle.eq(schema.sendLedger.id, ledger.id))
+      .get();
+    expect(after).toMatchObject({ status: "failed", claimedBy: null });
+    expect(sink.to("deleted-items@example.com")).toHaveLength(0);
   });
 
   test("two passes at once send each message once", async () => {

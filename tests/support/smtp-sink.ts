@@ -13,6 +13,8 @@ export class SmtpSink {
   /** Address → SMTP code to answer at RCPT TO (a one-shot for 4xx codes). */
   readonly refuse = new Map<string, number>();
   stallAfter = Number.POSITIVE_INFINITY;
+  /** Messages received in full but left unanswered (see stallAfter): the sender waits for its "250". */
+  stalled = 0;
   private server: SMTPServer;
   port = 0;
 
@@ -35,7 +37,10 @@ export class SmtpSink {
         const chunks: Buffer[] = [];
         stream.on("data", (chunk: Buffer) => chunks.push(chunk));
         stream.on("end", async () => {
-          if (this.messages.length >= this.stallAfter) return; // never answers: the client waits
+          if (this.messages.length >= this.stallAfter) {
+            this.stalled += 1;
+            return; // never answers: the client waits
+          }
           const parsed = await simpleParser(Buffer.concat(chunks));
           this.messages.push(
             Object.assign(parsed, {
