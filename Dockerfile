@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 
-# Thoughtfully: one Node process (remix-serve) with its SQLite database, uploads
+# Thoughtfully: one Node process (server/index.ts serving the Remix build) with its SQLite database, uploads
 # and outbox on a volume mounted at /data. See docs/deploy.md.
 
 FROM node:20-bookworm-slim AS base
@@ -27,6 +27,7 @@ RUN npm run build \
 FROM base
 
 ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
     PORT=8080 \
     DATABASE_PATH=/data/app.db \
     STORAGE_DIR=/data/uploads \
@@ -40,6 +41,7 @@ COPY --from=build /app/public ./public
 # scripts import: `npm run db:migrate`, `npm run db:backup`.
 COPY --from=build /app/db ./db
 COPY --from=build /app/scripts ./scripts
+COPY --from=build /app/server ./server
 
 RUN mkdir -p /data && chown node:node /data
 
@@ -51,4 +53,4 @@ ENTRYPOINT ["/app/scripts/docker-entrypoint.sh"]
 
 # node directly, not npm: SIGTERM reaches the server, which finishes requests in
 # flight, stops the scheduler and closes the database before it exits.
-CMD ["node", "node_modules/@remix-run/serve/dist/cli.js", "build/index.js"]
+CMD ["node", "--import", "tsx", "server/index.ts", "build/index.js"]

@@ -61,6 +61,18 @@ const envSchema = z.object({
   OAUTH_TOKEN_URL: z.string().url("must be a full URL").optional(),
   OAUTH_USERINFO_URL: z.string().url("must be a full URL").optional(),
   OAUTH_SCOPES: z.string().default("openid email profile"),
+  /** Addresses of reverse proxies whose X-Forwarded-For is believed (comma-separated). */
+  TRUSTED_PROXY: z
+    .string()
+    .default("")
+    .transform((value) =>
+      value
+        .split(",")
+        .map((address) => address.trim())
+        .filter(Boolean),
+    ),
+  /** Set by Fly.io on its machines: Fly-Client-IP is then the client's address. */
+  FLY_APP_NAME: optionalText,
 });
 
 export type Env = Omit<z.infer<typeof envSchema>, "APP_URL" | "SESSION_SECRET"> & {
@@ -68,11 +80,7 @@ export type Env = Omit<z.infer<typeof envSchema>, "APP_URL" | "SESSION_SECRET"> 
   SESSION_SECRET: string;
   /** A public deployment: secure cookies, HSTS, a required SESSION_SECRET. */
   isHttps: boolean;
-  /** APP_URL names this machine (localhost, 127.0.0.1, ::1): /dev/outbox is open to everyone. */
-  isLocal: boolean;
 };
-
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 export class ConfigError extends Error {}
 
@@ -123,7 +131,6 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     APP_URL: appUrl,
     SESSION_SECRET: values.SESSION_SECRET ?? localSessionSecret(values.DATABASE_PATH),
     isHttps,
-    isLocal: LOOPBACK_HOSTS.has(new URL(appUrl).hostname),
   };
 }
 

@@ -4,7 +4,7 @@ import { alias } from "drizzle-orm/sqlite-core";
 import { db, prepareOnce, writeTransaction } from "#db/client.server";
 import { userRoles, users } from "#db/schema";
 import { ACCESS_DENIED_REDIRECT_MS, type AccessDenied } from "~/utils/admin-display";
-import { env } from "~/utils/env.server";
+import { clientIp, isLoopback } from "~/utils/request-info.server";
 import { recordSecurityEvent } from "~/utils/security-events.server";
 import { getCurrentSession, loginPath, type SessionUser } from "~/utils/session.server";
 import { createToastHeaders } from "~/utils/toast.server";
@@ -178,13 +178,13 @@ export async function requireAdmin(request: Request, what = "this page"): Promis
 
 /**
  * The outbox (`/dev/outbox`) holds every e-mail written without SMTP, sign-in
- * and password links included. It is open to everyone only on a local run
- * (APP_URL on localhost, as `npm start` has it); anywhere else, http or
- * https, only to admins. Everyone else gets the 404 of a page that does not
- * exist: the outbox is not advertised.
+ * and password links included. It is open to everyone only for requests from
+ * this machine itself (the client address is loopback, as for `npm start` on a
+ * laptop), never because of APP_URL; to anyone else, only to admins. Everyone
+ * else gets the 404 of a page that does not exist: it is not advertised.
  */
 export async function requireOutboxReader(request: Request) {
-  if (env.isLocal) return;
+  if (isLoopback(clientIp(request))) return;
   const session = await getCurrentSession(request);
   if (!session || !isAdmin(session.user.id)) throw new Response("Not Found", { status: 404 });
 }
