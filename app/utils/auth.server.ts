@@ -5,7 +5,11 @@ import { OAuth2Strategy } from "remix-auth-oauth2";
 import { db } from "#db/client.server";
 import { users } from "#db/schema";
 import { env } from "~/utils/env.server";
-import { isLoginThrottled, THROTTLED_MESSAGE } from "~/utils/login-throttle.server";
+import {
+  recordSuccessfulLogin,
+  THROTTLED_MESSAGE,
+  takeLoginAttempt,
+} from "~/utils/login-throttle.server";
 import { hashPassword, verifyPassword } from "~/utils/password.server";
 import { clientIp } from "~/utils/request-info.server";
 import { recordSecurityEvent } from "~/utils/security-events.server";
@@ -24,12 +28,14 @@ export async function verifyLogin(request: Request, form: FormData): Promise<Ses
   const parsed = LoginSchema.safeParse(Object.fromEntries(form));
   if (!parsed.success) throw new LoginError(INVALID_LOGIN_MESSAGE);
   const { email, password } = parsed.data;
-  if (isLoginThrottled(email, clientIp(request))) {
+  const ip = clientIp(request);
+  const attempt = await takeLoginAttempt(email, ip);
+  if (!attempt.allowed) {
     recordSecurityEvent(request, {
       eventType: "rate_limit_exceeded",
       severity: "medium",
       responseStatus: 429,
-      details: { email, reason: "login_throttled" },
+      details: { email, reason: "login_throttled", retryAfterSeconds: attempt.retryAfterSeconds },
     });
     throw new LoginError(THROTTLED_MESSAGE);
   }
@@ -47,6 +53,7 @@ export async function verifyLogin(request: Request, form: FormData): Promise<Ses
     });
     throw new LoginError(INVALID_LOGIN_MESSAGE);
   }
+  await recordSuccessfulLogin(email, ip);
   return user;
 }
 
