@@ -10,7 +10,7 @@ import {
   THROTTLED_MESSAGE,
   takeLoginAttempt,
 } from "~/utils/login-throttle.server";
-import { hashPassword, verifyPassword } from "~/utils/password.server";
+import { hashPassword, needsRehash, verifyPassword } from "~/utils/password.server";
 import { clientIp } from "~/utils/request-info.server";
 import { recordSecurityEvent } from "~/utils/security-events.server";
 import type { SessionUser } from "~/utils/session.server";
@@ -54,6 +54,10 @@ export async function verifyLogin(request: Request, form: FormData): Promise<Ses
     throw new LoginError(INVALID_LOGIN_MESSAGE);
   }
   await recordSuccessfulLogin(email, ip);
+  if (needsRehash(user.passwordHash!)) {
+    const passwordHash = await hashPassword(password);
+    db.update(users).set({ passwordHash }).where(eq(users.id, user.id)).run();
+  }
   return user;
 }
 
