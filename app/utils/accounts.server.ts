@@ -162,14 +162,15 @@ export function requestPasswordReset(email: string) {
 }
 
 /**
- * Sets the new password, spends the token, ends every session of the account
- * and clears its failed log-ins (whoever ran them up cannot keep the owner out).
+ * Sets the new password, spends the token, ends every session of the account,
+ * removes a provider link the unverified account had, and clears its failed
+ * log-ins (whoever ran them up cannot keep the owner out).
  */
 export async function resetPassword(request: Request, token: string, password: string) {
   const passwordHash = await hashPassword(password);
   const reset = writeTransaction((tx) => {
     const user = tx
-      .select({ id: users.id, email: users.email })
+      .select({ id: users.id, email: users.email, emailVerified: users.emailVerified })
       .from(users)
       .where(
         and(
@@ -180,7 +181,14 @@ export async function resetPassword(request: Request, token: string, password: s
       .get();
     if (!user) return null;
     tx.update(users)
-      .set({ passwordHash, passwordResetToken: null, passwordResetExpiresAt: null })
+      .set({
+        passwordHash,
+        passwordResetToken: null,
+        passwordResetExpiresAt: null,
+        // A provider link made while the address was unverified was never
+        // vouched for; the owner who just proved the address drops it.
+        ...(user.emailVerified ? {} : { authProvider: "password", authProviderId: null }),
+      })
       .where(eq(users.id, user.id))
       .run();
     return user;

@@ -2,9 +2,11 @@ import crypto from "node:crypto";
 import { eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
 import { db } from "#db/client.server";
-import { users } from "#db/schema";
-import { verifyLogin } from "./auth.server";
-import { verifyPassword } from "./password.server";
+import { sessions, users } from "#db/schema";
+import { resetPassword } from "./accounts.server";
+import { findOrCreateOAuthUser, verifyLogin } from "./auth.server";
+import { hashPassword, verifyPassword } from "./password.server";
+import { createSession, hashToken } from "./session.server";
 
 /** A hash as the app made them before the cost was raised: scrypt N=2^14, r=8, p=1. */
 function legacyHash(password: string) {
@@ -31,5 +33,65 @@ describe("verifyLogin", () => {
     const stored = db.select().from(users).where(eq(users.email, email)).get()!.passwordHash!;
     expect(stored.startsWith("scrypt$16384$8$5$")).toBe(true);
     expect(await verifyPassword("old but right", stored)).toBe(true);
+  });
+});
+
+describe("linking a provider identity", () => {
+  const request = new Request("http://localhost:3000/login", { method: "POST" });
+  const identity = (email: string, emailVerified: boolean) => ({
+    subject: `sub-${email}`,
+    email,
+    emailVerified,
+    firstName: null,
+    lastName: null,
+  });
+  const sessionsOf = (userId: number) =>
+    db.select().from(sessions).where(eq(sessions.userId, userId)).all();
+
+  test("to an account whose address was never verified removes its password and sessions", async () => {
+    const email = "squatted@example.com";
+    const squatter = db
+      .insert(users)
+      .values({ email, emailVerified: false, passwordHash: await hashPassword("squatter's") })
+      .returning()
+      .get();
+    await createSession(squatter.id, request);
+
+    const owner = findOrCreateOAuthUser(identity(email, true));
+    expect(owner.id).toBe(squatter.id);
+    expect(owner.passwordHash).toBeNull();
+    expect(owner.authProviderId).toBe(`sub-${email}`);
+    expect(sessionsOf(squatter.id)).toHaveLength(0);
+  });
+
+  test("to a verified account keeps its password and sessions", async () => {
+    const email = "verified-owner@example.com";
+    const user = db
+      .insert(users)
+      .values({ email, emailVerified: true, passwordHash: await hashPassword("owner's") })
+      .returning()
+      .get();
+    await createSession(user.id, request);
+    const linked = findOrCreateOAuthUser(identity(email, true));
+    expect(linked.passwordHash).toBe(user.passwordHash);
+    expect(sessionsOf(user.id)).toHaveLength(1);
+  });
+
+  test("made from an unverified address is removed by a password reset", async () => {
+    const email = "claimed-at-provider@example.com";
+    const created = findOrCreateOAuthUser(identity(email, false));
+    expect(created.authProviderId).toBe(`sub-${email}`);
+    const token = "reset-token-for-the-linking-test";
+    db.update(users)
+      .set({
+        passwordResetToken: hashToken(token),
+        passwordResetExpiresAt: new Date(Date.now() + 60_000),
+      })
+      .where(eq(users.id, created.id))
+      .run();
+    expect(await resetPassword(request, token, "the owner's new password")).toBe(true);
+    const after = db.select().from(users).where(eq(users.id, created.id)).get()!;
+    expect(after.authProviderId).toBeNull();
+    expect(after.authProvider).toBe("password");
   });
 });

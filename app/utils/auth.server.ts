@@ -13,7 +13,7 @@ import {
 import { hashPassword, needsRehash, verifyPassword } from "~/utils/password.server";
 import { clientIp } from "~/utils/request-info.server";
 import { recordSecurityEvent } from "~/utils/security-events.server";
-import type { SessionUser } from "~/utils/session.server";
+import { revokeUserSessions, type SessionUser } from "~/utils/session.server";
 import { LoginSchema } from "~/utils/user-validation";
 
 export const INVALID_LOGIN_MESSAGE = "Invalid email or password";
@@ -103,7 +103,10 @@ async function fetchOAuthProfile(accessToken: string): Promise<OAuthProfile> {
 /**
  * Third-party sign-in links to an existing account only when the provider
  * vouches for the e-mail address; otherwise someone could claim an address
- * they do not own and take over its account.
+ * they do not own and take over its account. And when the existing account's
+ * address was never verified, whoever signed up with it may not be its owner:
+ * linking first removes that account's password and ends its sessions, so the
+ * address's owner, proven by the provider, is the only one left with a way in.
  */
 export function findOrCreateOAuthUser(profile: OAuthProfile, timeZone = "UTC"): SessionUser {
   const provider = env.OAUTH_PROVIDER_NAME;
@@ -117,12 +120,19 @@ export function findOrCreateOAuthUser(profile: OAuthProfile, timeZone = "UTC"): 
         `An account with this e-mail already exists. Log in with your password, then try ${provider} again.`,
       );
     }
-    return db
+    const unproven = !existing.emailVerified;
+    const linked = db
       .update(users)
-      .set({ authProviderId: profile.subject, emailVerified: true })
+      .set({
+        authProviderId: profile.subject,
+        emailVerified: true,
+        ...(unproven ? { passwordHash: null } : {}),
+      })
       .where(eq(users.id, existing.id))
       .returning()
       .get();
+    if (unproven) revokeUserSessions(existing.id);
+    return linked;
   }
   return db
     .insert(users)

@@ -493,4 +493,29 @@ test.describe("third-party sign-in", () => {
     await expect(page.getByText("Sign-in failed")).toBeVisible();
     expect(findUser(existing.email)?.authProviderId).toBeNull();
   });
+
+  test("the address's owner signing in ends a never-verified account's password and sessions", async ({
+    page,
+    context,
+    browser,
+    baseURL,
+  }) => {
+    const squatted = await createUser({ emailVerified: false });
+    const squatter = await browser.newContext({ baseURL });
+    await signIn(squatter, squatted.id, baseURL!);
+    await asIdentity(context, {
+      sub: `owner-${squatted.email}`,
+      email: squatted.email,
+      email_verified: true,
+    });
+    await page.goto("/login");
+    await page.getByRole("button", { name: "Continue with Example ID" }).click();
+    await expect(page.locator("summary", { hasText: "Ada Lovelace" })).toBeVisible();
+    expect(findUser(squatted.email)?.passwordHash).toBeNull();
+
+    const squatterPage = await squatter.newPage();
+    await squatterPage.goto("/profile");
+    await expect(squatterPage).toHaveURL(/\/login/);
+    await squatter.close();
+  });
 });
