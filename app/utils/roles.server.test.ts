@@ -125,6 +125,22 @@ describe("requireAdmin", () => {
     });
   });
 
+  test("signed-out visits cannot grow security_events without bound", async () => {
+    const before = unauthorizedEvents().length;
+    for (let i = 0; i < 30; i += 1) {
+      await runInRequestContext({ peerAddress: "198.51.100.30" }, () =>
+        requireAdmin(new Request("http://localhost:3000/admin/dashboard")).catch(() => null),
+      );
+    }
+    expect(unauthorizedEvents().length - before).toBe(10);
+    for (let i = 0; i < 150; i += 1) {
+      await runInRequestContext({ peerAddress: `198.51.100.${100 + (i % 100)}` }, () =>
+        requireAdmin(new Request("http://localhost:3000/admin/dashboard")).catch(() => null),
+      );
+    }
+    expect(unauthorizedEvents().length - before).toBeLessThanOrEqual(100);
+  });
+
   test("refuses a signed-in user with 403, a Refresh to / and a security event", async () => {
     const user = createUser();
     const before = unauthorizedEvents().length;

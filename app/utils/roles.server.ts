@@ -4,6 +4,7 @@ import { alias } from "drizzle-orm/sqlite-core";
 import { db, prepareOnce, writeTransaction } from "#db/client.server";
 import { userRoles, users } from "#db/schema";
 import { ACCESS_DENIED_REDIRECT_MS, type AccessDenied } from "~/utils/admin-display";
+import { consumeRateLimits, type RateLimit } from "~/utils/rate-limit.server";
 import { clientIp, isLoopback } from "~/utils/request-info.server";
 import { recordSecurityEvent } from "~/utils/security-events.server";
 import { getCurrentSession, loginPath, type SessionUser } from "~/utils/session.server";
@@ -142,15 +143,37 @@ export function roleHistory(limit = 20) {
  * refusals are `unauthorized_access` security events. `what` names the
  * screen in the toast ("the admin dashboard").
  */
+/**
+ * Signed-out visits to admin pages are recorded, but anyone can make them:
+ * at most 10 rows an hour per client address and 100 an hour in all, so they
+ * cannot grow `security_events` without bound (docs/decisions.md, "Security limits").
+ */
+const SIGNED_OUT_EVENTS_PER_CLIENT: RateLimit = {
+  name: "admin_signed_out_events_client",
+  points: 10,
+  durationSeconds: 60 * 60,
+};
+const SIGNED_OUT_EVENTS_IN_ALL: RateLimit = {
+  name: "admin_signed_out_events_all",
+  points: 100,
+  durationSeconds: 60 * 60,
+};
+
 export async function requireAdmin(request: Request, what = "this page"): Promise<SessionUser> {
   const session = await getCurrentSession(request);
   if (!session) {
-    recordSecurityEvent(request, {
-      eventType: "unauthorized_access",
-      severity: "low",
-      responseStatus: 302,
-      details: { reason: "signed_out" },
-    });
+    const worthRecording = await consumeRateLimits([
+      { limit: SIGNED_OUT_EVENTS_PER_CLIENT, key: clientIp(request) ?? "unknown" },
+      { limit: SIGNED_OUT_EVENTS_IN_ALL, key: "all" },
+    ]);
+    if (worthRecording.allowed) {
+      recordSecurityEvent(request, {
+        eventType: "unauthorized_access",
+        severity: "low",
+        responseStatus: 302,
+        details: { reason: "signed_out" },
+      });
+    }
     throw redirect(loginPath(request));
   }
   if (!isAdmin(session.user.id)) {
