@@ -147,6 +147,22 @@ test.describe("log in", () => {
     expect(throttled.length).toBeGreaterThan(0);
   });
 
+  test("a signed-in visit to /login never redirects off the site", async ({
+    page,
+    context,
+    baseURL,
+  }) => {
+    const user = await createUser();
+    await signIn(context, user.id, baseURL!);
+    for (const hostile of ["/.//evil.example", "/%2e%2e//evil.example", "/a/..//evil.example"]) {
+      const response = await page.request.get(`/login?redirectTo=${encodeURIComponent(hostile)}`, {
+        maxRedirects: 0,
+      });
+      expect(response.status()).toBe(302);
+      expect(response.headers().location).toBe("/");
+    }
+  });
+
   test("a signed-out visit to /profile goes to log in and comes back after", async ({ page }) => {
     const user = await createUser({ firstName: "Back", lastName: "Again" });
     await page.goto("/profile");
