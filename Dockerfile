@@ -1,9 +1,9 @@
 # syntax=docker/dockerfile:1
 
-# Thoughtfully: one Node process (remix-serve) with its SQLite database, uploads
-# and outbox on a volume mounted at /data; or, on several machines, the
-# database mounted through LiteFS (litefs.yml) and uploads in an S3 bucket.
-# See docs/deploy.md.
+# Thoughtfully: one Node process (server/index.ts serving the Remix build) with
+# its SQLite database, uploads and outbox on a volume mounted at /data; or, on
+# several machines, the database mounted through LiteFS (litefs.yml) and
+# uploads in an S3 bucket. See docs/deploy.md.
 
 FROM node:20-bookworm-slim AS base
 WORKDIR /app
@@ -36,6 +36,7 @@ RUN apt-get update \
   && rm -rf /var/lib/apt/lists/*
 
 ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
     PORT=8080 \
     DATABASE_PATH=/data/app.db \
     STORAGE_DIR=/data/uploads \
@@ -55,6 +56,7 @@ COPY --from=build /app/app ./app
 COPY --from=build /app/emails ./emails
 COPY --from=build /app/storage ./storage
 COPY --from=build /app/litefs.yml ./litefs.yml
+COPY --from=build /app/server ./server
 
 RUN mkdir -p /data && chown node:node /data
 
@@ -66,4 +68,4 @@ ENTRYPOINT ["/app/scripts/docker-entrypoint.sh"]
 
 # node directly, not npm: SIGTERM reaches the server, which finishes requests in
 # flight, stops the scheduler and closes the database before it exits.
-CMD ["node", "node_modules/@remix-run/serve/dist/cli.js", "build/index.js"]
+CMD ["node", "--import", "tsx", "server/index.ts", "build/index.js"]

@@ -8,7 +8,7 @@ import { startMailCatcher } from "./tests/e2e/support/mail-catcher";
 import { freePort } from "./tests/support/free-port";
 
 /**
- * Browser tests run against the production build served by remix-serve on a
+ * Browser tests run against the production build served by server/index.ts on a
  * free port, with a temporary data directory, in Debian's Chromium. The port
  * and directory are chosen once in the main process and handed to the workers
  * through the environment they inherit.
@@ -65,7 +65,7 @@ export default defineConfig({
     { name: "no-js", use: { ...chromium, javaScriptEnabled: false } },
   ],
   webServer: {
-    command: "node node_modules/@remix-run/serve/dist/cli.js build/index.js",
+    command: "node --import tsx server/index.ts build/index.js",
     url: `${baseURL}/healthz`,
     reuseExistingServer: false,
     timeout: 60_000,

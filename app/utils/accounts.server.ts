@@ -8,6 +8,7 @@ import { ResetPassword, resetPasswordSubject } from "#emails/reset-password";
 import { VerifyEmail, verifyEmailSubject } from "#emails/verify-email";
 import { env } from "~/utils/env.server";
 import { runInBackground } from "~/utils/lifecycle.server";
+import { clearLoginAttempts } from "~/utils/login-throttle.server";
 import { sendEmail } from "~/utils/mailer.server";
 import { hashPassword } from "~/utils/password.server";
 import { recordSecurityEvent } from "~/utils/security-events.server";
@@ -160,12 +161,16 @@ export function requestPasswordReset(email: string) {
   );
 }
 
-/** Sets the new password, spends the token and ends every session of the account. */
+/**
+ * Sets the new password, spends the token, ends every session of the account,
+ * removes a provider link the unverified account had, and clears its failed
+ * log-ins (whoever ran them up cannot keep the owner out).
+ */
 export async function resetPassword(request: Request, token: string, password: string) {
   const passwordHash = await hashPassword(password);
-  const userId = writeTransaction((tx) => {
+  const reset = writeTransaction((tx) => {
     const user = tx
-      .select({ id: users.id })
+      .select({ id: users.id, email: users.email, emailVerified: users.emailVerified })
       .from(users)
       .where(
         and(
@@ -176,13 +181,22 @@ export async function resetPassword(request: Request, token: string, password: s
       .get();
     if (!user) return null;
     tx.update(users)
-      .set({ passwordHash, passwordResetToken: null, passwordResetExpiresAt: null })
+      .set({
+        passwordHash,
+        passwordResetToken: null,
+        passwordResetExpiresAt: null,
+        // A provider link made while the address was unverified was never
+        // vouched for; the owner who just proved the address drops it.
+        ...(user.emailVerified ? {} : { authProvider: "password", authProviderId: null }),
+      })
       .where(eq(users.id, user.id))
       .run();
-    return user.id;
+    return user;
   });
-  if (userId === null) return false;
+  if (reset === null) return false;
+  const userId = reset.id;
   revokeUserSessions(userId);
+  await clearLoginAttempts(reset.email);
   recordSecurityEvent(request, {
     eventType: "password_reset",
     severity: "medium",

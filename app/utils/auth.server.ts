@@ -5,11 +5,15 @@ import { OAuth2Strategy } from "remix-auth-oauth2";
 import { db } from "#db/client.server";
 import { users } from "#db/schema";
 import { env } from "~/utils/env.server";
-import { isLoginThrottled, THROTTLED_MESSAGE } from "~/utils/login-throttle.server";
-import { hashPassword, verifyPassword } from "~/utils/password.server";
+import {
+  recordSuccessfulLogin,
+  THROTTLED_MESSAGE,
+  takeLoginAttempt,
+} from "~/utils/login-throttle.server";
+import { hashPassword, needsRehash, verifyPassword } from "~/utils/password.server";
 import { clientIp } from "~/utils/request-info.server";
 import { recordSecurityEvent } from "~/utils/security-events.server";
-import type { SessionUser } from "~/utils/session.server";
+import { revokeUserSessions, type SessionUser } from "~/utils/session.server";
 import { LoginSchema } from "~/utils/user-validation";
 
 export const INVALID_LOGIN_MESSAGE = "Invalid email or password";
@@ -24,12 +28,14 @@ export async function verifyLogin(request: Request, form: FormData): Promise<Ses
   const parsed = LoginSchema.safeParse(Object.fromEntries(form));
   if (!parsed.success) throw new LoginError(INVALID_LOGIN_MESSAGE);
   const { email, password } = parsed.data;
-  if (isLoginThrottled(email, clientIp(request))) {
+  const ip = clientIp(request);
+  const attempt = await takeLoginAttempt(email, ip);
+  if (!attempt.allowed) {
     recordSecurityEvent(request, {
       eventType: "rate_limit_exceeded",
       severity: "medium",
       responseStatus: 429,
-      details: { email, reason: "login_throttled" },
+      details: { email, reason: "login_throttled", retryAfterSeconds: attempt.retryAfterSeconds },
     });
     throw new LoginError(THROTTLED_MESSAGE);
   }
@@ -46,6 +52,11 @@ export async function verifyLogin(request: Request, form: FormData): Promise<Ses
       details: { email, reason: user ? "wrong_password" : "unknown_email" },
     });
     throw new LoginError(INVALID_LOGIN_MESSAGE);
+  }
+  await recordSuccessfulLogin(email, ip);
+  if (needsRehash(user.passwordHash!)) {
+    const passwordHash = await hashPassword(password);
+    db.update(users).set({ passwordHash }).where(eq(users.id, user.id)).run();
   }
   return user;
 }
@@ -92,7 +103,10 @@ async function fetchOAuthProfile(accessToken: string): Promise<OAuthProfile> {
 /**
  * Third-party sign-in links to an existing account only when the provider
  * vouches for the e-mail address; otherwise someone could claim an address
- * they do not own and take over its account.
+ * they do not own and take over its account. And when the existing account's
+ * address was never verified, whoever signed up with it may not be its owner:
+ * linking first removes that account's password and ends its sessions, so the
+ * address's owner, proven by the provider, is the only one left with a way in.
  */
 export function findOrCreateOAuthUser(profile: OAuthProfile, timeZone = "UTC"): SessionUser {
   const provider = env.OAUTH_PROVIDER_NAME;
@@ -106,12 +120,19 @@ export function findOrCreateOAuthUser(profile: OAuthProfile, timeZone = "UTC"): 
         `An account with this e-mail already exists. Log in with your password, then try ${provider} again.`,
       );
     }
-    return db
+    const unproven = !existing.emailVerified;
+    const linked = db
       .update(users)
-      .set({ authProviderId: profile.subject, emailVerified: true })
+      .set({
+        authProviderId: profile.subject,
+        emailVerified: true,
+        ...(unproven ? { passwordHash: null } : {}),
+      })
       .where(eq(users.id, existing.id))
       .returning()
       .get();
+    if (unproven) revokeUserSessions(existing.id);
+    return linked;
   }
   return db
     .insert(users)

@@ -1,5 +1,10 @@
 import { describe, expect, test } from "vitest";
-import { captureForm, captureQuery, readCapture } from "~/utils/capture.server";
+import {
+  captureForm,
+  captureQuery,
+  readCapture,
+  trimTrailingPunctuation,
+} from "~/utils/capture.server";
 
 const read = (query: string) => readCapture(new URLSearchParams(query));
 
@@ -71,5 +76,22 @@ describe("captureForm", () => {
       url: [],
       note: [],
     });
+  });
+});
+
+describe("hostile captures", () => {
+  test("trimming punctuation after a URL is linear in its length", () => {
+    const dots = `https://example.com/${".".repeat(30_000)}a`;
+    const started = performance.now();
+    expect(trimTrailingPunctuation(`${dots}...)`)).toBe(dots);
+    expect(performance.now() - started).toBeLessThan(100);
+  });
+
+  test("a shared text of many dots is bounded before any pattern runs on it", () => {
+    const text = `https://example.com/${".".repeat(15_000)}x ${".".repeat(100_000)}`;
+    const started = performance.now();
+    const capture = readCapture(new URLSearchParams({ text }));
+    expect(performance.now() - started).toBeLessThan(50);
+    expect(capture.url.length).toBeLessThanOrEqual(4096);
   });
 });

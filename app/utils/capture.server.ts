@@ -27,10 +27,24 @@ export type Capture = {
 /** A URL inside shared text ("Look at this https://… via App"). */
 const URL_IN_TEXT = /https?:\/\/[^\s<>"`]+/i;
 /** Sentence punctuation that follows a URL in text rather than belonging to it. */
-const TRAILING_PUNCTUATION = /[.,;:!?)\]}'"»]+$/;
+const TRAILING_PUNCTUATION = new Set([...".,;:!?)]}'\"»"]);
+
+/**
+ * Longer than any field may be (a URL of 2,048 characters and a note of
+ * 1,000), so the schema still reports what is too long, and short enough
+ * that no pattern runs on an attacker's megabyte.
+ */
+const PARAM_MAX_LENGTH = 4096;
 
 function param(searchParams: URLSearchParams, name: string) {
-  return (searchParams.get(name) ?? "").trim();
+  return (searchParams.get(name) ?? "").slice(0, PARAM_MAX_LENGTH).trim();
+}
+
+/** `url` without the sentence punctuation after it; one pass from the end (a regex was quadratic). */
+export function trimTrailingPunctuation(url: string) {
+  let end = url.length;
+  while (end > 0 && TRAILING_PUNCTUATION.has(url[end - 1]!)) end -= 1;
+  return url.slice(0, end);
 }
 
 export function readCapture(searchParams: URLSearchParams): Capture {
@@ -44,7 +58,7 @@ export function readCapture(searchParams: URLSearchParams): Capture {
     if (!url) {
       const found = text.match(URL_IN_TEXT)?.[0];
       if (found) {
-        url = found.replace(TRAILING_PUNCTUATION, "");
+        url = trimTrailingPunctuation(found);
         rest = text.replace(found, " ");
       }
     } else {

@@ -17,19 +17,15 @@ describe("parseEnv", () => {
     expect(env.SMTP_URL).toBeUndefined();
     expect(env.SCHEDULER).toBe("on");
     expect(env.isHttps).toBe(false);
-    expect(env.isLocal).toBe(true);
+    expect(env.TRUSTED_PROXY).toEqual([]);
+    expect(env.FLY_APP_NAME).toBeUndefined();
   });
 
-  test.each([
-    ["http://localhost:3000", true],
-    ["http://127.0.0.1:8080", true],
-    ["http://[::1]:3000", true],
-    ["https://localhost:3000", true],
-    ["http://192.168.1.20:3000", false],
-    ["http://thoughtfully.example", false],
-    ["https://thoughtfully.example", false],
-  ])("APP_URL %s is a local run: %s", (appUrl, local) => {
-    expect(parseEnv({ ...base, APP_URL: appUrl }).isLocal).toBe(local);
+  test("reads TRUSTED_PROXY as a list of addresses", () => {
+    expect(parseEnv({ ...base, TRUSTED_PROXY: " 10.0.0.2, ::1 ," }).TRUSTED_PROXY).toEqual([
+      "10.0.0.2",
+      "::1",
+    ]);
   });
 
   test("names the variable and the value in one line when PORT is not a number", () => {

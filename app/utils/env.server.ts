@@ -94,6 +94,18 @@ const envSchema = z.object({
       const [point, hit] = value.split("#");
       return { point: point as (typeof SEND_FAULT_POINTS)[number], hit: Number(hit ?? 1) };
     }),
+  /** Addresses of reverse proxies whose X-Forwarded-For is believed (comma-separated). */
+  TRUSTED_PROXY: z
+    .string()
+    .default("")
+    .transform((value) =>
+      value
+        .split(",")
+        .map((address) => address.trim())
+        .filter(Boolean),
+    ),
+  /** Set by Fly.io on its machines: Fly-Client-IP is then the client's address. */
+  FLY_APP_NAME: optionalText,
 });
 
 export type Env = Omit<z.infer<typeof envSchema>, "APP_URL" | "SESSION_SECRET" | "BACKUP_DIR"> & {
@@ -102,11 +114,7 @@ export type Env = Omit<z.infer<typeof envSchema>, "APP_URL" | "SESSION_SECRET" |
   SESSION_SECRET: string;
   /** A public deployment: secure cookies, HSTS, a required SESSION_SECRET. */
   isHttps: boolean;
-  /** APP_URL names this machine (localhost, 127.0.0.1, ::1): /dev/outbox is open to everyone. */
-  isLocal: boolean;
 };
-
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 export class ConfigError extends Error {}
 
@@ -168,7 +176,6 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     BACKUP_DIR: values.BACKUP_DIR ?? backupDirectory(values.DATABASE_PATH),
     SESSION_SECRET: values.SESSION_SECRET ?? localSessionSecret(values.DATABASE_PATH),
     isHttps,
-    isLocal: LOOPBACK_HOSTS.has(new URL(appUrl).hostname),
   };
 }
 

@@ -4,7 +4,7 @@ import { db } from "#db/client.server";
 import { takeAnalyticsSnapshot } from "~/utils/admin-metrics.server";
 import { env } from "~/utils/env.server";
 import { closeMailer } from "~/utils/mailer.server";
-import { sweepOrphanFiles } from "~/utils/maintenance.server";
+import { pruneExpiredRecords, sweepOrphanFiles } from "~/utils/maintenance.server";
 import { canonicalizeStoredAddresses } from "~/utils/recipients.server";
 import { isPrimaryAtStart, onPrimaryOnly } from "~/utils/replication.server";
 import { runSchedulerPass } from "~/utils/sending.server";
@@ -75,6 +75,10 @@ class ServerProcess {
         const expired = await expireDrafts();
         const removed = await sweepOrphanFiles();
         console.info(`[storage] removed ${expired} expired drafts, ${removed} unreferenced files`);
+        const pruned = pruneExpiredRecords();
+        console.info(
+          `[maintenance] removed ${pruned.securityEventsRemoved} old security events, ${pruned.sessionsRemoved} expired sessions`,
+        );
       }),
     );
     // The admin dashboard's charts: one analytics_snapshots row per UTC day,

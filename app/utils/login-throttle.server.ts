@@ -1,38 +1,54 @@
-import { and, count, eq, gt, sql } from "drizzle-orm";
-import { db } from "#db/client.server";
-import { securityEvents } from "#db/schema";
+import {
+  consumeRateLimits,
+  type RateLimit,
+  refundRateLimit,
+  resetRateLimit,
+} from "~/utils/rate-limit.server";
 
 /**
- * Failed logins are counted from `security_events` (every failure is one
- * row), per e-mail and per client address, over a sliding window. The address
- * limit is looser: many people can share one address.
+ * Password log-ins, limited with the app's one rate limiter. An attempt is
+ * counted before its password is checked, so a burst sent at the same moment
+ * gets no more checks than the limit; a successful log-in forgets the
+ * account's count, so it counts consecutive failures.
+ *
+ * Per account the wait grows with the failures instead of one long lock a
+ * stranger could keep renewing: 5 attempts, then up to 15 minutes; 10 in an
+ * hour, then up to an hour; 20 in a day, then up to a day. A completed
+ * password reset clears the account's count, so the owner always has a way
+ * in. Per client address the limit is looser (people share addresses), and a
+ * successful log-in gives its attempt back, so only failures use it up.
+ * docs/decisions.md, "Security limits".
  */
-export const LOGIN_THROTTLE = {
-  windowMs: 15 * 60 * 1000,
-  maxFailuresPerEmail: 5,
-  maxFailuresPerIp: 20,
-} as const;
+export const LOGIN_ACCOUNT_LIMITS: readonly RateLimit[] = [
+  { name: "login_account_15m", points: 5, durationSeconds: 15 * 60 },
+  { name: "login_account_1h", points: 10, durationSeconds: 60 * 60 },
+  { name: "login_account_1d", points: 20, durationSeconds: 24 * 60 * 60 },
+];
+
+export const LOGIN_CLIENT_LIMIT: RateLimit = {
+  name: "login_client",
+  points: 30,
+  durationSeconds: 15 * 60,
+};
 
 export const THROTTLED_MESSAGE =
-  "Too many failed sign-in attempts. Please wait 15 minutes and try again, or reset your password.";
+  "Too many failed sign-in attempts. Please wait a while and try again, or reset your password.";
 
-export function isLoginThrottled(email: string, ip: string | null, now = Date.now()) {
-  const since = new Date(now - LOGIN_THROTTLE.windowMs);
-  const recentFailures = and(
-    eq(securityEvents.eventType, "failed_login"),
-    gt(securityEvents.createdAt, since),
-  );
-  const byEmail = db
-    .select({ n: count() })
-    .from(securityEvents)
-    .where(and(recentFailures, sql`json_extract(${securityEvents.details}, '$.email') = ${email}`))
-    .get();
-  if ((byEmail?.n ?? 0) >= LOGIN_THROTTLE.maxFailuresPerEmail) return true;
-  if (!ip) return false;
-  const byIp = db
-    .select({ n: count() })
-    .from(securityEvents)
-    .where(and(recentFailures, eq(securityEvents.ipAddress, ip)))
-    .get();
-  return (byIp?.n ?? 0) >= LOGIN_THROTTLE.maxFailuresPerIp;
+/** Takes one attempt for `email` (and the client address, when known); refused once over a limit. */
+export function takeLoginAttempt(email: string, ip: string | null) {
+  return consumeRateLimits([
+    ...LOGIN_ACCOUNT_LIMITS.map((limit) => ({ limit, key: email })),
+    { limit: LOGIN_CLIENT_LIMIT, key: ip },
+  ]);
+}
+
+/** After a completed password reset: the account starts afresh. */
+export async function clearLoginAttempts(email: string) {
+  for (const limit of LOGIN_ACCOUNT_LIMITS) await resetRateLimit(limit, email);
+}
+
+/** After a successful log-in: the account starts afresh and the client gets its attempt back. */
+export async function recordSuccessfulLogin(email: string, ip: string | null) {
+  await clearLoginAttempts(email);
+  if (ip) await refundRateLimit(LOGIN_CLIENT_LIMIT, ip);
 }

@@ -1,11 +1,16 @@
 import fs from "node:fs";
 import path from "node:path";
+import { eq } from "drizzle-orm";
 import { expect, test } from "vitest";
 import { db } from "#db/client.server";
-import { contentItems, folders, users } from "#db/schema";
+import { contentItems, folders, securityEvents, sessions, users } from "#db/schema";
 import { storage } from "#storage/index";
 import { env } from "./env.server";
-import { sweepOrphanFiles } from "./maintenance.server";
+import {
+  pruneExpiredRecords,
+  SECURITY_EVENT_RETENTION_DAYS,
+  sweepOrphanFiles,
+} from "./maintenance.server";
 
 async function store(text: string) {
   const { key } = await storage.put(
@@ -73,4 +78,50 @@ test("removes the files of a sent item that a crash kept from being released", a
 
   expect(await sweepOrphanFiles()).toBe(1);
   expect(await storage.stat(sent)).toBeNull();
+});
+
+test("prunes old security events, expired sessions and expired e-mailed tokens", () => {
+  const now = new Date();
+  const days = (n: number) => new Date(now.getTime() - n * 86_400_000);
+  const user = db
+    .insert(users)
+    .values({
+      email: "prune@example.com",
+      passwordResetToken: "old-reset",
+      passwordResetExpiresAt: days(1),
+      emailVerificationToken: "old-verify",
+      emailVerificationExpiresAt: days(1),
+    })
+    .returning()
+    .get();
+  const fresh = db
+    .insert(users)
+    .values({
+      email: "prune-fresh@example.com",
+      passwordResetToken: "live-reset",
+      passwordResetExpiresAt: days(-1),
+    })
+    .returning()
+    .get();
+  db.insert(securityEvents)
+    .values([
+      { eventType: "failed_login", createdAt: days(SECURITY_EVENT_RETENTION_DAYS + 1) },
+      { eventType: "failed_login", createdAt: days(SECURITY_EVENT_RETENTION_DAYS - 1) },
+    ])
+    .run();
+  db.insert(sessions)
+    .values([
+      { sid: "expired-session", userId: user.id, expire: days(1) },
+      { sid: "live-session", userId: user.id, expire: days(-1) },
+    ])
+    .run();
+
+  expect(pruneExpiredRecords(now)).toEqual({ securityEventsRemoved: 1, sessionsRemoved: 1 });
+  expect(db.select().from(securityEvents).all()).toHaveLength(1);
+  expect(db.select({ sid: sessions.sid }).from(sessions).all()).toEqual([{ sid: "live-session" }]);
+  const pruned = db.select().from(users).where(eq(users.id, user.id)).get()!;
+  expect(pruned.passwordResetToken).toBeNull();
+  expect(pruned.emailVerificationToken).toBeNull();
+  const kept = db.select().from(users).where(eq(users.id, fresh.id)).get()!;
+  expect(kept.passwordResetToken).toBe("live-reset");
 });

@@ -1,6 +1,6 @@
-import { isNull } from "drizzle-orm";
+import { and, isNotNull, isNull, lt } from "drizzle-orm";
 import { db } from "#db/client.server";
-import { contentItems } from "#db/schema";
+import { contentItems, csrfTokens, securityEvents, sessions, users } from "#db/schema";
 import { draftFileKeys } from "~/utils/upload-drafts.server";
 import { removeOrphanFiles } from "~/utils/uploads.server";
 
@@ -22,4 +22,31 @@ export async function sweepOrphanFiles() {
   }
   for (const key of draftFileKeys()) referenced.add(key);
   return removeOrphanFiles(referenced);
+}
+
+/** How long `security_events` rows are kept: a quarter covers any review of an incident. */
+export const SECURITY_EVENT_RETENTION_DAYS = 90;
+
+/**
+ * The nightly pruning of what only grows: security events past their
+ * retention, expired sessions and CSRF tokens, and e-mailed reset and
+ * verification tokens past their expiry (docs/decisions.md, "Security limits").
+ */
+export function pruneExpiredRecords(now = new Date()) {
+  const eventsBefore = new Date(now.getTime() - SECURITY_EVENT_RETENTION_DAYS * 86_400_000);
+  const securityEventsRemoved = db
+    .delete(securityEvents)
+    .where(lt(securityEvents.createdAt, eventsBefore))
+    .run().changes;
+  const sessionsRemoved = db.delete(sessions).where(lt(sessions.expire, now)).run().changes;
+  db.delete(csrfTokens).where(lt(csrfTokens.expiresAt, now)).run();
+  db.update(users)
+    .set({ passwordResetToken: null, passwordResetExpiresAt: null })
+    .where(and(isNotNull(users.passwordResetToken), lt(users.passwordResetExpiresAt, now)))
+    .run();
+  db.update(users)
+    .set({ emailVerificationToken: null, emailVerificationExpiresAt: null })
+    .where(and(isNotNull(users.emailVerificationToken), lt(users.emailVerificationExpiresAt, now)))
+    .run();
+  return { securityEventsRemoved, sessionsRemoved };
 }

@@ -1,10 +1,10 @@
 import { describe, expect, test } from "vitest";
-import { hashPassword, verifyPassword } from "./password.server";
+import { hashPassword, needsRehash, verifyPassword } from "./password.server";
 
 describe("hashPassword / verifyPassword", () => {
   test("a hash verifies against the password it was made from", async () => {
     const stored = await hashPassword("correct horse battery staple");
-    expect(stored).toMatch(/^scrypt\$16384\$8\$1\$[A-Za-z0-9+/]+={0,2}\$[A-Za-z0-9+/]+={0,2}$/);
+    expect(stored).toMatch(/^scrypt\$16384\$8\$5\$[A-Za-z0-9+/]+={0,2}\$[A-Za-z0-9+/]+={0,2}$/);
     expect(Buffer.from(stored.split("$")[5]!, "base64")).toHaveLength(64);
     await expect(verifyPassword("correct horse battery staple", stored)).resolves.toBe(true);
   });
@@ -35,5 +35,14 @@ describe("hashPassword / verifyPassword", () => {
     expect(first).not.toBe(second);
     await expect(verifyPassword("same password", first)).resolves.toBe(true);
     await expect(verifyPassword("same password", second)).resolves.toBe(true);
+  });
+
+  test("new hashes use OWASP's scrypt cost; older ones are marked for a new hash", async () => {
+    const current = await hashPassword("correct horse");
+    expect(current.startsWith("scrypt$16384$8$5$")).toBe(true);
+    expect(needsRehash(current)).toBe(false);
+    const older = current.replace("scrypt$16384$8$5$", "scrypt$16384$8$1$");
+    expect(needsRehash(older)).toBe(true);
+    expect(needsRehash("not a hash")).toBe(true);
   });
 });

@@ -8,8 +8,13 @@ const scrypt = promisify(crypto.scrypt) as (
   options: crypto.ScryptOptions,
 ) => Promise<Buffer>;
 
-/** Cost settings for new hashes; stored hashes carry their own, so these can rise later. */
-const COST = { N: 16384, r: 8, p: 1 } as const;
+/**
+ * Cost settings for new hashes: OWASP's scrypt guidance (N=2^17, r=8, p=1, or
+ * an equal cost with less memory) in its N=2^14, r=8, p=5 form, 16 MiB a hash
+ * on a 512 MB machine. Stored hashes carry their own settings; an older one
+ * is replaced at its owner's next successful log-in (`needsRehash`).
+ */
+const COST = { N: 16384, r: 8, p: 5 } as const;
 const KEY_LENGTH = 64;
 const SALT_LENGTH = 16;
 
@@ -81,4 +86,10 @@ export async function verifyPassword(password: string, stored: string): Promise<
     return false;
   }
   return crypto.timingSafeEqual(candidate, hash);
+}
+
+/** A stored hash made with weaker settings than today's (or unreadable): hash the password again. */
+export function needsRehash(stored: string) {
+  const parsed = parseStored(stored);
+  return !parsed || parsed.N < COST.N || parsed.r < COST.r || parsed.p < COST.p;
 }

@@ -86,6 +86,11 @@ export async function peekRateLimit(limit: RateLimit, key: string): Promise<Rate
   return { allowed: false, retryAfterSeconds: secondsUntil(res) };
 }
 
+/** Gives back a point taken for work that turned out fine (a successful log-in, say). */
+export async function refundRateLimit(limit: RateLimit, key: string, points = 1) {
+  await limiterFor(limit).reward(key, points);
+}
+
 /** Forgets `key`'s count (a completed password reset clears failed log-ins, say). */
 export async function resetRateLimit(limit: RateLimit, key: string) {
   await limiterFor(limit).delete(key);

@@ -9,6 +9,7 @@ import {
   resubscribeRequests,
   users,
 } from "#db/schema";
+import { runInRequestContext } from "../../server/request-context";
 import { FolderNotFoundError } from "./folders.server";
 import { listOutbox, readOutboxMessage } from "./mailer.server";
 import {
@@ -169,15 +170,17 @@ describe("unsubscribing", () => {
     const elsewhere = createFolder(other.id, ["Gran@Example.com", "kid@example.com"], "Other");
     const request = new Request("http://localhost:3000/unsubscribe", {
       method: "POST",
-      headers: { "Fly-Client-IP": "203.0.113.9", "User-Agent": "Mail test" },
+      headers: { "User-Agent": "Mail test" },
     });
-    unsubscribe({
-      folderId: family.id,
-      email: "gran@example.com",
-      reason: "not_interested",
-      scope: "everything",
-      request,
-    });
+    runInRequestContext({ peerAddress: "203.0.113.9" }, () =>
+      unsubscribe({
+        folderId: family.id,
+        email: "gran@example.com",
+        reason: "not_interested",
+        scope: "everything",
+        request,
+      }),
+    );
 
     expect(
       db

@@ -1,11 +1,31 @@
+import { env } from "~/utils/env.server";
+import { requestContext } from "../../server/request-context";
+
+/** "::ffff:127.0.0.1" (an IPv4 peer on a dual-stack socket) as "127.0.0.1". */
+function plainAddress(address: string) {
+  return address.startsWith("::ffff:") && address.includes(".") ? address.slice(7) : address;
+}
+
 /**
- * remix-serve does not hand the socket's address to Remix. Behind Fly's proxy
- * the client's address arrives in Fly-Client-IP, which the proxy always sets
- * itself; anywhere else the address is unknown rather than guessed from
- * headers a client could forge.
+ * The client's address, in one place for every limit and log: the socket's
+ * peer (server/request-context.ts); on Fly, whose proxy is always the peer,
+ * the Fly-Client-IP it sets; behind a proxy named in TRUSTED_PROXY, the
+ * address that proxy appended to X-Forwarded-For. Headers from anyone else
+ * are ignored: a client could write them. Null outside the server (unit tests).
  */
 export function clientIp(request: Request): string | null {
-  return request.headers.get("fly-client-ip")?.trim() || null;
+  const peer = requestContext()?.peerAddress;
+  if (env.FLY_APP_NAME) return request.headers.get("fly-client-ip")?.trim() || null;
+  if (!peer) return null;
+  const address = plainAddress(peer);
+  if (!env.TRUSTED_PROXY.includes(address)) return address;
+  const forwarded = request.headers.get("x-forwarded-for")?.split(",").at(-1)?.trim();
+  return forwarded ? plainAddress(forwarded) : address;
+}
+
+/** 127.0.0.0/8 and ::1: a request from this machine itself. */
+export function isLoopback(address: string | null) {
+  return address !== null && (address === "::1" || /^127\.\d+\.\d+\.\d+$/.test(address));
 }
 
 export function userAgent(request: Request): string | null {

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
 import { db } from "#db/client.server";
 import { securityEvents, sessions, userRoles, users } from "#db/schema";
+import { runInRequestContext } from "../../server/request-context";
 import {
   findUserIdByEmail,
   grantRole,
@@ -26,7 +27,7 @@ function createUser() {
 async function signedInRequest(userId: number, path = "/admin/dashboard") {
   const setCookie = await createSession(userId, new Request("http://localhost:3000/login"));
   return new Request(`http://localhost:3000${path}`, {
-    headers: { Cookie: setCookie.split(";")[0]!, "Fly-Client-IP": "203.0.113.7" },
+    headers: { Cookie: setCookie.split(";")[0]! },
   });
 }
 
@@ -131,12 +132,29 @@ describe("requireAdmin", () => {
     });
   });
 
+  test("signed-out visits cannot grow security_events without bound", async () => {
+    const before = unauthorizedEvents().length;
+    for (let i = 0; i < 30; i += 1) {
+      await runInRequestContext({ peerAddress: "198.51.100.30" }, () =>
+        requireAdmin(new Request("http://localhost:3000/admin/dashboard")).catch(() => null),
+      );
+    }
+    expect(unauthorizedEvents().length - before).toBe(10);
+    for (let i = 0; i < 150; i += 1) {
+      await runInRequestContext({ peerAddress: `198.51.100.${100 + (i % 100)}` }, () =>
+        requireAdmin(new Request("http://localhost:3000/admin/dashboard")).catch(() => null),
+      );
+    }
+    expect(unauthorizedEvents().length - before).toBeLessThanOrEqual(100);
+  });
+
   test("refuses a signed-in user with 403, a Refresh to / and a security event", async () => {
     const user = createUser();
     const before = unauthorizedEvents().length;
-    const thrown = (await requireAdmin(await signedInRequest(user.id)).catch(
-      (error: unknown) => error,
-    )) as { init: ResponseInit; data: unknown };
+    const request = await signedInRequest(user.id);
+    const thrown = (await runInRequestContext({ peerAddress: "203.0.113.7" }, () =>
+      requireAdmin(request),
+    ).catch((error: unknown) => error)) as { init: ResponseInit; data: unknown };
     expect(thrown.init.status).toBe(403);
     expect(new Headers(thrown.init.headers).get("Refresh")).toBe("1.5;url=/");
     expect(thrown.data).toEqual({ kind: "access_denied", redirectTo: "/" });

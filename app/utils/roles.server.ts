@@ -4,7 +4,8 @@ import { alias } from "drizzle-orm/sqlite-core";
 import { db, prepareOnce, writeTransaction } from "#db/client.server";
 import { userRoles, users } from "#db/schema";
 import { ACCESS_DENIED_REDIRECT_MS, type AccessDenied } from "~/utils/admin-display";
-import { env } from "~/utils/env.server";
+import { consumeRateLimits, type RateLimit } from "~/utils/rate-limit.server";
+import { clientIp, isLoopback } from "~/utils/request-info.server";
 import { recordSecurityEvent } from "~/utils/security-events.server";
 import { getCurrentSession, loginPath, type SessionUser } from "~/utils/session.server";
 import { createToastHeaders } from "~/utils/toast.server";
@@ -142,15 +143,37 @@ export function roleHistory(limit = 20) {
  * refusals are `unauthorized_access` security events. `what` names the
  * screen in the toast ("the admin dashboard").
  */
+/**
+ * Signed-out visits to admin pages are recorded, but anyone can make them:
+ * at most 10 rows an hour per client address and 100 an hour in all, so they
+ * cannot grow `security_events` without bound (docs/decisions.md, "Security limits").
+ */
+const SIGNED_OUT_EVENTS_PER_CLIENT: RateLimit = {
+  name: "admin_signed_out_events_client",
+  points: 10,
+  durationSeconds: 60 * 60,
+};
+const SIGNED_OUT_EVENTS_IN_ALL: RateLimit = {
+  name: "admin_signed_out_events_all",
+  points: 100,
+  durationSeconds: 60 * 60,
+};
+
 export async function requireAdmin(request: Request, what = "this page"): Promise<SessionUser> {
   const session = await getCurrentSession(request);
   if (!session) {
-    recordSecurityEvent(request, {
-      eventType: "unauthorized_access",
-      severity: "low",
-      responseStatus: 302,
-      details: { reason: "signed_out" },
-    });
+    const worthRecording = await consumeRateLimits([
+      { limit: SIGNED_OUT_EVENTS_PER_CLIENT, key: clientIp(request) ?? "unknown" },
+      { limit: SIGNED_OUT_EVENTS_IN_ALL, key: "all" },
+    ]);
+    if (worthRecording.allowed) {
+      recordSecurityEvent(request, {
+        eventType: "unauthorized_access",
+        severity: "low",
+        responseStatus: 302,
+        details: { reason: "signed_out" },
+      });
+    }
     throw redirect(loginPath(request));
   }
   if (!isAdmin(session.user.id)) {
@@ -178,13 +201,13 @@ export async function requireAdmin(request: Request, what = "this page"): Promis
 
 /**
  * The outbox (`/dev/outbox`) holds every e-mail written without SMTP, sign-in
- * and password links included. It is open to everyone only on a local run
- * (APP_URL on localhost, as `npm start` has it); anywhere else, http or
- * https, only to admins. Everyone else gets the 404 of a page that does not
- * exist: the outbox is not advertised.
+ * and password links included. It is open to everyone only for requests from
+ * this machine itself (the client address is loopback, as for `npm start` on a
+ * laptop), never because of APP_URL; to anyone else, only to admins. Everyone
+ * else gets the 404 of a page that does not exist: it is not advertised.
  */
 export async function requireOutboxReader(request: Request) {
-  if (env.isLocal) return;
+  if (isLoopback(clientIp(request))) return;
   const session = await getCurrentSession(request);
   if (!session || !isAdmin(session.user.id)) throw new Response("Not Found", { status: 404 });
 }

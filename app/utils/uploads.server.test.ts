@@ -380,6 +380,33 @@ describe("photos", () => {
     expect(filesOnDisk()).toEqual([]);
   });
 
+  test("a photo over 40 megapixels is refused by its header, before decoding", async () => {
+    const chunk = (type: string, data: Buffer) => {
+      const body = Buffer.concat([Buffer.from(type, "ascii"), data]);
+      const framed = Buffer.alloc(body.length + 8);
+      framed.writeUInt32BE(data.length, 0);
+      body.copy(framed, 4);
+      framed.writeUInt32BE(zlib.crc32(body), body.length + 4);
+      return framed;
+    };
+    const header = Buffer.alloc(13);
+    header.writeUInt32BE(8000, 0);
+    header.writeUInt32BE(6000, 4);
+    header.set([8, 2, 0, 0, 0], 8);
+    const png = Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+      chunk("IHDR", header),
+      chunk("IDAT", zlib.deflateSync(Buffer.alloc(10))),
+      chunk("IEND", Buffer.alloc(0)),
+    ]);
+    const error = await rejection(
+      parseUploadForm(uploadRequest([new File([part(png)], "huge.png")]), "photo", userId),
+    );
+    expect(error.message).toContain("huge.png has too many pixels");
+    expect(error.message).toContain("at most 40 megapixels");
+    expect(filesOnDisk()).toEqual([]);
+  });
+
   test("a JPEG header on garbage is refused after storing and leaves nothing", async () => {
     const fake = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(5000, 7)]);
     const error = await rejection(

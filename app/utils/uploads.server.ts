@@ -86,8 +86,22 @@ const TEXT_FIELD_MAX_BYTES = 64 * 1024;
 const NAME_MAX_LENGTH = 200;
 export const PHOTO_MAX_EDGE = 1600;
 export const THUMBNAIL_MAX_EDGE = 320;
-/** About a 48-megapixel phone photo twice over; beyond that decoding costs too much memory. */
-const PHOTO_MAX_PIXELS = 100_000_000;
+/**
+ * A 40-megapixel photo decodes to about 160 MB; more does not fit beside the
+ * app on a 512 MB machine. Phones take 12 to 48 MP (48 MP ones save 12 MP by
+ * default). docs/decisions.md, "Security limits".
+ */
+const PHOTO_MAX_PIXELS = 40_000_000;
+
+// One libvips thread, and one photo at a time (`oneAtATime`): two decodes at
+// once would not fit in memory either.
+sharp.concurrency(1);
+let photoQueue: Promise<unknown> = Promise.resolve();
+function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+  const turn = photoQueue.then(work, work);
+  photoQueue = turn.catch(() => undefined);
+  return turn;
+}
 
 const MB = 1024 * 1024;
 const PHOTO_TYPES = new Set(["jpg", "png", "apng", "gif", "webp", "heic", "avif"]);
@@ -382,7 +396,8 @@ async function processPhoto(
   const options: sharp.SharpOptions = { failOn: "error", limitInputPixels: PHOTO_MAX_PIXELS };
   let metadata: sharp.Metadata;
   try {
-    metadata = await sharp(input, options).metadata();
+    // Reads the header only, so a photo over the limit gets the message below.
+    metadata = await sharp(input, { ...options, limitInputPixels: false }).metadata();
   } catch (cause) {
     throw unreadablePhoto(ctx, original, input, cause);
   }
@@ -552,10 +567,12 @@ export function createUploadHandler(kind: UploadKind, ctx: UploadContext): Uploa
       }
       const upload =
         kind === "photo"
-          ? await processPhoto(
-              ctx,
-              { key: original.key, name, claimedMimeType: contentType ?? "", detected: type },
-              written,
+          ? await oneAtATime(() =>
+              processPhoto(
+                ctx,
+                { key: original.key, name, claimedMimeType: contentType ?? "", detected: type! },
+                written,
+              ),
             )
           : {
               key: original.key,

@@ -145,6 +145,22 @@ test.describe("log in", () => {
     expect(throttled.length).toBeGreaterThan(0);
   });
 
+  test("a signed-in visit to /login never redirects off the site", async ({
+    page,
+    context,
+    baseURL,
+  }) => {
+    const user = await createUser();
+    await signIn(context, user.id, baseURL!);
+    for (const hostile of ["/.//evil.example", "/%2e%2e//evil.example", "/a/..//evil.example"]) {
+      const response = await page.request.get(`/login?redirectTo=${encodeURIComponent(hostile)}`, {
+        maxRedirects: 0,
+      });
+      expect(response.status()).toBe(302);
+      expect(response.headers().location).toBe("/");
+    }
+  });
+
   test("a signed-out visit to /profile goes to log in and comes back after", async ({ page }) => {
     const user = await createUser({ firstName: "Back", lastName: "Again" });
     await page.goto("/profile");
@@ -525,5 +541,30 @@ test.describe("third-party sign-in", () => {
     await expect(page).toHaveURL(/\/login/);
     await expect(page.getByText("Sign-in failed")).toBeVisible();
     expect(findUser(existing.email)?.authProviderId).toBeNull();
+  });
+
+  test("the address's owner signing in ends a never-verified account's password and sessions", async ({
+    page,
+    context,
+    browser,
+    baseURL,
+  }) => {
+    const squatted = await createUser({ emailVerified: false });
+    const squatter = await browser.newContext({ baseURL });
+    await signIn(squatter, squatted.id, baseURL!);
+    await asIdentity(context, {
+      sub: `owner-${squatted.email}`,
+      email: squatted.email,
+      email_verified: true,
+    });
+    await page.goto("/login");
+    await page.getByRole("button", { name: "Continue with Example ID" }).click();
+    await expect(page.locator("summary", { hasText: "Ada Lovelace" })).toBeVisible();
+    expect(findUser(squatted.email)?.passwordHash).toBeNull();
+
+    const squatterPage = await squatter.newPage();
+    await squatterPage.goto("/profile");
+    await expect(squatterPage).toHaveURL(/\/login/);
+    await squatter.close();
   });
 });

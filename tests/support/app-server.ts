@@ -4,15 +4,15 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 /**
- * The production build started with `remix-serve` on a data directory of its
+ * The production build started as in production (server/index.ts) on a data directory of its
  * own, for the benchmarks and for a browser test that must not share the test
  * server's database; and any child server waited for and stopped the same way.
  */
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const remixServe = path.join(repoRoot, "node_modules", "@remix-run", "serve", "dist", "cli.js");
+const serverEntry = path.join(repoRoot, "server", "index.ts");
 export const serverBuild = path.join(repoRoot, "build", "index.js");
 
-export type Server = { child: ChildProcess; stderr: () => string };
+export type Server = { child: ChildProcess; stderr: () => string; stdout: () => string };
 
 export function requireBuild() {
   if (!fs.existsSync(serverBuild)) {
@@ -20,13 +20,17 @@ export function requireBuild() {
   }
 }
 
-/** A child process whose last 4,000 characters of stderr are kept for the error that needs them. */
+/** A child process whose last 4,000 characters of stderr and stdout (the request log) are kept. */
 export function watchServer(child: ChildProcess): Server {
   let stderr = "";
+  let stdout = "";
   child.stderr?.on("data", (chunk) => {
     stderr = (stderr + chunk).slice(-4000);
   });
-  return { child, stderr: () => stderr };
+  child.stdout?.on("data", (chunk) => {
+    stdout = (stdout + chunk).slice(-4000);
+  });
+  return { child, stderr: () => stderr, stdout: () => stdout };
 }
 
 /**
@@ -40,26 +44,29 @@ export function startServer(
   env: Record<string, string>,
   nodeArgs: string[] = [],
 ) {
-  const child = spawn(process.execPath, [...nodeArgs, remixServe, serverBuild], {
-    cwd: repoRoot,
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      APP_URL: `http://127.0.0.1:${port}`,
-      DATABASE_PATH: path.join(dataDir, "app.db"),
-      STORAGE_DIR: path.join(dataDir, "uploads"),
-      OUTBOX_DIR: path.join(dataDir, "outbox"),
-      SCHEDULER: "off",
-      SMTP_URL: "",
-      // The heap cap of the deployed machine (fly.toml), so memory behaves as in production.
-      NODE_OPTIONS: "--max-old-space-size=256",
-      ...env,
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, "--import", "tsx", serverEntry, serverBuild],
+    {
+      cwd: repoRoot,
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        APP_URL: `http://127.0.0.1:${port}`,
+        DATABASE_PATH: path.join(dataDir, "app.db"),
+        STORAGE_DIR: path.join(dataDir, "uploads"),
+        OUTBOX_DIR: path.join(dataDir, "outbox"),
+        SCHEDULER: "off",
+        SMTP_URL: "",
+        // The heap cap of the deployed machine (fly.toml), so memory behaves as in production.
+        NODE_OPTIONS: "--max-old-space-size=256",
+        ...env,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
     },
-    // remix-serve logs every request to stdout; nobody reads it here.
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  );
   return watchServer(child);
 }
 

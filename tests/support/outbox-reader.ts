@@ -1,9 +1,10 @@
 import { expect, test } from "vitest";
+import { runInRequestContext } from "../../server/request-context";
 
 /**
- * The outbox check of a deployment that is not a local run (APP_URL set by the
- * calling test file before any module of ours reads the environment): admins
- * read it, everyone else gets a 404.
+ * The outbox check for an APP_URL set by the calling test file before any
+ * module of ours reads the environment: from another machine admins read it
+ * and everyone else gets a 404; from loopback it is open.
  */
 export function testOutboxOpenToAdminsOnly(appUrl: string) {
   test("opens the outbox to admins only; everyone else gets a 404", async () => {
@@ -14,14 +15,16 @@ export function testOutboxOpenToAdminsOnly(appUrl: string) {
 
     const createUser = (email: string) =>
       db.insert(users).values({ email, emailVerified: true }).returning().get();
-    async function statusFor(userId?: number) {
+    async function statusFor(userId?: number, peerAddress = "203.0.113.20") {
       const headers = new Headers();
       if (userId !== undefined) {
         const setCookie = await createSession(userId, new Request(`${appUrl}/`));
         headers.set("Cookie", setCookie.split(";")[0]!);
       }
       const request = new Request(`${appUrl}/dev/outbox`, { headers });
-      const thrown = await requireOutboxReader(request).catch((error: unknown) => error);
+      const thrown = await runInRequestContext({ peerAddress }, () =>
+        requireOutboxReader(request),
+      ).catch((error: unknown) => error);
       return thrown instanceof Response ? thrown.status : "open";
     }
 
@@ -31,5 +34,8 @@ export function testOutboxOpenToAdminsOnly(appUrl: string) {
     expect(await statusFor(admin.id)).toBe("open");
     expect(await statusFor(sender.id)).toBe(404);
     expect(await statusFor()).toBe(404);
+    // From this machine itself (`npm start` on a laptop), whatever APP_URL says.
+    expect(await statusFor(undefined, "127.0.0.1")).toBe("open");
+    expect(await statusFor(undefined, "::1")).toBe("open");
   });
 }

@@ -1,0 +1,74 @@
+import { createRequire } from "node:module";
+import path from "node:path";
+import url from "node:url";
+import { createRequestHandler, installGlobals, type ServerBuild } from "@remix-run/node";
+import { bodyLimitFor, checkBody, refuseTooLarge } from "./body-limit";
+import { runInRequestContext } from "./request-context";
+import { logRequests } from "./request-log";
+
+/**
+ * The production server: what `remix-serve` does (compression, static files,
+ * the Remix request handler), plus the three things every request must pass
+ * through and remix-serve has no hook for: a bounded body, the socket's peer
+ * address for the app (server/request-context.ts), and a request log without
+ * query strings. docs/decisions.md, "One server entry".
+ *
+ * express, compression and source-map-support are remix-serve's own
+ * dependencies, loaded through it so their versions are the ones it ships.
+ */
+const serveRequire = createRequire(
+  createRequire(import.meta.url).resolve("@remix-run/serve/package.json"),
+);
+const express = serveRequire("express");
+const compression = serveRequire("compression");
+// The adapter's request and response converters (its package index exports only the whole handler).
+const { createRemixRequest, sendRemixResponse } = serveRequire("@remix-run/express/dist/server.js");
+serveRequire("source-map-support").install();
+
+const buildPath = path.resolve(process.argv[2] ?? "build/index.js");
+const build: ServerBuild = await import(url.pathToFileURL(buildPath).href);
+installGlobals({ nativeFetch: build.future.v3_singleFetch });
+const handleRemixRequest = createRequestHandler(build, process.env.NODE_ENV);
+
+const app = express();
+app.disable("x-powered-by");
+app.use(compression());
+app.use(
+  build.publicPath,
+  express.static(build.assetsBuildDirectory, { immutable: true, maxAge: "1y" }),
+);
+app.use(express.static("public", { maxAge: "1h" }));
+
+type Next = (error?: unknown) => void;
+type NodeRequest = import("node:http").IncomingMessage & { path: string };
+type NodeResponse = import("node:http").ServerResponse;
+
+app.all("*", async (req: NodeRequest, res: NodeResponse, next: Next) => {
+  logRequests(req, res);
+  try {
+    const limit = bodyLimitFor(req.method ?? "GET", req.path);
+    const verdict = limit === null ? { kind: "pass" as const } : await checkBody(req, limit);
+    if (verdict.kind === "too-large") return refuseTooLarge(req, res);
+    let request: Request = createRemixRequest(req, res);
+    if (verdict.kind === "buffered") {
+      request = new Request(request, { body: verdict.body, duplex: "half" } as RequestInit);
+    }
+    const peerAddress = req.socket.remoteAddress ?? null;
+    const response = await runInRequestContext({ peerAddress }, () => handleRemixRequest(request));
+    await sendRemixResponse(res, response);
+  } catch (error) {
+    next(error);
+  }
+});
+
+const port = Number(process.env.PORT) || 3000;
+// Loopback unless HOST says otherwise: a laptop's `npm start` is not on the LAN
+// (the Dockerfile sets HOST=0.0.0.0, since the container's port is its only door).
+const host = process.env.HOST || "127.0.0.1";
+const server = app.listen(port, host, () => {
+  console.log(`[server] http://${host.includes(":") ? `[${host}]` : host}:${port}`);
+});
+
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.once(signal, () => server.close((error?: Error) => error && console.error(error)));
+}
