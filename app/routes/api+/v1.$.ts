@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { handleApiRequest } from "~/utils/api.server";
 import { COMPILED_API_OPERATIONS } from "~/utils/api-operations.server";
+import { replayWritesToPrimary } from "~/utils/replication.server";
 
 /**
  * The JSON API (README: API). Authorised by a personal access token in the
@@ -11,6 +12,7 @@ export function loader({ request }: LoaderFunctionArgs) {
   return handleApiRequest(request, COMPILED_API_OPERATIONS);
 }
 
-export function action({ request }: ActionFunctionArgs) {
+export async function action({ request }: ActionFunctionArgs) {
+  await replayWritesToPrimary(request);
   return handleApiRequest(request, COMPILED_API_OPERATIONS);
 }
