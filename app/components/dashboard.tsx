@@ -77,7 +77,8 @@ function ActionButton(props: Parameters<typeof FolderButton>[0]) {
 }
 
 function FolderMenu({ folder }: { folder: Folder }) {
-  const itemClass = "block w-full px-3 py-2 text-left text-sm text-stone-800 hover:bg-stone-100";
+  const itemClass =
+    "flex min-h-11 w-full items-center px-3 text-left text-sm text-stone-800 hover:bg-stone-100";
   return (
     <details className="relative">
       <summary
