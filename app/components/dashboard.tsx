@@ -1,11 +1,13 @@
-import { Form, useLocation } from "@remix-run/react";
+import { Form, useLocation, useRouteLoaderData } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { AppShell } from "~/components/app-shell";
 import { DelegatedLink } from "~/components/delegated-link";
 import { CsrfInput } from "~/components/forms";
 import { ItemList } from "~/components/item-list";
+import type { loader as rootLoader } from "~/root";
 import type { DashboardData, FolderSummary } from "~/utils/dashboard.server";
 import { formatBytes, pluralize } from "~/utils/format";
+import { sendNowBlocker } from "~/utils/send-now";
 
 type Data = DashboardData & { bannerDismissed: boolean };
 type Folder = FolderSummary;
@@ -277,6 +279,38 @@ const ADD_BUTTONS = [
   ["file", "Add Files"],
 ] as const;
 
+/** Send Now opens its confirmation (a dialog route); when it cannot send, it says why. */
+function SendNowButton({ folder }: { folder: Folder }) {
+  const root = useRouteLoaderData<typeof rootLoader>("root");
+  const blocker = sendNowBlocker({ ...folder, senderVerified: Boolean(root?.user?.emailVerified) });
+  if (!blocker) {
+    return (
+      <DelegatedLink
+        to={`/folders/${folder.id}/confirm-send`}
+        className="btn-secondary px-3 py-1.5"
+        preventScrollReset
+      >
+        Send Now
+      </DelegatedLink>
+    );
+  }
+  return (
+    <div className="flex max-w-[14rem] flex-col">
+      <button
+        type="button"
+        disabled
+        aria-describedby={`send-now-blocker-${folder.id}`}
+        className="btn-secondary px-3 py-1.5"
+      >
+        Send Now
+      </button>
+      <p id={`send-now-blocker-${folder.id}`} className="mt-1 text-xs text-stone-600">
+        {blocker}
+      </p>
+    </div>
+  );
+}
+
 function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
   const ratio = folder.totalSize / folder.maxSize;
   const autoPaused = folder.pauseReason === "storage_exceeded";
@@ -316,21 +350,7 @@ function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
             >
               {folder.isPaused ? "Re-start Delivery" : "Pause Delivery"}
             </ActionButton>
-            <Form method="post" action={`/folders/${folder.id}/send`}>
-              <CsrfInput />
-              <button
-                type="submit"
-                className={buttonClass}
-                disabled={
-                  folder.itemCount === 0 ||
-                  folder.isUnsubscribed ||
-                  folder.isPaused ||
-                  Boolean(folder.pauseReason)
-                }
-              >
-                Send Now
-              </button>
-            </Form>
+            <SendNowButton folder={folder} />
             <DelegatedLink
               to={`/folders/${folder.id}/edit`}
               className={buttonClass}

@@ -86,7 +86,6 @@ async function targetProblems(page: Page, root: string, { wholeOnScreen = false 
         ...(scope.matches(selector) ? [scope] : []),
         ...scope.querySelectorAll(selector),
       ].filter((element) => {
-        const box = element.getBoundingClientRect();
         if (!element.checkVisibility({ visibilityProperty: true })) return false;
         // A link inside a sentence is exempt (WCAG 2.5.8 "inline").
         return !(element instanceof HTMLAnchorElement && element.closest("p"));
@@ -185,6 +184,7 @@ test.describe("thumb targets", () => {
         "recipients",
         "edit",
         "delete",
+        "confirm-send",
       ];
       for (const dialog of dialogs) {
         await page.goto(`/folders/${folder.id}/${dialog}`);

@@ -1,0 +1,80 @@
+import type { BrowserContext, Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
+import { createFolderRow, createUser, signIn, uniqueEmail } from "./support/accounts";
+import { createItemRow, itemsOf } from "./support/items";
+import { mailsTo, waitForMail } from "./support/mail";
+
+/** A sender on a phone, signed in, with a folder for Mum and Dad. */
+async function senderWithFolder(
+  { context, page, baseURL }: { context: BrowserContext; page: Page; baseURL: string | undefined },
+  itemCount: number,
+) {
+  const sender = await createUser();
+  const mum = uniqueEmail("mum");
+  const folder = createFolderRow(sender.id, {
+    name: "Family news",
+    recipients: [
+      { name: "Mum", email: mum },
+      { name: "Dad", email: uniqueEmail("dad") },
+    ],
+  });
+  for (let index = 1; index <= itemCount; index++) {
+    createItemRow(folder.id, { title: `Note ${index}`, sortOrder: index });
+  }
+  await signIn(context, sender.id, baseURL!);
+  await page.setViewportSize({ width: 375, height: 740 });
+  return { sender, folder, mum };
+}
+
+test.describe("Send Now", () => {
+  test("asks first, naming the recipients and the count, and Back sends nothing", async ({
+    page,
+    context,
+    baseURL,
+  }) => {
+    const fixtures = { page, context, baseURL };
+    const { folder, mum } = await senderWithFolder(fixtures, 4);
+    await page.goto(`/folders/${folder.id}`);
+
+    await page.getByRole("link", { name: "Send Now" }).click();
+    const question = page.getByRole("dialog", { name: "Send 4 items to Mum and Dad now?" });
+    await expect(question).toBeVisible();
+    await question.getByRole("link", { name: "Back" }).click();
+    await expect(page.getByRole("dialog")).toHaveCount(0);
+    expect(itemsOf(folder.id).filter((item) => item.sentAt !== null)).toEqual([]);
+    expect(await mailsTo(mum)).toEqual([]);
+
+    await page.getByRole("link", { name: "Send Now" }).click();
+    await question.getByRole("button", { name: "Send Now" }).click();
+    await expect(page.getByText("Your folder is on its way (2 messages).")).toBeVisible();
+    await waitForMail(mum, /Family news/);
+    expect(itemsOf(folder.id).filter((item) => item.sentAt === null)).toEqual([]);
+  });
+
+  test("a Send Now that cannot send says why, on the folder and in its question", async ({
+    page,
+    context,
+    baseURL,
+  }) => {
+    const fixtures = { page, context, baseURL };
+    const { folder } = await senderWithFolder(fixtures, 0);
+    await page.goto(`/folders/${folder.id}`);
+    const button = page.getByRole("button", { name: "Send Now" });
+    await expect(button).toBeDisabled();
+    await expect(button).toHaveAccessibleDescription("Nothing to send yet: add something first.");
+
+    await page.goto(`/folders/${folder.id}/confirm-send`);
+    const dialog = page.getByRole("dialog", { name: "This folder cannot be sent now" });
+    await expect(dialog).toContainText("Nothing to send yet");
+    await expect(dialog.getByRole("button", { name: "Send Now" })).toHaveCount(0);
+  });
+
+  test("another sender's folder has no question to ask", async ({ page, context, baseURL }) => {
+    const owner = await createUser();
+    const folder = createFolderRow(owner.id, { name: "Not yours" });
+    const stranger = await createUser();
+    await signIn(context, stranger.id, baseURL!);
+    const response = await page.goto(`/folders/${folder.id}/confirm-send`);
+    expect(response?.status()).toBe(404);
+  });
+});
