@@ -1,5 +1,6 @@
 import { db } from "#db/client.server";
 import { contentItems } from "#db/schema";
+import { purgeExpiredDeletions, undoableFileKeys } from "~/utils/item-undo.server";
 import { draftFileKeys } from "~/utils/upload-drafts.server";
 import { removeOrphanFiles } from "~/utils/uploads.server";
 
@@ -9,6 +10,7 @@ import { removeOrphanFiles } from "~/utils/uploads.server";
  * an hour are kept: their upload may still be writing its row.
  */
 export async function sweepOrphanFiles() {
+  await purgeExpiredDeletions();
   const referenced = new Set<string>();
   for (const item of db
     .select({ filePaths: contentItems.filePaths, thumbnailPaths: contentItems.thumbnailPaths })
@@ -17,5 +19,6 @@ export async function sweepOrphanFiles() {
     for (const key of [...item.filePaths, ...item.thumbnailPaths]) if (key) referenced.add(key);
   }
   for (const key of draftFileKeys()) referenced.add(key);
+  for (const key of undoableFileKeys()) referenced.add(key);
   return removeOrphanFiles(referenced);
 }

@@ -168,6 +168,7 @@ test.describe("thumb targets", () => {
         await page.screenshot({ path: testInfo.outputPath("account-menu-phone.png") });
       }
       await page.goto(`/folders/${folder.id}`);
+      await check("item controls", `#item-${link.id} > div:last-child`);
       await page.getByLabel(`Actions for ${folder.name}`).click();
       await check(
         "folder menu",

@@ -78,3 +78,27 @@ test.describe("Send Now", () => {
     expect(response?.status()).toBe(404);
   });
 });
+
+test.describe("deleting an item", () => {
+  test("offers Undo, which puts the item back in its place", async ({
+    page,
+    context,
+    baseURL,
+    javaScriptEnabled,
+  }) => {
+    const { folder } = await senderWithFolder({ page, context, baseURL }, 3);
+    await page.goto(`/folders/${folder.id}`);
+
+    await page.getByRole("button", { name: "Delete Note 2" }).click();
+    const toast = page.getByRole("status").filter({ hasText: "Item deleted" });
+    await expect(toast).toContainText('"Note 2" can be put back for 10 minutes.');
+    expect(itemsOf(folder.id).map((item) => item.title)).toEqual(["Note 1", "Note 3"]);
+    // With JavaScript the toast stays until used or dismissed, however long the thumb takes.
+    if (javaScriptEnabled) await page.waitForTimeout(5_500);
+    await toast.getByRole("button", { name: "Undo" }).click();
+
+    await expect(page.getByText('"Note 2" is back in its place.')).toBeVisible();
+    expect(itemsOf(folder.id).map((item) => item.title)).toEqual(["Note 1", "Note 2", "Note 3"]);
+    await expect(page.locator("li.item-card h3")).toHaveText(["Note 1", "Note 2", "Note 3"]);
+  });
+});
