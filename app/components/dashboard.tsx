@@ -429,6 +429,31 @@ function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
   );
 }
 
+/** On a phone, the other folders one tap away above the selected one (the full list is below it). */
+function FolderSwitcher({ folders, selectedId }: { folders: Folder[]; selectedId?: number }) {
+  return (
+    <nav aria-label="Switch folder" className="-mx-4 mb-4 overflow-x-auto px-4 lg:hidden">
+      <ul className="flex gap-2">
+        {folders.map((folder) => (
+          <li key={folder.id} className="shrink-0">
+            <DelegatedLink
+              to={`/folders/${folder.id}`}
+              aria-current={folder.id === selectedId ? "page" : undefined}
+              className={`inline-flex min-h-11 max-w-[12rem] items-center rounded-full border px-4 text-sm font-medium ${
+                folder.id === selectedId
+                  ? "border-brand-700 bg-brand-700 text-white"
+                  : "border-stone-300 bg-white text-stone-800"
+              }`}
+            >
+              <span className="truncate">{folder.name}</span>
+            </DelegatedLink>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
 function EmptyState() {
   return (
     <div className="rounded-2xl border border-dashed border-stone-300 bg-white/60 p-10 text-center">
@@ -446,8 +471,9 @@ export function DashboardPage({ data, children }: { data: Data; children?: React
     <AppShell>
       {data.bannerDismissed ? null : <RecipientsBanner />}
       <div className="mx-auto grid max-w-6xl gap-6 px-4 py-6 sm:px-6 lg:grid-cols-[18rem_1fr]">
-        {/* min-w-0: a long unbroken URL or name must not widen the column past the screen. */}
-        <aside aria-labelledby="my-folders" className="min-w-0 space-y-3">
+        {/* min-w-0: a long unbroken URL or name must not widen the column past the screen.
+            On a phone the folder comes first and the list, usage and offers follow it. */}
+        <aside aria-labelledby="my-folders" className="order-last min-w-0 space-y-3 lg:order-none">
           <div className="flex items-center justify-between">
             <h1 id="my-folders" className="font-serif text-xl font-semibold text-stone-900">
               My Folders
@@ -469,6 +495,9 @@ export function DashboardPage({ data, children }: { data: Data; children?: React
           {folders.length > 0 ? <FolderList folders={folders} selectedId={selected?.id} /> : null}
         </aside>
         <div className="min-w-0">
+          {folders.length > 1 ? (
+            <FolderSwitcher folders={folders} selectedId={selected?.id} />
+          ) : null}
           {selected ? <FolderDetail folder={selected} data={data} /> : <EmptyState />}
         </div>
       </div>

@@ -191,6 +191,14 @@ test.describe("thumb targets", () => {
         await page.goto(`/folders/${folder.id}/${dialog}`);
         await expect(page.getByRole("dialog")).toBeVisible();
         await check(dialog, '[role="dialog"]');
+        if (width === 375 && (dialog === "add/link" || dialog === "preview")) {
+          const name = `${dialog.replace("/", "-")}-phone.png`;
+          await page.screenshot({ path: testInfo.outputPath(name) });
+          await testInfo.attach(name, {
+            path: testInfo.outputPath(name),
+            contentType: "image/png",
+          });
+        }
       }
       expect(problems).toEqual([]);
     });

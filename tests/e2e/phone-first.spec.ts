@@ -1,7 +1,7 @@
 import type { BrowserContext, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { createFolderRow, createUser, signIn, uniqueEmail } from "./support/accounts";
-import { createItemRow, itemsOf } from "./support/items";
+import { createFolderRow, createUser, signIn, testDb, uniqueEmail } from "./support/accounts";
+import { createItemRow, createItemRows, itemsOf } from "./support/items";
 import { mailsTo, waitForMail } from "./support/mail";
 
 /** A sender on a phone, signed in, with a folder for Mum and Dad. */
@@ -100,5 +100,63 @@ test.describe("deleting an item", () => {
     await expect(page.getByText('"Note 2" is back in its place.')).toBeVisible();
     expect(itemsOf(folder.id).map((item) => item.title)).toEqual(["Note 1", "Note 2", "Note 3"]);
     await expect(page.locator("li.item-card h3")).toHaveText(["Note 1", "Note 2", "Note 3"]);
+  });
+});
+
+test.describe("the folder where the thumb is", () => {
+  test("on a phone the folder comes before the list, and a new account sees no announcement", async ({
+    page,
+    context,
+    baseURL,
+  }) => {
+    const { folder, sender } = await senderWithFolder({ page, context, baseURL }, 1);
+    createFolderRow(sender.id, { name: "Book club", sortOrder: 1 });
+    await page.goto(`/folders/${folder.id}`);
+    const folderTop = (await page
+      .getByRole("heading", { level: 2, name: "Family news" })
+      .boundingBox())!;
+    const listTop = (await page
+      .getByRole("heading", { level: 1, name: "My Folders" })
+      .boundingBox())!;
+    expect(folderTop.y).toBeLessThan(listTop.y);
+    expect(folderTop.y, "the folder starts on the first screen").toBeLessThan(740);
+    await expect(page.getByRole("link", { name: "Add Link" })).toBeInViewport();
+    await expect(page.getByText("each folder can now go to up to 5 recipients")).toHaveCount(0);
+
+    await page
+      .getByRole("navigation", { name: "Switch folder" })
+      .getByRole("link", { name: "Book club" })
+      .click();
+    await expect(page.getByRole("heading", { level: 2, name: "Book club" })).toBeInViewport();
+  });
+
+  test("an account older than the announcement is still told", async ({
+    page,
+    context,
+    baseURL,
+  }) => {
+    const sender = await createUser({ createdAt: new Date("2026-01-01T00:00:00Z") });
+    const folder = createFolderRow(sender.id, { name: "Old folder" });
+    await signIn(context, sender.id, baseURL!);
+    await page.goto(`/folders/${folder.id}`);
+    await expect(
+      page.getByText("New: each folder can now go to up to 5 recipients."),
+    ).toBeVisible();
+  });
+
+  test("after moving an item the page comes back to it", async ({ page, context, baseURL }) => {
+    const { folder } = await senderWithFolder({ page, context, baseURL }, 0);
+    const items = createItemRows(folder.id, 12);
+    await page.goto(`/folders/${folder.id}`);
+    const tenth = page.getByRole("button", { name: "Move Item 10 down" });
+    await tenth.scrollIntoViewIfNeeded();
+    await tenth.click();
+    await expect(page.getByText("Item moved")).toBeVisible();
+    await expect(page.locator(`#item-${items[9]!.id}`)).toBeInViewport();
+    expect(
+      itemsOf(folder.id)
+        .map((item) => item.title)
+        .slice(9, 11),
+    ).toEqual(["Item 11", "Item 10"]);
   });
 });

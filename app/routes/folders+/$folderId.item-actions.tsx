@@ -79,6 +79,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   }
   return withFailureToast(back, "Failed to reorder item", () => {
     moveItem(user.id, itemId, intent === "move-up" ? "up" : "down");
-    return redirectWithToast(back, { title: "Item moved" });
+    // Without JavaScript the page reloads: the anchor brings the moved item back into view.
+    return redirectWithToast(`${back}#item-${itemId}`, { title: "Item moved" });
   });
 }
