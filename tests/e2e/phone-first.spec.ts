@@ -1,6 +1,6 @@
 import type { BrowserContext, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { createFolderRow, createUser, signIn, testDb, uniqueEmail } from "./support/accounts";
+import { createFolderRow, createUser, signIn, uniqueEmail } from "./support/accounts";
 import { createItemRow, createItemRows, itemsOf } from "./support/items";
 import { mailsTo, waitForMail } from "./support/mail";
 
