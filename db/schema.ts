@@ -237,6 +237,29 @@ export const contentItems = sqliteTable(
 );
 
 /**
+ * Items deleted in the last few minutes, kept whole so Undo can put them back
+ * (app/utils/item-undo.server.ts). Their files stay stored until the row
+ * expires; the orphan sweep counts them as referenced.
+ */
+export const deletedItems = sqliteTable(
+  "deleted_items",
+  {
+    itemId: integer("item_id").primaryKey(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    folderId: integer("folder_id")
+      .notNull()
+      .references(() => folders.id, { onDelete: "cascade" }),
+    /** The content_items row as it was, JSON-encoded. */
+    item: text("item", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    fileKeys: text("file_keys", { mode: "json" }).$type<string[]>().notNull().default([]),
+    deletedAt: timestamp("deleted_at").notNull(),
+  },
+  (table) => [index("deleted_items_deleted_at_idx").on(table.deletedAt)],
+);
+
+/**
  * The send ledger: one row per folder and scheduled occurrence. The unique key
  * is what makes a crash or a second scheduler unable to send the same
  * occurrence twice; the recipient rows say who still needs their copy.

@@ -21,7 +21,7 @@ function SignOutButton() {
       <CsrfInput />
       <button
         type="submit"
-        className="block w-full px-4 py-2 text-left text-sm text-stone-800 hover:bg-stone-100"
+        className="flex min-h-11 w-full items-center px-4 text-left text-sm text-stone-800 hover:bg-stone-100"
       >
         {pending ? "Signing Out..." : "Sign out"}
       </button>
@@ -34,18 +34,22 @@ function SignOutButton() {
  * JavaScript, and every entry is a real link or form.
  */
 function UserMenu({ user, isAdmin }: { user: ShellUser; isAdmin: boolean }) {
-  const itemClass = "block px-4 py-2 text-sm text-stone-800 hover:bg-stone-100";
+  const itemClass = "flex min-h-11 items-center px-4 text-sm text-stone-800 hover:bg-stone-100";
   return (
-    <details className="group relative">
-      <summary className="flex cursor-pointer list-none items-center gap-2 rounded-full border border-stone-300 bg-white px-3 py-1.5 text-sm font-medium text-stone-800 hover:bg-stone-100 [&::-webkit-details-marker]:hidden">
-        <span className="max-w-[10rem] truncate sm:max-w-[16rem]">{displayName(user)}</span>
+    // ml-auto: should the header wrap, the menu still sits at the right edge, where its
+    // right-anchored panel opens inside the screen.
+    <details className="group relative ml-auto">
+      <summary className="flex min-h-11 cursor-pointer list-none items-center gap-2 rounded-full border border-stone-300 bg-white px-3 text-sm font-medium text-stone-800 hover:bg-stone-100 [&::-webkit-details-marker]:hidden">
+        <span className="max-w-[5rem] truncate min-[360px]:max-w-[9rem] sm:max-w-[16rem]">
+          {displayName(user)}
+        </span>
         <svg aria-hidden="true" viewBox="0 0 20 20" className="h-4 w-4 text-stone-500">
           <path fill="currentColor" d="M5.5 7.5 10 12l4.5-4.5" />
         </svg>
       </summary>
       <nav
         aria-label="Account"
-        className="absolute right-0 z-40 mt-2 w-56 overflow-hidden rounded-xl border border-stone-200 bg-white py-1 shadow-lg"
+        className="absolute right-0 z-40 mt-2 w-56 max-w-[calc(100vw-2rem)] overflow-hidden rounded-xl border border-stone-200 bg-white py-1 shadow-lg"
       >
         <Link to="/profile" className={itemClass}>
           Profile Settings
@@ -78,7 +82,7 @@ function ViewTab({ to, children }: { to: string; children: ReactNode }) {
       to={to}
       end
       className={({ isActive }) =>
-        `rounded-full px-4 py-1.5 text-sm font-semibold ${
+        `flex min-h-11 items-center rounded-full px-5 text-sm font-semibold ${
           isActive ? "bg-brand-700 text-white" : "text-stone-700 hover:bg-stone-200"
         }`
       }
@@ -98,7 +102,12 @@ export function AppShell({ children }: { children: ReactNode }) {
           <Link to="/" className="text-brand-900" aria-label="Thoughtfully home">
             <Logo />
           </Link>
-          <nav aria-label="Views" className="flex items-center gap-1 rounded-full bg-stone-100 p-1">
+          {/* On a phone the views take a row of their own below: the account menu stays at the
+              right edge, where its right-anchored panel opens inside the screen. */}
+          <nav
+            aria-label="Views"
+            className="order-last flex w-full items-center justify-center gap-2 rounded-full bg-stone-100 p-1 sm:order-none sm:w-auto"
+          >
             <ViewTab to="/">Share</ViewTab>
             <ViewTab to="/save">Save</ViewTab>
           </nav>

@@ -1,11 +1,13 @@
-import { Form, useLocation } from "@remix-run/react";
+import { Form, useLocation, useRouteLoaderData } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { AppShell } from "~/components/app-shell";
 import { DelegatedLink } from "~/components/delegated-link";
 import { CsrfInput } from "~/components/forms";
 import { ItemList } from "~/components/item-list";
+import type { loader as rootLoader } from "~/root";
 import type { DashboardData, FolderSummary } from "~/utils/dashboard.server";
 import { formatBytes, pluralize } from "~/utils/format";
+import { sendNowBlocker } from "~/utils/send-now";
 
 type Data = DashboardData & { bannerDismissed: boolean };
 type Folder = FolderSummary;
@@ -77,7 +79,8 @@ function ActionButton(props: Parameters<typeof FolderButton>[0]) {
 }
 
 function FolderMenu({ folder }: { folder: Folder }) {
-  const itemClass = "block w-full px-3 py-2 text-left text-sm text-stone-800 hover:bg-stone-100";
+  const itemClass =
+    "flex min-h-11 w-full items-center px-3 text-left text-sm text-stone-800 hover:bg-stone-100";
   return (
     <details className="relative">
       <summary
@@ -276,6 +279,38 @@ const ADD_BUTTONS = [
   ["file", "Add Files"],
 ] as const;
 
+/** Send Now opens its confirmation (a dialog route); when it cannot send, it says why. */
+function SendNowButton({ folder }: { folder: Folder }) {
+  const root = useRouteLoaderData<typeof rootLoader>("root");
+  const blocker = sendNowBlocker({ ...folder, senderVerified: Boolean(root?.user?.emailVerified) });
+  if (!blocker) {
+    return (
+      <DelegatedLink
+        to={`/folders/${folder.id}/confirm-send`}
+        className="btn-secondary px-3 py-1.5"
+        preventScrollReset
+      >
+        Send Now
+      </DelegatedLink>
+    );
+  }
+  return (
+    <div className="flex max-w-[14rem] flex-col">
+      <button
+        type="button"
+        disabled
+        aria-describedby={`send-now-blocker-${folder.id}`}
+        className="btn-secondary px-3 py-1.5"
+      >
+        Send Now
+      </button>
+      <p id={`send-now-blocker-${folder.id}`} className="mt-1 text-xs text-stone-600">
+        {blocker}
+      </p>
+    </div>
+  );
+}
+
 function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
   const ratio = folder.totalSize / folder.maxSize;
   const autoPaused = folder.pauseReason === "storage_exceeded";
@@ -315,21 +350,7 @@ function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
             >
               {folder.isPaused ? "Re-start Delivery" : "Pause Delivery"}
             </ActionButton>
-            <Form method="post" action={`/folders/${folder.id}/send`}>
-              <CsrfInput />
-              <button
-                type="submit"
-                className={buttonClass}
-                disabled={
-                  folder.itemCount === 0 ||
-                  folder.isUnsubscribed ||
-                  folder.isPaused ||
-                  Boolean(folder.pauseReason)
-                }
-              >
-                Send Now
-              </button>
-            </Form>
+            <SendNowButton folder={folder} />
             <DelegatedLink
               to={`/folders/${folder.id}/edit`}
               className={buttonClass}
@@ -408,6 +429,31 @@ function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
   );
 }
 
+/** On a phone, the other folders one tap away above the selected one (the full list is below it). */
+function FolderSwitcher({ folders, selectedId }: { folders: Folder[]; selectedId?: number }) {
+  return (
+    <nav aria-label="Switch folder" className="-mx-4 mb-4 overflow-x-auto px-4 lg:hidden">
+      <ul className="flex gap-2">
+        {folders.map((folder) => (
+          <li key={folder.id} className="shrink-0">
+            <DelegatedLink
+              to={`/folders/${folder.id}`}
+              aria-current={folder.id === selectedId ? "page" : undefined}
+              className={`inline-flex min-h-11 max-w-[12rem] items-center rounded-full border px-4 text-sm font-medium ${
+                folder.id === selectedId
+                  ? "border-brand-700 bg-brand-700 text-white"
+                  : "border-stone-300 bg-white text-stone-800"
+              }`}
+            >
+              <span className="truncate">{folder.name}</span>
+            </DelegatedLink>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
 function EmptyState() {
   return (
     <div className="rounded-2xl border border-dashed border-stone-300 bg-white/60 p-10 text-center">
@@ -425,8 +471,9 @@ export function DashboardPage({ data, children }: { data: Data; children?: React
     <AppShell>
       {data.bannerDismissed ? null : <RecipientsBanner />}
       <div className="mx-auto grid max-w-6xl gap-6 px-4 py-6 sm:px-6 lg:grid-cols-[18rem_1fr]">
-        {/* min-w-0: a long unbroken URL or name must not widen the column past the screen. */}
-        <aside aria-labelledby="my-folders" className="min-w-0 space-y-3">
+        {/* min-w-0: a long unbroken URL or name must not widen the column past the screen.
+            On a phone the folder comes first and the list, usage and offers follow it. */}
+        <aside aria-labelledby="my-folders" className="order-last min-w-0 space-y-3 lg:order-none">
           <div className="flex items-center justify-between">
             <h1 id="my-folders" className="font-serif text-xl font-semibold text-stone-900">
               My Folders
@@ -448,6 +495,9 @@ export function DashboardPage({ data, children }: { data: Data; children?: React
           {folders.length > 0 ? <FolderList folders={folders} selectedId={selected?.id} /> : null}
         </aside>
         <div className="min-w-0">
+          {folders.length > 1 ? (
+            <FolderSwitcher folders={folders} selectedId={selected?.id} />
+          ) : null}
           {selected ? <FolderDetail folder={selected} data={data} /> : <EmptyState />}
         </div>
       </div>

@@ -47,7 +47,7 @@ export function Dialog({
             to={closeTo}
             preventScrollReset
             aria-label="Close"
-            className="rounded p-1 text-stone-500 hover:bg-stone-100 hover:text-stone-800"
+            className="-mr-2 -mt-2 flex h-11 w-11 shrink-0 items-center justify-center rounded-full text-stone-500 hover:bg-stone-100 hover:text-stone-800"
           >
             ✕
           </Link>

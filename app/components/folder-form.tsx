@@ -218,7 +218,7 @@ export function FolderForm({
       <p className="text-xs text-stone-600">Deliveries go out at 00:01 in your time zone.</p>
 
       <div className="space-y-2">
-        <label className="flex items-center gap-2 text-sm text-stone-800">
+        <label className="flex min-h-11 items-center gap-2 text-sm text-stone-800">
           <input
             {...getInputProps(fields.signoffEnabled, { type: "checkbox" })}
             key={fields.signoffEnabled.key}
@@ -239,7 +239,7 @@ export function FolderForm({
         <ErrorList errors={fields.personalSignoff.errors} />
       </div>
 
-      <label className="flex items-center gap-2 text-sm text-stone-800">
+      <label className="flex min-h-11 items-center gap-2 text-sm text-stone-800">
         <input
           {...getInputProps(fields.ccSender, { type: "checkbox" })}
           key={fields.ccSender.key}

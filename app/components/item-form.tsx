@@ -276,7 +276,7 @@ export function ItemForm({
         <fieldset className="space-y-3">
           <legend className="text-sm font-medium text-stone-800">Why are you sharing this?</legend>
           <ErrorList errors={fields.addComment.errors} />
-          <label className="flex items-center gap-2 text-sm text-stone-800">
+          <label className="flex min-h-11 items-center gap-2 text-sm text-stone-800">
             <input
               {...getInputProps(fields.addComment, { type: "checkbox" })}
               key={fields.addComment.key}
@@ -301,7 +301,7 @@ export function ItemForm({
               <ErrorList errors={fields.commentText.errors} />
             </div>
           ) : null}
-          <label className="flex items-center gap-2 text-sm text-stone-800">
+          <label className="flex min-h-11 items-center gap-2 text-sm text-stone-800">
             <input
               {...getInputProps(fields.askQuestion, { type: "checkbox" })}
               key={fields.askQuestion.key}

@@ -106,9 +106,10 @@ export function ItemList({
           {items.map((item, index) => {
             const position = offset + index;
             return (
-              <li key={item.id} className="item-card">
+              <li key={item.id} id={`item-${item.id}`} className="item-card">
                 <ItemBody item={item} />
-                <div className="flex shrink-0 flex-col items-end gap-1">
+                {/* Thumb-sized controls in a row; Delete at the far end, away from Up and Down. */}
+                <div className="flex items-center gap-2 border-t border-stone-100 pt-2">
                   <DelegatedLink
                     to={`/folders/${folderId}/items/${item.id}/edit`}
                     className="item-action"
@@ -143,7 +144,7 @@ export function ItemList({
                     name="intent"
                     value={`delete:${item.id}`}
                     aria-label={`Delete ${item.title}`}
-                    className="item-action text-red-700"
+                    className="item-action ml-auto text-red-700"
                   >
                     Delete
                   </button>

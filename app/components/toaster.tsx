@@ -1,4 +1,6 @@
+import { Form } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
+import { CsrfInput } from "~/components/forms";
 import type { Toast } from "~/utils/toast.server";
 
 const TOAST_DURATION_MS = 5000;
@@ -19,7 +21,8 @@ export function Toaster({ toast }: { toast: Toast | null }) {
   }, [toast]);
 
   useEffect(() => {
-    if (!visible || paused) return;
+    // A toast with a button (Undo) stays until dismissed: it must not vanish under the thumb.
+    if (!visible || paused || visible.action) return;
     const started = Date.now();
     const timer = setTimeout(() => setVisible(null), remaining.current);
     return () => {
@@ -48,15 +51,23 @@ export function Toaster({ toast }: { toast: Toast | null }) {
             : "border-brand-200 bg-white text-stone-900"
         }`}
       >
-        <div className="flex items-start gap-3">
+        <div className="flex items-center gap-3">
           <div className="flex-1">
             <p className="font-semibold">{visible.title}</p>
             {visible.description ? <p className="mt-0.5 text-sm">{visible.description}</p> : null}
           </div>
+          {visible.action ? (
+            <Form method="post" action={visible.action.formAction}>
+              <CsrfInput />
+              <button type="submit" className="btn-secondary min-h-11 px-4 py-2">
+                {visible.action.label}
+              </button>
+            </Form>
+          ) : null}
           <button
             type="button"
             onClick={() => setVisible(null)}
-            className="rounded p-1 text-sm text-stone-600 hover:bg-stone-100"
+            className="flex h-11 w-11 shrink-0 items-center justify-center rounded-full text-sm text-stone-600 hover:bg-stone-100"
             aria-label="Dismiss notification"
           >
             ✕

@@ -30,7 +30,10 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const usage = getUsage(user.id);
   const stats = referralStats(user.id, usage);
   return {
-    dashboard: { ...loadDashboard(user, null), bannerDismissed: await isBannerDismissed(request) },
+    dashboard: {
+      ...loadDashboard(user, null),
+      bannerDismissed: await isBannerDismissed(request, user),
+    },
     stats,
     link: stats.referralCode ? referralLink(stats.referralCode) : null,
     maxFolders: Number.isFinite(usage.limits.maxFolders) ? usage.limits.maxFolders : null,

@@ -31,7 +31,10 @@ export const meta: MetaFunction = () => [{ title: "Upgrade to Premium · Thought
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   return {
-    dashboard: { ...loadDashboard(user, null), bannerDismissed: await isBannerDismissed(request) },
+    dashboard: {
+      ...loadDashboard(user, null),
+      bannerDismissed: await isBannerDismissed(request, user),
+    },
     premium: isPremium(user),
     configured: billingConfigured(),
   };

@@ -1,6 +1,7 @@
 import { and, isNotNull, isNull, lt } from "drizzle-orm";
 import { db } from "#db/client.server";
 import { contentItems, csrfTokens, securityEvents, sessions, users } from "#db/schema";
+import { purgeExpiredDeletions, undoableFileKeys } from "~/utils/item-undo.server";
 import { draftFileKeys } from "~/utils/upload-drafts.server";
 import { removeOrphanFiles } from "~/utils/uploads.server";
 
@@ -12,6 +13,7 @@ import { removeOrphanFiles } from "~/utils/uploads.server";
  * be writing its row.
  */
 export async function sweepOrphanFiles() {
+  await purgeExpiredDeletions();
   const referenced = new Set<string>();
   for (const item of db
     .select({ filePaths: contentItems.filePaths, thumbnailPaths: contentItems.thumbnailPaths })
@@ -21,6 +23,7 @@ export async function sweepOrphanFiles() {
     for (const key of [...item.filePaths, ...item.thumbnailPaths]) if (key) referenced.add(key);
   }
   for (const key of draftFileKeys()) referenced.add(key);
+  for (const key of undoableFileKeys()) referenced.add(key);
   return removeOrphanFiles(referenced);
 }
 

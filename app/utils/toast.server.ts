@@ -13,6 +13,8 @@ const toastSchema = z.object({
   title: z.string(),
   description: z.string().optional(),
   variant: z.enum(["default", "destructive"]).default("default"),
+  /** A button in the toast that posts to `formAction` (Undo): a form, so it works without JavaScript. */
+  action: z.object({ label: z.string(), formAction: z.string() }).optional(),
 });
 
 export type Toast = z.infer<typeof toastSchema>;

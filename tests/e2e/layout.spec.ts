@@ -69,6 +69,142 @@ async function expectFitsScreen(page: Page, testInfo: TestInfo, name: string) {
   await testInfo.attach(name, { path: screenshot, contentType: "image/png" });
 }
 
+/**
+ * Every control under `root` on the screen, sideways whole and, for a menu,
+ * also up and down; and big enough for a thumb: 44×44 px, or WCAG 2.2's
+ * 24×24 px with 8 px clear of every other control. Inline links in running
+ * text are exempt, as WCAG exempts them. Returns one line per problem.
+ */
+async function targetProblems(page: Page, root: string, { wholeOnScreen = false } = {}) {
+  return page.evaluate(
+    ({ root, wholeOnScreen }) => {
+      const selector =
+        'a[href], button, summary, input:not([type="hidden"]), select, textarea, [role="button"]';
+      const scope = document.querySelector(root);
+      if (!scope) return [`${root} is not on the page`];
+      const elements = [
+        ...(scope.matches(selector) ? [scope] : []),
+        ...scope.querySelectorAll(selector),
+      ].filter((element) => {
+        if (!element.checkVisibility({ visibilityProperty: true })) return false;
+        // A link inside a sentence is exempt (WCAG 2.5.8 "inline").
+        return !(element instanceof HTMLAnchorElement && element.closest("p"));
+      });
+      // A checkbox or radio is as big as the label that wraps it.
+      const boxes = elements.map((element) => {
+        const label = element.closest("label");
+        const target =
+          element instanceof HTMLInputElement && /^(checkbox|radio)$/.test(element.type) && label
+            ? label
+            : element;
+        return target.getBoundingClientRect();
+      });
+      const width = document.documentElement.clientWidth;
+      const height = window.innerHeight;
+      const problems: string[] = [];
+      elements.forEach((element, index) => {
+        const box = boxes[index]!;
+        const name = `${element.tagName.toLowerCase()} "${(element.getAttribute("aria-label") ?? element.textContent ?? (element as HTMLInputElement).name ?? "").trim().slice(0, 40)}"`;
+        const size = `${Math.round(box.width)}×${Math.round(box.height)}`;
+        if (box.left < -0.5 || box.right > width + 0.5) {
+          problems.push(
+            `${name} is off the screen sideways (${Math.round(box.left)}..${Math.round(box.right)} of ${width})`,
+          );
+        }
+        if (wholeOnScreen && (box.top < -0.5 || box.bottom > height + 0.5)) {
+          problems.push(
+            `${name} is off the screen (${Math.round(box.top)}..${Math.round(box.bottom)} of ${height})`,
+          );
+        }
+        if (box.width >= 44 && box.height >= 44) return;
+        if (box.width < 24 || box.height < 24) {
+          problems.push(`${name} is ${size}, under 24×24`);
+          return;
+        }
+        const crowded = boxes.some(
+          (other, otherIndex) =>
+            otherIndex !== index &&
+            !elements[otherIndex]!.contains(element) &&
+            !element.contains(elements[otherIndex]!) &&
+            other.left < box.right + 8 &&
+            other.right > box.left - 8 &&
+            other.top < box.bottom + 8 &&
+            other.bottom > box.top - 8,
+        );
+        if (crowded) problems.push(`${name} is ${size} with another control within 8 px`);
+      });
+      return problems;
+    },
+    { root, wholeOnScreen },
+  );
+}
+
+const PHONE_WIDTHS = [320, 375, 414] as const;
+
+test.describe("thumb targets", () => {
+  for (const width of PHONE_WIDTHS) {
+    test(`every menu and dialog fits a ${width} px phone, with targets a thumb can hit`, async ({
+      page,
+      context,
+      baseURL,
+    }, testInfo) => {
+      const user = await createUser();
+      const { folder, link } = seedLongContent(user.id);
+      await signIn(context, user.id, baseURL!);
+      await page.setViewportSize({ width, height: 740 });
+      const problems: string[] = [];
+      const check = async (where: string, root: string, options?: { wholeOnScreen: boolean }) => {
+        for (const problem of await targetProblems(page, root, options)) {
+          problems.push(`${where}: ${problem}`);
+        }
+      };
+
+      await page.goto(`/folders/${folder.id}`);
+      await check("header", "header");
+      await page.locator("header summary").click();
+      await expect(page.getByRole("link", { name: "Profile Settings" })).toBeVisible();
+      await check("account menu", 'nav[aria-label="Account"]', { wholeOnScreen: true });
+      if (width === 375) {
+        await page.screenshot({ path: testInfo.outputPath("account-menu-phone.png") });
+      }
+      await page.goto(`/folders/${folder.id}`);
+      await check("item controls", `#item-${link.id} > div:last-child`);
+      await page.getByLabel(`Actions for ${folder.name}`).click();
+      await check(
+        "folder menu",
+        `details[open]:has(> summary[aria-label="Actions for ${folder.name}"])`,
+      );
+
+      const dialogs = [
+        "add/link",
+        "add/musing",
+        "add/photo",
+        "add/file",
+        `items/${link.id}/edit`,
+        "preview",
+        "recipients",
+        "edit",
+        "delete",
+        "confirm-send",
+      ];
+      for (const dialog of dialogs) {
+        await page.goto(`/folders/${folder.id}/${dialog}`);
+        await expect(page.getByRole("dialog")).toBeVisible();
+        await check(dialog, '[role="dialog"]');
+        if (width === 375 && (dialog === "add/link" || dialog === "preview")) {
+          const name = `${dialog.replace("/", "-")}-phone.png`;
+          await page.screenshot({ path: testInfo.outputPath(name) });
+          await testInfo.attach(name, {
+            path: testInfo.outputPath(name),
+            contentType: "image/png",
+          });
+        }
+      }
+      expect(problems).toEqual([]);
+    });
+  }
+});
+
 test.describe("layout", () => {
   for (const viewport of VIEWPORTS) {
     test(`the dashboard and the folder form fit a ${viewport.width} px ${viewport.name} screen`, async ({

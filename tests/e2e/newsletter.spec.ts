@@ -4,6 +4,12 @@ import { createFolderRow, createUser, signIn, uniqueEmail } from "./support/acco
 import { createItemRow, itemsOf } from "./support/items";
 import { mailsTo, waitForMail } from "./support/mail";
 
+/** Send Now on the folder's page, and yes in the question it asks. */
+async function sendNow(page: Page) {
+  await page.getByRole("link", { name: "Send Now" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Send Now" }).click();
+}
+
 /**
  * A sender with a folder for Mum and Dad holding one musing, signed in, who
  * presses Send Now; returns once Mum has the e-mail.
@@ -26,7 +32,7 @@ async function sendToMumAndDad(
   createItemRow(folder.id, { type: "musing", title: musing, note: "A few lines." });
   await signIn(context, sender.id, baseURL);
   await page.goto(`/folders/${folder.id}`);
-  await page.getByRole("button", { name: "Send Now" }).click();
+  await sendNow(page);
   await expect(page.getByText("Your folder is on its way (2 messages).")).toBeVisible();
   const letter = await waitForMail(mum, new RegExp(folderName));
   return { sender, folder, mum, dad, letter };
@@ -63,7 +69,7 @@ test("a recipient unsubscribes from the received e-mail and the next send skips 
   createItemRow(folder.id, { type: "musing", title: "A second letter", note: "More news." });
   await signIn(context, sender.id, baseURL!);
   await page.goto(`/folders/${folder.id}`);
-  await page.getByRole("button", { name: "Send Now" }).click();
+  await sendNow(page);
   await expect(page.getByText("Your folder is on its way (1 message).")).toBeVisible();
   await waitForMail(dad, /Sunday letters/, { count: 2 });
   expect(
@@ -111,7 +117,7 @@ test("a recipient unsubscribes by e-mail from the List-Unsubscribe mailto", asyn
   createItemRow(folder.id, { type: "musing", title: "More tomatoes", note: "Dozens now." });
   await page.goto(`/folders/${folder.id}`);
   await expect(page.getByText("1 unsubscribed")).toBeVisible();
-  await page.getByRole("button", { name: "Send Now" }).click();
+  await sendNow(page);
   await expect(page.getByText("Your folder is on its way (1 message).")).toBeVisible();
   await waitForMail(dad, /Garden notes/, { count: 2 });
   expect(

@@ -44,7 +44,10 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const folderParam = new URL(request.url).searchParams.get("folder");
   if (folderParam && /^\d+$/.test(folderParam)) throw redirect(`/folders/${folderParam}`);
   return {
-    dashboard: { ...loadDashboard(user, null), bannerDismissed: await isBannerDismissed(request) },
+    dashboard: {
+      ...loadDashboard(user, null),
+      bannerDismissed: await isBannerDismissed(request, user),
+    },
   };
 }
 

@@ -3,7 +3,12 @@ import { z } from "zod";
 import { readProtectedForm } from "~/utils/csrf.server";
 import { parseFolderId } from "~/utils/folder-params.server";
 import { notFoundOnForeignItem, parseItemId } from "~/utils/item-routes.server";
-import { deleteItem, getItem, ItemRuleError, moveItem, removeItemFile } from "~/utils/items.server";
+import {
+  deleteItemUndoably,
+  purgeExpiredDeletions,
+  UNDO_WINDOW_MS,
+} from "~/utils/item-undo.server";
+import { getItem, ItemRuleError, moveItem, removeItemFile } from "~/utils/items.server";
 import { safeRedirectPath } from "~/utils/redirect";
 import { requireUser } from "~/utils/session.server";
 import { redirectWithToast, withFailureToast } from "~/utils/toast.server";
@@ -52,9 +57,13 @@ export async function action({ request, params }: ActionFunctionArgs) {
 
   if (intent === "delete") {
     return withFailureToast(back, "Failed to delete item", async () => {
-      const { keys } = deleteItem(user.id, itemId);
-      await releaseFiles(keys);
-      return redirectWithToast(back, { title: "Item deleted" });
+      deleteItemUndoably(user.id, itemId);
+      await purgeExpiredDeletions();
+      return redirectWithToast(back, {
+        title: "Item deleted",
+        description: `"${item.title}" can be put back for ${UNDO_WINDOW_MS / 60_000} minutes.`,
+        action: { label: "Undo", formAction: `/folders/${folderId}/items/${itemId}/restore` },
+      });
     });
   }
   if (intent === "remove-file") {
@@ -70,6 +79,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   }
   return withFailureToast(back, "Failed to reorder item", () => {
     moveItem(user.id, itemId, intent === "move-up" ? "up" : "down");
-    return redirectWithToast(back, { title: "Item moved" });
+    // Without JavaScript the page reloads: the anchor brings the moved item back into view.
+    return redirectWithToast(`${back}#item-${itemId}`, { title: "Item moved" });
   });
 }

@@ -76,7 +76,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 export async function action({ request, params }: ActionFunctionArgs) {
   await replayWritesToPrimary(request);
   const { user, item, folder } = await loadOwnItem(request, params);
-  const back = `/folders/${folder.id}`;
+  // The anchor brings the edited item back into view when the page reloads (no JavaScript).
+  const back = `/folders/${folder.id}#item-${item.id}`;
   if (item.type === "link" || item.type === "musing") {
     const formData = await readProtectedForm(request);
     const submission = parseWithZod(formData, { schema: schemaFor(item.type) });

@@ -20,7 +20,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const folderId = parseFolderId(params.folderId);
   const page = Number(new URL(request.url).searchParams.get("page") ?? "1");
   const dashboard = notFoundOnForeignFolder(() => loadDashboard(user, folderId, page));
-  return { ...dashboard, bannerDismissed: await isBannerDismissed(request) };
+  return { ...dashboard, bannerDismissed: await isBannerDismissed(request, user) };
 }
 
 const FolderActionSchema = z.object({

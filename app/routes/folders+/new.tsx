@@ -42,7 +42,10 @@ export async function loader({ request }: LoaderFunctionArgs) {
     });
   }
   return {
-    dashboard: { ...loadDashboard(user, null), bannerDismissed: await isBannerDismissed(request) },
+    dashboard: {
+      ...loadDashboard(user, null),
+      bannerDismissed: await isBannerDismissed(request, user),
+    },
     frequencies: allowedFrequencies(user.id),
     returnTo: returnToOf(request),
   };

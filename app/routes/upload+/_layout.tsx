@@ -10,7 +10,7 @@ export const meta: MetaFunction = () => [{ title: "Upload to Multiple Folders ·
 /** The wizard's steps are dialogs over the dashboard. */
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
-  return { ...loadDashboard(user, null), bannerDismissed: await isBannerDismissed(request) };
+  return { ...loadDashboard(user, null), bannerDismissed: await isBannerDismissed(request, user) };
 }
 
 export default function UploadLayout() {

@@ -1,0 +1,73 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, Link, useLoaderData } from "@remix-run/react";
+import { Dialog } from "~/components/dialog";
+import { CsrfInput, SubmitButton } from "~/components/forms";
+import { notFoundOnForeignFolder, parseFolderId } from "~/utils/folder-params.server";
+import { getFolder } from "~/utils/folders.server";
+import { pluralize } from "~/utils/format";
+import { folderStats } from "~/utils/quota.server";
+import { activeRecipients } from "~/utils/recipients.server";
+import { listNames, sendNowBlocker } from "~/utils/send-now";
+import { requireUser } from "~/utils/session.server";
+
+export const meta: MetaFunction = () => [{ title: "Send now? · Thoughtfully" }];
+
+/**
+ * Send Now empties the folder and cannot be taken back, so the dashboard's
+ * button opens this question first; its answer posts to the send action
+ * (/folders/:id/send), which checks the same rules again.
+ */
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  const folder = notFoundOnForeignFolder(() => getFolder(user.id, parseFolderId(params.folderId)));
+  const itemCount = folderStats(user.id).get(folder.id)?.itemCount ?? 0;
+  const recipients = activeRecipients(folder).map((recipient) =>
+    recipient.name && recipient.name !== "recipient" ? recipient.name : recipient.email,
+  );
+  return {
+    folderId: folder.id,
+    itemCount,
+    recipients,
+    blocker:
+      sendNowBlocker({
+        itemCount,
+        isUnsubscribed: folder.isUnsubscribed || recipients.length === 0,
+        isPaused: folder.isPaused,
+        pauseReason: folder.pauseReason,
+        senderVerified: user.emailVerified,
+      }) ?? null,
+  };
+}
+
+export default function ConfirmSend() {
+  const { folderId, itemCount, recipients, blocker } = useLoaderData<typeof loader>();
+  const back = `/folders/${folderId}`;
+  return (
+    <Dialog
+      title={
+        blocker
+          ? "This folder cannot be sent now"
+          : `Send ${pluralize(itemCount, "item")} to ${listNames(recipients)} now?`
+      }
+      closeTo={back}
+    >
+      <p className="text-sm text-stone-700">
+        {blocker ??
+          "They get one e-mail now, and the folder empties. Its schedule carries on as before."}
+      </p>
+      <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+        <Link to={back} className="btn-secondary" preventScrollReset>
+          Back
+        </Link>
+        {blocker ? null : (
+          <Form method="post" action={`/folders/${folderId}/send`}>
+            <CsrfInput />
+            <SubmitButton pendingText="Sending..." className="btn-primary w-full">
+              Send Now
+            </SubmitButton>
+          </Form>
+        )}
+      </div>
+    </Dialog>
+  );
+}
