@@ -18,6 +18,8 @@ const OWN_LIMIT_PATHS = [
   /^\/upload(?:\/_index)?(?:\.data)?\/?$/,
   /^\/folders\/[^/]+\/add\/[^/]+(?:\.data)?\/?$/,
   /^\/folders\/[^/]+\/items\/[^/]+\/edit(?:\.data)?\/?$/,
+  /^\/api\/v1\/folders\/[^/]+\/upload\/?$/,
+  /^\/api\/v1\/items\/[^/]+\/add-files\/?$/,
   /^\/webhooks\//,
 ];
 

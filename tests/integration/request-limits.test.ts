@@ -114,6 +114,9 @@ describe("bounded request bodies", () => {
     expect(bodyLimitFor("POST", "/folders/3/add/file.data")).toBeNull();
     expect(bodyLimitFor("POST", "/folders/3/items/9/edit")).toBeNull();
     expect(bodyLimitFor("POST", "/webhooks/stripe")).toBeNull();
+    expect(bodyLimitFor("POST", "/api/v1/folders/3/upload")).toBeNull();
+    expect(bodyLimitFor("POST", "/api/v1/items/9/add-files")).toBeNull();
+    expect(bodyLimitFor("POST", "/api/v1/folders")).toBe(FORM_BODY_LIMIT_BYTES);
   });
 
   test.each([
