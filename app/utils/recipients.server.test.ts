@@ -12,8 +12,10 @@ import {
 import { FolderNotFoundError } from "./folders.server";
 import { listOutbox, readOutboxMessage } from "./mailer.server";
 import {
+  dontAskAgainToken,
   isValidResubscribeToken,
   isValidUnsubscribeToken,
+  readDontAskAgainLink,
   readLinkParams,
   resubscribeToken,
   resubscribeUrl,
@@ -28,6 +30,7 @@ import {
   RESUBSCRIBE_REQUESTS_PER_ADDRESS,
   RecipientRuleError,
   recipientStates,
+  refuseResubscribeRequests,
   requestResubscription,
   resubscribe,
   unsubscribe,
@@ -461,5 +464,40 @@ describe("re-subscribe requests cannot be abused", () => {
       "asked not to be asked again",
     );
     expect(await mailsTo("never@example.com")).toHaveLength(0);
+  });
+
+  test("the request names who asks and its Don't ask me again link stops every sender", async () => {
+    optedOut("enough@example.com");
+    const sender = createUser();
+    const folder = createFolder(sender.id, ["enough@example.com"]);
+    await requestResubscription(sender.id, folder.id, "enough@example.com");
+    const [mail] = await mailsTo("enough@example.com");
+    expect(mail!.text).toContain(`Ada Lovelace (${sender.email})`);
+    const link = /http:\/\/localhost:3000\/dont-ask-again\?[^\s\]]+/.exec(mail!.text ?? "")![0];
+    const refusal = readDontAskAgainLink(new URL(link).searchParams);
+    expect(refusal).toEqual({
+      email: "enough@example.com",
+      token: dontAskAgainToken("enough@example.com"),
+    });
+
+    refuseResubscribeRequests(refusal!.email);
+    refuseResubscribeRequests(refusal!.email);
+    for (const asker of [sender, createUser()]) {
+      const asked = createFolder(asker.id, ["Enough@Example.com"]);
+      await expect(requestResubscription(asker.id, asked.id, "enough@example.com")).rejects.toThrow(
+        "asked not to be asked again",
+      );
+    }
+    expect(await mailsTo("enough@example.com")).toHaveLength(1);
+  });
+
+  test("a Don't ask me again link is signed for its address and purpose", () => {
+    const token = dontAskAgainToken("Someone@Example.com");
+    const read = (email: string, given: string) =>
+      readDontAskAgainLink(new URLSearchParams({ email, token: given }));
+    expect(read("someone@example.com", token)).not.toBeNull();
+    expect(read("other@example.com", token)).toBeNull();
+    expect(read("someone@example.com", flip(token))).toBeNull();
+    expect(read("someone@example.com", resubscribeToken("someone@example.com", 1))).toBeNull();
   });
 });

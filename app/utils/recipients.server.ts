@@ -17,7 +17,7 @@ import { ResubscribeRequest, resubscribeRequestSubject } from "#emails/resubscri
 import { canonicalEmail, comparableEmail } from "~/utils/email-address";
 import { type Folder, getFolder, recipientsOf } from "~/utils/folders.server";
 import { sendEmail } from "~/utils/mailer.server";
-import { resubscribeUrl } from "~/utils/recipient-links.server";
+import { dontAskAgainUrl, resubscribeUrl } from "~/utils/recipient-links.server";
 import { clientIp, userAgent } from "~/utils/request-info.server";
 
 /**
@@ -434,6 +434,17 @@ export function resubscribe(folderId: number, email: string) {
   });
 }
 
+/**
+ * The recipient's "Don't ask me again" (from a signed link): no sender may
+ * ever ask this address to re-subscribe. Repeating it changes nothing.
+ */
+export function refuseResubscribeRequests(email: string) {
+  db.insert(resubscribeRefusals)
+    .values({ email: lower(email) })
+    .onConflictDoNothing({ target: resubscribeRefusals.email })
+    .run();
+}
+
 function senderNameOf(user: { firstName: string | null; lastName: string | null; email: string }) {
   return [user.firstName, user.lastName].filter(Boolean).join(" ").trim() || user.email;
 }
@@ -551,8 +562,10 @@ export async function requestResubscription(userId: number, folderId: number, em
   const { html, text } = renderEmail(
     createElement(ResubscribeRequest, {
       senderName,
+      senderEmail: sender.email,
       folderName: folder.name,
       resubscribeUrl: resubscribeUrl(address, folder.id),
+      dontAskAgainUrl: dontAskAgainUrl(address),
     }),
   );
   try {
