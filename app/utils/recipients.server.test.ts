@@ -375,6 +375,37 @@ describe("what a sender sees of a recipient who left", () => {
       expect(JSON.stringify(state)).not.toMatch(/not_interested|unsubscribeReason/);
     }
   });
+
+  test("other senders' folder rows get neither the date nor the reason, also after re-subscribing", () => {
+    const family = createFolder(createUser().id, ["private@example.com"]);
+    const elsewhere = createFolder(createUser().id, ["private@example.com"], "Elsewhere");
+    unsubscribe({
+      folderId: family.id,
+      email: "private@example.com",
+      reason: "too_frequent",
+      scope: "everything",
+    });
+    expect(stateRow(elsewhere.id, "private@example.com")).toMatchObject({
+      status: "unsubscribed",
+      unsubscribedAt: null,
+      unsubscribeReason: null,
+    });
+    expect(folderRow(elsewhere.id).unsubscribeReason).not.toBe("too_frequent");
+
+    resubscribe(family.id, "private@example.com");
+    expect(stateRow(elsewhere.id, "private@example.com")).toMatchObject({
+      status: "unsubscribed",
+      unsubscribedAt: null,
+      unsubscribeReason: null,
+    });
+    expect(recipientStates(elsewhere.id)[0]).toMatchObject({
+      status: "unsubscribed",
+      scope: "folder",
+      unsubscribedAt: null,
+    });
+    expect(activeEmails(family.id)).toEqual(["private@example.com"]);
+    expect(activeEmails(elsewhere.id)).toEqual([]);
+  });
 });
 
 describe("addresses stored before canonical forms", () => {

@@ -148,7 +148,7 @@ function stateOf(
   everything: typeof emailUnsubscribes.$inferSelect | undefined,
 ): RecipientState {
   const unsubscribed = row?.status === "unsubscribed" || Boolean(everything);
-  // The folder rows an opt-out from everything writes into other senders' folders carry its date.
+  // Rows an opt-out from everything wrote into other senders' folders before issue 16 carry its date.
   const leftElsewhere =
     everything !== undefined &&
     everything.folderId !== folderId &&
@@ -279,16 +279,22 @@ function writeState(
     .run();
 }
 
-/** Marks the address unsubscribed in one folder; a repeat keeps the first time, a real reason refines "unknown". */
+/**
+ * Marks the address unsubscribed in one folder; a repeat keeps the first time,
+ * a real reason refines "unknown". `left` is null for the folders an opt-out
+ * from everything reaches through another sender's link: their rows get
+ * neither its date nor its reason (docs/decisions.md, "Recipients' privacy").
+ */
 function markUnsubscribed(
   tx: Transaction,
   folderId: number,
   email: string,
-  reason: UnsubscribeReason,
-  now: Date,
+  left: { reason: UnsubscribeReason; at: Date } | null,
 ) {
   const existing = stateRow(tx, folderId, email);
   if (existing?.status === "unsubscribed") {
+    if (!left) return;
+    const { reason } = left;
     if (reason !== "unknown" && existing.unsubscribeReason !== reason) {
       writeState(tx, folderId, email, { unsubscribeReason: reason });
     }
@@ -296,8 +302,8 @@ function markUnsubscribed(
   }
   writeState(tx, folderId, email, {
     status: "unsubscribed",
-    unsubscribedAt: now,
-    unsubscribeReason: reason,
+    unsubscribedAt: left?.at ?? null,
+    unsubscribeReason: left?.reason ?? null,
   });
 }
 
@@ -371,7 +377,7 @@ export function unsubscribe({
   writeTransaction((tx) => {
     const folder = tx.select().from(folders).where(eq(folders.id, folderId)).get();
     if (!folder) throw new UnknownFolderError();
-    markUnsubscribed(tx, folder.id, address, reason, now);
+    markUnsubscribed(tx, folder.id, address, { reason, at: now });
     const touched = new Set([folder.id]);
     if (scope === "everything") {
       tx.insert(emailUnsubscribes)
@@ -387,7 +393,7 @@ export function unsubscribe({
         .onConflictDoNothing({ target: emailUnsubscribes.email })
         .run();
       for (const other of foldersListing(tx, address)) {
-        markUnsubscribed(tx, other.id, address, reason, now);
+        if (other.id !== folder.id) markUnsubscribed(tx, other.id, address, null);
         touched.add(other.id);
       }
     }
@@ -416,10 +422,11 @@ export function resubscribe(folderId: number, email: string) {
         if (other.id === folder.id) continue;
         const existing = stateRow(tx, other.id, address);
         if (!existing || existing.status === "active") {
+          // Still out of the other senders' folders, without the opt-out's date or reason.
           writeState(tx, other.id, address, {
             status: "unsubscribed",
-            unsubscribedAt: everything.unsubscribedAt,
-            unsubscribeReason: everything.unsubscribeReason,
+            unsubscribedAt: null,
+            unsubscribeReason: null,
           });
         }
       }
