@@ -13,8 +13,9 @@ import path from "node:path";
 
 export type RecipientChoice = {
   at: string;
-  choice: "unsubscribe" | "resubscribe";
-  folderId: number;
+  /** "refuse-requests": "Don't ask me again", for the address, not a folder. */
+  choice: "unsubscribe" | "resubscribe" | "refuse-requests";
+  folderId?: number;
   email: string;
   scope?: "folder" | "everything";
   reason?: string;

@@ -6,17 +6,22 @@ export function resubscribeRequestSubject(senderName: string, folderName: string
 
 /**
  * The one e-mail a sender can have sent to a recipient who unsubscribed (at
- * most once per 30 days per folder). Ignoring it changes nothing; only the
- * button on the page the link opens re-subscribes.
+ * most once per 30 days per sender and address). It names who asks, by name
+ * and address. Ignoring it changes nothing; only the button on the page a
+ * link opens re-subscribes, or stops every future request to the address.
  */
 export function ResubscribeRequest({
   senderName,
+  senderEmail,
   folderName,
   resubscribeUrl,
+  dontAskAgainUrl,
 }: {
   senderName: string;
+  senderEmail: string;
   folderName: string;
   resubscribeUrl: string;
+  dontAskAgainUrl: string;
 }) {
   const subject = resubscribeRequestSubject(senderName, folderName);
   return (
@@ -28,8 +33,8 @@ export function ResubscribeRequest({
       <p className="paragraph">Hi,</p>
       <p className="paragraph">
         You unsubscribed from "{folderName}", the collection of links, notes and photos that{" "}
-        {senderName} sends you through Thoughtfully. {senderName} would like to keep sharing it with
-        you. If you would like that too, re-subscribe with the button below.
+        {senderName} ({senderEmail}) sends you through Thoughtfully. {senderName} would like to keep
+        sharing it with you. If you would like that too, re-subscribe with the button below.
       </p>
       <EmailButton href={resubscribeUrl}>Re-subscribe</EmailButton>
       <p className="muted">If the button does not work, copy this link into your browser:</p>
@@ -40,6 +45,12 @@ export function ResubscribeRequest({
       </p>
       <p className="muted">
         If you'd rather not, ignore this e-mail — nothing changes and you stay unsubscribed.
+      </p>
+      <p className="muted">
+        To never be asked to re-subscribe again, by {senderName} or anyone else using Thoughtfully:{" "}
+        <a className="link" href={dontAskAgainUrl}>
+          Don't ask me again
+        </a>
       </p>
     </EmailLayout>
   );

@@ -31,13 +31,16 @@ const REPLAY_FLAG = "--replay-choices-from";
 async function replayInto(journalDir: string) {
   // DATABASE_PATH is the staged copy here (set by the parent), and BACKUP_DIR
   // a scratch folder, so replaying does not append to the real journal.
-  const [{ unsubscribe, resubscribe, UnknownFolderError }, { db }] = await Promise.all([
-    import("~/utils/recipients.server"),
-    import("#db/client.server"),
-  ]);
+  const [{ unsubscribe, resubscribe, refuseResubscribeRequests, UnknownFolderError }, { db }] =
+    await Promise.all([import("~/utils/recipients.server"), import("#db/client.server")]);
   let applied = 0;
   let skipped = 0;
   const apply = (choice: RecipientChoice) => {
+    if (choice.choice === "refuse-requests") {
+      refuseResubscribeRequests(choice.email);
+      return;
+    }
+    if (choice.folderId === undefined) throw new UnknownFolderError();
     if (choice.choice === "unsubscribe") {
       unsubscribe({
         folderId: choice.folderId,

@@ -117,7 +117,10 @@ export function AppShell({ children }: { children: ReactNode }) {
       {user && !user.emailVerified ? (
         <div className="border-b border-amber-200 bg-amber-50">
           <div className="mx-auto flex max-w-6xl flex-wrap items-center justify-between gap-2 px-4 py-2 text-sm text-amber-900 sm:px-6">
-            <p>Please confirm your email address: folders are only sent once it is verified.</p>
+            <p>
+              Please confirm your email address. Until you do, you can save links and musings, but
+              not upload photos or files, send, send a test or ask anyone to re-subscribe.
+            </p>
             <Form method="post" action="/resend-verification">
               <CsrfInput />
               <input type="hidden" name="email" value={user.email} />

@@ -15,9 +15,8 @@ import { folderForRecipient, resubscribe, UnknownFolderError } from "~/utils/rec
 /**
  * /resubscribe?email=&folder=&token= — the link of the one e-mail a sender
  * can have sent to a recipient who unsubscribed. Opening it changes nothing
- * (mail scanners follow links); the "Re-subscribe" button does, and with
- * JavaScript the page presses it once by itself, as the spec's "runs the
- * re-subscribe call at once" asks.
+ * (mail scanners follow links, some run scripts); only a press of the
+ * "Re-subscribe" button does (docs/decisions.md, "No change without a human click").
  */
 const INVALID = "Invalid re-subscription link";
 const FAILED = "Failed to re-subscribe";

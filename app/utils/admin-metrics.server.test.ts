@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, test } from "vitest";
 import { db } from "#db/client.server";
 import {
@@ -22,6 +23,7 @@ import {
   getRecentActivity,
   getSecurityDashboard,
   getSystemHealth,
+  getUnsubscribeReasons,
   getUsageStats,
   startOfUtcWeek,
   takeAnalyticsSnapshot,
@@ -234,6 +236,38 @@ describe("business metrics", () => {
       averagePhotosPerEmail: 0.25,
       averageFilesPerEmail: 0.5,
     });
+  });
+});
+
+describe("unsubscribe reasons", () => {
+  test("counts of the last 30 days, every reason listed, rows without a reason left out", () => {
+    const listed = db.select().from(folders).all()[0]!;
+    const left = (email: string, when: string | null, reason: string | null) =>
+      db
+        .insert(folderRecipientStates)
+        .values({
+          folderId: listed.id,
+          email,
+          status: "unsubscribed",
+          unsubscribedAt: when ? at(when) : null,
+          unsubscribeReason: reason,
+        })
+        .run();
+    left("r1@reasons.test", "2025-06-17T00:00:00Z", "too_frequent");
+    left("r2@reasons.test", "2025-05-20T00:00:00Z", "too_frequent");
+    left("r3@reasons.test", "2025-06-01T00:00:00Z", "unknown");
+    left("r4@reasons.test", "2025-05-18T11:00:00Z", "other"); // 31 days ago
+    left("r5@reasons.test", "2025-06-18T13:00:00Z", "other"); // after NOW
+    left("r6@reasons.test", null, null); // reached through another sender's folder
+    expect(getUnsubscribeReasons(NOW)).toEqual([
+      { reason: "unknown", count: 1 },
+      { reason: "not_interested", count: 0 },
+      { reason: "too_frequent", count: 2 },
+      { reason: "other", count: 0 },
+    ]);
+    db.delete(folderRecipientStates)
+      .where(sql`${folderRecipientStates.email} like '%@reasons.test'`)
+      .run();
   });
 });
 

@@ -5,6 +5,7 @@ import { analyticsSnapshots } from "#db/schema";
 import { EVENT_LABELS } from "~/utils/admin-display";
 import { checkDatabase } from "~/utils/health.server";
 import { LIMITS, PREMIUM_MONTHLY_PRICE_CENTS } from "~/utils/limits";
+import { UNSUBSCRIBE_REASONS, type UnsubscribeReason } from "~/utils/recipients.server";
 
 /**
  * Every figure of the admin and security dashboards (spec 001, section 3:
@@ -195,6 +196,27 @@ export function getBusinessMetrics(now: Date): BusinessMetrics {
     averagePhotosPerEmail: round(row.avgPhotos ?? 0),
     averageFilesPerEmail: round(row.avgFiles ?? 0),
   };
+}
+
+export type UnsubscribeReasonCount = { reason: UnsubscribeReason; count: number };
+
+/**
+ * Why recipients left in the last 30 days, as counts only: the one place a
+ * reason leaves the database (docs/decisions.md, "Recipients' privacy").
+ * One count per decision: the row of the folder whose link was used carries
+ * the reason; the rows an opt-out from everything adds to other folders carry
+ * none. Every reason is listed, zeros included, in the unsubscribe page's order.
+ */
+export function getUnsubscribeReasons(now: Date): UnsubscribeReasonCount[] {
+  const at = now.getTime();
+  const rows = db.all<{ reason: string; count: number }>(sql`
+    select unsubscribe_reason as reason, count(*) as count
+      from folder_recipient_states
+     where status = 'unsubscribed' and unsubscribe_reason is not null
+       and unsubscribed_at > ${at - 30 * DAY} and unsubscribed_at <= ${at}
+     group by unsubscribe_reason`);
+  const counts = new Map(rows.map((row) => [row.reason, row.count]));
+  return UNSUBSCRIBE_REASONS.map((reason) => ({ reason, count: counts.get(reason) ?? 0 }));
 }
 
 // ---------------------------------------------------------------- usage and revenue

@@ -79,6 +79,12 @@ export function uploadProblemFor(
     return { problem: { title: "Storage Full!", description: error.message }, status: 413 };
   }
   if (error instanceof UploadRejectedError) {
+    if (error.code === "EMAIL_NOT_VERIFIED") {
+      return {
+        problem: { title: "Confirm your email address first", description: error.message },
+        status: error.status,
+      };
+    }
     if (error.code === "FILE_TOO_LARGE") {
       return { problem: { title: "File Too Large", description: error.message }, status: 413 };
     }

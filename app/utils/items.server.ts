@@ -174,12 +174,17 @@ const MB = 1024 * 1024;
 const inMb = (bytes: number) => `${(bytes / MB).toFixed(1)} MB`;
 
 /**
- * Checks that `uploadSize` more bytes fit the folder and the account. Called
- * inside the write transaction that stores the row, so two uploads at once
- * are checked one after the other and cannot together pass a limit.
+ * Checks that `uploadSize` more bytes fit the account's storage (items and
+ * upload drafts; `exceptDraftId` leaves out a draft whose files these are).
+ * Called inside the write transaction that stores the row, so two uploads at
+ * once are checked one after the other and cannot together pass a limit.
  */
-function assertFits(userId: number, folder: Folder, uploadSize: number) {
-  const usage = getUsage(userId);
+export function assertStorageFits(
+  userId: number,
+  uploadSize: number,
+  options: { exceptDraftId?: string } = {},
+) {
+  const usage = getUsage(userId, options);
   const accountAfter = usage.totalStorageBytes + uploadSize;
   if (accountAfter > usage.limits.maxStorageBytes) {
     throw new QuotaExceededError(
@@ -193,6 +198,17 @@ function assertFits(userId: number, folder: Folder, uploadSize: number) {
       },
     );
   }
+  return usage;
+}
+
+/** Checks that `uploadSize` more bytes fit the folder and the account (see assertStorageFits). */
+function assertFits(
+  userId: number,
+  folder: Folder,
+  uploadSize: number,
+  options: { exceptDraftId?: string } = {},
+) {
+  const usage = assertStorageFits(userId, uploadSize, options);
   const current = folderContentSize(folder.id);
   const limit = folderSizeLimit(recipientsOf(folder));
   if (current + uploadSize > limit) {
@@ -220,6 +236,7 @@ export function createUploadItem(
   type: "photo" | "file",
   input: UploadDetailsInput,
   stored: StoredUpload[],
+  options: { fromDraftId?: string } = {},
 ) {
   return writeTransaction((tx) => {
     const folder = getFolder(userId, folderId);
@@ -228,6 +245,7 @@ export function createUploadItem(
       userId,
       folder,
       stored.reduce((sum, file) => sum + file.size, 0),
+      { exceptDraftId: options.fromDraftId },
     );
     return tx
       .insert(contentItems)

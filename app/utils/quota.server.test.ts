@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { db } from "#db/client.server";
-import { contentItems, folders, referrals, users } from "#db/schema";
+import { contentItems, folders, referrals, uploadDrafts, users } from "#db/schema";
 import { LIMITS } from "./limits";
 import {
   canCreateFolder,
@@ -80,6 +80,34 @@ describe("getUsage", () => {
     expect(usage.folderCount).toBe(3);
     expect(usage.totalStorageBytes).toBe(3000 + 3 * MB);
     expect(getUsage(other.id)).toMatchObject({ folderCount: 1, totalStorageBytes: 7 * MB });
+  });
+
+  test("upload drafts' files count too, except the draft being moved into folders", () => {
+    const user = createUser();
+    createItem(createFolder(user.id).id, [1 * MB]);
+    const draft = (id: string, sizes: number[]) =>
+      db
+        .insert(uploadDrafts)
+        .values({
+          id,
+          userId: user.id,
+          type: "file",
+          files: sizes.map((size, index) => ({
+            key: `${id}-${index}`,
+            name: "a.pdf",
+            size,
+            mimeType: "application/pdf",
+          })),
+          expiresAt: new Date(Date.now() + 60_000),
+        })
+        .run();
+    draft(`quota-a-${user.id}`, [10 * MB, 5 * MB]);
+    draft(`quota-b-${user.id}`, [2 * MB]);
+    expect(getUsage(user.id).totalStorageBytes).toBe(18 * MB);
+    expect(getUsage(user.id, { exceptDraftId: `quota-a-${user.id}` }).totalStorageBytes).toBe(
+      3 * MB,
+    );
+    expect(getUsage(createUser().id).totalStorageBytes).toBe(0);
   });
 
   test("completed referrals add a folder and 10 MB each; pending ones nothing", () => {

@@ -1,6 +1,6 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { prepareOnce, prepareSqlOnce } from "#db/client.server";
-import { contentItems, folders } from "#db/schema";
+import { contentItems, folders, uploadDrafts } from "#db/schema";
 import { LIMITS } from "~/utils/limits";
 
 /**
@@ -15,7 +15,7 @@ export type Tier = "free" | "premium";
 
 export type Usage = {
   folderCount: number;
-  /** Bytes of the files in the user's unsent items. */
+  /** Bytes of the files in the user's unsent items and upload drafts. */
   totalStorageBytes: number;
   tier: Tier;
   /** Infinity for premium. */
@@ -47,6 +47,11 @@ export function referralBonus(completedReferrals: number) {
   };
 }
 
+/** Bytes of one upload draft's files: the sum of the `size` of each entry of its `files` JSON. */
+const draftBytes = sql.raw(
+  "(select coalesce(sum(json_extract(je.value, '$.size')), 0) from json_each(upload_drafts.files) as je)",
+);
+
 const usageQuery = prepareSqlOnce<{
   subscriptionTier: string;
   subscriptionStatus: string;
@@ -60,15 +65,24 @@ const usageQuery = prepareSqlOnce<{
       (select count(*) from folders where folders.user_id = users.id) as folderCount,
       (select coalesce(sum(${itemBytes}), 0)
          from content_items join folders on folders.id = content_items.folder_id
-        where folders.user_id = users.id and content_items.sent_at is null) as totalStorageBytes,
+        where folders.user_id = users.id and content_items.sent_at is null)
+      + (select coalesce(sum(${draftBytes}), 0) from ${uploadDrafts}
+          where upload_drafts.user_id = users.id
+            and upload_drafts.id != ${sql.placeholder("exceptDraftId")}) as totalStorageBytes,
       (select count(*) from referrals
         where referrals.referrer_user_id = users.id and referrals.status = 'completed')
         as completedReferrals
     from users where users.id = ${sql.placeholder("userId")}`);
 
-/** One query: the user's tier, folder count, stored bytes and completed referrals. */
-export function getUsage(userId: number): Usage {
-  const row = usageQuery.get({ userId });
+/**
+ * One query: the user's tier, folder count, stored bytes and completed
+ * referrals. Upload drafts hold stored files too, so they count against the
+ * storage limit (docs/decisions.md, "Unverified accounts"); `exceptDraftId`
+ * leaves out the draft whose files are being moved into folders, so they are
+ * not counted twice.
+ */
+export function getUsage(userId: number, { exceptDraftId = "" } = {}): Usage {
+  const row = usageQuery.get({ userId, exceptDraftId });
   if (!row) throw new Error(`No user with id ${userId}`);
 
   const tier: Tier = isPremium(row) ? "premium" : "free";

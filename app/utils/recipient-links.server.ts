@@ -8,8 +8,8 @@ import { env } from "~/utils/env.server";
  * for as long as the secret stays the same; rotating SESSION_SECRET
  * invalidates every link already sent.
  *
- * The two purposes are prefixed ("unsubscribe:", "resubscribe:") so a token
- * made for one can never be used for the other.
+ * The purposes are prefixed ("unsubscribe:", "resubscribe:", "dont-ask-again:")
+ * so a token made for one can never be used for another.
  */
 function sign(message: string) {
   return crypto.createHmac("sha256", env.SESSION_SECRET).update(message).digest("base64url");
@@ -114,6 +114,35 @@ export function resubscribeUrl(email: string, folderId: number) {
     token: resubscribeToken(address, folderId),
   });
   return `${env.APP_URL}/resubscribe?${query}`;
+}
+
+/**
+ * "Don't ask me again" in a re-subscription request: signed over the address
+ * alone, because the refusal is the address's, whichever sender asked, and
+ * must keep working after that sender's folder is deleted.
+ */
+export function dontAskAgainToken(email: string) {
+  return sign(`dont-ask-again:${normalize(email)}`);
+}
+
+export function dontAskAgainUrl(email: string) {
+  const address = normalize(email);
+  const query = new URLSearchParams({ email: address, token: dontAskAgainToken(address) });
+  return `${env.APP_URL}/dont-ask-again?${query}`;
+}
+
+/** The address of a valid "Don't ask me again" link (or a posted copy of it), else null. */
+export function readDontAskAgainLink(source: { get(name: string): unknown }) {
+  const text = (name: string) => {
+    const value = source.get(name);
+    return typeof value === "string" ? value.trim() : "";
+  };
+  const email = normalize(text("email"));
+  const token = text("token");
+  if (!email || email.length > 320 || !email.includes("@") || !token || token.length > 100) {
+    return null;
+  }
+  return constantTimeEqual(dontAskAgainToken(email), token) ? { email, token } : null;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
 import { db } from "#db/client.server";
+import { readRecipientChoices } from "#db/restore";
 import {
   emailUnsubscribes,
   folderRecipientStates,
@@ -10,11 +11,14 @@ import {
   users,
 } from "#db/schema";
 import { runInRequestContext } from "../../server/request-context";
+import { env } from "./env.server";
 import { FolderNotFoundError } from "./folders.server";
 import { listOutbox, readOutboxMessage } from "./mailer.server";
 import {
+  dontAskAgainToken,
   isValidResubscribeToken,
   isValidUnsubscribeToken,
+  readDontAskAgainLink,
   readLinkParams,
   resubscribeToken,
   resubscribeUrl,
@@ -29,6 +33,7 @@ import {
   RESUBSCRIBE_REQUESTS_PER_ADDRESS,
   RecipientRuleError,
   recipientStates,
+  refuseResubscribeRequests,
   requestResubscription,
   resubscribe,
   unsubscribe,
@@ -375,6 +380,37 @@ describe("what a sender sees of a recipient who left", () => {
       expect(JSON.stringify(state)).not.toMatch(/not_interested|unsubscribeReason/);
     }
   });
+
+  test("other senders' folder rows get neither the date nor the reason, also after re-subscribing", () => {
+    const family = createFolder(createUser().id, ["private@example.com"]);
+    const elsewhere = createFolder(createUser().id, ["private@example.com"], "Elsewhere");
+    unsubscribe({
+      folderId: family.id,
+      email: "private@example.com",
+      reason: "too_frequent",
+      scope: "everything",
+    });
+    expect(stateRow(elsewhere.id, "private@example.com")).toMatchObject({
+      status: "unsubscribed",
+      unsubscribedAt: null,
+      unsubscribeReason: null,
+    });
+    expect(folderRow(elsewhere.id).unsubscribeReason).not.toBe("too_frequent");
+
+    resubscribe(family.id, "private@example.com");
+    expect(stateRow(elsewhere.id, "private@example.com")).toMatchObject({
+      status: "unsubscribed",
+      unsubscribedAt: null,
+      unsubscribeReason: null,
+    });
+    expect(recipientStates(elsewhere.id)[0]).toMatchObject({
+      status: "unsubscribed",
+      scope: "folder",
+      unsubscribedAt: null,
+    });
+    expect(activeEmails(family.id)).toEqual(["private@example.com"]);
+    expect(activeEmails(elsewhere.id)).toEqual([]);
+  });
 });
 
 describe("addresses stored before canonical forms", () => {
@@ -464,5 +500,46 @@ describe("re-subscribe requests cannot be abused", () => {
       "asked not to be asked again",
     );
     expect(await mailsTo("never@example.com")).toHaveLength(0);
+  });
+
+  test("the request names who asks and its Don't ask me again link stops every sender", async () => {
+    optedOut("enough@example.com");
+    const sender = createUser();
+    const folder = createFolder(sender.id, ["enough@example.com"]);
+    await requestResubscription(sender.id, folder.id, "enough@example.com");
+    const [mail] = await mailsTo("enough@example.com");
+    expect(mail!.text).toContain(`Ada Lovelace (${sender.email})`);
+    const link = /http:\/\/localhost:3000\/dont-ask-again\?[^\s\]]+/.exec(mail!.text ?? "")![0];
+    const refusal = readDontAskAgainLink(new URL(link).searchParams);
+    expect(refusal).toEqual({
+      email: "enough@example.com",
+      token: dontAskAgainToken("enough@example.com"),
+    });
+
+    refuseResubscribeRequests(refusal!.email);
+    refuseResubscribeRequests(refusal!.email);
+    // Journalled for a restore from an older backup (scripts/db-restore.ts reapplies it).
+    expect(
+      readRecipientChoices(env.BACKUP_DIR).filter(
+        (choice) => choice.choice === "refuse-requests" && choice.email === "enough@example.com",
+      ),
+    ).toHaveLength(2);
+    for (const asker of [sender, createUser()]) {
+      const asked = createFolder(asker.id, ["Enough@Example.com"]);
+      await expect(requestResubscription(asker.id, asked.id, "enough@example.com")).rejects.toThrow(
+        "asked not to be asked again",
+      );
+    }
+    expect(await mailsTo("enough@example.com")).toHaveLength(1);
+  });
+
+  test("a Don't ask me again link is signed for its address and purpose", () => {
+    const token = dontAskAgainToken("Someone@Example.com");
+    const read = (email: string, given: string) =>
+      readDontAskAgainLink(new URLSearchParams({ email, token: given }));
+    expect(read("someone@example.com", token)).not.toBeNull();
+    expect(read("other@example.com", token)).toBeNull();
+    expect(read("someone@example.com", flip(token))).toBeNull();
+    expect(read("someone@example.com", resubscribeToken("someone@example.com", 1))).toBeNull();
   });
 });

@@ -18,7 +18,7 @@ import { canonicalEmail, comparableEmail } from "~/utils/email-address";
 import { type Folder, getFolder, recipientsOf } from "~/utils/folders.server";
 import { sendEmail } from "~/utils/mailer.server";
 import { recordRecipientChoice } from "~/utils/recipient-choices.server";
-import { resubscribeUrl } from "~/utils/recipient-links.server";
+import { dontAskAgainUrl, resubscribeUrl } from "~/utils/recipient-links.server";
 import { clientIp, userAgent } from "~/utils/request-info.server";
 
 /**
@@ -149,7 +149,7 @@ function stateOf(
   everything: typeof emailUnsubscribes.$inferSelect | undefined,
 ): RecipientState {
   const unsubscribed = row?.status === "unsubscribed" || Boolean(everything);
-  // The folder rows an opt-out from everything writes into other senders' folders carry its date.
+  // Rows an opt-out from everything wrote into other senders' folders before issue 16 carry its date.
   const leftElsewhere =
     everything !== undefined &&
     everything.folderId !== folderId &&
@@ -280,16 +280,22 @@ function writeState(
     .run();
 }
 
-/** Marks the address unsubscribed in one folder; a repeat keeps the first time, a real reason refines "unknown". */
+/**
+ * Marks the address unsubscribed in one folder; a repeat keeps the first time,
+ * a real reason refines "unknown". `left` is null for the folders an opt-out
+ * from everything reaches through another sender's link: their rows get
+ * neither its date nor its reason (docs/decisions.md, "Recipients' privacy").
+ */
 function markUnsubscribed(
   tx: Transaction,
   folderId: number,
   email: string,
-  reason: UnsubscribeReason,
-  now: Date,
+  left: { reason: UnsubscribeReason; at: Date } | null,
 ) {
   const existing = stateRow(tx, folderId, email);
   if (existing?.status === "unsubscribed") {
+    if (!left) return;
+    const { reason } = left;
     if (reason !== "unknown" && existing.unsubscribeReason !== reason) {
       writeState(tx, folderId, email, { unsubscribeReason: reason });
     }
@@ -297,8 +303,8 @@ function markUnsubscribed(
   }
   writeState(tx, folderId, email, {
     status: "unsubscribed",
-    unsubscribedAt: now,
-    unsubscribeReason: reason,
+    unsubscribedAt: left?.at ?? null,
+    unsubscribeReason: left?.reason ?? null,
   });
 }
 
@@ -380,7 +386,7 @@ export function unsubscribe({
       scope,
       reason,
     });
-    markUnsubscribed(tx, folder.id, address, reason, now);
+    markUnsubscribed(tx, folder.id, address, { reason, at: now });
     const touched = new Set([folder.id]);
     if (scope === "everything") {
       tx.insert(emailUnsubscribes)
@@ -396,7 +402,7 @@ export function unsubscribe({
         .onConflictDoNothing({ target: emailUnsubscribes.email })
         .run();
       for (const other of foldersListing(tx, address)) {
-        markUnsubscribed(tx, other.id, address, reason, now);
+        if (other.id !== folder.id) markUnsubscribed(tx, other.id, address, null);
         touched.add(other.id);
       }
     }
@@ -426,10 +432,11 @@ export function resubscribe(folderId: number, email: string) {
         if (other.id === folder.id) continue;
         const existing = stateRow(tx, other.id, address);
         if (!existing || existing.status === "active") {
+          // Still out of the other senders' folders, without the opt-out's date or reason.
           writeState(tx, other.id, address, {
             status: "unsubscribed",
-            unsubscribedAt: everything.unsubscribedAt,
-            unsubscribeReason: everything.unsubscribeReason,
+            unsubscribedAt: null,
+            unsubscribeReason: null,
           });
         }
       }
@@ -442,6 +449,19 @@ export function resubscribe(folderId: number, email: string) {
     });
     refreshFolderSubscription(folder.id, tx);
   });
+}
+
+/**
+ * The recipient's "Don't ask me again" (from a signed link): no sender may
+ * ever ask this address to re-subscribe. Repeating it changes nothing.
+ */
+export function refuseResubscribeRequests(email: string) {
+  // Journalled like an opt-out: a restore from an older backup reapplies it.
+  recordRecipientChoice({ at: new Date(), choice: "refuse-requests", email: lower(email) });
+  db.insert(resubscribeRefusals)
+    .values({ email: lower(email) })
+    .onConflictDoNothing({ target: resubscribeRefusals.email })
+    .run();
 }
 
 function senderNameOf(user: { firstName: string | null; lastName: string | null; email: string }) {
@@ -561,8 +581,10 @@ export async function requestResubscription(userId: number, folderId: number, em
   const { html, text } = renderEmail(
     createElement(ResubscribeRequest, {
       senderName,
+      senderEmail: sender.email,
       folderName: folder.name,
       resubscribeUrl: resubscribeUrl(address, folder.id),
+      dontAskAgainUrl: dontAskAgainUrl(address),
     }),
   );
   try {

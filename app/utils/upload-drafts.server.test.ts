@@ -6,7 +6,7 @@ import { describe, expect, test } from "vitest";
 import { db } from "#db/client.server";
 import { contentItems, type DraftFile, folders, uploadDrafts, users } from "#db/schema";
 import { storage } from "#storage/index";
-import { deleteItem, removeItemFile } from "./items.server";
+import { deleteItem, QuotaExceededError, removeItemFile } from "./items.server";
 import { sweepOrphanFiles } from "./maintenance.server";
 import { NO_VALID_FOLDERS } from "./multi-folder";
 import {
@@ -21,6 +21,7 @@ import {
   getDraft,
   selectAll,
   setDraftFolders,
+  updateDraftContent,
   validateDraft,
 } from "./upload-drafts.server";
 import { releaseFiles, stillReferencedKeys } from "./uploads.server";
@@ -298,6 +299,47 @@ describe("finishing a draft", () => {
     await expect(finishDraft(user.id, draft.id, { onlyValid: true })).rejects.toThrow(
       new DraftRuleError("Please select at least one photo"),
     );
+  });
+});
+
+describe("drafts count against the storage limit", () => {
+  const sized = (size: number): DraftFile => ({
+    key: crypto.randomBytes(16).toString("hex"),
+    name: "big.pdf",
+    size,
+    mimeType: "application/pdf",
+  });
+
+  test("a draft that would pass the free 50 MB is refused; finishing one counts it once", async () => {
+    const user = createUser();
+    for (const size of [15 * MB, 15 * MB]) {
+      db.insert(contentItems)
+        .values({ folderId: createFolder(user.id).id, type: "file", title: "f", fileSizes: [size] })
+        .run();
+    }
+    const kept = await createDraft(user.id, "file", uploadFields, [sized(15 * MB)]);
+    await expect(createDraft(user.id, "file", uploadFields, [sized(6 * MB)])).rejects.toThrow(
+      QuotaExceededError,
+    );
+    await expect(
+      updateDraftContent(user.id, kept.id, uploadFields, [sized(21 * MB)]),
+    ).rejects.toThrow(QuotaExceededError);
+    expect(db.select().from(uploadDrafts).where(eq(uploadDrafts.userId, user.id)).all()).toEqual([
+      expect.objectContaining({ id: kept.id, files: [expect.objectContaining({ size: 15 * MB })] }),
+    ]);
+    // Text drafts hold no files and are never refused for storage.
+    await createDraft(
+      user.id,
+      "link",
+      { ...uploadFields, type: "link", urls: ["https://example.com/"] } as DraftFields,
+      [],
+    );
+
+    const target = createFolder(user.id);
+    setDraftFolders(user.id, kept.id, [target.id]);
+    expect(validateDraft(user.id, getDraft(user.id, kept.id)).userValidation.canUpload).toBe(true);
+    const result = await finishDraft(user.id, kept.id, { onlyValid: true });
+    expect(result).toMatchObject({ added: [{ id: target.id }], refused: [], finished: true });
   });
 });
 

@@ -6,6 +6,7 @@ import { type DraftFile, uploadDrafts } from "#db/schema";
 import { type Folder, listFolders, recipientsOf } from "~/utils/folders.server";
 import type { ItemType, LinkInput, MusingInput, UploadDetailsInput } from "~/utils/item-validation";
 import {
+  assertStorageFits,
   createTextItem,
   createUploadItem,
   ItemRuleError,
@@ -85,6 +86,16 @@ export async function createDraft(
   now = new Date(),
 ) {
   const { draft, dropped } = writeTransaction((tx) => {
+    const older = tx
+      .select()
+      .from(uploadDrafts)
+      .where(eq(uploadDrafts.userId, userId))
+      .orderBy(desc(uploadDrafts.createdAt), desc(uploadDrafts.id))
+      .all()
+      .slice(MAX_DRAFTS_PER_USER - 1);
+    for (const row of older) tx.delete(uploadDrafts).where(eq(uploadDrafts.id, row.id)).run();
+    // A draft's files are stored: they count against the account's storage like an item's.
+    if (files.length > 0) assertStorageFits(userId, draftSize({ files }));
     const draft = tx
       .insert(uploadDrafts)
       .values({
@@ -99,15 +110,6 @@ export async function createDraft(
       })
       .returning()
       .get();
-    const older = tx
-      .select()
-      .from(uploadDrafts)
-      .where(eq(uploadDrafts.userId, userId))
-      .orderBy(desc(uploadDrafts.createdAt), desc(uploadDrafts.id))
-      .all()
-      .filter((row) => row.id !== draft.id)
-      .slice(MAX_DRAFTS_PER_USER - 1);
-    for (const row of older) tx.delete(uploadDrafts).where(eq(uploadDrafts.id, row.id)).run();
     return { draft, dropped: older.flatMap((row) => draftKeys(row.files)) };
   });
   await releaseFiles(dropped);
@@ -127,6 +129,9 @@ export async function updateDraftContent(
 ) {
   const replaced = writeTransaction((tx) => {
     const draft = getDraft(userId, draftId);
+    if (files && files.length > 0) {
+      assertStorageFits(userId, draftSize({ files }), { exceptDraftId: draft.id });
+    }
     tx.update(uploadDrafts)
       .set({ fields: fields as Record<string, unknown>, ...(files ? { files } : {}) })
       .where(eq(uploadDrafts.id, draft.id))
@@ -242,7 +247,7 @@ export function validateDraft(userId: number, draft: UploadDraft): MultiFolderVa
       },
     ];
   });
-  const usage = getUsage(userId);
+  const usage = getUsage(userId, { exceptDraftId: draft.id });
   const accepting = folderValidations.filter((folder) => folder.canAccept).length;
   const canUpload =
     usage.totalStorageBytes + uploadSize * Math.max(accepting, 1) <= usage.limits.maxStorageBytes;
@@ -320,6 +325,7 @@ export async function finishDraft(
         draft.type,
         draft.fields as unknown as UploadDetailsInput,
         draft.files,
+        { fromDraftId: draft.id },
       );
       added.push({ id: folderId, name: folderName });
     } catch (error) {

@@ -20,7 +20,11 @@ const storageDir = process.env.STORAGE_DIR!;
 let userId: number;
 
 beforeAll(() => {
-  userId = db.insert(users).values({ email: "uploader@example.com" }).returning().get().id;
+  userId = db
+    .insert(users)
+    .values({ email: "uploader@example.com", emailVerified: true })
+    .returning()
+    .get().id;
 });
 
 beforeEach(() => {
@@ -200,6 +204,42 @@ function minimalDocxEntries(): [string, string][] {
 function minimalDocx() {
   return zip(minimalDocxEntries());
 }
+
+describe("unverified accounts", () => {
+  test("store no file: the first one refuses the request, text fields are still read", async () => {
+    const unverified = db
+      .insert(users)
+      .values({ email: "throwaway@example.com" })
+      .returning()
+      .get().id;
+    const photo = await sharp({
+      create: { width: 8, height: 8, channels: 3, background: "#ccc" },
+    })
+      .jpeg()
+      .toBuffer();
+    for (const kind of ["photo", "file"] as const) {
+      const error = await rejection(
+        parseUploadForm(
+          uploadRequest([new File([part(photo)], "a.jpg", { type: "image/jpeg" })], {
+            title: "Mine",
+          }),
+          kind,
+          unverified,
+        ),
+      );
+      expect(error).toMatchObject({ code: "EMAIL_NOT_VERIFIED", status: 403 });
+      expect(error.fieldsRead?.get("title")).toBe("Mine");
+    }
+    expect(filesOnDisk()).toEqual([]);
+
+    const { stored } = await parseUploadForm(
+      uploadRequest([], { title: "Text" }),
+      "photo",
+      unverified,
+    );
+    expect(stored).toEqual([]);
+  });
+});
 
 describe("photos", () => {
   test("a JPEG with GPS is resized to 1600 px, stripped of EXIF and gets a thumbnail", async () => {

@@ -79,6 +79,8 @@ test.describe("admin dashboards", () => {
     await expect(page.getByText("Recipient retention")).toBeVisible();
     await expect(page.getByRole("img", { name: "E-mails sent per day" })).toBeVisible();
     await expect(page.getByRole("img", { name: "Weekly active senders" })).toBeVisible();
+    const reasons = page.getByRole("region", { name: "Unsubscribe reasons (last 30 days)" });
+    await expect(reasons.getByText("E-mails come too often")).toBeVisible();
     await expectAccessible();
 
     await tabs.getByRole("link", { name: "Usage & Revenue" }).click();

@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { and, eq, inArray } from "drizzle-orm";
-import { emailUnsubscribes, folderRecipientStates, folders } from "#db/schema";
+import { emailUnsubscribes, folderRecipientStates, folders, resubscribeRefusals } from "#db/schema";
 import { expect, test } from "./fixtures";
 import { createFolderRow, createUser, signIn, testDb, uniqueEmail } from "./support/accounts";
 import { linkIn, mailsTo, waitForMail } from "./support/mail";
@@ -304,6 +304,66 @@ test.describe("unsubscribe and re-subscribe", () => {
     await expectAccessible();
     expect(stateOf(folder.id, mum)?.status).toBe("active");
     expect(activeEmails(folder.id)).toEqual([mum, dad]);
+    expect(await mailsTo(mum)).toHaveLength(1);
+  });
+
+  test("Don't ask me again, from the request e-mail, stops every sender's requests", async ({
+    page,
+    context,
+    request,
+    baseURL,
+    expectAccessible,
+  }) => {
+    const sender = await createUser();
+    const { folder, mum } = familyFolder(sender.id);
+    const otherSender = await createUser();
+    const elsewhere = createFolderRow(otherSender.id, {
+      name: "Elsewhere",
+      recipients: [{ name: "Mum", email: mum }],
+    });
+    const everything = await request.post(unsubscribeLink(baseURL!, folder.id, mum), {
+      form: { scope: "everything" },
+    });
+    expect(everything.status()).toBe(200);
+
+    const askFromRecipientsDialog = async (folderId: number) => {
+      await page.goto(`/folders/${folderId}/recipients`);
+      await page
+        .getByRole("dialog")
+        .getByRole("button", { name: "Request re-subscription from Mum" })
+        .click();
+    };
+    await signIn(context, sender.id, baseURL!);
+    await askFromRecipientsDialog(folder.id);
+    await expect(page.getByRole("status").filter({ hasText: "Request sent" })).toBeVisible();
+
+    const mail = await waitForMail(mum, /would like to keep sharing "Family news" with you/);
+    expect(mail.text).toContain(`Ada Lovelace (${sender.email})`);
+    const link = linkIn(mail, "/dont-ask-again");
+    await context.clearCookies();
+    const refused = () =>
+      testDb().select().from(resubscribeRefusals).where(eq(resubscribeRefusals.email, mum)).get();
+
+    // Following the link (as a mail scanner does) changes nothing.
+    const scanned = await request.get(link);
+    expect(scanned.status()).toBe(200);
+    await page.goto(link);
+    await expect(page.getByRole("button", { name: "Don't ask me again" })).toBeVisible();
+    await page.waitForLoadState("networkidle");
+    await expectAccessible();
+    expect(refused()).toBeUndefined();
+
+    await page.getByRole("button", { name: "Don't ask me again" }).click();
+    await expect(page.getByRole("heading", { name: "We won't ask again" })).toBeVisible();
+    await expectAccessible();
+    expect(refused()).toBeDefined();
+
+    // Another sender, who never asked before, is refused with a clear message and mails nothing.
+    await signIn(context, otherSender.id, baseURL!);
+    await askFromRecipientsDialog(elsewhere.id);
+    await expect(page.getByRole("alert").filter({ hasText: "Request Failed" })).toContainText(
+      `${mum} has asked not to be asked again.`,
+    );
     expect(await mailsTo(mum)).toHaveLength(1);
   });
 

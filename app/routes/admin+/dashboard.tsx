@@ -33,6 +33,7 @@ import {
   getAdminDashboard,
   getDailySeries,
   getSecurityDashboard,
+  getUnsubscribeReasons,
 } from "~/utils/admin-metrics.server";
 import { readProtectedForm } from "~/utils/csrf.server";
 import { formatBytes } from "~/utils/format";
@@ -83,6 +84,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
         })
       : null;
   const security = tab === "security" ? getSecurityDashboard(now) : null;
+  const unsubscribeReasons = tab === "business" ? getUnsubscribeReasons(now) : null;
   const roles =
     tab === "security"
       ? {
@@ -100,6 +102,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     adminId: admin.id,
     dashboard,
     series,
+    unsubscribeReasons,
     security,
     roles,
   });
@@ -263,6 +266,13 @@ function Overview({ loaded }: { loaded: LoaderData }) {
   );
 }
 
+const UNSUBSCRIBE_REASON_LABELS = {
+  unknown: "Prefer not to say",
+  not_interested: "Not interested any more",
+  too_frequent: "E-mails come too often",
+  other: "Another reason",
+} as const;
+
 function Business({ loaded }: { loaded: LoaderData }) {
   const b = loaded.dashboard.businessMetrics;
   const rows: [string, string, ReactNode?][] = [
@@ -305,6 +315,20 @@ function Business({ loaded }: { loaded: LoaderData }) {
           ))}
         </StatGrid>
       </Panel>
+      {loaded.unsubscribeReasons ? (
+        <Panel title="Unsubscribe reasons (last 30 days)">
+          {/* Counts only: no sender, folder or address is ever shown with a reason. */}
+          <StatGrid>
+            {loaded.unsubscribeReasons.map(({ reason, count }) => (
+              <Stat
+                key={reason}
+                label={UNSUBSCRIBE_REASON_LABELS[reason]}
+                value={formatNumber(count)}
+              />
+            ))}
+          </StatGrid>
+        </Panel>
+      ) : null}
       {loaded.series ? (
         <Panel title="Last 30 days">
           <div className="grid gap-4 lg:grid-cols-2">

@@ -12,6 +12,7 @@ import {
 import { readProtectedForm, validateCsrf } from "~/utils/csrf.server";
 import { formatBytes } from "~/utils/format";
 import { refusedUploadReply } from "~/utils/item-routes.server";
+import { QuotaExceededError } from "~/utils/items.server";
 import { WIZARD_TYPES } from "~/utils/multi-folder";
 import { replayWritesToPrimary } from "~/utils/replication.server";
 import { requireUser } from "~/utils/session.server";
@@ -80,12 +81,19 @@ export async function action({ request }: ActionFunctionArgs) {
     if (!step.ok) await deleteStoredFiles(storedKeys(stored));
   }
   if (!step.ok) return data(step.reply, { status: step.status });
-  if (draft) {
-    await updateDraftContent(user.id, draft.id, step.fields, stored.length > 0 ? stored : null);
-    return redirect(`/upload/${draft.id}/folders`, 303);
+  try {
+    if (draft) {
+      await updateDraftContent(user.id, draft.id, step.fields, stored.length > 0 ? stored : null);
+      return redirect(`/upload/${draft.id}/folders`, 303);
+    }
+    const created = await createDraft(user.id, type, step.fields, stored);
+    return redirect(`/upload/${created.id}/folders`, 303);
+  } catch (error) {
+    // A draft's files count against the storage limit: "Storage Full!" keeps nothing.
+    if (!(error instanceof QuotaExceededError)) throw error;
+    await deleteStoredFiles(storedKeys(stored));
+    return refusedUploadReply(error, type);
   }
-  const created = await createDraft(user.id, type, step.fields, stored);
-  return redirect(`/upload/${created.id}/folders`, 303);
 }
 
 export default function UploadContent() {
