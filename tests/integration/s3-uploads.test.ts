@@ -62,7 +62,11 @@ function pdfUpload() {
 let userId: number;
 
 beforeAll(() => {
-  userId = db.insert(users).values({ email: "s3@example.com" }).returning().get().id;
+  userId = db
+    .insert(users)
+    .values({ email: "s3@example.com", emailVerified: true })
+    .returning()
+    .get().id;
 });
 
 afterAll(async () => {
