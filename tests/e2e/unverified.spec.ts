@@ -89,7 +89,17 @@ test.describe("an unverified account", () => {
 
     // Send Now and Send me a test.
     await page.goto(`/folders/${folder.id}`);
-    await page.getByRole("button", { name: "Send Now" }).click();
+    await expect(page.getByRole("button", { name: "Send Now" })).toBeDisabled();
+    await expect(page.getByText("Confirm your e-mail address to send.")).toBeVisible();
+    // Whatever the page shows, the server refuses a Send Now posted anyway.
+    const csrf = await page.locator('input[name="csrf"]').first().inputValue();
+    const posted = await page.request.post(`/folders/${folder.id}/send`, {
+      form: { csrf },
+      headers: { Origin: new URL(baseURL!).origin },
+      maxRedirects: 0,
+    });
+    expect(posted.status()).toBe(302);
+    await page.goto(`/folders/${folder.id}`);
     await expect(page.getByText("Please confirm your email address before sending.")).toBeVisible();
     await page.goto(`/folders/${folder.id}/preview`);
     await page.getByRole("button", { name: "Send me a test" }).click();
