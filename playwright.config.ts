@@ -79,8 +79,6 @@ export default defineConfig({
       STORAGE_DIR: path.join(dataDir, "uploads"),
       OUTBOX_DIR: path.join(dataDir, "outbox"),
       SCHEDULER: "off",
-      // The test runner stands in for a proxy: each test is its own client (tests/e2e/fixtures.ts).
-      TRUSTED_PROXY: "127.0.0.1,::1",
       SESSION_SECRET: process.env.E2E_SESSION_SECRET,
       SMTP_URL: `smtp://127.0.0.1:${process.env.E2E_SMTP_PORT}`,
       MAIL_FROM: "Thoughtfully <hello@thoughtfully.test>",

@@ -1,4 +1,3 @@
-import crypto from "node:crypto";
 import AxeBuilder from "@axe-core/playwright";
 import { type Browser, test as base, expect, type Page } from "@playwright/test";
 
@@ -29,25 +28,7 @@ async function blockingViolationsWithoutJavaScript(page: Page, browser: Browser,
   }
 }
 
-/**
- * Each test is its own client, as people are in production: the test server
- * trusts X-Forwarded-For from loopback (TRUSTED_PROXY in playwright.config.ts),
- * and each test sends a loopback address of its own, so per-client limits
- * (app/utils/mail-limits.server.ts) count one test's requests, not the whole
- * run's. Still loopback, so /dev/outbox stays open to the tests.
- */
-function clientAddressOf(testId: string, project: string) {
-  const hash = crypto.createHash("sha256").update(`${project}:${testId}`).digest();
-  return `127.${hash[0]}.${hash[1]}.${Math.max(1, hash[2] ?? 1)}`;
-}
-
 export const test = base.extend<{ expectAccessible: () => Promise<void> }>({
-  extraHTTPHeaders: async ({ extraHTTPHeaders }, use, testInfo) => {
-    await use({
-      ...extraHTTPHeaders,
-      "X-Forwarded-For": clientAddressOf(testInfo.testId, testInfo.project.name),
-    });
-  },
   expectAccessible: async ({ page, browser, baseURL, javaScriptEnabled }, use) => {
     await use(async () => {
       const violations = javaScriptEnabled
