@@ -248,6 +248,7 @@ test.describe("upload to multiple folders", () => {
     await openWizard(page);
     const dialog = wizard(page);
     await dialog.getByRole("link", { name: "Photo", exact: true }).click();
+    await expect(dialog.getByLabel("Photos")).toBeVisible();
     await dialog.getByLabel("Title").fill("Summer at the lake");
     await dialog.getByLabel("Photos").setInputFiles({
       name: "lake.jpg",
