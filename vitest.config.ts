@@ -19,6 +19,7 @@ export default defineConfig({
       "emails/**/*.test.{ts,tsx}",
       "storage/**/*.test.ts",
       "tests/integration/**/*.test.ts",
+      "tests/repository/**/*.test.ts",
     ],
     setupFiles: ["./tests/setup/isolated-environment.ts"],
     pool: "forks",

@@ -2,8 +2,8 @@ import { sql } from "drizzle-orm";
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /**
- * Every stored record of the product (spec 001, section 3) plus what
- * shared/decisions.md adds: the user's time zone, per-folder recipient state
+ * Every stored record of the product plus what its rules add
+ * (docs/product-rules.md, "Stored records"): the user's time zone, per-folder recipient state
  * and the send ledger that makes each scheduled send happen exactly once.
  *
  * Times are stored as Unix milliseconds (UTC). Lists and objects are JSON text.

@@ -1,5 +1,5 @@
 /**
- * Display rules of the admin and security dashboards (spec 001, section 9),
+ * Display rules of the admin and security dashboards (docs/product-rules.md, "Admin dashboards"),
  * shared by the server and the browser so both render the same text.
  */
 

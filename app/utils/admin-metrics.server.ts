@@ -8,8 +8,8 @@ import { LIMITS, PREMIUM_MONTHLY_PRICE_CENTS } from "~/utils/limits";
 import { UNSUBSCRIBE_REASONS, type UnsubscribeReason } from "~/utils/recipients.server";
 
 /**
- * Every figure of the admin and security dashboards (spec 001, section 3:
- * "Admin dashboard response", "Security dashboard response"), computed with
+ * Every figure of the admin and security dashboards (docs/product-rules.md,
+ * "Admin dashboards"), computed with
  * SQL from the stored rows at a given `now`. The definitions are written down
  * in docs/decisions.md ("Admin dashboard figures").
  */

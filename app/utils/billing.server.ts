@@ -6,7 +6,7 @@ import { env } from "~/utils/env.server";
 import { isPremium } from "~/utils/quota.server";
 
 /**
- * Premium billing through Stripe (shared/decisions.md, "Billing"): Checkout to
+ * Premium billing through Stripe (docs/product-rules.md, "Billing"): Checkout to
  * subscribe, the customer portal to manage or cancel. Nothing here grants
  * premium: only a signed webhook does (app/utils/subscriptions.server.ts).
  * Without STRIPE_SECRET_KEY, STRIPE_PRICE_ID and STRIPE_WEBHOOK_SECRET the app

@@ -1,5 +1,5 @@
 /**
- * Every product limit in one place (shared/decisions.md, "Tiers and limits").
+ * Every product limit in one place (docs/product-rules.md, "Tiers and limits").
  * Used by the browser (form hints, usage bars) and by the server (the checks
  * that count), so the two can never disagree.
  */

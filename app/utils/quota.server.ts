@@ -4,7 +4,7 @@ import { contentItems, folders, uploadDrafts } from "#db/schema";
 import { LIMITS } from "~/utils/limits";
 
 /**
- * Usage and limits (shared/decisions.md, "Tiers and limits"): the one place
+ * Usage and limits (docs/product-rules.md, "Tiers and limits"): the one place
  * every check that counts folders or bytes goes through. Each function runs a
  * fixed number of queries, whatever the number of folders. Inside
  * `writeTransaction` they read through the same connection, so a check and

@@ -7,7 +7,7 @@ import { LIMITS } from "~/utils/limits";
 import { referralBonus } from "~/utils/quota.server";
 
 /**
- * "Invite friends, get folders" (shared/decisions.md, "Tiers and limits"):
+ * "Invite friends, get folders" (docs/product-rules.md, "Tiers and limits"):
  * each user has at most one code, made when they first ask for it (a POST: a
  * GET never changes anything). Sign-up records a pending referral and e-mail
  * verification completes it (app/utils/accounts.server.ts); the bonus itself is

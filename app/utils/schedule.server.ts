@@ -1,5 +1,5 @@
 /**
- * When a folder is delivered (shared/decisions.md, "Time"): 00:01 in the
+ * When a folder is delivered (docs/product-rules.md, "Time"): 00:01 in the
  * sender's IANA time zone on the scheduled day, stored and compared in UTC.
  *
  * Pure functions: no database, no clock (callers pass `now`).

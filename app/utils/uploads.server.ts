@@ -17,7 +17,7 @@ import { clientIp, userAgent } from "~/utils/request-info.server";
 import { recordSecurityEvent } from "~/utils/security-events.server";
 
 /**
- * The upload pipeline (shared/decisions.md, "Accounts and security"): a file's
+ * The upload pipeline (docs/product-rules.md, "Accounts and security"): a file's
  * type is decided by its first bytes, never by its name or the browser's
  * claim; a mismatch is refused before anything is stored and recorded in
  * `security_rejections`; everything else is streamed to storage under a
