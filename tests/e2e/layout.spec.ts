@@ -236,6 +236,8 @@ test.describe("layout", () => {
     baseURL,
     expectAccessible,
   }) => {
+    // Visits and checks every page of the product: about 25 s on an idle machine.
+    test.slow();
     const admin = await createUser();
     testDb()
       .insert(userRoles)
