@@ -261,9 +261,9 @@ async function main({ dataDir, killOnTimeout }: Run) {
       mailer,
       { and, eq, isNull, sql },
     ] = await Promise.all([
-      import("#db/client.server"),
+      import("~/utils/db.server"),
       import("#db/schema"),
-      import("#storage/index"),
+      import("~/utils/storage.server"),
       import("~/utils/sending.server"),
       import("#emails/newsletter.server"),
       import("~/utils/recipient-links.server"),

@@ -10,7 +10,7 @@ import {
   UNSUBSCRIBE_URL_PLACEHOLDER,
 } from "#emails/newsletter";
 import { renderEmailHtml, renderEmailText } from "#emails/render.server";
-import { storage } from "#storage/index";
+import type { FileStorage } from "#storage/index";
 
 export type { NewsletterInput } from "#emails/newsletter";
 
@@ -23,7 +23,7 @@ export type { NewsletterInput } from "#emails/newsletter";
  *   for (const recipient of recipients) {
  *     const { html, text } = personalize(rendered, { email, unsubscribeUrl });
  *     await sendEmail({ to, subject: rendered.subject, html, text,
- *                       attachments: attachmentsFor(rendered) }); // fresh streams per message
+ *                       attachments: attachmentsFor(rendered, storage) }); // fresh streams per message
  *   }
  */
 export type RenderedNewsletter = {
@@ -167,7 +167,7 @@ export function personalize(
  * so building the attachment list holds no file open, and a message that is
  * never sent leaves nothing behind. A missing file fails the send.
  */
-async function storedBytes(key: string): Promise<Buffer> {
+async function storedBytes(storage: FileStorage, key: string): Promise<Buffer> {
   const source = await storage.get(key);
   if (!source) throw new Error(`Stored file ${key} is missing`);
   const chunks: Buffer[] = [];
@@ -180,12 +180,15 @@ async function storedBytes(key: string): Promise<Buffer> {
  * every recipient's message (a folder holds at most 20 MB, so they fit in
  * memory; reading them per message cost more than the sending).
  */
-export async function attachmentsFor(rendered: RenderedNewsletter): Promise<Attachment[]> {
+export async function attachmentsFor(
+  rendered: RenderedNewsletter,
+  storage: FileStorage,
+): Promise<Attachment[]> {
   return Promise.all(
     rendered.attachments.map(async (attachment) => ({
       filename: attachment.filename,
       contentType: attachment.contentType,
-      content: await storedBytes(attachment.storageKey),
+      content: await storedBytes(storage, attachment.storageKey),
       ...(attachment.cid
         ? { cid: attachment.cid, contentDisposition: "inline" as const }
         : { contentDisposition: "attachment" as const }),

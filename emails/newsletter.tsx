@@ -1,6 +1,6 @@
 import { Fragment, type ReactNode } from "react";
 import type { contentItems } from "#db/schema";
-import { formatBytes } from "~/utils/format";
+import { formatBytes } from "./format";
 
 /**
  * The folder newsletter: what every recipient of a folder receives. One

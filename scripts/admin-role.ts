@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { db } from "#db/client.server";
+import { db } from "~/utils/db.server";
 import { findUserIdByEmail, grantRole, revokeRole } from "~/utils/roles.server";
 
 /**

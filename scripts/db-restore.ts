@@ -32,7 +32,7 @@ async function replayInto(journalDir: string) {
   // DATABASE_PATH is the staged copy here (set by the parent), and BACKUP_DIR
   // a scratch folder, so replaying does not append to the real journal.
   const [{ unsubscribe, resubscribe, refuseResubscribeRequests, UnknownFolderError }, { db }] =
-    await Promise.all([import("~/utils/recipients.server"), import("#db/client.server")]);
+    await Promise.all([import("~/utils/recipients.server"), import("~/utils/db.server")]);
   let applied = 0;
   let skipped = 0;
   const apply = (choice: RecipientChoice) => {

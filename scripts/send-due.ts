@@ -1,4 +1,4 @@
-import { db } from "#db/client.server";
+import { db } from "~/utils/db.server";
 import { waitForBackgroundWork } from "~/utils/lifecycle.server";
 import { closeMailer } from "~/utils/mailer.server";
 import { runSchedulerPass } from "~/utils/sending.server";

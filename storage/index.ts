@@ -1,24 +1,4 @@
-import { env } from "~/utils/env.server";
-import { LocalDiskStorage } from "./local-disk";
-import { S3Storage } from "./s3";
-import type { FileStorage } from "./storage";
-
 export { LocalDiskStorage } from "./local-disk";
 export { S3Storage } from "./s3";
 export type { FileStorage } from "./storage";
 export { FileTooLargeError, isStorageKey } from "./storage";
-
-/**
- * The app's one file store: the S3-compatible bucket `S3_BUCKET` when set
- * (every machine sees the same files), else `STORAGE_DIR` on the local disk.
- */
-export const storage: FileStorage = env.S3_BUCKET
-  ? new S3Storage({
-      bucket: env.S3_BUCKET,
-      endpoint: env.S3_ENDPOINT,
-      region: env.S3_REGION,
-      accessKeyId: env.S3_ACCESS_KEY_ID,
-      secretAccessKey: env.S3_SECRET_ACCESS_KEY,
-      forcePathStyle: env.S3_FORCE_PATH_STYLE,
-    })
-  : new LocalDiskStorage(env.STORAGE_DIR);

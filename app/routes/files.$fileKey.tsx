@@ -1,8 +1,8 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { createReadableStreamFromReadable } from "@remix-run/node";
-import { storage } from "#storage/index";
 import { findOwnedFile } from "~/utils/files.server";
 import { requireUser } from "~/utils/session.server";
+import { storage } from "~/utils/storage.server";
 
 /**
  * A stored file, to its owner only: anyone else (and any malformed key) gets

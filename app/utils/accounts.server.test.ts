@@ -2,8 +2,8 @@ import fs from "node:fs";
 import { eq } from "drizzle-orm";
 import { simpleParser } from "mailparser";
 import { describe, expect, test } from "vitest";
-import { db } from "#db/client.server";
 import { referralCodes, referrals, securityEvents, sessions, users } from "#db/schema";
+import { db } from "~/utils/db.server";
 import {
   deleteAccount,
   requestPasswordReset,

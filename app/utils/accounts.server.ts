@@ -1,11 +1,11 @@
 import { and, eq, gt } from "drizzle-orm";
 import { createElement } from "react";
-import { db, writeTransaction } from "#db/client.server";
 import { contentItems, folders, referralCodes, referrals, uploadDrafts, users } from "#db/schema";
 import { AccountExists, accountExistsSubject } from "#emails/account-exists";
 import { renderEmail } from "#emails/render.server";
 import { ResetPassword, resetPasswordSubject } from "#emails/reset-password";
 import { VerifyEmail, verifyEmailSubject } from "#emails/verify-email";
+import { db, writeTransaction } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
 import { runInBackground } from "~/utils/lifecycle.server";
 import { clearLoginAttempts } from "~/utils/login-throttle.server";

@@ -1,6 +1,5 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, test } from "vitest";
-import { db } from "#db/client.server";
 import {
   analyticsSnapshots,
   contentItems,
@@ -17,6 +16,7 @@ import {
   userRoles,
   users,
 } from "#db/schema";
+import { db } from "~/utils/db.server";
 import {
   getBusinessMetrics,
   getDailySeries,

@@ -1,8 +1,8 @@
 import os from "node:os";
 import { sql } from "drizzle-orm";
-import { db } from "#db/client.server";
 import { analyticsSnapshots } from "#db/schema";
 import { EVENT_LABELS } from "~/utils/admin-display";
+import { db } from "~/utils/db.server";
 import { checkDatabase } from "~/utils/health.server";
 import { LIMITS, PREMIUM_MONTHLY_PRICE_CENTS } from "~/utils/limits";
 import { UNSUBSCRIBE_REASONS, type UnsubscribeReason } from "~/utils/recipients.server";

@@ -1,6 +1,6 @@
 import { expect, test } from "vitest";
-import { db } from "#db/client.server";
 import { users } from "#db/schema";
+import { db } from "~/utils/db.server";
 import {
   ApiTokenRuleError,
   authenticateApiToken,

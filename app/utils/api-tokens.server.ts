@@ -1,7 +1,7 @@
 import { and, asc, eq } from "drizzle-orm";
-import { db } from "#db/client.server";
 import { apiTokens, users } from "#db/schema";
 import type { ApiTokenInput, ApiTokenScope } from "~/utils/api-token-validation";
+import { db } from "~/utils/db.server";
 import { hashToken, randomToken, type SessionUser } from "~/utils/session.server";
 
 /**

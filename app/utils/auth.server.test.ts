@@ -1,8 +1,8 @@
 import crypto from "node:crypto";
 import { eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
-import { db } from "#db/client.server";
 import { sessions, users } from "#db/schema";
+import { db } from "~/utils/db.server";
 import { resetPassword } from "./accounts.server";
 import { findOrCreateOAuthUser, verifyLogin } from "./auth.server";
 import { hashPassword, verifyPassword } from "./password.server";

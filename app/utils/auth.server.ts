@@ -2,8 +2,8 @@ import { eq } from "drizzle-orm";
 import { Authenticator } from "remix-auth";
 import { FormStrategy } from "remix-auth-form";
 import { OAuth2Strategy } from "remix-auth-oauth2";
-import { db } from "#db/client.server";
 import { users } from "#db/schema";
+import { db } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
 import {
   recordSuccessfulLogin,

@@ -1,7 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import Stripe from "stripe";
-import { db } from "#db/client.server";
 import { users } from "#db/schema";
+import { db } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
 import { isPremium } from "~/utils/quota.server";
 

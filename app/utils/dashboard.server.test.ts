@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { db } from "#db/client.server";
 import { contentItems, folderRecipientStates, folders, users } from "#db/schema";
+import { db } from "~/utils/db.server";
 import { loadDashboard } from "./dashboard.server";
 import { FolderNotFoundError } from "./folders.server";
 

@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
-import { db } from "#db/client.server";
 import { contentItems, folders } from "#db/schema";
 import { isStorageKey } from "#storage/storage";
+import { db } from "~/utils/db.server";
 
 /**
  * The stored file with this key if, and only if, it belongs to an unsent item

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
-import { db, prepareOnce, writeTransaction } from "#db/client.server";
 import { contentItems, folders, users } from "#db/schema";
+import { db, prepareOnce, writeTransaction } from "~/utils/db.server";
 import type { FolderFrequency, FolderInput } from "~/utils/folder-validation";
 import { LIMITS } from "~/utils/limits";
 import { canCreateFolder, folderSizeLimit, getUsage } from "~/utils/quota.server";

@@ -1,16 +1,4 @@
-const UNITS = ["B", "KB", "MB", "GB"] as const;
-
-/** Sizes in B, KB, MB or GB, base 1024, one decimal (spec: display formats). */
-export function formatBytes(bytes: number) {
-  if (!Number.isFinite(bytes)) return "Unlimited";
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < UNITS.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${UNITS[unit]}`;
-}
+export { formatBytes } from "#emails/format";
 
 export function pluralize(count: number, singular: string, plural = `${singular}s`) {
   return `${count} ${count === 1 ? singular : plural}`;

@@ -1,5 +1,5 @@
 import { afterEach, expect, test, vi } from "vitest";
-import { db } from "#db/client.server";
+import { db } from "~/utils/db.server";
 import { healthResponse } from "./health.server";
 
 afterEach(() => {

@@ -1,4 +1,4 @@
-import { db } from "#db/client.server";
+import { db } from "~/utils/db.server";
 
 export function checkDatabase(): { ok: true; queryMs: number } | { ok: false; error: string } {
   const started = performance.now();

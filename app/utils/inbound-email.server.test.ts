@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { db } from "#db/client.server";
 import { folders, users } from "#db/schema";
+import { db } from "~/utils/db.server";
 import { applyInboundEmail, readInboundEmail } from "./inbound-email.server";
 import { LIMITS } from "./limits";
 import { unsubscribeMailto, unsubscribeToken } from "./recipient-links.server";

@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
 import { simpleParser } from "mailparser";
 import addressparser from "nodemailer/lib/addressparser/index.js";
-import { db } from "#db/client.server";
 import { folders } from "#db/schema";
+import { db } from "~/utils/db.server";
 import { recipientsOf } from "~/utils/folders.server";
 import { LIMITS } from "~/utils/limits";
 import { isValidUnsubscribeToken, readUnsubscribeSubject } from "~/utils/recipient-links.server";

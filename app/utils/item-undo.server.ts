@@ -1,6 +1,6 @@
 import { and, eq, gt, lte } from "drizzle-orm";
-import { db, writeTransaction } from "#db/client.server";
 import { contentItems, deletedItems } from "#db/schema";
+import { db, writeTransaction } from "~/utils/db.server";
 import { reconcileStoragePause } from "~/utils/folders.server";
 import { getItem, type Item, itemFileKeys } from "~/utils/items.server";
 import { releaseFiles } from "~/utils/uploads.server";

@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, isNull, type Placeholder, sql } from "drizzle-orm";
-import { db, prepareOnce, writeTransaction } from "#db/client.server";
 import { contentItems, folders } from "#db/schema";
+import { db, prepareOnce, writeTransaction } from "~/utils/db.server";
 import {
   type Folder,
   folderContentSize,

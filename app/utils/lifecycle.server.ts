@@ -1,7 +1,7 @@
 import { Cron } from "croner";
 import { backupDatabase } from "#db/backup";
-import { db } from "#db/client.server";
 import { takeAnalyticsSnapshot } from "~/utils/admin-metrics.server";
+import { db } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
 import { closeMailer } from "~/utils/mailer.server";
 import { pruneExpiredRecords, sweepOrphanFiles } from "~/utils/maintenance.server";

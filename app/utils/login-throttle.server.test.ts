@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
-import { db } from "#db/client.server";
 import { securityEvents, users } from "#db/schema";
+import { db } from "~/utils/db.server";
 import { runInRequestContext } from "../../server/request-context";
 import { requestPasswordReset, resetPassword } from "./accounts.server";
 import { INVALID_LOGIN_MESSAGE, verifyLogin } from "./auth.server";

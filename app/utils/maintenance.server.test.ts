@@ -2,9 +2,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { eq } from "drizzle-orm";
 import { expect, test } from "vitest";
-import { db } from "#db/client.server";
 import { contentItems, folders, securityEvents, sessions, users } from "#db/schema";
-import { storage } from "#storage/index";
+import { db } from "~/utils/db.server";
+import { storage } from "~/utils/storage.server";
 import { env } from "./env.server";
 import {
   pruneExpiredRecords,

@@ -1,6 +1,6 @@
 import { and, isNotNull, isNull, lt } from "drizzle-orm";
-import { db } from "#db/client.server";
 import { contentItems, csrfTokens, securityEvents, sessions, users } from "#db/schema";
+import { db } from "~/utils/db.server";
 import { purgeExpiredDeletions, undoableFileKeys } from "~/utils/item-undo.server";
 import { draftFileKeys } from "~/utils/upload-drafts.server";
 import { removeOrphanFiles } from "~/utils/uploads.server";

@@ -1,7 +1,7 @@
 import { and, asc, eq, isNull } from "drizzle-orm";
-import { db } from "#db/client.server";
 import { contentItems } from "#db/schema";
 import { personalize, renderNewsletter } from "#emails/newsletter.server";
+import { db } from "~/utils/db.server";
 import type { Folder } from "~/utils/folders.server";
 import type { SessionUser } from "~/utils/session.server";
 

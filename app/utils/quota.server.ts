@@ -1,6 +1,6 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
-import { prepareOnce, prepareSqlOnce } from "#db/client.server";
 import { contentItems, folders, uploadDrafts } from "#db/schema";
+import { prepareOnce, prepareSqlOnce } from "~/utils/db.server";
 import { LIMITS } from "~/utils/limits";
 
 /**

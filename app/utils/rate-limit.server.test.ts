@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { db } from "#db/client.server";
 import { rateLimits } from "#db/schema";
+import { db } from "~/utils/db.server";
 import {
   consumeRateLimit,
   consumeRateLimits,

@@ -1,5 +1,5 @@
 import { RateLimiterRes, RateLimiterSQLite } from "rate-limiter-flexible";
-import { db } from "#db/client.server";
+import { db } from "~/utils/db.server";
 
 /**
  * Every rate limit of the app goes through here: rate-limiter-flexible with

@@ -1,6 +1,5 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
-import { db } from "#db/client.server";
 import { readRecipientChoices } from "#db/restore";
 import {
   emailUnsubscribes,
@@ -10,6 +9,7 @@ import {
   resubscribeRequests,
   users,
 } from "#db/schema";
+import { db } from "~/utils/db.server";
 import { runInRequestContext } from "../../server/request-context";
 import { env } from "./env.server";
 import { FolderNotFoundError } from "./folders.server";

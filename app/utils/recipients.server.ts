@@ -1,7 +1,6 @@
 import { and, desc, eq, gt, inArray, or, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { createElement } from "react";
-import { db, prepareSqlOnce, writeTransaction } from "#db/client.server";
 import {
   emailUnsubscribes,
   folderRecipientStates,
@@ -14,6 +13,7 @@ import {
 } from "#db/schema";
 import { renderEmail } from "#emails/render.server";
 import { ResubscribeRequest, resubscribeRequestSubject } from "#emails/resubscribe-request";
+import { db, prepareSqlOnce, writeTransaction } from "~/utils/db.server";
 import { canonicalEmail, comparableEmail } from "~/utils/email-address";
 import { type Folder, getFolder, recipientsOf } from "~/utils/folders.server";
 import { sendEmail } from "~/utils/mailer.server";

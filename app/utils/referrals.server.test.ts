@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
-import { db } from "#db/client.server";
 import { referralCodes, referrals, users } from "#db/schema";
+import { db } from "~/utils/db.server";
 import { signUp, verifyEmailToken } from "./accounts.server";
 import { getUsage } from "./quota.server";
 import {

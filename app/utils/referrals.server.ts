@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { eq } from "drizzle-orm";
-import { db, writeTransaction } from "#db/client.server";
 import { referralCodes } from "#db/schema";
+import { db, writeTransaction } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
 import { LIMITS } from "~/utils/limits";
 import { referralBonus } from "~/utils/quota.server";

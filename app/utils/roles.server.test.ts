@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
-import { db } from "#db/client.server";
 import { securityEvents, sessions, userRoles, users } from "#db/schema";
+import { db } from "~/utils/db.server";
 import { runInRequestContext } from "../../server/request-context";
 import {
   findUserIdByEmail,

@@ -1,9 +1,9 @@
 import { data, redirect } from "@remix-run/node";
 import { and, desc, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
-import { db, prepareOnce, writeTransaction } from "#db/client.server";
 import { userRoles, users } from "#db/schema";
 import { ACCESS_DENIED_REDIRECT_MS, type AccessDenied } from "~/utils/admin-display";
+import { db, prepareOnce, writeTransaction } from "~/utils/db.server";
 import { consumeRateLimits, type RateLimit } from "~/utils/rate-limit.server";
 import { clientIp, isLoopback } from "~/utils/request-info.server";
 import { recordSecurityEvent } from "~/utils/security-events.server";

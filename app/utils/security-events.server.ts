@@ -1,5 +1,5 @@
-import { db } from "#db/client.server";
 import { securityEvents } from "#db/schema";
+import { db } from "~/utils/db.server";
 import { clientIp, userAgent } from "~/utils/request-info.server";
 
 type SecurityEventInput = {

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, test } from "vitest";
-import { db } from "#db/client.server";
 import { folders, sendLedger, users } from "#db/schema";
+import { db } from "~/utils/db.server";
 import {
   claimLedger,
   holderId,

@@ -2,8 +2,8 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import { and, eq } from "drizzle-orm";
-import { db, writeTransaction } from "#db/client.server";
 import { sendLedger } from "#db/schema";
+import { db, writeTransaction } from "~/utils/db.server";
 
 /**
  * Who may deliver a ledger: the holder of its claim, a lease that the holder

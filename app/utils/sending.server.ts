@@ -1,7 +1,6 @@
 import crypto from "node:crypto";
 import { and, asc, eq, exists, inArray, isNull, lte, not, or, type SQL, sql } from "drizzle-orm";
 import type { Attachment } from "nodemailer/lib/mailer";
-import { db, prepareOnce, writeTransaction } from "#db/client.server";
 import {
   contentItems,
   emailAttempts,
@@ -17,6 +16,7 @@ import {
   type RenderedNewsletter,
   renderNewsletter,
 } from "#emails/newsletter.server";
+import { db, prepareOnce, writeTransaction } from "~/utils/db.server";
 import { comparableEmail } from "~/utils/email-address";
 import { env } from "~/utils/env.server";
 import { faultPoint } from "~/utils/fault-points.server";
@@ -31,6 +31,7 @@ import {
 import { activeRecipients, markBounced, skipIfOptedOut } from "~/utils/recipients.server";
 import { nextSendAt, occurrenceKey } from "~/utils/schedule.server";
 import { claimLedger, stillHolds, whileHolding } from "~/utils/send-claim.server";
+import { storage } from "~/utils/storage.server";
 import { releaseFiles } from "~/utils/uploads.server";
 
 /**
@@ -211,7 +212,7 @@ export async function deliver(ledgerId: number, now = new Date()): Promise<numbe
       const rendered = renderNewsletter({ folder, sender, items });
       const prepared = { ledger, folder, sender, items, rendered, attachments: [] as Attachment[] };
       try {
-        prepared.attachments = await attachmentsFor(rendered);
+        prepared.attachments = await attachmentsFor(rendered, storage);
       } catch (error) {
         // A stored file that cannot be read fails this try for everyone; retries follow.
         for (const recipient of due) recordFailure(prepared, recipient, error, now);

@@ -1,8 +1,8 @@
 import crypto from "node:crypto";
 import { createCookie, redirect } from "@remix-run/node";
 import { and, eq, gt, ne, sql } from "drizzle-orm";
-import { db, prepareOnce } from "#db/client.server";
 import { sessions, users } from "#db/schema";
+import { db, prepareOnce } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
 import { clientIp, pathOf, userAgent } from "~/utils/request-info.server";
 

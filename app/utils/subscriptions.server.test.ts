@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
 import type Stripe from "stripe";
 import { describe, expect, test } from "vitest";
-import { db } from "#db/client.server";
 import { folders, users } from "#db/schema";
+import { db } from "~/utils/db.server";
 import { getUsage } from "./quota.server";
 import { applyStripeEvent, statusFromStripe } from "./subscriptions.server";
 

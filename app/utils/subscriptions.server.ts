@@ -1,7 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type Stripe from "stripe";
-import { writeTransaction } from "#db/client.server";
 import { folders, processedStripeEvents, users } from "#db/schema";
+import { writeTransaction } from "~/utils/db.server";
 import { LIMITS } from "~/utils/limits";
 import { isPremium } from "~/utils/quota.server";
 import { nextSendAt } from "~/utils/schedule.server";

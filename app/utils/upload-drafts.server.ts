@@ -1,8 +1,8 @@
 import crypto from "node:crypto";
 import { and, asc, desc, eq, gt, lte } from "drizzle-orm";
 import { z } from "zod";
-import { db, writeTransaction } from "#db/client.server";
 import { type DraftFile, uploadDrafts } from "#db/schema";
+import { db, writeTransaction } from "~/utils/db.server";
 import { type Folder, listFolders, recipientsOf } from "~/utils/folders.server";
 import type { ItemType, LinkInput, MusingInput, UploadDetailsInput } from "~/utils/item-validation";
 import {

@@ -4,9 +4,9 @@ import zlib from "node:zlib";
 import { eq } from "drizzle-orm";
 import sharp from "sharp";
 import { beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { db } from "#db/client.server";
 import { securityEvents, securityRejections, users } from "#db/schema";
-import { storage } from "#storage/index";
+import { db } from "~/utils/db.server";
+import { storage } from "~/utils/storage.server";
 import {
   parseUploadForm,
   removeOrphanFiles,

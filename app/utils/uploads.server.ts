@@ -9,12 +9,13 @@ import {
 import { eq, sql } from "drizzle-orm";
 import { type FileTypeResult, fileTypeFromBuffer, fileTypeFromStream } from "file-type";
 import sharp from "sharp";
-import { db } from "#db/client.server";
 import { securityRejections, users } from "#db/schema";
-import { FileTooLargeError, storage } from "#storage/index";
+import { FileTooLargeError } from "#storage/index";
+import { db } from "~/utils/db.server";
 import { LIMITS } from "~/utils/limits";
 import { clientIp, userAgent } from "~/utils/request-info.server";
 import { recordSecurityEvent } from "~/utils/security-events.server";
+import { storage } from "~/utils/storage.server";
 
 /**
  * The upload pipeline (docs/product-rules.md, "Accounts and security"): a file's

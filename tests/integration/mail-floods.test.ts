@@ -11,7 +11,7 @@ import { SmtpSink } from "../support/smtp-sink";
 const sink = new SmtpSink();
 process.env.SMTP_URL = await sink.start();
 
-const { db } = await import("#db/client.server");
+const { db } = await import("~/utils/db.server");
 const { contentItems, folders, users } = await import("#db/schema");
 const { createSession, getCurrentSession } = await import("~/utils/session.server");
 const { issueCsrfToken } = await import("~/utils/csrf.server");

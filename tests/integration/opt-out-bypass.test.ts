@@ -13,7 +13,7 @@ let app: Awaited<ReturnType<typeof loadApp>>;
 
 async function loadApp() {
   const [{ db }, schema, sending, recipients, validation] = await Promise.all([
-    import("#db/client.server"),
+    import("~/utils/db.server"),
     import("#db/schema"),
     import("~/utils/sending.server"),
     import("~/utils/recipients.server"),

@@ -12,10 +12,11 @@ import { startS3Server } from "../support/s3-server";
 const s3 = await startS3Server("thoughtfully-uploads");
 Object.assign(process.env, s3.env);
 
-const [{ db }, { contentItems, folders, users }, { storage, S3Storage }, uploads, { eq }] =
+const [{ db }, { contentItems, folders, users }, { storage }, { S3Storage }, uploads, { eq }] =
   await Promise.all([
-    import("#db/client.server"),
+    import("~/utils/db.server"),
     import("#db/schema"),
+    import("~/utils/storage.server"),
     import("#storage/index"),
     import("~/utils/uploads.server"),
     import("drizzle-orm"),

@@ -20,7 +20,7 @@ let app: Awaited<ReturnType<typeof loadApp>>;
 
 async function loadApp() {
   const [{ db }, schema, sending, mailer, drizzle] = await Promise.all([
-    import("#db/client.server"),
+    import("~/utils/db.server"),
     import("#db/schema"),
     import("~/utils/sending.server"),
     import("~/utils/mailer.server"),

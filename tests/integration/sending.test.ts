@@ -12,11 +12,11 @@ let app: Awaited<ReturnType<typeof loadApp>>;
 
 async function loadApp() {
   const [{ db }, schema, sending, links, { storage }, drizzle, claims] = await Promise.all([
-    import("#db/client.server"),
+    import("~/utils/db.server"),
     import("#db/schema"),
     import("~/utils/sending.server"),
     import("~/utils/recipient-links.server"),
-    import("#storage/index"),
+    import("~/utils/storage.server"),
     import("drizzle-orm"),
     import("~/utils/send-claim.server"),
   ]);

@@ -14,9 +14,9 @@ const MAX_SCORE = 1.0;
 let app: Awaited<ReturnType<typeof loadApp>>;
 async function loadApp() {
   const [{ db }, schema, { storage }, { env }, { sendNow }] = await Promise.all([
-    import("#db/client.server"),
+    import("~/utils/db.server"),
     import("#db/schema"),
-    import("#storage/index"),
+    import("~/utils/storage.server"),
     import("~/utils/env.server"),
     import("~/utils/sending.server"),
   ]);

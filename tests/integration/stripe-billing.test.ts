@@ -20,7 +20,7 @@ process.env.STRIPE_WEBHOOK_SECRET = WEBHOOK_SECRET;
 process.env.STRIPE_API_BASE = fake.origin;
 
 // Imported after the environment is set: env.server.ts reads it once.
-const { db } = await import("#db/client.server");
+const { db } = await import("~/utils/db.server");
 const { folders, processedStripeEvents, users } = await import("#db/schema");
 const { createSession, getCurrentSession } = await import("~/utils/session.server");
 const { issueCsrfToken } = await import("~/utils/csrf.server");

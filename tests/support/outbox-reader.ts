@@ -8,7 +8,7 @@ import { runInRequestContext } from "../../server/request-context";
  */
 export function testOutboxOpenToAdminsOnly(appUrl: string) {
   test("opens the outbox to admins only; everyone else gets a 404", async () => {
-    const { db } = await import("#db/client.server");
+    const { db } = await import("~/utils/db.server");
     const { users } = await import("#db/schema");
     const { grantRole, requireOutboxReader } = await import("~/utils/roles.server");
     const { createSession } = await import("~/utils/session.server");

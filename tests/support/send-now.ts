@@ -1,4 +1,4 @@
-import { db } from "#db/client.server";
+import { db } from "~/utils/db.server";
 import { closeMailer } from "~/utils/mailer.server";
 import { sendNow } from "~/utils/sending.server";
 

@@ -16,6 +16,7 @@ import { sendEmail } from "~/utils/mailer.server";
 import { renderPreview } from "~/utils/preview.server";
 import { folderSizeLimit } from "~/utils/quota.server";
 import { requireUser } from "~/utils/session.server";
+import { storage } from "~/utils/storage.server";
 import { redirectWithToast } from "~/utils/toast.server";
 
 /**
@@ -104,7 +105,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
       html,
       text,
       replyTo: user.email,
-      attachments: await attachmentsFor(rendered),
+      attachments: await attachmentsFor(rendered, storage),
     });
   } catch (error) {
     console.error(`Test e-mail for folder ${folder.id} failed:`, error);

@@ -9,8 +9,8 @@ import {
   type RenderedNewsletter,
   renderNewsletter,
 } from "#emails/newsletter.server";
-import { storage } from "#storage/index";
 import { listOutbox, readOutboxMessage, sendEmail } from "~/utils/mailer.server";
+import { storage } from "~/utils/storage.server";
 
 let nextId = 1;
 
@@ -430,7 +430,7 @@ describe("attachmentsFor", () => {
 
   it("attaches photos inline by cid and files as attachments, read from storage", async () => {
     const rendered = await withStoredFiles();
-    const attachments = await attachmentsFor(rendered);
+    const attachments = await attachmentsFor(rendered, storage);
     expect(attachments.map(({ content, ...rest }) => rest)).toEqual([
       {
         filename: "beach.jpg",
@@ -467,7 +467,7 @@ describe("attachmentsFor", () => {
 
   it("reads each stored file once into content every message can share", async () => {
     const rendered = await withStoredFiles();
-    const attachments = await attachmentsFor(rendered);
+    const attachments = await attachmentsFor(rendered, storage);
     expect(attachments.map((attachment) => String(attachment.content))).toEqual([
       "fake jpeg bytes",
       "%PDF-1.7 fake pdf",
@@ -476,6 +476,6 @@ describe("attachmentsFor", () => {
 
   it("fails when a stored file is gone", async () => {
     const rendered = renderNewsletter(input([{ ...file, filePaths: [key("f")] }]));
-    await expect(attachmentsFor(rendered)).rejects.toThrow(/missing/);
+    await expect(attachmentsFor(rendered, storage)).rejects.toThrow(/missing/);
   });
 });

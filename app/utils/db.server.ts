@@ -1,9 +1,9 @@
 import { fillPlaceholders, type SQL } from "drizzle-orm";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
+import { type AppDatabase, openDatabase } from "#db/connection";
 import { env } from "~/utils/env.server";
 import { isPrimaryAtStart } from "~/utils/replication.server";
 import { singleton } from "~/utils/singleton.server";
-import { type AppDatabase, openDatabase } from "./connection";
 
 /**
  * The one database handle of the server process, migrated on first use (by
