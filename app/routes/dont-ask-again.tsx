@@ -1,13 +1,13 @@
-import {
-  type ActionFunctionArgs,
-  data,
-  type HeadersFunction,
-  type LoaderFunctionArgs,
-  type MetaFunction,
-} from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from "@remix-run/node";
+import { useActionData, useLoaderData } from "@remix-run/react";
 import { AuthCard } from "~/components/auth-card";
-import { CsrfInput, SubmitButton } from "~/components/forms";
+import {
+  PressToConfirmForm,
+  RecipientChoiceDone,
+  RecipientLinkProblem,
+  recipientPageHeaders,
+  recipientPageMeta,
+} from "~/components/recipient-page";
 import { readProtectedForm } from "~/utils/csrf.server";
 import { readDontAskAgainLink } from "~/utils/recipient-links.server";
 import { refuseResubscribeRequests } from "~/utils/recipients.server";
@@ -20,16 +20,8 @@ import { refuseResubscribeRequests } from "~/utils/recipients.server";
  */
 const INVALID = "Invalid link";
 
-export const meta: MetaFunction = () => [
-  { title: "Don't ask me again · Thoughtfully" },
-  { name: "robots", content: "noindex" },
-];
-
-export const headers: HeadersFunction = ({ parentHeaders }) => {
-  const headers = new Headers(parentHeaders);
-  headers.set("Cache-Control", "no-store");
-  return headers;
-};
+export const meta = recipientPageMeta("Don't ask me again");
+export const headers = recipientPageHeaders;
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const link = readDontAskAgainLink(new URL(request.url).searchParams);
@@ -50,32 +42,25 @@ export default function DontAskAgainPage() {
 
   if (loaderData.state === "error" || actionData?.state === "error") {
     return (
-      <AuthCard title="Don't ask me again" description={<p role="alert">{INVALID}</p>}>
-        <p className="text-sm text-stone-700">
-          Please use the link from the invitation e-mail, exactly as it is.
-        </p>
-        <Link to="/" className="btn-secondary mt-5 w-full">
-          Go to Thoughtfully
-        </Link>
-      </AuthCard>
+      <RecipientLinkProblem
+        title="Don't ask me again"
+        alert={INVALID}
+        explanation="Please use the link from the invitation e-mail, exactly as it is."
+      />
     );
   }
   const { email, token } = loaderData;
 
   if (actionData?.state === "done") {
     return (
-      <AuthCard
+      <RecipientChoiceDone
         title="We won't ask again"
         description={
           <p role="status">
             {`No one using Thoughtfully can ask ${email} to re-subscribe any more. You stay unsubscribed.`}
           </p>
         }
-      >
-        <Link to="/" className="btn-secondary w-full">
-          Go to Thoughtfully
-        </Link>
-      </AuthCard>
+      />
     );
   }
 
@@ -86,16 +71,11 @@ export default function DontAskAgainPage() {
         <p>{`Stop every request to re-subscribe ${email}, from any sender using Thoughtfully.`}</p>
       }
     >
-      {/* Never submitted by script: a link scanner that runs the page must not decide for anyone. */}
-      <Form method="post">
-        <CsrfInput />
-        <input type="hidden" name="email" value={email} />
-        <input type="hidden" name="token" value={token} />
-        <SubmitButton pendingText="Saving...">Don't ask me again</SubmitButton>
-      </Form>
-      <p className="mt-3 text-center text-sm text-stone-600">
-        Nothing changes unless you press the button.
-      </p>
+      <PressToConfirmForm
+        fields={{ email, token }}
+        label="Don't ask me again"
+        pendingText="Saving..."
+      />
     </AuthCard>
   );
 }

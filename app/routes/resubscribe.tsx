@@ -1,13 +1,13 @@
-import {
-  type ActionFunctionArgs,
-  data,
-  type HeadersFunction,
-  type LoaderFunctionArgs,
-  type MetaFunction,
-} from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from "@remix-run/node";
+import { useActionData, useLoaderData } from "@remix-run/react";
 import { AuthCard } from "~/components/auth-card";
-import { CsrfInput, FormAlert, SubmitButton } from "~/components/forms";
+import {
+  PressToConfirmForm,
+  RecipientChoiceDone,
+  RecipientLinkProblem,
+  recipientPageHeaders,
+  recipientPageMeta,
+} from "~/components/recipient-page";
 import { readProtectedForm } from "~/utils/csrf.server";
 import { isValidResubscribeToken, readLinkParams } from "~/utils/recipient-links.server";
 import { folderForRecipient, resubscribe, UnknownFolderError } from "~/utils/recipients.server";
@@ -21,16 +21,8 @@ import { folderForRecipient, resubscribe, UnknownFolderError } from "~/utils/rec
 const INVALID = "Invalid re-subscription link";
 const FAILED = "Failed to re-subscribe";
 
-export const meta: MetaFunction = () => [
-  { title: "Re-subscribe · Thoughtfully" },
-  { name: "robots", content: "noindex" },
-];
-
-export const headers: HeadersFunction = ({ parentHeaders }) => {
-  const headers = new Headers(parentHeaders);
-  headers.set("Cache-Control", "no-store");
-  return headers;
-};
+export const meta = recipientPageMeta("Re-subscribe");
+export const headers = recipientPageHeaders;
 
 function validLink(source: { get(name: string): unknown }) {
   const link = readLinkParams(source);
@@ -72,32 +64,25 @@ export default function ResubscribePage() {
 
   if (loaderData.state === "error" || actionData?.state === "error") {
     return (
-      <AuthCard title="Re-subscribe" description={<p role="alert">{INVALID}</p>}>
-        <p className="text-sm text-stone-700">
-          Please use the link from the most recent invitation e-mail, exactly as it is.
-        </p>
-        <Link to="/" className="btn-secondary mt-5 w-full">
-          Go to Thoughtfully
-        </Link>
-      </AuthCard>
+      <RecipientLinkProblem
+        title="Re-subscribe"
+        alert={INVALID}
+        explanation="Please use the link from the most recent invitation e-mail, exactly as it is."
+      />
     );
   }
   const { folderId, email, token, folderName, senderName } = loaderData;
 
   if (actionData?.state === "success") {
     return (
-      <AuthCard
+      <RecipientChoiceDone
         title={`You're back on the list for ${folderName}`}
         description={
           <p role="status">
             {`${email} will receive "${folderName}" from ${senderName} again, starting with the next delivery. Every e-mail has a link to unsubscribe whenever you like.`}
           </p>
         }
-      >
-        <Link to="/" className="btn-secondary w-full">
-          Go to Thoughtfully
-        </Link>
-      </AuthCard>
+      />
     );
   }
 
@@ -108,22 +93,12 @@ export default function ResubscribePage() {
         <p>{`${senderName} would like to keep sharing "${folderName}" with you at ${email}.`}</p>
       }
     >
-      {/* Never submitted by script: a link scanner that runs the page must not re-subscribe anyone. */}
-      <Form method="post">
-        {actionData?.state === "failed" ? (
-          <div className="mb-4">
-            <FormAlert errors={[FAILED]} />
-          </div>
-        ) : null}
-        <CsrfInput />
-        <input type="hidden" name="folder" value={folderId} />
-        <input type="hidden" name="email" value={email} />
-        <input type="hidden" name="token" value={token} />
-        <SubmitButton pendingText="Re-subscribing...">Re-subscribe</SubmitButton>
-      </Form>
-      <p className="mt-3 text-center text-sm text-stone-600">
-        Nothing changes unless you press the button.
-      </p>
+      <PressToConfirmForm
+        fields={{ folder: folderId, email, token }}
+        label="Re-subscribe"
+        pendingText="Re-subscribing..."
+        error={actionData?.state === "failed" ? FAILED : undefined}
+      />
     </AuthCard>
   );
 }

@@ -3,11 +3,16 @@ import {
   data,
   type HeadersFunction,
   type LoaderFunctionArgs,
-  type MetaFunction,
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { AuthCard } from "~/components/auth-card";
 import { FormAlert, SubmitButton } from "~/components/forms";
+import {
+  RecipientChoiceDone,
+  RecipientLinkProblem,
+  recipientPageHeaders,
+  recipientPageMeta,
+} from "~/components/recipient-page";
 import { isValidUnsubscribeToken, readLinkParams } from "~/utils/recipient-links.server";
 import {
   folderForRecipient,
@@ -41,15 +46,11 @@ const REASONS = [
   ["other", "Another reason"],
 ] as const;
 
-export const meta: MetaFunction = () => [
-  { title: "Unsubscribe · Thoughtfully" },
-  { name: "robots", content: "noindex" },
-];
+export const meta = recipientPageMeta("Unsubscribe");
 
-export const headers: HeadersFunction = ({ actionHeaders, parentHeaders }) => {
-  const headers = new Headers(parentHeaders);
-  if (actionHeaders.has(EMPTY_BODY_HEADER)) headers.set(EMPTY_BODY_HEADER, "1");
-  headers.set("Cache-Control", "no-store");
+export const headers: HeadersFunction = (args) => {
+  const headers = new Headers(recipientPageHeaders(args));
+  if (args.actionHeaders.has(EMPTY_BODY_HEADER)) headers.set(EMPTY_BODY_HEADER, "1");
   return headers;
 };
 
@@ -134,15 +135,7 @@ const LINK_PROBLEMS = {
 } as const;
 
 function LinkProblem({ problem }: { problem: keyof typeof LINK_PROBLEMS }) {
-  const { alert, explanation } = LINK_PROBLEMS[problem];
-  return (
-    <AuthCard title="Unsubscribe" description={<p role="alert">{alert}</p>}>
-      <p className="text-sm text-stone-700">{explanation}</p>
-      <Link to="/" className="btn-secondary mt-5 w-full">
-        Go to Thoughtfully
-      </Link>
-    </AuthCard>
-  );
+  return <RecipientLinkProblem title="Unsubscribe" {...LINK_PROBLEMS[problem]} />;
 }
 
 export default function UnsubscribePage() {
@@ -159,7 +152,7 @@ export default function UnsubscribePage() {
 
   if (actionData?.state === "success") {
     return (
-      <AuthCard
+      <RecipientChoiceDone
         title="You're unsubscribed"
         description={
           <>
@@ -175,11 +168,7 @@ export default function UnsubscribePage() {
             </p>
           </>
         }
-      >
-        <Link to="/" className="btn-secondary w-full">
-          Go to Thoughtfully
-        </Link>
-      </AuthCard>
+      />
     );
   }
 
