@@ -1,19 +1,8 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import type { BrowserContext } from "@playwright/test";
 import { eq } from "drizzle-orm";
 import { apiTokens } from "#db/schema";
 import { expect, test } from "./fixtures";
 import { createFolderRow, createUser, signIn, testDb } from "./support/accounts";
-import {
-  clickToolbarIcon,
-  extensionDir,
-  launchWithExtension,
-  pointExtensionAt,
-  startLoopbackSite,
-  unpackedExtensionId,
-} from "./support/extension";
+import { clickToolbarIcon, pointExtensionAt, withExtensionBrowser } from "./support/extension";
 import { itemsOf } from "./support/items";
 
 /**
@@ -27,12 +16,7 @@ test("connected, the extension saves the page into the chosen folder without ope
   baseURL,
 }) => {
   test.skip(!javaScriptEnabled, "An extension is JavaScript; /add without it is in add.spec.ts");
-  const site = await startLoopbackSite();
-  const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), "thoughtfully-extension-"));
-  let context: BrowserContext | null = null;
-  try {
-    context = await launchWithExtension(profileDir);
-    const extensionId = unpackedExtensionId(extensionDir);
+  await withExtensionBrowser(async ({ context, extensionId, site }) => {
     const user = await createUser();
     await signIn(context, user.id, baseURL!);
     createFolderRow(user.id, { name: "Family" });
@@ -82,19 +66,12 @@ test("connected, the extension saves the page into the chosen folder without ope
 
     const again = await clickToolbarIcon(context, extensionId, site.url);
     await expect(again.getByLabel("Folder")).toHaveValue(String(reading.id));
-  } finally {
-    await context?.close();
-    site.server.close();
-    fs.rmSync(profileDir, { recursive: true, force: true });
-  }
+  });
 });
 
 test("the extension's page ignores a token it did not ask for", async ({ javaScriptEnabled }) => {
   test.skip(!javaScriptEnabled, "An extension is JavaScript");
-  const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), "thoughtfully-extension-"));
-  const context = await launchWithExtension(profileDir);
-  try {
-    const extensionId = unpackedExtensionId(extensionDir);
+  await withExtensionBrowser(async ({ context, extensionId }) => {
     const page = await context.newPage();
     await page.goto(
       `chrome-extension://${extensionId}/connected.html#state=attacker-chosen-state&token=tht_attacker`,
@@ -108,8 +85,5 @@ test("the extension's page ignores a token it did not ask for", async ({ javaScr
       ).chrome.storage.local.get("connection"),
     );
     expect(stored).toEqual({});
-  } finally {
-    await context.close();
-    fs.rmSync(profileDir, { recursive: true, force: true });
-  }
+  });
 });

@@ -1,16 +1,6 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import type { BrowserContext } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { createFolderRow, createUser, signIn } from "./support/accounts";
-import {
-  clickToolbarIcon,
-  extensionDir,
-  launchWithExtension,
-  startLoopbackSite,
-  unpackedExtensionId,
-} from "./support/extension";
+import { clickToolbarIcon, withExtensionBrowser } from "./support/extension";
 import { itemsOf } from "./support/items";
 
 /**
@@ -22,12 +12,7 @@ test("the Chrome extension saves the current tab to a folder", async ({
   baseURL,
 }) => {
   test.skip(!javaScriptEnabled, "An extension is JavaScript; /add without it is in add.spec.ts");
-  const site = await startLoopbackSite();
-  const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), "thoughtfully-extension-"));
-  let context: BrowserContext | null = null;
-  try {
-    context = await launchWithExtension(profileDir);
-    const extensionId = unpackedExtensionId(extensionDir);
+  await withExtensionBrowser(async ({ context, extensionId, site }) => {
     const user = await createUser();
     await signIn(context, user.id, baseURL!);
     createFolderRow(user.id, { name: "Family" });
@@ -73,9 +58,5 @@ test("the Chrome extension saves the current tab to a folder", async ({
     expect(itemsOf(folder.id)).toMatchObject([
       { title: "Loopback reading list", urls: [site.url], commentText: "For the weekend" },
     ]);
-  } finally {
-    await context?.close();
-    site.server.close();
-    fs.rmSync(profileDir, { recursive: true, force: true });
-  }
+  });
 });

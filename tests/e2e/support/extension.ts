@@ -1,6 +1,8 @@
 import crypto from "node:crypto";
+import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { type BrowserContext, chromium, type Page } from "@playwright/test";
 
@@ -96,4 +98,28 @@ export async function clickToolbarIcon(
   if (tabId === null) throw new Error("activeTab did not show the clicked tab's URL");
   await popup.goto(`chrome-extension://${extensionId}/popup.html?tab=${tabId}`);
   return popup;
+}
+
+/**
+ * Runs `test` in Chromium with the unpacked extension in a fresh profile, next
+ * to a loopback site to save; closes and removes all of it afterwards.
+ */
+export async function withExtensionBrowser(
+  test: (browser: {
+    context: BrowserContext;
+    extensionId: string;
+    site: Awaited<ReturnType<typeof startLoopbackSite>>;
+  }) => Promise<void>,
+) {
+  const site = await startLoopbackSite();
+  const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), "thoughtfully-extension-"));
+  let context: BrowserContext | null = null;
+  try {
+    context = await launchWithExtension(profileDir);
+    await test({ context, extensionId: unpackedExtensionId(extensionDir), site });
+  } finally {
+    await context?.close();
+    site.server.close();
+    fs.rmSync(profileDir, { recursive: true, force: true });
+  }
 }
