@@ -16,7 +16,12 @@ import { clientIp } from "~/utils/request-info.server";
  */
 const HOUR = 60 * 60;
 
-type MailEndpoint = "sign-up" | "password-reset" | "verification" | "test-email" | "send-now";
+export type MailEndpoint =
+  | "sign-up"
+  | "password-reset"
+  | "verification"
+  | "test-email"
+  | "send-now";
 
 const PER_ADDRESS_PER_HOUR = 3;
 const PER_CLIENT_PER_HOUR = 10;

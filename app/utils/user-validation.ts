@@ -67,9 +67,8 @@ export const SignupSchema = z.object({
     }),
 });
 
-export const ForgotPasswordSchema = z.object({ email: EmailSchema });
-
-export const ResendVerificationSchema = z.object({ email: EmailSchema });
+/** Forgot password and resend verification: one address to e-mail a link to. */
+export const EmailLinkRequestSchema = z.object({ email: EmailSchema });
 
 export const ResetPasswordSchema = z
   .object({

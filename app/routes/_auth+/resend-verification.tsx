@@ -1,13 +1,10 @@
-import { getFormProps, getInputProps, useForm } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod";
-import { type ActionFunctionArgs, data, type MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData } from "@remix-run/react";
+import type { ActionFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Link, useActionData } from "@remix-run/react";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
-import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/forms";
+import { EmailLinkRequestForm } from "~/components/email-link-request-form";
 import { resendVerification } from "~/utils/accounts.server";
 import { readProtectedForm } from "~/utils/csrf.server";
-import { refuseMailBurst } from "~/utils/mail-limits.server";
-import { ResendVerificationSchema } from "~/utils/user-validation";
+import { answerEmailLinkRequest } from "~/utils/email-link-request.server";
 
 export const meta: MetaFunction = () => [
   { title: "Resend verification email · Thoughtfully" },
@@ -15,32 +12,16 @@ export const meta: MetaFunction = () => [
 ];
 
 export async function action({ request }: ActionFunctionArgs) {
-  const formData = await readProtectedForm(request);
-  const submission = parseWithZod(formData, { schema: ResendVerificationSchema });
-  if (submission.status !== "success") {
-    return data({ sent: false as const, result: submission.reply() }, { status: 400 });
-  }
-  const refused = await refuseMailBurst("verification", request, submission.value.email);
-  if (refused) {
-    return data(
-      { sent: false as const, result: submission.reply({ formErrors: [refused] }) },
-      { status: 429 },
-    );
-  }
-  resendVerification(submission.value.email);
-  return data({ sent: true as const, result: null });
+  return answerEmailLinkRequest(
+    request,
+    await readProtectedForm(request),
+    "verification",
+    resendVerification,
+  );
 }
 
 export default function ResendVerificationPage() {
   const actionData = useActionData<typeof action>();
-  const [form, fields] = useForm({
-    id: "resend-verification",
-    lastResult: actionData?.result,
-    constraint: getZodConstraint(ResendVerificationSchema),
-    shouldValidate: "onBlur",
-    shouldRevalidate: "onInput",
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: ResendVerificationSchema }),
-  });
 
   if (actionData?.sent) {
     return (
@@ -82,19 +63,11 @@ export default function ResendVerificationPage() {
         </p>
       }
     >
-      <Form method="post" className="space-y-5" {...getFormProps(form)}>
-        <CsrfInput />
-        <FormAlert errors={form.errors} />
-        <Field
-          label="Email"
-          inputProps={{
-            ...getInputProps(fields.email, { type: "email" }),
-            autoComplete: "email",
-          }}
-          errors={fields.email.errors}
-        />
-        <SubmitButton pendingText="Sending...">Send a new link</SubmitButton>
-      </Form>
+      <EmailLinkRequestForm
+        id="resend-verification"
+        lastResult={actionData?.result}
+        submitLabel="Send a new link"
+      />
     </AuthCard>
   );
 }

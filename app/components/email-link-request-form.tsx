@@ -1,0 +1,40 @@
+import { getFormProps, getInputProps, type SubmissionResult, useForm } from "@conform-to/react";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod";
+import { Form } from "@remix-run/react";
+import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/forms";
+import { EmailLinkRequestSchema } from "~/utils/user-validation";
+
+/** The one-field form of the pages that e-mail a link (forgot password, resend verification). */
+export function EmailLinkRequestForm({
+  id,
+  lastResult,
+  submitLabel,
+}: {
+  id: string;
+  lastResult: SubmissionResult<string[]> | null | undefined;
+  submitLabel: string;
+}) {
+  const [form, fields] = useForm({
+    id,
+    lastResult,
+    constraint: getZodConstraint(EmailLinkRequestSchema),
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: EmailLinkRequestSchema }),
+  });
+  return (
+    <Form method="post" className="space-y-5" {...getFormProps(form)}>
+      <CsrfInput />
+      <FormAlert errors={form.errors} />
+      <Field
+        label="Email"
+        inputProps={{
+          ...getInputProps(fields.email, { type: "email" }),
+          autoComplete: "email",
+        }}
+        errors={fields.email.errors}
+      />
+      <SubmitButton pendingText="Sending...">{submitLabel}</SubmitButton>
+    </Form>
+  );
+}
