@@ -94,6 +94,8 @@ const envSchema = z.object({
       const [point, hit] = value.split("#");
       return { point: point as (typeof SEND_FAULT_POINTS)[number], hit: Number(hit ?? 1) };
     }),
+  /** "off": saving a link asks for no preview fetch (unit tests, which must not reach the network). */
+  LINK_PREVIEWS: z.enum(["on", "off"], { message: 'must be "on" or "off"' }).default("on"),
   /**
    * Tests only: link previews may fetch from 127.0.0.1 and ::1 (a page server
    * the tests start), on any port. Refused on a real (https) deployment.
