@@ -8,13 +8,16 @@ import { PICTURE_COMMENT, startPreviewPages } from "../../tests/support/preview-
 import { folderContentSize } from "./folders.server";
 import { createTextItem, deleteItem, updateTextItem } from "./items.server";
 import {
+  inParallel,
   PREVIEW_LIMITS,
+  PREVIEWS_PER_USER,
   readPreview,
   removePreview,
   removePreviewImage,
   runPreviewPass,
 } from "./link-previews.server";
 import { getUsage } from "./quota.server";
+import { consumeRateLimit } from "./rate-limit.server";
 
 let pages: Awaited<ReturnType<typeof startPreviewPages>>;
 beforeAll(async () => {
@@ -183,6 +186,41 @@ describe("link previews", () => {
     const key = row(item.id)?.previewImageKey;
     expect(key).toBeTruthy();
     expect(deleteItem(user.id, item.id).keys).toContain(key);
+  });
+
+  test("a sender over their hourly number of previews waits; nothing is fetched", async () => {
+    const { user, folder } = senderWithFolder();
+    await consumeRateLimit(PREVIEWS_PER_USER, String(user.id), PREVIEWS_PER_USER.points);
+    const item = createTextItem(user.id, folder.id, link(`${pages.origin}/article/limited`));
+    const before = pages.requests.length;
+    await runPreviewPass(loopback);
+    expect(pages.requests.length).toBe(before);
+    const waiting = row(item.id);
+    expect(waiting).toMatchObject({ previewStatus: "pending", previewAttempts: 0 });
+    expect(waiting?.previewNextAttemptAt?.getTime()).toBeGreaterThan(Date.now());
+  });
+
+  test("fetches at most a few at once, and at most two per host", async () => {
+    const hosts = ["a.example", "a.example", "a.example", "a.example", "b.example", "c.example"];
+    const running = new Map<string, number>();
+    let most = 0;
+    let mostPerHost = 0;
+    await inParallel(
+      hosts.map((host, index) => ({ previewUrl: `https://${host}/${index}` })),
+      async ({ previewUrl }) => {
+        const host = new URL(previewUrl).hostname;
+        running.set(host, (running.get(host) ?? 0) + 1);
+        most = Math.max(
+          most,
+          [...running.values()].reduce((sum, n) => sum + n, 0),
+        );
+        mostPerHost = Math.max(mostPerHost, running.get(host) ?? 0);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        running.set(host, (running.get(host) ?? 1) - 1);
+      },
+    );
+    expect(most).toBeLessThanOrEqual(PREVIEW_LIMITS.concurrency);
+    expect(mostPerHost).toBe(PREVIEW_LIMITS.perHostConcurrency);
   });
 
   test("reads Open Graph, then Twitter, then plain HTML", async () => {

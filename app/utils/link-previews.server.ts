@@ -258,18 +258,21 @@ function readyColumns(preview: PreviewText, stored: { key: string; size: number 
   };
 }
 
-/** Runs `task` for each candidate, at most `concurrency` at once and `perHost` per host. */
-async function inParallel(candidates: Candidate[], task: (candidate: Candidate) => Promise<void>) {
+/** Runs `task` for each candidate, at most `concurrency` at once and `perHostConcurrency` per host. */
+export async function inParallel<T extends { previewUrl: string }>(
+  candidates: T[],
+  task: (candidate: T) => Promise<void>,
+) {
   const perHost = new Map<string, number>();
   const waiting = [...candidates];
-  const hostOf = (candidate: Candidate) => new URL(candidate.previewUrl).hostname;
+  const hostOf = (candidate: T) => new URL(candidate.previewUrl).hostname;
   const worker = async () => {
     for (;;) {
       const index = waiting.findIndex(
         (candidate) => (perHost.get(hostOf(candidate)) ?? 0) < PREVIEW_LIMITS.perHostConcurrency,
       );
       if (index === -1) return;
-      const [candidate] = waiting.splice(index, 1) as [Candidate];
+      const [candidate] = waiting.splice(index, 1) as [T];
       const host = hostOf(candidate);
       perHost.set(host, (perHost.get(host) ?? 0) + 1);
       try {
