@@ -6,6 +6,7 @@ import { startFakeOAuthProvider } from "./tests/e2e/support/fake-oauth-provider"
 import { startFakeStripe } from "./tests/e2e/support/fake-stripe";
 import { startMailCatcher } from "./tests/e2e/support/mail-catcher";
 import { freePort } from "./tests/support/free-port";
+import { startPreviewPages } from "./tests/support/preview-pages";
 
 /**
  * Browser tests run against the production build served by server/index.ts on a
@@ -30,6 +31,8 @@ const oauthOrigin = process.env.E2E_OAUTH_ORIGIN;
 const stripeKeys = { secret: "sk_test_thoughtfully_e2e", price: "price_e2e_premium" };
 process.env.E2E_STRIPE_WEBHOOK_SECRET ??= "whsec_thoughtfully_e2e";
 process.env.E2E_STRIPE_ORIGIN ??= (await startFakeStripe(stripeKeys.secret)).origin;
+// Pages for link previews, on loopback: the server may fetch them (LINK_PREVIEW_ALLOW_LOOPBACK).
+process.env.E2E_PREVIEW_ORIGIN ??= (await startPreviewPages()).origin;
 export const baseURL = `http://localhost:${port}`;
 
 const chromium = {
@@ -79,6 +82,7 @@ export default defineConfig({
       STORAGE_DIR: path.join(dataDir, "uploads"),
       OUTBOX_DIR: path.join(dataDir, "outbox"),
       SCHEDULER: "off",
+      LINK_PREVIEW_ALLOW_LOOPBACK: "true",
       SESSION_SECRET: process.env.E2E_SESSION_SECRET,
       SMTP_URL: `smtp://127.0.0.1:${process.env.E2E_SMTP_PORT}`,
       MAIL_FROM: "Thoughtfully <hello@thoughtfully.test>",

@@ -226,6 +226,24 @@ export const contentItems = sqliteTable(
       .notNull()
       .default("na"),
     sortOrder: integer("sort_order").notNull().default(0),
+    /**
+     * The link's preview card (app/utils/link-previews.server.ts), fetched in
+     * the background after the link is saved: null for other types; pending
+     * until fetched (a crash leaves it pending, so the next pass fetches it);
+     * failed leaves the plain link; removed when the sender took it away.
+     */
+    previewStatus: text("preview_status", { enum: ["pending", "ready", "failed", "removed"] }),
+    /** The address the preview describes (the first URL); an edit that changes it fetches again. */
+    previewUrl: text("preview_url"),
+    previewTitle: text("preview_title"),
+    previewDescription: text("preview_description"),
+    previewSiteName: text("preview_site_name"),
+    /** The card's picture in storage (resized, metadata stripped); counted in the folder's size. */
+    previewImageKey: text("preview_image_key"),
+    previewImageSize: integer("preview_image_size").notNull().default(0),
+    previewAttempts: integer("preview_attempts").notNull().default(0),
+    /** A pending preview is not tried again before this (a retry's wait, or a running fetch's lease). */
+    previewNextAttemptAt: timestamp("preview_next_attempt_at"),
     securityStatus: text("security_status").notNull().default("safe"),
     quarantineReason: text("quarantine_reason"),
     createdAt: createdAt(),
@@ -233,6 +251,7 @@ export const contentItems = sqliteTable(
   },
   (table) => [
     index("content_items_folder_sort_idx").on(table.folderId, table.sentAt, table.sortOrder),
+    index("content_items_preview_status_idx").on(table.previewStatus),
   ],
 );
 

@@ -5,6 +5,7 @@ import {
   type NewsletterInput,
   type NewsletterItem,
   photoCid,
+  previewCid,
   RECIPIENT_EMAIL_PLACEHOLDER,
   senderFirstName,
   UNSUBSCRIBE_URL_PLACEHOLDER,
@@ -31,7 +32,7 @@ export type RenderedNewsletter = {
   /** With the placeholders in place; see `personalize`. */
   html: string;
   text: string;
-  /** Photos (with `cid`, shown inline) and files (attached), in item order. */
+  /** Photos and link preview pictures (with `cid`, shown inline) and files (attached), in item order. */
   attachments: {
     filename: string;
     storageKey: string;
@@ -87,6 +88,9 @@ function neutralInput(input: NewsletterInput): NewsletterInput {
       questionText: neutralOrNull(item.questionText),
       urls: item.urls.map(neutralUrl),
       fileNames: item.fileNames.map(neutral),
+      previewTitle: neutralOrNull(item.previewTitle),
+      previewDescription: neutralOrNull(item.previewDescription),
+      previewSiteName: neutralOrNull(item.previewSiteName),
     })),
   };
 }
@@ -95,8 +99,24 @@ function inItemOrder(items: NewsletterItem[]) {
   return [...items].sort((a, b) => a.sortOrder - b.sortOrder || a.id - b.id);
 }
 
+/** A ready link preview's picture, shown inline. */
+function previewAttachment(item: NewsletterItem): RenderedNewsletter["attachments"] {
+  if (item.type !== "link" || item.previewStatus !== "ready" || !item.previewImageKey) return [];
+  if (!item.urls[0]) return [];
+  return [
+    {
+      filename: "preview.jpg",
+      storageKey: item.previewImageKey,
+      contentType: "image/jpeg",
+      cid: previewCid(item.id),
+      size: item.previewImageSize,
+    },
+  ];
+}
+
 function attachmentsOf(items: NewsletterItem[]): RenderedNewsletter["attachments"] {
   return items.flatMap((item) => {
+    if (item.type === "link") return previewAttachment(item);
     if (item.type !== "photo" && item.type !== "file") return [];
     return item.filePaths.flatMap((storageKey, index) => {
       if (!storageKey) return [];

@@ -37,6 +37,14 @@ export function photoCid(itemId: number, index: number) {
   return `photo-${itemId}-${index}@thoughtfully`;
 }
 
+/** The Content-ID of a link preview's picture. */
+export function previewCid(itemId: number) {
+  return `preview-${itemId}@thoughtfully`;
+}
+
+/** Width of a link preview's picture in the card. */
+const PREVIEW_IMAGE_WIDTH = 550;
+
 /** "Ada Lovelace", or whichever name part exists, or the address. */
 export function senderFullName(sender: NewsletterInput["sender"]) {
   const name = [sender.firstName, sender.lastName]
@@ -139,6 +147,38 @@ export function urlText(url: string) {
 }
 
 /**
+ * A saved link's preview card (app/utils/link-previews.server.ts): the page's
+ * picture (inline, by cid) linking to it, its site and a line of description.
+ * Only the site and description are shown in the plain-text part: the
+ * address follows anyway. Shown only once the preview is ready.
+ */
+function LinkCard({ item, variant }: { item: NewsletterItem; variant: Variant }) {
+  if (item.previewStatus !== "ready") return null;
+  const url = item.urls[0];
+  const description = item.previewDescription?.trim();
+  return (
+    <>
+      {item.previewImageKey && url && variant === "html" ? (
+        <a href={url}>
+          <img
+            src={`cid:${previewCid(item.id)}`}
+            alt={item.previewTitle ?? item.title}
+            width={PREVIEW_IMAGE_WIDTH}
+          />
+        </a>
+      ) : null}
+      {item.previewSiteName || description ? (
+        <p className="m">
+          {item.previewSiteName ? <b>{item.previewSiteName}</b> : null}
+          {item.previewSiteName && description ? " · " : null}
+          {description}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+/**
  * The HTML part, or the tree the plain-text part is made from (html-to-text):
  * there, links show their whole address once and photos are named.
  */
@@ -187,6 +227,7 @@ function ItemBody({
     case "link":
       return (
         <>
+          <LinkCard item={item} variant={variant} />
           {item.urls.length > 0 ? (
             <p>
               {item.urls.map((url, index) => (

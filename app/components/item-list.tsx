@@ -9,11 +9,76 @@ const EXPECTATION_LABELS = {
   not_expecting: "No reply needed",
 } as const;
 
+/**
+ * A link's preview card, once fetched (app/utils/link-previews.server.ts).
+ * Its buttons belong to the list's one form, so removing works without
+ * JavaScript.
+ */
+function LinkCard({
+  item,
+  preview,
+  url,
+}: {
+  item: ItemView;
+  preview: NonNullable<ItemView["preview"]>;
+  url: string;
+}) {
+  return (
+    <figure
+      className="link-card overflow-hidden rounded-xl border border-stone-200 bg-stone-50"
+      aria-label={`Preview of ${item.title}`}
+    >
+      {preview.imageKey ? (
+        <a href={url} target="_blank" rel="noopener noreferrer nofollow">
+          <img
+            src={`/files/${preview.imageKey}`}
+            alt={preview.title ?? item.title}
+            loading="lazy"
+            className="max-h-48 w-full object-cover"
+          />
+        </a>
+      ) : null}
+      <figcaption className="space-y-1 p-3 text-sm">
+        {preview.siteName ? (
+          <p className="text-xs uppercase tracking-wide text-stone-500">{preview.siteName}</p>
+        ) : null}
+        {preview.title ? <p className="font-medium text-stone-900">{preview.title}</p> : null}
+        {preview.description ? <p className="text-stone-700">{preview.description}</p> : null}
+        <div className="flex flex-wrap gap-2 pt-1">
+          {preview.imageKey ? (
+            <button
+              type="submit"
+              name="intent"
+              value={`remove-preview-image:${item.id}`}
+              aria-label={`Remove the preview picture of ${item.title}`}
+              className="item-action"
+            >
+              Remove picture
+            </button>
+          ) : null}
+          <button
+            type="submit"
+            name="intent"
+            value={`remove-preview:${item.id}`}
+            aria-label={`Remove the preview of ${item.title}`}
+            className="item-action"
+          >
+            Remove preview
+          </button>
+        </div>
+      </figcaption>
+    </figure>
+  );
+}
+
 function ItemBody({ item }: { item: ItemView }) {
   return (
     <div className="min-w-0 flex-1 space-y-2">
       <p className="item-type">{item.type}</p>
       <h3 className="item-title">{item.title}</h3>
+      {item.preview && item.urls?.[0] ? (
+        <LinkCard item={item} preview={item.preview} url={item.urls[0]} />
+      ) : null}
       {item.urls ? (
         <ul className="item-urls space-y-0.5 text-sm">
           {item.urls.map((url) => (

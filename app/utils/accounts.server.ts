@@ -220,12 +220,18 @@ export function updateProfile(
 export async function deleteAccount(userId: number) {
   const fileKeys = writeTransaction((tx) => {
     const keys = tx
-      .select({ filePaths: contentItems.filePaths, thumbnailPaths: contentItems.thumbnailPaths })
+      .select({
+        filePaths: contentItems.filePaths,
+        thumbnailPaths: contentItems.thumbnailPaths,
+        previewImageKey: contentItems.previewImageKey,
+      })
       .from(contentItems)
       .innerJoin(folders, eq(folders.id, contentItems.folderId))
       .where(eq(folders.userId, userId))
       .all()
-      .flatMap((item) => [...item.filePaths, ...item.thumbnailPaths].filter(Boolean));
+      .flatMap((item) =>
+        [...item.filePaths, ...item.thumbnailPaths, item.previewImageKey ?? ""].filter(Boolean),
+      );
     const draftKeys = tx
       .select({ files: uploadDrafts.files })
       .from(uploadDrafts)

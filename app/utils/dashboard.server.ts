@@ -80,6 +80,16 @@ function itemView(item: ListedItem) {
     ...(item.askQuestion && item.questionText ? { questionText: item.questionText } : {}),
     ...(expectation ? { responseExpectation: expectation } : {}),
     ...(files.length > 0 ? { files } : {}),
+    ...(item.previewStatus === "ready"
+      ? {
+          preview: {
+            title: item.previewTitle,
+            description: item.previewDescription,
+            siteName: item.previewSiteName,
+            imageKey: item.previewImageKey,
+          },
+        }
+      : {}),
   };
 }
 

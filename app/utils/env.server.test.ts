@@ -83,6 +83,41 @@ describe("parseEnv", () => {
   });
 });
 
+describe("parseEnv: link previews", () => {
+  test("loopback fetches are off by default and refused on a deployment", () => {
+    expect(parseEnv(base).LINK_PREVIEW_ALLOW_LOOPBACK).toBe(false);
+    expect(
+      parseEnv({ ...base, NODE_ENV: "test", LINK_PREVIEW_ALLOW_LOOPBACK: "true" })
+        .LINK_PREVIEW_ALLOW_LOOPBACK,
+    ).toBe(true);
+    expect(
+      parseEnv({
+        ...base,
+        NODE_ENV: "production",
+        APP_URL: "http://localhost:4123",
+        LINK_PREVIEW_ALLOW_LOOPBACK: "true",
+      }).LINK_PREVIEW_ALLOW_LOOPBACK,
+    ).toBe(true);
+    expect(() =>
+      parseEnv({
+        ...base,
+        NODE_ENV: "production",
+        APP_URL: "https://thoughtfully.example",
+        SESSION_SECRET: "x".repeat(32),
+        LINK_PREVIEW_ALLOW_LOOPBACK: "true",
+      }),
+    ).toThrowError(/LINK_PREVIEW_ALLOW_LOOPBACK is for tests only/);
+    expect(() =>
+      parseEnv({
+        ...base,
+        NODE_ENV: "production",
+        APP_URL: "http://thoughtfully.example",
+        LINK_PREVIEW_ALLOW_LOOPBACK: "true",
+      }),
+    ).toThrowError(/LINK_PREVIEW_ALLOW_LOOPBACK is for tests only/);
+  });
+});
+
 describe("parseEnv: S3 storage", () => {
   test("no S3_BUCKET means the local disk; the rest has defaults", () => {
     const env = parseEnv(base);

@@ -94,6 +94,16 @@ const envSchema = z.object({
       const [point, hit] = value.split("#");
       return { point: point as (typeof SEND_FAULT_POINTS)[number], hit: Number(hit ?? 1) };
     }),
+  /** "off": saving a link asks for no preview fetch (unit tests, which must not reach the network). */
+  LINK_PREVIEWS: z.enum(["on", "off"], { message: 'must be "on" or "off"' }).default("on"),
+  /**
+   * Tests only: link previews may fetch from 127.0.0.1 and ::1 (a page server
+   * the tests start), on any port. Refused on a real (https) deployment.
+   */
+  LINK_PREVIEW_ALLOW_LOOPBACK: z
+    .enum(["true", "false"], { message: 'must be "true" or "false"' })
+    .default("false")
+    .transform((value) => value === "true"),
   /** Addresses of reverse proxies whose X-Forwarded-For is believed (comma-separated). */
   TRUSTED_PROXY: z
     .string()
@@ -168,6 +178,14 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   if (values.THOUGHTFULLY_FAULT_POINT && values.NODE_ENV !== "test") {
     throw new ConfigError(
       "Invalid configuration: THOUGHTFULLY_FAULT_POINT is for tests only (NODE_ENV=test)",
+    );
+  }
+  // The browser tests run the production build, but on a loopback APP_URL: that, or
+  // NODE_ENV=test, is what may let previews reach loopback; nothing a deployment has.
+  const servesLoopbackOnly = /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/.test(appUrl);
+  if (values.LINK_PREVIEW_ALLOW_LOOPBACK && values.NODE_ENV !== "test" && !servesLoopbackOnly) {
+    throw new ConfigError(
+      "Invalid configuration: LINK_PREVIEW_ALLOW_LOOPBACK is for tests only (not on a deployment)",
     );
   }
   return {

@@ -5,7 +5,8 @@ import { db } from "~/utils/db.server";
 
 /**
  * The stored file with this key if, and only if, it belongs to an unsent item
- * in one of the user's folders; its name and type come from our own records.
+ * in one of the user's folders (a file, a thumbnail or a link preview's
+ * picture); its name and type come from our own records.
  */
 export function findOwnedFile(userId: number, key: string) {
   if (!isStorageKey(key)) return null;
@@ -18,7 +19,8 @@ export function findOwnedFile(userId: number, key: string) {
         eq(folders.userId, userId),
         isNull(contentItems.sentAt),
         sql`(exists (select 1 from json_each(${contentItems.filePaths}) where value = ${key})
-          or exists (select 1 from json_each(${contentItems.thumbnailPaths}) where value = ${key}))`,
+          or exists (select 1 from json_each(${contentItems.thumbnailPaths}) where value = ${key})
+          or ${contentItems.previewImageKey} = ${key})`,
       ),
     )
     .get();
@@ -32,6 +34,7 @@ export function findOwnedFile(userId: number, key: string) {
       mimeType: item.mimeTypes[index] ?? "application/octet-stream",
     };
   }
+  if (item.previewImageKey === key) return { key, name: "preview.jpg", mimeType: "image/jpeg" };
   const thumbIndex = item.thumbnailPaths.indexOf(key);
   return {
     key,

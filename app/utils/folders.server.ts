@@ -203,7 +203,13 @@ export function folderContentSize(folderId: number): number {
     .innerJoin(sql`json_each(${contentItems.fileSizes})`, sql`1 = 1`)
     .where(and(eq(contentItems.folderId, folderId), isNull(contentItems.sentAt)))
     .get();
-  return Number(row?.total ?? 0);
+  // Link preview pictures are sent with the folder, so they count too.
+  const previews = db
+    .select({ total: sql<number>`coalesce(sum(${contentItems.previewImageSize}), 0)` })
+    .from(contentItems)
+    .where(and(eq(contentItems.folderId, folderId), isNull(contentItems.sentAt)))
+    .get();
+  return Number(row?.total ?? 0) + Number(previews?.total ?? 0);
 }
 
 /** Swaps the folder with its neighbour; the first cannot move up, the last cannot move down. */
@@ -229,11 +235,17 @@ export function deleteFolder(userId: number, folderId: number): string[] {
   return writeTransaction((tx) => {
     const folder = getFolder(userId, folderId);
     const keys = tx
-      .select({ filePaths: contentItems.filePaths, thumbnailPaths: contentItems.thumbnailPaths })
+      .select({
+        filePaths: contentItems.filePaths,
+        thumbnailPaths: contentItems.thumbnailPaths,
+        previewImageKey: contentItems.previewImageKey,
+      })
       .from(contentItems)
       .where(eq(contentItems.folderId, folder.id))
       .all()
-      .flatMap((item) => [...item.filePaths, ...item.thumbnailPaths].filter(Boolean));
+      .flatMap((item) =>
+        [...item.filePaths, ...item.thumbnailPaths, item.previewImageKey ?? ""].filter(Boolean),
+      );
     tx.delete(folders).where(eq(folders.id, folder.id)).run();
     return keys;
   });

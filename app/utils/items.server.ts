@@ -10,6 +10,7 @@ import {
 } from "~/utils/folders.server";
 import type { LinkInput, MusingInput, UploadDetailsInput } from "~/utils/item-validation";
 import { LIMITS } from "~/utils/limits";
+import { previewColumnsFor, requestPreviewPass } from "~/utils/link-preview-queue.server";
 import { folderSizeLimit, getUsage } from "~/utils/quota.server";
 import type { StoredUpload } from "~/utils/uploads.server";
 
@@ -43,9 +44,11 @@ export class ItemRuleError extends Error {}
 
 const PAGE_SIZE = LIMITS.item.pageSize;
 
-/** Every stored file an item refers to: the files and their thumbnails. */
-export function itemFileKeys(item: Pick<Item, "filePaths" | "thumbnailPaths">) {
-  return [...item.filePaths, ...item.thumbnailPaths].filter(Boolean);
+/** Every stored file an item refers to: the files, their thumbnails and a link preview's picture. */
+export function itemFileKeys(
+  item: Pick<Item, "filePaths" | "thumbnailPaths"> & { previewImageKey?: string | null },
+) {
+  return [...item.filePaths, ...item.thumbnailPaths, item.previewImageKey ?? ""].filter(Boolean);
 }
 
 const unsentIn = (folderId: number | Placeholder) =>
@@ -75,6 +78,11 @@ const listedColumns = {
   fileNames: contentItems.fileNames,
   fileSizes: contentItems.fileSizes,
   thumbnailPaths: contentItems.thumbnailPaths,
+  previewStatus: contentItems.previewStatus,
+  previewTitle: contentItems.previewTitle,
+  previewDescription: contentItems.previewDescription,
+  previewSiteName: contentItems.previewSiteName,
+  previewImageKey: contentItems.previewImageKey,
 };
 
 export type ListedItem = Pick<Item, keyof typeof listedColumns>;
@@ -145,8 +153,13 @@ function assertWritable(folder: Folder) {
   }
 }
 
+/**
+ * Saves a link or a musing. Every way of saving a link (the dialog, `/add`,
+ * the API and extension, the multi-folder wizard) comes through here, so each
+ * gets its preview: marked pending with the row, fetched in the background.
+ */
 export function createTextItem(userId: number, folderId: number, input: LinkInput | MusingInput) {
-  return writeTransaction((tx) => {
+  const created = writeTransaction((tx) => {
     const folder = getFolder(userId, folderId);
     assertWritable(folder);
     const values =
@@ -160,6 +173,7 @@ export function createTextItem(userId: number, folderId: number, input: LinkInpu
             commentText: input.commentText,
             questionText: input.questionText,
             responseExpectation: input.responseExpectation,
+            ...previewColumnsFor(input.urls),
           }
         : { type: "musing" as const, title: input.title, note: input.note };
     return tx
@@ -168,6 +182,8 @@ export function createTextItem(userId: number, folderId: number, input: LinkInpu
       .returning()
       .get();
   });
+  if (created.previewStatus === "pending") requestPreviewPass();
+  return created;
 }
 
 const MB = 1024 * 1024;
@@ -202,7 +218,7 @@ export function assertStorageFits(
 }
 
 /** Checks that `uploadSize` more bytes fit the folder and the account (see assertStorageFits). */
-function assertFits(
+export function assertFits(
   userId: number,
   folder: Folder,
   uploadSize: number,
@@ -266,10 +282,15 @@ export function createUploadItem(
   });
 }
 
+/**
+ * Saves an edit of a link or musing. A link whose first address changed gets
+ * a fresh preview; the old picture is released by the orphan sweep.
+ */
 export function updateTextItem(userId: number, itemId: number, input: LinkInput | MusingInput) {
-  return writeTransaction((tx) => {
+  const updated = writeTransaction((tx) => {
     const { item } = getItem(userId, itemId);
     if (item.type !== input.type) throw new ItemNotFoundError();
+    const preview = input.type === "link" ? previewColumnsFor(input.urls) : null;
     const values =
       input.type === "link"
         ? {
@@ -280,6 +301,7 @@ export function updateTextItem(userId: number, itemId: number, input: LinkInput 
             commentText: input.commentText,
             questionText: input.questionText,
             responseExpectation: input.responseExpectation,
+            ...(preview && preview.previewUrl !== item.previewUrl ? preview : {}),
           }
         : { title: input.title, note: input.note };
     return tx
@@ -289,6 +311,8 @@ export function updateTextItem(userId: number, itemId: number, input: LinkInput 
       .returning()
       .get();
   });
+  if (updated.previewStatus === "pending") requestPreviewPass();
+  return updated;
 }
 
 /** Saves the text of a photo or file item and appends any newly uploaded files. */

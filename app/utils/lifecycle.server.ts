@@ -3,6 +3,7 @@ import { backupDatabase } from "#db/backup";
 import { takeAnalyticsSnapshot } from "~/utils/admin-metrics.server";
 import { db } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
+import { previewPassSettled, requestPreviewPass } from "~/utils/link-preview-queue.server";
 import { closeMailer } from "~/utils/mailer.server";
 import { pruneExpiredRecords, sweepOrphanFiles } from "~/utils/maintenance.server";
 import { canonicalizeStoredAddresses } from "~/utils/recipients.server";
@@ -108,13 +109,22 @@ class ServerProcess {
     });
     // A pass at start too: a send a crash left half done is resumed now, not at the next minute.
     void sender.trigger();
+    // Link previews a save asked for are fetched at once; this picks up what a
+    // crash, a retry's wait or a rate limit left pending.
+    const previews = new Cron(
+      "* * * * *",
+      { protect: true },
+      onPrimaryOnly(() => requestPreviewPass()),
+    );
     this.onShutdown(async () => {
       sender.stop();
       dailyBackup.stop();
       orphanSweep.stop();
       dailySnapshot.stop();
+      previews.stop();
       // A send in flight finishes; whatever it leaves pending is resumed by the next start.
       await pass;
+      await previewPassSettled();
     });
   }
 

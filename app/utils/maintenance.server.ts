@@ -2,6 +2,7 @@ import { and, isNotNull, isNull, lt } from "drizzle-orm";
 import { contentItems, csrfTokens, securityEvents, sessions, users } from "#db/schema";
 import { db } from "~/utils/db.server";
 import { purgeExpiredDeletions, undoableFileKeys } from "~/utils/item-undo.server";
+import { itemFileKeys } from "~/utils/items.server";
 import { draftFileKeys } from "~/utils/upload-drafts.server";
 import { removeOrphanFiles } from "~/utils/uploads.server";
 
@@ -16,11 +17,15 @@ export async function sweepOrphanFiles() {
   await purgeExpiredDeletions();
   const referenced = new Set<string>();
   for (const item of db
-    .select({ filePaths: contentItems.filePaths, thumbnailPaths: contentItems.thumbnailPaths })
+    .select({
+      filePaths: contentItems.filePaths,
+      thumbnailPaths: contentItems.thumbnailPaths,
+      previewImageKey: contentItems.previewImageKey,
+    })
     .from(contentItems)
     .where(isNull(contentItems.sentAt))
     .all()) {
-    for (const key of [...item.filePaths, ...item.thumbnailPaths]) if (key) referenced.add(key);
+    for (const key of itemFileKeys(item)) referenced.add(key);
   }
   for (const key of draftFileKeys()) referenced.add(key);
   for (const key of undoableFileKeys()) referenced.add(key);

@@ -25,12 +25,13 @@ export type Usage = {
 };
 
 /**
- * Bytes of one content item's files: the sum of its `file_sizes` JSON array.
+ * Bytes of one content item's files: the sum of its `file_sizes` JSON array,
+ * plus a link preview's picture (sent with the folder, so it counts).
  * Written with table names, not drizzle columns: drizzle leaves columns
  * unqualified in a one-table select, which is ambiguous inside a subquery.
  */
 const itemBytes = sql.raw(
-  "(select coalesce(sum(je.value), 0) from json_each(content_items.file_sizes) as je)",
+  "((select coalesce(sum(je.value), 0) from json_each(content_items.file_sizes) as je) + content_items.preview_image_size)",
 );
 
 export function isPremium(user: { subscriptionTier: string; subscriptionStatus: string }) {

@@ -431,7 +431,7 @@ async function finishIfDone(ledgerId: number, now: Date) {
     return {
       folderId: folder.id,
       fileKeys: items
-        .flatMap((item) => [...item.filePaths, ...item.thumbnailPaths])
+        .flatMap((item) => [...item.filePaths, ...item.thumbnailPaths, item.previewImageKey ?? ""])
         .filter(Boolean),
     };
   });

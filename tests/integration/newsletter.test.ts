@@ -34,6 +34,15 @@ function item(values: Partial<NewsletterItem> & Pick<NewsletterItem, "type" | "t
     sortOrder: id,
     securityStatus: "safe",
     quarantineReason: null,
+    previewStatus: null,
+    previewUrl: null,
+    previewTitle: null,
+    previewDescription: null,
+    previewSiteName: null,
+    previewImageKey: null,
+    previewImageSize: 0,
+    previewAttempts: 0,
+    previewNextAttemptAt: null,
     createdAt: new Date(0),
     sentAt: null,
     ...values,
@@ -477,5 +486,65 @@ describe("attachmentsFor", () => {
   it("fails when a stored file is gone", async () => {
     const rendered = renderNewsletter(input([{ ...file, filePaths: [key("f")] }]));
     await expect(attachmentsFor(rendered, storage)).rejects.toThrow(/missing/);
+  });
+});
+
+describe("link preview cards", () => {
+  const card = (id: number, status: NewsletterItem["previewStatus"] = "ready") =>
+    item({
+      id,
+      type: "link",
+      title: `A link worth a card, number ${id}`,
+      urls: [`https://www.example-news.com/2025/06/${id}/a-longer-article-slug?ref=share`],
+      previewStatus: status,
+      previewUrl: `https://www.example-news.com/2025/06/${id}/a-longer-article-slug?ref=share`,
+      previewTitle: "T".repeat(200),
+      previewDescription: `${"a description of the page, ".repeat(12).slice(0, 299)}…`,
+      previewSiteName: "S".repeat(80),
+      previewImageKey: key(String(id % 10)),
+      previewImageSize: 40_000,
+    });
+
+  it("shows the picture inline by cid, the site and the description; the text part names them", () => {
+    const rendered = renderNewsletter(input([card(31)]));
+    expect(rendered.html).toContain('src="cid:preview-31@thoughtfully"');
+    expect(rendered.html).toContain("S".repeat(80));
+    expect(rendered.text).toContain("a description of the page");
+    expect(rendered.attachments).toEqual([
+      {
+        filename: "preview.jpg",
+        storageKey: key("1"),
+        contentType: "image/jpeg",
+        cid: "preview-31@thoughtfully",
+        size: 40_000,
+      },
+    ]);
+  });
+
+  it("leaves a pending, failed or removed preview a plain link", () => {
+    for (const status of ["pending", "failed", "removed"] as const) {
+      const rendered = renderNewsletter(input([card(32, status)]));
+      expect(rendered.html).not.toContain("cid:preview-");
+      expect(rendered.html).not.toContain("a description of the page");
+      expect(rendered.attachments).toEqual([]);
+    }
+  });
+
+  it("does not personalise a placeholder a page put in its description", () => {
+    const sneaky = { ...card(33), previewDescription: "Hi %%RECIPIENT_EMAIL%%" };
+    const { html, text } = personalize(renderNewsletter(input([sneaky])), recipient);
+    expect(html).not.toContain(`Hi ${recipient.email}`);
+    expect(text).not.toContain(`Hi ${recipient.email}`);
+  });
+
+  it("stays under Gmail's clipping size with five cards of the longest texts", () => {
+    const { html } = personalize(
+      renderNewsletter(input([31, 32, 33, 34, 35].map((id) => card(id)))),
+      recipient,
+    );
+    const bytes = Buffer.byteLength(html);
+    console.info(`5 link cards: ${bytes} bytes of HTML`);
+    expect(bytes).toBeLessThan(GMAIL_CLIP_BYTES);
+    expect(html.match(/cid:preview-/g)).toHaveLength(5);
   });
 });

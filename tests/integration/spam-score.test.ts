@@ -105,8 +105,10 @@ test("a newsletter scores at most 1.0 with SpamAssassin", async () => {
   await sendNow(user.id, folder.id);
   const [eml] = fs.readdirSync(env.OUTBOX_DIR).filter((name) => name.endsWith(".eml"));
   expect(eml).toBeDefined();
-  const message = fs.readFileSync(path.join(env.OUTBOX_DIR, eml!));
+  expectLowScore(fs.readFileSync(path.join(env.OUTBOX_DIR, eml!)));
+}, 60_000);
 
+function expectLowScore(message: Buffer) {
   const result = spawnSync("spamassassin", ["-L", "-t"], { input: message, encoding: "utf8" });
   const status =
     /^X-Spam-Status: .*?score=(-?[\d.]+).*?tests=([\s\S]*?)(?:autolearn|version)/m.exec(
@@ -119,4 +121,61 @@ test("a newsletter scores at most 1.0 with SpamAssassin", async () => {
   expect(score, `SpamAssassin score ${score}; rules that fired: ${rules}`).toBeLessThanOrEqual(
     MAX_SCORE,
   );
+}
+
+test("a newsletter of five link preview cards scores at most 1.0", async () => {
+  const { db, users, folders, contentItems, storage, env, sendNow } = app;
+  const user = db
+    .insert(users)
+    .values({ email: "grace@example.org", firstName: "Grace", emailVerified: true })
+    .returning()
+    .get();
+  const folder = db
+    .insert(folders)
+    .values({
+      userId: user.id,
+      name: "Reading",
+      recipients: [{ name: "Ada", email: "ada@example.net" }],
+    })
+    .returning()
+    .get();
+  const topics = ["gardens", "tides", "bridges", "bread", "birds"];
+  for (const [index, topic] of topics.entries()) {
+    const picture = await sharp({
+      create: { width: 600, height: 315, channels: 3, background: "#5b7f6a" },
+    })
+      .jpeg()
+      .toBuffer();
+    const { key, size } = await storage.put(
+      (async function* () {
+        yield picture;
+      })(),
+    );
+    const url = `https://www.example.org/${topic}/a-long-read`;
+    db.insert(contentItems)
+      .values({
+        folderId: folder.id,
+        type: "link",
+        title: `The piece about ${topic}`,
+        urls: [url],
+        sortOrder: index,
+        previewStatus: "ready",
+        previewUrl: url,
+        previewTitle: `A long read about ${topic}`,
+        previewDescription: `What we learned this year about ${topic}, and why it matters at home.`,
+        previewSiteName: "Example Review",
+        previewImageKey: key,
+        previewImageSize: size,
+      })
+      .run();
+  }
+  const before = new Set(fs.readdirSync(env.OUTBOX_DIR));
+  await sendNow(user.id, folder.id);
+  const [eml] = fs
+    .readdirSync(env.OUTBOX_DIR)
+    .filter((name) => name.endsWith(".eml") && !before.has(name));
+  expect(eml).toBeDefined();
+  const message = fs.readFileSync(path.join(env.OUTBOX_DIR, eml!));
+  expect(message.toString()).toContain("cid:preview-");
+  expectLowScore(message);
 }, 60_000);

@@ -13,6 +13,7 @@ process.env.DATABASE_PATH = path.join(dataDir, "app.db");
 process.env.STORAGE_DIR = path.join(dataDir, "uploads");
 process.env.OUTBOX_DIR = path.join(dataDir, "outbox");
 process.env.SCHEDULER = "off";
+process.env.LINK_PREVIEWS = "off";
 process.env.NODE_ENV = "test";
 process.env.APP_URL = "http://localhost:3000";
 process.env.SESSION_SECRET = "test-session-secret-that-is-long-enough-000";

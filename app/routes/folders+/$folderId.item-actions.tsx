@@ -9,6 +9,7 @@ import {
   UNDO_WINDOW_MS,
 } from "~/utils/item-undo.server";
 import { getItem, ItemRuleError, moveItem, removeItemFile } from "~/utils/items.server";
+import { removePreview, removePreviewImage } from "~/utils/link-previews.server";
 import { safeRedirectPath } from "~/utils/redirect";
 import { requireUser } from "~/utils/session.server";
 import { redirectWithToast, withFailureToast } from "~/utils/toast.server";
@@ -31,7 +32,14 @@ const ItemActionSchema = z
   })
   .pipe(
     z.object({
-      intent: z.enum(["move-up", "move-down", "delete", "remove-file"]),
+      intent: z.enum([
+        "move-up",
+        "move-down",
+        "delete",
+        "remove-file",
+        "remove-preview-image",
+        "remove-preview",
+      ]),
       itemId: z.string(),
       fileIndex: z.number().int().optional(),
       returnTo: z.string().optional(),
@@ -42,7 +50,7 @@ export async function loader({ params }: ActionFunctionArgs) {
   return redirect(`/folders/${parseFolderId(params.folderId)}`);
 }
 
-/** Reorder, delete, and remove one file: from the item list and the edit dialog. */
+/** Reorder, delete, remove one file or a link's preview: from the item list and the edit dialog. */
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const folderId = parseFolderId(params.folderId);
@@ -73,6 +81,23 @@ export async function action({ request, params }: ActionFunctionArgs) {
       async () => {
         await releaseFiles(removeItemFile(user.id, itemId, fileIndex ?? -1));
         return redirectWithToast(back, { title: "File removed" });
+      },
+      [ItemRuleError],
+    );
+  }
+  if (intent === "remove-preview-image" || intent === "remove-preview") {
+    return withFailureToast(
+      `${back}#item-${itemId}`,
+      "Failed to update link",
+      async () => {
+        const key =
+          intent === "remove-preview"
+            ? removePreview(user.id, itemId)
+            : removePreviewImage(user.id, itemId);
+        if (key) await releaseFiles([key]);
+        return redirectWithToast(`${back}#item-${itemId}`, {
+          title: intent === "remove-preview" ? "Preview removed" : "Preview picture removed",
+        });
       },
       [ItemRuleError],
     );

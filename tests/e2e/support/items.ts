@@ -79,10 +79,14 @@ export function storedFiles() {
 export function strayFilesSince(before: Set<string>) {
   const referenced = new Set(
     testDb()
-      .select({ filePaths: contentItems.filePaths, thumbnailPaths: contentItems.thumbnailPaths })
+      .select({
+        filePaths: contentItems.filePaths,
+        thumbnailPaths: contentItems.thumbnailPaths,
+        previewImageKey: contentItems.previewImageKey,
+      })
       .from(contentItems)
       .all()
-      .flatMap((row) => [...row.filePaths, ...row.thumbnailPaths]),
+      .flatMap((row) => [...row.filePaths, ...row.thumbnailPaths, row.previewImageKey ?? ""]),
   );
   return [...storedFiles()].filter((name) => !before.has(name) && !referenced.has(name));
 }

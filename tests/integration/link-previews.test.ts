@@ -1,0 +1,98 @@
+import sharp from "sharp";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { PICTURE_COMMENT, startPreviewPages } from "../support/preview-pages";
+import { SmtpSink } from "../support/smtp-sink";
+
+/**
+ * A link saved the ordinary way gets its preview from a page server on
+ * loopback (allowed by the test-only setting), and the folder's e-mail,
+ * received by a real SMTP server, shows the card with its picture inline.
+ */
+const sink = new SmtpSink();
+let pages: Awaited<ReturnType<typeof startPreviewPages>>;
+let app: Awaited<ReturnType<typeof loadApp>>;
+
+async function loadApp() {
+  const [{ db }, schema, { sendNow }, { createTextItem }, { runPreviewPass }, { storage }] =
+    await Promise.all([
+      import("~/utils/db.server"),
+      import("#db/schema"),
+      import("~/utils/sending.server"),
+      import("~/utils/items.server"),
+      import("~/utils/link-previews.server"),
+      import("~/utils/storage.server"),
+    ]);
+  return { db, schema, sendNow, createTextItem, runPreviewPass, storage };
+}
+
+beforeAll(async () => {
+  process.env.SMTP_URL = await sink.start();
+  process.env.MAIL_FROM = "Thoughtfully <hello@thoughtfully.test>";
+  process.env.LINK_PREVIEW_ALLOW_LOOPBACK = "true";
+  pages = await startPreviewPages();
+  app = await loadApp();
+});
+
+afterAll(async () => {
+  await sink.stop();
+  await pages.close();
+});
+
+test("a sent newsletter carries the link's preview card with its picture inline by cid", async () => {
+  const { db, schema, sendNow, createTextItem, runPreviewPass, storage } = app;
+  const user = db
+    .insert(schema.users)
+    .values({ email: "ada@example.com", firstName: "Ada", emailVerified: true })
+    .returning()
+    .get();
+  const folder = db
+    .insert(schema.folders)
+    .values({
+      userId: user.id,
+      name: "Family",
+      recipients: [{ name: "Grace", email: "grace@example.net" }],
+    })
+    .returning()
+    .get();
+  const item = createTextItem(user.id, folder.id, {
+    type: "link",
+    title: "The tide article",
+    urls: [`${pages.origin}/article/tides`],
+    addComment: false,
+    askQuestion: false,
+    commentText: "",
+    questionText: "",
+    responseExpectation: "na",
+  });
+  // The setting comes from the environment: no option passed here.
+  await runPreviewPass();
+  const ready = db
+    .select()
+    .from(schema.contentItems)
+    .all()
+    .find((row) => row.id === item.id);
+  expect(ready?.previewStatus).toBe("ready");
+  const pictureKey = ready?.previewImageKey ?? "";
+  expect(await storage.stat(pictureKey)).not.toBeNull();
+
+  await sendNow(user.id, folder.id);
+  expect(sink.messages).toHaveLength(1);
+  const message = sink.messages[0]!;
+  const cid = `preview-${item.id}@thoughtfully`;
+  const picture = message.attachments.find((attachment) => attachment.cid === cid);
+  expect(picture?.contentType).toBe("image/jpeg");
+  expect(picture?.contentDisposition).toBe("inline");
+  // mailparser swaps each `cid:` reference for its attachment's bytes: the
+  // HTML did reference this picture by its cid.
+  expect(message.html).toContain(
+    `src="data:image/jpeg;base64,${picture!.content.toString("base64")}"`,
+  );
+  expect(message.html).toContain("Example Gazette");
+  expect(message.html).toContain("Everything about tides, in one page.");
+  expect(message.text).toContain("Everything about tides, in one page.");
+  const metadata = await sharp(picture!.content).metadata();
+  expect(metadata.width).toBe(600);
+  expect(picture!.content.includes(Buffer.from(PICTURE_COMMENT))).toBe(false);
+  // Sent: the picture is released with the folder's other files.
+  expect(await storage.stat(pictureKey)).toBeNull();
+});
