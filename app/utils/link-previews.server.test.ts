@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { db } from "~/utils/db.server";
 import { contentItems, folders, users } from "#db/schema";
+import { db } from "~/utils/db.server";
 import { storage } from "~/utils/storage.server";
 import { PICTURE_COMMENT, startPreviewPages } from "../../tests/support/preview-pages";
 import { folderContentSize } from "./folders.server";

@@ -2,9 +2,8 @@ import { Readable } from "node:stream";
 import { and, asc, eq, isNull, lte, or } from "drizzle-orm";
 import ogs from "open-graph-scraper";
 import sharp from "sharp";
-import { db, writeTransaction } from "~/utils/db.server";
 import { contentItems, folders } from "#db/schema";
-import { storage } from "~/utils/storage.server";
+import { db, writeTransaction } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
 import {
   assertFits,
@@ -16,6 +15,7 @@ import {
 import { previewColumnsFor } from "~/utils/link-preview-queue.server";
 import { consumeRateLimit, type RateLimit } from "~/utils/rate-limit.server";
 import { type SafeFetchOptions, safeFetch } from "~/utils/safe-fetch.server";
+import { storage } from "~/utils/storage.server";
 
 /**
  * Link previews: the card (picture, title, site, a line of description) a
