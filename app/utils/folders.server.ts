@@ -196,6 +196,15 @@ export function togglePause(userId: number, folderId: number): Folder {
   });
 }
 
+/** The room an upload to `folder` goes into, for the draft size bar. */
+export function uploadCapacity(folder: Folder) {
+  return {
+    usedBytes: folderContentSize(folder.id),
+    limitBytes: folderSizeLimit(recipientsOf(folder)),
+    label: "in this folder",
+  };
+}
+
 export function folderContentSize(folderId: number): number {
   const row = db
     .select({
