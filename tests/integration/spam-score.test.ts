@@ -13,14 +13,15 @@ const MAX_SCORE = 1.0;
 
 let app: Awaited<ReturnType<typeof loadApp>>;
 async function loadApp() {
-  const [{ db }, schema, { storage }, { env }, { sendNow }] = await Promise.all([
+  const [{ db }, schema, { storage }, { env }, { sendNow }, branding] = await Promise.all([
     import("#db/client.server"),
     import("#db/schema"),
     import("#storage/index"),
     import("~/utils/env.server"),
     import("~/utils/sending.server"),
+    import("~/utils/branding.server"),
   ]);
-  return { db, ...schema, storage, env, sendNow };
+  return { db, ...schema, storage, env, sendNow, branding };
 }
 
 beforeAll(async () => {
@@ -30,23 +31,36 @@ beforeAll(async () => {
   app = await loadApp();
 });
 
-test("a newsletter scores at most 1.0 with SpamAssassin", async () => {
+type Look = { template: "classic" | "letter" | "postcard"; accentColor: string };
+
+/** Sends a typical newsletter (with `look`, from a Premium sender) and returns SpamAssassin's verdict. */
+async function newsletterScore(look: Look | null) {
   const check = spawnSync("spamassassin", ["--version"], { encoding: "utf8" });
   expect(check.error, "spamassassin is not installed: scripts/ensure-system-packages.sh").toBe(
     undefined,
   );
 
-  const { db, users, folders, contentItems, storage, env, sendNow } = app;
+  const { db, users, folders, contentItems, storage, env, sendNow, branding } = app;
   const user = db
     .insert(users)
     .values({
-      email: "ada@example.org",
+      email: `ada-${look?.template ?? "free"}@example.org`,
       firstName: "Ada",
       lastName: "Lovelace",
       emailVerified: true,
+      ...(look ? { subscriptionTier: "premium", subscriptionStatus: "active" } : {}),
     })
     .returning()
     .get();
+  if (look) {
+    branding.saveLook(user, look);
+    await branding.saveHeaderImage(
+      user,
+      await sharp({ create: { width: 1200, height: 300, channels: 3, background: "#d9c7a3" } })
+        .jpeg()
+        .toBuffer(),
+    );
+  }
   const folder = db
     .insert(folders)
     .values({
@@ -102,8 +116,11 @@ test("a newsletter scores at most 1.0 with SpamAssassin", async () => {
     ])
     .run();
 
+  const sentBefore = new Set(fs.existsSync(env.OUTBOX_DIR) ? fs.readdirSync(env.OUTBOX_DIR) : []);
   await sendNow(user.id, folder.id);
-  const [eml] = fs.readdirSync(env.OUTBOX_DIR).filter((name) => name.endsWith(".eml"));
+  const [eml] = fs
+    .readdirSync(env.OUTBOX_DIR)
+    .filter((name) => name.endsWith(".eml") && !sentBefore.has(name));
   expect(eml).toBeDefined();
   const message = fs.readFileSync(path.join(env.OUTBOX_DIR, eml!));
 
@@ -114,9 +131,29 @@ test("a newsletter scores at most 1.0 with SpamAssassin", async () => {
     );
   expect(status, result.stdout + result.stderr).not.toBeNull();
   const score = Number(status![1]);
-  console.info(`SpamAssassin score ${score}: ${status![2]!.replace(/\s+/g, " ").trim()}`);
   const rules = status![2]!.replace(/\s+/g, " ").trim();
+  console.info(`SpamAssassin score ${score} (${look?.template ?? "free sender"}): ${rules}`);
+  return { score, rules };
+}
+
+test("a newsletter scores at most 1.0 with SpamAssassin", async () => {
+  const { score, rules } = await newsletterScore(null);
   expect(score, `SpamAssassin score ${score}; rules that fired: ${rules}`).toBeLessThanOrEqual(
     MAX_SCORE,
   );
 }, 60_000);
+
+test.each([
+  { template: "classic", accentColor: "#7c2d12" },
+  { template: "letter", accentColor: "#1e3a8a" },
+  { template: "postcard", accentColor: "#30503b" },
+] satisfies Look[])(
+  "the $template template with branding scores at most 1.0 too",
+  async (look) => {
+    const { score, rules } = await newsletterScore(look);
+    expect(score, `SpamAssassin score ${score}; rules that fired: ${rules}`).toBeLessThanOrEqual(
+      MAX_SCORE,
+    );
+  },
+  60_000,
+);
