@@ -1,5 +1,13 @@
 import { sql } from "drizzle-orm";
-import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import {
+  blob,
+  index,
+  integer,
+  real,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/sqlite-core";
 
 /**
  * Every stored record of the product plus what its rules add
@@ -591,3 +599,25 @@ export const apiTokens = sqliteTable(
   },
   (table) => [index("api_tokens_user_idx").on(table.userId)],
 );
+
+/**
+ * A Premium sender's newsletter look: one of the templates, an accent colour
+ * and an optional header image. The image is small (re-encoded on upload,
+ * see docs/decisions.md, "Newsletter templates and branding") and stored here
+ * once, not in file storage: every newsletter attaches it inline by `cid`.
+ * Kept when Premium ends, and used again if it comes back.
+ */
+export const senderBranding = sqliteTable("sender_branding", {
+  userId: integer("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  template: text("template", { enum: ["classic", "letter", "postcard"] })
+    .notNull()
+    .default("classic"),
+  accentColor: text("accent_color"),
+  headerImage: blob("header_image", { mode: "buffer" }),
+  headerImageType: text("header_image_type"),
+  headerImageWidth: integer("header_image_width"),
+  headerImageHeight: integer("header_image_height"),
+  updatedAt: updatedAt(),
+});

@@ -10,6 +10,7 @@ import {
   senderFirstName,
   UNSUBSCRIBE_URL_PLACEHOLDER,
 } from "#emails/newsletter";
+import { HEADER_IMAGE_CID } from "#emails/newsletter-themes";
 import { renderEmailHtml, renderEmailText } from "#emails/render.server";
 import type { FileStorage } from "#storage/index";
 
@@ -40,6 +41,8 @@ export type RenderedNewsletter = {
     cid?: string;
     size: number;
   }[];
+  /** The sender's header image (branding), stored once with the account and sent inline by `cid`. */
+  headerImage: { content: Buffer; contentType: string } | null;
   /** UTF-8 bytes of the HTML part. Gmail clips an HTML part above about 102 KB. */
   htmlBytes: number;
   /**
@@ -69,6 +72,7 @@ const neutralUrl = (value: string) => value.replace(PLACEHOLDER, "%25%25$1%25%25
 
 function neutralInput(input: NewsletterInput): NewsletterInput {
   return {
+    ...input,
     folder: {
       ...input.folder,
       name: neutral(input.folder.name),
@@ -135,7 +139,16 @@ function attachmentsOf(items: NewsletterItem[]): RenderedNewsletter["attachments
   });
 }
 
-export function renderNewsletter(input: NewsletterInput): RenderedNewsletter {
+/** The header image's bytes, when the sender's branding has one (`input.branding.headerImage`). */
+export type HeaderImageBytes = { content: Buffer; contentType: string };
+
+export function renderNewsletter(
+  input: NewsletterInput,
+  headerImageBytes: HeaderImageBytes | null = null,
+): RenderedNewsletter {
+  if (input.branding?.headerImage && !headerImageBytes) {
+    throw new Error("The branding has a header image but its bytes were not given");
+  }
   const ordered = { ...input, items: inItemOrder(input.items) };
   const subject = newsletterSubject(ordered);
   const safe = neutralInput(ordered);
@@ -150,10 +163,12 @@ export function renderNewsletter(input: NewsletterInput): RenderedNewsletter {
     html,
     text,
     attachments,
+    headerImage: input.branding?.headerImage ? headerImageBytes : null,
     htmlBytes,
     totalBytes:
       htmlBytes +
       Buffer.byteLength(text) +
+      (input.branding?.headerImage ? (headerImageBytes?.content.length ?? 0) : 0) +
       attachments.reduce((sum, attachment) => sum + attachment.size, 0),
   };
 }
@@ -204,7 +219,18 @@ export async function attachmentsFor(
   rendered: RenderedNewsletter,
   storage: FileStorage,
 ): Promise<Attachment[]> {
-  return Promise.all(
+  const header: Attachment[] = rendered.headerImage
+    ? [
+        {
+          filename: rendered.headerImage.contentType === "image/png" ? "header.png" : "header.jpg",
+          contentType: rendered.headerImage.contentType,
+          content: rendered.headerImage.content,
+          cid: HEADER_IMAGE_CID,
+          contentDisposition: "inline",
+        },
+      ]
+    : [];
+  const stored = await Promise.all(
     rendered.attachments.map(async (attachment) => ({
       filename: attachment.filename,
       contentType: attachment.contentType,
@@ -214,4 +240,5 @@ export async function attachmentsFor(
         : { contentDisposition: "attachment" as const }),
     })),
   );
+  return [...header, ...stored];
 }

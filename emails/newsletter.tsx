@@ -1,5 +1,11 @@
 import { Fragment, type ReactNode } from "react";
 import type { contentItems } from "#db/schema";
+import {
+  brandingCss,
+  brandingMediaCss,
+  HEADER_IMAGE_CID,
+  type NewsletterBranding,
+} from "#emails/newsletter-themes";
 import { formatBytes } from "./format";
 
 /**
@@ -26,6 +32,8 @@ export type NewsletterInput = {
   folder: { id: number; name: string; personalSignoff: string | null };
   sender: { firstName: string | null; lastName: string | null; email: string };
   items: NewsletterItem[];
+  /** A Premium sender's template and branding (emails/newsletter-themes.ts); absent: the classic look. */
+  branding?: NewsletterBranding;
 };
 
 /** Filled per recipient by `personalize` (emails/newsletter.server.ts). */
@@ -300,7 +308,7 @@ export function Newsletter({
   title: string;
   variant?: Variant;
 }) {
-  const { folder, sender, items } = input;
+  const { folder, sender, items, branding } = input;
   const fullName = senderFullName(sender);
   const firstName = senderFirstName(sender);
   const signoff = folder.personalSignoff?.trim();
@@ -313,9 +321,9 @@ export function Newsletter({
         <meta name="supported-color-schemes" content="light dark" />
         <title>{title}</title>
         {/* biome-ignore lint/security/noDangerouslySetInnerHtml: fixed CSS from this file, never user text */}
-        <style dangerouslySetInnerHTML={{ __html: css }} />
+        <style dangerouslySetInnerHTML={{ __html: css + brandingCss(branding) }} />
         {/* biome-ignore lint/security/noDangerouslySetInnerHtml: fixed CSS from this file, never user text */}
-        <style dangerouslySetInnerHTML={{ __html: mediaCss }} />
+        <style dangerouslySetInnerHTML={{ __html: mediaCss + brandingMediaCss(branding) }} />
       </head>
       <body>
         <table
@@ -340,6 +348,13 @@ export function Newsletter({
                   <tbody>
                     <tr>
                       <td className="h">
+                        {branding?.headerImage && variant === "html" ? (
+                          <img
+                            src={`cid:${HEADER_IMAGE_CID}`}
+                            alt=""
+                            width={Math.min(PHOTO_WIDTH, branding.headerImage.width)}
+                          />
+                        ) : null}
                         <h1>{folder.name}</h1>
                         <p className="by">from {fullName}</p>
                       </td>

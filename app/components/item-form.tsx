@@ -10,6 +10,7 @@ import { Form, Link } from "@remix-run/react";
 import { type KeyboardEvent, useEffect, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
 import type { ZodTypeAny } from "zod";
+import { FilePicker, type UploadCapacity } from "~/components/file-picker";
 import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/forms";
 import {
   INVALID_URL_ON_KEY,
@@ -56,11 +57,6 @@ export function recipientPhrase(names: string[]) {
   return "this group";
 }
 
-const ACCEPT: Record<"photo" | "file", string> = {
-  photo: "image/jpeg,image/png,image/gif,image/webp",
-  file: ".pdf,.doc,.docx,application/pdf,application/msword,application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-};
-
 function TextCounter({ value }: { value: string | undefined }) {
   const hydrated = useHydrated();
   if (!hydrated) return null;
@@ -85,6 +81,7 @@ export function ItemForm({
   cancelTo,
   uploadProblem,
   currentFileCount = 0,
+  capacity,
   action,
   submitText,
 }: {
@@ -96,6 +93,8 @@ export function ItemForm({
   cancelTo: string;
   uploadProblem?: UploadProblem | null;
   currentFileCount?: number;
+  /** For photos and files: the room the upload goes into, for the draft size bar. */
+  capacity?: UploadCapacity | null;
   /** Where the form posts (default: the current route). */
   action?: string;
   /** Button labels instead of Add / Save (the multi-folder wizard's "Next"). */
@@ -251,25 +250,19 @@ export function ItemForm({
       ) : null}
 
       {isUpload ? (
-        <div>
-          <label htmlFor={`${form.id}-files`} className="block text-sm font-medium text-stone-800">
-            {type === "photo" ? "Photos" : "Files"}
-          </label>
-          <input
-            id={`${form.id}-files`}
-            type="file"
-            name="files"
-            multiple
-            accept={ACCEPT[type]}
-            required={mode === "add"}
-            className="mt-1 block w-full rounded-lg border border-dashed border-stone-400 bg-white px-3 py-6 text-sm text-stone-700 file:mr-3 file:rounded-full file:border-0 file:bg-brand-700 file:px-4 file:py-2 file:text-white"
-          />
-          <p className="mt-1 text-xs text-stone-600">
-            {type === "photo"
+        <FilePicker
+          kind={type}
+          id={`${form.id}-files`}
+          label={type === "photo" ? "Photos" : "Files"}
+          required={mode === "add"}
+          alreadyStored={currentFileCount}
+          capacity={capacity}
+          hint={
+            type === "photo"
               ? `Up to ${maxFiles - currentFileCount} more photos (JPEG, PNG, GIF or WebP), 10MB each.`
-              : `Up to ${maxFiles - currentFileCount} more files (PDF, DOC or DOCX), 10MB each.`}
-          </p>
-        </div>
+              : `Up to ${maxFiles - currentFileCount} more files (PDF, DOC or DOCX), 10MB each.`
+          }
+        />
       ) : null}
 
       {type !== "musing" ? (

@@ -4,20 +4,40 @@ import { CsrfInput } from "~/components/forms";
 import type { Toast } from "~/utils/toast.server";
 
 const TOAST_DURATION_MS = 5000;
+/** How far right a toast must be dragged before letting go closes it (spec: 50 px). */
+export const SWIPE_THRESHOLD_PX = 50;
+/** The key that moves focus to the notifications, as the spec names it. */
+const HOTKEY = "F8";
 
 /**
  * Shows the server's flash message. Without JavaScript it simply stays on the
  * page; with it, it closes after 5 s unless hovered or focused, and one new
- * toast replaces the last.
+ * toast replaces the last. Dragging it right by 50 px or more closes it
+ * (a mouse or a finger: pointer events), and F8 moves focus to it, so a
+ * keyboard user can reach its buttons from anywhere on the page.
  */
 export function Toaster({ toast }: { toast: Toast | null }) {
   const [visible, setVisible] = useState<Toast | null>(toast);
   const [paused, setPaused] = useState(false);
+  const [swipeX, setSwipeX] = useState(0);
+  const swipeStart = useRef<number | null>(null);
   const remaining = useRef(TOAST_DURATION_MS);
+  const viewport = useRef<HTMLElement>(null);
+
+  useEffect(() => {
+    function focusOnHotkey(event: KeyboardEvent) {
+      if (event.key !== HOTKEY) return;
+      event.preventDefault();
+      viewport.current?.focus();
+    }
+    window.addEventListener("keydown", focusOnHotkey);
+    return () => window.removeEventListener("keydown", focusOnHotkey);
+  }, []);
 
   useEffect(() => {
     setVisible(toast);
     remaining.current = TOAST_DURATION_MS;
+    setSwipeX(0);
   }, [toast]);
 
   useEffect(() => {
@@ -31,49 +51,74 @@ export function Toaster({ toast }: { toast: Toast | null }) {
     };
   }, [visible, paused]);
 
-  if (!visible) return null;
-  const destructive = visible.variant === "destructive";
+  function endSwipe() {
+    if (swipeStart.current === null) return;
+    swipeStart.current = null;
+    if (swipeX >= SWIPE_THRESHOLD_PX) setVisible(null);
+    setSwipeX(0);
+  }
+
+  const destructive = visible?.variant === "destructive";
   return (
     <section
-      aria-label="Notifications"
-      className="pointer-events-none fixed inset-x-0 top-3 z-50 flex justify-center px-3 sm:bottom-4 sm:left-auto sm:right-4 sm:top-auto sm:w-[420px]"
+      ref={viewport}
+      tabIndex={-1}
+      aria-label={`Notifications (${HOTKEY})`}
+      className="pointer-events-none fixed inset-x-0 top-3 z-50 flex justify-center px-3 outline-none sm:bottom-4 sm:left-auto sm:right-4 sm:top-auto sm:w-[420px]"
     >
-      {/* biome-ignore lint/a11y/noStaticElementInteractions: hovering only pauses the auto-close timer (spec); the dismiss button is the control */}
-      <div
-        role={destructive ? "alert" : "status"}
-        onMouseEnter={() => setPaused(true)}
-        onMouseLeave={() => setPaused(false)}
-        onFocus={() => setPaused(true)}
-        onBlur={() => setPaused(false)}
-        className={`pointer-events-auto w-full rounded-xl border px-4 py-3 shadow-lg ${
-          destructive
-            ? "border-red-200 bg-red-50 text-red-900"
-            : "border-brand-200 bg-white text-stone-900"
-        }`}
-      >
-        <div className="flex items-center gap-3">
-          <div className="flex-1">
-            <p className="font-semibold">{visible.title}</p>
-            {visible.description ? <p className="mt-0.5 text-sm">{visible.description}</p> : null}
+      {visible ? (
+        /* biome-ignore lint/a11y/noStaticElementInteractions: hovering only pauses the auto-close timer and dragging is a shortcut for the dismiss button, which stays the control */
+        <div
+          role={destructive ? "alert" : "status"}
+          onMouseEnter={() => setPaused(true)}
+          onMouseLeave={() => setPaused(false)}
+          onFocus={() => setPaused(true)}
+          onBlur={() => setPaused(false)}
+          onPointerDown={(event) => {
+            if ((event.target as HTMLElement).closest("button")) return;
+            swipeStart.current = event.clientX;
+            event.currentTarget.setPointerCapture(event.pointerId);
+          }}
+          onPointerMove={(event) => {
+            if (swipeStart.current === null) return;
+            setSwipeX(Math.max(0, event.clientX - swipeStart.current));
+          }}
+          onPointerUp={endSwipe}
+          onPointerCancel={() => {
+            swipeStart.current = null;
+            setSwipeX(0);
+          }}
+          style={swipeX > 0 ? { transform: `translateX(${swipeX}px)` } : undefined}
+          className={`pointer-events-auto w-full touch-pan-y select-none rounded-xl border px-4 py-3 shadow-lg ${
+            destructive
+              ? "border-red-200 bg-red-50 text-red-900"
+              : "border-brand-200 bg-white text-stone-900"
+          }`}
+        >
+          <div className="flex items-center gap-3">
+            <div className="flex-1">
+              <p className="font-semibold">{visible.title}</p>
+              {visible.description ? <p className="mt-0.5 text-sm">{visible.description}</p> : null}
+            </div>
+            {visible.action ? (
+              <Form method="post" action={visible.action.formAction}>
+                <CsrfInput />
+                <button type="submit" className="btn-secondary min-h-11 px-4 py-2">
+                  {visible.action.label}
+                </button>
+              </Form>
+            ) : null}
+            <button
+              type="button"
+              onClick={() => setVisible(null)}
+              className="flex h-11 w-11 shrink-0 items-center justify-center rounded-full text-sm text-stone-600 hover:bg-stone-100"
+              aria-label="Dismiss notification"
+            >
+              ✕
+            </button>
           </div>
-          {visible.action ? (
-            <Form method="post" action={visible.action.formAction}>
-              <CsrfInput />
-              <button type="submit" className="btn-secondary min-h-11 px-4 py-2">
-                {visible.action.label}
-              </button>
-            </Form>
-          ) : null}
-          <button
-            type="button"
-            onClick={() => setVisible(null)}
-            className="flex h-11 w-11 shrink-0 items-center justify-center rounded-full text-sm text-stone-600 hover:bg-stone-100"
-            aria-label="Dismiss notification"
-          >
-            ✕
-          </button>
         </div>
-      </div>
+      ) : null}
     </section>
   );
 }

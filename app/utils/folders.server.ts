@@ -15,6 +15,8 @@ export type Folder = typeof folders.$inferSelect;
 
 export class FolderNotFoundError extends Error {}
 export class FolderRuleError extends Error {}
+/** The account has all the folders its tier allows: Premium would lift the limit. */
+export class FolderLimitError extends FolderRuleError {}
 
 export function folderLimitMessage(maxFolders: number) {
   return `Hey there! You've reached your maximum of ${maxFolders} unique folders. Have you tried adding multiple recipients to a single folder yet?`;
@@ -81,7 +83,7 @@ export function createFolder(userId: number, input: FolderInput): Folder {
   return writeTransaction((tx) => {
     const usage = getUsage(userId);
     if (!canCreateFolder(usage)) {
-      throw new FolderRuleError(folderLimitMessage(usage.limits.maxFolders));
+      throw new FolderLimitError(folderLimitMessage(usage.limits.maxFolders));
     }
     const last = tx
       .select({ sortOrder: folders.sortOrder })
@@ -192,6 +194,15 @@ export function togglePause(userId: number, folderId: number): Folder {
       .returning()
       .get();
   });
+}
+
+/** The room an upload to `folder` goes into, for the draft size bar. */
+export function uploadCapacity(folder: Folder) {
+  return {
+    usedBytes: folderContentSize(folder.id),
+    limitBytes: folderSizeLimit(recipientsOf(folder)),
+    label: "in this folder",
+  };
 }
 
 export function folderContentSize(folderId: number): number {

@@ -1,6 +1,7 @@
 import { and, asc, eq, isNull } from "drizzle-orm";
 import { contentItems } from "#db/schema";
 import { personalize, renderNewsletter } from "#emails/newsletter.server";
+import { newsletterBrandingFor } from "~/utils/branding.server";
 import { db } from "~/utils/db.server";
 import type { Folder } from "~/utils/folders.server";
 import type { SessionUser } from "~/utils/session.server";
@@ -27,11 +28,16 @@ function unsentItems(folderId: number) {
 export function renderPreview(folder: Folder, user: SessionUser) {
   const items = unsentItems(folder.id);
   if (items.length === 0) return null;
-  const rendered = renderNewsletter({
-    folder: { id: folder.id, name: folder.name, personalSignoff: folder.personalSignoff },
-    sender: { firstName: user.firstName, lastName: user.lastName, email: user.email },
-    items,
-  });
+  const look = newsletterBrandingFor(user);
+  const rendered = renderNewsletter(
+    {
+      folder: { id: folder.id, name: folder.name, personalSignoff: folder.personalSignoff },
+      sender: { firstName: user.firstName, lastName: user.lastName, email: user.email },
+      items,
+      branding: look?.branding,
+    },
+    look?.headerImage,
+  );
   const bodies = personalize(rendered, {
     email: user.email,
     unsubscribeUrl: PREVIEW_UNSUBSCRIBE_URL,

@@ -104,6 +104,31 @@ describe("requireAdmin", () => {
     expect(user.id).toBe(admin.id);
   });
 
+  test("records an admin's access once per screen every 10 minutes", async () => {
+    const admin = createUser();
+    grantRole(admin.id, "admin");
+    const accessEvents = () =>
+      db
+        .select()
+        .from(securityEvents)
+        .where(eq(securityEvents.userId, admin.id))
+        .all()
+        .filter((event) => event.eventType === "admin_access");
+    await requireAdmin(await signedInRequest(admin.id, "/admin/security"));
+    await requireAdmin(await signedInRequest(admin.id, "/admin/security"));
+    expect(accessEvents()).toHaveLength(1);
+    expect(accessEvents()[0]).toMatchObject({
+      endpoint: "/admin/security",
+      requestMethod: "GET",
+      severity: "low",
+    });
+    await requireAdmin(await signedInRequest(admin.id, "/admin/dashboard"));
+    expect(accessEvents().map((event) => event.endpoint)).toEqual([
+      "/admin/security",
+      "/admin/dashboard",
+    ]);
+  });
+
   test("sends a signed-out visitor to log in, and records it", async () => {
     const before = unauthorizedEvents().length;
     const thrown = await requireAdmin(

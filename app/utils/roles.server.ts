@@ -7,7 +7,12 @@ import { db, prepareOnce, writeTransaction } from "~/utils/db.server";
 import { consumeRateLimits, type RateLimit } from "~/utils/rate-limit.server";
 import { clientIp, isLoopback } from "~/utils/request-info.server";
 import { recordSecurityEvent } from "~/utils/security-events.server";
-import { getCurrentSession, loginPath, type SessionUser } from "~/utils/session.server";
+import {
+  type CurrentSession,
+  getCurrentSession,
+  loginPath,
+  type SessionUser,
+} from "~/utils/session.server";
 import { createToastHeaders } from "~/utils/toast.server";
 
 export type Role = (typeof userRoles.$inferInsert)["role"];
@@ -159,6 +164,36 @@ const SIGNED_OUT_EVENTS_IN_ALL: RateLimit = {
   durationSeconds: 60 * 60,
 };
 
+/**
+ * An admin opening an admin screen or posting to it is an `admin_access`
+ * event: who looked at everyone's figures, and when. One row per admin, method
+ * and path every 10 minutes is enough to answer that; reloading a dashboard
+ * does not add more.
+ */
+const ADMIN_ACCESS_EVENTS: RateLimit = {
+  name: "admin_access_events",
+  points: 1,
+  durationSeconds: 10 * 60,
+};
+
+async function recordAdminAccess(request: Request, session: CurrentSession) {
+  const path = new URL(request.url).pathname;
+  const fresh = await consumeRateLimits([
+    {
+      limit: ADMIN_ACCESS_EVENTS,
+      key: `${session.user.id}:${request.method}:${path}`,
+    },
+  ]);
+  if (!fresh.allowed) return;
+  recordSecurityEvent(request, {
+    eventType: "admin_access",
+    severity: "low",
+    userId: session.user.id,
+    sessionId: session.sessionId,
+    responseStatus: 200,
+  });
+}
+
 export async function requireAdmin(request: Request, what = "this page"): Promise<SessionUser> {
   const session = await getCurrentSession(request);
   if (!session) {
@@ -196,6 +231,7 @@ export async function requireAdmin(request: Request, what = "this page"): Promis
       headers,
     });
   }
+  await recordAdminAccess(request, session);
   return session.user;
 }
 

@@ -16,6 +16,7 @@ import {
   type RenderedNewsletter,
   renderNewsletter,
 } from "#emails/newsletter.server";
+import { newsletterBrandingFor } from "~/utils/branding.server";
 import { db, prepareOnce, writeTransaction } from "~/utils/db.server";
 import { comparableEmail } from "~/utils/email-address";
 import { env } from "~/utils/env.server";
@@ -209,7 +210,11 @@ export async function deliver(ledgerId: number, now = new Date()): Promise<numbe
     if (items.length === 0) giveUpPending(ledger.id);
     if (items.length > 0 && due.length > 0) {
       // Rendered and inlined once; each recipient only gets their own links.
-      const rendered = renderNewsletter({ folder, sender, items });
+      const look = newsletterBrandingFor(sender);
+      const rendered = renderNewsletter(
+        { folder, sender, items, branding: look?.branding },
+        look?.headerImage,
+      );
       const prepared = { ledger, folder, sender, items, rendered, attachments: [] as Attachment[] };
       try {
         prepared.attachments = await attachmentsFor(rendered, storage);

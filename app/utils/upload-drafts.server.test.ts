@@ -18,6 +18,7 @@ import {
   discardDraft,
   expireDrafts,
   finishDraft,
+  finishDraftForFolder,
   getDraft,
   selectAll,
   setDraftFolders,
@@ -175,6 +176,44 @@ describe("one stored file for many folders", () => {
     await releaseFiles(deleteItem(user.id, inB!.id).keys);
     expect(await exists(photo.key)).toBe(false);
     expect(await exists(inB!.filePaths[1]!)).toBe(false);
+  });
+});
+
+describe("uploading to folders one by one", () => {
+  test("each folder in turn leaves the draft; the last one ends it", async () => {
+    const user = createUser();
+    const [a, b] = [createFolder(user.id), createFolder(user.id)];
+    const stranger = createFolder(createUser().id);
+    const draft = await createDraft(user.id, "photo", uploadFields, [await storedPhoto(1000)]);
+    setDraftFolders(user.id, draft.id, [a.id, b.id]);
+
+    await expect(finishDraftForFolder(user.id, draft.id, stranger.id)).rejects.toThrow(
+      DraftRuleError,
+    );
+    expect(itemsIn(stranger.id)).toEqual([]);
+
+    const first = await finishDraftForFolder(user.id, draft.id, a.id);
+    expect(first).toEqual({ folder: { id: a.id, name: a.name }, finished: false });
+    expect(itemsIn(a.id).map((item) => item.title)).toEqual(["Holiday"]);
+    expect(itemsIn(b.id)).toEqual([]);
+    expect(getDraft(user.id, draft.id).folderIds).toEqual([b.id]);
+    // A folder already done is not in the draft any more: no second copy.
+    await expect(finishDraftForFolder(user.id, draft.id, a.id)).rejects.toThrow(DraftRuleError);
+
+    const last = await finishDraftForFolder(user.id, draft.id, b.id);
+    expect(last.finished).toBe(true);
+    expect(itemsIn(b.id)).toHaveLength(1);
+    expect(() => getDraft(user.id, draft.id)).toThrow(DraftNotFoundError);
+  });
+
+  test("a folder without room refuses and stays in the draft", async () => {
+    const user = createUser();
+    const full = createFolder(user.id);
+    const draft = await createDraft(user.id, "photo", uploadFields, [await storedPhoto(21 * MB)]);
+    setDraftFolders(user.id, draft.id, [full.id]);
+    await expect(finishDraftForFolder(user.id, draft.id, full.id)).rejects.toThrow(DraftRuleError);
+    expect(itemsIn(full.id)).toEqual([]);
+    expect(getDraft(user.id, draft.id).folderIds).toEqual([full.id]);
   });
 });
 

@@ -345,6 +345,51 @@ export async function finishDraft(
   return { added, refused, finished: false };
 }
 
+/**
+ * "Upload to folders one by one" (offered when the folder check times out):
+ * the draft's photos or files go to `folderId` alone, with that folder's and
+ * the account's quota checked as the item is written. The folder leaves the
+ * draft; the draft goes once no folder is left.
+ */
+export async function finishDraftForFolder(
+  userId: number,
+  draftId: string,
+  folderId: number,
+): Promise<{ folder: { id: number; name: string }; finished: boolean }> {
+  const draft = getDraft(userId, draftId);
+  const folder = listFolders(userId).find((own) => own.id === folderId);
+  if (!folder || !draft.folderIds.includes(folderId)) {
+    throw new DraftRuleError(PLEASE_SELECT_A_FOLDER);
+  }
+  if (draft.type === "link" || draft.type === "musing") {
+    throw new DraftRuleError("Links and musings are added to every folder at once.");
+  }
+  if (draft.files.length === 0) throw new DraftRuleError(selectAFile(draft.type));
+  if (!isSelectable(folder)) throw new DraftRuleError(NO_VALID_FOLDERS);
+  try {
+    createUploadItem(
+      userId,
+      folderId,
+      draft.type,
+      draft.fields as unknown as UploadDetailsInput,
+      draft.files,
+      { fromDraftId: draft.id },
+    );
+  } catch (error) {
+    if (error instanceof QuotaExceededError || error instanceof ItemRuleError) {
+      throw new DraftRuleError(`${folder.name}: ${error.message}`);
+    }
+    throw error;
+  }
+  const remaining = draft.folderIds.filter((id) => id !== folderId);
+  if (remaining.length === 0) {
+    await discardDraft(userId, draft.id);
+    return { folder: { id: folder.id, name: folder.name }, finished: true };
+  }
+  setDraftFolders(userId, draft.id, remaining);
+  return { folder: { id: folder.id, name: folder.name }, finished: false };
+}
+
 /** Closing the wizard: the draft goes, and its files unless an item now uses them. */
 export async function discardDraft(userId: number, draftId: string) {
   const removed = db

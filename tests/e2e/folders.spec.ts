@@ -212,6 +212,34 @@ test.describe("folders", () => {
     expect(foldersOf(user.id)).toHaveLength(5);
   });
 
+  test("a folder-limit refusal from the server opens the upgrade dialog", async ({
+    page,
+    context,
+    baseURL,
+  }) => {
+    const user = await createUser();
+    for (let index = 0; index < 4; index += 1) {
+      createFolderRow(user.id, { name: `Folder ${index + 1}`, sortOrder: index });
+    }
+    await signIn(context, user.id, baseURL!);
+    await page.goto("/folders/new");
+    const dialog = page.getByRole("dialog", { name: "Folder Details" });
+    await dialog.getByLabel("Folder name").fill("Sixth");
+    await dialog.getByLabel("Recipient 1 name").fill("Mum");
+    await dialog.getByLabel("Recipient 1 email").fill("mum@example.com");
+    // The fifth folder arrives from elsewhere (another tab) while this form is open.
+    createFolderRow(user.id, { name: "Folder 5", sortOrder: 4 });
+    await dialog.getByRole("button", { name: "Save" }).click();
+
+    await expect(page).toHaveURL("/upgrade");
+    await expect(page.getByRole("dialog", { name: "Upgrade to Premium" })).toBeVisible();
+    await expect(page.getByText("Folder Limit Reached")).toBeVisible();
+    await expect(
+      page.getByText("Hey there! You've reached your maximum of 5 unique folders."),
+    ).toBeVisible();
+    expect(foldersOf(user.id)).toHaveLength(5);
+  });
+
   test("?folder=ID opens that folder at its own address", async ({ page, context, baseURL }) => {
     const user = await createUser();
     createFolderRow(user.id, { name: "One", sortOrder: 0 });

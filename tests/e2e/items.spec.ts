@@ -615,6 +615,7 @@ test.describe("content items", () => {
     page,
     context,
     baseURL,
+    javaScriptEnabled,
   }) => {
     const user = await createUser();
     const folder = createFolderRow(user.id, { name: "Guarded" });
@@ -628,6 +629,17 @@ test.describe("content items", () => {
       mimeType: "application/pdf",
       buffer: Buffer.concat([pdf("huge"), Buffer.alloc(11 * MB, 0x20)]),
     });
+    if (javaScriptEnabled) {
+      // The browser names the file at once and keeps it out of the form; the
+      // server's own refusal of the same upload is this test's [no-js] run.
+      await expect(dialog.getByRole("alert")).toHaveText(
+        "huge.pdf is too large. Maximum file size is 10MB.",
+      );
+      await expect(dialog.getByRole("list", { name: "Ready to upload" })).toHaveCount(0);
+      expect(itemsOf(folder.id)).toEqual([]);
+      await expectNoStrayFiles(before);
+      return;
+    }
     await dialog.getByLabel("Leave a comment").check();
     await dialog.getByRole("textbox", { name: "Comment" }).fill("Big one");
     await submit(dialog);

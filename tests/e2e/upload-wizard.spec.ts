@@ -2,7 +2,7 @@ import fs from "node:fs";
 import type { BrowserContext, Page } from "@playwright/test";
 import { eq } from "drizzle-orm";
 import sharp from "sharp";
-import { uploadDrafts } from "#db/schema";
+import { sessions, uploadDrafts } from "#db/schema";
 import { expect, test } from "./fixtures";
 import { createFolderRow, createUser, signIn, testDb } from "./support/accounts";
 import { whileDatabaseRefuses } from "./support/database-faults";
@@ -376,5 +376,70 @@ test.describe("upload to multiple folders", () => {
     expect(after.folderIds).toEqual([]);
     expect(after.fields.title).toBe("Refusals");
     expect(itemsOf(theirs.id)).toEqual([]);
+  });
+
+  test.describe("when checking folder limits goes wrong (JavaScript)", () => {
+    test.skip(({ javaScriptEnabled }) => !javaScriptEnabled, "the check is re-run by script");
+
+    /** Photos for Family (room) and Grandparents (too full): the upload does not start by itself. */
+    async function atCheckStep(page: Page, context: BrowserContext, baseURL: string) {
+      const user = await createUser();
+      const family = createFolderRow(user.id, { name: "Family", sortOrder: 0 });
+      const full = createFolderRow(user.id, { name: "Grandparents", sortOrder: 1 });
+      createItemRow(full.id, { type: "file", title: "Big scan", fileSizes: [20 * MB - 10] });
+      await signIn(context, user.id, baseURL);
+      await openWizard(page);
+      await fillPhotos(page, "Holiday");
+      const dialog = wizard(page);
+      for (const name of ["Family", "Grandparents"]) await dialog.getByLabel(name).check();
+      await dialog.getByRole("button", { name: "Next" }).click();
+      await expect(dialog.getByRole("button", { name: "Upload to 1 valid folder" })).toBeVisible();
+      return { user, family, full, dialog, draftId: draftIdOf(page) };
+    }
+
+    test("a time-out offers uploading to the folders one by one", async ({
+      page,
+      context,
+      baseURL,
+    }) => {
+      const { family, full, dialog, draftId } = await atCheckStep(page, context, baseURL!);
+      // The check never answers: the wizard gives up after its 10 s.
+      await page.route("**/validate", () => {});
+      await dialog.getByRole("button", { name: "Check again" }).click();
+      await expect(
+        dialog.getByText("Sorry about this, but we're having trouble checking folder limits"),
+      ).toBeVisible({ timeout: 15_000 });
+      const oneByOne = dialog.getByRole("list", { name: "Upload to folders one by one" });
+      await expect(oneByOne.getByRole("button")).toHaveText([
+        "Upload to Family",
+        "Upload to Grandparents",
+      ]);
+      await oneByOne.getByRole("button", { name: "Upload to Family" }).click();
+
+      await expect(page.getByText("Uploaded to 1 folder")).toBeVisible();
+      await expect(page).toHaveURL(`/upload/${draftId}/check`);
+      expect(itemsOf(family.id).map((item) => item.fileNames)).toEqual([
+        ["beach.jpg", "hills.jpg"],
+      ]);
+      expect(itemsOf(full.id).map((item) => item.title)).toEqual(["Big scan"]);
+      expect(draftRow(draftId)!.folderIds).toEqual([full.id]);
+    });
+
+    test("a signed-out user is asked to log in again, in place", async ({
+      page,
+      context,
+      baseURL,
+    }) => {
+      const { user, dialog, draftId } = await atCheckStep(page, context, baseURL!);
+      testDb().delete(sessions).where(eq(sessions.userId, user.id)).run();
+      await dialog.getByRole("button", { name: "Check again" }).click();
+
+      await expect(dialog.getByRole("alert")).toContainText("Please log in again to continue.");
+      await expect(page).toHaveURL(`/upload/${draftId}/check`);
+      await expect(dialog.getByRole("link", { name: "Log in" })).toHaveAttribute(
+        "href",
+        `/login?redirectTo=${encodeURIComponent(`/upload/${draftId}/check`)}`,
+      );
+    });
   });
 });

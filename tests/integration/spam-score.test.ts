@@ -13,14 +13,15 @@ const MAX_SCORE = 1.0;
 
 let app: Awaited<ReturnType<typeof loadApp>>;
 async function loadApp() {
-  const [{ db }, schema, { storage }, { env }, { sendNow }] = await Promise.all([
+  const [{ db }, schema, { storage }, { env }, { sendNow }, branding] = await Promise.all([
     import("~/utils/db.server"),
     import("#db/schema"),
     import("~/utils/storage.server"),
     import("~/utils/env.server"),
     import("~/utils/sending.server"),
+    import("~/utils/branding.server"),
   ]);
-  return { db, ...schema, storage, env, sendNow };
+  return { db, ...schema, storage, env, sendNow, branding };
 }
 
 beforeAll(async () => {
@@ -30,23 +31,36 @@ beforeAll(async () => {
   app = await loadApp();
 });
 
-test("a newsletter scores at most 1.0 with SpamAssassin", async () => {
+type Look = { template: "classic" | "letter" | "postcard"; accentColor: string };
+
+/** Sends a typical newsletter (with `look`, from a Premium sender) and returns SpamAssassin's verdict. */
+async function newsletterScore(look: Look | null) {
   const check = spawnSync("spamassassin", ["--version"], { encoding: "utf8" });
   expect(check.error, "spamassassin is not installed: scripts/ensure-system-packages.sh").toBe(
     undefined,
   );
 
-  const { db, users, folders, contentItems, storage, env, sendNow } = app;
+  const { db, users, folders, contentItems, storage, env, sendNow, branding } = app;
   const user = db
     .insert(users)
     .values({
-      email: "ada@example.org",
+      email: `ada-${look?.template ?? "free"}@example.org`,
       firstName: "Ada",
       lastName: "Lovelace",
       emailVerified: true,
+      ...(look ? { subscriptionTier: "premium", subscriptionStatus: "active" } : {}),
     })
     .returning()
     .get();
+  if (look) {
+    branding.saveLook(user, look);
+    await branding.saveHeaderImage(
+      user,
+      await sharp({ create: { width: 1200, height: 300, channels: 3, background: "#d9c7a3" } })
+        .jpeg()
+        .toBuffer(),
+    );
+  }
   const folder = db
     .insert(folders)
     .values({
@@ -102,13 +116,19 @@ test("a newsletter scores at most 1.0 with SpamAssassin", async () => {
     ])
     .run();
 
+  const sentBefore = new Set(fs.existsSync(env.OUTBOX_DIR) ? fs.readdirSync(env.OUTBOX_DIR) : []);
   await sendNow(user.id, folder.id);
-  const [eml] = fs.readdirSync(env.OUTBOX_DIR).filter((name) => name.endsWith(".eml"));
+  const [eml] = fs
+    .readdirSync(env.OUTBOX_DIR)
+    .filter((name) => name.endsWith(".eml") && !sentBefore.has(name));
   expect(eml).toBeDefined();
-  expectLowScore(fs.readFileSync(path.join(env.OUTBOX_DIR, eml!)));
-}, 60_000);
+  return spamScore(
+    fs.readFileSync(path.join(env.OUTBOX_DIR, eml!)),
+    look?.template ?? "free sender",
+  );
+}
 
-function expectLowScore(message: Buffer) {
+function spamScore(message: Buffer, label: string) {
   const result = spawnSync("spamassassin", ["-L", "-t"], { input: message, encoding: "utf8" });
   const status =
     /^X-Spam-Status: .*?score=(-?[\d.]+).*?tests=([\s\S]*?)(?:autolearn|version)/m.exec(
@@ -116,12 +136,20 @@ function expectLowScore(message: Buffer) {
     );
   expect(status, result.stdout + result.stderr).not.toBeNull();
   const score = Number(status![1]);
-  console.info(`SpamAssassin score ${score}: ${status![2]!.replace(/\s+/g, " ").trim()}`);
   const rules = status![2]!.replace(/\s+/g, " ").trim();
+  console.info(`SpamAssassin score ${score} (${label}): ${rules}`);
+  return { score, rules };
+}
+
+function expectLowScore({ score, rules }: { score: number; rules: string }) {
   expect(score, `SpamAssassin score ${score}; rules that fired: ${rules}`).toBeLessThanOrEqual(
     MAX_SCORE,
   );
 }
+
+test("a newsletter scores at most 1.0 with SpamAssassin", async () => {
+  expectLowScore(await newsletterScore(null));
+}, 60_000);
 
 test("a newsletter of five link preview cards scores at most 1.0", async () => {
   const { db, users, folders, contentItems, storage, env, sendNow } = app;
@@ -177,5 +205,17 @@ test("a newsletter of five link preview cards scores at most 1.0", async () => {
   expect(eml).toBeDefined();
   const message = fs.readFileSync(path.join(env.OUTBOX_DIR, eml!));
   expect(message.toString()).toContain("cid:preview-");
-  expectLowScore(message);
+  expectLowScore(spamScore(message, "five link cards"));
 }, 60_000);
+
+test.each([
+  { template: "classic", accentColor: "#7c2d12" },
+  { template: "letter", accentColor: "#1e3a8a" },
+  { template: "postcard", accentColor: "#30503b" },
+] satisfies Look[])(
+  "the $template template with branding scores at most 1.0 too",
+  async (look) => {
+    expectLowScore(await newsletterScore(look));
+  },
+  60_000,
+);

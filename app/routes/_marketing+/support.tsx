@@ -1,9 +1,12 @@
-import { json, type MetaFunction } from "@remix-run/node";
+import { json, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { StaticPage } from "~/components/public-layout";
 import { env } from "~/utils/env.server";
 import { LIMITS } from "~/utils/limits";
+import { PRIORITY_SUPPORT_PROMISE, prioritySupportAddress } from "~/utils/priority-support";
+import { isPremium } from "~/utils/quota.server";
+import { getUser } from "~/utils/session.server";
 
 export const meta: MetaFunction = () => [
   { title: "Support · Thoughtfully" },
@@ -13,8 +16,17 @@ export const meta: MetaFunction = () => [
   },
 ];
 
-export async function loader() {
-  return json({ supportEmail: env.SUPPORT_EMAIL });
+/** Signed-in senders also see priority support: its address with Premium, an upgrade prompt without. */
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await getUser(request);
+  return json({
+    supportEmail: env.SUPPORT_EMAIL,
+    priority: user
+      ? isPremium(user)
+        ? { premium: true as const, address: prioritySupportAddress(env.SUPPORT_EMAIL) }
+        : { premium: false as const }
+      : null,
+  });
 }
 
 const MB = 1024 * 1024;
@@ -104,7 +116,7 @@ const faqs: { question: string; answer: ReactNode }[] = [
 ];
 
 export default function Support() {
-  const { supportEmail } = useLoaderData<typeof loader>();
+  const { supportEmail, priority } = useLoaderData<typeof loader>();
   return (
     <StaticPage title="Support">
       <p>
@@ -124,6 +136,31 @@ export default function Support() {
           never send us your password.
         </p>
       </div>
+
+      {priority ? (
+        <section
+          aria-labelledby="priority-support-heading"
+          className="mt-6 rounded-2xl border border-amber-200 bg-amber-50 p-5 sm:p-6"
+        >
+          <h2 id="priority-support-heading" className="!mt-0 text-lg">
+            Priority support <span className="text-sm font-normal">(Premium)</span>
+          </h2>
+          {priority.premium ? (
+            <p className="text-sm">
+              As a Premium member, write to{" "}
+              <a href={`mailto:${priority.address}`} className="break-all">
+                {priority.address}
+              </a>
+              : your messages are {PRIORITY_SUPPORT_PROMISE}.
+            </p>
+          ) : (
+            <p className="text-sm">
+              Premium members have their own support address, {PRIORITY_SUPPORT_PROMISE}.{" "}
+              <Link to="/upgrade">Upgrade to Premium</Link>
+            </p>
+          )}
+        </section>
+      ) : null}
 
       <h2>Frequently asked questions</h2>
       <div className="mt-4 divide-y divide-stone-200 border-y border-stone-200">

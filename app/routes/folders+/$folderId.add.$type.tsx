@@ -10,7 +10,7 @@ import { Dialog } from "~/components/dialog";
 import { EMPTY_ITEM, ItemForm } from "~/components/item-form";
 import { readProtectedForm, validateCsrf } from "~/utils/csrf.server";
 import { notFoundOnForeignFolder, parseFolderId } from "~/utils/folder-params.server";
-import { getFolder, recipientsOf } from "~/utils/folders.server";
+import { getFolder, recipientsOf, uploadCapacity } from "~/utils/folders.server";
 import {
   parseItemType,
   refusedUploadReply,
@@ -40,6 +40,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     type,
     folderId: folder.id,
     recipientNames: recipientsOf(folder).map((recipient) => recipient.name),
+    capacity: type === "photo" || type === "file" ? uploadCapacity(folder) : null,
   };
 }
 
@@ -123,7 +124,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function AddItem() {
-  const { type, folderId, recipientNames } = useLoaderData<typeof loader>();
+  const { type, folderId, recipientNames, capacity } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   return (
     <Dialog title={TITLES[type]} closeTo={`/folders/${folderId}`}>
@@ -136,6 +137,7 @@ export default function AddItem() {
         defaultValue={EMPTY_ITEM}
         recipientNames={recipientNames}
         cancelTo={`/folders/${folderId}`}
+        capacity={capacity}
       />
     </Dialog>
   );

@@ -11,7 +11,7 @@ import { CsrfInput } from "~/components/forms";
 import { ItemForm, type ItemFormValues } from "~/components/item-form";
 import { readProtectedForm, validateCsrf } from "~/utils/csrf.server";
 import { parseFolderId } from "~/utils/folder-params.server";
-import { recipientsOf } from "~/utils/folders.server";
+import { recipientsOf, uploadCapacity } from "~/utils/folders.server";
 import { formatBytes } from "~/utils/format";
 import {
   notFoundOnForeignItem,
@@ -70,6 +70,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       size: item.fileSizes[index] ?? 0,
     })),
     recipientNames: recipientsOf(folder).map((recipient) => recipient.name),
+    capacity: item.type === "photo" || item.type === "file" ? uploadCapacity(folder) : null,
   };
 }
 
@@ -137,7 +138,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function EditItem() {
-  const { folderId, itemId, type, values, files, recipientNames } = useLoaderData<typeof loader>();
+  const { folderId, itemId, type, values, files, recipientNames, capacity } =
+    useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   return (
     <Dialog title={TITLES[type]} closeTo={`/folders/${folderId}`}>
@@ -189,6 +191,7 @@ export default function EditItem() {
         recipientNames={recipientNames}
         cancelTo={`/folders/${folderId}`}
         currentFileCount={files.length}
+        capacity={capacity}
       />
     </Dialog>
   );

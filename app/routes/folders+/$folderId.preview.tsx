@@ -5,6 +5,7 @@ import {
   GMAIL_CLIP_BYTES,
   type RenderedNewsletter,
 } from "#emails/newsletter.server";
+import { HEADER_IMAGE_CID } from "#emails/newsletter-themes";
 import { Dialog } from "~/components/dialog";
 import { CsrfInput, SubmitButton } from "~/components/forms";
 import { readProtectedForm } from "~/utils/csrf.server";
@@ -32,8 +33,14 @@ export const meta: MetaFunction = () => [{ title: "Email Preview · Thoughtfully
  * The preview copy only: a page cannot show `cid:` images, so photos point at
  * the file route, which serves them to their owner (the one looking).
  */
-function withViewableImages(html: string, attachments: RenderedNewsletter["attachments"]) {
-  let result = html;
+function withViewableImages(html: string, rendered: RenderedNewsletter) {
+  const { attachments, headerImage } = rendered;
+  let result = headerImage
+    ? html.replaceAll(
+        `src="cid:${HEADER_IMAGE_CID}"`,
+        `src="data:${headerImage.contentType};base64,${headerImage.content.toString("base64")}"`,
+      )
+    : html;
   for (const attachment of attachments) {
     if (!attachment.cid) continue;
     result = result.replaceAll(
@@ -56,7 +63,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     ...base,
     preview: {
       subject: rendered.subject,
-      html: withViewableImages(html, rendered.attachments),
+      html: withViewableImages(html, rendered),
       htmlBytes: rendered.htmlBytes,
       totalBytes: rendered.totalBytes,
       attachmentCount: rendered.attachments.length,

@@ -15,6 +15,7 @@ import { FolderSchema } from "~/utils/folder-validation";
 import {
   allowedFrequencies,
   createFolder,
+  FolderLimitError,
   FolderRuleError,
   folderLimitMessage,
 } from "~/utils/folders.server";
@@ -65,6 +66,15 @@ export async function action({ request }: ActionFunctionArgs) {
       description: "Folder created successfully!",
     });
   } catch (error) {
+    // The limit was reached after the form opened (another tab, the extension):
+    // the spec answers a folder-limit refusal with the upgrade dialog.
+    if (error instanceof FolderLimitError) {
+      return redirectWithToast("/upgrade", {
+        title: "Folder Limit Reached",
+        description: error.message,
+        variant: "destructive",
+      });
+    }
     if (error instanceof FolderRuleError) {
       return data({ result: submission.reply({ formErrors: [error.message] }) }, { status: 400 });
     }

@@ -7,15 +7,18 @@ import {
   type MetaFunction,
 } from "@remix-run/node";
 import { Form, Link, Outlet, useActionData, useLoaderData } from "@remix-run/react";
+import { TEMPLATE_LABELS } from "#emails/newsletter-themes";
 import { AppShell } from "~/components/app-shell";
 import { Bookmarklet } from "~/components/bookmarklet";
 import { CsrfInput, ErrorList, Field, SubmitButton } from "~/components/forms";
 import { updateProfile } from "~/utils/accounts.server";
 import { listApiTokens } from "~/utils/api-tokens.server";
+import { getBranding } from "~/utils/branding.server";
 import { readProtectedForm } from "~/utils/csrf.server";
 import { env } from "~/utils/env.server";
 import { formatBytes } from "~/utils/format";
 import { LIMITS } from "~/utils/limits";
+import { PRIORITY_SUPPORT_PROMISE, prioritySupportAddress } from "~/utils/priority-support";
 import { getUsage } from "~/utils/quota.server";
 import { requireUser } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
@@ -34,6 +37,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const usage = getUsage(user.id);
   const premium = usage.tier === "premium";
+  const branding = getBranding(user.id);
   const tier = premium ? LIMITS.premium : LIMITS.free;
   const day = new Intl.DateTimeFormat("en-US", { timeZone: user.timeZone, dateStyle: "medium" });
   return {
@@ -53,6 +57,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
       referralBonus: `+${usage.bonus.folders} folders, +${formatBytes(usage.bonus.storageBytes)} (${usage.bonus.completedReferrals} friends joined)`,
       perFolder: `${formatBytes(LIMITS.folder.maxSizeBytes)} (${formatBytes(LIMITS.folder.icloudMaxSizeBytes)} with an iCloud recipient)`,
       frequencies: tier.frequencies.map((frequency) => FREQUENCY_LABELS[frequency]).join(", "),
+    },
+    perks: {
+      template: TEMPLATE_LABELS[branding.template].name,
+      accentColor: branding.accentColor,
+      headerImage: branding.headerImage !== null,
+      prioritySupport: premium ? prioritySupportAddress(env.SUPPORT_EMAIL) : null,
     },
     timeZones: Intl.supportedValuesOf("timeZone"),
     appUrl: env.APP_URL,
@@ -81,7 +91,7 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function ProfileSettings() {
-  const { profile, features, timeZones, appUrl, apiTokens } = useLoaderData<typeof loader>();
+  const { profile, features, perks, timeZones, appUrl, apiTokens } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const [form, fields] = useForm({
     id: "profile",
@@ -200,6 +210,50 @@ export default function ProfileSettings() {
             <Link to="/invite" className="btn-secondary">
               Invite friends, get folders
             </Link>
+          </div>
+        </section>
+
+        <section
+          aria-labelledby="perks-heading"
+          className="rounded-2xl border border-stone-200 bg-white p-6 shadow-sm"
+        >
+          <h2 id="perks-heading" className="font-serif text-xl font-semibold text-stone-900">
+            Premium perks
+          </h2>
+          <dl className="mt-4 space-y-3 text-sm">
+            <div>
+              <dt className="text-stone-600">Newsletter look</dt>
+              <dd className="font-medium text-stone-900">
+                {features.premium
+                  ? `${perks.template} template${perks.accentColor ? `, accent ${perks.accentColor}` : ""}${perks.headerImage ? ", header image" : ""}`
+                  : "Templates, your accent colour and a header image come with Premium."}
+              </dd>
+            </div>
+            <div>
+              <dt className="text-stone-600">Priority support</dt>
+              <dd className="font-medium text-stone-900">
+                {perks.prioritySupport ? (
+                  <>
+                    <a href={`mailto:${perks.prioritySupport}`} className="break-all underline">
+                      {perks.prioritySupport}
+                    </a>
+                    : {PRIORITY_SUPPORT_PROMISE}
+                  </>
+                ) : (
+                  `A Premium address, ${PRIORITY_SUPPORT_PROMISE}.`
+                )}
+              </dd>
+            </div>
+          </dl>
+          <div className="mt-5 flex flex-wrap gap-2">
+            <Link to="/profile/branding" className="btn-secondary" preventScrollReset>
+              Newsletter look
+            </Link>
+            {features.premium ? null : (
+              <Link to="/upgrade" className="btn-primary">
+                Upgrade for these perks
+              </Link>
+            )}
           </div>
         </section>
 

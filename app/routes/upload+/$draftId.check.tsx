@@ -1,5 +1,5 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useSubmit } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData, useLocation, useSubmit } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
 import { Dialog } from "~/components/dialog";
@@ -13,6 +13,7 @@ import { redirectWithToast } from "~/utils/toast.server";
 import {
   DraftRuleError,
   finishDraft,
+  finishDraftForFolder,
   getDraft,
   type MultiFolderValidation,
   validateDraft,
@@ -38,11 +39,27 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 
 const names = (folders: { name: string }[]) => folders.map((folder) => folder.name).join(", ");
 
+/** "Upload to folders one by one": the draft's files to the one folder named by `folderId`. */
+async function uploadToOneFolder(userId: number, draftId: string, formData: FormData) {
+  const folderId = Number(formData.get("folderId"));
+  if (!Number.isSafeInteger(folderId) || folderId <= 0) {
+    throw new DraftRuleError("Invalid folder ID");
+  }
+  const { folder, finished } = await finishDraftForFolder(userId, draftId, folderId);
+  return redirectWithToast(finished ? `/folders/${folder.id}` : `/upload/${draftId}/check`, {
+    title: "Uploaded to 1 folder",
+    description: folder.name,
+  });
+}
+
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const formData = await readProtectedForm(request);
   const draft = notFoundOnForeignDraft(() => getDraft(user.id, params.draftId ?? ""));
   try {
+    if (formData.get("intent") === "one") {
+      return await uploadToOneFolder(user.id, draft.id, formData);
+    }
     const result = await finishDraft(user.id, draft.id, {
       onlyValid: formData.get("intent") !== "skip",
     });
@@ -70,13 +87,15 @@ type CheckState =
   | { status: "loading" }
   | { status: "success"; validation: MultiFolderValidation }
   | { status: "error" }
-  | { status: "timeout" };
+  | { status: "timeout" }
+  | { status: "signed_out" };
 
 export default function CheckFolders() {
   const loaded = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const hydrated = useHydrated();
   const submit = useSubmit();
+  const location = useLocation();
   const { draft } = loaded;
   const [state, setState] = useState<CheckState>({
     status: "success",
@@ -92,6 +111,8 @@ export default function CheckFolders() {
         signal: AbortSignal.timeout(CHECK_TIMEOUT_MS),
         headers: { Accept: "application/json" },
       });
+      // Inside the wizard a lost session is said in place, with no redirect (spec, error catalogue).
+      if (response.status === 401) return setState({ status: "signed_out" });
       if (!response.ok) throw new Error(`${response.status}`);
       setState({ status: "success", validation: (await response.json()) as MultiFolderValidation });
     } catch (error) {
@@ -158,9 +179,21 @@ export default function CheckFolders() {
             Sorry about this, but we're having trouble checking folder limits
           </p>
           <p className="mt-1 text-amber-900">
-            Try again, go back, or skip the check: every folder's limit is still checked as the
-            files are added.
+            Try again, go back, skip the check, or upload to your folders one by one: every folder's
+            limit is still checked as the files are added.
           </p>
+          <OneByOne draftId={draft.id} folders={loaded.validation.folderValidations} />
+        </div>
+      ) : null}
+      {state.status === "signed_out" ? (
+        <div role="alert" className="rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm">
+          <p className="font-semibold text-red-900">Please log in again to continue.</p>
+          <Link
+            to={`/login?${new URLSearchParams({ redirectTo: location.pathname })}`}
+            className="mt-2 inline-block font-medium text-red-900 underline"
+          >
+            Log in
+          </Link>
         </div>
       ) : null}
       {validation ? <ValidationTable validation={validation} /> : null}
@@ -184,7 +217,7 @@ export default function CheckFolders() {
                   : `Upload to ${accepting.length} valid ${accepting.length === 1 ? "folder" : "folders"}`}
               </SubmitButton>
             ) : null
-          ) : state.status !== "loading" ? (
+          ) : state.status === "error" || state.status === "timeout" ? (
             <SubmitButton intent="skip" pendingText="Uploading..." className="btn-primary">
               Skip and upload
             </SubmitButton>
@@ -193,6 +226,31 @@ export default function CheckFolders() {
       </div>
       <DiscardDraftForm draftId={draft.id} />
     </Dialog>
+  );
+}
+
+/** One form per chosen folder, each uploading the draft's files to that folder alone. */
+function OneByOne({
+  draftId,
+  folders,
+}: {
+  draftId: string;
+  folders: { folderId: number; folderName: string }[];
+}) {
+  return (
+    <ul aria-label="Upload to folders one by one" className="mt-3 flex flex-wrap gap-2">
+      {folders.map((folder) => (
+        <li key={folder.folderId}>
+          <Form method="post" action={`/upload/${draftId}/check`}>
+            <CsrfInput />
+            <input type="hidden" name="folderId" value={folder.folderId} />
+            <SubmitButton intent="one" pendingText="Uploading..." className="btn-secondary">
+              {`Upload to ${folder.folderName}`}
+            </SubmitButton>
+          </Form>
+        </li>
+      ))}
+    </ul>
   );
 }
 

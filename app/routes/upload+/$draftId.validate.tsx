@@ -1,11 +1,21 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { requireUser } from "~/utils/session.server";
+import { getUser } from "~/utils/session.server";
 import { getDraft, validateDraft } from "~/utils/upload-drafts.server";
 import { notFoundOnForeignDraft } from "~/utils/upload-wizard.server";
 
-/** The validation step's result as JSON, for "Check again" with JavaScript (spec section 3). */
+/**
+ * The validation step's result as JSON, for "Check again" with JavaScript
+ * (spec section 3). Signed out, it answers 401 rather than redirecting: the
+ * wizard says "Please log in again to continue." where the user is.
+ */
 export async function loader({ request, params }: LoaderFunctionArgs) {
-  const user = await requireUser(request);
+  const user = await getUser(request);
+  if (!user) {
+    return Response.json(
+      { error: "Unauthorized" },
+      { status: 401, headers: { "Cache-Control": "no-store" } },
+    );
+  }
   const draft = notFoundOnForeignDraft(() => getDraft(user.id, params.draftId ?? ""));
   const { userValidation, folderValidations, uploadSize } = validateDraft(user.id, draft);
   return Response.json(

@@ -14,6 +14,7 @@ import { formatBytes } from "~/utils/format";
 import { refusedUploadReply } from "~/utils/item-routes.server";
 import { QuotaExceededError } from "~/utils/items.server";
 import { WIZARD_TYPES } from "~/utils/multi-folder";
+import { getUsage } from "~/utils/quota.server";
 import { replayWritesToPrimary } from "~/utils/replication.server";
 import { requireUser } from "~/utils/session.server";
 import { createDraft, getDraft, updateDraftContent } from "~/utils/upload-drafts.server";
@@ -41,14 +42,35 @@ function draftOf(userId: number, request: Request) {
   return draftId === null ? null : notFoundOnForeignDraft(() => getDraft(userId, draftId));
 }
 
+/**
+ * The wizard does not know its folders yet when files are chosen: its size bar
+ * shows the account's storage (new files replace the draft's, so those are
+ * left out). None for Premium, whose storage has no limit.
+ */
+function accountCapacity(userId: number, draftId: string | undefined) {
+  const usage = getUsage(userId, { exceptDraftId: draftId });
+  if (!Number.isFinite(usage.limits.maxStorageBytes)) return null;
+  return {
+    usedBytes: usage.totalStorageBytes,
+    limitBytes: usage.limits.maxStorageBytes,
+    label: "of your account's storage",
+  };
+}
+
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const draft = draftOf(user.id, request);
+  const capacity = accountCapacity(user.id, draft?.id);
   if (draft) {
-    return { type: draft.type, draft: draftSummary(draft), values: draftFormValues(draft) };
+    return {
+      type: draft.type,
+      draft: draftSummary(draft),
+      values: draftFormValues(draft),
+      capacity,
+    };
   }
   const type = parseWizardType(new URL(request.url).searchParams.get("type"));
-  return { type, draft: null, values: EMPTY_ITEM };
+  return { type, draft: null, values: EMPTY_ITEM, capacity };
 }
 
 export async function action({ request }: ActionFunctionArgs) {
@@ -97,7 +119,7 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function UploadContent() {
-  const { type, draft, values } = useLoaderData<typeof loader>();
+  const { type, draft, values, capacity } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const isUpload = type === "photo" || type === "file";
   const noun = type === "photo" ? "photos" : "files";
@@ -150,6 +172,7 @@ export default function UploadContent() {
         recipientNames={[]}
         cancelTo={draft ? `/upload/${draft.id}/folders` : "/"}
         submitText={{ idle: "Next", pending: "Saving..." }}
+        capacity={capacity}
       />
       {draft ? <DiscardDraftForm draftId={draft.id} /> : null}
     </Dialog>
