@@ -1,16 +1,14 @@
-import { type ChildProcess, fork } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import v8 from "node:v8";
 import vm from "node:vm";
 import nodemailer, { type Transporter } from "nodemailer";
 import type Mail from "nodemailer/lib/mailer";
 import sharp from "sharp";
-import type { SinkReply, SinkRequest, SinkStats } from "./support/count-sink";
 import { type Run, runBenchmark } from "./support/run";
+import { type Sink, startSink, stopSink } from "./support/sink-process";
 
 /**
  * `npm run bench:send`: one scheduler pass over 1,000 due folders of 5
@@ -37,8 +35,6 @@ import { type Run, runBenchmark } from "./support/run";
  *
  * MB here is 1,048,576 bytes, KB 1,024.
  */
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const sinkScript = path.join(repoRoot, "bench", "support", "count-sink.ts");
 
 const FOLDER_COUNT = 1_000;
 const RECIPIENTS_PER_FOLDER = 5;
@@ -63,57 +59,6 @@ const kb = (bytes: number) => (bytes / 1024).toFixed(1);
 
 v8.setFlagsFromString("--expose-gc");
 const collectGarbage = vm.runInNewContext("gc") as () => void;
-
-// ---------------------------------------------------------------------------
-// The sink, in a child process.
-
-type Sink = {
-  child: ChildProcess;
-  port: number;
-  request(message: { type: "reset" }): Promise<void>;
-  request(message: { type: "stats"; list?: boolean }): Promise<SinkStats>;
-};
-
-async function startSink(): Promise<Sink> {
-  const child = fork(sinkScript, [], {
-    cwd: repoRoot,
-    execArgv: ["--import", "tsx"],
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  const replies: ((reply: SinkReply) => void)[] = [];
-  child.on("message", (reply: SinkReply) => replies.shift()?.(reply));
-  const next = () =>
-    new Promise<SinkReply>((resolve, reject) => {
-      const onExit = (code: number | null) => reject(new Error(`The SMTP sink exited (${code})`));
-      child.once("exit", onExit);
-      replies.push((reply) => {
-        child.off("exit", onExit);
-        resolve(reply);
-      });
-    });
-  const listening = await next();
-  if (listening.type !== "listening") throw new Error("The SMTP sink did not start");
-  return {
-    child,
-    port: listening.port,
-    request: (async (message: SinkRequest) => {
-      const answer = next();
-      child.send(message);
-      const reply = await answer;
-      if (reply.type !== message.type) throw new Error(`The SMTP sink answered ${reply.type}`);
-      return reply.type === "stats" ? reply : undefined;
-    }) as Sink["request"],
-  };
-}
-
-async function stopSink(sink: Sink) {
-  if (sink.child.exitCode !== null || sink.child.signalCode !== null) return;
-  const exited = new Promise((resolve) => sink.child.once("exit", resolve));
-  sink.child.disconnect();
-  const forced = setTimeout(() => sink.child.kill("SIGKILL"), 5_000);
-  await exited;
-  clearTimeout(forced);
-}
 
 // ---------------------------------------------------------------------------
 // Measuring.

@@ -315,7 +315,7 @@ describe("the SMTP connection (TCP_NODELAY, TLS kept)", () => {
 });
 
 describe("the benchmarks measure the production transport", () => {
-  for (const bench of ["bench/send.ts"]) {
+  for (const bench of ["bench/send.ts", "bench/scale.ts"]) {
     it(`${bench} builds its baseline with createSmtpTransport and does not set TCP_NODELAY itself`, () => {
       const source = fs.readFileSync(bench, "utf8");
       expect(source).toContain("mailer.createSmtpTransport(smtpUrl)");
