@@ -303,7 +303,9 @@ async function main({ dataDir, killOnTimeout }: Run) {
       delivered = stats.messages;
       if (Date.now() - lastProgressAt > STALL_MS) {
         during.stop();
-        throw new Error(`the pass stalled at ${delivered} of ${MESSAGE_COUNT} messages`);
+        throw new Error(
+          `the pass stalled at ${delivered} of ${MESSAGE_COUNT} messages; the server's stderr:\n${server.stderr()}`,
+        );
       }
     }
     const passSeconds = (Date.now() - dueAt.getTime()) / 1000;
