@@ -25,8 +25,9 @@ import { type Run, runBenchmark } from "./support/run";
  * ratio and the targets; the baseline runs again briefly at the end, and a
  * warning says when the two disagree (a busy machine). Last, a bare Node
  * server spending the dashboard's measured time per request shows the latency
- * floor of that cost on this machine. Needs `remix build` first (the npm
- * script does it).
+ * floor of that cost on this machine. Targets: throughput at least 0.65 of
+ * the baseline page's, and p99 within 1.15x of that floor. Needs `remix
+ * build` first (the npm script does it).
  */
 const CONNECTIONS = 10;
 const DURATION_S = 10;
@@ -34,8 +35,12 @@ const WARMUP_S = 2;
 /** The baseline runs again briefly at the end: a big change means the machine got busier or quieter. */
 const RECHECK_S = 5;
 const MAX_DRIFT = 0.15;
-const TARGET_RATIO = 0.5;
-const TARGET_P99_MS = 75;
+const TARGET_RATIO = 0.65;
+/**
+ * The dashboard's p99 against the bare server's at the same cost per request:
+ * the tail beyond the cost is the machine's and the event loop's, none of it ours.
+ */
+const TARGET_P99_OVER_FLOOR = 1.15;
 /** Everything, start to finish, must fit in this; otherwise the run is killed. */
 const WATCHDOG_MS = 120_000;
 
@@ -252,8 +257,9 @@ async function main({ dataDir, killOnTimeout }: Run) {
     console.log(
       `dashboard/minimal throughput: ${ratio.toFixed(2)}  (target >= ${TARGET_RATIO}) ${ratio >= TARGET_RATIO ? "PASS" : "MISS"}`,
     );
+    const overFloor = p99 / floor.latency.p99;
     console.log(
-      `dashboard p99 latency: ${p99.toFixed(1)} ms  (target < ${TARGET_P99_MS} ms) ${p99 < TARGET_P99_MS ? "PASS" : "MISS"}`,
+      `dashboard p99 / bare-server floor at the same cost: ${overFloor.toFixed(2)} (${p99.toFixed(1)} ms against ${floor.latency.p99.toFixed(1)} ms; target <= ${TARGET_P99_OVER_FLOOR}) ${overFloor <= TARGET_P99_OVER_FLOOR ? "PASS" : "MISS"}`,
     );
     console.log(
       `server peak RSS (VmHWM): ${peak === null ? "unavailable" : `${peak.toFixed(0)} MiB`}`,

@@ -1,17 +1,14 @@
-import { type ChildProcess, fork } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import v8 from "node:v8";
 import vm from "node:vm";
 import nodemailer, { type Transporter } from "nodemailer";
 import type Mail from "nodemailer/lib/mailer";
 import sharp from "sharp";
-import type { SinkReply, SinkRequest, SinkStats } from "./support/count-sink";
 import { type Run, runBenchmark } from "./support/run";
+import { type Sink, startSink, stopSink } from "./support/sink-process";
 
 /**
  * `npm run bench:send`: one scheduler pass over 1,000 due folders of 5
@@ -22,10 +19,11 @@ import { type Run, runBenchmark } from "./support/run";
  * The sink (bench/support/count-sink.ts) runs in its own process and only
  * counts messages, bytes and recipients. The app's modules are imported after
  * the environment points them at a temporary data directory and the sink.
- * Both senders use a pooled transport made the way app/utils/mailer.server.ts
- * makes it (`?pool=true`: 5 connections, 100 messages each) and send one
- * message at a time, as the engine does, with TCP_NODELAY on their sockets
- * (see below; a short run without it is printed for scale). This process's
+ * Both senders use the production transport, made by createSmtpTransport
+ * (app/utils/mailer.server.ts: pooled, 5 connections of 100 messages each,
+ * TCP_NODELAY on every connection), and send one message at a time, as the
+ * engine does. A short run of nodemailer's defaults (Nagle on, each message
+ * waiting for the sink's delayed ACK) is printed for scale. This process's
  * RSS is sampled every 50 ms. Prints messages per second and peak memory of
  * both, the ratio (target: the pass reaches at least half of plain
  * nodemailer's rate) and checks that every recipient got exactly one message,
@@ -37,8 +35,6 @@ import { type Run, runBenchmark } from "./support/run";
  *
  * MB here is 1,048,576 bytes, KB 1,024.
  */
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const sinkScript = path.join(repoRoot, "bench", "support", "count-sink.ts");
 
 const FOLDER_COUNT = 1_000;
 const RECIPIENTS_PER_FOLDER = 5;
@@ -46,7 +42,7 @@ const FOLDERS_PER_USER = 10;
 const MESSAGE_COUNT = FOLDER_COUNT * RECIPIENTS_PER_FOLDER;
 const PHOTO_TARGET_BYTES = 30 * 1024;
 const WARMUP_MESSAGES = 200;
-/** Plain nodemailer with Nagle left on, as the app's transport has it: a short run, for scale. */
+/** nodemailer's defaults, Nagle left on: a short run, for scale. */
 const NAGLE_MESSAGES = 100;
 const RECHECK_MESSAGES = 1_000;
 const MAX_DRIFT = 0.15;
@@ -63,86 +59,6 @@ const kb = (bytes: number) => (bytes / 1024).toFixed(1);
 
 v8.setFlagsFromString("--expose-gc");
 const collectGarbage = vm.runInNewContext("gc") as () => void;
-
-// ---------------------------------------------------------------------------
-// The sink, in a child process.
-
-type Sink = {
-  child: ChildProcess;
-  port: number;
-  request(message: { type: "reset" }): Promise<void>;
-  request(message: { type: "stats"; list?: boolean }): Promise<SinkStats>;
-};
-
-async function startSink(): Promise<Sink> {
-  const child = fork(sinkScript, [], {
-    cwd: repoRoot,
-    execArgv: ["--import", "tsx"],
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  const replies: ((reply: SinkReply) => void)[] = [];
-  child.on("message", (reply: SinkReply) => replies.shift()?.(reply));
-  const next = () =>
-    new Promise<SinkReply>((resolve, reject) => {
-      const onExit = (code: number | null) => reject(new Error(`The SMTP sink exited (${code})`));
-      child.once("exit", onExit);
-      replies.push((reply) => {
-        child.off("exit", onExit);
-        resolve(reply);
-      });
-    });
-  const listening = await next();
-  if (listening.type !== "listening") throw new Error("The SMTP sink did not start");
-  return {
-    child,
-    port: listening.port,
-    request: (async (message: SinkRequest) => {
-      const answer = next();
-      child.send(message);
-      const reply = await answer;
-      if (reply.type !== message.type) throw new Error(`The SMTP sink answered ${reply.type}`);
-      return reply.type === "stats" ? reply : undefined;
-    }) as Sink["request"],
-  };
-}
-
-async function stopSink(sink: Sink) {
-  if (sink.child.exitCode !== null || sink.child.signalCode !== null) return;
-  const exited = new Promise((resolve) => sink.child.once("exit", resolve));
-  sink.child.disconnect();
-  const forced = setTimeout(() => sink.child.kill("SIGKILL"), 5_000);
-  await exited;
-  clearTimeout(forced);
-}
-
-// ---------------------------------------------------------------------------
-// TCP_NODELAY towards the sink.
-
-/**
- * nodemailer never sets TCP_NODELAY, and it writes a message's body and the
- * closing "\r\n.\r\n" separately: Nagle holds the dot until the server
- * acknowledges the body, and the server delays that ACK (40 ms on Linux). Every
- * message then waits about 40 ms on a timer, in both senders alike, which
- * would hide everything else we want to see. So, while `noDelayPort` is set,
- * new connections to that port (made with `net.connect`, as nodemailer makes
- * them) have Nagle off; a short run with it on is measured separately.
- */
-let noDelayPort: number | null = null;
-const originalConnect = net.connect;
-Object.assign(net, {
-  connect(...args: unknown[]) {
-    const socket = (originalConnect as (...args: unknown[]) => net.Socket)(...args);
-    const options = args[0] as { port?: unknown } | undefined;
-    if (
-      noDelayPort !== null &&
-      typeof options === "object" &&
-      Number(options?.port) === noDelayPort
-    ) {
-      socket.setNoDelay(true);
-    }
-    return socket;
-  },
-});
 
 // ---------------------------------------------------------------------------
 // Measuring.
@@ -418,9 +334,7 @@ async function main({ dataDir, killOnTimeout }: Run) {
     if (rendered.attachments.length !== 1) {
       throw new Error(`The newsletter has ${rendered.attachments.length} attachments, not 1`);
     }
-    // Made as app/utils/mailer.server.ts makes its transport.
-    const plainTransport = () => {
-      const transport = nodemailer.createTransport(`${smtpUrl}?pool=true`);
+    const track = (transport: Transporter) => {
       closers.push(() => transport.close());
       return transport;
     };
@@ -428,16 +342,15 @@ async function main({ dataDir, killOnTimeout }: Run) {
       for (let index = 0; index < count; index++) await transport.sendMail({ ...prerendered });
     };
 
-    // --- For scale: plain nodemailer as the app runs it, Nagle on.
-    const nagleTransport = plainTransport();
+    // --- For scale: nodemailer's defaults, Nagle on (the app's transport before TCP_NODELAY).
+    const nagleTransport = track(nodemailer.createTransport(`${smtpUrl}?pool=true`));
     await sendAgainAndAgain(nagleTransport, 5);
     await sink.request({ type: "reset" });
     const nagle = await measure(() => sendAgainAndAgain(nagleTransport, NAGLE_MESSAGES));
     const nagleSink = await sink.request({ type: "stats" });
     nagleTransport.close();
 
-    noDelayPort = sink.port;
-    const plain = plainTransport();
+    const plain = track(mailer.createSmtpTransport(smtpUrl));
     const sendPlain = (count: number) => sendAgainAndAgain(plain, count);
 
     progress(`seeded in ${seedSeconds.toFixed(1)} s; baseline`);
@@ -591,7 +504,7 @@ async function main({ dataDir, killOnTimeout }: Run) {
       `longest pause of this process's event loop (RSS sampling gap): ${baseline.worstGapMs.toFixed(0)} ms sending plainly, ${engine.worstGapMs.toFixed(0)} ms during the pass (the scheduler runs inside the web server)`,
     );
     console.log(
-      `TCP_NODELAY was set on both senders' connections to the sink: nodemailer leaves Nagle on, and then every message waits for the sink's delayed ACK (${((nagle.seconds / NAGLE_MESSAGES) * 1000).toFixed(1)} ms a message in the last row), which would hide the rest.`,
+      `Both senders used the production transport (createSmtpTransport: TCP_NODELAY on); with nodemailer's defaults, Nagle on, every message waits for the sink's delayed ACK (${((nagle.seconds / NAGLE_MESSAGES) * 1000).toFixed(1)} ms a message in the last row).`,
     );
     console.log(
       `process peak RSS (getrusage maxrss): ${mb(process.resourceUsage().maxRSS * 1024)} MB`,

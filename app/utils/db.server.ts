@@ -26,6 +26,31 @@ export function writeTransaction<T>(
 }
 
 /**
+ * `writeTransaction` committed without waiting for the disk: with
+ * synchronous=NORMAL for this one commit, SQLite writes it into the WAL (so it
+ * survives the process dying: the operating system has it) but does not fsync
+ * it. The next commit made with synchronous=FULL, the setting of every other
+ * write (db/connection.ts), fsyncs the WAL and with it every commit before: a
+ * power cut loses only the commits after the last such fsync, never one in the
+ * middle. For group commit: app/utils/sending.server.ts, docs/decisions.md
+ * ("Group commit of the send ledger's writes").
+ */
+export function writeTransactionWithoutFsync<T>(
+  work: (tx: Parameters<Parameters<AppDatabase["transaction"]>[0]>[0]) => T,
+): T {
+  // Inside another transaction, its commit is the one that counts (and SQLite
+  // refuses to change the setting there).
+  if (db.$client.inTransaction) return writeTransaction(work);
+  // Not a prepared statement run again: SQLite applies this pragma while compiling it.
+  db.$client.pragma("synchronous = NORMAL");
+  try {
+    return writeTransaction(work);
+  } finally {
+    db.$client.pragma("synchronous = FULL");
+  }
+}
+
+/**
  * A query built and compiled once, on first use, then run with new values
  * through its `sql.placeholder`s. For the queries of every page view (the
  * session, the dashboard): building the SQL and preparing the statement each

@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import { simpleParser } from "mailparser";
 import { SMTPServer, type SMTPServerOptions } from "smtp-server";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -260,4 +260,66 @@ describe("SMTP server closing a pooled connection", () => {
     expect(mailFromReplies).toEqual([451, 421, 421]);
     expect(received).toHaveLength(0);
   });
+});
+
+describe("the SMTP connection (TCP_NODELAY, TLS kept)", () => {
+  type Session = { secure: boolean };
+  const cases = [
+    { name: "plain SMTP", server: { disabledCommands: ["STARTTLS"] }, query: "" },
+    { name: "STARTTLS", server: {}, query: "?requireTLS=true&tls.rejectUnauthorized=false" },
+    {
+      name: "implicit TLS (smtps://)",
+      server: { secure: true },
+      query: "?tls.rejectUnauthorized=false",
+      scheme: "smtps",
+    },
+  ];
+
+  for (const { name, server: serverOptions, query, scheme = "smtp" } of cases) {
+    it(`${name}: delivers over a connection with Nagle off`, async () => {
+      const sessions: Session[] = [];
+      const server = new SMTPServer({
+        authOptional: true,
+        logger: false,
+        ...serverOptions,
+        onData(stream, session, callback) {
+          stream.resume();
+          stream.on("end", () => {
+            sessions.push({ secure: session.secure });
+            callback();
+          });
+        },
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const { port } = server.server.address() as AddressInfo;
+      const setNoDelay = vi.spyOn(net.Socket.prototype, "setNoDelay");
+      process.env.SMTP_URL = `${scheme}://127.0.0.1:${port}${query}`;
+      vi.resetModules();
+      const mailer: Mailer = await import("~/utils/mailer.server");
+      try {
+        await mailer.sendEmail({ to: "ada@example.com", subject: name, html, text });
+        expect(sessions).toEqual([{ secure: name !== "plain SMTP" }]);
+        // The pooled connection is still open: its socket tells where it leads.
+        const toServer = setNoDelay.mock.contexts.flatMap((socket, index) =>
+          (socket as net.Socket).remotePort === port ? [setNoDelay.mock.calls[index]] : [],
+        );
+        expect(toServer).toEqual([[true]]);
+      } finally {
+        setNoDelay.mockRestore();
+        await mailer.closeMailer();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        delete process.env.SMTP_URL;
+      }
+    });
+  }
+});
+
+describe("the benchmarks measure the production transport", () => {
+  for (const bench of ["bench/send.ts", "bench/scale.ts"]) {
+    it(`${bench} builds its baseline with createSmtpTransport and does not set TCP_NODELAY itself`, () => {
+      const source = fs.readFileSync(bench, "utf8");
+      expect(source).toContain("mailer.createSmtpTransport(smtpUrl)");
+      expect(source).not.toMatch(/setNoDelay|net\.connect|noDelay/);
+    });
+  }
 });

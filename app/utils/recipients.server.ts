@@ -97,29 +97,24 @@ export function activeRecipients(folder: Folder): Recipient[] {
  * Another bug elsewhere (a spelling that slipped past validation, a stale
  * ledger) cannot reach someone who said stop.
  */
+/** Asked before every message: compiled once. */
+const optedOutQuery = prepareSqlOnce<{ optedOut: number }>(sql`
+    select exists(
+        select 1 from ${folderRecipientStates}
+          where ${folderRecipientStates.folderId} = ${sql.placeholder("folderId")}
+            and ${folderRecipientStates.email} = ${sql.placeholder("email")}
+            and ${folderRecipientStates.status} = 'unsubscribed'
+      ) or exists(
+        select 1 from ${emailUnsubscribes}
+          where ${emailUnsubscribes.email} = ${sql.placeholder("email")}
+      ) as optedOut`);
+
 export function skipIfOptedOut(
   folderId: number,
   ledgerRecipient: { id: number; email: string },
 ): boolean {
   const address = canonicalEmail(ledgerRecipient.email);
-  const optedOut =
-    !address ||
-    db
-      .select({ id: folderRecipientStates.id })
-      .from(folderRecipientStates)
-      .where(
-        and(
-          eq(folderRecipientStates.folderId, folderId),
-          eq(folderRecipientStates.email, address),
-          eq(folderRecipientStates.status, "unsubscribed"),
-        ),
-      )
-      .get() !== undefined ||
-    db
-      .select({ id: emailUnsubscribes.id })
-      .from(emailUnsubscribes)
-      .where(eq(emailUnsubscribes.email, address))
-      .get() !== undefined;
+  const optedOut = !address || optedOutQuery.get({ folderId, email: address })?.optedOut === 1;
   if (!optedOut) return false;
   db.update(sendLedgerRecipients)
     .set({ status: "skipped", lastError: address ? "opted out" : "not a bare address" })

@@ -1,9 +1,9 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { sendLedger } from "#db/schema";
-import { db, writeTransaction } from "~/utils/db.server";
+import { db, prepareOnce, writeTransaction, writeTransactionWithoutFsync } from "~/utils/db.server";
 
 /**
  * Who may deliver a ledger: the holder of its claim, a lease that the holder
@@ -78,9 +78,14 @@ export function holderIsGone(claimedBy: string) {
   return status.startTicks !== startTicks || status.state === "Z" || status.state === "X";
 }
 
-/** Takes the ledger's claim if nobody holds it, its lease ran out, or its holder is gone. */
+/**
+ * Takes the ledger's claim if nobody holds it, its lease ran out, or its holder
+ * is gone. Not fsynced: a claim a power cut loses was held by a process that
+ * is gone too, and the next durable commit (a "sent" mark, the finish) makes
+ * it durable before anything depends on it.
+ */
 export function claimLedger(ledgerId: number) {
-  return writeTransaction((tx) => {
+  return writeTransactionWithoutFsync((tx) => {
     const ledger = tx.select().from(sendLedger).where(eq(sendLedger.id, ledgerId)).get();
     if (ledger?.status !== "sending") return false;
     const now = Date.now();
@@ -117,13 +122,17 @@ export function renewClaim(ledgerId: number) {
   return result.changes > 0;
 }
 
-/** Whether the claim is still ours and unexpired: asked before each message goes out. */
-export function stillHolds(ledgerId: number) {
-  const row = db
+const claimStatement = prepareOnce((database) =>
+  database
     .select({ claimedBy: sendLedger.claimedBy, leaseExpiresAt: sendLedger.leaseExpiresAt })
     .from(sendLedger)
-    .where(eq(sendLedger.id, ledgerId))
-    .get();
+    .where(eq(sendLedger.id, sql.placeholder("id")))
+    .prepare(),
+);
+
+/** Whether the claim is still ours and unexpired: asked before each message goes out. */
+export function stillHolds(ledgerId: number) {
+  const row = claimStatement().get({ id: ledgerId });
   return row?.claimedBy === holderId && (row.leaseExpiresAt?.getTime() ?? 0) > Date.now();
 }
 

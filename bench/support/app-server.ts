@@ -56,14 +56,19 @@ export async function signIn(databasePath: string, userId: number) {
  * The production build on 127.0.0.1:`port` with this run's secret, data under
  * `dataDir`. `BENCH_CPU_PROFILE=<dir>` in the environment writes the server's
  * V8 CPU profile there when it stops (open it in Chrome DevTools' Performance
- * panel).
+ * panel). `nodeArgs` go to Node itself.
  */
-export function startServer(port: number, dataDir: string, env: Record<string, string> = {}) {
+export function startServer(
+  port: number,
+  dataDir: string,
+  env: Record<string, string> = {},
+  nodeArgs: string[] = [],
+) {
   const profileDir = process.env.BENCH_CPU_PROFILE;
   const profileArgs = profileDir
     ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(profileDir)}`]
     : [];
-  return startAppServer(port, dataDir, { SESSION_SECRET, ...env }, profileArgs);
+  return startAppServer(port, dataDir, { SESSION_SECRET, ...env }, [...profileArgs, ...nodeArgs]);
 }
 
 /** A /proc/<pid>/status field in bytes (Linux only). */

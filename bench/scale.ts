@@ -1,0 +1,456 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import autocannon from "autocannon";
+import type { Transporter } from "nodemailer";
+import type Mail from "nodemailer/lib/mailer";
+import {
+  freePort,
+  procStatusBytes,
+  repoRoot,
+  requireBuild,
+  type Server,
+  signIn,
+  startServer,
+  stopServer,
+  waitForHealth,
+} from "./support/app-server";
+import { seedDashboard } from "./support/dashboard-fixture";
+import { type Run, runBenchmark } from "./support/run";
+import { type Sink, startSink, stopSink } from "./support/sink-process";
+
+/**
+ * `npm run bench:scale`: 00:01 at scale. 20,000 senders in five time zones,
+ * one weekly folder each (a link and a musing, 5 recipients: 100,000
+ * recipients in all), every folder due in the same minute. The production
+ * server (server/index.ts on the production build, SCHEDULER=on, its heap
+ * capped as on Fly) sends them with its own scheduler, at the minute's tick,
+ * into an SMTP sink on loopback (its own process), while a load generator asks
+ * for a signed-in dashboard at a steady rate.
+ *
+ * Prints: messages per second of the pass against plain nodemailer (the same
+ * production transport, createSmtpTransport, sending one pre-rendered
+ * newsletter again and again) in the same run; the server's peak memory; its
+ * event-loop delay percentiles idle and during the pass (a preloaded monitor,
+ * bench/support/loop-monitor.mjs); the dashboard's p50 and p99 idle and during
+ * the pass. Then checks exactly-once: the sink got exactly one message for
+ * every recipient of every due folder and nothing else, every ledger is sent,
+ * nobody is pending, every item is marked sent and every folder moved on.
+ *
+ * Targets: the pass at ≥ 0.7 of plain nodemailer's rate; the dashboard's p99
+ * during the pass within 2× its idle p99; peak RSS within the 512 MB machine
+ * (MEMORY_LIMIT_MIB). SCALE_SENDERS=2000 (for example) runs a smaller copy.
+ * Needs `remix build` first (the npm script does it). MiB: 1,048,576 bytes.
+ */
+const SENDERS = Number(process.env.SCALE_SENDERS) || 20_000;
+const RECIPIENTS_PER_FOLDER = 5;
+const MESSAGE_COUNT = SENDERS * RECIPIENTS_PER_FOLDER;
+const TIME_ZONES = [
+  "Europe/London",
+  "America/New_York",
+  "Asia/Tokyo",
+  "Australia/Sydney",
+  "America/Los_Angeles",
+];
+/** Plain nodemailer's sample: enough for a steady rate, less than the pass at full scale. */
+const BASELINE_MESSAGES = Math.min(MESSAGE_COUNT, 3_000);
+const WARMUP_MESSAGES = 200;
+/** The dashboard's load: a steady stream of signed-in views, as people use the site. */
+const DASHBOARD_RATE = 20;
+const DASHBOARD_CONNECTIONS = 2;
+const IDLE_S = 10;
+const TARGET_RATIO = 0.7;
+const TARGET_P99_FACTOR = 2;
+const MEMORY_LIMIT_MIB = 512;
+/** A pass that delivers nothing new for this long has stalled. */
+const STALL_MS = 60_000;
+const MAIL_FROM_ADDRESS = "hello@thoughtfully.example";
+const MIB = 1024 * 1024;
+
+const recipientEmail = (sender: number, index: number) => `s${sender}-r${index}@example.net`;
+
+function progress(step: string) {
+  console.error(`[bench:scale] ${step}…`);
+}
+
+type LoopDelay = { p50: number; p90: number; p99: number; max: number; samples: number };
+
+/** The event-loop delays since the last call, from the server's preloaded monitor. */
+async function loopDelay(server: Server, file: string): Promise<LoopDelay> {
+  fs.rmSync(file, { force: true });
+  server.child.kill("SIGUSR2");
+  const deadline = Date.now() + 10_000;
+  while (!fs.existsSync(file)) {
+    if (Date.now() > deadline) throw new Error("The server's event-loop monitor did not answer");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return JSON.parse(fs.readFileSync(file, "utf8")) as LoopDelay;
+}
+
+/** Steady dashboard views until `stop` is called; resolves with autocannon's result. */
+function dashboardLoad(url: string, cookie: string, marker: string, durationS?: number) {
+  let instance: autocannon.Instance | undefined;
+  const result = new Promise<autocannon.Result>((resolve, reject) => {
+    instance = autocannon(
+      {
+        url,
+        headers: { cookie },
+        connections: DASHBOARD_CONNECTIONS,
+        overallRate: DASHBOARD_RATE,
+        duration: durationS ?? 3_600,
+        timeout: 10,
+        verifyBody: (body) => String(body).includes(marker),
+      },
+      (error, finished) => (error ? reject(error) : resolve(finished)),
+    );
+  });
+  return {
+    stop: () => instance?.stop(),
+    result: result.then((finished) => {
+      const problems = [
+        finished.non2xx > 0 && `${finished.non2xx} non-2xx responses`,
+        finished.errors > 0 && `${finished.errors} connection errors`,
+        finished.timeouts > 0 && `${finished.timeouts} timeouts`,
+        finished.mismatches > 0 && `${finished.mismatches} pages without "${marker}"`,
+      ].filter(Boolean);
+      if (problems.length > 0) throw new Error(`dashboard load: ${problems.join(", ")}`);
+      return finished;
+    }),
+  };
+}
+
+async function main({ dataDir, killOnTimeout }: Run) {
+  requireBuild();
+  const databasePath = path.join(dataDir, "app.db");
+  const loopFile = path.join(dataDir, "loop-delay.json");
+  let sink: Sink | null = null;
+  let server: Server | null = null;
+  const closers: (() => void | Promise<void>)[] = [];
+  try {
+    sink = await startSink();
+    killOnTimeout(sink.child);
+    const smtpUrl = `smtp://127.0.0.1:${sink.port}`;
+    Object.assign(process.env, {
+      NODE_ENV: "production",
+      DATABASE_PATH: databasePath,
+      STORAGE_DIR: path.join(dataDir, "uploads"),
+      OUTBOX_DIR: path.join(dataDir, "outbox"),
+      SESSION_SECRET: crypto.randomBytes(32).toString("hex"),
+      APP_URL: "https://thoughtfully.example",
+      SCHEDULER: "off",
+      SMTP_URL: smtpUrl,
+      MAIL_FROM: `Thoughtfully <${MAIL_FROM_ADDRESS}>`,
+    });
+    const [{ db }, schema, newsletter, links, mailer, { eq, inArray, sql }] = await Promise.all([
+      import("~/utils/db.server"),
+      import("#db/schema"),
+      import("#emails/newsletter.server"),
+      import("~/utils/recipient-links.server"),
+      import("~/utils/mailer.server"),
+      import("drizzle-orm"),
+    ]);
+    closers.push(() => {
+      db.$client.close();
+    });
+
+    // --- Seed: the senders, far from due until the pass's minute is chosen.
+    progress(`seeding ${SENDERS} senders, ${MESSAGE_COUNT} recipients`);
+    const seedStarted = performance.now();
+    const later = new Date(Date.now() + 7 * 24 * 3_600_000);
+    const folderIds = db.transaction((tx) =>
+      Array.from({ length: SENDERS }, (_, sender) => {
+        const user = tx
+          .insert(schema.users)
+          .values({
+            email: `sender${sender}@example.com`,
+            firstName: "Sender",
+            lastName: String(sender),
+            emailVerified: true,
+            timeZone: TIME_ZONES[sender % TIME_ZONES.length]!,
+          })
+          .returning({ id: schema.users.id })
+          .get();
+        const folder = tx
+          .insert(schema.folders)
+          .values({
+            userId: user.id,
+            name: "Family",
+            recipients: Array.from({ length: RECIPIENTS_PER_FOLDER }, (_, index) => ({
+              name: `Reader ${index + 1}`,
+              email: recipientEmail(sender, index),
+            })),
+            personalSignoff: "Love, me",
+            frequency: "weekly",
+            nextSendAt: later,
+          })
+          .returning({ id: schema.folders.id })
+          .get();
+        tx.insert(schema.contentItems)
+          .values([
+            {
+              folderId: folder.id,
+              type: "link",
+              title: `An article worth reading, for sender ${sender}`,
+              urls: [`https://example.com/articles/${sender}`],
+              addComment: true,
+              commentText: "Made me think of you. The last paragraph especially.",
+              responseExpectation: "not_expecting",
+              sortOrder: 0,
+            },
+            {
+              folderId: folder.id,
+              type: "musing",
+              title: "The garden",
+              note: "The tomatoes are finally turning red. Come and pick some next time you visit.",
+              sortOrder: 1,
+            },
+          ])
+          .run();
+        return folder.id;
+      }),
+    );
+    const { user: viewer, firstFolder } = seedDashboard(databasePath);
+    const cookie = await signIn(databasePath, viewer.id);
+    const seedSeconds = (performance.now() - seedStarted) / 1000;
+
+    // --- Plain nodemailer: the first folder's newsletter, rendered once, sent again and again.
+    progress(`seeded in ${seedSeconds.toFixed(1)} s; plain nodemailer`);
+    const folder = db
+      .select()
+      .from(schema.folders)
+      .where(eq(schema.folders.id, folderIds[0]!))
+      .get()!;
+    const sender = db.select().from(schema.users).where(eq(schema.users.id, folder.userId)).get()!;
+    const items = db
+      .select()
+      .from(schema.contentItems)
+      .where(eq(schema.contentItems.folderId, folder.id))
+      .all();
+    const rendered = newsletter.renderNewsletter({ folder, sender, items });
+    const to = recipientEmail(0, 0);
+    const bodies = newsletter.personalize(rendered, {
+      email: to,
+      unsubscribeUrl: links.compactUnsubscribeUrl(folder.id, to),
+    });
+    const prerendered: Mail.Options = {
+      from: { name: "Sender 0 via Thoughtfully", address: MAIL_FROM_ADDRESS },
+      to,
+      replyTo: sender.email,
+      subject: rendered.subject,
+      html: bodies.html,
+      text: bodies.text,
+      headers: {
+        "List-Unsubscribe": `<${links.unsubscribeUrl(folder.id, to)}>, <${links.unsubscribeMailto(folder.id, to)}>`,
+        "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+      },
+      messageId: "<bench-scale-baseline@thoughtfully.example>",
+    };
+    const plain: Transporter = mailer.createSmtpTransport(smtpUrl);
+    closers.push(() => plain.close());
+    const sendPlain = async (count: number) => {
+      for (let index = 0; index < count; index++) await plain.sendMail({ ...prerendered });
+    };
+    await sendPlain(WARMUP_MESSAGES);
+    await sink.request({ type: "reset" });
+    const plainStarted = performance.now();
+    await sendPlain(BASELINE_MESSAGES);
+    const plainRate = BASELINE_MESSAGES / ((performance.now() - plainStarted) / 1000);
+    const plainBytes = (await sink.request({ type: "stats" })).bytes / BASELINE_MESSAGES;
+    plain.close();
+
+    // --- The production server, its scheduler on.
+    progress(`plain nodemailer: ${plainRate.toFixed(0)} msg/s; starting the server`);
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    server = startServer(
+      port,
+      dataDir,
+      { SCHEDULER: "on", SMTP_URL: smtpUrl, LOOP_MONITOR_FILE: loopFile },
+      ["--import", path.join(repoRoot, "bench", "support", "loop-monitor.mjs")],
+    );
+    killOnTimeout(server.child);
+    await waitForHealth(base, server);
+    const dashboardUrl = `${base}/folders/${firstFolder.id}`;
+    await dashboardLoad(dashboardUrl, cookie, firstFolder.name, 2).result;
+
+    // --- The minute every folder comes due: the next one with time for the idle measurement.
+    const dueAt = new Date(Math.ceil((Date.now() + (IDLE_S + 5) * 1000) / 60_000) * 60_000);
+    // A second before the tick: a timer may fire a millisecond early, and then nothing would be due.
+    db.update(schema.folders)
+      .set({ nextSendAt: new Date(dueAt.getTime() - 1_000) })
+      .where(inArray(schema.folders.id, folderIds))
+      .run();
+    progress(`idle dashboard for ${IDLE_S} s; every folder due at ${dueAt.toISOString()}`);
+    await loopDelay(server, loopFile);
+    const idle = await dashboardLoad(dashboardUrl, cookie, firstFolder.name, IDLE_S).result;
+    const idleLoop = await loopDelay(server, loopFile);
+    const idleRss = procStatusBytes(server.child.pid!, "VmRSS");
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, dueAt.getTime() - Date.now())));
+
+    // --- The pass, with the dashboard under load; the server's RSS sampled every 200 ms.
+    progress(`scheduler pass (${MESSAGE_COUNT} messages)`);
+    await sink.request({ type: "reset" });
+    await loopDelay(server, loopFile);
+    const during = dashboardLoad(dashboardUrl, cookie, firstFolder.name);
+    let peakRss = idleRss;
+    let delivered = 0;
+    let opened = 0;
+    let lastProgressAt = Date.now();
+    const ledgerCount = () =>
+      db.select({ n: sql<number>`count(*)` }).from(schema.sendLedger).get()!.n;
+    while (delivered < MESSAGE_COUNT) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      peakRss = Math.max(peakRss, procStatusBytes(server.child.pid!, "VmRSS"));
+      const stats = await sink.request({ type: "stats" });
+      // Opening every ledger comes first: that is progress too.
+      const nowOpened = ledgerCount();
+      if (stats.messages > delivered || nowOpened > opened) lastProgressAt = Date.now();
+      delivered = stats.messages;
+      opened = nowOpened;
+      if (Date.now() - lastProgressAt > STALL_MS) {
+        during.stop();
+        throw new Error(
+          `the pass stalled at ${delivered} of ${MESSAGE_COUNT} messages; the server's stderr:\n${server.stderr()}`,
+        );
+      }
+    }
+    const passSeconds = (Date.now() - dueAt.getTime()) / 1000;
+    const passLoop = await loopDelay(server, loopFile);
+    during.stop();
+    const busy = await during.result;
+    // The ledgers finish after their last message: until nothing is left sending.
+    const sending = () =>
+      db
+        .select({ n: sql<number>`count(*)` })
+        .from(schema.sendLedger)
+        .where(eq(schema.sendLedger.status, "sending"))
+        .get()!.n;
+    const finishDeadline = Date.now() + 30_000;
+    while (sending() > 0 && Date.now() < finishDeadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const serverPeak = procStatusBytes(server.child.pid!, "VmHWM");
+    const final = await sink.request({ type: "stats", list: true });
+
+    // --- Exactly once.
+    const problems: string[] = [];
+    const counts = new Map<string, number>();
+    for (const email of final.list ?? []) counts.set(email, (counts.get(email) ?? 0) + 1);
+    let missing = 0;
+    let repeated = 0;
+    for (let senderIndex = 0; senderIndex < SENDERS; senderIndex++) {
+      for (let index = 0; index < RECIPIENTS_PER_FOLDER; index++) {
+        const copies = counts.get(recipientEmail(senderIndex, index)) ?? 0;
+        if (copies === 0) missing += 1;
+        if (copies > 1) repeated += 1;
+        counts.delete(recipientEmail(senderIndex, index));
+      }
+    }
+    if (missing || repeated || counts.size || final.messages !== MESSAGE_COUNT) {
+      problems.push(
+        `the sink got ${final.messages} messages: ${missing} recipients got none, ${repeated} more than one, ${counts.size} addresses were not recipients (expected ${MESSAGE_COUNT}, each once)`,
+      );
+    }
+    const count = (query: { get(): { n: number } | undefined }) => query.get()?.n ?? 0;
+    const ledgers = (status: "sent" | "sending" | "failed" | "skipped") =>
+      count(
+        db
+          .select({ n: sql<number>`count(*)` })
+          .from(schema.sendLedger)
+          .where(eq(schema.sendLedger.status, status)),
+      );
+    const sentLedgers = ledgers("sent");
+    if (sentLedgers !== SENDERS || ledgers("sending") || ledgers("failed")) {
+      problems.push(
+        `ledgers: ${sentLedgers} sent, ${ledgers("sending")} sending, ${ledgers("failed")} failed (expected ${SENDERS} sent)`,
+      );
+    }
+    const pending = count(
+      db
+        .select({ n: sql<number>`count(*)` })
+        .from(schema.sendLedgerRecipients)
+        .where(sql`${schema.sendLedgerRecipients.status} <> 'sent'`),
+    );
+    if (pending) problems.push(`${pending} ledger recipients not marked sent`);
+    const unsent = count(
+      db
+        .select({ n: sql<number>`count(*)` })
+        .from(schema.contentItems)
+        .where(
+          sql`${schema.contentItems.sentAt} is null and ${inArray(schema.contentItems.folderId, folderIds)}`,
+        ),
+    );
+    if (unsent) problems.push(`${unsent} items of the due folders not marked sent`);
+    const stillDue = count(
+      db
+        .select({ n: sql<number>`count(*)` })
+        .from(schema.folders)
+        .where(sql`${schema.folders.nextSendAt} < ${dueAt.getTime()}`),
+    );
+    if (stillDue) problems.push(`${stillDue} folders still due (their clocks did not move on)`);
+
+    // --- Report.
+    const passRate = MESSAGE_COUNT / passSeconds;
+    const ratio = passRate / plainRate;
+    const p99Factor = busy.latency.p99 / idle.latency.p99;
+    const peakMiB = serverPeak / MIB;
+    const verdict = (ok: boolean) => (ok ? "PASS" : "MISS");
+    const [loadAverage] = os.loadavg();
+    console.log(
+      `Node ${process.version}, ${os.cpus().length} CPUs, load average ${loadAverage!.toFixed(1)}. ${SENDERS} senders in ${TIME_ZONES.length} time zones, one weekly folder each (a link, a musing), ${RECIPIENTS_PER_FOLDER} recipients each: ${MESSAGE_COUNT} messages (${(plainBytes / 1024).toFixed(1)} KB each), all due at ${dueAt.toISOString()}. Seeded in ${seedSeconds.toFixed(1)} s.`,
+    );
+    console.log(
+      `The production server (SCHEDULER=on, heap capped at 256 MB) sends them with its own scheduler into an SMTP sink on loopback; the dashboard (/folders/:id, 50 items) is asked for ${DASHBOARD_RATE} times a second over ${DASHBOARD_CONNECTIONS} connections, ${IDLE_S} s idle, then throughout the pass.`,
+    );
+    console.log("");
+    console.log(
+      `plain nodemailer (createSmtpTransport, ${BASELINE_MESSAGES} messages): ${plainRate.toFixed(0)} msg/s`,
+    );
+    console.log(
+      `scheduler pass: ${MESSAGE_COUNT} messages in ${passSeconds.toFixed(1)} s from the due minute: ${passRate.toFixed(0)} msg/s`,
+    );
+    console.log(
+      `event-loop delay, idle:        p50 ${idleLoop.p50.toFixed(1)} ms, p90 ${idleLoop.p90.toFixed(1)} ms, p99 ${idleLoop.p99.toFixed(1)} ms, max ${idleLoop.max.toFixed(1)} ms`,
+    );
+    console.log(
+      `event-loop delay, during pass: p50 ${passLoop.p50.toFixed(1)} ms, p90 ${passLoop.p90.toFixed(1)} ms, p99 ${passLoop.p99.toFixed(1)} ms, max ${passLoop.max.toFixed(1)} ms`,
+    );
+    console.log(
+      `dashboard, idle:        p50 ${idle.latency.p50.toFixed(1)} ms, p99 ${idle.latency.p99.toFixed(1)} ms (${idle.requests.total} requests)`,
+    );
+    console.log(
+      `dashboard, during pass: p50 ${busy.latency.p50.toFixed(1)} ms, p99 ${busy.latency.p99.toFixed(1)} ms (${busy.requests.total} requests)`,
+    );
+    console.log(
+      `server RSS: ${(idleRss / MIB).toFixed(0)} MiB idle, ${(peakRss / MIB).toFixed(0)} MiB at most during the pass (sampled every 200 ms); peak of the process (VmHWM) ${peakMiB.toFixed(0)} MiB`,
+    );
+    console.log("");
+    console.log(
+      `pass / plain nodemailer: ${ratio.toFixed(2)} of the rate (target ≥ ${TARGET_RATIO}) ${verdict(ratio >= TARGET_RATIO)}`,
+    );
+    console.log(
+      `dashboard p99 during the pass / idle: ${p99Factor.toFixed(2)}× (target ≤ ${TARGET_P99_FACTOR}×) ${verdict(p99Factor <= TARGET_P99_FACTOR)}`,
+    );
+    console.log(
+      `server peak memory: ${peakMiB.toFixed(0)} MiB (target ≤ ${MEMORY_LIMIT_MIB} MiB, the machine) ${verdict(peakMiB <= MEMORY_LIMIT_MIB)}`,
+    );
+    if (problems.length > 0)
+      throw new Error(`the send was not exactly once:\n  ${problems.join("\n  ")}`);
+    console.log(
+      `checked: each of the ${MESSAGE_COUNT} recipients got exactly one message and nobody else got any; ${SENDERS} ledgers sent, none pending; every item marked sent; every folder moved on`,
+    );
+  } finally {
+    if (server) await stopServer(server);
+    for (const close of closers.reverse()) {
+      try {
+        await close();
+      } catch (error) {
+        console.error("cleanup:", error);
+      }
+    }
+    if (sink) await stopSink(sink);
+  }
+}
+
+await runBenchmark("bench:scale", 30 * 60 * 1000, main);
