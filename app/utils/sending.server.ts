@@ -55,22 +55,14 @@ import { releaseFiles } from "~/utils/uploads.server";
  * derived from the ledger and the address, so the copy is recognisably the
  * same message (mail systems drop duplicates by it).
  *
- * Group commit: the writes of a send reach the WAL at once (a crashed process
- * loses none of them) but only every GROUP_COMMIT_MESSAGES-th "sent" mark, and
- * the finish, wait for the disk (fsync), which makes every write before them
- * durable too. A power cut can therefore lose the marks of at most that many
- * accepted messages, which the next pass sends again with the same
- * Message-ID; the finish, after which the files are deleted, is always on
- * disk first. docs/decisions.md, "Group commit of the send ledger's writes".
+ * The ledger's open and its claim are committed without waiting for the disk
+ * (nothing goes out before a later, fsynced commit makes them durable too);
+ * every "sent" mark is fsynced before the next message leaves, so a power cut,
+ * like a crash, resends at most the one message in flight.
+ * docs/decisions.md, "Group commit of the send ledger's writes".
  */
 /** Transient failures: three tries after the first, about an hour in all. */
 export const RETRY_DELAYS_MS = [5 * 60 * 1000, 20 * 60 * 1000, 35 * 60 * 1000];
-
-/** The most accepted messages whose "sent" marks a power cut can lose. */
-export const GROUP_COMMIT_MESSAGES = 10;
-
-/** Messages accepted since this process last fsynced its marks. */
-let acceptedSinceFsync = 0;
 
 type Ledger = typeof sendLedger.$inferSelect;
 
@@ -329,9 +321,7 @@ async function sendOne(
       messageId: messageIdFor(ledger.id, recipient.email),
     });
     faultPoint("smtp-accepted");
-    acceptedSinceFsync += 1;
-    const fsyncNow = acceptedSinceFsync >= GROUP_COMMIT_MESSAGES;
-    (fsyncNow ? writeTransaction : writeTransactionWithoutFsync)(() => {
+    writeTransaction(() => {
       const statements = sentStatements();
       statements.markSent.run({ id: recipient.id, attempts, sentAtMs: now.getTime(), messageId });
       statements.recordAttempt.run({
@@ -349,7 +339,6 @@ async function sendOne(
         contentBreakdown: breakdownOf(items),
       });
     });
-    if (fsyncNow) acceptedSinceFsync = 0;
     faultPoint("recipient-recorded");
     return true;
   } catch (error) {
@@ -430,8 +419,6 @@ async function finishIfDone(ledgerId: number, now: Date) {
       })
       .where(eq(sendLedger.id, ledgerId))
       .run();
-    // Committed with fsync: every mark before it is on disk now.
-    acceptedSinceFsync = 0;
     if (!delivered) return null;
     const items = tx
       .select()
