@@ -1,13 +1,15 @@
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import { db } from "#db/client.server";
 import { contentItems, folders } from "#db/schema";
 import { isStorageKey } from "#storage/storage";
+import { archiveFileCutoff } from "~/utils/limits";
 
 /**
  * The stored file with this key if, and only if, it belongs to an unsent item
- * in one of the user's folders; its name and type come from our own records.
+ * in one of the user's folders, or a sent one still kept for the sent archive;
+ * its name and type come from our own records.
  */
-export function findOwnedFile(userId: number, key: string) {
+export function findOwnedFile(userId: number, key: string, now = new Date()) {
   if (!isStorageKey(key)) return null;
   const row = db
     .select({ item: contentItems })
@@ -16,7 +18,7 @@ export function findOwnedFile(userId: number, key: string) {
     .where(
       and(
         eq(folders.userId, userId),
-        isNull(contentItems.sentAt),
+        or(isNull(contentItems.sentAt), gt(contentItems.sentAt, archiveFileCutoff(now))),
         sql`(exists (select 1 from json_each(${contentItems.filePaths}) where value = ${key})
           or exists (select 1 from json_each(${contentItems.thumbnailPaths}) where value = ${key}))`,
       ),

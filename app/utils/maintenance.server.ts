@@ -1,15 +1,16 @@
-import { and, isNotNull, isNull, lt } from "drizzle-orm";
+import { and, gt, isNotNull, isNull, lt, or } from "drizzle-orm";
 import { db } from "#db/client.server";
 import { contentItems, csrfTokens, securityEvents, sessions, users } from "#db/schema";
 import { purgeExpiredDeletions, undoableFileKeys } from "~/utils/item-undo.server";
+import { archiveFileCutoff } from "~/utils/limits";
 import { draftFileKeys } from "~/utils/upload-drafts.server";
 import { removeOrphanFiles } from "~/utils/uploads.server";
 
 /**
  * Deletes stored files that no unsent content item refers to (left by a crash
- * between storing a file and writing its row, between a send's finish and its
- * release of the files, or a failed delete): a sent item's files are released
- * when it is sent. Files younger than an hour are kept: their upload may still
+ * between storing a file and writing its row, or a failed delete), and the
+ * files of sent items once their archive retention (ARCHIVE_FILE_RETENTION_DAYS)
+ * is over: that is when a sent item's files go. Files younger than an hour are kept: their upload may still
  * be writing its row.
  */
 export async function sweepOrphanFiles() {
@@ -18,7 +19,7 @@ export async function sweepOrphanFiles() {
   for (const item of db
     .select({ filePaths: contentItems.filePaths, thumbnailPaths: contentItems.thumbnailPaths })
     .from(contentItems)
-    .where(isNull(contentItems.sentAt))
+    .where(or(isNull(contentItems.sentAt), gt(contentItems.sentAt, archiveFileCutoff(new Date()))))
     .all()) {
     for (const key of [...item.filePaths, ...item.thumbnailPaths]) if (key) referenced.add(key);
   }
