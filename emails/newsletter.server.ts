@@ -178,6 +178,14 @@ export function personalize(
   return { html: fill(rendered.html, escapeHtml), text: fill(rendered.text, (value) => value) };
 }
 
+/** One recipient's web version page (renderWebVersion's HTML) with their links in place. */
+export function personalizePage(html: string, recipient: RecipientLinks) {
+  return personalize(
+    { html, text: "", subject: "", attachments: [], htmlBytes: 0, totalBytes: 0 },
+    recipient,
+  ).html;
+}
+
 /**
  * The web version of a sent issue: the newsletter's HTML as the e-mail shows
  * it, with photos and files linked to `fileUrl` instead of attached, no

@@ -1,6 +1,7 @@
 import { and, gt, isNotNull, isNull, lt, or } from "drizzle-orm";
 import { db } from "#db/client.server";
 import { contentItems, csrfTokens, securityEvents, sessions, users } from "#db/schema";
+import { pruneAnalyticsDetails } from "~/utils/delivery-analytics.server";
 import { purgeExpiredDeletions, undoableFileKeys } from "~/utils/item-undo.server";
 import { archiveFileCutoff } from "~/utils/limits";
 import { draftFileKeys } from "~/utils/upload-drafts.server";
@@ -34,7 +35,8 @@ export const SECURITY_EVENT_RETENTION_DAYS = 90;
 /**
  * The nightly pruning of what only grows: security events past their
  * retention, expired sessions and CSRF tokens, and e-mailed reset and
- * verification tokens past their expiry (docs/decisions.md, "Security limits").
+ * verification tokens past their expiry (docs/decisions.md, "Security limits"),
+ * and the user agents of opens past the analytics retention.
  */
 export function pruneExpiredRecords(now = new Date()) {
   const eventsBefore = new Date(now.getTime() - SECURITY_EVENT_RETENTION_DAYS * 86_400_000);
@@ -43,6 +45,7 @@ export function pruneExpiredRecords(now = new Date()) {
     .where(lt(securityEvents.createdAt, eventsBefore))
     .run().changes;
   const sessionsRemoved = db.delete(sessions).where(lt(sessions.expire, now)).run().changes;
+  pruneAnalyticsDetails(now);
   db.delete(csrfTokens).where(lt(csrfTokens.expiresAt, now)).run();
   db.update(users)
     .set({ passwordResetToken: null, passwordResetExpiresAt: null })

@@ -90,19 +90,13 @@ export function activeRecipients(folder: Folder): Recipient[] {
  * no mail through Thoughtfully: no date, no reason.
  */
 /**
- * The send step's last check, made for each message just before it goes out,
- * whatever the folder or the ledger holds: an address with no canonical form,
- * or one that left this folder or everything, is not mailed and its ledger
- * row is recorded as skipped. Returns true when the message must not be sent.
- * Another bug elsewhere (a spelling that slipped past validation, a stale
- * ledger) cannot reach someone who said stop.
+ * Whether an address left this folder or everything (or has no canonical
+ * form): it gets no mail from the folder, and no web version or tracking of
+ * what it was sent before.
  */
-export function skipIfOptedOut(
-  folderId: number,
-  ledgerRecipient: { id: number; email: string },
-): boolean {
-  const address = canonicalEmail(ledgerRecipient.email);
-  const optedOut =
+export function hasOptedOut(folderId: number, email: string): boolean {
+  const address = canonicalEmail(email);
+  return (
     !address ||
     db
       .select({ id: folderRecipientStates.id })
@@ -119,8 +113,24 @@ export function skipIfOptedOut(
       .select({ id: emailUnsubscribes.id })
       .from(emailUnsubscribes)
       .where(eq(emailUnsubscribes.email, address))
-      .get() !== undefined;
-  if (!optedOut) return false;
+      .get() !== undefined
+  );
+}
+
+/**
+ * The send step's last check, made for each message just before it goes out,
+ * whatever the folder or the ledger holds: an address with no canonical form,
+ * or one that left this folder or everything, is not mailed and its ledger
+ * row is recorded as skipped. Returns true when the message must not be sent.
+ * Another bug elsewhere (a spelling that slipped past validation, a stale
+ * ledger) cannot reach someone who said stop.
+ */
+export function skipIfOptedOut(
+  folderId: number,
+  ledgerRecipient: { id: number; email: string },
+): boolean {
+  if (!hasOptedOut(folderId, ledgerRecipient.email)) return false;
+  const address = canonicalEmail(ledgerRecipient.email);
   db.update(sendLedgerRecipients)
     .set({ status: "skipped", lastError: address ? "opted out" : "not a bare address" })
     .where(eq(sendLedgerRecipients.id, ledgerRecipient.id))

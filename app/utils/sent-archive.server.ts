@@ -135,8 +135,13 @@ function engagementByLedger(ledgerIds: number[]) {
   );
 }
 
-/** The items a sent ledger carried, in the order the e-mail showed them. */
-export function issueItems(ledger: Pick<typeof sendLedger.$inferSelect, "folderId" | "itemIds">) {
+/**
+ * The items a ledger carried, in the order the e-mail showed them. While it is
+ * still sending (a retry pending for someone), they are not marked sent yet.
+ */
+export function issueItems(
+  ledger: Pick<typeof sendLedger.$inferSelect, "folderId" | "itemIds" | "status">,
+) {
   if (ledger.itemIds.length === 0) return [];
   return db
     .select()
@@ -145,7 +150,7 @@ export function issueItems(ledger: Pick<typeof sendLedger.$inferSelect, "folderI
       and(
         eq(contentItems.folderId, ledger.folderId),
         inArray(contentItems.id, ledger.itemIds),
-        isNotNull(contentItems.sentAt),
+        ledger.status === "sending" ? undefined : isNotNull(contentItems.sentAt),
       ),
     )
     .orderBy(asc(contentItems.sortOrder), asc(contentItems.id))
