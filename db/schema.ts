@@ -310,6 +310,10 @@ export const sendLedger = sqliteTable(
     /** The holder renews this while it works; past it, anyone may take the claim over. */
     leaseExpiresAt: timestamp("lease_expires_at"),
     completedAt: timestamp("completed_at"),
+    /** The sender was Premium when the send opened: its HTML carries the open image and click links. */
+    tracked: flag("tracked"),
+    /** The sender deleted this sent issue: gone from the archive, its web version refused. */
+    deletedAt: timestamp("deleted_at"),
     createdAt: createdAt(),
   },
   (table) => [
@@ -349,6 +353,8 @@ export const emailDeliveries = sqliteTable(
       .notNull()
       .references(() => folders.id, { onDelete: "cascade" }),
     recipientEmail: text("recipient_email").notNull(),
+    /** The send this copy belonged to (null for rows older than the sent archive). */
+    ledgerId: integer("ledger_id").references(() => sendLedger.id, { onDelete: "cascade" }),
     sentAt: integer("sent_at", { mode: "timestamp_ms" })
       .notNull()
       .default(sql`(cast(unixepoch('subsec') * 1000 as integer))`),
@@ -364,6 +370,7 @@ export const emailDeliveries = sqliteTable(
   (table) => [
     index("email_deliveries_sent_idx").on(table.sentAt),
     index("email_deliveries_folder_idx").on(table.folderId),
+    index("email_deliveries_ledger_idx").on(table.ledgerId, table.recipientEmail),
   ],
 );
 

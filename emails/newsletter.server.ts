@@ -1,14 +1,18 @@
 import type { Attachment } from "nodemailer/lib/mailer";
 import { createElement } from "react";
 import {
+  CLICK_URL_PLACEHOLDER,
   Newsletter,
   type NewsletterInput,
   type NewsletterItem,
+  OPEN_PIXEL_URL_PLACEHOLDER,
   photoCid,
   previewCid,
   RECIPIENT_EMAIL_PLACEHOLDER,
   senderFirstName,
   UNSUBSCRIBE_URL_PLACEHOLDER,
+  WEB_VERSION_URL_PLACEHOLDER,
+  type WebFileUrl,
 } from "#emails/newsletter";
 import { HEADER_IMAGE_CID } from "#emails/newsletter-themes";
 import { renderEmailHtml, renderEmailText } from "#emails/render.server";
@@ -65,7 +69,8 @@ export function newsletterSubject(input: NewsletterInput) {
 
 // Sender text that happens to spell a placeholder must not be personalised:
 // a zero-width space (text) or a percent-encoding (URLs) breaks it up.
-const PLACEHOLDER = /%%(RECIPIENT_EMAIL|UNSUBSCRIBE_URL)%%/g;
+const PLACEHOLDER =
+  /%%(RECIPIENT_EMAIL|UNSUBSCRIBE_URL|WEB_VERSION_URL|OPEN_PIXEL_URL|CLICK_URL)%%/g;
 const neutral = (value: string) => value.replace(PLACEHOLDER, "%\u200b%$1%\u200b%");
 const neutralOrNull = (value: string | null) => (value === null ? null : neutral(value));
 const neutralUrl = (value: string) => value.replace(PLACEHOLDER, "%25%25$1%25%25");
@@ -182,19 +187,46 @@ function escapeHtml(value: string) {
     .replaceAll("'", "&#39;");
 }
 
-/** One recipient's bodies: their address and unsubscribe link in place of the placeholders. */
+/** One recipient's own links; the open image and click base only for a tracked send. */
+export type RecipientLinks = {
+  email: string;
+  unsubscribeUrl: string;
+  /** Absent in the sender's preview and tests: the link then points nowhere. */
+  webVersionUrl?: string;
+  openPixelUrl?: string;
+  clickUrlBase?: string;
+};
+
+/** One recipient's bodies: their address and links in place of the placeholders. */
 export function personalize(
-  rendered: RenderedNewsletter,
-  recipient: { email: string; unsubscribeUrl: string },
+  rendered: Pick<RenderedNewsletter, "html" | "text">,
+  recipient: RecipientLinks,
 ): { html: string; text: string } {
-  const fill = (body: string, email: string, url: string) =>
+  const fill = (body: string, encode: (value: string) => string) =>
     body
-      .replaceAll(RECIPIENT_EMAIL_PLACEHOLDER, email)
-      .replaceAll(UNSUBSCRIBE_URL_PLACEHOLDER, url);
-  return {
-    html: fill(rendered.html, escapeHtml(recipient.email), escapeHtml(recipient.unsubscribeUrl)),
-    text: fill(rendered.text, recipient.email, recipient.unsubscribeUrl),
-  };
+      .replaceAll(RECIPIENT_EMAIL_PLACEHOLDER, encode(recipient.email))
+      .replaceAll(UNSUBSCRIBE_URL_PLACEHOLDER, encode(recipient.unsubscribeUrl))
+      .replaceAll(WEB_VERSION_URL_PLACEHOLDER, encode(recipient.webVersionUrl ?? ""))
+      .replaceAll(OPEN_PIXEL_URL_PLACEHOLDER, encode(recipient.openPixelUrl ?? ""))
+      .replaceAll(CLICK_URL_PLACEHOLDER, encode(recipient.clickUrlBase ?? ""));
+  return { html: fill(rendered.html, escapeHtml), text: fill(rendered.text, (value) => value) };
+}
+
+/** One recipient's web version page (renderWebVersion's HTML) with their links in place. */
+export function personalizePage(html: string, recipient: RecipientLinks) {
+  return personalize({ html, text: "" }, recipient).html;
+}
+
+/**
+ * The web version of a sent issue: the newsletter's HTML as the e-mail shows
+ * it, with photos and files linked to `fileUrl` instead of attached, no
+ * tracking, and `noindex`. Personalise it like a message.
+ */
+export function renderWebVersion(input: NewsletterInput, fileUrl: WebFileUrl): string {
+  const ordered = { ...input, tracked: false, items: inItemOrder(input.items) };
+  const safe = neutralInput(ordered);
+  const title = neutral(newsletterSubject(ordered));
+  return renderEmailHtml(createElement(Newsletter, { input: safe, title, webFileUrl: fileUrl }));
 }
 
 /**

@@ -34,11 +34,20 @@ export type NewsletterInput = {
   items: NewsletterItem[];
   /** A Premium sender's template and branding (emails/newsletter-themes.ts); absent: the classic look. */
   branding?: NewsletterBranding;
+  /** A Premium sender's send: open image, click links and the footer sentence saying so. */
+  tracked?: boolean;
 };
 
 /** Filled per recipient by `personalize` (emails/newsletter.server.ts). */
 export const RECIPIENT_EMAIL_PLACEHOLDER = "%%RECIPIENT_EMAIL%%";
 export const UNSUBSCRIBE_URL_PLACEHOLDER = "%%UNSUBSCRIBE_URL%%";
+export const WEB_VERSION_URL_PLACEHOLDER = "%%WEB_VERSION_URL%%";
+export const OPEN_PIXEL_URL_PLACEHOLDER = "%%OPEN_PIXEL_URL%%";
+/** Followed by the item's address, percent-encoded: the recipient's click redirect. */
+export const CLICK_URL_PLACEHOLDER = "%%CLICK_URL%%";
+
+/** Where the web version (app/utils/web-version.server.ts) serves an issue's photos and files. */
+export type WebFileUrl = (itemId: number, index: number) => string;
 
 /** The Content-ID of a photo, referenced as `cid:` in the HTML and set on its attachment. */
 export function photoCid(itemId: number, index: number) {
@@ -226,10 +235,14 @@ function ItemBody({
   item,
   sender,
   variant,
+  tracked,
+  webFileUrl,
 }: {
   item: NewsletterItem;
   sender: string;
   variant: Variant;
+  tracked: boolean;
+  webFileUrl?: WebFileUrl;
 }) {
   switch (item.type) {
     case "link":
@@ -242,7 +255,15 @@ function ItemBody({
                 <Fragment key={url}>
                   {index > 0 ? <br /> : null}
                   {isWebUrl(url) ? (
-                    <a href={url}>{variant === "text" ? url : urlText(url)}</a>
+                    <a
+                      href={
+                        tracked && variant === "html"
+                          ? `${CLICK_URL_PLACEHOLDER}${encodeURIComponent(url)}`
+                          : url
+                      }
+                    >
+                      {variant === "text" ? url : urlText(url)}
+                    </a>
                   ) : (
                     url
                   )}
@@ -268,7 +289,7 @@ function ItemBody({
             ) : (
               <img
                 key={key}
-                src={`cid:${photoCid(item.id, index)}`}
+                src={webFileUrl ? webFileUrl(item.id, index) : `cid:${photoCid(item.id, index)}`}
                 alt={item.fileNames[index] ?? "Photo"}
                 width={PHOTO_WIDTH}
               />
@@ -285,8 +306,15 @@ function ItemBody({
               key ? (
                 <Fragment key={key}>
                   {index > 0 ? <br /> : null}
-                  {item.fileNames[index] ?? "File"}{" "}
-                  <span className="m">({formatBytes(item.fileSizes[index] ?? 0)}, attached)</span>
+                  {webFileUrl ? (
+                    <a href={webFileUrl(item.id, index)}>{item.fileNames[index] ?? "File"}</a>
+                  ) : (
+                    (item.fileNames[index] ?? "File")
+                  )}{" "}
+                  <span className="m">
+                    ({formatBytes(item.fileSizes[index] ?? 0)}
+                    {webFileUrl ? "" : ", attached"})
+                  </span>
                 </Fragment>
               ) : null,
             )}
@@ -303,12 +331,16 @@ export function Newsletter({
   input,
   title,
   variant = "html",
+  webFileUrl,
 }: {
   input: NewsletterInput;
   title: string;
   variant?: Variant;
+  /** Set for the web version: photos and files are links to it, not attachments. */
+  webFileUrl?: WebFileUrl;
 }) {
   const { folder, sender, items, branding } = input;
+  const tracked = Boolean(input.tracked) && !webFileUrl;
   const fullName = senderFullName(sender);
   const firstName = senderFirstName(sender);
   const signoff = folder.personalSignoff?.trim();
@@ -319,6 +351,7 @@ export function Newsletter({
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="color-scheme" content="light dark" />
         <meta name="supported-color-schemes" content="light dark" />
+        {webFileUrl ? <meta name="robots" content="noindex, nofollow" /> : null}
         <title>{title}</title>
         {/* biome-ignore lint/security/noDangerouslySetInnerHtml: fixed CSS from this file, never user text */}
         <style dangerouslySetInnerHTML={{ __html: css + brandingCss(branding) }} />
@@ -357,6 +390,11 @@ export function Newsletter({
                         ) : null}
                         <h1>{folder.name}</h1>
                         <p className="by">from {fullName}</p>
+                        {webFileUrl ? null : (
+                          <p className="by">
+                            <a href={WEB_VERSION_URL_PLACEHOLDER}>View in your browser</a>
+                          </p>
+                        )}
                       </td>
                     </tr>
                     <tr>
@@ -365,7 +403,13 @@ export function Newsletter({
                           // Each title carries the rule above its item: no wrapper per item.
                           <Fragment key={item.id}>
                             <h2 className={index === 0 ? "t1" : undefined}>{item.title}</h2>
-                            <ItemBody item={item} sender={firstName} variant={variant} />
+                            <ItemBody
+                              item={item}
+                              sender={firstName}
+                              variant={variant}
+                              tracked={tracked}
+                              webFileUrl={webFileUrl}
+                            />
                           </Fragment>
                         ))}
                         {signoff ? (
@@ -375,7 +419,11 @@ export function Newsletter({
                         ) : null}
                       </td>
                     </tr>
-                    <Footer sender={firstName} folderName={folder.name} />
+                    <Footer
+                      sender={firstName}
+                      folderName={folder.name}
+                      tracked={tracked && variant === "html"}
+                    />
                   </tbody>
                 </table>
               </td>
@@ -387,16 +435,36 @@ export function Newsletter({
   );
 }
 
-function Footer({ sender, folderName }: { sender: string; folderName: string }): ReactNode {
+function Footer({
+  sender,
+  folderName,
+  tracked,
+}: {
+  sender: string;
+  folderName: string;
+  tracked: boolean;
+}): ReactNode {
   return (
     <tr>
       <td className="f">
         <p>
           {`You receive this because ${sender} added ${RECIPIENT_EMAIL_PLACEHOLDER} to the folder "${folderName}" on Thoughtfully. Reply to this e-mail to reach ${sender}.`}
         </p>
+        {tracked ? (
+          <p>{`${sender} sees when this e-mail is opened and which links are clicked (Thoughtfully Premium). Unsubscribing ends it.`}</p>
+        ) : null}
         <p>
           <a href={UNSUBSCRIBE_URL_PLACEHOLDER}>Unsubscribe</a>
         </p>
+        {tracked ? (
+          <img
+            src={OPEN_PIXEL_URL_PLACEHOLDER}
+            width={1}
+            height={1}
+            alt=""
+            style={{ width: "1px", height: "1px", margin: 0, border: 0 }}
+          />
+        ) : null}
       </td>
     </tr>
   );

@@ -341,6 +341,13 @@ function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
             >
               Email Preview
             </DelegatedLink>
+            <DelegatedLink
+              to={`/folders/${folder.id}/sent`}
+              className={buttonClass}
+              preventScrollReset
+            >
+              Sent
+            </DelegatedLink>
             <ActionButton
               folderId={folder.id}
               intent="toggle-pause"

@@ -1,14 +1,16 @@
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import { contentItems, folders } from "#db/schema";
 import { isStorageKey } from "#storage/storage";
 import { db } from "~/utils/db.server";
+import { archiveFileCutoff } from "~/utils/limits";
 
 /**
  * The stored file with this key if, and only if, it belongs to an unsent item
  * in one of the user's folders (a file, a thumbnail or a link preview's
- * picture); its name and type come from our own records.
+ * picture), or a sent one still kept for the sent archive; its name and type
+ * come from our own records.
  */
-export function findOwnedFile(userId: number, key: string) {
+export function findOwnedFile(userId: number, key: string, now = new Date()) {
   if (!isStorageKey(key)) return null;
   const row = db
     .select({ item: contentItems })
@@ -17,7 +19,7 @@ export function findOwnedFile(userId: number, key: string) {
     .where(
       and(
         eq(folders.userId, userId),
-        isNull(contentItems.sentAt),
+        or(isNull(contentItems.sentAt), gt(contentItems.sentAt, archiveFileCutoff(now))),
         sql`(exists (select 1 from json_each(${contentItems.filePaths}) where value = ${key})
           or exists (select 1 from json_each(${contentItems.thumbnailPaths}) where value = ${key})
           or ${contentItems.previewImageKey} = ${key})`,

@@ -66,3 +66,26 @@ export type Frequency = (typeof LIMITS.premium.frequencies)[number];
  * the Stripe price behind STRIPE_PRICE_ID.
  */
 export const PREMIUM_MONTHLY_PRICE_CENTS = 499;
+
+/**
+ * The sent archive (docs/decisions.md, "Sent archive"): a sent issue's text is
+ * kept until its sender deletes it, its folder or the account; its photos and
+ * files for this many days after the send (then the archive names them only).
+ * Archived files do not count against storage.
+ */
+export const ARCHIVE_FILE_RETENTION_DAYS = 30;
+
+/** Sent issues per page of a folder's "Sent" view. */
+export const SENT_ISSUES_PER_PAGE = 10;
+
+/**
+ * Delivery analytics (docs/decisions.md, "Delivery analytics"): the user agent
+ * of the last open is forgotten this many days after the send; the counts stay
+ * with the issue.
+ */
+export const ANALYTICS_DETAIL_RETENTION_DAYS = 90;
+
+/** The day before which a sent item's files are no longer kept for the archive. */
+export function archiveFileCutoff(now: Date) {
+  return new Date(now.getTime() - ARCHIVE_FILE_RETENTION_DAYS * 86_400_000);
+}

@@ -6,6 +6,7 @@ import { contentItems, folders, securityEvents, sessions, users } from "#db/sche
 import { db } from "~/utils/db.server";
 import { storage } from "~/utils/storage.server";
 import { env } from "./env.server";
+import { ARCHIVE_FILE_RETENTION_DAYS } from "./limits";
 import {
   pruneExpiredRecords,
   SECURITY_EVENT_RETENTION_DAYS,
@@ -55,29 +56,44 @@ test("removes old files no item refers to and keeps the rest", async () => {
   for (const key of [used, thumb, young]) expect(await storage.stat(key)).not.toBeNull();
 });
 
-test("removes the files of a sent item that a crash kept from being released", async () => {
+test("keeps a sent item's files for the archive's retention, then removes them", async () => {
   const user = db.insert(users).values({ email: "sweep-sent@example.com" }).returning().get();
   const folder = db
     .insert(folders)
     .values({ userId: user.id, name: "F", recipients: [] })
     .returning()
     .get();
-  const sent = await store("sent");
+  const recent = await store("recent");
+  const old = await store("old");
+  const day = 86_400_000;
   db.insert(contentItems)
-    .values({
-      folderId: folder.id,
-      type: "file",
-      title: "f",
-      filePaths: [sent],
-      thumbnailPaths: [""],
-      fileSizes: [4],
-      sentAt: new Date(),
-    })
+    .values([
+      {
+        folderId: folder.id,
+        type: "file",
+        title: "recent",
+        filePaths: [recent],
+        thumbnailPaths: [""],
+        fileSizes: [6],
+        sentAt: new Date(Date.now() - (ARCHIVE_FILE_RETENTION_DAYS - 1) * day),
+      },
+      {
+        folderId: folder.id,
+        type: "file",
+        title: "old",
+        filePaths: [old],
+        thumbnailPaths: [""],
+        fileSizes: [3],
+        sentAt: new Date(Date.now() - (ARCHIVE_FILE_RETENTION_DAYS + 1) * day),
+      },
+    ])
     .run();
-  age(sent, 2);
+  age(recent, 2);
+  age(old, 2);
 
   expect(await sweepOrphanFiles()).toBe(1);
-  expect(await storage.stat(sent)).toBeNull();
+  expect(await storage.stat(recent)).not.toBeNull();
+  expect(await storage.stat(old)).toBeNull();
 });
 
 test("prunes old security events, expired sessions and expired e-mailed tokens", () => {

@@ -1,16 +1,18 @@
-import { and, isNotNull, isNull, lt } from "drizzle-orm";
+import { and, gt, isNotNull, isNull, lt, or } from "drizzle-orm";
 import { contentItems, csrfTokens, securityEvents, sessions, users } from "#db/schema";
 import { db } from "~/utils/db.server";
+import { pruneAnalyticsDetails } from "~/utils/delivery-analytics.server";
 import { purgeExpiredDeletions, undoableFileKeys } from "~/utils/item-undo.server";
 import { itemFileKeys } from "~/utils/items.server";
+import { archiveFileCutoff } from "~/utils/limits";
 import { draftFileKeys } from "~/utils/upload-drafts.server";
 import { removeOrphanFiles } from "~/utils/uploads.server";
 
 /**
  * Deletes stored files that no unsent content item refers to (left by a crash
- * between storing a file and writing its row, between a send's finish and its
- * release of the files, or a failed delete): a sent item's files are released
- * when it is sent. Files younger than an hour are kept: their upload may still
+ * between storing a file and writing its row, or a failed delete), and the
+ * files of sent items once their archive retention (ARCHIVE_FILE_RETENTION_DAYS)
+ * is over: that is when a sent item's files go. Files younger than an hour are kept: their upload may still
  * be writing its row.
  */
 export async function sweepOrphanFiles() {
@@ -23,7 +25,7 @@ export async function sweepOrphanFiles() {
       previewImageKey: contentItems.previewImageKey,
     })
     .from(contentItems)
-    .where(isNull(contentItems.sentAt))
+    .where(or(isNull(contentItems.sentAt), gt(contentItems.sentAt, archiveFileCutoff(new Date()))))
     .all()) {
     for (const key of itemFileKeys(item)) referenced.add(key);
   }
@@ -38,7 +40,8 @@ export const SECURITY_EVENT_RETENTION_DAYS = 90;
 /**
  * The nightly pruning of what only grows: security events past their
  * retention, expired sessions and CSRF tokens, and e-mailed reset and
- * verification tokens past their expiry (docs/decisions.md, "Security limits").
+ * verification tokens past their expiry (docs/decisions.md, "Security limits"),
+ * and the user agents of opens past the analytics retention.
  */
 export function pruneExpiredRecords(now = new Date()) {
   const eventsBefore = new Date(now.getTime() - SECURITY_EVENT_RETENTION_DAYS * 86_400_000);
@@ -47,6 +50,7 @@ export function pruneExpiredRecords(now = new Date()) {
     .where(lt(securityEvents.createdAt, eventsBefore))
     .run().changes;
   const sessionsRemoved = db.delete(sessions).where(lt(sessions.expire, now)).run().changes;
+  pruneAnalyticsDetails(now);
   db.delete(csrfTokens).where(lt(csrfTokens.expiresAt, now)).run();
   db.update(users)
     .set({ passwordResetToken: null, passwordResetExpiresAt: null })

@@ -2,6 +2,8 @@ import { describe, expect, test } from "vitest";
 import {
   compactUnsubscribeUrl,
   expandUnsubscribeCode,
+  issueLinkCode,
+  readIssueLinkCode,
   resubscribeToken,
   unsubscribeToken,
   unsubscribeUrl,
@@ -31,5 +33,32 @@ describe("compact unsubscribe links", () => {
       expect(expandUnsubscribeCode(forged)).toBeNull();
     }
     expect(unsubscribeToken(7, "grace@example.net")).toBe(token);
+  });
+});
+
+describe("links to one recipient's copy of a sent issue", () => {
+  test("read back to the issue and the lower-cased address, which the code does not show", () => {
+    const code = issueLinkCode("web", 42, "Grace@Example.net");
+    expect(code).not.toContain("example.net");
+    expect(readIssueLinkCode("web", code)).toEqual({ ledgerId: 42, email: "grace@example.net" });
+  });
+
+  test("a code works for its own purpose only, and an altered one for none", () => {
+    const web = issueLinkCode("web", 42, "grace@example.net");
+    expect(readIssueLinkCode("click", web)).toBeNull();
+    expect(readIssueLinkCode("open", web)).toBeNull();
+    const [packed, token] = web.split(".");
+    const otherIssue = Buffer.from("43:grace@example.net").toString("base64url");
+    const otherAddress = Buffer.from("42:alan@example.net").toString("base64url");
+    for (const forged of [
+      `${otherIssue}.${token}`,
+      `${otherAddress}.${token}`,
+      `${packed}.${token!.slice(1)}x`,
+      `${packed}.${token}.extra`,
+      packed!,
+      "",
+    ]) {
+      expect(readIssueLinkCode("web", forged)).toBeNull();
+    }
   });
 });

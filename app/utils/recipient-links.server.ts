@@ -165,3 +165,53 @@ export function readLinkParams(source: { get(name: string): unknown }) {
   }
   return { folderId, email, token };
 }
+
+/**
+ * Links tied to one recipient's copy of one sent issue (the send ledger's id):
+ * the web version ("web"), the open image ("open") and the click redirect
+ * ("click"). The code packs the ledger and the address, so the body never
+ * shows the address in a URL; each purpose signs differently, so a link made
+ * for one never works for another.
+ */
+export type IssueLinkPurpose = "web" | "open" | "click";
+
+function issueLinkToken(purpose: IssueLinkPurpose, ledgerId: number, email: string) {
+  return sign(`issue-${purpose}:${ledgerId}:${normalize(email)}`);
+}
+
+export function issueLinkCode(purpose: IssueLinkPurpose, ledgerId: number, email: string) {
+  const address = normalize(email);
+  const packed = Buffer.from(`${ledgerId}:${address}`).toString("base64url");
+  return `${packed}.${issueLinkToken(purpose, ledgerId, address)}`;
+}
+
+/** The ledger and address of a valid code for this purpose, else null. */
+export function readIssueLinkCode(purpose: IssueLinkPurpose, code: string) {
+  if (code.length > 800) return null;
+  const [packed, token, extra] = code.split(".");
+  if (!packed || !token || extra !== undefined) return null;
+  const decoded = Buffer.from(packed, "base64url").toString("utf8");
+  const separator = decoded.indexOf(":");
+  const ledgerText = decoded.slice(0, separator);
+  const email = decoded.slice(separator + 1);
+  if (!/^\d{1,15}$/.test(ledgerText) || !email || email.length > 320) return null;
+  const ledgerId = Number(ledgerText);
+  return constantTimeEqual(issueLinkToken(purpose, ledgerId, email), token)
+    ? { ledgerId, email }
+    : null;
+}
+
+/** "View in your browser": the issue as this recipient received it, without an account. */
+export function webVersionUrl(ledgerId: number, email: string) {
+  return `${env.APP_URL}/v/${issueLinkCode("web", ledgerId, email)}`;
+}
+
+/** The open image of a tracked copy (Premium senders only). */
+export function openPixelUrl(ledgerId: number, email: string) {
+  return `${env.APP_URL}/t/o/${issueLinkCode("open", ledgerId, email)}`;
+}
+
+/** A tracked copy's links go here with `url=` the item's address; only the issue's own addresses redirect. */
+export function clickUrlBase(ledgerId: number, email: string) {
+  return `${env.APP_URL}/t/c/${issueLinkCode("click", ledgerId, email)}?url=`;
+}

@@ -83,20 +83,6 @@ export function activeRecipients(folder: Folder): Recipient[] {
   return recipients.filter((recipient) => !blocked.has(lower(recipient.email)));
 }
 
-/**
- * What a sender may know about one recipient (docs/decisions.md, "Recipients'
- * privacy"): that they left this folder and when, never why. An address that
- * left everything through another sender's folder shows only that it takes
- * no mail through Thoughtfully: no date, no reason.
- */
-/**
- * The send step's last check, made for each message just before it goes out,
- * whatever the folder or the ledger holds: an address with no canonical form,
- * or one that left this folder or everything, is not mailed and its ledger
- * row is recorded as skipped. Returns true when the message must not be sent.
- * Another bug elsewhere (a spelling that slipped past validation, a stale
- * ledger) cannot reach someone who said stop.
- */
 /** Asked before every message: compiled once. */
 const optedOutQuery = prepareSqlOnce<{ optedOut: number }>(sql`
     select exists(
@@ -109,13 +95,30 @@ const optedOutQuery = prepareSqlOnce<{ optedOut: number }>(sql`
           where ${emailUnsubscribes.email} = ${sql.placeholder("email")}
       ) as optedOut`);
 
+/**
+ * Whether an address left this folder or everything (or has no canonical
+ * form): it gets no mail from the folder, and no web version or tracking of
+ * what it was sent before.
+ */
+export function hasOptedOut(folderId: number, email: string): boolean {
+  const address = canonicalEmail(email);
+  return !address || optedOutQuery.get({ folderId, email: address })?.optedOut === 1;
+}
+
+/**
+ * The send step's last check, made for each message just before it goes out,
+ * whatever the folder or the ledger holds: an address with no canonical form,
+ * or one that left this folder or everything, is not mailed and its ledger
+ * row is recorded as skipped. Returns true when the message must not be sent.
+ * Another bug elsewhere (a spelling that slipped past validation, a stale
+ * ledger) cannot reach someone who said stop.
+ */
 export function skipIfOptedOut(
   folderId: number,
   ledgerRecipient: { id: number; email: string },
 ): boolean {
+  if (!hasOptedOut(folderId, ledgerRecipient.email)) return false;
   const address = canonicalEmail(ledgerRecipient.email);
-  const optedOut = !address || optedOutQuery.get({ folderId, email: address })?.optedOut === 1;
-  if (!optedOut) return false;
   db.update(sendLedgerRecipients)
     .set({ status: "skipped", lastError: address ? "opted out" : "not a bare address" })
     .where(eq(sendLedgerRecipients.id, ledgerRecipient.id))
@@ -123,6 +126,12 @@ export function skipIfOptedOut(
   return true;
 }
 
+/**
+ * What a sender may know about one recipient (docs/decisions.md, "Recipients'
+ * privacy"): that they left this folder and when, never why. An address that
+ * left everything through another sender's folder shows only that it takes
+ * no mail through Thoughtfully: no date, no reason.
+ */
 export type RecipientState = {
   name: string;
   email: string;

@@ -24,10 +24,14 @@ import { faultPoint } from "~/utils/fault-points.server";
 import { type Folder, reconcileStoragePause } from "~/utils/folders.server";
 import { listIdHeader } from "~/utils/list-id.server";
 import { sendEmail } from "~/utils/mailer.server";
+import { isPremium } from "~/utils/quota.server";
 import {
+  clickUrlBase,
   compactUnsubscribeUrl,
+  openPixelUrl,
   unsubscribeMailto,
   unsubscribeUrl,
+  webVersionUrl,
 } from "~/utils/recipient-links.server";
 import { activeRecipients, markBounced, skipIfOptedOut } from "~/utils/recipients.server";
 import { nextSendAt, occurrenceKey } from "~/utils/schedule.server";
@@ -45,7 +49,8 @@ import { releaseFiles } from "~/utils/uploads.server";
  * server accepts it. A restart or a second scheduler finds the same ledger
  * and only the addresses still pending. When none is pending, the items are
  * marked sent, the next send computed and the claim dropped, in one
- * transaction; then their files are deleted. A ledger still `sending` with
+ * transaction. Their files stay for the sent archive (ARCHIVE_FILE_RETENTION_DAYS,
+ * app/utils/sent-archive.server.ts). A ledger still `sending` with
  * nobody pending (a crash just before that transaction) is finished by the
  * next pass. Every state and transition: docs/decisions.md, "The send
  * ledger's states".
@@ -121,6 +126,8 @@ export function openLedger(
         status,
         itemIds: items.map((item) => item.id),
         completedAt: status === "skipped" ? now : null,
+        // Decided once, so every copy of the send (retries included) is alike.
+        tracked: isPremium(sender),
       })
       .returning()
       .get();
@@ -219,7 +226,7 @@ export async function deliver(ledgerId: number, now = new Date()): Promise<numbe
       // Rendered and inlined once; each recipient only gets their own links.
       const look = newsletterBrandingFor(sender);
       const rendered = renderNewsletter(
-        { folder, sender, items, branding: look?.branding },
+        { folder, sender, items, branding: look?.branding, tracked: ledger.tracked },
         look?.headerImage,
       );
       const prepared = { ledger, folder, sender, items, rendered, attachments: [] as Attachment[] };
@@ -286,6 +293,7 @@ const sentStatements = prepareOnce((database) => ({
     .insert(emailDeliveries)
     .values({
       folderId: sql.placeholder("folderId"),
+      ledgerId: sql.placeholder("ledgerId"),
       recipientEmail: sql.placeholder("recipientEmail"),
       sentAt: sql.placeholder("sentAt"),
       itemCount: sql.placeholder("itemCount"),
@@ -304,6 +312,13 @@ async function sendOne(
   const { html, text } = personalize(rendered, {
     email: recipient.email,
     unsubscribeUrl: compactUnsubscribeUrl(folder.id, recipient.email),
+    webVersionUrl: webVersionUrl(ledger.id, recipient.email),
+    ...(ledger.tracked
+      ? {
+          openPixelUrl: openPixelUrl(ledger.id, recipient.email),
+          clickUrlBase: clickUrlBase(ledger.id, recipient.email),
+        }
+      : {}),
   });
   const senderName = [sender.firstName, sender.lastName].filter(Boolean).join(" ") || sender.email;
   const attempts = recipient.attempts + 1;
@@ -332,6 +347,7 @@ async function sendOne(
       });
       statements.recordDelivery.run({
         folderId: folder.id,
+        ledgerId: ledger.id,
         recipientEmail: recipient.email,
         sentAt: now,
         itemCount: items.length,
@@ -393,10 +409,10 @@ function recordFailure(
 }
 
 /**
- * Once no recipient is pending: the items leave the folder (marked sent,
- * their files deleted), the folder records the send and its next one, and the
- * ledger, finished, drops its claim in the same transaction. The files go
- * after the commit: a crash before that leaves them to the nightly orphan sweep.
+ * Once no recipient is pending: the items leave the folder (marked sent; they
+ * and their files are now the sent archive's), the folder records the send and
+ * its next one, and the ledger, finished, drops its claim in the same
+ * transaction.
  */
 async function finishIfDone(ledgerId: number, now: Date) {
   const finished = writeTransaction((tx) => {
@@ -420,11 +436,6 @@ async function finishIfDone(ledgerId: number, now: Date) {
       .where(eq(sendLedger.id, ledgerId))
       .run();
     if (!delivered) return null;
-    const items = tx
-      .select()
-      .from(contentItems)
-      .where(and(inArray(contentItems.id, ledger.itemIds), isNull(contentItems.sentAt)))
-      .all();
     tx.update(contentItems)
       .set({ sentAt: now })
       .where(and(inArray(contentItems.id, ledger.itemIds), isNull(contentItems.sentAt)))
@@ -440,17 +451,10 @@ async function finishIfDone(ledgerId: number, now: Date) {
       })
       .where(eq(folders.id, folder.id))
       .run();
-    return {
-      folderId: folder.id,
-      fileKeys: items
-        .flatMap((item) => [...item.filePaths, ...item.thumbnailPaths, item.previewImageKey ?? ""])
-        .filter(Boolean),
-    };
+    return { folderId: folder.id };
   });
   if (!finished) return;
   faultPoint("finished");
-  // Files another folder's unsent item (or a draft) still uses are kept.
-  await releaseFiles(finished.fileKeys);
   reconcileStoragePause(finished.folderId);
 }
 

@@ -12,7 +12,7 @@ import sharp from "sharp";
 import { securityRejections, users } from "#db/schema";
 import { FileTooLargeError } from "#storage/index";
 import { db } from "~/utils/db.server";
-import { LIMITS } from "~/utils/limits";
+import { archiveFileCutoff, LIMITS } from "~/utils/limits";
 import { clientIp, userAgent } from "~/utils/request-info.server";
 import { recordSecurityEvent } from "~/utils/security-events.server";
 import { storage } from "~/utils/storage.server";
@@ -708,21 +708,25 @@ export async function deleteStoredFiles(keys: string[]) {
 }
 
 /**
- * The keys among `keys` that an unsent content item (files or thumbnails) or
- * an upload draft still refers to. One file may serve several folders' items
+ * The keys among `keys` that an unsent content item (files or thumbnails), a
+ * sent one still in its archive retention (ARCHIVE_FILE_RETENTION_DAYS) or an
+ * upload draft still refers to. One file may serve several folders' items
  * (the multi-folder upload stores it once), so no path deletes a key without
  * asking this first.
  */
-export function stillReferencedKeys(keys: string[]): Set<string> {
+export function stillReferencedKeys(keys: string[], now = new Date()): Set<string> {
   if (keys.length === 0) return new Set();
   const wanted = JSON.stringify([...new Set(keys)]);
+  const keptSince = archiveFileCutoff(now).getTime();
   const rows = db.all<{ key: string }>(sql`
     with wanted(key) as (select value from json_each(${wanted}))
     select je.value as key from content_items, json_each(content_items.file_paths) as je
-     where content_items.sent_at is null and je.value in (select key from wanted)
+     where (content_items.sent_at is null or content_items.sent_at > ${keptSince})
+       and je.value in (select key from wanted)
     union
     select je.value from content_items, json_each(content_items.thumbnail_paths) as je
-     where content_items.sent_at is null and je.value in (select key from wanted)
+     where (content_items.sent_at is null or content_items.sent_at > ${keptSince})
+       and je.value in (select key from wanted)
     union
     select json_extract(je.value, '$.key') from upload_drafts, json_each(upload_drafts.files) as je
      where json_extract(je.value, '$.key') in (select key from wanted)

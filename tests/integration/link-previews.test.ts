@@ -93,6 +93,6 @@ test("a sent newsletter carries the link's preview card with its picture inline 
   const metadata = await sharp(picture!.content).metadata();
   expect(metadata.width).toBe(600);
   expect(picture!.content.includes(Buffer.from(PICTURE_COMMENT))).toBe(false);
-  // Sent: the picture is released with the folder's other files.
-  expect(await storage.stat(pictureKey)).toBeNull();
+  // Sent: the picture is kept with the issue's other files for the sent archive.
+  expect(await storage.stat(pictureKey)).not.toBeNull();
 });

@@ -8,6 +8,7 @@ import {
   personalize,
   type RenderedNewsletter,
   renderNewsletter,
+  renderWebVersion,
 } from "#emails/newsletter.server";
 import { listOutbox, readOutboxMessage, sendEmail } from "~/utils/mailer.server";
 import { storage } from "~/utils/storage.server";
@@ -546,5 +547,54 @@ describe("link preview cards", () => {
     console.info(`5 link cards: ${bytes} bytes of HTML`);
     expect(bytes).toBeLessThan(GMAIL_CLIP_BYTES);
     expect(html.match(/cid:preview-/g)).toHaveLength(5);
+  });
+});
+
+describe("web version and tracking", () => {
+  const links = {
+    email: "mum@example.com",
+    unsubscribeUrl: "https://app.test/u/x",
+    webVersionUrl: "https://app.test/v/w",
+    openPixelUrl: "https://app.test/t/o/o",
+    clickUrlBase: "https://app.test/t/c/c?url=",
+  };
+
+  it("an untracked message links to its web version and carries no tracking", () => {
+    const { html } = personalize(renderNewsletter(input([link])), links);
+    expect(html).toContain('href="https://app.test/v/w"');
+    expect(html).toContain("View in your browser");
+    expect(html).not.toContain("/t/o/");
+    expect(html).not.toContain("/t/c/");
+    expect(html).not.toContain("sees when this e-mail is opened");
+    expect(html).toContain('href="https://example.com/tides?week=3&amp;place=bay"');
+  });
+
+  it("a tracked message has the open image, click links and the footer sentence; its text has none", () => {
+    const { html, text } = personalize(renderNewsletter(input([link], { tracked: true })), links);
+    expect(html).toContain('src="https://app.test/t/o/o"');
+    expect(html).toContain(
+      `href="https://app.test/t/c/c?url=${encodeURIComponent("https://example.com/tides?week=3&place=bay")}"`,
+    );
+    expect(html).toContain("Ada sees when this e-mail is opened and which links are clicked");
+    expect(text).not.toContain("/t/c/");
+    expect(text).toContain("https://example.com/tides?week=3&place=bay");
+  });
+
+  it("sender text spelling a placeholder is never filled", () => {
+    const sneaky = item({ type: "musing", title: "%%CLICK_URL%% %%WEB_VERSION_URL%%", note: "x" });
+    const { html } = personalize(renderNewsletter(input([sneaky], { tracked: true })), links);
+    expect(html).not.toContain("https://app.test/t/c/c?url= https://app.test/v/w");
+  });
+
+  it("the web version links photos to the page's file route, unindexed and without tracking", () => {
+    const html = renderWebVersion(
+      input([photo], { tracked: true }),
+      (itemId, index) => `/v-files/code/${itemId}/${index}`,
+    );
+    expect(html).toContain(`src="/v-files/code/${photo.id}/0"`);
+    expect(html).not.toContain("cid:");
+    expect(html).toContain('<meta name="robots" content="noindex, nofollow"');
+    expect(html).not.toContain("%%OPEN_PIXEL_URL%%");
+    expect(html).not.toContain("View in your browser");
   });
 });

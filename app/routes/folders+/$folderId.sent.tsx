@@ -1,0 +1,108 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Link, useLoaderData } from "@remix-run/react";
+import { Dialog } from "~/components/dialog";
+import { notFoundOnForeignFolder, parseFolderId } from "~/utils/folder-params.server";
+import { pluralize } from "~/utils/format";
+import { isPremium } from "~/utils/quota.server";
+import { listSentIssues } from "~/utils/sent-archive.server";
+import { requireUser } from "~/utils/session.server";
+
+/** The folder's sent archive: every issue it sent, newest first, ten a page. */
+
+export const meta: MetaFunction = () => [{ title: "Sent · Thoughtfully" }];
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  const folderId = parseFolderId(params.folderId);
+  const page = Number(new URL(request.url).searchParams.get("page") ?? "1");
+  const archive = notFoundOnForeignFolder(() => listSentIssues(user.id, folderId, page));
+  if (!archive) throw new Response("Not Found", { status: 404 });
+  const format = new Intl.DateTimeFormat("en-GB", {
+    dateStyle: "medium",
+    timeStyle: "short",
+    timeZone: user.timeZone,
+  });
+  return {
+    folderId,
+    folderName: archive.folder.name,
+    page: archive.page,
+    pageCount: archive.pageCount,
+    total: archive.total,
+    premium: isPremium(user),
+    issues: archive.issues.map((issue) => ({ ...issue, sentAt: format.format(issue.sentAt) })),
+  };
+}
+
+export default function SentIssues() {
+  const { folderId, folderName, page, pageCount, total, premium, issues } =
+    useLoaderData<typeof loader>();
+  const pageLink = (target: number) => `/folders/${folderId}/sent?page=${target}`;
+  return (
+    <Dialog title={`Sent from "${folderName}"`} closeTo={`/folders/${folderId}`}>
+      {total === 0 ? (
+        <p className="text-sm text-stone-700">
+          Nothing sent from this folder yet. Each issue it sends is kept here for you to look back
+          at.
+        </p>
+      ) : (
+        <div className="space-y-4">
+          <ul className="divide-y divide-stone-200">
+            {issues.map((issue) => (
+              <li key={issue.id} className="py-3">
+                <Link
+                  to={`/folders/${folderId}/sent/${issue.id}`}
+                  className="font-medium text-emerald-900 underline"
+                >
+                  {issue.sentAt}
+                </Link>
+                <p className="text-sm text-stone-700">
+                  {pluralize(issue.itemCount, "item")} · {issue.outcomes.delivered} delivered
+                  {issue.outcomes.bounced > 0 ? ` · ${issue.outcomes.bounced} bounced` : ""}
+                  {issue.outcomes.left > 0 ? ` · ${issue.outcomes.left} skipped (left)` : ""}
+                  {issue.outcomes.failed > 0 ? ` · ${issue.outcomes.failed} failed` : ""}
+                </p>
+                {issue.engagement ? (
+                  <p className="text-sm text-stone-700">
+                    Opened by about {issue.engagement.opened} ·{" "}
+                    {pluralize(issue.engagement.clicks, "click")}
+                  </p>
+                ) : null}
+              </li>
+            ))}
+          </ul>
+          {premium ? (
+            <p className="text-xs text-stone-600">
+              Opens are estimates: some mail apps load images for privacy or safety checks, which
+              counts as an open; others block images, so a read is missed.
+            </p>
+          ) : (
+            <p className="text-xs text-stone-600">
+              With Premium you see how many recipients opened each issue and clicked its links.
+            </p>
+          )}
+          {pageCount > 1 ? (
+            <nav aria-label="Sent pages" className="flex items-center justify-between text-sm">
+              {page > 1 ? (
+                <Link to={pageLink(page - 1)} className="underline">
+                  Newer
+                </Link>
+              ) : (
+                <span />
+              )}
+              <span>
+                Page {page} of {pageCount}
+              </span>
+              {page < pageCount ? (
+                <Link to={pageLink(page + 1)} className="underline">
+                  Older
+                </Link>
+              ) : (
+                <span />
+              )}
+            </nav>
+          ) : null}
+        </div>
+      )}
+    </Dialog>
+  );
+}

@@ -1,0 +1,169 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, Link, useLoaderData } from "@remix-run/react";
+import { Dialog } from "~/components/dialog";
+import { CsrfInput, SubmitButton } from "~/components/forms";
+import { readProtectedForm } from "~/utils/csrf.server";
+import { parseFolderId } from "~/utils/folder-params.server";
+import { formatBytes } from "~/utils/format";
+import { deleteSentIssue, filesKept, getSentIssue } from "~/utils/sent-archive.server";
+import { requireUser } from "~/utils/session.server";
+import { redirectWithToast } from "~/utils/toast.server";
+
+/**
+ * One sent issue, read-only: when it went, what it carried, and what happened
+ * per recipient (with opens and clicks when the send was tracked). Its sender
+ * may delete it, which also ends its web version.
+ */
+
+export const meta: MetaFunction = () => [{ title: "Sent issue · Thoughtfully" }];
+
+function parseIssueId(value: string | undefined) {
+  return /^\d{1,15}$/.test(value ?? "") ? Number(value) : 0;
+}
+
+const OUTCOME_LABEL = {
+  delivered: "Delivered",
+  bounced: "Bounced",
+  left: "Skipped: had left",
+  failed: "Not delivered",
+  pending: "Still sending",
+} as const;
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  const issue = getSentIssue(user.id, parseFolderId(params.folderId), parseIssueId(params.issueId));
+  if (!issue) throw new Response("Not Found", { status: 404 });
+  const format = new Intl.DateTimeFormat("en-GB", {
+    dateStyle: "full",
+    timeStyle: "short",
+    timeZone: user.timeZone,
+  });
+  return {
+    folderId: issue.folder.id,
+    id: issue.id,
+    sentAt: format.format(issue.sentAt),
+    tracked: issue.tracked,
+    recipients: issue.recipients,
+    items: issue.items.map((item) => ({
+      id: item.id,
+      type: item.type,
+      title: item.title,
+      urls: item.urls,
+      note: item.note,
+      files: item.filePaths.map((key, index) => ({
+        key: filesKept(item) ? key : null,
+        name: item.fileNames[index] ?? "file",
+        size: item.fileSizes[index] ?? 0,
+      })),
+    })),
+  };
+}
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const folderId = parseFolderId(params.folderId);
+  await readProtectedForm(request);
+  const deleted = await deleteSentIssue(user.id, folderId, parseIssueId(params.issueId));
+  if (!deleted) throw new Response("Not Found", { status: 404 });
+  return redirectWithToast(`/folders/${folderId}/sent`, {
+    title: "Sent issue deleted",
+    description: "Its web version no longer opens for anyone.",
+  });
+}
+
+export default function SentIssue() {
+  const { folderId, sentAt, tracked, recipients, items } = useLoaderData<typeof loader>();
+  return (
+    <Dialog title={`Sent ${sentAt}`} closeTo={`/folders/${folderId}/sent`}>
+      <div className="space-y-5">
+        <Link to={`/folders/${folderId}/sent`} className="text-sm underline">
+          Back to Sent
+        </Link>
+        <section aria-labelledby="sent-items">
+          <h3 id="sent-items" className="font-semibold text-stone-900">
+            What was sent
+          </h3>
+          <ol className="mt-2 space-y-3">
+            {items.map((item) => (
+              <li key={item.id} className="rounded-lg border border-stone-200 p-3 text-sm">
+                <p className="font-medium text-stone-900">{item.title}</p>
+                {item.urls.map((url) => (
+                  <p key={url} className="break-all">
+                    <a href={url} rel="noreferrer noopener" className="underline">
+                      {url}
+                    </a>
+                  </p>
+                ))}
+                {item.note ? <p className="whitespace-pre-line">{item.note}</p> : null}
+                {item.files.map((file, index) =>
+                  file.key && item.type === "photo" ? (
+                    <img
+                      // biome-ignore lint/suspicious/noArrayIndexKey: a file's place in its item is its identity
+                      key={index}
+                      src={`/files/${encodeURIComponent(file.key)}`}
+                      alt={file.name}
+                      className="mt-2 max-h-64 rounded"
+                    />
+                  ) : (
+                    // biome-ignore lint/suspicious/noArrayIndexKey: a file's place in its item is its identity
+                    <p key={index}>
+                      {file.key ? (
+                        <a href={`/files/${encodeURIComponent(file.key)}`} className="underline">
+                          {file.name}
+                        </a>
+                      ) : (
+                        `${file.name} (no longer stored)`
+                      )}{" "}
+                      <span className="text-stone-600">({formatBytes(file.size)})</span>
+                    </p>
+                  ),
+                )}
+              </li>
+            ))}
+          </ol>
+        </section>
+        <section aria-labelledby="sent-recipients">
+          <h3 id="sent-recipients" className="font-semibold text-stone-900">
+            Recipients
+          </h3>
+          <table className="mt-2 w-full text-left text-sm">
+            <thead>
+              <tr>
+                <th className="py-1">Address</th>
+                <th className="py-1">Outcome</th>
+                {tracked ? <th className="py-1">Opens</th> : null}
+                {tracked ? <th className="py-1">Clicks</th> : null}
+              </tr>
+            </thead>
+            <tbody>
+              {recipients.map((recipient) => (
+                <tr key={recipient.email} className="border-t border-stone-200">
+                  <td className="break-all py-1 pr-2">{recipient.email}</td>
+                  <td className="py-1 pr-2">{OUTCOME_LABEL[recipient.outcome]}</td>
+                  {tracked ? <td className="py-1">{recipient.opens}</td> : null}
+                  {tracked ? <td className="py-1">{recipient.clicks}</td> : null}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {tracked ? (
+            <p className="mt-2 text-xs text-stone-600">
+              Opens are estimates: some mail apps load images for privacy or safety checks, which
+              counts as an open; others block images, so a read is missed.
+            </p>
+          ) : null}
+        </section>
+        <Form method="post" className="border-t border-stone-200 pt-4">
+          <CsrfInput />
+          <SubmitButton pendingText="Deleting..." className="btn-secondary">
+            Delete this issue
+          </SubmitButton>
+          <p className="mt-1 text-xs text-stone-600">
+            Removes it from Sent with its photos and files; its "View in your browser" link stops
+            working.
+          </p>
+        </Form>
+      </div>
+    </Dialog>
+  );
+}

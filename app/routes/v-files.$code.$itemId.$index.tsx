@@ -1,0 +1,28 @@
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { createReadableStreamFromReadable } from "@remix-run/node";
+import { storage } from "~/utils/storage.server";
+import { webVersionFile } from "~/utils/web-version.server";
+
+/** A photo or file of a web version, to whoever holds that recipient's link while it works. */
+export async function loader({ params }: LoaderFunctionArgs) {
+  const number = (value: string | undefined) =>
+    /^\d{1,15}$/.test(value ?? "") ? Number(value) : -1;
+  const file = webVersionFile(params.code ?? "", number(params.itemId), number(params.index));
+  const stat = file ? await storage.stat(file.key) : null;
+  const stream = file && stat ? await storage.get(file.key) : null;
+  if (!file || !stat || !stream) throw new Response("Not Found", { status: 404 });
+  const disposition = file.mimeType.startsWith("image/") ? "inline" : "attachment";
+  return new Response(createReadableStreamFromReadable(stream), {
+    headers: {
+      "Content-Type": file.mimeType,
+      "Content-Length": String(stat.size),
+      "Content-Disposition": `${disposition}; filename*=UTF-8''${encodeURIComponent(file.name)}`,
+      "X-Content-Type-Options": "nosniff",
+      "X-Robots-Tag": "noindex",
+      "Cache-Control": "private, max-age=3600",
+      "Referrer-Policy": "no-referrer",
+      "Content-Security-Policy":
+        "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox",
+    },
+  });
+}

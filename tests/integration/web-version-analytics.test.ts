@@ -1,0 +1,255 @@
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { SmtpSink } from "../support/smtp-sink";
+
+/**
+ * A send through a real SMTP server on loopback, read back with mailparser,
+ * then the links in the received message followed through the real route
+ * loaders: the web version (and its photo), the open image and the click
+ * redirect. The server address must be in the environment before the app's
+ * modules read it, so they are imported after the sink starts.
+ */
+const sink = new SmtpSink();
+let app: Awaited<ReturnType<typeof loadApp>>;
+
+async function loadApp() {
+  const [
+    { db },
+    schema,
+    sending,
+    drizzle,
+    { storage },
+    webRoute,
+    fileRoute,
+    openRoute,
+    clickRoute,
+  ] = await Promise.all([
+    import("~/utils/db.server"),
+    import("#db/schema"),
+    import("~/utils/sending.server"),
+    import("drizzle-orm"),
+    import("~/utils/storage.server"),
+    import("~/routes/v.$code"),
+    import("~/routes/v-files.$code.$itemId.$index"),
+    import("~/routes/t.o.$code"),
+    import("~/routes/t.c.$code"),
+  ]);
+  return { db, schema, sending, drizzle, storage, webRoute, fileRoute, openRoute, clickRoute };
+}
+
+beforeAll(async () => {
+  process.env.SMTP_URL = await sink.start();
+  process.env.MAIL_FROM = "Thoughtfully <hello@thoughtfully.test>";
+  app = await loadApp();
+});
+
+afterAll(async () => {
+  await sink.stop();
+});
+
+let counter = 0;
+
+/** A verified sender (free or Premium) whose folder has a link and a photo, sent to two people. */
+async function sendIssue(tier: "free" | "premium") {
+  const { db, schema } = app;
+  counter += 1;
+  const user = db
+    .insert(schema.users)
+    .values({
+      email: `web-sender${counter}@example.com`,
+      firstName: "Ada",
+      emailVerified: true,
+      subscriptionTier: tier,
+      subscriptionStatus: tier === "premium" ? "active" : "inactive",
+    })
+    .returning()
+    .get();
+  const recipients = [`mum${counter}@example.com`, `dad${counter}@example.com`];
+  const folder = db
+    .insert(schema.folders)
+    .values({
+      userId: user.id,
+      name: `Family ${counter}`,
+      recipients: recipients.map((email, index) => ({ name: `R${index}`, email })),
+    })
+    .returning()
+    .get();
+  const jpeg = await sharp({ create: { width: 20, height: 20, channels: 3, background: "#00f" } })
+    .jpeg()
+    .toBuffer();
+  const { key } = await app.storage.put(
+    (async function* () {
+      yield jpeg;
+    })(),
+  );
+  db.insert(schema.contentItems)
+    .values([
+      {
+        folderId: folder.id,
+        type: "link",
+        title: "A good read",
+        urls: ["https://example.com/story"],
+        sortOrder: 0,
+      },
+      {
+        folderId: folder.id,
+        type: "photo",
+        title: "Holiday",
+        filePaths: [key],
+        thumbnailPaths: [""],
+        fileNames: ["beach.jpg"],
+        fileSizes: [jpeg.length],
+        mimeTypes: ["image/jpeg"],
+        sortOrder: 1,
+      },
+    ])
+    .run();
+  await app.sending.sendNow(user.id, folder.id);
+  const ledger = db
+    .select()
+    .from(schema.sendLedger)
+    .where(app.drizzle.eq(schema.sendLedger.folderId, folder.id))
+    .get()!;
+  return { user, folder, recipients, ledger, jpeg };
+}
+
+function linkIn(html: string, pattern: RegExp) {
+  const match = pattern.exec(html);
+  return match ? match[0].replaceAll("&amp;", "&") : null;
+}
+
+const args = (url: string, params: Record<string, string>) =>
+  ({ request: new Request(url), params, context: {} }) as never;
+
+async function openWebVersion(url: string) {
+  const path = new URL(url).pathname;
+  return (await app.webRoute.loader(args(url, { code: path.split("/")[2]! }))) as Response;
+}
+
+function deliveryOf(ledgerId: number, email: string) {
+  const { db, schema, drizzle } = app;
+  return db
+    .select()
+    .from(schema.emailDeliveries)
+    .where(
+      drizzle.and(
+        drizzle.eq(schema.emailDeliveries.ledgerId, ledgerId),
+        drizzle.eq(schema.emailDeliveries.recipientEmail, email),
+      ),
+    )
+    .get()!;
+}
+
+describe("the web version", () => {
+  test("each message links to its recipient's copy, which shows the issue and its photo, and nobody else", async () => {
+    const { recipients, ledger, jpeg, folder } = await sendIssue("free");
+    const [mum, dad] = recipients as [string, string];
+    const mumMessage = sink.to(mum)[0]!;
+    const webUrl = linkIn(String(mumMessage.html), /http[^"]+\/v\/[A-Za-z0-9_.-]+/)!;
+    expect(webUrl).toBeTruthy();
+    expect(mumMessage.html).toContain("View in your browser");
+    const dadUrl = linkIn(String(sink.to(dad)[0]!.html), /http[^"]+\/v\/[A-Za-z0-9_.-]+/)!;
+    expect(dadUrl).not.toBe(webUrl);
+
+    const page = await openWebVersion(webUrl);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("X-Robots-Tag")).toContain("noindex");
+    const html = await page.text();
+    expect(html).toContain('name="robots" content="noindex');
+    expect(html).toContain("A good read");
+    expect(html).toContain(mum);
+    expect(html).not.toContain(dad);
+    expect(html).not.toContain("cid:");
+
+    const photoPath = /\/v-files\/([^/"]+)\/(\d+)\/(\d+)/.exec(html)!;
+    const photo = (await app.fileRoute.loader(
+      args(`http://localhost${photoPath[0]}`, {
+        code: photoPath[1]!,
+        itemId: photoPath[2]!,
+        index: photoPath[3]!,
+      }),
+    )) as Response;
+    expect(photo.status).toBe(200);
+    expect(Buffer.from(await photo.arrayBuffer())).toEqual(jpeg);
+
+    // A tampered code is refused like a missing one.
+    expect((await openWebVersion(`${webUrl}x`)).status).toBe(404);
+
+    // Unsubscribing from the folder ends Mum's copy, not Dad's.
+    app.db
+      .insert(app.schema.folderRecipientStates)
+      .values({ folderId: folder.id, email: mum, status: "unsubscribed" })
+      .run();
+    expect((await openWebVersion(webUrl)).status).toBe(404);
+    expect((await openWebVersion(dadUrl)).status).toBe(200);
+
+    // The sender deleting the issue ends every copy.
+    app.db
+      .update(app.schema.sendLedger)
+      .set({ deletedAt: new Date() })
+      .where(app.drizzle.eq(app.schema.sendLedger.id, ledger.id))
+      .run();
+    expect((await openWebVersion(dadUrl)).status).toBe(404);
+  });
+});
+
+describe("delivery analytics", () => {
+  test("a free sender's mail carries no open image, no click links and no tracking sentence", async () => {
+    const { recipients } = await sendIssue("free");
+    const html = String(sink.to(recipients[0]!)[0]!.html);
+    expect(html).not.toContain("/t/o/");
+    expect(html).not.toContain("/t/c/");
+    expect(html).not.toContain("sees when this e-mail is opened");
+    expect(html).toContain('href="https://example.com/story"');
+  });
+
+  test("a Premium sender's mail counts opens and clicks, redirects only to the issue's own links", async () => {
+    const { recipients, ledger, folder } = await sendIssue("premium");
+    const mum = recipients[0]!;
+    const html = String(sink.to(mum)[0]!.html);
+    expect(html).toContain("sees when this e-mail is opened and which links are clicked");
+    const pixel = linkIn(html, /http[^"]+\/t\/o\/[A-Za-z0-9_.-]+/)!;
+    const click = linkIn(html, /http[^"]+\/t\/c\/[^"]+/)!;
+    expect(pixel).toBeTruthy();
+    expect(click).toContain(encodeURIComponent("https://example.com/story"));
+    expect(html).not.toContain('href="https://example.com/story"');
+
+    const pixelResponse = (await app.openRoute.loader(
+      args(pixel, { code: new URL(pixel).pathname.split("/")[3]! }),
+    )) as Response;
+    expect(pixelResponse.headers.get("Content-Type")).toBe("image/gif");
+    expect(deliveryOf(ledger.id, mum)).toMatchObject({ openCount: 1, clickCount: 0 });
+    expect(deliveryOf(ledger.id, mum).lastOpenedAt).toBeInstanceOf(Date);
+
+    const clickCode = new URL(click).pathname.split("/")[3]!;
+    const followed = (await app.clickRoute.loader(args(click, { code: clickCode }))) as Response;
+    expect(followed.status).toBe(302);
+    expect(followed.headers.get("Location")).toBe("https://example.com/story");
+    expect(deliveryOf(ledger.id, mum).clickCount).toBe(1);
+
+    // The same signed link with an address that is not in the issue: refused, not redirected.
+    const foreign = new URL(click);
+    foreign.searchParams.set("url", "https://evil.example/phish");
+    const refused = (await app.clickRoute.loader(
+      args(foreign.toString(), { code: clickCode }),
+    )) as Response;
+    expect(refused.status).toBe(404);
+    expect(refused.headers.get("Location")).toBeNull();
+    expect(deliveryOf(ledger.id, mum).clickCount).toBe(1);
+
+    const after = app.db
+      .select()
+      .from(app.schema.folders)
+      .where(app.drizzle.eq(app.schema.folders.id, folder.id))
+      .get()!;
+    expect(after).toMatchObject({ totalOpens: 1, totalClicks: 1, engagementScore: 0.5 });
+
+    // After unsubscribing, nothing more is recorded.
+    app.db
+      .insert(app.schema.folderRecipientStates)
+      .values({ folderId: folder.id, email: mum, status: "unsubscribed" })
+      .run();
+    await app.openRoute.loader(args(pixel, { code: new URL(pixel).pathname.split("/")[3]! }));
+    expect(deliveryOf(ledger.id, mum).openCount).toBe(1);
+  });
+});
