@@ -102,6 +102,10 @@ export const securityEvents = sqliteTable(
         "password_reset",
         "suspicious_activity",
         "unauthorized_access",
+        "two_factor_enrolled",
+        "two_factor_disabled",
+        "two_factor_failed",
+        "recovery_code_used",
       ],
     }).notNull(),
     userId: integer("user_id").references(() => users.id, { onDelete: "set null" }),
@@ -571,4 +575,34 @@ export const apiTokens = sqliteTable(
     lastUsedAt: timestamp("last_used_at"),
   },
   (table) => [index("api_tokens_user_idx").on(table.userId)],
+);
+
+/**
+ * A user's authenticator (TOTP) secret. `enabledAt` is null while set-up
+ * waits for its first code; `lastUsedStep` is the 30-second step of the last
+ * accepted code, so a code cannot be used twice (docs/decisions.md,
+ * "Two-factor sign-in").
+ */
+export const twoFactorSecrets = sqliteTable("two_factor_secrets", {
+  userId: integer("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  secret: text("secret").notNull(),
+  enabledAt: timestamp("enabled_at"),
+  lastUsedStep: integer("last_used_step"),
+  createdAt: createdAt(),
+});
+
+/** One-time recovery codes, stored as SHA-256; a used code's row is deleted. */
+export const recoveryCodes = sqliteTable(
+  "recovery_codes",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    codeHash: text("code_hash").notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [uniqueIndex("recovery_codes_user_code_idx").on(table.userId, table.codeHash)],
 );

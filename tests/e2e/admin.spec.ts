@@ -2,11 +2,12 @@ import crypto from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { securityEvents, userRoles } from "#db/schema";
 import { expect, test } from "./fixtures";
-import { createUser, signIn, TEST_PASSWORD, testDb } from "./support/accounts";
+import { createUser, enableTwoFactor, signIn, TEST_PASSWORD, testDb } from "./support/accounts";
 
 async function createAdmin() {
   const admin = await createUser({ firstName: "Grace", lastName: "Admin" });
   testDb().insert(userRoles).values({ userId: admin.id, role: "admin", grantReason: "e2e" }).run();
+  await enableTwoFactor(admin.id);
   return admin;
 }
 

@@ -14,7 +14,8 @@ import { authenticator, LoginError, oauthConfigured } from "~/utils/auth.server"
 import { readProtectedForm } from "~/utils/csrf.server";
 import { env } from "~/utils/env.server";
 import { safeRedirectPath } from "~/utils/redirect";
-import { createSession, getUser } from "~/utils/session.server";
+import { getUser } from "~/utils/session.server";
+import { continueSignIn } from "~/utils/two-factor-login.server";
 import { LoginSchema } from "~/utils/user-validation";
 
 export const meta: MetaFunction = () => [
@@ -53,9 +54,7 @@ export async function action({ request }: ActionFunctionArgs) {
     }
     throw error;
   }
-  throw redirect(safeRedirectPath(submission.value.redirectTo), {
-    headers: { "Set-Cookie": await createSession(user.id, request) },
-  });
+  throw await continueSignIn(request, user, submission.value.redirectTo);
 }
 
 export default function LoginPage() {

@@ -19,6 +19,7 @@ import { LIMITS } from "~/utils/limits";
 import { getUsage } from "~/utils/quota.server";
 import { requireUser } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
+import { hasTwoFactor } from "~/utils/two-factor.server";
 import { ProfileSchema } from "~/utils/user-validation";
 
 export const meta: MetaFunction = () => [{ title: "Profile Settings · Thoughtfully" }];
@@ -56,6 +57,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     },
     timeZones: Intl.supportedValuesOf("timeZone"),
     appUrl: env.APP_URL,
+    twoFactorOn: hasTwoFactor(user.id),
     apiTokens: listApiTokens(user.id).map((token) => ({
       id: token.id,
       name: token.name,
@@ -81,7 +83,8 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function ProfileSettings() {
-  const { profile, features, timeZones, appUrl, apiTokens } = useLoaderData<typeof loader>();
+  const { profile, features, timeZones, appUrl, twoFactorOn, apiTokens } =
+    useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const [form, fields] = useForm({
     id: "profile",
@@ -224,6 +227,23 @@ export default function ProfileSettings() {
             does the same from the toolbar. On a phone, add this site to your home screen and use
             Share → Thoughtfully.
           </p>
+        </section>
+
+        <section
+          aria-labelledby="two-factor-heading"
+          className="rounded-2xl border border-stone-200 bg-white p-6 shadow-sm"
+        >
+          <h2 id="two-factor-heading" className="font-serif text-xl font-semibold text-stone-900">
+            Two-factor sign-in
+          </h2>
+          <p className="mt-2 text-sm text-stone-700">
+            {twoFactorOn
+              ? "On: log-ins ask for a code from your authenticator app as well as your password."
+              : "Off: log-ins ask only for your password. Add a code from an authenticator app so a stolen password alone cannot open your account."}
+          </p>
+          <Link to="/profile/two-factor" className="btn-secondary mt-4" preventScrollReset>
+            {twoFactorOn ? "Manage two-factor sign-in" : "Set up two-factor sign-in"}
+          </Link>
         </section>
 
         <section
