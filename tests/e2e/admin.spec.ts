@@ -129,6 +129,8 @@ test.describe("admin dashboards", () => {
     await page.getByLabel("Reason (optional)").fill("Joins the on-call rota");
     await page.getByRole("button", { name: "Grant role" }).click();
     await expect(page.getByText("Role admin granted")).toBeVisible();
+    // The colleague has no second factor yet: the role waits for it.
+    await expect(page.getByText("takes effect once they set up two-factor sign-in")).toBeVisible();
     expect(activeRoles(colleague.id)).toMatchObject([
       { role: "admin", grantedBy: admin.id, grantReason: "Joins the on-call rota" },
     ]);

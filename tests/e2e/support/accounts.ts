@@ -5,7 +5,7 @@ import type { BrowserContext } from "@playwright/test";
 import { createCookie } from "@remix-run/node";
 import { asc, eq } from "drizzle-orm";
 import { openDatabase } from "#db/connection";
-import { folders, sessions, twoFactorSecrets, users } from "#db/schema";
+import { folders, recoveryCodes, sessions, twoFactorSecrets, users } from "#db/schema";
 import { hashPassword } from "~/utils/password.server";
 
 /** The test process's own handle on the server's database file (WAL allows both). */
@@ -115,4 +115,17 @@ export async function enableTwoFactor(userId: number, database = testDb()) {
 /** The code an authenticator app shows now for `secret`. */
 export async function currentCode(secret: string) {
   return (await generateTOTP({ secret, period: 30, digits: 6, algorithm: "SHA-1" })).otp;
+}
+
+/** Stores recovery codes for a user as set-up would: SHA-256 of the code without case or dashes. */
+export function addRecoveryCodes(userId: number, codes: string[], database = testDb()) {
+  const hash = (code: string) =>
+    crypto
+      .createHash("sha256")
+      .update(code.toLowerCase().replace(/[^a-z0-9]/g, ""))
+      .digest("hex");
+  database
+    .insert(recoveryCodes)
+    .values(codes.map((code) => ({ userId, codeHash: hash(code) })))
+    .run();
 }
