@@ -606,3 +606,25 @@ export const recoveryCodes = sqliteTable(
   },
   (table) => [uniqueIndex("recovery_codes_user_code_idx").on(table.userId, table.codeHash)],
 );
+
+/**
+ * Passkeys (WebAuthn credentials): a way to sign in without a password, and
+ * a second factor. `id` is the credential id and `publicKey` the COSE key,
+ * both base64url; `counter` is the authenticator's signature counter.
+ */
+export const passkeys = sqliteTable(
+  "passkeys",
+  {
+    id: text("id").primaryKey(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    publicKey: text("public_key").notNull(),
+    counter: integer("counter").notNull().default(0),
+    transports: text("transports", { mode: "json" }).$type<string[]>().notNull().default([]),
+    name: text("name").notNull(),
+    createdAt: createdAt(),
+    lastUsedAt: timestamp("last_used_at"),
+  },
+  (table) => [index("passkeys_user_idx").on(table.userId)],
+);

@@ -10,6 +10,7 @@ import {
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { AuthCard, AuthNotice, authLinkClass } from "~/components/auth-card";
 import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/forms";
+import { PasskeySignInButton } from "~/components/passkey-buttons";
 import { authenticator, LoginError, oauthConfigured } from "~/utils/auth.server";
 import { readProtectedForm } from "~/utils/csrf.server";
 import { env } from "~/utils/env.server";
@@ -114,6 +115,9 @@ export default function LoginPage() {
         </div>
         <SubmitButton pendingText="Signing In...">Sign In</SubmitButton>
       </Form>
+      <div className="mt-3">
+        <PasskeySignInButton redirectTo={redirectTo} />
+      </div>
 
       {oauthName ? (
         <>

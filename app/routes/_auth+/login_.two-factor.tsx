@@ -10,6 +10,7 @@ import {
 import { Form, Link, useActionData } from "@remix-run/react";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
 import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/forms";
+import { PasskeySignInButton } from "~/components/passkey-buttons";
 import { readProtectedForm } from "~/utils/csrf.server";
 import { clientIp } from "~/utils/request-info.server";
 import { recordSecurityEvent } from "~/utils/security-events.server";
@@ -150,6 +151,9 @@ export default function TwoFactorStep() {
         </label>
         <SubmitButton pendingText="Checking...">Verify</SubmitButton>
       </Form>
+      <div className="mt-3">
+        <PasskeySignInButton label="Use a passkey instead" />
+      </div>
     </AuthCard>
   );
 }
