@@ -32,7 +32,8 @@ function usePasskeysAvailable() {
 
 export function PasskeySignInButton({
   redirectTo,
-  label = "Sign in with a passkey",
+  // Not "Sign in…": the log-in form's own button is "Sign In".
+  label = "Use a passkey",
 }: {
   redirectTo?: string | null;
   label?: string;

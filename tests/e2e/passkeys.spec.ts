@@ -43,7 +43,7 @@ test.describe("passkeys", () => {
     // Signed out, the passkey alone signs in, even though the account has authenticator codes.
     testDb().delete(sessions).where(eq(sessions.userId, user.id)).run();
     await page.goto("/login?redirectTo=%2Fprofile");
-    await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+    await page.getByRole("button", { name: "Use a passkey", exact: true }).click();
     await expect(page).toHaveURL(/\/profile$/);
     await expect(page.getByRole("heading", { name: "Profile Settings" })).toBeVisible();
     expect(testDb().select().from(sessions).where(eq(sessions.userId, user.id)).all()).toHaveLength(
@@ -58,7 +58,7 @@ test.describe("passkeys", () => {
     // A removed passkey signs in no more.
     testDb().delete(sessions).where(eq(sessions.userId, user.id)).run();
     await page.goto("/login");
-    await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+    await page.getByRole("button", { name: "Use a passkey", exact: true }).click();
     await expect(page.getByRole("alert")).toContainText("That passkey did not work");
     await expect(page).toHaveURL(/\/login$/);
   });
@@ -72,7 +72,7 @@ test.describe("passkeys", () => {
     test.skip(javaScriptEnabled, "the JavaScript case is above");
     const user = await createUser();
     await page.goto("/login");
-    await expect(page.getByRole("button", { name: "Sign in with a passkey" })).toHaveCount(0);
+    await expect(page.getByRole("button", { name: "Use a passkey", exact: true })).toHaveCount(0);
     await page.getByLabel("Email").fill(user.email);
     await page.getByLabel("Password").fill(TEST_PASSWORD);
     await page.getByRole("button", { name: "Sign In" }).click();
