@@ -110,6 +110,10 @@ export const securityEvents = sqliteTable(
         "password_reset",
         "suspicious_activity",
         "unauthorized_access",
+        "two_factor_enrolled",
+        "two_factor_disabled",
+        "two_factor_failed",
+        "recovery_code_used",
       ],
     }).notNull(),
     userId: integer("user_id").references(() => users.id, { onDelete: "set null" }),
@@ -628,3 +632,55 @@ export const senderBranding = sqliteTable("sender_branding", {
   headerImageHeight: integer("header_image_height"),
   updatedAt: updatedAt(),
 });
+
+/**
+ * A user's authenticator (TOTP) secret. `enabledAt` is null while set-up
+ * waits for its first code; `lastUsedStep` is the 30-second step of the last
+ * accepted code, so a code cannot be used twice (docs/decisions.md,
+ * "Two-factor sign-in").
+ */
+export const twoFactorSecrets = sqliteTable("two_factor_secrets", {
+  userId: integer("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  secret: text("secret").notNull(),
+  enabledAt: timestamp("enabled_at"),
+  lastUsedStep: integer("last_used_step"),
+  createdAt: createdAt(),
+});
+
+/** One-time recovery codes, stored as SHA-256; a used code's row is deleted. */
+export const recoveryCodes = sqliteTable(
+  "recovery_codes",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    codeHash: text("code_hash").notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [uniqueIndex("recovery_codes_user_code_idx").on(table.userId, table.codeHash)],
+);
+
+/**
+ * Passkeys (WebAuthn credentials): a way to sign in without a password, and
+ * a second factor. `id` is the credential id and `publicKey` the COSE key,
+ * both base64url; `counter` is the authenticator's signature counter.
+ */
+export const passkeys = sqliteTable(
+  "passkeys",
+  {
+    id: text("id").primaryKey(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    publicKey: text("public_key").notNull(),
+    counter: integer("counter").notNull().default(0),
+    transports: text("transports", { mode: "json" }).$type<string[]>().notNull().default([]),
+    name: text("name").notNull(),
+    createdAt: createdAt(),
+    lastUsedAt: timestamp("last_used_at"),
+  },
+  (table) => [index("passkeys_user_idx").on(table.userId)],
+);

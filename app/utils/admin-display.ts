@@ -84,4 +84,8 @@ export const EVENT_LABELS: Record<string, string> = {
   password_reset: "Password reset",
   suspicious_activity: "Suspicious activity",
   unauthorized_access: "Unauthorized access",
+  two_factor_enrolled: "Two-factor set up",
+  two_factor_disabled: "Two-factor turned off",
+  two_factor_failed: "Wrong two-factor code",
+  recovery_code_used: "Recovery code used",
 };

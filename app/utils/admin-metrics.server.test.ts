@@ -352,6 +352,25 @@ describe("recent activity", () => {
 });
 
 describe("security dashboard", () => {
+  test("counts two-factor set-ups, wrong codes and recovery codes used", () => {
+    const later = new Date("2026-01-10T12:00:00.000Z");
+    const events = [
+      ["two_factor_enrolled", "2026-01-10T08:00:00Z"],
+      ["two_factor_failed", "2026-01-10T09:00:00Z"],
+      ["two_factor_failed", "2026-01-10T10:00:00Z"],
+      ["recovery_code_used", "2026-01-10T11:00:00Z"],
+      ["two_factor_failed", "2026-01-08T11:00:00Z"], // before the last 24 hours
+    ] as const;
+    db.insert(securityEvents)
+      .values(events.map(([eventType, time]) => ({ eventType, createdAt: at(time) })))
+      .run();
+    expect(getSecurityDashboard(later).metrics).toMatchObject({
+      twoFactorEnrolments: 1,
+      twoFactorFailures: 2,
+      recoveryCodesUsed: 1,
+    });
+  });
+
   test("metrics, trends, recent events and top addresses", () => {
     const security = getSecurityDashboard(NOW);
     expect(security.metrics).toEqual({
@@ -361,6 +380,9 @@ describe("security dashboard", () => {
       rateLimitViolations: 1,
       unauthorizedAccess: 2,
       totalSecurityEvents: 7,
+      twoFactorEnrolments: 0,
+      twoFactorFailures: 0,
+      recoveryCodesUsed: 0,
     });
     expect(security.trends).toEqual({
       securityEvents: { current: 7, previous: 2, direction: "up" },

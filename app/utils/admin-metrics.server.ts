@@ -388,12 +388,18 @@ export function getSecurityDashboard(now: Date) {
     previousEvents: number;
     fileThreats: number;
     previousFileThreats: number;
+    twoFactorEnrolments: number;
+    twoFactorFailures: number;
+    recoveryCodesUsed: number;
   }>(sql`
     select
       coalesce(sum(event_type = 'failed_login' and created_at > ${since}), 0) as failedLogins,
       coalesce(sum(event_type = 'rate_limit_exceeded' and created_at > ${since}), 0) as rateLimitViolations,
       coalesce(sum(event_type = 'unauthorized_access' and created_at > ${since}), 0) as unauthorizedAccess,
       coalesce(sum(created_at > ${since}), 0) as totalSecurityEvents,
+      coalesce(sum(event_type = 'two_factor_enrolled' and created_at > ${since}), 0) as twoFactorEnrolments,
+      coalesce(sum(event_type = 'two_factor_failed' and created_at > ${since}), 0) as twoFactorFailures,
+      coalesce(sum(event_type = 'recovery_code_used' and created_at > ${since}), 0) as recoveryCodesUsed,
       coalesce(sum(created_at <= ${since}), 0) as previousEvents,
       (select count(*) from security_rejections
         where timestamp > ${since} and timestamp <= ${at}) as fileThreats,
@@ -425,6 +431,9 @@ export function getSecurityDashboard(now: Date) {
       rateLimitViolations: counts.rateLimitViolations,
       unauthorizedAccess: counts.unauthorizedAccess,
       totalSecurityEvents: counts.totalSecurityEvents,
+      twoFactorEnrolments: counts.twoFactorEnrolments,
+      twoFactorFailures: counts.twoFactorFailures,
+      recoveryCodesUsed: counts.recoveryCodesUsed,
     },
     trends: {
       securityEvents: trendOf(counts.totalSecurityEvents, counts.previousEvents),

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
-import { securityEvents, sessions, userRoles, users } from "#db/schema";
+import { securityEvents, sessions, twoFactorSecrets, userRoles, users } from "#db/schema";
 import { db } from "~/utils/db.server";
 import { runInRequestContext } from "../../server/request-context";
 import {
@@ -97,9 +97,19 @@ describe("grant and revoke", () => {
 });
 
 describe("requireAdmin", () => {
-  test("lets an admin through", async () => {
+  test("sends an admin without two-factor sign-in to set it up, then lets them through", async () => {
     const admin = createUser();
     grantRole(admin.id, "admin");
+    const thrown = await requireAdmin(await signedInRequest(admin.id)).catch(
+      (error: unknown) => error,
+    );
+    expect(thrown).toBeInstanceOf(Response);
+    expect((thrown as Response).status).toBe(302);
+    expect((thrown as Response).headers.get("Location")).toBe("/profile/two-factor");
+
+    db.insert(twoFactorSecrets)
+      .values({ userId: admin.id, secret: "JBSWY3DPEHPK3PXP", enabledAt: new Date() })
+      .run();
     const user = await requireAdmin(await signedInRequest(admin.id));
     expect(user.id).toBe(admin.id);
   });

@@ -13,7 +13,8 @@ import {
   loginPath,
   type SessionUser,
 } from "~/utils/session.server";
-import { createToastHeaders } from "~/utils/toast.server";
+import { createToastHeaders, redirectWithToast } from "~/utils/toast.server";
+import { hasTwoFactor } from "~/utils/two-factor.server";
 
 export type Role = (typeof userRoles.$inferInsert)["role"];
 
@@ -145,8 +146,9 @@ export function roleHistory(limit = 20) {
  * log in (and back afterwards); a signed-in non-admin gets a 403 "Access
  * Denied" page whose Refresh header moves a browser without JavaScript to /
  * after 1.5 s, and the "Access Denied" toast, which shows there. Both
- * refusals are `unauthorized_access` security events. `what` names the
- * screen in the toast ("the admin dashboard").
+ * refusals are `unauthorized_access` security events. An admin without
+ * two-factor sign-in is sent to set it up first. `what` names the screen in
+ * the toast ("the admin dashboard").
  */
 /**
  * Signed-out visits to admin pages are recorded, but anyone can make them:
@@ -231,6 +233,13 @@ export async function requireAdmin(request: Request, what = "this page"): Promis
       headers,
     });
   }
+  if (!hasTwoFactor(session.user.id)) {
+    // The role takes effect only once the admin has a second factor (docs/decisions.md).
+    throw await redirectWithToast("/profile/two-factor", {
+      title: "Set up two-factor sign-in",
+      description: `Admins need two-factor sign-in to open ${what}.`,
+    });
+  }
   await recordAdminAccess(request, session);
   return session.user;
 }
@@ -245,5 +254,7 @@ export async function requireAdmin(request: Request, what = "this page"): Promis
 export async function requireOutboxReader(request: Request) {
   if (isLoopback(clientIp(request))) return;
   const session = await getCurrentSession(request);
-  if (!session || !isAdmin(session.user.id)) throw new Response("Not Found", { status: 404 });
+  if (!session || !isAdmin(session.user.id) || !hasTwoFactor(session.user.id)) {
+    throw new Response("Not Found", { status: 404 });
+  }
 }

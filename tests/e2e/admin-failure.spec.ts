@@ -6,7 +6,7 @@ import { userRoles, users } from "#db/schema";
 import { type Server, startServer, stopServer, waitForHealth } from "../support/app-server";
 import { freePort } from "../support/free-port";
 import { expect, test } from "./fixtures";
-import { signIn, uniqueEmail } from "./support/accounts";
+import { enableTwoFactor, signIn, uniqueEmail } from "./support/accounts";
 
 /**
  * The admin dashboards when their figures cannot be read. Breaking the shared
@@ -53,6 +53,7 @@ test("the admin dashboards show the spec's message when their figures cannot be 
     .returning()
     .get();
   db.insert(userRoles).values({ userId: admin.id, role: "admin", grantReason: "e2e" }).run();
+  await enableTwoFactor(admin.id, db);
   await signIn(context, admin.id, origin, db);
 
   await page.goto(`${origin}/admin/dashboard`);

@@ -2,12 +2,20 @@ import crypto from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { securityEvents, userRoles } from "#db/schema";
 import { expect, test } from "./fixtures";
-import { createUser, signIn, TEST_PASSWORD, testDb } from "./support/accounts";
+import {
+  createUser,
+  currentCode,
+  enableTwoFactor,
+  signIn,
+  TEST_PASSWORD,
+  testDb,
+} from "./support/accounts";
 
 async function createAdmin() {
   const admin = await createUser({ firstName: "Grace", lastName: "Admin" });
   testDb().insert(userRoles).values({ userId: admin.id, role: "admin", grantReason: "e2e" }).run();
-  return admin;
+  const twoFactorSecret = await enableTwoFactor(admin.id);
+  return { ...admin, twoFactorSecret };
 }
 
 function unauthorizedEventsOf(userId: number | null) {
@@ -128,6 +136,8 @@ test.describe("admin dashboards", () => {
     await page.getByLabel("Reason (optional)").fill("Joins the on-call rota");
     await page.getByRole("button", { name: "Grant role" }).click();
     await expect(page.getByText("Role admin granted")).toBeVisible();
+    // The colleague has no second factor yet: the role waits for it.
+    await expect(page.getByText("takes effect once they set up two-factor sign-in")).toBeVisible();
     expect(activeRoles(colleague.id)).toMatchObject([
       { role: "admin", grantedBy: admin.id, grantReason: "Joins the on-call rota" },
     ]);
@@ -254,6 +264,10 @@ test.describe("admin dashboards", () => {
     await page.getByLabel("Email").fill(admin.email);
     await page.getByLabel("Password").fill(TEST_PASSWORD);
     await page.getByRole("button", { name: "Sign In" }).click();
+    // Admins have a second factor; the code step keeps where to go next.
+    await expect(page).toHaveURL(/\/login\/two-factor$/);
+    await page.getByLabel("Code", { exact: true }).fill(await currentCode(admin.twoFactorSecret));
+    await page.getByRole("button", { name: "Verify" }).click();
     await expect(page).toHaveURL(/\/admin\/security$/);
     await expect(page.getByRole("heading", { level: 1, name: "Security Dashboard" })).toBeVisible();
   });

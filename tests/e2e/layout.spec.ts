@@ -1,7 +1,7 @@
 import type { Page, TestInfo } from "@playwright/test";
 import { securityEvents, userRoles } from "#db/schema";
 import { expect, test } from "./fixtures";
-import { createFolderRow, createUser, signIn, testDb } from "./support/accounts";
+import { createFolderRow, createUser, enableTwoFactor, signIn, testDb } from "./support/accounts";
 import { createItemRow } from "./support/items";
 
 const VIEWPORTS = [
@@ -243,6 +243,7 @@ test.describe("layout", () => {
       .insert(userRoles)
       .values({ userId: admin.id, role: "admin", grantReason: "e2e" })
       .run();
+    await enableTwoFactor(admin.id);
     const { folder, link } = seedLongContent(admin.id);
     // The security dashboard's tables need rows, with an address as long as they come.
     testDb()

@@ -9,7 +9,7 @@ import { runInRequestContext } from "../../server/request-context";
 export function testOutboxOpenToAdminsOnly(appUrl: string) {
   test("opens the outbox to admins only; everyone else gets a 404", async () => {
     const { db } = await import("~/utils/db.server");
-    const { users } = await import("#db/schema");
+    const { twoFactorSecrets, users } = await import("#db/schema");
     const { grantRole, requireOutboxReader } = await import("~/utils/roles.server");
     const { createSession } = await import("~/utils/session.server");
 
@@ -30,6 +30,11 @@ export function testOutboxOpenToAdminsOnly(appUrl: string) {
 
     const admin = createUser("outbox-admin@example.com");
     grantRole(admin.id, "admin");
+    // An admin's role takes effect once two-factor sign-in is on.
+    expect(await statusFor(admin.id)).toBe(404);
+    db.insert(twoFactorSecrets)
+      .values({ userId: admin.id, secret: "JBSWY3DPEHPK3PXP", enabledAt: new Date() })
+      .run();
     const sender = createUser("outbox-sender@example.com");
     expect(await statusFor(admin.id)).toBe("open");
     expect(await statusFor(sender.id)).toBe(404);

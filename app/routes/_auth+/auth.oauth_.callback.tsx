@@ -1,8 +1,8 @@
-import { data, type LoaderFunctionArgs, redirect } from "@remix-run/node";
+import { data, type LoaderFunctionArgs } from "@remix-run/node";
 import { authenticator, LoginError, oauthConfigured } from "~/utils/auth.server";
 import { env } from "~/utils/env.server";
-import { createSession } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
+import { continueSignIn } from "~/utils/two-factor-login.server";
 
 /**
  * The provider sends the browser back here. The file name's `oauth_` keeps
@@ -12,7 +12,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   if (!oauthConfigured) throw data("Not Found", { status: 404 });
   try {
     const user = await authenticator.authenticate("oauth", request);
-    return redirect("/", { headers: { "Set-Cookie": await createSession(user.id, request) } });
+    return await continueSignIn(request, user, "/");
   } catch (error) {
     if (error instanceof Response) throw error;
     if (!(error instanceof LoginError)) console.error("oauth sign-in failed", error);

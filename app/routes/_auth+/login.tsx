@@ -10,11 +10,13 @@ import {
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { AuthCard, AuthNotice, authLinkClass } from "~/components/auth-card";
 import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/forms";
+import { PasskeySignInButton } from "~/components/passkey-buttons";
 import { authenticator, LoginError, oauthConfigured } from "~/utils/auth.server";
 import { readProtectedForm } from "~/utils/csrf.server";
 import { env } from "~/utils/env.server";
 import { safeRedirectPath } from "~/utils/redirect";
-import { createSession, getUser } from "~/utils/session.server";
+import { getUser } from "~/utils/session.server";
+import { continueSignIn } from "~/utils/two-factor-login.server";
 import { LoginSchema } from "~/utils/user-validation";
 
 export const meta: MetaFunction = () => [
@@ -53,9 +55,7 @@ export async function action({ request }: ActionFunctionArgs) {
     }
     throw error;
   }
-  throw redirect(safeRedirectPath(submission.value.redirectTo), {
-    headers: { "Set-Cookie": await createSession(user.id, request) },
-  });
+  throw await continueSignIn(request, user, submission.value.redirectTo);
 }
 
 export default function LoginPage() {
@@ -115,6 +115,9 @@ export default function LoginPage() {
         </div>
         <SubmitButton pendingText="Signing In...">Sign In</SubmitButton>
       </Form>
+      <div className="mt-3">
+        <PasskeySignInButton redirectTo={redirectTo} />
+      </div>
 
       {oauthName ? (
         <>

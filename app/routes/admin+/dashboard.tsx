@@ -47,6 +47,7 @@ import {
   roleHistory,
 } from "~/utils/roles.server";
 import { redirectRefreshed, redirectWithToast } from "~/utils/toast.server";
+import { hasTwoFactor } from "~/utils/two-factor.server";
 
 export const meta: MetaFunction = () => [
   { title: "Admin Dashboard · Thoughtfully" },
@@ -149,12 +150,15 @@ export async function action({ request }: ActionFunctionArgs) {
   }
   const { userId, role, reason, email } = submission.value;
   const result = grantRole(userId, role, { grantedBy: admin.id, reason });
+  const waitsForTwoFactor = role === "admin" && !hasTwoFactor(userId);
   return redirectWithToast(back, {
     title:
       result === "granted"
         ? `Role ${role} granted`
         : `Already ${role === "admin" ? "an admin" : "a user"}`,
-    description: email,
+    description: waitsForTwoFactor
+      ? `${email}: takes effect once they set up two-factor sign-in.`
+      : email,
   });
 }
 

@@ -93,6 +93,9 @@ export default function SecurityDashboard() {
             level={levels.unauthorizedAccess(m.unauthorizedAccess)}
           />
           <Stat label="Total security events" value={formatNumber(m.totalSecurityEvents)} />
+          <Stat label="Two-factor set-ups" value={formatNumber(m.twoFactorEnrolments)} />
+          <Stat label="Wrong two-factor codes" value={formatNumber(m.twoFactorFailures)} />
+          <Stat label="Recovery codes used" value={formatNumber(m.recoveryCodesUsed)} />
         </StatGrid>
       </Panel>
       <Panel title="Trends">

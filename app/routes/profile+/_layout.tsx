@@ -11,6 +11,7 @@ import { TEMPLATE_LABELS } from "#emails/newsletter-themes";
 import { AppShell } from "~/components/app-shell";
 import { Bookmarklet } from "~/components/bookmarklet";
 import { CsrfInput, ErrorList, Field, SubmitButton } from "~/components/forms";
+import { AddPasskeyButton } from "~/components/passkey-buttons";
 import { updateProfile } from "~/utils/accounts.server";
 import { listApiTokens } from "~/utils/api-tokens.server";
 import { getBranding } from "~/utils/branding.server";
@@ -18,10 +19,12 @@ import { readProtectedForm } from "~/utils/csrf.server";
 import { env } from "~/utils/env.server";
 import { formatBytes } from "~/utils/format";
 import { LIMITS } from "~/utils/limits";
+import { listPasskeys } from "~/utils/passkeys.server";
 import { PRIORITY_SUPPORT_PROMISE, prioritySupportAddress } from "~/utils/priority-support";
 import { getUsage } from "~/utils/quota.server";
 import { requireUser } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
+import { hasTwoFactor } from "~/utils/two-factor.server";
 import { ProfileSchema } from "~/utils/user-validation";
 
 export const meta: MetaFunction = () => [{ title: "Profile Settings · Thoughtfully" }];
@@ -66,6 +69,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
     },
     timeZones: Intl.supportedValuesOf("timeZone"),
     appUrl: env.APP_URL,
+    twoFactorOn: hasTwoFactor(user.id),
+    passkeys: listPasskeys(user.id).map((key) => ({
+      id: key.id,
+      name: key.name,
+      created: day.format(key.createdAt),
+      lastUsed: key.lastUsedAt ? day.format(key.lastUsedAt) : "Never used",
+    })),
     apiTokens: listApiTokens(user.id).map((token) => ({
       id: token.id,
       name: token.name,
@@ -91,7 +101,8 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function ProfileSettings() {
-  const { profile, features, perks, timeZones, appUrl, apiTokens } = useLoaderData<typeof loader>();
+  const { profile, features, perks, timeZones, appUrl, twoFactorOn, passkeys, apiTokens } =
+    useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const [form, fields] = useForm({
     id: "profile",
@@ -278,6 +289,58 @@ export default function ProfileSettings() {
             does the same from the toolbar. On a phone, add this site to your home screen and use
             Share → Thoughtfully.
           </p>
+        </section>
+
+        <section
+          aria-labelledby="two-factor-heading"
+          className="rounded-2xl border border-stone-200 bg-white p-6 shadow-sm"
+        >
+          <h2 id="two-factor-heading" className="font-serif text-xl font-semibold text-stone-900">
+            Two-factor sign-in
+          </h2>
+          <p className="mt-2 text-sm text-stone-700">
+            {twoFactorOn
+              ? "On: log-ins ask for a code from your authenticator app as well as your password."
+              : "Off: log-ins ask only for your password. Add a code from an authenticator app so a stolen password alone cannot open your account."}
+          </p>
+          <Link to="/profile/two-factor" className="btn-secondary mt-4" preventScrollReset>
+            {twoFactorOn ? "Manage two-factor sign-in" : "Set up two-factor sign-in"}
+          </Link>
+        </section>
+
+        <section
+          aria-labelledby="passkeys-heading"
+          className="rounded-2xl border border-stone-200 bg-white p-6 shadow-sm"
+        >
+          <h2 id="passkeys-heading" className="font-serif text-xl font-semibold text-stone-900">
+            Passkeys
+          </h2>
+          <p className="mt-2 text-sm text-stone-700">
+            A passkey signs you in with your device's screen lock (fingerprint, face or PIN),
+            without your password or a code.
+          </p>
+          {passkeys.length > 0 ? (
+            <ul className="mt-4 divide-y divide-stone-200 text-sm">
+              {passkeys.map((key) => (
+                <li key={key.id} className="flex flex-wrap items-center gap-x-4 gap-y-1 py-2">
+                  <span className="font-medium text-stone-900">{key.name}</span>
+                  <span className="text-stone-600">
+                    added {key.created} · last used: {key.lastUsed}
+                  </span>
+                  <Form method="post" action="/passkeys/remove" className="ml-auto">
+                    <CsrfInput />
+                    <input type="hidden" name="passkeyId" value={key.id} />
+                    <SubmitButton pendingText="Removing..." className="btn-secondary">
+                      Remove<span className="sr-only"> {key.name}</span>
+                    </SubmitButton>
+                  </Form>
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p className="mt-4 text-sm text-stone-600">No passkeys yet.</p>
+          )}
+          <AddPasskeyButton />
         </section>
 
         <section

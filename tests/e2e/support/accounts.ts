@@ -1,10 +1,11 @@
 import crypto from "node:crypto";
 import path from "node:path";
+import { generateTOTP } from "@epic-web/totp";
 import type { BrowserContext } from "@playwright/test";
 import { createCookie } from "@remix-run/node";
 import { asc, eq } from "drizzle-orm";
 import { openDatabase } from "#db/connection";
-import { folders, sessions, users } from "#db/schema";
+import { folders, recoveryCodes, sessions, twoFactorSecrets, users } from "#db/schema";
 import { hashPassword } from "~/utils/password.server";
 
 /** The test process's own handle on the server's database file (WAL allows both). */
@@ -98,4 +99,33 @@ export function foldersOf(userId: number) {
     .where(eq(folders.userId, userId))
     .orderBy(asc(folders.sortOrder), asc(folders.id))
     .all();
+}
+
+/**
+ * Turns two-factor sign-in on for a user directly, as finishing set-up would
+ * (admins need it to open admin pages). Returns the secret, from which
+ * `currentCode` makes the authenticator app's code.
+ */
+export async function enableTwoFactor(userId: number, database = testDb()) {
+  const { secret } = await generateTOTP({ period: 30, digits: 6, algorithm: "SHA-1" });
+  database.insert(twoFactorSecrets).values({ userId, secret, enabledAt: new Date() }).run();
+  return secret;
+}
+
+/** The code an authenticator app shows now for `secret`. */
+export async function currentCode(secret: string) {
+  return (await generateTOTP({ secret, period: 30, digits: 6, algorithm: "SHA-1" })).otp;
+}
+
+/** Stores recovery codes for a user as set-up would: SHA-256 of the code without case or dashes. */
+export function addRecoveryCodes(userId: number, codes: string[], database = testDb()) {
+  const hash = (code: string) =>
+    crypto
+      .createHash("sha256")
+      .update(code.toLowerCase().replace(/[^a-z0-9]/g, ""))
+      .digest("hex");
+  database
+    .insert(recoveryCodes)
+    .values(codes.map((code) => ({ userId, codeHash: hash(code) })))
+    .run();
 }

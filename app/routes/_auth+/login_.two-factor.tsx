@@ -1,0 +1,159 @@
+import { getFormProps, getInputProps, useForm } from "@conform-to/react";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod";
+import {
+  type ActionFunctionArgs,
+  data,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+  redirect,
+} from "@remix-run/node";
+import { Form, Link, useActionData } from "@remix-run/react";
+import { AuthCard, authLinkClass } from "~/components/auth-card";
+import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/forms";
+import { PasskeySignInButton } from "~/components/passkey-buttons";
+import { readProtectedForm } from "~/utils/csrf.server";
+import { clientIp } from "~/utils/request-info.server";
+import { recordSecurityEvent } from "~/utils/security-events.server";
+import { redirectWithToast } from "~/utils/toast.server";
+import {
+  INVALID_CODE_MESSAGE,
+  RECOVERY_CODE_COUNT,
+  recordSuccessfulSecondFactor,
+  recoveryCodesLeft,
+  SECOND_FACTOR_THROTTLED_MESSAGE,
+  takeSecondFactorAttempt,
+  verifySecondFactor,
+} from "~/utils/two-factor.server";
+import { finishSignIn, readPendingSignIn } from "~/utils/two-factor-login.server";
+import { SecondFactorSchema } from "~/utils/two-factor-validation";
+
+export const meta: MetaFunction = () => [
+  { title: "Two-factor sign-in · Thoughtfully" },
+  { name: "robots", content: "noindex" },
+];
+
+/** Only a browser that has just passed the password step has anything to do here. */
+export async function loader({ request }: LoaderFunctionArgs) {
+  if (!(await readPendingSignIn(request))) throw redirect("/login");
+  return null;
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const formData = await readProtectedForm(request);
+  const pending = await readPendingSignIn(request);
+  if (!pending) {
+    return redirectWithToast("/login", {
+      title: "Please log in again",
+      description: "The time to enter your code ran out.",
+    });
+  }
+  const submission = parseWithZod(formData, { schema: SecondFactorSchema });
+  if (submission.status !== "success") {
+    return data({ result: submission.reply() }, { status: 400 });
+  }
+  const ip = clientIp(request);
+  const attempt = await takeSecondFactorAttempt(pending.userId, ip);
+  if (!attempt.allowed) {
+    recordSecurityEvent(request, {
+      eventType: "rate_limit_exceeded",
+      severity: "medium",
+      userId: pending.userId,
+      responseStatus: 429,
+      details: { reason: "second_factor_throttled", retryAfterSeconds: attempt.retryAfterSeconds },
+    });
+    return data(
+      { result: submission.reply({ formErrors: [SECOND_FACTOR_THROTTLED_MESSAGE] }) },
+      { status: 429 },
+    );
+  }
+  const method = await verifySecondFactor(pending.userId, submission.value.code);
+  if (!method) {
+    recordSecurityEvent(request, {
+      eventType: "two_factor_failed",
+      severity: "medium",
+      userId: pending.userId,
+      responseStatus: 400,
+      details: { step: "login" },
+    });
+    return data(
+      { result: submission.reply({ fieldErrors: { code: [INVALID_CODE_MESSAGE] } }) },
+      { status: 400 },
+    );
+  }
+  await recordSuccessfulSecondFactor(pending.userId, ip);
+  const headers = await finishSignIn(request, pending, {
+    trustDevice: submission.value.trustDevice === true,
+  });
+  if (method === "recovery") {
+    const left = recoveryCodesLeft(pending.userId);
+    recordSecurityEvent(request, {
+      eventType: "recovery_code_used",
+      severity: "medium",
+      userId: pending.userId,
+      responseStatus: 302,
+      details: { left },
+    });
+    return redirectWithToast(
+      pending.redirectTo,
+      {
+        title: "You used a recovery code",
+        description: `That code no longer works. ${left} of ${RECOVERY_CODE_COUNT} left: make new ones in Profile Settings.`,
+      },
+      { headers },
+    );
+  }
+  return redirect(pending.redirectTo, { headers });
+}
+
+export default function TwoFactorStep() {
+  const actionData = useActionData<typeof action>();
+  const [form, fields] = useForm({
+    id: "two-factor",
+    lastResult: actionData?.result,
+    constraint: getZodConstraint(SecondFactorSchema),
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: SecondFactorSchema }),
+  });
+  return (
+    <AuthCard
+      title="Two-factor sign-in"
+      description={
+        <p>Enter the 6-digit code from your authenticator app, or one of your recovery codes.</p>
+      }
+      footer={
+        <p>
+          Not you?{" "}
+          <Link to="/login" className={authLinkClass}>
+            Log in with another account
+          </Link>
+        </p>
+      }
+    >
+      <Form method="post" className="space-y-5" {...getFormProps(form)}>
+        <CsrfInput />
+        <FormAlert errors={form.errors} />
+        <Field
+          label="Code"
+          inputProps={{
+            ...getInputProps(fields.code, { type: "text" }),
+            autoComplete: "one-time-code",
+            spellCheck: false,
+          }}
+          errors={fields.code.errors}
+        />
+        <label className="flex items-center gap-2 text-sm text-stone-800">
+          <input
+            {...getInputProps(fields.trustDevice, { type: "checkbox" })}
+            className="h-4 w-4 rounded border-stone-400"
+          />
+          Trust this device for 30 days
+        </label>
+        <SubmitButton pendingText="Checking...">Verify</SubmitButton>
+      </Form>
+      <div className="mt-3">
+        <PasskeySignInButton label="Use a passkey instead" />
+      </div>
+    </AuthCard>
+  );
+}

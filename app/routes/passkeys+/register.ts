@@ -1,0 +1,64 @@
+import type { ActionFunctionArgs } from "@remix-run/node";
+import type { RegistrationResponseJSON } from "@simplewebauthn/server";
+import { z } from "zod";
+import { readProtectedForm } from "~/utils/csrf.server";
+import { finishRegistration, registrationOptions } from "~/utils/passkeys.server";
+import { recordSecurityEvent } from "~/utils/security-events.server";
+import { requireUser } from "~/utils/session.server";
+import { createToastHeaders } from "~/utils/toast.server";
+
+/**
+ * Adding a passkey from Profile Settings (JavaScript only: the browser's
+ * WebAuthn call needs it). "options" starts the ceremony, "verify" stores
+ * the passkey the browser made. Plain `Response.json`: a resource route's
+ * answer, with its status and cookies, goes to the browser as it is.
+ */
+const VerifySchema = z.object({
+  intent: z.literal("verify"),
+  response: z.string().max(20_000),
+  name: z.string().trim().max(50).optional(),
+});
+
+export async function action({ request }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const formData = await readProtectedForm(request);
+  if (formData.get("intent") === "options") {
+    const { options, cookie } = await registrationOptions(user);
+    return Response.json(
+      { options },
+      { headers: { "Set-Cookie": cookie, "Cache-Control": "no-store" } },
+    );
+  }
+  const parsed = VerifySchema.safeParse(Object.fromEntries(formData));
+  let response: RegistrationResponseJSON | null = null;
+  try {
+    response = parsed.success
+      ? (JSON.parse(parsed.data.response) as RegistrationResponseJSON)
+      : null;
+  } catch {
+    response = null;
+  }
+  const saved =
+    parsed.success && response
+      ? await finishRegistration(request, user, response, parsed.data.name || "Passkey")
+      : null;
+  if (!saved) {
+    return Response.json(
+      { error: "That passkey could not be added. Please try again." },
+      { status: 400 },
+    );
+  }
+  recordSecurityEvent(request, {
+    eventType: "two_factor_enrolled",
+    severity: "low",
+    userId: user.id,
+    responseStatus: 200,
+    details: { method: "passkey" },
+  });
+  const headers = await createToastHeaders({
+    title: "Passkey added",
+    description: "You can now sign in with it.",
+  });
+  headers.append("Set-Cookie", saved.cookie);
+  return Response.json({ ok: true }, { headers });
+}

@@ -1,0 +1,21 @@
+import { type ActionFunctionArgs, redirect } from "@remix-run/node";
+import { readProtectedForm } from "~/utils/csrf.server";
+import { removePasskey } from "~/utils/passkeys.server";
+import { requireUser } from "~/utils/session.server";
+import { redirectWithToast } from "~/utils/toast.server";
+
+/** Removing a passkey from Profile Settings: a plain form, so it works without JavaScript. */
+export async function loader() {
+  return redirect("/profile");
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const formData = await readProtectedForm(request);
+  const passkeyId = String(formData.get("passkeyId") ?? "").slice(0, 1024);
+  const removed = removePasskey(user.id, passkeyId);
+  return redirectWithToast("/profile", {
+    title: removed ? "Passkey removed" : "That passkey was already removed",
+    description: removed ? "It can no longer sign in to your account." : undefined,
+  });
+}

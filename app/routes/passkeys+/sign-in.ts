@@ -1,0 +1,64 @@
+import type { ActionFunctionArgs } from "@remix-run/node";
+import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
+import { z } from "zod";
+import { readProtectedForm } from "~/utils/csrf.server";
+import { finishSignInWithPasskey, signInOptions } from "~/utils/passkeys.server";
+import { safeRedirectPath } from "~/utils/redirect";
+import { recordSecurityEvent } from "~/utils/security-events.server";
+import { finishSignIn, readPendingSignIn } from "~/utils/two-factor-login.server";
+
+/**
+ * Signing in with a passkey, from the log-in page or in place of a code at
+ * the two-factor step (JavaScript only; both pages offer the other methods
+ * without it). A passkey checks the user on its device, so it signs in alone.
+ */
+const VerifySchema = z.object({
+  intent: z.literal("verify"),
+  response: z.string().max(20_000),
+  redirectTo: z.string().optional(),
+});
+
+export async function action({ request }: ActionFunctionArgs) {
+  const formData = await readProtectedForm(request);
+  if (formData.get("intent") === "options") {
+    const { options, cookie } = await signInOptions();
+    return Response.json(
+      { options },
+      { headers: { "Set-Cookie": cookie, "Cache-Control": "no-store" } },
+    );
+  }
+  const parsed = VerifySchema.safeParse(Object.fromEntries(formData));
+  let response: AuthenticationResponseJSON | null = null;
+  try {
+    response = parsed.success
+      ? (JSON.parse(parsed.data.response) as AuthenticationResponseJSON)
+      : null;
+  } catch {
+    response = null;
+  }
+  const signedIn = response ? await finishSignInWithPasskey(request, response) : null;
+  if (!signedIn) {
+    recordSecurityEvent(request, {
+      eventType: "two_factor_failed",
+      severity: "low",
+      responseStatus: 400,
+      details: { method: "passkey" },
+    });
+    return Response.json(
+      { error: "That passkey did not work. Please try again, or use another way to log in." },
+      { status: 400 },
+    );
+  }
+  const pending = await readPendingSignIn(request);
+  const redirectTo =
+    pending?.userId === signedIn.userId
+      ? pending.redirectTo
+      : safeRedirectPath(parsed.success ? parsed.data.redirectTo : null);
+  const headers = await finishSignIn(
+    request,
+    { userId: signedIn.userId, redirectTo },
+    { trustDevice: false },
+  );
+  headers.append("Set-Cookie", signedIn.cookie);
+  return Response.json({ redirectTo }, { headers });
+}

@@ -1,0 +1,260 @@
+import crypto from "node:crypto";
+import type { Page } from "@playwright/test";
+import { and, eq } from "drizzle-orm";
+import {
+  recoveryCodes,
+  securityEvents,
+  sessions,
+  twoFactorSecrets,
+  userRoles,
+  users,
+} from "#db/schema";
+import { expect, test } from "./fixtures";
+import {
+  addRecoveryCodes,
+  createUser,
+  currentCode,
+  enableTwoFactor,
+  signIn,
+  TEST_PASSWORD,
+  testDb,
+} from "./support/accounts";
+
+function eventsOf(userId: number, eventType: (typeof securityEvents.$inferSelect)["eventType"]) {
+  return testDb()
+    .select()
+    .from(securityEvents)
+    .where(and(eq(securityEvents.userId, userId), eq(securityEvents.eventType, eventType)))
+    .all();
+}
+
+function sessionsOf(userId: number) {
+  return testDb().select().from(sessions).where(eq(sessions.userId, userId)).all();
+}
+
+async function logInWithPassword(page: Page, email: string, password = TEST_PASSWORD) {
+  await page.goto("/login");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign In" }).click();
+}
+
+async function expectCodeStep(page: Page) {
+  await expect(page).toHaveURL(/\/login\/two-factor$/);
+  await expect(page.getByRole("heading", { name: "Two-factor sign-in" })).toBeVisible();
+}
+
+async function enterCode(page: Page, code: string, { trust = false } = {}) {
+  await page.getByLabel("Code", { exact: true }).fill(code);
+  if (trust) await page.getByLabel("Trust this device for 30 days").check();
+  await page.getByRole("button", { name: "Verify" }).click();
+}
+
+test.describe("two-factor sign-in", () => {
+  test("set up from the profile: QR code, secret as text, first code, ten recovery codes", async ({
+    page,
+    context,
+    baseURL,
+    expectAccessible,
+  }) => {
+    const user = await createUser();
+    await signIn(context, user.id, baseURL!);
+    await page.goto("/profile");
+    await page.getByRole("link", { name: "Set up two-factor sign-in" }).click();
+    await page.getByRole("button", { name: "Start set-up" }).click();
+    await expect(
+      page.getByRole("img", { name: "QR code for your authenticator app" }),
+    ).toHaveAttribute("src", /^data:image\/svg\+xml;base64,/);
+    const secret = (await page.getByTestId("totp-secret").innerText()).trim();
+    expect(secret).toMatch(/^[A-Z2-7]{16,}$/);
+    await expectAccessible();
+
+    await page.getByLabel("Code from the app").fill("000000");
+    await page.getByRole("button", { name: "Turn on" }).click();
+    await expect(page.getByText("That code is not valid")).toBeVisible();
+    await expect(page.getByLabel("Code from the app")).toHaveValue("000000");
+    expect(
+      testDb().select().from(twoFactorSecrets).where(eq(twoFactorSecrets.userId, user.id)).get()
+        ?.enabledAt,
+    ).toBeNull();
+
+    await page.getByLabel("Code from the app").fill(await currentCode(secret));
+    await page.getByRole("button", { name: "Turn on" }).click();
+    const codes = page.getByRole("list", { name: "Recovery codes" }).getByRole("listitem");
+    await expect(codes).toHaveCount(10);
+    const shown = await codes.allInnerTexts();
+    const stored = testDb()
+      .select()
+      .from(recoveryCodes)
+      .where(eq(recoveryCodes.userId, user.id))
+      .all();
+    expect(stored).toHaveLength(10);
+    for (const row of stored) expect(shown).not.toContain(row.codeHash);
+    expect(eventsOf(user.id, "two_factor_enrolled")).toHaveLength(1);
+
+    await page.getByRole("link", { name: "Done" }).click();
+    await expect(page.getByRole("link", { name: "Manage two-factor sign-in" })).toBeVisible();
+    // Shown once: the set-up page now offers only to manage it.
+    await page.goto("/profile/two-factor");
+    await expect(page.getByRole("list", { name: "Recovery codes" })).toHaveCount(0);
+    await expect(page.getByText("10 recovery codes left")).toBeVisible();
+  });
+
+  test("log-in asks for a code before any session exists; a wrong code is refused", async ({
+    page,
+  }) => {
+    const user = await createUser();
+    const secret = await enableTwoFactor(user.id);
+    // Without the password step there is nothing to do here.
+    await page.goto("/login/two-factor");
+    await expect(page).toHaveURL(/\/login$/);
+
+    await logInWithPassword(page, user.email);
+    await expectCodeStep(page);
+    expect(sessionsOf(user.id)).toEqual([]);
+    await page.goto("/profile");
+    await expect(page).toHaveURL(/\/login\?redirectTo=%2Fprofile$/);
+
+    await logInWithPassword(page, user.email);
+    await expectCodeStep(page);
+    await enterCode(page, "123456");
+    await expect(page.getByText("That code is not valid")).toBeVisible();
+    await expect(page.getByLabel("Code", { exact: true })).toHaveValue("123456");
+    expect(sessionsOf(user.id)).toEqual([]);
+    expect(eventsOf(user.id, "two_factor_failed")).toHaveLength(1);
+
+    await enterCode(page, await currentCode(secret));
+    await expect(page.getByRole("heading", { name: "My Folders" })).toBeVisible();
+    expect(sessionsOf(user.id)).toHaveLength(1);
+  });
+
+  test("a recovery code signs in once and is gone", async ({ page, context }) => {
+    const user = await createUser();
+    await enableTwoFactor(user.id);
+    addRecoveryCodes(user.id, ["abcd-efgh-jkmn", "pqrs-tuvw-xyz2"]);
+
+    await logInWithPassword(page, user.email);
+    await expectCodeStep(page);
+    await enterCode(page, "ABCD-EFGH-JKMN");
+    await expect(page.getByRole("heading", { name: "My Folders" })).toBeVisible();
+    await expect(page.getByText("You used a recovery code")).toBeVisible();
+    expect(
+      testDb().select().from(recoveryCodes).where(eq(recoveryCodes.userId, user.id)).all(),
+    ).toHaveLength(1);
+    expect(eventsOf(user.id, "recovery_code_used")).toHaveLength(1);
+
+    await context.clearCookies();
+    await logInWithPassword(page, user.email);
+    await expectCodeStep(page);
+    await enterCode(page, "abcd-efgh-jkmn");
+    await expect(page.getByText("That code is not valid")).toBeVisible();
+  });
+
+  test("wrong codes are throttled: after five, even the right code waits", async ({ page }) => {
+    const user = await createUser();
+    const secret = await enableTwoFactor(user.id);
+    await logInWithPassword(page, user.email);
+    await expectCodeStep(page);
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      await enterCode(page, String(100000 + attempt));
+      await expect(page.getByText("That code is not valid")).toBeVisible();
+    }
+    await enterCode(page, await currentCode(secret));
+    await expect(page.getByRole("alert")).toContainText("Too many wrong codes");
+    expect(sessionsOf(user.id)).toEqual([]);
+    expect(
+      eventsOf(user.id, "rate_limit_exceeded").filter(
+        (event) => event.details?.reason === "second_factor_throttled",
+      ),
+    ).toHaveLength(1);
+  });
+
+  test("a trusted device skips the code for the next log-in", async ({ page }) => {
+    const user = await createUser();
+    const secret = await enableTwoFactor(user.id);
+    await logInWithPassword(page, user.email);
+    await expectCodeStep(page);
+    await enterCode(page, await currentCode(secret), { trust: true });
+    await expect(page.getByRole("heading", { name: "My Folders" })).toBeVisible();
+
+    // The session ends (as signing out would); the trust cookie stays.
+    testDb().delete(sessions).where(eq(sessions.userId, user.id)).run();
+    await logInWithPassword(page, user.email);
+    await expect(page.getByRole("heading", { name: "My Folders" })).toBeVisible();
+    expect(sessionsOf(user.id)).toHaveLength(1);
+  });
+
+  test("a password reset keeps the second factor", async ({ page }) => {
+    const user = await createUser();
+    await enableTwoFactor(user.id);
+    const token = crypto.randomBytes(32).toString("base64url");
+    testDb()
+      .update(users)
+      .set({
+        passwordResetToken: crypto.createHash("sha256").update(token).digest("hex"),
+        passwordResetExpiresAt: new Date(Date.now() + 60 * 60 * 1000),
+      })
+      .where(eq(users.id, user.id))
+      .run();
+    await page.goto(`/reset-password?token=${token}`);
+    await page.getByLabel("New password").fill("a brand new password");
+    await page.getByLabel("Confirm password").fill("a brand new password");
+    await page.getByRole("button", { name: "Reset Password" }).click();
+    await expect(page.getByRole("heading", { name: "Password updated" })).toBeVisible();
+
+    await logInWithPassword(page, user.email, "a brand new password");
+    await expectCodeStep(page);
+    expect(sessionsOf(user.id)).toEqual([]);
+  });
+
+  test("turning it off asks for a current code", async ({ page, context, baseURL }) => {
+    const user = await createUser();
+    const secret = await enableTwoFactor(user.id);
+    await signIn(context, user.id, baseURL!);
+    await page.goto("/profile");
+    await page.getByRole("link", { name: "Manage two-factor sign-in" }).click();
+    await page.getByLabel("Code to turn off").fill("000000");
+    await page.getByRole("button", { name: "Turn off two-factor sign-in" }).click();
+    await expect(page.getByText("That code is not valid")).toBeVisible();
+    expect(
+      testDb().select().from(twoFactorSecrets).where(eq(twoFactorSecrets.userId, user.id)).all(),
+    ).toHaveLength(1);
+
+    await page.getByLabel("Code to turn off").fill(await currentCode(secret));
+    await page.getByRole("button", { name: "Turn off two-factor sign-in" }).click();
+    await expect(page.getByText("Two-factor sign-in is off")).toBeVisible();
+    await expect(page.getByRole("link", { name: "Set up two-factor sign-in" })).toBeVisible();
+    expect(
+      testDb().select().from(twoFactorSecrets).where(eq(twoFactorSecrets.userId, user.id)).all(),
+    ).toEqual([]);
+    expect(eventsOf(user.id, "two_factor_disabled")).toHaveLength(1);
+  });
+
+  test("an admin without a second factor is sent to set it up before any admin page opens", async ({
+    page,
+    context,
+    baseURL,
+  }) => {
+    const admin = await createUser({ firstName: "Grace", lastName: "Admin" });
+    testDb()
+      .insert(userRoles)
+      .values({ userId: admin.id, role: "admin", grantReason: "e2e" })
+      .run();
+    await signIn(context, admin.id, baseURL!);
+    for (const path of ["/admin/dashboard", "/admin/security"]) {
+      await page.goto(path);
+      await expect(page).toHaveURL(/\/profile\/two-factor$/);
+      await expect(page.getByText("Admins need two-factor sign-in")).toBeVisible();
+    }
+
+    await page.getByRole("button", { name: "Start set-up" }).click();
+    const secret = (await page.getByTestId("totp-secret").innerText()).trim();
+    await page.getByLabel("Code from the app").fill(await currentCode(secret));
+    await page.getByRole("button", { name: "Turn on" }).click();
+    await expect(page.getByRole("list", { name: "Recovery codes" })).toBeVisible();
+
+    await page.goto("/admin/security");
+    await expect(page.getByRole("heading", { level: 1, name: "Security Dashboard" })).toBeVisible();
+    await expect(page.getByText("Two-factor set-ups")).toBeVisible();
+  });
+});
