@@ -117,6 +117,9 @@ describe("requireAdmin", () => {
   test("records an admin's access once per screen every 10 minutes", async () => {
     const admin = createUser();
     grantRole(admin.id, "admin");
+    db.insert(twoFactorSecrets)
+      .values({ userId: admin.id, secret: "JBSWY3DPEHPK3PXP", enabledAt: new Date() })
+      .run();
     const accessEvents = () =>
       db
         .select()
