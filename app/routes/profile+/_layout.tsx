@@ -18,6 +18,7 @@ import { formatBytes } from "~/utils/format";
 import { LIMITS } from "~/utils/limits";
 import { getUsage } from "~/utils/quota.server";
 import { requireUser } from "~/utils/session.server";
+import { timeZoneGroups } from "~/utils/time-zones.server";
 import { redirectWithToast } from "~/utils/toast.server";
 import { ProfileSchema } from "~/utils/user-validation";
 
@@ -54,7 +55,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       perFolder: `${formatBytes(LIMITS.folder.maxSizeBytes)} (${formatBytes(LIMITS.folder.icloudMaxSizeBytes)} with an iCloud recipient)`,
       frequencies: tier.frequencies.map((frequency) => FREQUENCY_LABELS[frequency]).join(", "),
     },
-    timeZones: Intl.supportedValuesOf("timeZone"),
+    timeZoneGroups: timeZoneGroups(user.timeZone),
     appUrl: env.APP_URL,
     apiTokens: listApiTokens(user.id).map((token) => ({
       id: token.id,
@@ -81,7 +82,7 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function ProfileSettings() {
-  const { profile, features, timeZones, appUrl, apiTokens } = useLoaderData<typeof loader>();
+  const { profile, features, timeZoneGroups, appUrl, apiTokens } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const [form, fields] = useForm({
     id: "profile",
@@ -142,14 +143,20 @@ export default function ProfileSettings() {
                 key={timeZoneProps.key}
                 className="mt-1 block w-full rounded-lg border border-stone-300 bg-white px-3 py-2 text-stone-900"
               >
-                {timeZones.map((zone) => (
-                  <option key={zone} value={zone}>
-                    {zone.replaceAll("_", " ")}
-                  </option>
+                {timeZoneGroups.map((group) => (
+                  <optgroup key={group.region} label={group.region}>
+                    {group.zones.map((zone) => (
+                      <option key={zone.value} value={zone.value}>
+                        {zone.label}
+                      </option>
+                    ))}
+                  </optgroup>
                 ))}
               </select>
+              <input type="hidden" name="timeZoneShown" value={profile.timeZone} />
               <p className="mt-1 text-xs text-stone-600">
-                Your folders are sent at 00:01 in this time zone.
+                Your folders are sent at 00:01 in this time zone. Type a city's first letters to
+                jump to it; cities are grouped by region.
               </p>
               <ErrorList errors={fields.timeZone.errors} />
             </div>
