@@ -253,7 +253,7 @@ test.describe("admin dashboards", () => {
 
     await page.getByLabel("Email").fill(admin.email);
     await page.getByLabel("Password").fill(TEST_PASSWORD);
-    await page.getByRole("button", { name: "Sign In" }).click();
+    await page.getByRole("button", { name: "Log In" }).click();
     await expect(page).toHaveURL(/\/admin\/security$/);
     await expect(page.getByRole("heading", { level: 1, name: "Security Dashboard" })).toBeVisible();
   });

@@ -74,7 +74,7 @@ export default function SignupPage() {
         <p>
           Already have an account?{" "}
           <Link to="/login" className={authLinkClass}>
-            Log in
+            Log In
           </Link>
         </p>
       }

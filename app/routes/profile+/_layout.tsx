@@ -56,6 +56,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
       frequencies: tier.frequencies.map((frequency) => FREQUENCY_LABELS[frequency]).join(", "),
     },
     timeZoneGroups: timeZoneGroups(user.timeZone),
+    // iOS cannot share to a web app: its visitors get the bookmarklet and the Shortcut first.
+    onIOS: /\b(iPhone|iPad|iPod)\b/.test(request.headers.get("User-Agent") ?? ""),
     appUrl: env.APP_URL,
     apiTokens: listApiTokens(user.id).map((token) => ({
       id: token.id,
@@ -82,7 +84,8 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function ProfileSettings() {
-  const { profile, features, timeZoneGroups, appUrl, apiTokens } = useLoaderData<typeof loader>();
+  const { profile, features, timeZoneGroups, onIOS, appUrl, apiTokens } =
+    useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const [form, fields] = useForm({
     id: "profile",
@@ -228,9 +231,37 @@ export default function ProfileSettings() {
             <Link to="/chrome-extension" className="text-brand-700 underline">
               Thoughtfully extension
             </Link>{" "}
-            does the same from the toolbar. On a phone, add this site to your home screen and use
-            Share → Thoughtfully.
+            does the same from the toolbar.{" "}
+            {onIOS
+              ? "On this iPhone or iPad, use the bookmark above in Safari, or the Shortcut below."
+              : "On an Android phone, add this site to your home screen, then use Share → Thoughtfully."}
           </p>
+          <details open={onIOS} className="mt-4 rounded-lg border border-stone-200 p-3 text-sm">
+            <summary className="min-h-11 cursor-pointer py-2 font-medium text-stone-900">
+              iPhone and iPad: a Shortcut in the Share menu
+            </summary>
+            <p className="mt-2 text-stone-700">
+              iOS does not let a web app receive shares, so "Share → Thoughtfully" is not offered
+              there. A Shortcut does the same:
+            </p>
+            <ol className="mt-2 list-decimal space-y-1 pl-5 text-stone-700">
+              <li>
+                In the Shortcuts app, tap +, then open the shortcut's details (ⓘ) and turn on "Show
+                in Share Sheet"; let it receive URLs and Safari web pages.
+              </li>
+              <li>Add the action "URL Encode" with the Shortcut Input.</li>
+              <li>
+                Add the action "Open URLs" with{" "}
+                <code className="break-all rounded bg-stone-100 px-1">
+                  {appUrl.replace(/\/+$/, "")}/add?extension=true&amp;url=
+                </code>{" "}
+                followed by the URL Encoded Text.
+              </li>
+              <li>
+                Name it "Thoughtfully". In Safari, Share → Thoughtfully now opens Add content.
+              </li>
+            </ol>
+          </details>
         </section>
 
         <section
