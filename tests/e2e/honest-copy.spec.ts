@@ -65,6 +65,13 @@ test.describe("copy that says what is true", () => {
     await expect(section.getByText("iOS does not let a web app receive shares")).toBeVisible();
   });
 
+  test("the extension page tells iPhone users what works there", async ({ page }) => {
+    await page.goto("/chrome-extension");
+    await expect(
+      page.getByText("On iPhone and iPad, iOS does not let a web app receive shares"),
+    ).toBeVisible();
+  });
+
   test("the log-in page says Log In, and nothing else, for logging in", async ({ page }) => {
     await page.goto("/login");
     await expect(page.getByRole("link", { name: "Log In", exact: true })).toBeVisible();
