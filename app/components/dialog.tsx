@@ -1,26 +1,36 @@
 import { Link } from "@remix-run/react";
 import { type ReactNode, useEffect, useId, useRef } from "react";
 
+const FIRST_FIELD =
+  'input:not([type="hidden"]):not([disabled]):not([type="checkbox"]):not([type="radio"]), select:not([disabled]), textarea:not([disabled])';
+
 /**
  * A dialog that is a route: without JavaScript it is a page that looks like
- * a dialog over its parent; with it, focus moves in and Escape closes it.
+ * a dialog over its parent; with it, focus moves to its first field and Escape
+ * closes it.
  * Closing is a link back to the parent route.
  */
 export function Dialog({
   title,
   closeTo,
   children,
+  fullScreenOnPhone = false,
 }: {
   title: string;
   closeTo: string;
   children: ReactNode;
+  /** Below the `sm` width the dialog fills the screen and its content may fill its height. */
+  fullScreenOnPhone?: boolean;
 }) {
   const titleId = useId();
   const panel = useRef<HTMLDivElement>(null);
   const close = useRef<HTMLAnchorElement>(null);
 
   useEffect(() => {
-    panel.current?.focus();
+    // The first field takes the focus (one tap less, and the phone's keyboard opens);
+    // a dialog without fields, a question, focuses itself so its title is read first.
+    const firstField = panel.current?.querySelector<HTMLElement>(FIRST_FIELD);
+    (firstField ?? panel.current)?.focus();
     const onKeyDown = (event: KeyboardEvent) => {
       if (event.key === "Escape") close.current?.click();
     };
@@ -36,7 +46,11 @@ export function Dialog({
         aria-modal="true"
         aria-labelledby={titleId}
         tabIndex={-1}
-        className="max-h-[90vh] w-full max-w-lg overflow-y-auto rounded-t-2xl bg-white p-6 shadow-xl focus:outline-none sm:rounded-2xl"
+        className={
+          fullScreenOnPhone
+            ? "flex h-[100dvh] w-full max-w-lg flex-col overflow-y-auto bg-white p-4 shadow-xl focus:outline-none sm:block sm:h-auto sm:max-h-[90vh] sm:rounded-2xl sm:p-6"
+            : "max-h-[90vh] w-full max-w-lg overflow-y-auto rounded-t-2xl bg-white p-6 shadow-xl focus:outline-none sm:rounded-2xl"
+        }
       >
         <div className="flex items-start justify-between gap-4">
           <h2 id={titleId} className="font-serif text-xl font-semibold text-stone-900">
@@ -52,7 +66,13 @@ export function Dialog({
             ✕
           </Link>
         </div>
-        <div className="mt-4">{children}</div>
+        <div
+          className={
+            fullScreenOnPhone ? "mt-2 flex min-h-0 flex-1 flex-col sm:mt-4 sm:block" : "mt-4"
+          }
+        >
+          {children}
+        </div>
       </div>
     </div>
   );

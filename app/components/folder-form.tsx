@@ -8,6 +8,7 @@ import {
 } from "@conform-to/react";
 import { getZodConstraint, parseWithZod } from "@conform-to/zod";
 import { Form, Link } from "@remix-run/react";
+import { useEffect, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
 import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/forms";
 import {
@@ -73,6 +74,16 @@ export function FolderForm({
     onValidate: ({ formData }) => parseWithZod(formData, { schema: FolderSchema }),
   });
   const rows = fields.recipients.getFieldList();
+  // "Add recipient" puts the cursor in the new row: with JavaScript once it is rendered,
+  // without it through autofocus on the page the server answers the insert with.
+  const [focusNewRow, setFocusNewRow] = useState(false);
+  const lastRowNameId = rows.at(-1)?.getFieldset().name.id;
+  useEffect(() => {
+    if (!focusNewRow || !lastRowNameId) return;
+    setFocusNewRow(false);
+    document.getElementById(lastRowNameId)?.focus();
+  }, [focusNewRow, lastRowNameId]);
+  const answeredInsert = lastResult?.intent?.type === "insert";
   const frequency = (fields.frequency.value ?? defaultValue.frequency) as FolderFrequency;
   const showWeekday = !hydrated || frequency !== "monthly";
   const showMonthDay = !hydrated || frequency === "monthly";
@@ -106,6 +117,7 @@ export function FolderForm({
                   ...getInputProps(rowFields.name, { type: "text" }),
                   maxLength: LIMITS.folder.recipientNameMaxLength,
                   autoComplete: "off",
+                  autoFocus: answeredInsert && index === rows.length - 1,
                 }}
               />
               <Field
@@ -135,6 +147,7 @@ export function FolderForm({
               name: fields.recipients.name,
               defaultValue: { name: "", email: "" },
             })}
+            onClick={() => setFocusNewRow(true)}
             className={smallButton}
           >
             Add recipient

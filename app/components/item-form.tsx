@@ -159,6 +159,9 @@ export function ItemForm({
       action={action}
       encType={isUpload ? "multipart/form-data" : undefined}
       {...getFormProps(form)}
+      // The schema's messages, next to their fields, with or without JavaScript: the
+      // browser's own check of type=url would refuse "example.com", which is accepted.
+      noValidate
       className="space-y-4"
       preventScrollReset
     >
@@ -170,17 +173,6 @@ export function ItemForm({
         </div>
       ) : null}
       <FormAlert errors={form.errors} />
-      <Field
-        label="Title"
-        errors={fields.title.errors}
-        inputProps={{
-          ...getInputProps(fields.title, { type: "text" }),
-          // The schema checks it in a refinement (item-validation.ts), so say it here.
-          required: true,
-          maxLength: LIMITS.item.titleMaxLength,
-        }}
-      />
-
       {type === "link" ? (
         <fieldset className="space-y-2">
           <legend className="text-sm font-medium text-stone-800">Links</legend>
@@ -191,9 +183,9 @@ export function ItemForm({
                   Link {index + 1}
                 </label>
                 <input
-                  {...getInputProps(url, { type: "text" })}
+                  {...getInputProps(url, { type: "url" })}
                   key={url.key}
-                  inputMode="url"
+                  autoComplete="url"
                   placeholder="https://"
                   aria-label={`Link ${index + 1}`}
                   className="block w-full rounded-lg border border-stone-300 bg-white px-3 py-2"
@@ -231,6 +223,17 @@ export function ItemForm({
           )}
         </fieldset>
       ) : null}
+
+      <Field
+        label="Title"
+        errors={fields.title.errors}
+        inputProps={{
+          ...getInputProps(fields.title, { type: "text" }),
+          // The schema checks it in a refinement (item-validation.ts), so say it here.
+          required: true,
+          maxLength: LIMITS.item.titleMaxLength,
+        }}
+      />
 
       {type === "musing" ? (
         <div>

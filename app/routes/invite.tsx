@@ -96,10 +96,13 @@ export default function Invite() {
       <Dialog title="Invite friends, get folders" closeTo={closeTo}>
         <div className="space-y-5 text-sm text-stone-700">
           <p>
-            When a friend signs up through your link and confirms their e-mail, you get{" "}
-            {pluralize(bonusFoldersEach, "extra folder")} and {formatBytes(bonusStorageBytesEach)}{" "}
-            more storage, up to {maxBonusFolders} folders and {formatBytes(maxBonusStorageBytes)} in
-            all.
+            Each friend who signs up through your link and confirms their e-mail gives you{" "}
+            <strong className="text-stone-900">
+              {pluralize(bonusFoldersEach, "more folder", "more folders")} and{" "}
+              {formatBytes(bonusStorageBytesEach)} more storage
+            </strong>
+            , on top of what your plan includes. Up to {maxBonusFolders / bonusFoldersEach} friends
+            count: at most +{maxBonusFolders} folders and +{formatBytes(maxBonusStorageBytes)}.
           </p>
           {link && stats.referralCode ? (
             <div className="space-y-2">

@@ -17,6 +17,7 @@ import {
   BillingNotConfigured,
   billingConfigured,
   createCheckoutSession,
+  premiumPriceLabel,
 } from "~/utils/billing.server";
 import { readProtectedForm } from "~/utils/csrf.server";
 import { loadDashboard } from "~/utils/dashboard.server";
@@ -37,6 +38,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     },
     premium: isPremium(user),
     configured: billingConfigured(),
+    price: isPremium(user) ? null : await premiumPriceLabel(),
   };
 }
 
@@ -83,7 +85,7 @@ const FEATURES = [
 ];
 
 export default function Upgrade() {
-  const { dashboard, premium, configured } = useLoaderData<typeof loader>();
+  const { dashboard, premium, configured, price } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const closeTo = dashboard.selected ? `/folders/${dashboard.selected.id}` : "/";
   return (
@@ -104,25 +106,43 @@ export default function Upgrade() {
               ))}
             </ul>
             {configured ? (
-              <p className="text-sm text-stone-600">
-                You pay on Stripe's secure page and can cancel at any time from your profile.
-              </p>
+              <>
+                <p className="text-lg font-semibold text-stone-900">
+                  {price ?? "The price is shown on Stripe's page before you pay."}
+                </p>
+                <p className="text-sm text-stone-600">
+                  You pay on Stripe's secure page and can cancel at any time from your profile.
+                </p>
+                <FormAlert errors={actionData?.result.error?.[""]} />
+              </>
             ) : (
-              <p className="text-sm text-amber-800">
+              // One clear state: the reason, and a button that cannot be pressed (the
+              // action still refuses a post with the same reason, shown here once).
+              <p id="upgrade-unavailable" className="text-sm text-amber-800">
                 Billing is not configured on this server yet, so Premium cannot be bought here.
               </p>
             )}
-            <FormAlert errors={actionData?.result.error?.[""]} />
             <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
               <Link to={closeTo} className="btn-secondary" preventScrollReset>
                 Not now
               </Link>
-              <Form method="post">
-                <CsrfInput />
-                <SubmitButton pendingText="Opening checkout..." className="btn-primary w-full">
+              {configured ? (
+                <Form method="post">
+                  <CsrfInput />
+                  <SubmitButton pendingText="Opening checkout..." className="btn-primary w-full">
+                    Upgrade
+                  </SubmitButton>
+                </Form>
+              ) : (
+                <button
+                  type="button"
+                  disabled
+                  aria-describedby="upgrade-unavailable"
+                  className="btn-primary w-full disabled:cursor-not-allowed disabled:opacity-60 sm:w-auto"
+                >
                   Upgrade
-                </SubmitButton>
-              </Form>
+                </button>
+              )}
             </div>
           </div>
         )}

@@ -2,18 +2,20 @@ import fs from "node:fs";
 import { eq } from "drizzle-orm";
 import { simpleParser } from "mailparser";
 import { describe, expect, test } from "vitest";
-import { referralCodes, referrals, securityEvents, sessions, users } from "#db/schema";
+import { folders, referralCodes, referrals, securityEvents, sessions, users } from "#db/schema";
 import { db } from "~/utils/db.server";
 import {
   deleteAccount,
   requestPasswordReset,
   resetPassword,
   signUp,
+  updateProfile,
   verifyEmailToken,
 } from "./accounts.server";
 import { env } from "./env.server";
 import { waitForBackgroundWork } from "./lifecycle.server";
 import { verifyPassword } from "./password.server";
+import { localParts, nextSendAt } from "./schedule.server";
 import { hashToken } from "./session.server";
 
 const request = new Request("http://localhost:3000/reset-password", { method: "POST" });
@@ -144,4 +146,54 @@ test("deleting an account removes the user and what they own", async () => {
   await deleteAccount(user.id);
   expect(db.select().from(users).where(eq(users.id, user.id)).get()).toBeUndefined();
   expect(db.select().from(sessions).where(eq(sessions.userId, user.id)).all()).toEqual([]);
+});
+
+describe("updateProfile", () => {
+  function userWithWeeklyFolder(email: string, timeZone: string) {
+    const user = db.insert(users).values({ email, timeZone }).returning().get();
+    const folder = db
+      .insert(folders)
+      .values({
+        userId: user.id,
+        name: "Weekly",
+        recipients: [{ name: "Mum", email: "mum@example.com" }],
+        frequency: "weekly",
+        dayOfWeek: 1,
+        nextSendAt: nextSendAt(weeklyOnMonday, timeZone, new Date(), null),
+      })
+      .returning()
+      .get();
+    return { user, folder };
+  }
+  const weeklyOnMonday = { frequency: "weekly", dayOfWeek: 1, dayOfMonth: null } as const;
+  const storedZone = (id: number) =>
+    db.select().from(users).where(eq(users.id, id)).get()!.timeZone;
+  const nextSend = (id: number) =>
+    db.select().from(folders).where(eq(folders.id, id)).get()!.nextSendAt;
+
+  test("saving a name leaves a UTC account and its deliveries where they were", () => {
+    const { user, folder } = userWithWeeklyFolder("utc-stays@example.com", "UTC");
+    updateProfile(user.id, {
+      firstName: "New",
+      lastName: "Name",
+      timeZone: "Africa/Abidjan",
+      timeZoneShown: "Africa/Abidjan",
+    });
+    expect(storedZone(user.id)).toBe("UTC");
+    expect(nextSend(folder.id)).toEqual(folder.nextSendAt);
+  });
+
+  test("a zone the person picked is saved and moves each delivery to 00:01 there", () => {
+    const { user, folder } = userWithWeeklyFolder("moves@example.com", "UTC");
+    updateProfile(user.id, {
+      firstName: "Ada",
+      lastName: "Lovelace",
+      timeZone: "Asia/Tokyo",
+      timeZoneShown: "UTC",
+    });
+    expect(storedZone(user.id)).toBe("Asia/Tokyo");
+    const moved = nextSend(folder.id)!;
+    expect(localParts(moved, "Asia/Tokyo")).toMatchObject({ hour: 0, minute: 1 });
+    expect(moved).not.toEqual(folder.nextSendAt);
+  });
 });

@@ -1,4 +1,4 @@
-import { and, eq, gt } from "drizzle-orm";
+import { and, eq, gt, isNotNull } from "drizzle-orm";
 import { createElement } from "react";
 import { contentItems, folders, referralCodes, referrals, uploadDrafts, users } from "#db/schema";
 import { AccountExists, accountExistsSubject } from "#emails/account-exists";
@@ -11,8 +11,10 @@ import { runInBackground } from "~/utils/lifecycle.server";
 import { clearLoginAttempts } from "~/utils/login-throttle.server";
 import { sendEmail } from "~/utils/mailer.server";
 import { hashPassword } from "~/utils/password.server";
+import { nextSendAt } from "~/utils/schedule.server";
 import { recordSecurityEvent } from "~/utils/security-events.server";
 import { hashToken, randomToken, revokeUserSessions } from "~/utils/session.server";
+import { zoneAfterProfileSave } from "~/utils/time-zones.server";
 import { releaseFiles } from "~/utils/uploads.server";
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -206,11 +208,43 @@ export async function resetPassword(request: Request, token: string, password: s
   return true;
 }
 
+/**
+ * Saves the name and, only when the person picked another one, the time zone
+ * (see zoneAfterProfileSave). A new zone moves every scheduled folder's next
+ * delivery to 00:01 in it; paused folders are rescheduled when they resume.
+ */
 export function updateProfile(
   userId: number,
-  values: { firstName: string; lastName: string; timeZone: string },
+  values: { firstName: string; lastName: string; timeZone: string; timeZoneShown?: string },
 ) {
-  db.update(users).set(values).where(eq(users.id, userId)).run();
+  writeTransaction((tx) => {
+    const stored = tx
+      .select({ timeZone: users.timeZone })
+      .from(users)
+      .where(eq(users.id, userId))
+      .get();
+    if (!stored) return;
+    const timeZone = zoneAfterProfileSave(stored.timeZone, values.timeZoneShown, values.timeZone);
+    tx.update(users)
+      .set({ firstName: values.firstName, lastName: values.lastName, timeZone })
+      .where(eq(users.id, userId))
+      .run();
+    if (timeZone === stored.timeZone) return;
+    const now = new Date();
+    const scheduled = tx
+      .select()
+      .from(folders)
+      .where(
+        and(eq(folders.userId, userId), eq(folders.isPaused, false), isNotNull(folders.nextSendAt)),
+      )
+      .all();
+    for (const folder of scheduled) {
+      tx.update(folders)
+        .set({ nextSendAt: nextSendAt(folder, timeZone, now, folder.lastSentAt) })
+        .where(eq(folders.id, folder.id))
+        .run();
+    }
+  });
 }
 
 /**

@@ -3,6 +3,7 @@ import Stripe from "stripe";
 import { users } from "#db/schema";
 import { db } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
+import { priceLabel } from "~/utils/price-label";
 import { isPremium } from "~/utils/quota.server";
 
 /**
@@ -178,4 +179,34 @@ export async function createPortalSession(user: BillingUser, appUrl = env.APP_UR
     return_url: `${appUrl}/profile`,
   });
   return session.url;
+}
+
+/** How long the price read from Stripe is reused: it changes rarely, and the page must not wait on Stripe each time. */
+const PRICE_TTL_MS = 10 * 60 * 1000;
+let cachedPrice: { label: string; readAt: number } | null = null;
+
+/**
+ * STRIPE_PRICE_ID in words ("$5.00 a month"), read from Stripe so the upgrade
+ * page shows what Checkout will charge; null when billing is off or Stripe
+ * cannot be reached (the page then says the price is on Stripe's page).
+ */
+export async function premiumPriceLabel(now = Date.now()): Promise<string | null> {
+  if (!billingConfigured() || !settings.priceId) return null;
+  if (cachedPrice && now - cachedPrice.readAt < PRICE_TTL_MS) return cachedPrice.label;
+  try {
+    const price = await stripe().prices.retrieve(settings.priceId);
+    if (price.unit_amount === null) return null;
+    const label = priceLabel({
+      unitAmount: price.unit_amount,
+      currency: price.currency,
+      interval: price.recurring?.interval,
+      intervalCount: price.recurring?.interval_count,
+    });
+    cachedPrice = { label, readAt: now };
+    return label;
+  } catch (error) {
+    if (!(error instanceof Stripe.errors.StripeError)) throw error;
+    console.error("Reading the Premium price from Stripe failed:", error.message);
+    return null;
+  }
 }

@@ -4,7 +4,7 @@ import type { ItemFormValues } from "~/components/item-form";
 import { EMPTY_ITEM } from "~/components/item-form";
 import { FREQUENCY_LABELS } from "~/utils/folder-validation";
 import { listFolders, recipientsOf } from "~/utils/folders.server";
-import { LinkSchema } from "~/utils/item-validation";
+import { isValidUrl, LinkSchema, normalizeUrl } from "~/utils/item-validation";
 import { canCreateFolder, folderStats, getUsage } from "~/utils/quota.server";
 import { getUser, loginPath } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
@@ -85,6 +85,16 @@ export function captureQuery(capture: Capture) {
   return `?${params}`;
 }
 
+/**
+ * A title for a page shared without one (a share sheet may send only the
+ * address): its site's name, which the person can change before adding.
+ */
+export function siteName(url: string) {
+  const normalized = normalizeUrl(url);
+  if (!isValidUrl(normalized)) return "";
+  return new URL(normalized).hostname.replace(/^www\./, "");
+}
+
 export type CaptureProblems = { title: string[]; url: string[]; note: string[] };
 
 /**
@@ -100,7 +110,7 @@ export function captureForm(capture: Capture): {
 } {
   const defaultValue: ItemFormValues = {
     ...EMPTY_ITEM,
-    title: capture.title,
+    title: capture.title || siteName(capture.url),
     urls: [capture.url],
     addComment: Boolean(capture.note),
     commentText: capture.note,

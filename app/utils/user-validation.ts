@@ -88,4 +88,6 @@ export const ProfileSchema = z.object({
     .string({ required_error: "Please choose a time zone" })
     .trim()
     .refine(isTimeZone, "Please choose a valid time zone"),
+  // The zone the form was rendered with: the zone changes only when the person picked another.
+  timeZoneShown: z.string().trim().max(100).optional(),
 });

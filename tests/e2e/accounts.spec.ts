@@ -54,7 +54,7 @@ test.describe("sign up, verify, log in", () => {
 
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill(TEST_PASSWORD);
-    await page.getByRole("button", { name: "Sign In" }).click();
+    await page.getByRole("button", { name: "Log In" }).click();
     await expect(page.getByRole("heading", { name: "My Folders" })).toBeVisible();
     await expect(page.locator("summary", { hasText: "Grace Hopper" })).toBeVisible();
     await expectAccessible();
@@ -103,7 +103,7 @@ test.describe("log in", () => {
       await page.goto("/login");
       await page.getByLabel("Email").fill(email);
       await page.getByLabel("Password").fill("not the password");
-      await page.getByRole("button", { name: "Sign In" }).click();
+      await page.getByRole("button", { name: "Log In" }).click();
       const alert = page.getByRole("alert");
       await expect(alert).toContainText("Invalid email or password");
       await expect(page.getByLabel("Email")).toHaveValue(email);
@@ -128,13 +128,13 @@ test.describe("log in", () => {
       await page.goto("/login");
       await page.getByLabel("Email").fill(user.email);
       await page.getByLabel("Password").fill(`wrong-${attempt}`);
-      await page.getByRole("button", { name: "Sign In" }).click();
+      await page.getByRole("button", { name: "Log In" }).click();
       await expect(page.getByRole("alert")).toContainText("Invalid email or password");
     }
     await page.goto("/login");
     await page.getByLabel("Email").fill(user.email);
     await page.getByLabel("Password").fill(TEST_PASSWORD);
-    await page.getByRole("button", { name: "Sign In" }).click();
+    await page.getByRole("button", { name: "Log In" }).click();
     await expect(page.getByRole("alert")).toContainText("Too many failed sign-in attempts");
     const throttled = testDb()
       .select()
@@ -170,7 +170,7 @@ test.describe("log in", () => {
     await expect(page.getByText("Your session has expired")).toHaveCount(0);
     await page.getByLabel("Email").fill(user.email);
     await page.getByLabel("Password").fill(TEST_PASSWORD);
-    await page.getByRole("button", { name: "Sign In" }).click();
+    await page.getByRole("button", { name: "Log In" }).click();
     await expect(page).toHaveURL(/\/profile$/);
     await expect(page.getByRole("heading", { name: "Profile Settings" })).toBeVisible();
   });
@@ -188,7 +188,7 @@ test.describe("log in", () => {
       await page.goto(`/login?redirectTo=${encodeURIComponent(target)}`);
       await page.getByLabel("Email").fill(user.email);
       await page.getByLabel("Password").fill(TEST_PASSWORD);
-      await page.getByRole("button", { name: "Sign In" }).click();
+      await page.getByRole("button", { name: "Log In" }).click();
       await page.waitForLoadState("load");
       expect(new URL(page.url()).origin).toBe(new URL(baseURL!).origin);
       await expect(page.getByRole("heading", { name: "My Folders" })).toBeVisible();
@@ -270,6 +270,7 @@ test.describe("signed in", () => {
     await page.locator("summary").click();
     await page.getByRole("button", { name: "Sign out" }).click();
     await expect(page).toHaveURL(/\/login$/);
+    await expect(page.getByText("You're signed out")).toBeVisible();
 
     const copied = await playwright.request.newContext({
       baseURL,
@@ -389,7 +390,7 @@ test.describe("password reset", () => {
     await page.goto("/login");
     await page.getByLabel("Email").fill(user.email);
     await page.getByLabel("Password").fill("a brand new password");
-    await page.getByRole("button", { name: "Sign In" }).click();
+    await page.getByRole("button", { name: "Log In" }).click();
     await expect(page.getByRole("heading", { name: "My Folders" })).toBeVisible();
   });
 

@@ -46,7 +46,7 @@ test.describe("/add", () => {
 
     await page.getByLabel("Email").fill(user.email);
     await page.getByLabel("Password").fill(TEST_PASSWORD);
-    await page.getByRole("button", { name: "Sign In" }).click();
+    await page.getByRole("button", { name: "Log In" }).click();
 
     await expect(page.getByRole("heading", { name: "Add content" })).toBeVisible();
     expect(`${new URL(page.url()).pathname}${new URL(page.url()).search}`).toBe(addUrl);

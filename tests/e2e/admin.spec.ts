@@ -263,7 +263,7 @@ test.describe("admin dashboards", () => {
 
     await page.getByLabel("Email").fill(admin.email);
     await page.getByLabel("Password").fill(TEST_PASSWORD);
-    await page.getByRole("button", { name: "Sign In" }).click();
+    await page.getByRole("button", { name: "Log In" }).click();
     // Admins have a second factor; the code step keeps where to go next.
     await expect(page).toHaveURL(/\/login\/two-factor$/);
     await page.getByLabel("Code", { exact: true }).fill(await currentCode(admin.twoFactorSecret));

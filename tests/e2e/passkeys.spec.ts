@@ -75,7 +75,7 @@ test.describe("passkeys", () => {
     await expect(page.getByRole("button", { name: "Use a passkey", exact: true })).toHaveCount(0);
     await page.getByLabel("Email").fill(user.email);
     await page.getByLabel("Password").fill(TEST_PASSWORD);
-    await page.getByRole("button", { name: "Sign In" }).click();
+    await page.getByRole("button", { name: "Log In" }).click();
     await expect(page.getByRole("heading", { name: "My Folders" })).toBeVisible();
     await signIn(context, user.id, baseURL!);
     await page.goto("/profile");

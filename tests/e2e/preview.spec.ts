@@ -77,7 +77,9 @@ test.describe("email preview", () => {
     await expect(frame.getByText("Ada says:")).toBeVisible();
     await expect(frame.getByText(`added ${user.email} to the folder`)).toBeVisible();
     await expect(
-      dialog.getByText(/Email size: \d+(\.\d)? KB · with 0 attachments: /),
+      dialog.getByText(
+        /^This e-mail is \d+(\.\d)? KB \(text and links only, no attachments\), within the 20\.0 MB this folder can send\.$/,
+      ),
     ).toBeVisible();
     await expect(dialog.locator("iframe")).toHaveAttribute("sandbox", "allow-same-origin");
     // axe runs as a script: the page without JavaScript is the same server HTML.
@@ -192,5 +194,72 @@ test.describe("email preview", () => {
     expect(await mailsTo(intruder.email)).toEqual([]);
     expect(await mailsTo(owner.email)).toEqual([]);
     expect(itemsOf(folder.id).map((item) => item.sentAt)).toEqual([null, null]);
+  });
+});
+
+test.describe("email preview on a phone", () => {
+  test("fills the screen, with Send me a test and Send Now (asking first) in it", async ({
+    page,
+    context,
+    baseURL,
+  }, testInfo) => {
+    const { user, folder } = await folderWithLinkAndMusing("Phone family");
+    const mum = `mum-${folder.id}@example.com`;
+    testDb()
+      .update(folders)
+      .set({ recipients: [{ name: "Mum", email: mum }] })
+      .where(eq(folders.id, folder.id))
+      .run();
+    await signIn(context, user.id, baseURL!);
+    await page.setViewportSize({ width: 375, height: 740 });
+    await page.goto(`/folders/${folder.id}/preview`);
+    const dialog = page.getByRole("dialog", { name: "Email Preview" });
+    await expect(dialog).toBeVisible();
+    const box = (await dialog.boundingBox())!;
+    expect([box.x, box.y, box.width, box.height]).toEqual([0, 0, 375, 740]);
+    // The e-mail is the one thing that scrolls: the sheet itself does not.
+    expect(
+      await dialog.evaluate((element) => element.scrollHeight - element.clientHeight),
+    ).toBeLessThanOrEqual(0);
+    const frame = (await dialog.locator("iframe").boundingBox())!;
+    expect(frame.height).toBeGreaterThan(740 * 0.45);
+    await expect(dialog.getByText(/^This e-mail is .* this folder can send\.$/)).toBeVisible();
+    await expect(dialog.getByRole("button", { name: "Send me a test" })).toBeInViewport();
+    await expect(dialog.getByRole("link", { name: "Send Now" })).toBeInViewport();
+    const shot = testInfo.outputPath("preview-phone.png");
+    await page.screenshot({ path: shot });
+    await testInfo.attach("preview-phone.png", { path: shot, contentType: "image/png" });
+
+    await dialog.getByRole("link", { name: "Send Now" }).click();
+    const question = page.getByRole("dialog", { name: "Send 2 items to Mum now?" });
+    await expect(question).toBeVisible();
+    await question.getByRole("link", { name: "Back" }).click();
+    await expect(page).toHaveURL(new RegExp(`/folders/${folder.id}/preview$`));
+    expect(itemsOf(folder.id).map((item) => item.sentAt)).toEqual([null, null]);
+
+    await page
+      .getByRole("dialog", { name: "Email Preview" })
+      .getByRole("link", { name: "Send Now" })
+      .click();
+    await question.getByRole("button", { name: "Send Now" }).click();
+    await expect(page.getByText("Your folder is on its way")).toBeVisible();
+    await waitForMail(mum, /Phone family/);
+    expect(itemsOf(folder.id).every((item) => item.sentAt !== null)).toBe(true);
+  });
+
+  test("a Send Now that cannot send is disabled there, with the reason", async ({
+    page,
+    context,
+    baseURL,
+  }) => {
+    const { user, folder } = await folderWithLinkAndMusing("Paused family");
+    testDb().update(folders).set({ isPaused: true }).where(eq(folders.id, folder.id)).run();
+    await signIn(context, user.id, baseURL!);
+    await page.setViewportSize({ width: 375, height: 740 });
+    await page.goto(`/folders/${folder.id}/preview`);
+    const dialog = page.getByRole("dialog", { name: "Email Preview" });
+    const sendNow = dialog.getByRole("button", { name: "Send Now" });
+    await expect(sendNow).toBeDisabled();
+    await expect(sendNow).toHaveAccessibleDescription("Delivery is paused: re-start it to send.");
   });
 });

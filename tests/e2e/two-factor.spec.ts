@@ -36,7 +36,7 @@ async function logInWithPassword(page: Page, email: string, password = TEST_PASS
   await page.goto("/login");
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Sign In" }).click();
+  await page.getByRole("button", { name: "Log In" }).click();
 }
 
 async function expectCodeStep(page: Page) {

@@ -25,7 +25,7 @@ export default function CheckEmailPage() {
         <p>
           Already confirmed?{" "}
           <Link to="/login" className={authLinkClass}>
-            Log in
+            Log In
           </Link>
         </p>
       }

@@ -63,7 +63,7 @@ export default function ForgotPasswordPage() {
         <p>
           Remembered it?{" "}
           <Link to="/login" className={authLinkClass}>
-            Log in
+            Log In
           </Link>
         </p>
       }

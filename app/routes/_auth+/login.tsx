@@ -20,7 +20,7 @@ import { continueSignIn } from "~/utils/two-factor-login.server";
 import { LoginSchema } from "~/utils/user-validation";
 
 export const meta: MetaFunction = () => [
-  { title: "Log in · Thoughtfully" },
+  { title: "Log In · Thoughtfully" },
   { name: "description", content: "Log in to Thoughtfully to save and send your folders." },
 ];
 
@@ -72,7 +72,7 @@ export default function LoginPage() {
 
   return (
     <AuthCard
-      title="Log in"
+      title="Log In"
       description={<p>Welcome back. Log in to keep saving things to share.</p>}
       footer={
         <p>
@@ -113,7 +113,7 @@ export default function LoginPage() {
             </Link>
           </p>
         </div>
-        <SubmitButton pendingText="Signing In...">Sign In</SubmitButton>
+        <SubmitButton pendingText="Logging in...">Log In</SubmitButton>
       </Form>
       <div className="mt-3">
         <PasskeySignInButton redirectTo={redirectTo} />

@@ -1,6 +1,7 @@
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
 import { isCrossSite, readProtectedForm } from "~/utils/csrf.server";
 import { destroySession } from "~/utils/session.server";
+import { redirectWithToast } from "~/utils/toast.server";
 
 /** Signing out is a POST; following a link here changes nothing. */
 export async function loader() {
@@ -15,5 +16,10 @@ export async function loader() {
  */
 export async function action({ request }: ActionFunctionArgs) {
   if (isCrossSite(request)) await readProtectedForm(request);
-  throw redirect("/login", { headers: { "Set-Cookie": await destroySession(request) } });
+  // The toast says it worked: the log-in page alone looks the same as before pressing.
+  throw await redirectWithToast(
+    "/login",
+    { title: "You're signed out", description: "See you soon." },
+    { headers: { "Set-Cookie": await destroySession(request) } },
+  );
 }

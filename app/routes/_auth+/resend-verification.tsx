@@ -58,7 +58,7 @@ export default function ResendVerificationPage() {
         <p>
           Already confirmed?{" "}
           <Link to="/login" className={authLinkClass}>
-            Log in
+            Log In
           </Link>
         </p>
       }

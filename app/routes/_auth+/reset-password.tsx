@@ -69,7 +69,7 @@ export default function ResetPasswordPage() {
         description={<p role="status">You can now log in with your new password.</p>}
       >
         <Link to="/login" className="btn-primary w-full">
-          Log in now
+          Log In
         </Link>
       </AuthCard>
     );
@@ -96,7 +96,7 @@ export default function ResetPasswordPage() {
         <p>
           Remembered it?{" "}
           <Link to="/login" className={authLinkClass}>
-            Log in
+            Log In
           </Link>
         </p>
       }

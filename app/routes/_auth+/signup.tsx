@@ -58,8 +58,9 @@ export default function SignupPage() {
     shouldRevalidate: "onInput",
     onValidate: ({ formData }) => parseWithZod(formData, { schema: SignupSchema }),
   });
-  // Without JavaScript the server falls back to UTC; the profile page can change it.
-  const [timeZone, setTimeZone] = useState("UTC");
+  // Filled with the browser's zone once JavaScript runs. Left empty without it, and
+  // the server then stores UTC (an unknown zone too); the profile page can change it.
+  const [timeZone, setTimeZone] = useState("");
   useEffect(() => {
     const detected = Intl.DateTimeFormat().resolvedOptions().timeZone;
     if (detected) setTimeZone(detected);
@@ -73,7 +74,7 @@ export default function SignupPage() {
         <p>
           Already have an account?{" "}
           <Link to="/login" className={authLinkClass}>
-            Log in
+            Log In
           </Link>
         </p>
       }

@@ -81,7 +81,7 @@ export default function VerifyEmailPage() {
         description={<p role="status">Your email is confirmed. Taking you to log in...</p>}
       >
         <Link to="/login" className="btn-primary w-full">
-          Log in now
+          Log In
         </Link>
       </AuthCard>
     );
@@ -99,7 +99,7 @@ export default function VerifyEmailPage() {
         <p className="mt-4 text-center text-sm text-stone-700">
           Already confirmed?{" "}
           <Link to="/login" className={authLinkClass}>
-            Log in
+            Log In
           </Link>
         </p>
       </AuthCard>

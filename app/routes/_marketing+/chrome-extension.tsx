@@ -130,10 +130,15 @@ export default function ChromeExtension() {
 
       <h2>On your phone</h2>
       <p>
-        Open Thoughtfully in your phone's browser and add it to your home screen. From then on,
-        Share → Thoughtfully in any app sends the page to Thoughtfully, where you choose the folder.
-        You will be asked to <Link to="/login">log in</Link> the first time (no account yet?{" "}
+        On Android, open Thoughtfully in Chrome and add it to your home screen. From then on, Share
+        → Thoughtfully in any app sends the page to Thoughtfully, where you choose the folder. You
+        will be asked to <Link to="/login">log in</Link> the first time (no account yet?{" "}
         <Link to="/signup">Sign up</Link>).
+      </p>
+      <p>
+        On iPhone and iPad, iOS does not let a web app receive shares: use the bookmarklet above in
+        Safari, or the Shortcut whose recipe is on your <Link to="/profile">Profile Settings</Link>{" "}
+        page.
       </p>
     </StaticPage>
   );

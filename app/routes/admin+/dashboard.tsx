@@ -199,13 +199,20 @@ function RecentActivity({ items }: { items: LoaderData["dashboard"]["recentActiv
   return (
     <ol className="divide-y divide-stone-200">
       {items.map((item) => (
+        // On a phone the event gets a line of its own under its badge and time, so
+        // its words are not squeezed into a narrow column beside them.
         <li
           key={`${item.timestamp}-${item.description}`}
-          className="flex flex-wrap items-center gap-3 py-2"
+          className="grid grid-cols-[auto_1fr] items-center gap-x-3 gap-y-1 py-2 sm:grid-cols-[auto_1fr_auto]"
         >
           <SeverityBadge severity={item.severity} />
-          <span className="min-w-0 flex-1 text-stone-900">{item.description}</span>
-          <time dateTime={item.timestamp} className="text-sm text-stone-600">
+          <span className="order-last col-span-2 min-w-0 break-words text-stone-900 sm:order-none sm:col-span-1">
+            {item.description}
+          </span>
+          <time
+            dateTime={item.timestamp}
+            className="justify-self-end text-sm text-stone-600 sm:justify-self-auto"
+          >
             {formatUtc(item.timestamp)}
           </time>
         </li>

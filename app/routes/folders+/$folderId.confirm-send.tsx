@@ -14,7 +14,7 @@ export const meta: MetaFunction = () => [{ title: "Send now? · Thoughtfully" }]
 
 /**
  * Send Now empties the folder and cannot be taken back, so the dashboard's
- * button opens this question first; its answer posts to the send action
+ * button (and the Email Preview's) opens this question first; its answer posts to the send action
  * (/folders/:id/send), which checks the same rules again.
  */
 export async function loader({ request, params }: LoaderFunctionArgs) {
@@ -24,8 +24,11 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const recipients = activeRecipients(folder).map((recipient) =>
     recipient.name && recipient.name !== "recipient" ? recipient.name : recipient.email,
   );
+  // Asked from the Email Preview, Back returns to it.
+  const fromPreview = new URL(request.url).searchParams.get("from") === "preview";
   return {
     folderId: folder.id,
+    back: fromPreview ? `/folders/${folder.id}/preview` : `/folders/${folder.id}`,
     itemCount,
     recipients,
     blocker:
@@ -40,8 +43,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 }
 
 export default function ConfirmSend() {
-  const { folderId, itemCount, recipients, blocker } = useLoaderData<typeof loader>();
-  const back = `/folders/${folderId}`;
+  const { folderId, back, itemCount, recipients, blocker } = useLoaderData<typeof loader>();
   return (
     <Dialog
       title={

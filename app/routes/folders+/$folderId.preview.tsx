@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, useLoaderData } from "@remix-run/react";
+import { Form, Link, useLoaderData } from "@remix-run/react";
 import {
   attachmentsFor,
   GMAIL_CLIP_BYTES,
@@ -11,11 +11,13 @@ import { CsrfInput, SubmitButton } from "~/components/forms";
 import { readProtectedForm } from "~/utils/csrf.server";
 import { notFoundOnForeignFolder, parseFolderId } from "~/utils/folder-params.server";
 import { getFolder, recipientsOf } from "~/utils/folders.server";
-import { formatBytes } from "~/utils/format";
 import { refuseMailBurst } from "~/utils/mail-limits.server";
 import { sendEmail } from "~/utils/mailer.server";
 import { renderPreview } from "~/utils/preview.server";
-import { folderSizeLimit } from "~/utils/quota.server";
+import { previewSizeInWords } from "~/utils/preview-size";
+import { folderSizeLimit, folderStats } from "~/utils/quota.server";
+import { activeRecipients } from "~/utils/recipients.server";
+import { sendNowBlocker } from "~/utils/send-now";
 import { requireUser } from "~/utils/session.server";
 import { storage } from "~/utils/storage.server";
 import { redirectWithToast } from "~/utils/toast.server";
@@ -54,7 +56,20 @@ function withViewableImages(html: string, rendered: RenderedNewsletter) {
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const folder = notFoundOnForeignFolder(() => getFolder(user.id, parseFolderId(params.folderId)));
-  const base = { folderId: folder.id, senderEmail: user.email, canSendTest: user.emailVerified };
+  const itemCount = folderStats(user.id).get(folder.id)?.itemCount ?? 0;
+  const base = {
+    folderId: folder.id,
+    senderEmail: user.email,
+    canSendTest: user.emailVerified,
+    sendNowBlocker:
+      sendNowBlocker({
+        itemCount,
+        isUnsubscribed: folder.isUnsubscribed || activeRecipients(folder).length === 0,
+        isPaused: folder.isPaused,
+        pauseReason: folder.pauseReason,
+        senderVerified: user.emailVerified,
+      }) ?? null,
+  };
   const preview = renderPreview(folder, user);
   if (!preview) return { ...base, preview: null };
   const { rendered, html } = preview;
@@ -126,11 +141,12 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function EmailPreview() {
-  const { folderId, senderEmail, canSendTest, preview } = useLoaderData<typeof loader>();
+  const { folderId, senderEmail, canSendTest, sendNowBlocker, preview } =
+    useLoaderData<typeof loader>();
   return (
-    <Dialog title="Email Preview" closeTo={`/folders/${folderId}`}>
+    <Dialog title="Email Preview" closeTo={`/folders/${folderId}`} fullScreenOnPhone>
       {preview ? (
-        <div className="space-y-4">
+        <div className="flex min-h-0 flex-1 flex-col gap-3 sm:block sm:space-y-4">
           <p className="text-sm text-stone-700">
             Subject: <span className="font-medium text-stone-900">{preview.subject}</span>
           </p>
@@ -139,27 +155,22 @@ export default function EmailPreview() {
             only so the frame's image requests carry the session cookie (an opaque
             origin gets none, and /files/… serves the owner only); without
             allow-scripts nothing in the frame can use that origin.
+            On a phone it takes the screen's remaining height: the e-mail is the one
+            thing that scrolls.
           */}
           <iframe
             sandbox="allow-same-origin"
             srcDoc={preview.html}
             title="Email preview"
-            className="h-[55vh] w-full rounded-lg border border-stone-200 bg-white"
+            className="min-h-[45dvh] w-full flex-1 rounded-lg border border-stone-200 bg-white sm:h-[55vh] sm:min-h-0"
           />
-          <p className="text-sm text-stone-700">
-            Email size: {formatBytes(preview.htmlBytes)} · with{" "}
-            {preview.attachmentCount === 1
-              ? "1 attachment"
-              : `${preview.attachmentCount} attachments`}
-            : {formatBytes(preview.totalBytes)}
-          </p>
+          <p className="text-sm text-stone-700">{previewSizeInWords(preview)}</p>
           {preview.overLimit ? (
             <p
               role="alert"
               className="rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800"
             >
-              This e-mail ({formatBytes(preview.totalBytes)}) is larger than this folder's limit of{" "}
-              {formatBytes(preview.limitBytes)}. Remove some photos or files so it can be sent.
+              Remove some photos or files so it can be sent.
             </p>
           ) : null}
           {preview.clipped ? (
@@ -168,17 +179,40 @@ export default function EmailPreview() {
               "View entire message".
             </p>
           ) : null}
-          <div className="flex flex-col gap-2 border-t border-stone-200 pt-4">
+          <div className="grid grid-cols-2 gap-2 border-t border-stone-200 pt-3 sm:pt-4">
             <Form method="post" preventScrollReset>
               <CsrfInput />
-              <SubmitButton pendingText="Sending..." className="btn-primary w-full sm:w-auto">
+              <SubmitButton pendingText="Sending..." className="btn-secondary w-full">
                 Send me a test
               </SubmitButton>
             </Form>
-            <p className="text-xs text-stone-600">
+            {sendNowBlocker ? (
+              <button
+                type="button"
+                disabled
+                aria-describedby="preview-send-now-blocker"
+                className="btn-primary w-full"
+              >
+                Send Now
+              </button>
+            ) : (
+              <Link
+                to={`/folders/${folderId}/confirm-send?from=preview`}
+                className="btn-primary w-full"
+                preventScrollReset
+              >
+                Send Now
+              </Link>
+            )}
+            <p className="col-span-2 text-xs text-stone-600">
               {canSendTest
-                ? `Sends this e-mail to you only (${senderEmail}). Nothing in the folder changes.`
-                : "Confirm your e-mail address to send yourself a test."}
+                ? `A test goes to you only (${senderEmail}); nothing in the folder changes.`
+                : "Confirm your e-mail address to send yourself a test."}{" "}
+              {sendNowBlocker ? (
+                <span id="preview-send-now-blocker">{sendNowBlocker}</span>
+              ) : (
+                "Send Now asks first, then sends this e-mail to the folder's recipients."
+              )}
             </p>
           </div>
         </div>

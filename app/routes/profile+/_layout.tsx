@@ -23,6 +23,7 @@ import { listPasskeys } from "~/utils/passkeys.server";
 import { PRIORITY_SUPPORT_PROMISE, prioritySupportAddress } from "~/utils/priority-support";
 import { getUsage } from "~/utils/quota.server";
 import { requireUser } from "~/utils/session.server";
+import { timeZoneGroups } from "~/utils/time-zones.server";
 import { redirectWithToast } from "~/utils/toast.server";
 import { hasTwoFactor } from "~/utils/two-factor.server";
 import { ProfileSchema } from "~/utils/user-validation";
@@ -67,7 +68,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
       headerImage: branding.headerImage !== null,
       prioritySupport: premium ? prioritySupportAddress(env.SUPPORT_EMAIL) : null,
     },
-    timeZones: Intl.supportedValuesOf("timeZone"),
+    timeZoneGroups: timeZoneGroups(user.timeZone),
+    // iOS cannot share to a web app: its visitors get the bookmarklet and the Shortcut first.
+    onIOS: /\b(iPhone|iPad|iPod)\b/.test(request.headers.get("User-Agent") ?? ""),
     appUrl: env.APP_URL,
     twoFactorOn: hasTwoFactor(user.id),
     passkeys: listPasskeys(user.id).map((key) => ({
@@ -101,8 +104,17 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function ProfileSettings() {
-  const { profile, features, perks, timeZones, appUrl, twoFactorOn, passkeys, apiTokens } =
-    useLoaderData<typeof loader>();
+  const {
+    profile,
+    features,
+    perks,
+    timeZoneGroups,
+    onIOS,
+    appUrl,
+    twoFactorOn,
+    passkeys,
+    apiTokens,
+  } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const [form, fields] = useForm({
     id: "profile",
@@ -163,14 +175,20 @@ export default function ProfileSettings() {
                 key={timeZoneProps.key}
                 className="mt-1 block w-full rounded-lg border border-stone-300 bg-white px-3 py-2 text-stone-900"
               >
-                {timeZones.map((zone) => (
-                  <option key={zone} value={zone}>
-                    {zone.replaceAll("_", " ")}
-                  </option>
+                {timeZoneGroups.map((group) => (
+                  <optgroup key={group.region} label={group.region}>
+                    {group.zones.map((zone) => (
+                      <option key={zone.value} value={zone.value}>
+                        {zone.label}
+                      </option>
+                    ))}
+                  </optgroup>
                 ))}
               </select>
+              <input type="hidden" name="timeZoneShown" value={profile.timeZone} />
               <p className="mt-1 text-xs text-stone-600">
-                Your folders are sent at 00:01 in this time zone.
+                Your folders are sent at 00:01 in this time zone. Type a city's first letters to
+                jump to it; cities are grouped by region.
               </p>
               <ErrorList errors={fields.timeZone.errors} />
             </div>
@@ -286,9 +304,37 @@ export default function ProfileSettings() {
             <Link to="/chrome-extension" className="text-brand-700 underline">
               Thoughtfully extension
             </Link>{" "}
-            does the same from the toolbar. On a phone, add this site to your home screen and use
-            Share → Thoughtfully.
+            does the same from the toolbar.{" "}
+            {onIOS
+              ? "On this iPhone or iPad, use the bookmark above in Safari, or the Shortcut below."
+              : "On an Android phone, add this site to your home screen, then use Share → Thoughtfully."}
           </p>
+          <details open={onIOS} className="mt-4 rounded-lg border border-stone-200 p-3 text-sm">
+            <summary className="min-h-11 cursor-pointer py-2 font-medium text-stone-900">
+              iPhone and iPad: a Shortcut in the Share menu
+            </summary>
+            <p className="mt-2 text-stone-700">
+              iOS does not let a web app receive shares, so "Share → Thoughtfully" is not offered
+              there. A Shortcut does the same:
+            </p>
+            <ol className="mt-2 list-decimal space-y-1 pl-5 text-stone-700">
+              <li>
+                In the Shortcuts app, tap +, then open the shortcut's details (ⓘ) and turn on "Show
+                in Share Sheet"; let it receive URLs and Safari web pages.
+              </li>
+              <li>Add the action "URL Encode" with the Shortcut Input.</li>
+              <li>
+                Add the action "Open URLs" with{" "}
+                <code className="break-all rounded bg-stone-100 px-1">
+                  {appUrl.replace(/\/+$/, "")}/add?extension=true&amp;url=
+                </code>{" "}
+                followed by the URL Encoded Text.
+              </li>
+              <li>
+                Name it "Thoughtfully". In Safari, Share → Thoughtfully now opens Add content.
+              </li>
+            </ol>
+          </details>
         </section>
 
         <section

@@ -16,7 +16,7 @@ function escapeHtml(text: string) {
  * A small stand-in for Stripe's API on loopback, for tests: the real `stripe`
  * library talks to it (host, port and protocol options). It checks the secret
  * key like Stripe does and answers the calls the app makes (create a customer,
- * a Checkout session, a customer-portal session; list a session's line items;
+ * a Checkout session, a customer-portal session; read a price; list a session's line items;
  * cancel a subscription), plus two tiny HTML pages in place of Stripe's hosted
  * Checkout and portal. Every API call is kept in `calls` for assertions.
  */
@@ -160,6 +160,19 @@ export async function startFakeStripe(secretKey: string) {
             price: { id: session.price, object: "price" },
           },
         ],
+      });
+    }
+    const pricePath = /^\/v1\/prices\/([\w-]+)$/.exec(url.pathname);
+    if (request.method === "GET" && pricePath) {
+      // Every price is Premium's: $4.99 a month.
+      return send(200, {
+        id: pricePath[1],
+        object: "price",
+        active: true,
+        currency: "usd",
+        unit_amount: 499,
+        type: "recurring",
+        recurring: { interval: "month", interval_count: 1 },
       });
     }
     const subscriptionPath = /^\/v1\/subscriptions\/([\w-]+)$/.exec(url.pathname);
