@@ -32,7 +32,7 @@ function usePasskeysAvailable() {
 
 export function PasskeySignInButton({
   redirectTo,
-  // Not "Sign in…": the log-in form's own button is "Sign In".
+  // Not "Log in…": the log-in form's own button is "Log In", and tests find buttons by name.
   label = "Use a passkey",
 }: {
   redirectTo?: string | null;
