@@ -15,7 +15,7 @@ import {
 } from "~/utils/items.server";
 import { previewColumnsFor } from "~/utils/link-preview-queue.server";
 import { consumeRateLimit, type RateLimit } from "~/utils/rate-limit.server";
-import { type SafeFetchOptions, safeFetch } from "~/utils/safe-fetch.server";
+import { SafeFetchError, type SafeFetchOptions, safeFetch } from "~/utils/safe-fetch.server";
 
 /**
  * Link previews: the card (picture, title, site, a line of description) a
@@ -185,11 +185,13 @@ const stillWanted = (candidate: Candidate) =>
     isNull(contentItems.sentAt),
   );
 
-function giveUpOrRetry(candidate: Candidate, attempts: number, now: Date) {
+/** A refused address or a 4xx answer fails at once; anything else is tried again later. */
+function giveUpOrRetry(candidate: Candidate, attempts: number, now: Date, error: unknown) {
   const delay = PREVIEW_LIMITS.retryDelaysMs[attempts - 1];
+  const permanent = error instanceof SafeFetchError && error.permanent;
   db.update(contentItems)
     .set(
-      attempts >= PREVIEW_LIMITS.maxAttempts || delay === undefined
+      permanent || attempts >= PREVIEW_LIMITS.maxAttempts || delay === undefined
         ? { previewStatus: "failed", previewNextAttemptAt: null }
         : { previewNextAttemptAt: new Date(now.getTime() + delay) },
     )
@@ -228,7 +230,7 @@ async function fetchOne(candidate: Candidate, allowLoopback: boolean) {
     if (read.imageUrl) image = await fetchPreviewImage(read.imageUrl, allowLoopback);
   } catch (error) {
     console.info(`[previews] item ${candidate.id}: ${(error as Error).message}`);
-    giveUpOrRetry(candidate, attempts, new Date());
+    giveUpOrRetry(candidate, attempts, new Date(), error);
     return;
   }
   const stored =
