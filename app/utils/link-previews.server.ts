@@ -119,7 +119,10 @@ async function fetchPreviewImage(imageUrl: string, allowLoopback: boolean) {
       .jpeg({ quality: 75, mozjpeg: true })
       .toBuffer();
   } catch (error) {
-    console.info(`[previews] no picture from ${imageUrl}: ${(error as Error).message}`);
+    // The host only: a page's addresses may carry tokens that have no place in our logs.
+    console.info(
+      `[previews] no picture from ${new URL(imageUrl).host}: ${(error as Error).message}`,
+    );
     return null;
   }
 }
