@@ -101,13 +101,21 @@ describe("link previews", () => {
     const before = pages.requests.length;
     await runPreviewPass({ allowLoopback: false });
     expect(pages.requests.length).toBe(before);
-    expect(row(item.id)).toMatchObject({ previewStatus: "pending", previewAttempts: 1 });
+    // Refused for good: asking again would get the same answer.
+    expect(row(item.id)).toMatchObject({ previewStatus: "failed", previewAttempts: 1 });
     expect(row(item.id)?.previewImageKey).toBeNull();
+  });
+
+  test("a missing page (404) fails at once; the link stays plain", async () => {
+    const { user, folder } = senderWithFolder();
+    const item = createTextItem(user.id, folder.id, link(`${pages.origin}/missing`));
+    await runPreviewPass(loopback);
+    expect(row(item.id)).toMatchObject({ previewStatus: "failed", previewAttempts: 1 });
   });
 
   test("a page that keeps failing is tried three times, then the link stays plain", async () => {
     const { user, folder } = senderWithFolder();
-    const item = createTextItem(user.id, folder.id, link(`${pages.origin}/missing`));
+    const item = createTextItem(user.id, folder.id, link(`${pages.origin}/broken`));
     for (let attempt = 1; attempt <= PREVIEW_LIMITS.maxAttempts; attempt++) {
       await runPreviewPass(loopback);
       expect(row(item.id)?.previewAttempts).toBe(attempt);

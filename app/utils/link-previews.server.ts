@@ -14,7 +14,7 @@ import {
 } from "~/utils/items.server";
 import { previewColumnsFor } from "~/utils/link-preview-queue.server";
 import { consumeRateLimit, type RateLimit } from "~/utils/rate-limit.server";
-import { type SafeFetchOptions, safeFetch } from "~/utils/safe-fetch.server";
+import { SafeFetchError, type SafeFetchOptions, safeFetch } from "~/utils/safe-fetch.server";
 import { storage } from "~/utils/storage.server";
 
 /**
@@ -119,7 +119,10 @@ async function fetchPreviewImage(imageUrl: string, allowLoopback: boolean) {
       .jpeg({ quality: 75, mozjpeg: true })
       .toBuffer();
   } catch (error) {
-    console.info(`[previews] no picture from ${imageUrl}: ${(error as Error).message}`);
+    // The host only: a page's addresses may carry tokens that have no place in our logs.
+    console.info(
+      `[previews] no picture from ${new URL(imageUrl).host}: ${(error as Error).message}`,
+    );
     return null;
   }
 }
@@ -185,11 +188,13 @@ const stillWanted = (candidate: Candidate) =>
     isNull(contentItems.sentAt),
   );
 
-function giveUpOrRetry(candidate: Candidate, attempts: number, now: Date) {
+/** A refused address or a 4xx answer fails at once; anything else is tried again later. */
+function giveUpOrRetry(candidate: Candidate, attempts: number, now: Date, error: unknown) {
   const delay = PREVIEW_LIMITS.retryDelaysMs[attempts - 1];
+  const permanent = error instanceof SafeFetchError && error.permanent;
   db.update(contentItems)
     .set(
-      attempts >= PREVIEW_LIMITS.maxAttempts || delay === undefined
+      permanent || attempts >= PREVIEW_LIMITS.maxAttempts || delay === undefined
         ? { previewStatus: "failed", previewNextAttemptAt: null }
         : { previewNextAttemptAt: new Date(now.getTime() + delay) },
     )
@@ -228,7 +233,7 @@ async function fetchOne(candidate: Candidate, allowLoopback: boolean) {
     if (read.imageUrl) image = await fetchPreviewImage(read.imageUrl, allowLoopback);
   } catch (error) {
     console.info(`[previews] item ${candidate.id}: ${(error as Error).message}`);
-    giveUpOrRetry(candidate, attempts, new Date());
+    giveUpOrRetry(candidate, attempts, new Date(), error);
     return;
   }
   const stored =

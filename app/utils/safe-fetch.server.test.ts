@@ -39,6 +39,7 @@ describe("safeFetch refuses addresses inside the network by default", () => {
     ["localhost (resolves to loopback)", "http://localhost/"],
   ])("%s: %s", async (_label, address) => {
     await expect(safeFetch(address, options)).rejects.toThrowError(/not allowed/);
+    await expect(safeFetch(address, options)).rejects.toMatchObject({ permanent: true });
   });
 
   test.each([

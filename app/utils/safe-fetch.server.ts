@@ -30,9 +30,19 @@ export type SafeFetchOptions = {
 
 export type SafeFetchResult = { url: string; contentType: string; body: Buffer };
 
-/** Refused or failed: the link then stays a plain link. */
+/**
+ * Refused or failed: the link then stays a plain link. `permanent`: asking
+ * again will not help (an address we refuse, a 4xx answer).
+ */
 export class SafeFetchError extends Error {
   override name = "SafeFetchError";
+
+  constructor(
+    message: string,
+    readonly permanent = false,
+  ) {
+    super(message);
+  }
 }
 
 const DEFAULT_PORTS = new Set(["", "80", "443"]);
@@ -44,14 +54,14 @@ export function checkFetchableUrl(address: string, allowLoopback = false): URL {
   try {
     url = new URL(address);
   } catch {
-    throw new SafeFetchError(`Not a URL: ${address}`);
+    throw new SafeFetchError(`Not a URL: ${address}`, true);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new SafeFetchError(`Only http and https are fetched, not ${url.protocol}`);
+    throw new SafeFetchError(`Only http and https are fetched, not ${url.protocol}`, true);
   }
-  if (url.username || url.password) throw new SafeFetchError("Addresses with credentials");
+  if (url.username || url.password) throw new SafeFetchError("Addresses with credentials", true);
   if (!allowLoopback && !DEFAULT_PORTS.has(url.port)) {
-    throw new SafeFetchError(`Only the ports 80 and 443 are fetched, not ${url.port}`);
+    throw new SafeFetchError(`Only the ports 80 and 443 are fetched, not ${url.port}`, true);
   }
   return url;
 }
@@ -93,7 +103,7 @@ function requestOnce(url: URL, options: SafeFetchOptions, signal: AbortSignal): 
         }
         if (status < 200 || status >= 300) {
           response.resume();
-          reject(new SafeFetchError(`HTTP ${status}`));
+          reject(new SafeFetchError(`HTTP ${status}`, status >= 400 && status < 500));
           return;
         }
         const declared = Number(response.headers["content-length"] ?? 0);
@@ -124,7 +134,12 @@ function requestOnce(url: URL, options: SafeFetchOptions, signal: AbortSignal): 
       },
     );
     request.on("error", (error) =>
-      reject(error instanceof SafeFetchError ? error : new SafeFetchError(error.message)),
+      reject(
+        error instanceof SafeFetchError
+          ? error
+          : // request-filtering-agent's refusal of an address: the same answer every time.
+            new SafeFetchError(error.message, /is not allowed/.test(error.message)),
+      ),
     );
     request.end();
   });
@@ -144,5 +159,5 @@ export async function safeFetch(
     }
     url = checkFetchableUrl(new URL(result.location, url).toString(), options.allowLoopback);
   }
-  throw new SafeFetchError(`More than ${options.maxRedirects} redirects`);
+  throw new SafeFetchError(`More than ${options.maxRedirects} redirects`, true);
 }

@@ -23,6 +23,8 @@ test("a saved link shows its preview card; the sender removes the picture, then 
   baseURL,
   expectAccessible,
 }) => {
+  // Many steps, and a background fetch to wait for: more than the default 30 s under load.
+  test.slow();
   const user = await createUser();
   const folder = createFolderRow(user.id, { name: "Family" });
   await signIn(context, user.id, baseURL!);
@@ -59,6 +61,17 @@ test("a saved link shows its preview card; the sender removes the picture, then 
 
   const pictureKey = itemsOf(folder.id)[0]?.previewImageKey ?? "";
   expect(storedFiles().has(pictureKey)).toBe(true);
+
+  // Email Preview shows the card as the e-mail will, its picture from the owner's files.
+  await page.goto(`/folders/${folder.id}/preview`);
+  const frame = page.frameLocator('iframe[title="Email preview"]');
+  const inMail = frame.getByRole("img", { name: `${topic}: the long read` });
+  await expect(inMail).toHaveAttribute("src", `/files/${pictureKey}`);
+  await expect
+    .poll(() => inMail.evaluate((image: HTMLImageElement) => image.naturalWidth))
+    .toBe(600);
+  await expect(frame.getByText(`Everything about ${topic}, in one page.`)).toBeVisible();
+  await page.goto(`/folders/${folder.id}`);
   await preview.getByRole("button", { name: "Remove the preview picture of Tide tables" }).click();
   await expect(page.getByText("Preview picture removed")).toBeVisible();
   await expect(picture).toHaveCount(0);

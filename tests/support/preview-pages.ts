@@ -7,7 +7,7 @@ import sharp from "sharp";
  * LINK_PREVIEW_ALLOW_LOOPBACK): `/article/NAME` describes itself with Open
  * Graph tags and a picture (a 1200×800 PNG with a comment in its metadata,
  * which the stored copy must not keep), `/plain/NAME` with only <title> and
- * a meta description, and anything else is a 404.
+ * a meta description, `/broken…` answers 503, and anything else is a 404.
  */
 export const PICTURE_COMMENT = "secret-camera-metadata";
 
@@ -50,6 +50,9 @@ export async function startPreviewPages() {
     } else if (path.startsWith("/picture/")) {
       response.writeHead(200, { "Content-Type": "image/png", "Content-Length": png.length });
       response.end(png);
+    } else if (path.startsWith("/broken")) {
+      response.writeHead(503, { "Content-Type": "text/plain" });
+      response.end("Try later");
     } else {
       response.writeHead(404, { "Content-Type": "text/plain" });
       response.end("Not found");
