@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import { and, eq, sql } from "drizzle-orm";
 import { sendLedger } from "#db/schema";
-import { db, prepareOnce, writeTransaction, writeTransactionWithoutFsync } from "~/utils/db.server";
+import { db, prepareOnce, writeTransactionWithoutFsync } from "~/utils/db.server";
 
 /**
  * Who may deliver a ledger: the holder of its claim, a lease that the holder

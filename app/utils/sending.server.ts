@@ -37,7 +37,6 @@ import { activeRecipients, markBounced, skipIfOptedOut } from "~/utils/recipient
 import { nextSendAt, occurrenceKey } from "~/utils/schedule.server";
 import { claimLedger, stillHolds, whileHolding } from "~/utils/send-claim.server";
 import { storage } from "~/utils/storage.server";
-import { releaseFiles } from "~/utils/uploads.server";
 
 /**
  * Sending a folder, exactly once per occurrence.

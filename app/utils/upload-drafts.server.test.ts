@@ -88,7 +88,7 @@ const itemsIn = (folderId: number) =>
   db.select().from(contentItems).where(eq(contentItems.folderId, folderId)).all();
 
 describe("releaseFiles", () => {
-  test("deletes only keys that no unsent item or draft refers to", async () => {
+  test("deletes only keys that no unsent item, archived sent item or draft refers to", async () => {
     const user = createUser();
     const folder = createFolder(user.id);
     const inItem = (await store(Buffer.from("item"))).key;
@@ -96,6 +96,7 @@ describe("releaseFiles", () => {
     const inDraft = (await store(Buffer.from("draft"))).key;
     const draftThumb = (await store(Buffer.from("draft thumb"))).key;
     const inSentItem = (await store(Buffer.from("sent"))).key;
+    const inLongSentItem = (await store(Buffer.from("sent long ago"))).key;
     const unused = (await store(Buffer.from("unused"))).key;
     db.insert(contentItems)
       .values([
@@ -115,17 +116,29 @@ describe("releaseFiles", () => {
           fileSizes: [4],
           sentAt: new Date(),
         },
+        {
+          folderId: folder.id,
+          type: "file",
+          title: "c",
+          filePaths: [inLongSentItem],
+          fileSizes: [13],
+          // Past the sent archive's 30 days of files.
+          sentAt: new Date(Date.now() - 31 * 24 * 60 * 60 * 1000),
+        },
       ])
       .run();
     await createDraft(user.id, "photo", uploadFields, [
       { key: inDraft, thumbnailKey: draftThumb, name: "d.jpg", size: 5, mimeType: "image/jpeg" },
     ]);
 
-    const all = [inItem, inThumb, inDraft, draftThumb, inSentItem, unused];
-    expect(stillReferencedKeys(all)).toEqual(new Set([inItem, inThumb, inDraft, draftThumb]));
-    expect((await releaseFiles([...all, unused, ""])).sort()).toEqual([inSentItem, unused].sort());
-    for (const key of [inItem, inThumb, inDraft, draftThumb]) expect(await exists(key)).toBe(true);
-    for (const key of [inSentItem, unused]) expect(await exists(key)).toBe(false);
+    const all = [inItem, inThumb, inDraft, draftThumb, inSentItem, inLongSentItem, unused];
+    const kept = [inItem, inThumb, inDraft, draftThumb, inSentItem];
+    expect(stillReferencedKeys(all)).toEqual(new Set(kept));
+    expect((await releaseFiles([...all, unused, ""])).sort()).toEqual(
+      [inLongSentItem, unused].sort(),
+    );
+    for (const key of kept) expect(await exists(key)).toBe(true);
+    for (const key of [inLongSentItem, unused]) expect(await exists(key)).toBe(false);
     expect(await releaseFiles([])).toEqual([]);
   });
 });
