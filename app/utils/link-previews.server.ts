@@ -1,6 +1,5 @@
 import { Readable } from "node:stream";
 import { and, asc, eq, isNull, lte, or } from "drizzle-orm";
-import ogs from "open-graph-scraper";
 import sharp from "sharp";
 import { contentItems, folders } from "#db/schema";
 import { db, writeTransaction } from "~/utils/db.server";
@@ -13,10 +12,10 @@ import {
   QuotaExceededError,
 } from "~/utils/items.server";
 import { previewColumnsFor } from "~/utils/link-preview-queue.server";
+import { openGraphScraper } from "~/utils/open-graph.server";
 import { consumeRateLimit, type RateLimit } from "~/utils/rate-limit.server";
 import { SafeFetchError, type SafeFetchOptions, safeFetch } from "~/utils/safe-fetch.server";
 import { storage } from "~/utils/storage.server";
-
 /**
  * Link previews: the card (picture, title, site, a line of description) a
  * saved link gets in the folder and in the e-mail. Saving a link marks its
@@ -65,7 +64,8 @@ const clip = (value: string | undefined, max: number) => {
 
 /** Title, description, site name and picture address from a page's HTML (Open Graph, Twitter, then plain HTML). */
 export async function readPreview(html: string, pageUrl: string) {
-  const { result } = await ogs({ html, onlyGetOpenGraphInfo: false });
+  const scrape = await openGraphScraper();
+  const { result } = await scrape({ html, onlyGetOpenGraphInfo: false });
   const host = new URL(pageUrl).hostname.replace(/^www\./, "");
   const imageAddress = result.ogImage?.[0]?.url ?? result.twitterImage?.[0]?.url;
   let imageUrl: string | null = null;

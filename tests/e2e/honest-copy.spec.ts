@@ -6,7 +6,7 @@ import { securityEvents, userRoles, users } from "#db/schema";
 import { type Server, startServer, stopServer, waitForHealth } from "../support/app-server";
 import { freePort } from "../support/free-port";
 import { expect, test } from "./fixtures";
-import { createUser, signIn, testDb, uniqueEmail } from "./support/accounts";
+import { createUser, enableTwoFactor, signIn, testDb, uniqueEmail } from "./support/accounts";
 
 const IPHONE =
   "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
@@ -116,6 +116,8 @@ test.describe("copy that says what is true", () => {
       .insert(userRoles)
       .values({ userId: admin.id, role: "admin", grantReason: "e2e" })
       .run();
+    // Admin pages open only to admins with a second factor.
+    await enableTwoFactor(admin.id);
     testDb()
       .insert(securityEvents)
       .values({
