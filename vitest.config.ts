@@ -10,6 +10,8 @@ export default defineConfig({
       "#db": here("./db"),
       "#emails": here("./emails"),
       "#storage": here("./storage"),
+      "#server": here("./server"),
+      "#tests": here("./tests"),
     },
   },
   test: {

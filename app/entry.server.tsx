@@ -4,11 +4,11 @@ import type {
   HandleDataRequestFunction,
   LoaderFunctionArgs,
 } from "@remix-run/node";
-import { billingFormActionOrigins } from "~/utils/billing.server";
-import { env } from "~/utils/env.server";
-import { startServerProcess } from "~/utils/lifecycle.server";
-import { renderDocument } from "~/utils/render-document.server";
-import { applySecurityHeaders, createNonce } from "~/utils/security-headers.server";
+import { startServerProcess } from "~/lifecycle.server";
+import { billingFormActionOrigins } from "~/modules/billing/billing.server";
+import { env } from "~/platform/env.server";
+import { renderDocument } from "~/platform/render-document.server";
+import { applySecurityHeaders, createNonce } from "~/platform/security-headers.server";
 
 startServerProcess();
 

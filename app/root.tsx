@@ -21,13 +21,13 @@ import { LinkDelegation } from "~/components/delegated-link";
 import { NotFound } from "~/components/not-found";
 import { PublicLayout } from "~/components/public-layout";
 import { Toaster } from "~/components/toaster";
+import { isAdmin } from "~/modules/accounts/roles.server";
+import { getCurrentSession } from "~/modules/accounts/session.server";
+import { isCsrfFailure } from "~/platform/csrf";
+import { issueCsrfToken } from "~/platform/csrf.server";
+import { useNonce } from "~/platform/nonce-provider";
+import { getToast } from "~/platform/toast.server";
 import tailwindHref from "~/tailwind.css";
-import { isCsrfFailure } from "~/utils/csrf";
-import { issueCsrfToken } from "~/utils/csrf.server";
-import { useNonce } from "~/utils/nonce-provider";
-import { isAdmin } from "~/utils/roles.server";
-import { getCurrentSession } from "~/utils/session.server";
-import { getToast } from "~/utils/toast.server";
 
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: tailwindHref },

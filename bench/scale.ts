@@ -143,11 +143,11 @@ async function main({ dataDir, killOnTimeout }: Run) {
       MAIL_FROM: `Thoughtfully <${MAIL_FROM_ADDRESS}>`,
     });
     const [{ db }, schema, newsletter, links, mailer, { eq, inArray, sql }] = await Promise.all([
-      import("~/utils/db.server"),
+      import("~/platform/db.server"),
       import("#db/schema"),
       import("#emails/newsletter.server"),
-      import("~/utils/recipient-links.server"),
-      import("~/utils/mailer.server"),
+      import("~/modules/recipients/recipient-links.server"),
+      import("~/modules/sending/mailer.server"),
       import("drizzle-orm"),
     ]);
     closers.push(() => {

@@ -20,7 +20,7 @@ import { type Sink, startSink, stopSink } from "./support/sink-process";
  * counts messages, bytes and recipients. The app's modules are imported after
  * the environment points them at a temporary data directory and the sink.
  * Both senders use the production transport, made by createSmtpTransport
- * (app/utils/mailer.server.ts: pooled, 5 connections of 100 messages each,
+ * (app/modules/sending/mailer.server.ts: pooled, 5 connections of 100 messages each,
  * TCP_NODELAY on every connection), and send one message at a time, as the
  * engine does. A short run of nodemailer's defaults (Nagle on, each message
  * waiting for the sink's delayed ACK) is printed for scale. This process's
@@ -177,13 +177,13 @@ async function main({ dataDir, killOnTimeout }: Run) {
       mailer,
       { and, eq, isNull, sql },
     ] = await Promise.all([
-      import("~/utils/db.server"),
+      import("~/platform/db.server"),
       import("#db/schema"),
-      import("~/utils/storage.server"),
-      import("~/utils/sending.server"),
+      import("~/platform/storage.server"),
+      import("~/modules/sending/sending.server"),
       import("#emails/newsletter.server"),
-      import("~/utils/recipient-links.server"),
-      import("~/utils/mailer.server"),
+      import("~/modules/recipients/recipient-links.server"),
+      import("~/modules/sending/mailer.server"),
       import("drizzle-orm"),
     ]);
     closers.push(() => {

@@ -4,9 +4,9 @@ import os from "node:os";
 import path from "node:path";
 import { paginateListObjectsV2, S3Client } from "@aws-sdk/client-s3";
 import { eq } from "drizzle-orm";
-import { openDatabase } from "../db/connection";
-import { contentItems, folders, users } from "../db/schema";
-import { type S3TestServer, startS3Server } from "../tests/support/s3-server";
+import { openDatabase } from "#db/connection";
+import { contentItems, folders, users } from "#db/schema";
+import { type S3TestServer, startS3Server } from "#tests/support/s3-server";
 import {
   freePort,
   procStatusBytes,
@@ -31,7 +31,7 @@ import { type Run, runBenchmark } from "./support/run";
  * an S3 server on loopback (s3rver, in this process). Linux only (it reads
  * /proc). Needs `remix build` first (the npm script does it).
  *
- * MB here is 1,048,576 bytes, as in app/utils/limits.ts.
+ * MB here is 1,048,576 bytes, as in app/modules/billing/limits.ts.
  */
 const MB = 1024 * 1024;
 const FILE_COUNT = 10;

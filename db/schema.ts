@@ -239,7 +239,7 @@ export const contentItems = sqliteTable(
       .default("na"),
     sortOrder: integer("sort_order").notNull().default(0),
     /**
-     * The link's preview card (app/utils/link-previews.server.ts), fetched in
+     * The link's preview card (app/modules/items/link-previews.server.ts), fetched in
      * the background after the link is saved: null for other types; pending
      * until fetched (a crash leaves it pending, so the next pass fetches it);
      * failed leaves the plain link; removed when the sender took it away.
@@ -269,7 +269,7 @@ export const contentItems = sqliteTable(
 
 /**
  * Items deleted in the last few minutes, kept whole so Undo can put them back
- * (app/utils/item-undo.server.ts). Their files stay stored until the row
+ * (app/modules/items/item-undo.server.ts). Their files stay stored until the row
  * expires; the orphan sweep counts them as referenced.
  */
 export const deletedItems = sqliteTable(
@@ -308,7 +308,7 @@ export const sendLedger = sqliteTable(
       .notNull()
       .default("pending"),
     itemIds: text("item_ids", { mode: "json" }).$type<number[]>().notNull().default([]),
-    /** The claim's holder (host, boot, pid, process start, random): see app/utils/send-claim.server.ts. */
+    /** The claim's holder (host, boot, pid, process start, random): see app/modules/sending/send-claim.server.ts. */
     claimedBy: text("claimed_by"),
     claimedAt: timestamp("claimed_at"),
     /** The holder renews this while it works; past it, anyone may take the claim over. */
@@ -580,7 +580,7 @@ export const uploadDrafts = sqliteTable(
 );
 
 /**
- * Counters of every rate limit (app/utils/rate-limit.server.ts), in the shape
+ * Counters of every rate limit (app/platform/rate-limit.server.ts), in the shape
  * rate-limiter-flexible's SQLite store reads and writes: one row per limit and
  * key, `points` consumed until `expire` (Unix ms).
  */

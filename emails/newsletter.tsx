@@ -46,7 +46,7 @@ export const OPEN_PIXEL_URL_PLACEHOLDER = "%%OPEN_PIXEL_URL%%";
 /** Followed by the item's address, percent-encoded: the recipient's click redirect. */
 export const CLICK_URL_PLACEHOLDER = "%%CLICK_URL%%";
 
-/** Where the web version (app/utils/web-version.server.ts) serves an issue's photos and files. */
+/** Where the web version (app/modules/sending/web-version.server.ts) serves an issue's photos and files. */
 export type WebFileUrl = (itemId: number, index: number) => string;
 
 /** The Content-ID of a photo, referenced as `cid:` in the HTML and set on its attachment. */
@@ -164,7 +164,7 @@ export function urlText(url: string) {
 }
 
 /**
- * A saved link's preview card (app/utils/link-previews.server.ts): the page's
+ * A saved link's preview card (app/modules/items/link-previews.server.ts): the page's
  * picture (inline, by cid) linking to it, its site and a line of description.
  * Only the site and description are shown in the plain-text part: the
  * address follows anyway. Shown only once the preview is ready.

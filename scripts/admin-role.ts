@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
-import { db } from "~/utils/db.server";
-import { findUserIdByEmail, grantRole, revokeRole } from "~/utils/roles.server";
+import { findUserIdByEmail, grantRole, revokeRole } from "~/modules/accounts/roles.server";
+import { db } from "~/platform/db.server";
 
 /**
  * `npm run admin:grant -- EMAIL [--reason TEXT]` and `npm run admin:revoke --

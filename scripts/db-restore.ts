@@ -32,7 +32,10 @@ async function replayInto(journalDir: string) {
   // DATABASE_PATH is the staged copy here (set by the parent), and BACKUP_DIR
   // a scratch folder, so replaying does not append to the real journal.
   const [{ unsubscribe, resubscribe, refuseResubscribeRequests, UnknownFolderError }, { db }] =
-    await Promise.all([import("~/utils/recipients.server"), import("~/utils/db.server")]);
+    await Promise.all([
+      import("~/modules/recipients/recipients.server"),
+      import("~/platform/db.server"),
+    ]);
   let applied = 0;
   let skipped = 0;
   const apply = (choice: RecipientChoice) => {
@@ -67,7 +70,7 @@ async function replayInto(journalDir: string) {
 }
 
 async function restore(backupFile: string) {
-  const { env } = await import("~/utils/env.server");
+  const { env } = await import("~/platform/env.server");
   const databasePath = path.resolve(env.DATABASE_PATH);
   const backupDir = path.resolve(env.BACKUP_DIR);
   if (!fs.existsSync(backupFile)) throw new Error(`No backup at ${backupFile}`);

@@ -1,8 +1,8 @@
 import path from "node:path";
 import { openDatabase } from "#db/connection";
 import { DEMO_EMAIL, DEMO_PASSWORD, folderSeeds, seedDemoSender } from "#db/seed";
-import { hashPassword } from "~/utils/password.server";
-import { nextSendAt } from "~/utils/schedule.server";
+import { hashPassword } from "~/modules/accounts/password.server";
+import { nextSendAt } from "~/modules/folders/schedule.server";
 
 /**
  * `npm run db:seed`: the demo sender of db/seed.ts, created once. Reads only

@@ -1,7 +1,7 @@
-import { db } from "~/utils/db.server";
-import { waitForBackgroundWork } from "~/utils/lifecycle.server";
-import { closeMailer } from "~/utils/mailer.server";
-import { runSchedulerPass } from "~/utils/sending.server";
+import { waitForBackgroundWork } from "~/lifecycle.server";
+import { closeMailer } from "~/modules/sending/mailer.server";
+import { runSchedulerPass } from "~/modules/sending/sending.server";
+import { db } from "~/platform/db.server";
 
 /** `npm run send:due`: one scheduler pass by hand (safe beside a running server). */
 const result = await runSchedulerPass();

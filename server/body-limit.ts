@@ -4,8 +4,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
  * Every request body is bounded before the app sees it, so one large POST
  * cannot fill the 512 MB machine's memory: forms are a few kilobytes, and
  * only uploads (which stream to disk under their own per-file limits,
- * app/utils/uploads.server.ts) and webhooks (which read with their own
- * limits, app/utils/request-body.server.ts) may send more. docs/decisions.md,
+ * app/modules/uploads/uploads.server.ts) and webhooks (which read with their own
+ * limits, app/platform/request-body.server.ts) may send more. docs/decisions.md,
  * "Security limits".
  */
 export const FORM_BODY_LIMIT_BYTES = 64 * 1024;

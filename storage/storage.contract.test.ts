@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { CreateBucketCommand, paginateListObjectsV2, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { type S3TestServer, startS3Server } from "../tests/support/s3-server";
+import { type S3TestServer, startS3Server } from "#tests/support/s3-server";
 import { LocalDiskStorage } from "./local-disk";
 import { S3Storage } from "./s3";
 import { type FileStorage, FileTooLargeError } from "./storage";

@@ -18,7 +18,7 @@ import {
   formatUtc,
   isAccessDenied,
   type Level,
-} from "~/utils/admin-display";
+} from "~/modules/admin/admin-display";
 
 /** Spec: the admin dashboards poll every 2 minutes while auto-refresh is on. */
 export const ADMIN_POLL_MS = 2 * 60 * 1000;

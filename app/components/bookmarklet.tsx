@@ -1,5 +1,5 @@
 import { useId } from "react";
-import { bookmarkletCode } from "~/utils/capture";
+import { bookmarkletCode } from "~/modules/items/capture";
 
 /**
  * "Save to Thoughtfully" as a bookmark: drag the button to the bookmarks bar

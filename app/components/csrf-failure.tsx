@@ -1,5 +1,5 @@
 import { Link } from "@remix-run/react";
-import { CSRF_FIELD, type CsrfFailure } from "~/utils/csrf";
+import { CSRF_FIELD, type CsrfFailure } from "~/platform/csrf";
 
 /** "firstName" reads "First name". */
 function labelFor(name: string) {

@@ -4,10 +4,10 @@ import { AppShell } from "~/components/app-shell";
 import { DelegatedLink } from "~/components/delegated-link";
 import { CsrfInput } from "~/components/forms";
 import { ItemList } from "~/components/item-list";
+import type { DashboardData, FolderSummary } from "~/modules/folders/dashboard.server";
+import { sendNowBlocker } from "~/modules/sending/send-now";
 import type { loader as rootLoader } from "~/root";
-import type { DashboardData, FolderSummary } from "~/utils/dashboard.server";
 import { formatBytes, pluralize } from "~/utils/format";
-import { sendNowBlocker } from "~/utils/send-now";
 
 type Data = DashboardData & { bannerDismissed: boolean };
 type Folder = FolderSummary;

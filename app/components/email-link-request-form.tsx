@@ -2,7 +2,7 @@ import { getFormProps, getInputProps, type SubmissionResult, useForm } from "@co
 import { getZodConstraint, parseWithZod } from "@conform-to/zod";
 import { Form } from "@remix-run/react";
 import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/forms";
-import { EmailLinkRequestSchema } from "~/utils/user-validation";
+import { EmailLinkRequestSchema } from "~/modules/accounts/user-validation";
 
 /** The one-field form of the pages that e-mail a link (forgot password, resend verification). */
 export function EmailLinkRequestForm({

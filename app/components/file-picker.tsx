@@ -7,7 +7,7 @@ import {
   maxFilesFor,
   sizeBarLevel,
   type UploadKind,
-} from "~/utils/file-checks";
+} from "~/modules/uploads/file-checks";
 import { formatBytes } from "~/utils/format";
 
 /** Room a pending upload goes into: the folder's (or the account's) bytes in use and its limit. */

@@ -11,13 +11,13 @@ import { Form, Link } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
 import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/forms";
+import { LIMITS } from "~/modules/billing/limits";
 import {
   type FolderFrequency,
   FolderSchema,
   FREQUENCY_LABELS,
   WEEKDAYS,
-} from "~/utils/folder-validation";
-import { LIMITS } from "~/utils/limits";
+} from "~/modules/folders/folder-validation";
 import { ordinal } from "~/utils/ordinal";
 
 export type FolderFormValues = {

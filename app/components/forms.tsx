@@ -1,9 +1,9 @@
 import { useNavigation, useRouteLoaderData } from "@remix-run/react";
 import { type InputHTMLAttributes, type ReactNode, useId } from "react";
+import { CSRF_FIELD } from "~/platform/csrf";
 import type { loader as rootLoader } from "~/root";
-import { CSRF_FIELD } from "~/utils/csrf";
 
-/** The CSRF token field that every <Form method="post"> carries (see app/utils/csrf.server.ts). */
+/** The CSRF token field that every <Form method="post"> carries (see app/platform/csrf.server.ts). */
 export function CsrfInput() {
   const data = useRouteLoaderData<typeof rootLoader>("root");
   return <input type="hidden" name={CSRF_FIELD} value={data?.csrfToken ?? ""} />;

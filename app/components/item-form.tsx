@@ -12,38 +12,16 @@ import { useHydrated } from "remix-utils/use-hydrated";
 import type { ZodTypeAny } from "zod";
 import { FilePicker, type UploadCapacity } from "~/components/file-picker";
 import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/forms";
+import { LIMITS } from "~/modules/billing/limits";
 import {
   INVALID_URL_ON_KEY,
+  type ItemFormValues,
   type ItemType,
   isValidUrl,
   normalizeUrl,
   schemaFor,
-} from "~/utils/item-validation";
-import { LIMITS } from "~/utils/limits";
-
-export type ItemFormValues = {
-  title: string;
-  urls: string[];
-  note: string;
-  addComment: boolean;
-  askQuestion: boolean;
-  commentText: string;
-  questionText: string;
-  responseExpectation: "na" | "none" | "yes";
-};
-
-export const EMPTY_ITEM: ItemFormValues = {
-  title: "",
-  urls: [""],
-  note: "",
-  addComment: false,
-  askQuestion: false,
-  commentText: "",
-  questionText: "",
-  responseExpectation: "na",
-};
-
-export type UploadProblem = { title: string; description: string };
+  type UploadProblem,
+} from "~/modules/items/item-validation";
 
 const textareaClass =
   "mt-1 block w-full rounded-lg border border-stone-300 bg-white px-3 py-2 text-stone-900";

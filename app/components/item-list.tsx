@@ -1,7 +1,7 @@
 import { Form, useLocation } from "@remix-run/react";
 import { DelegatedLink } from "~/components/delegated-link";
 import { CsrfInput } from "~/components/forms";
-import type { DashboardData, ItemView } from "~/utils/dashboard.server";
+import type { DashboardData, ItemView } from "~/modules/folders/dashboard.server";
 import { formatBytes } from "~/utils/format";
 
 const EXPECTATION_LABELS = {
@@ -10,7 +10,7 @@ const EXPECTATION_LABELS = {
 } as const;
 
 /**
- * A link's preview card, once fetched (app/utils/link-previews.server.ts).
+ * A link's preview card, once fetched (app/modules/items/link-previews.server.ts).
  * Its buttons belong to the list's one form, so removing works without
  * JavaScript.
  */

@@ -6,8 +6,8 @@ import {
 } from "@simplewebauthn/browser";
 import { useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
+import { CSRF_FIELD } from "~/platform/csrf";
 import type { loader as rootLoader } from "~/root";
-import { CSRF_FIELD } from "~/utils/csrf";
 
 /**
  * Passkey buttons. WebAuthn is a browser call, so they need JavaScript: on

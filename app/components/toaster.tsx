@@ -1,7 +1,7 @@
 import { Form } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
 import { CsrfInput } from "~/components/forms";
-import type { Toast } from "~/utils/toast.server";
+import type { Toast } from "~/platform/toast.server";
 
 const TOAST_DURATION_MS = 5000;
 /** How far right a toast must be dragged before letting go closes it (spec: 50 px). */

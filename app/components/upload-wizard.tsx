@@ -1,7 +1,7 @@
 import { Form } from "@remix-run/react";
 import { CsrfInput } from "~/components/forms";
+import type { ItemType } from "~/modules/items/item-validation";
 import { formatBytes, pluralize } from "~/utils/format";
-import type { ItemType } from "~/utils/item-validation";
 
 /** Pieces shared by the steps of "Upload to Multiple Folders" (app/routes/upload+). */
 

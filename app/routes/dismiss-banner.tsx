@@ -1,7 +1,7 @@
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { dismissBannerCookie } from "~/utils/preferences.server";
-import { safeRedirectPath } from "~/utils/redirect";
+import { dismissBannerCookie } from "~/modules/accounts/preferences.server";
+import { readProtectedForm } from "~/platform/csrf.server";
+import { safeRedirectPath } from "~/platform/redirect";
 
 export async function loader() {
   return redirect("/");

@@ -7,14 +7,14 @@ import {
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { AppShell } from "~/components/app-shell";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/forms";
-import { ApiTokenRuleError, createApiToken } from "~/utils/api-tokens.server";
-import { readProtectedForm } from "~/utils/csrf.server";
+import { requireUser } from "~/modules/accounts/session.server";
+import { ApiTokenRuleError, createApiToken } from "~/modules/api/api-tokens.server";
 import {
   EXTENSION_TOKEN_NAME,
   ExtensionConnectSchema,
   extensionFinishUrl,
-} from "~/utils/extension-connect";
-import { requireUser } from "~/utils/session.server";
+} from "~/modules/api/extension-connect";
+import { readProtectedForm } from "~/platform/csrf.server";
 
 /**
  * "Connect" for the Chrome extension: with the user's consent, a write token

@@ -1,8 +1,8 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { createReadableStreamFromReadable } from "@remix-run/node";
-import { findOwnedFile } from "~/utils/files.server";
-import { requireUser } from "~/utils/session.server";
-import { storage } from "~/utils/storage.server";
+import { requireUser } from "~/modules/accounts/session.server";
+import { findOwnedFile } from "~/modules/uploads/files.server";
+import { storage } from "~/platform/storage.server";
 
 /**
  * A stored file, to its owner only: anyone else (and any malformed key) gets

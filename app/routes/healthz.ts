@@ -1,4 +1,4 @@
-import { healthResponse } from "~/utils/health.server";
+import { healthResponse } from "~/modules/admin/health.server";
 
 export function loader() {
   return healthResponse();

@@ -9,14 +9,18 @@ import { useEffect, useRef, useState } from "react";
 import { DashboardPage } from "~/components/dashboard";
 import { Dialog } from "~/components/dialog";
 import { CsrfInput, SubmitButton } from "~/components/forms";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { loadDashboard } from "~/utils/dashboard.server";
+import { isBannerDismissed } from "~/modules/accounts/preferences.server";
+import { requireUser } from "~/modules/accounts/session.server";
+import { LIMITS } from "~/modules/billing/limits";
+import { getUsage } from "~/modules/billing/quota.server";
+import {
+  ensureReferralCode,
+  referralLink,
+  referralStats,
+} from "~/modules/billing/referrals.server";
+import { loadDashboard } from "~/modules/folders/dashboard.server";
+import { readProtectedForm } from "~/platform/csrf.server";
 import { formatBytes, pluralize } from "~/utils/format";
-import { LIMITS } from "~/utils/limits";
-import { isBannerDismissed } from "~/utils/preferences.server";
-import { getUsage } from "~/utils/quota.server";
-import { ensureReferralCode, referralLink, referralStats } from "~/utils/referrals.server";
-import { requireUser } from "~/utils/session.server";
 
 export const meta: MetaFunction = () => [{ title: "Invite friends, get folders · Thoughtfully" }];
 

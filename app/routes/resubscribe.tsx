@@ -8,9 +8,16 @@ import {
   recipientPageHeaders,
   recipientPageMeta,
 } from "~/components/recipient-page";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { isValidResubscribeToken, readLinkParams } from "~/utils/recipient-links.server";
-import { folderForRecipient, resubscribe, UnknownFolderError } from "~/utils/recipients.server";
+import {
+  isValidResubscribeToken,
+  readLinkParams,
+} from "~/modules/recipients/recipient-links.server";
+import {
+  folderForRecipient,
+  resubscribe,
+  UnknownFolderError,
+} from "~/modules/recipients/recipients.server";
+import { readProtectedForm } from "~/platform/csrf.server";
 
 /**
  * /resubscribe?email=&folder=&token= — the link of the one e-mail a sender

@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { AppShell } from "~/components/app-shell";
-import { requireUser } from "~/utils/session.server";
+import { requireUser } from "~/modules/accounts/session.server";
 
 export const meta: MetaFunction = () => [{ title: "Save · Thoughtfully" }];
 

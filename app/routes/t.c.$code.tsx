@@ -1,9 +1,9 @@
 import { type LoaderFunctionArgs, redirect } from "@remix-run/node";
-import { followClick } from "~/utils/delivery-analytics.server";
+import { followClick } from "~/modules/sending/delivery-analytics.server";
 
 /**
  * A tracked copy's link: redirects only to an address that is one of that
- * issue's own links (app/utils/delivery-analytics.server.ts); anything else,
+ * issue's own links (app/modules/sending/delivery-analytics.server.ts); anything else,
  * or a link that is no longer valid, is a 404, never a redirect elsewhere.
  */
 export function loader({ request, params }: LoaderFunctionArgs) {

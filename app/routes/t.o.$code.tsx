@@ -1,13 +1,13 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { recordOpen } from "~/utils/delivery-analytics.server";
-import { userAgent } from "~/utils/request-info.server";
+import { recordOpen } from "~/modules/sending/delivery-analytics.server";
+import { userAgent } from "~/platform/request-info.server";
 
 /** A transparent 1×1 GIF. */
 const PIXEL = Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "base64");
 
 /**
  * The open image of a tracked (Premium) copy: counts an open when the link is
- * valid and the recipient still subscribed (app/utils/delivery-analytics.server.ts).
+ * valid and the recipient still subscribed (app/modules/sending/delivery-analytics.server.ts).
  * Every request gets the same image, so it tells nobody whether it counted.
  */
 export function loader({ request, params }: LoaderFunctionArgs) {

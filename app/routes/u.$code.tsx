@@ -1,5 +1,5 @@
 import { type LoaderFunctionArgs, redirect } from "@remix-run/node";
-import { expandUnsubscribeCode } from "~/utils/recipient-links.server";
+import { expandUnsubscribeCode } from "~/modules/recipients/recipient-links.server";
 
 /** The short unsubscribe link from the e-mail body: it only leads to the unsubscribe page. */
 export function loader({ params }: LoaderFunctionArgs) {

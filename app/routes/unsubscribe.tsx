@@ -13,15 +13,18 @@ import {
   recipientPageHeaders,
   recipientPageMeta,
 } from "~/components/recipient-page";
-import { isValidUnsubscribeToken, readLinkParams } from "~/utils/recipient-links.server";
+import {
+  isValidUnsubscribeToken,
+  readLinkParams,
+} from "~/modules/recipients/recipient-links.server";
 import {
   folderForRecipient,
   isUnsubscribeReason,
   UnknownFolderError,
   type UnsubscribeScope,
   unsubscribe,
-} from "~/utils/recipients.server";
-import { replayWritesToPrimary } from "~/utils/replication.server";
+} from "~/modules/recipients/recipients.server";
+import { replayWritesToPrimary } from "~/platform/replication.server";
 
 /**
  * /unsubscribe?folder=&email=&token= — the recipient's link from every
@@ -29,7 +32,7 @@ import { replayWritesToPrimary } from "~/utils/replication.server";
  * that honour List-Unsubscribe-Post (RFC 8058) post `List-Unsubscribe=One-Click`
  * to the same URL and get an empty 200.
  *
- * No CSRF token here (see app/utils/csrf-coverage.test.ts): mail apps post
+ * No CSRF token here (see app/platform/csrf-coverage.test.ts): mail apps post
  * without one, and the signed link is the proof. The worst a forged
  * cross-site post can do is what the link itself already allows.
  */

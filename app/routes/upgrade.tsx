@@ -12,20 +12,20 @@ import { z } from "zod";
 import { DashboardPage } from "~/components/dashboard";
 import { Dialog } from "~/components/dialog";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/forms";
+import { isBannerDismissed } from "~/modules/accounts/preferences.server";
+import { requireUser } from "~/modules/accounts/session.server";
 import {
   BillingError,
   BillingNotConfigured,
   billingConfigured,
   createCheckoutSession,
   premiumPriceLabel,
-} from "~/utils/billing.server";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { loadDashboard } from "~/utils/dashboard.server";
+} from "~/modules/billing/billing.server";
+import { LIMITS } from "~/modules/billing/limits";
+import { isPremium } from "~/modules/billing/quota.server";
+import { loadDashboard } from "~/modules/folders/dashboard.server";
+import { readProtectedForm } from "~/platform/csrf.server";
 import { formatBytes } from "~/utils/format";
-import { LIMITS } from "~/utils/limits";
-import { isBannerDismissed } from "~/utils/preferences.server";
-import { isPremium } from "~/utils/quota.server";
-import { requireUser } from "~/utils/session.server";
 
 export const meta: MetaFunction = () => [{ title: "Upgrade to Premium · Thoughtfully" }];
 

@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { createReadableStreamFromReadable } from "@remix-run/node";
-import { storage } from "~/utils/storage.server";
-import { webVersionFile } from "~/utils/web-version.server";
+import { webVersionFile } from "~/modules/sending/web-version.server";
+import { storage } from "~/platform/storage.server";
 
 /** A photo or file of a web version, to whoever holds that recipient's link while it works. */
 export async function loader({ params }: LoaderFunctionArgs) {

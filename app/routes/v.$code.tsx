@@ -1,9 +1,9 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { webVersionPage } from "~/utils/web-version.server";
+import { webVersionPage } from "~/modules/sending/web-version.server";
 
 /**
  * "View in your browser": one recipient's copy of a sent issue, rendered like
- * the e-mail, no account needed (app/utils/web-version.server.ts). Not
+ * the e-mail, no account needed (app/modules/sending/web-version.server.ts). Not
  * indexed, not cached by shared caches, and a link that stopped working (the
  * recipient left, the sender deleted the issue) gets the same 404 as a
  * forged one.

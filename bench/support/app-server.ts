@@ -2,9 +2,9 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { createCookie } from "@remix-run/node";
-import { openDatabase } from "../../db/connection";
-import { sessions } from "../../db/schema";
-import { startServer as startAppServer } from "../../tests/support/app-server";
+import { openDatabase } from "#db/connection";
+import { sessions } from "#db/schema";
+import { startServer as startAppServer } from "#tests/support/app-server";
 
 export {
   repoRoot,
@@ -14,13 +14,13 @@ export {
   stopServer,
   waitForHealth,
   watchServer,
-} from "../../tests/support/app-server";
+} from "#tests/support/app-server";
 /**
  * What the HTTP benchmarks share beyond tests/support/app-server.ts: the
  * session secret of the run, a signed-in session cookie, the server started
  * with that secret (and a CPU profile when asked), and its memory from /proc.
  */
-export { freePort } from "../../tests/support/free-port";
+export { freePort } from "#tests/support/free-port";
 
 /** One secret per benchmark run: the server signs cookies with it, `signIn` too. */
 export const SESSION_SECRET = crypto.randomBytes(32).toString("hex");

@@ -1,5 +1,5 @@
-import { openDatabase } from "../../db/connection";
-import { contentItems, folders, users } from "../../db/schema";
+import { openDatabase } from "#db/connection";
+import { contentItems, folders, users } from "#db/schema";
 
 /** The dashboard the benchmark loads: 5 folders, 50 items in the first. */
 export const FOLDER_NAMES = ["Family news", "Book club", "Old friends", "Running crew", "Work-ish"];

@@ -127,7 +127,7 @@ test.describe("health and headers", () => {
 
   test("a page arrives whole, with its loader data for the browser", async ({ request }) => {
     // Pages are rendered in one pass after reading Remix's data hand-off
-    // (app/utils/render-document.server.tsx): the data scripts must all be in it.
+    // (app/platform/render-document.server.tsx): the data scripts must all be in it.
     const response = await request.get("/login");
     expect(response.status()).toBe(200);
     expect(response.headers()["content-type"]).toBe("text/html; charset=utf-8");

@@ -17,7 +17,7 @@ import { writeStoredFile } from "./support/items";
  * recipient's "View in your browser"), with and without JavaScript. Sent
  * issues are written straight into the database as a finished send leaves
  * them; web-version links are signed here with the server's SESSION_SECRET,
- * exactly as app/utils/recipient-links.server.ts signs them.
+ * exactly as app/modules/recipients/recipient-links.server.ts signs them.
  */
 function webVersionPath(ledgerId: number, email: string) {
   const token = crypto

@@ -9,7 +9,7 @@ import { linkIn, mailsTo, waitForMail } from "./support/mail";
  * The recipient's side (unsubscribe from the e-mail's link, the RFC 8058
  * one-click POST, re-subscribe from the sender's request) and the sender's
  * Recipients dialog. Links are signed here with the server's SESSION_SECRET,
- * exactly as app/utils/recipient-links.server.ts signs them.
+ * exactly as app/modules/recipients/recipient-links.server.ts signs them.
  */
 function sign(message: string) {
   return crypto

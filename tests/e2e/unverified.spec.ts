@@ -11,7 +11,7 @@ import { mailsTo, waitForMail } from "./support/mail";
  * but the server refuses uploads, Send Now, Send me a test and re-subscribe
  * requests; each refusal says why, and the page offers to resend the link
  * (docs/decisions.md, "Unverified accounts"). That no file reaches storage is
- * checked in app/utils/uploads.server.test.ts.
+ * checked in app/modules/uploads/uploads.server.test.ts.
  */
 function photo() {
   return sharp({ create: { width: 32, height: 24, channels: 3, background: "#8ac" } })

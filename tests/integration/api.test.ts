@@ -3,17 +3,17 @@ import { eq } from "drizzle-orm";
 import sharp from "sharp";
 import { describe, expect, test } from "vitest";
 import { apiTokens, contentItems, folders, users } from "#db/schema";
+import { createSession, getCurrentSession } from "~/modules/accounts/session.server";
+import { API_TOKEN_RATE_LIMIT } from "~/modules/api/api.server";
+import { createApiToken, revokeApiToken } from "~/modules/api/api-tokens.server";
+import { LIMITS } from "~/modules/billing/limits";
+import { unsubscribe } from "~/modules/recipients/recipients.server";
+import { issueCsrfToken } from "~/platform/csrf.server";
+import { db } from "~/platform/db.server";
 import * as api from "~/routes/api+/v1.$";
 import * as openapi from "~/routes/api+/v1.openapi[.json]";
 import * as connect from "~/routes/extension.connect";
 import * as profile from "~/routes/profile+/_layout";
-import { API_TOKEN_RATE_LIMIT } from "~/utils/api.server";
-import { createApiToken, revokeApiToken } from "~/utils/api-tokens.server";
-import { issueCsrfToken } from "~/utils/csrf.server";
-import { db } from "~/utils/db.server";
-import { LIMITS } from "~/utils/limits";
-import { unsubscribe } from "~/utils/recipients.server";
-import { createSession, getCurrentSession } from "~/utils/session.server";
 
 /**
  * The JSON API driven through its route module with real tokens against the

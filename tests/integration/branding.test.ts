@@ -12,10 +12,10 @@ let app: Awaited<ReturnType<typeof loadApp>>;
 
 async function loadApp() {
   const [{ db }, schema, sending, branding, themes, drizzle] = await Promise.all([
-    import("~/utils/db.server"),
+    import("~/platform/db.server"),
     import("#db/schema"),
-    import("~/utils/sending.server"),
-    import("~/utils/branding.server"),
+    import("~/modules/sending/sending.server"),
+    import("~/modules/sending/branding.server"),
     import("#emails/newsletter-themes"),
     import("drizzle-orm"),
   ]);

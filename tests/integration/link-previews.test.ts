@@ -15,12 +15,12 @@ let app: Awaited<ReturnType<typeof loadApp>>;
 async function loadApp() {
   const [{ db }, schema, { sendNow }, { createTextItem }, { runPreviewPass }, { storage }] =
     await Promise.all([
-      import("~/utils/db.server"),
+      import("~/platform/db.server"),
       import("#db/schema"),
-      import("~/utils/sending.server"),
-      import("~/utils/items.server"),
-      import("~/utils/link-previews.server"),
-      import("~/utils/storage.server"),
+      import("~/modules/sending/sending.server"),
+      import("~/modules/items/items.server"),
+      import("~/modules/items/link-previews.server"),
+      import("~/platform/storage.server"),
     ]);
   return { db, schema, sendNow, createTextItem, runPreviewPass, storage };
 }

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "vitest";
-import { runInRequestContext } from "../../server/request-context";
+import { runInRequestContext } from "#server/request-context";
 import { SmtpSink } from "../support/smtp-sink";
 
 /**
@@ -11,13 +11,13 @@ import { SmtpSink } from "../support/smtp-sink";
 const sink = new SmtpSink();
 process.env.SMTP_URL = await sink.start();
 
-const { db } = await import("~/utils/db.server");
+const { db } = await import("~/platform/db.server");
 const { contentItems, folders, users } = await import("#db/schema");
-const { createSession, getCurrentSession } = await import("~/utils/session.server");
-const { issueCsrfToken } = await import("~/utils/csrf.server");
-const { waitForBackgroundWork } = await import("~/utils/lifecycle.server");
-const { getToast } = await import("~/utils/toast.server");
-const { hashPassword } = await import("~/utils/password.server");
+const { createSession, getCurrentSession } = await import("~/modules/accounts/session.server");
+const { issueCsrfToken } = await import("~/platform/csrf.server");
+const { waitForBackgroundWork } = await import("~/lifecycle.server");
+const { getToast } = await import("~/platform/toast.server");
+const { hashPassword } = await import("~/modules/accounts/password.server");
 const signup = await import("~/routes/_auth+/signup");
 const forgotPassword = await import("~/routes/_auth+/forgot-password");
 const resendVerification = await import("~/routes/_auth+/resend-verification");

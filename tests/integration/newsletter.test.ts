@@ -10,8 +10,8 @@ import {
   renderNewsletter,
   renderWebVersion,
 } from "#emails/newsletter.server";
-import { listOutbox, readOutboxMessage, sendEmail } from "~/utils/mailer.server";
-import { storage } from "~/utils/storage.server";
+import { listOutbox, readOutboxMessage, sendEmail } from "~/modules/sending/mailer.server";
+import { storage } from "~/platform/storage.server";
 
 let nextId = 1;
 

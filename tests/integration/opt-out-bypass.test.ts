@@ -13,11 +13,11 @@ let app: Awaited<ReturnType<typeof loadApp>>;
 
 async function loadApp() {
   const [{ db }, schema, sending, recipients, validation] = await Promise.all([
-    import("~/utils/db.server"),
+    import("~/platform/db.server"),
     import("#db/schema"),
-    import("~/utils/sending.server"),
-    import("~/utils/recipients.server"),
-    import("~/utils/folder-validation"),
+    import("~/modules/sending/sending.server"),
+    import("~/modules/recipients/recipients.server"),
+    import("~/modules/folders/folder-validation"),
   ]);
   return { db, schema, sending, recipients, validation };
 }

@@ -2,9 +2,9 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, test } from "vitest";
-import { unsubscribeToken } from "~/utils/recipient-links.server";
-import { openDatabase } from "../../db/connection";
-import { folders, users } from "../../db/schema";
+import { openDatabase } from "#db/connection";
+import { folders, users } from "#db/schema";
+import { unsubscribeToken } from "~/modules/recipients/recipient-links.server";
 import {
   requireBuild,
   type Server,

@@ -3,7 +3,7 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { bodyLimitFor, FORM_BODY_LIMIT_BYTES } from "../../server/body-limit";
+import { bodyLimitFor, FORM_BODY_LIMIT_BYTES } from "#server/body-limit";
 import {
   requireBuild,
   type Server,

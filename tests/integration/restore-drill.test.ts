@@ -6,10 +6,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, test } from "vitest";
-import { unsubscribeToken } from "~/utils/recipient-links.server";
-import { backupDatabase } from "../../db/backup";
-import { openDatabase } from "../../db/connection";
-import { folders, users } from "../../db/schema";
+import { backupDatabase } from "#db/backup";
+import { openDatabase } from "#db/connection";
+import { folders, users } from "#db/schema";
+import { unsubscribeToken } from "~/modules/recipients/recipient-links.server";
 
 /**
  * The restore drill of docs/deploy.md, on every `npm test`: back up a database,

@@ -14,11 +14,11 @@ Object.assign(process.env, s3.env);
 
 const [{ db }, { contentItems, folders, users }, { storage }, { S3Storage }, uploads, { eq }] =
   await Promise.all([
-    import("~/utils/db.server"),
+    import("~/platform/db.server"),
     import("#db/schema"),
-    import("~/utils/storage.server"),
+    import("~/platform/storage.server"),
     import("#storage/index"),
-    import("~/utils/uploads.server"),
+    import("~/modules/uploads/uploads.server"),
     import("drizzle-orm"),
   ]);
 

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { SendFaultPoint } from "~/utils/fault-points";
+import type { SendFaultPoint } from "~/platform/fault-points";
 import { requireBuild, type Server, startServer, stopServer } from "../support/app-server";
 import { freePort } from "../support/free-port";
 import { SmtpSink } from "../support/smtp-sink";
@@ -20,10 +20,10 @@ let app: Awaited<ReturnType<typeof loadApp>>;
 
 async function loadApp() {
   const [{ db }, schema, sending, mailer, drizzle] = await Promise.all([
-    import("~/utils/db.server"),
+    import("~/platform/db.server"),
     import("#db/schema"),
-    import("~/utils/sending.server"),
-    import("~/utils/mailer.server"),
+    import("~/modules/sending/sending.server"),
+    import("~/modules/sending/mailer.server"),
     import("drizzle-orm"),
   ]);
   return { db, schema, sending, mailer, drizzle };

@@ -12,13 +12,13 @@ let app: Awaited<ReturnType<typeof loadApp>>;
 
 async function loadApp() {
   const [{ db }, schema, sending, links, { storage }, drizzle, claims] = await Promise.all([
-    import("~/utils/db.server"),
+    import("~/platform/db.server"),
     import("#db/schema"),
-    import("~/utils/sending.server"),
-    import("~/utils/recipient-links.server"),
-    import("~/utils/storage.server"),
+    import("~/modules/sending/sending.server"),
+    import("~/modules/recipients/recipient-links.server"),
+    import("~/platform/storage.server"),
     import("drizzle-orm"),
-    import("~/utils/send-claim.server"),
+    import("~/modules/sending/send-claim.server"),
   ]);
   return { db, schema, sending, links, storage, drizzle, claims };
 }

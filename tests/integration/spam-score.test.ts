@@ -14,12 +14,12 @@ const MAX_SCORE = 1.0;
 let app: Awaited<ReturnType<typeof loadApp>>;
 async function loadApp() {
   const [{ db }, schema, { storage }, { env }, { sendNow }, branding] = await Promise.all([
-    import("~/utils/db.server"),
+    import("~/platform/db.server"),
     import("#db/schema"),
-    import("~/utils/storage.server"),
-    import("~/utils/env.server"),
-    import("~/utils/sending.server"),
-    import("~/utils/branding.server"),
+    import("~/platform/storage.server"),
+    import("~/platform/env.server"),
+    import("~/modules/sending/sending.server"),
+    import("~/modules/sending/branding.server"),
   ]);
   return { db, ...schema, storage, env, sendNow, branding };
 }

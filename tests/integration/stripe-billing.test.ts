@@ -20,11 +20,13 @@ process.env.STRIPE_WEBHOOK_SECRET = WEBHOOK_SECRET;
 process.env.STRIPE_API_BASE = fake.origin;
 
 // Imported after the environment is set: env.server.ts reads it once.
-const { db } = await import("~/utils/db.server");
+const { db } = await import("~/platform/db.server");
 const { folders, processedStripeEvents, users } = await import("#db/schema");
-const { createSession, getCurrentSession } = await import("~/utils/session.server");
-const { issueCsrfToken } = await import("~/utils/csrf.server");
-const { createCheckoutSession, createPortalSession } = await import("~/utils/billing.server");
+const { createSession, getCurrentSession } = await import("~/modules/accounts/session.server");
+const { issueCsrfToken } = await import("~/platform/csrf.server");
+const { createCheckoutSession, createPortalSession } = await import(
+  "~/modules/billing/billing.server"
+);
 const webhook = await import("~/routes/webhooks+/stripe");
 const upgradeRoute = await import("~/routes/upgrade");
 const portalRoute = await import("~/routes/billing+/portal");
@@ -214,7 +216,7 @@ describe("checkout and portal through the real stripe library", () => {
   });
 
   test("a wrong secret key is Stripe's error, not a crash", async () => {
-    const { createStripeClient } = await import("~/utils/billing.server");
+    const { createStripeClient } = await import("~/modules/billing/billing.server");
     const wrong = createStripeClient("sk_test_wrong", fake.origin);
     await expect(wrong.customers.create({ email: "x@example.com" })).rejects.toBeInstanceOf(
       Stripe.errors.StripeAuthenticationError,

@@ -5,7 +5,7 @@ import { afterAll } from "vitest";
 
 /**
  * Each test file runs against its own data directory: a fresh SQLite file
- * (migrated on first use by app/utils/db.server.ts), uploads and outbox. Set
+ * (migrated on first use by app/platform/db.server.ts), uploads and outbox. Set
  * before any module of ours reads the environment.
  */
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "thoughtfully-test-"));

@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { runInRequestContext } from "../../server/request-context";
+import { runInRequestContext } from "#server/request-context";
 
 /**
  * The outbox check for an APP_URL set by the calling test file before any
@@ -8,10 +8,10 @@ import { runInRequestContext } from "../../server/request-context";
  */
 export function testOutboxOpenToAdminsOnly(appUrl: string) {
   test("opens the outbox to admins only; everyone else gets a 404", async () => {
-    const { db } = await import("~/utils/db.server");
+    const { db } = await import("~/platform/db.server");
     const { twoFactorSecrets, users } = await import("#db/schema");
-    const { grantRole, requireOutboxReader } = await import("~/utils/roles.server");
-    const { createSession } = await import("~/utils/session.server");
+    const { grantRole, requireOutboxReader } = await import("~/modules/accounts/roles.server");
+    const { createSession } = await import("~/modules/accounts/session.server");
 
     const createUser = (email: string) =>
       db.insert(users).values({ email, emailVerified: true }).returning().get();

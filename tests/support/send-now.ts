@@ -1,6 +1,6 @@
-import { db } from "~/utils/db.server";
-import { closeMailer } from "~/utils/mailer.server";
-import { sendNow } from "~/utils/sending.server";
+import { closeMailer } from "~/modules/sending/mailer.server";
+import { sendNow } from "~/modules/sending/sending.server";
+import { db } from "~/platform/db.server";
 
 /**
  * Send Now in a process of its own, for the crash tests: the production

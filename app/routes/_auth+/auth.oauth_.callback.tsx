@@ -1,8 +1,8 @@
 import { data, type LoaderFunctionArgs } from "@remix-run/node";
-import { authenticator, LoginError, oauthConfigured } from "~/utils/auth.server";
-import { env } from "~/utils/env.server";
-import { redirectWithToast } from "~/utils/toast.server";
-import { continueSignIn } from "~/utils/two-factor-login.server";
+import { authenticator, LoginError, oauthConfigured } from "~/modules/accounts/auth.server";
+import { continueSignIn } from "~/modules/accounts/two-factor-login.server";
+import { env } from "~/platform/env.server";
+import { redirectWithToast } from "~/platform/toast.server";
 
 /**
  * The provider sends the browser back here. The file name's `oauth_` keeps

@@ -11,13 +11,13 @@ import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { AuthCard, AuthNotice, authLinkClass } from "~/components/auth-card";
 import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/forms";
 import { PasskeySignInButton } from "~/components/passkey-buttons";
-import { authenticator, LoginError, oauthConfigured } from "~/utils/auth.server";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { env } from "~/utils/env.server";
-import { safeRedirectPath } from "~/utils/redirect";
-import { getUser } from "~/utils/session.server";
-import { continueSignIn } from "~/utils/two-factor-login.server";
-import { LoginSchema } from "~/utils/user-validation";
+import { authenticator, LoginError, oauthConfigured } from "~/modules/accounts/auth.server";
+import { getUser } from "~/modules/accounts/session.server";
+import { continueSignIn } from "~/modules/accounts/two-factor-login.server";
+import { LoginSchema } from "~/modules/accounts/user-validation";
+import { readProtectedForm } from "~/platform/csrf.server";
+import { env } from "~/platform/env.server";
+import { safeRedirectPath } from "~/platform/redirect";
 
 export const meta: MetaFunction = () => [
   { title: "Log In · Thoughtfully" },

@@ -11,10 +11,6 @@ import { Form, Link, useActionData } from "@remix-run/react";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
 import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/forms";
 import { PasskeySignInButton } from "~/components/passkey-buttons";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { clientIp } from "~/utils/request-info.server";
-import { recordSecurityEvent } from "~/utils/security-events.server";
-import { redirectWithToast } from "~/utils/toast.server";
 import {
   INVALID_CODE_MESSAGE,
   RECOVERY_CODE_COUNT,
@@ -23,9 +19,13 @@ import {
   SECOND_FACTOR_THROTTLED_MESSAGE,
   takeSecondFactorAttempt,
   verifySecondFactor,
-} from "~/utils/two-factor.server";
-import { finishSignIn, readPendingSignIn } from "~/utils/two-factor-login.server";
-import { SecondFactorSchema } from "~/utils/two-factor-validation";
+} from "~/modules/accounts/two-factor.server";
+import { finishSignIn, readPendingSignIn } from "~/modules/accounts/two-factor-login.server";
+import { SecondFactorSchema } from "~/modules/accounts/two-factor-validation";
+import { recordSecurityEvent } from "~/modules/admin/security-events.server";
+import { readProtectedForm } from "~/platform/csrf.server";
+import { clientIp } from "~/platform/request-info.server";
+import { redirectWithToast } from "~/platform/toast.server";
 
 export const meta: MetaFunction = () => [
   { title: "Two-factor sign-in · Thoughtfully" },

@@ -1,7 +1,7 @@
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
-import { isCrossSite, readProtectedForm } from "~/utils/csrf.server";
-import { destroySession } from "~/utils/session.server";
-import { redirectWithToast } from "~/utils/toast.server";
+import { destroySession } from "~/modules/accounts/session.server";
+import { isCrossSite, readProtectedForm } from "~/platform/csrf.server";
+import { redirectWithToast } from "~/platform/toast.server";
 
 /** Signing out is a POST; following a link here changes nothing. */
 export async function loader() {

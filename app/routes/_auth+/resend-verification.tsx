@@ -2,9 +2,9 @@ import type { ActionFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useActionData } from "@remix-run/react";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
 import { EmailLinkRequestForm } from "~/components/email-link-request-form";
-import { resendVerification } from "~/utils/accounts.server";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { answerEmailLinkRequest } from "~/utils/email-link-request.server";
+import { resendVerification } from "~/modules/accounts/accounts.server";
+import { answerEmailLinkRequest } from "~/modules/accounts/email-link-request.server";
+import { readProtectedForm } from "~/platform/csrf.server";
 
 export const meta: MetaFunction = () => [
   { title: "Resend verification email · Thoughtfully" },

@@ -9,9 +9,9 @@ import {
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
 import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/forms";
-import { resetPassword } from "~/utils/accounts.server";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { ResetPasswordSchema } from "~/utils/user-validation";
+import { resetPassword } from "~/modules/accounts/accounts.server";
+import { ResetPasswordSchema } from "~/modules/accounts/user-validation";
+import { readProtectedForm } from "~/platform/csrf.server";
 
 const EXPIRED_MESSAGE = "This reset link is invalid or has expired. Please request a new one.";
 

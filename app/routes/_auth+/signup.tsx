@@ -11,11 +11,11 @@ import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
 import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/forms";
-import { signUp } from "~/utils/accounts.server";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { refuseMailBurst } from "~/utils/mail-limits.server";
-import { requireAnonymous } from "~/utils/session.server";
-import { SignupSchema } from "~/utils/user-validation";
+import { signUp } from "~/modules/accounts/accounts.server";
+import { requireAnonymous } from "~/modules/accounts/session.server";
+import { SignupSchema } from "~/modules/accounts/user-validation";
+import { refuseMailBurst } from "~/modules/sending/mail-limits.server";
+import { readProtectedForm } from "~/platform/csrf.server";
 
 export const meta: MetaFunction = () => [
   { title: "Create your account · Thoughtfully" },

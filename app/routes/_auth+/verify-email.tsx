@@ -9,8 +9,8 @@ import { Form, Link, useActionData, useLoaderData, useNavigate } from "@remix-ru
 import { useEffect } from "react";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
 import { CsrfInput, SubmitButton } from "~/components/forms";
-import { verifyEmailToken } from "~/utils/accounts.server";
-import { readProtectedForm } from "~/utils/csrf.server";
+import { verifyEmailToken } from "~/modules/accounts/accounts.server";
+import { readProtectedForm } from "~/platform/csrf.server";
 
 /** Spec: the success state moves on to /login after 3 s. */
 const REDIRECT_DELAY_MS = 3000;

@@ -2,9 +2,9 @@ import { type LoaderFunctionArgs, type MetaFunction, redirect } from "@remix-run
 import { Link, useLoaderData } from "@remix-run/react";
 import { DashboardPage } from "~/components/dashboard";
 import { PublicLayout } from "~/components/public-layout";
-import { loadDashboard } from "~/utils/dashboard.server";
-import { isBannerDismissed } from "~/utils/preferences.server";
-import { getUser } from "~/utils/session.server";
+import { isBannerDismissed } from "~/modules/accounts/preferences.server";
+import { getUser } from "~/modules/accounts/session.server";
+import { loadDashboard } from "~/modules/folders/dashboard.server";
 
 export const meta: MetaFunction = () => [
   { title: "Thoughtfully · Share Thoughtfully. Save now to send later." },

@@ -1,7 +1,7 @@
 import { json, type MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { StaticPage } from "~/components/public-layout";
-import { env } from "~/utils/env.server";
+import { env } from "~/platform/env.server";
 
 export const meta: MetaFunction = () => [
   { title: "Privacy Policy · Thoughtfully" },

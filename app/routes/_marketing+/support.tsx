@@ -2,11 +2,14 @@ import { json, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/nod
 import { Link, useLoaderData } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { StaticPage } from "~/components/public-layout";
-import { env } from "~/utils/env.server";
-import { LIMITS } from "~/utils/limits";
-import { PRIORITY_SUPPORT_PROMISE, prioritySupportAddress } from "~/utils/priority-support";
-import { isPremium } from "~/utils/quota.server";
-import { getUser } from "~/utils/session.server";
+import { getUser } from "~/modules/accounts/session.server";
+import { LIMITS } from "~/modules/billing/limits";
+import {
+  PRIORITY_SUPPORT_PROMISE,
+  prioritySupportAddress,
+} from "~/modules/billing/priority-support";
+import { isPremium } from "~/modules/billing/quota.server";
+import { env } from "~/platform/env.server";
 
 export const meta: MetaFunction = () => [
   { title: "Support · Thoughtfully" },

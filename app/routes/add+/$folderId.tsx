@@ -8,19 +8,19 @@ import {
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { Dialog } from "~/components/dialog";
 import { ItemForm } from "~/components/item-form";
+import { notFoundOnForeignFolder, parseFolderId } from "~/modules/folders/folder-params.server";
+import { getFolder, recipientsOf } from "~/modules/folders/folders.server";
 import {
   addedToast,
   captureForm,
   captureQuery,
   readCapture,
   requireAddUser,
-} from "~/utils/capture.server";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { notFoundOnForeignFolder, parseFolderId } from "~/utils/folder-params.server";
-import { getFolder, recipientsOf } from "~/utils/folders.server";
-import { LinkSchema } from "~/utils/item-validation";
-import { createTextItem, ItemRuleError } from "~/utils/items.server";
-import { redirectWithToast } from "~/utils/toast.server";
+} from "~/modules/items/capture.server";
+import { LinkSchema } from "~/modules/items/item-validation";
+import { createTextItem, ItemRuleError } from "~/modules/items/items.server";
+import { readProtectedForm } from "~/platform/csrf.server";
+import { redirectWithToast } from "~/platform/toast.server";
 
 /**
  * Add Link, prefilled with what the browser captured, as a dialog over

@@ -8,9 +8,9 @@ import {
   folderChoices,
   readCapture,
   requireAddUser,
-} from "~/utils/capture.server";
+} from "~/modules/items/capture.server";
+import { isValidUrl } from "~/modules/items/item-validation";
 import { pluralize } from "~/utils/format";
-import { isValidUrl } from "~/utils/item-validation";
 
 export const meta: MetaFunction = () => [{ title: "Add content · Thoughtfully" }];
 

@@ -22,32 +22,32 @@ import {
 } from "~/components/admin";
 import { CsrfInput, ErrorList, Field, SubmitButton } from "~/components/forms";
 import {
-  formatCents,
-  formatNumber,
-  formatPercent,
-  formatUptime,
-  formatUtc,
-  levels,
-} from "~/utils/admin-display";
-import {
-  getAdminDashboard,
-  getDailySeries,
-  getSecurityDashboard,
-  getUnsubscribeReasons,
-} from "~/utils/admin-metrics.server";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { formatBytes } from "~/utils/format";
-import { GrantRoleSchema, RevokeRoleSchema } from "~/utils/role-validation";
-import {
   findUserIdByEmail,
   grantRole,
   listAdmins,
   requireAdmin,
   revokeRole,
   roleHistory,
-} from "~/utils/roles.server";
-import { redirectRefreshed, redirectWithToast } from "~/utils/toast.server";
-import { hasTwoFactor } from "~/utils/two-factor.server";
+} from "~/modules/accounts/roles.server";
+import { hasTwoFactor } from "~/modules/accounts/two-factor.server";
+import {
+  formatCents,
+  formatNumber,
+  formatPercent,
+  formatUptime,
+  formatUtc,
+  levels,
+} from "~/modules/admin/admin-display";
+import {
+  getAdminDashboard,
+  getDailySeries,
+  getSecurityDashboard,
+  getUnsubscribeReasons,
+} from "~/modules/admin/admin-metrics.server";
+import { GrantRoleSchema, RevokeRoleSchema } from "~/modules/admin/role-validation";
+import { readProtectedForm } from "~/platform/csrf.server";
+import { redirectRefreshed, redirectWithToast } from "~/platform/toast.server";
+import { formatBytes } from "~/utils/format";
 
 export const meta: MetaFunction = () => [
   { title: "Admin Dashboard · Thoughtfully" },

@@ -15,11 +15,11 @@ import {
   Stat,
   StatGrid,
 } from "~/components/admin";
-import { EVENT_LABELS, formatNumber, formatUtc, levels } from "~/utils/admin-display";
-import { getSecurityDashboard, type Trend } from "~/utils/admin-metrics.server";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { requireAdmin } from "~/utils/roles.server";
-import { redirectRefreshed } from "~/utils/toast.server";
+import { requireAdmin } from "~/modules/accounts/roles.server";
+import { EVENT_LABELS, formatNumber, formatUtc, levels } from "~/modules/admin/admin-display";
+import { getSecurityDashboard, type Trend } from "~/modules/admin/admin-metrics.server";
+import { readProtectedForm } from "~/platform/csrf.server";
+import { redirectRefreshed } from "~/platform/toast.server";
 
 export const meta: MetaFunction = () => [
   { title: "Security Dashboard · Thoughtfully" },

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { handleApiRequest } from "~/utils/api.server";
-import { COMPILED_API_OPERATIONS } from "~/utils/api-operations.server";
-import { replayWritesToPrimary } from "~/utils/replication.server";
+import { handleApiRequest } from "~/modules/api/api.server";
+import { COMPILED_API_OPERATIONS } from "~/modules/api/api-operations.server";
+import { replayWritesToPrimary } from "~/platform/replication.server";
 
 /**
  * The JSON API (README: API). Authorised by a personal access token in the

@@ -1,4 +1,4 @@
-import { buildOpenApiDocument } from "~/utils/api-openapi.server";
+import { buildOpenApiDocument } from "~/modules/api/api-openapi.server";
 
 /** The API's OpenAPI document: public, like any API reference. */
 export function loader() {

@@ -1,8 +1,8 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { AppShell } from "~/components/app-shell";
-import { isPremium } from "~/utils/quota.server";
-import { requireUser } from "~/utils/session.server";
+import { requireUser } from "~/modules/accounts/session.server";
+import { isPremium } from "~/modules/billing/quota.server";
 
 export const meta: MetaFunction = () => [{ title: "Thank you · Thoughtfully" }];
 

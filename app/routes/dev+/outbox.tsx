@@ -1,9 +1,9 @@
 import { json, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { StaticPage } from "~/components/public-layout";
-import { env } from "~/utils/env.server";
-import { listOutbox } from "~/utils/mailer.server";
-import { requireOutboxReader } from "~/utils/roles.server";
+import { requireOutboxReader } from "~/modules/accounts/roles.server";
+import { listOutbox } from "~/modules/sending/mailer.server";
+import { env } from "~/platform/env.server";
 
 export const meta: MetaFunction = () => [
   { title: "Outbox · Thoughtfully" },

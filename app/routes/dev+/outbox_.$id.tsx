@@ -1,8 +1,8 @@
 import { json, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { StaticPage } from "~/components/public-layout";
-import { readOutboxMessage } from "~/utils/mailer.server";
-import { requireOutboxReader } from "~/utils/roles.server";
+import { requireOutboxReader } from "~/modules/accounts/roles.server";
+import { readOutboxMessage } from "~/modules/sending/mailer.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.message.subject || "E-mail"} · Outbox · Thoughtfully` },

@@ -7,23 +7,23 @@ import {
 } from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { Dialog } from "~/components/dialog";
-import { EMPTY_ITEM, ItemForm } from "~/components/item-form";
-import { readProtectedForm, validateCsrf } from "~/utils/csrf.server";
-import { notFoundOnForeignFolder, parseFolderId } from "~/utils/folder-params.server";
-import { getFolder, recipientsOf, uploadCapacity } from "~/utils/folders.server";
+import { ItemForm } from "~/components/item-form";
+import { requireUser } from "~/modules/accounts/session.server";
+import { notFoundOnForeignFolder, parseFolderId } from "~/modules/folders/folder-params.server";
+import { getFolder, recipientsOf, uploadCapacity } from "~/modules/folders/folders.server";
 import {
   parseItemType,
   refusedUploadReply,
   typedValues,
   unexpectedSaveProblem,
   uploadProblemFor,
-} from "~/utils/item-routes.server";
-import { schemaFor } from "~/utils/item-validation";
-import { createTextItem, createUploadItem, ItemRuleError } from "~/utils/items.server";
-import { replayWritesToPrimary } from "~/utils/replication.server";
-import { requireUser } from "~/utils/session.server";
-import { redirectWithToast } from "~/utils/toast.server";
-import { deleteStoredFiles, parseUploadForm, storedKeys } from "~/utils/uploads.server";
+} from "~/modules/items/item-routes.server";
+import { EMPTY_ITEM, schemaFor } from "~/modules/items/item-validation";
+import { createTextItem, createUploadItem, ItemRuleError } from "~/modules/items/items.server";
+import { deleteStoredFiles, parseUploadForm, storedKeys } from "~/modules/uploads/uploads.server";
+import { readProtectedForm, validateCsrf } from "~/platform/csrf.server";
+import { replayWritesToPrimary } from "~/platform/replication.server";
+import { redirectWithToast } from "~/platform/toast.server";
 
 const TITLES = { link: "Add Link", musing: "Add Musing", photo: "Add Photo", file: "Add File" };
 const NOUNS = { link: "link", musing: "musing", photo: "photo", file: "file" };

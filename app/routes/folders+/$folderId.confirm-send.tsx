@@ -2,13 +2,13 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { Dialog } from "~/components/dialog";
 import { CsrfInput, SubmitButton } from "~/components/forms";
-import { notFoundOnForeignFolder, parseFolderId } from "~/utils/folder-params.server";
-import { getFolder } from "~/utils/folders.server";
+import { requireUser } from "~/modules/accounts/session.server";
+import { folderStats } from "~/modules/billing/quota.server";
+import { notFoundOnForeignFolder, parseFolderId } from "~/modules/folders/folder-params.server";
+import { getFolder } from "~/modules/folders/folders.server";
+import { activeRecipients } from "~/modules/recipients/recipients.server";
+import { listNames, sendNowBlocker } from "~/modules/sending/send-now";
 import { pluralize } from "~/utils/format";
-import { folderStats } from "~/utils/quota.server";
-import { activeRecipients } from "~/utils/recipients.server";
-import { listNames, sendNowBlocker } from "~/utils/send-now";
-import { requireUser } from "~/utils/session.server";
 
 export const meta: MetaFunction = () => [{ title: "Send now? · Thoughtfully" }];
 

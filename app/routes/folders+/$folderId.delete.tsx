@@ -2,12 +2,12 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { Dialog } from "~/components/dialog";
 import { CsrfInput, SubmitButton } from "~/components/forms";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { notFoundOnForeignFolder, parseFolderId } from "~/utils/folder-params.server";
-import { deleteFolder, getFolder } from "~/utils/folders.server";
-import { requireUser } from "~/utils/session.server";
-import { redirectWithToast, withFailureToast } from "~/utils/toast.server";
-import { releaseFiles } from "~/utils/uploads.server";
+import { requireUser } from "~/modules/accounts/session.server";
+import { notFoundOnForeignFolder, parseFolderId } from "~/modules/folders/folder-params.server";
+import { deleteFolder, getFolder } from "~/modules/folders/folders.server";
+import { releaseFiles } from "~/modules/uploads/uploads.server";
+import { readProtectedForm } from "~/platform/csrf.server";
+import { redirectWithToast, withFailureToast } from "~/platform/toast.server";
 
 export const meta: MetaFunction = () => [{ title: "Delete folder · Thoughtfully" }];
 

@@ -8,19 +8,19 @@ import {
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { Dialog } from "~/components/dialog";
 import { FolderForm, type FolderFormValues } from "~/components/folder-form";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { notFoundOnForeignFolder, parseFolderId } from "~/utils/folder-params.server";
-import { FolderSchema } from "~/utils/folder-validation";
+import { requireUser } from "~/modules/accounts/session.server";
+import { notFoundOnForeignFolder, parseFolderId } from "~/modules/folders/folder-params.server";
+import { FolderSchema } from "~/modules/folders/folder-validation";
 import {
   allowedFrequencies,
   FolderRuleError,
   getFolder,
   recipientsOf,
   updateFolder,
-} from "~/utils/folders.server";
-import { refreshFolderSubscription } from "~/utils/recipients.server";
-import { requireUser } from "~/utils/session.server";
-import { redirectWithToast } from "~/utils/toast.server";
+} from "~/modules/folders/folders.server";
+import { refreshFolderSubscription } from "~/modules/recipients/recipients.server";
+import { readProtectedForm } from "~/platform/csrf.server";
+import { redirectWithToast } from "~/platform/toast.server";
 
 export const meta: MetaFunction = () => [{ title: "Folder Details · Thoughtfully" }];
 

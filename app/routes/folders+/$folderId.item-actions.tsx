@@ -1,19 +1,19 @@
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
 import { z } from "zod";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { parseFolderId } from "~/utils/folder-params.server";
-import { notFoundOnForeignItem, parseItemId } from "~/utils/item-routes.server";
+import { requireUser } from "~/modules/accounts/session.server";
+import { parseFolderId } from "~/modules/folders/folder-params.server";
+import { notFoundOnForeignItem, parseItemId } from "~/modules/items/item-routes.server";
 import {
   deleteItemUndoably,
   purgeExpiredDeletions,
   UNDO_WINDOW_MS,
-} from "~/utils/item-undo.server";
-import { getItem, ItemRuleError, moveItem, removeItemFile } from "~/utils/items.server";
-import { removePreview, removePreviewImage } from "~/utils/link-previews.server";
-import { safeRedirectPath } from "~/utils/redirect";
-import { requireUser } from "~/utils/session.server";
-import { redirectWithToast, withFailureToast } from "~/utils/toast.server";
-import { releaseFiles } from "~/utils/uploads.server";
+} from "~/modules/items/item-undo.server";
+import { getItem, ItemRuleError, moveItem, removeItemFile } from "~/modules/items/items.server";
+import { removePreview, removePreviewImage } from "~/modules/items/link-previews.server";
+import { releaseFiles } from "~/modules/uploads/uploads.server";
+import { readProtectedForm } from "~/platform/csrf.server";
+import { safeRedirectPath } from "~/platform/redirect";
+import { redirectWithToast, withFailureToast } from "~/platform/toast.server";
 
 /**
  * The item list posts one form whose buttons say "move-up:12"; the edit

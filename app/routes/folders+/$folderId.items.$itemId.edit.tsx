@@ -8,11 +8,11 @@ import {
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { Dialog } from "~/components/dialog";
 import { CsrfInput } from "~/components/forms";
-import { ItemForm, type ItemFormValues } from "~/components/item-form";
-import { readProtectedForm, validateCsrf } from "~/utils/csrf.server";
-import { parseFolderId } from "~/utils/folder-params.server";
-import { recipientsOf, uploadCapacity } from "~/utils/folders.server";
-import { formatBytes } from "~/utils/format";
+import { ItemForm } from "~/components/item-form";
+import { requireUser } from "~/modules/accounts/session.server";
+import { LIMITS } from "~/modules/billing/limits";
+import { parseFolderId } from "~/modules/folders/folder-params.server";
+import { recipientsOf, uploadCapacity } from "~/modules/folders/folders.server";
 import {
   notFoundOnForeignItem,
   parseItemId,
@@ -20,14 +20,15 @@ import {
   typedValues,
   unexpectedSaveProblem,
   uploadProblemFor,
-} from "~/utils/item-routes.server";
-import { schemaFor } from "~/utils/item-validation";
-import { getItem, updateTextItem, updateUploadItem } from "~/utils/items.server";
-import { LIMITS } from "~/utils/limits";
-import { replayWritesToPrimary } from "~/utils/replication.server";
-import { requireUser } from "~/utils/session.server";
-import { redirectWithToast } from "~/utils/toast.server";
-import { deleteStoredFiles, parseUploadForm, storedKeys } from "~/utils/uploads.server";
+} from "~/modules/items/item-routes.server";
+import type { ItemFormValues } from "~/modules/items/item-validation";
+import { schemaFor } from "~/modules/items/item-validation";
+import { getItem, updateTextItem, updateUploadItem } from "~/modules/items/items.server";
+import { deleteStoredFiles, parseUploadForm, storedKeys } from "~/modules/uploads/uploads.server";
+import { readProtectedForm, validateCsrf } from "~/platform/csrf.server";
+import { replayWritesToPrimary } from "~/platform/replication.server";
+import { redirectWithToast } from "~/platform/toast.server";
+import { formatBytes } from "~/utils/format";
 
 const TITLES = { link: "Edit Link", musing: "Edit Item", photo: "Edit Photo", file: "Edit File" };
 

@@ -1,10 +1,10 @@
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { parseFolderId } from "~/utils/folder-params.server";
-import { parseItemId } from "~/utils/item-routes.server";
-import { restoreDeletedItem } from "~/utils/item-undo.server";
-import { requireUser } from "~/utils/session.server";
-import { redirectWithToast } from "~/utils/toast.server";
+import { requireUser } from "~/modules/accounts/session.server";
+import { parseFolderId } from "~/modules/folders/folder-params.server";
+import { parseItemId } from "~/modules/items/item-routes.server";
+import { restoreDeletedItem } from "~/modules/items/item-undo.server";
+import { readProtectedForm } from "~/platform/csrf.server";
+import { redirectWithToast } from "~/platform/toast.server";
 
 export async function loader({ params }: ActionFunctionArgs) {
   return redirect(`/folders/${parseFolderId(params.folderId)}`);

@@ -8,19 +8,19 @@ import {
 import { HEADER_IMAGE_CID } from "#emails/newsletter-themes";
 import { Dialog } from "~/components/dialog";
 import { CsrfInput, SubmitButton } from "~/components/forms";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { notFoundOnForeignFolder, parseFolderId } from "~/utils/folder-params.server";
-import { getFolder, recipientsOf } from "~/utils/folders.server";
-import { refuseMailBurst } from "~/utils/mail-limits.server";
-import { sendEmail } from "~/utils/mailer.server";
-import { renderPreview } from "~/utils/preview.server";
-import { previewSizeInWords } from "~/utils/preview-size";
-import { folderSizeLimit, folderStats } from "~/utils/quota.server";
-import { activeRecipients } from "~/utils/recipients.server";
-import { sendNowBlocker } from "~/utils/send-now";
-import { requireUser } from "~/utils/session.server";
-import { storage } from "~/utils/storage.server";
-import { redirectWithToast } from "~/utils/toast.server";
+import { requireUser } from "~/modules/accounts/session.server";
+import { folderSizeLimit, folderStats } from "~/modules/billing/quota.server";
+import { notFoundOnForeignFolder, parseFolderId } from "~/modules/folders/folder-params.server";
+import { getFolder, recipientsOf } from "~/modules/folders/folders.server";
+import { activeRecipients } from "~/modules/recipients/recipients.server";
+import { refuseMailBurst } from "~/modules/sending/mail-limits.server";
+import { sendEmail } from "~/modules/sending/mailer.server";
+import { renderPreview } from "~/modules/sending/preview.server";
+import { previewSizeInWords } from "~/modules/sending/preview-size";
+import { sendNowBlocker } from "~/modules/sending/send-now";
+import { readProtectedForm } from "~/platform/csrf.server";
+import { storage } from "~/platform/storage.server";
+import { redirectWithToast } from "~/platform/toast.server";
 
 /**
  * Email Preview: the folder's next newsletter exactly as it would be sent now

@@ -2,17 +2,17 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { Dialog } from "~/components/dialog";
 import { CsrfInput } from "~/components/forms";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { notFoundOnForeignFolder, parseFolderId } from "~/utils/folder-params.server";
-import { FolderNotFoundError, getFolder } from "~/utils/folders.server";
+import { requireUser } from "~/modules/accounts/session.server";
+import { notFoundOnForeignFolder, parseFolderId } from "~/modules/folders/folder-params.server";
+import { FolderNotFoundError, getFolder } from "~/modules/folders/folders.server";
 import {
   RecipientRuleError,
   type RecipientState,
   recipientStates,
   requestResubscription,
-} from "~/utils/recipients.server";
-import { requireUser } from "~/utils/session.server";
-import { redirectWithToast } from "~/utils/toast.server";
+} from "~/modules/recipients/recipients.server";
+import { readProtectedForm } from "~/platform/csrf.server";
+import { redirectWithToast } from "~/platform/toast.server";
 
 /**
  * The folder's recipients with their status. The sender cannot re-subscribe

@@ -1,10 +1,10 @@
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { parseFolderId } from "~/utils/folder-params.server";
-import { refuseMailBurst } from "~/utils/mail-limits.server";
-import { SendRuleError, sendNow } from "~/utils/sending.server";
-import { requireUser } from "~/utils/session.server";
-import { redirectWithToast } from "~/utils/toast.server";
+import { requireUser } from "~/modules/accounts/session.server";
+import { parseFolderId } from "~/modules/folders/folder-params.server";
+import { refuseMailBurst } from "~/modules/sending/mail-limits.server";
+import { SendRuleError, sendNow } from "~/modules/sending/sending.server";
+import { readProtectedForm } from "~/platform/csrf.server";
+import { redirectWithToast } from "~/platform/toast.server";
 
 export async function loader({ params }: ActionFunctionArgs) {
   return redirect(`/folders/${parseFolderId(params.folderId)}`);

@@ -1,11 +1,11 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { Dialog } from "~/components/dialog";
-import { notFoundOnForeignFolder, parseFolderId } from "~/utils/folder-params.server";
+import { requireUser } from "~/modules/accounts/session.server";
+import { isPremium } from "~/modules/billing/quota.server";
+import { notFoundOnForeignFolder, parseFolderId } from "~/modules/folders/folder-params.server";
+import { listSentIssues } from "~/modules/sending/sent-archive.server";
 import { pluralize } from "~/utils/format";
-import { isPremium } from "~/utils/quota.server";
-import { listSentIssues } from "~/utils/sent-archive.server";
-import { requireUser } from "~/utils/session.server";
 
 /** The folder's sent archive: every issue it sent, newest first, ten a page. */
 

@@ -2,12 +2,12 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { Dialog } from "~/components/dialog";
 import { CsrfInput, SubmitButton } from "~/components/forms";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { parseFolderId } from "~/utils/folder-params.server";
+import { requireUser } from "~/modules/accounts/session.server";
+import { parseFolderId } from "~/modules/folders/folder-params.server";
+import { deleteSentIssue, filesKept, getSentIssue } from "~/modules/sending/sent-archive.server";
+import { readProtectedForm } from "~/platform/csrf.server";
+import { redirectWithToast } from "~/platform/toast.server";
 import { formatBytes } from "~/utils/format";
-import { deleteSentIssue, filesKept, getSentIssue } from "~/utils/sent-archive.server";
-import { requireUser } from "~/utils/session.server";
-import { redirectWithToast } from "~/utils/toast.server";
 
 /**
  * One sent issue, read-only: when it went, what it carried, and what happened

@@ -2,14 +2,14 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Outlet, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
 import { DashboardPage } from "~/components/dashboard";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { loadDashboard } from "~/utils/dashboard.server";
-import { notFoundOnForeignFolder, parseFolderId } from "~/utils/folder-params.server";
-import { FolderRuleError, moveFolder, togglePause } from "~/utils/folders.server";
-import { isBannerDismissed } from "~/utils/preferences.server";
-import { safeRedirectPath } from "~/utils/redirect";
-import { requireUser } from "~/utils/session.server";
-import { redirectWithToast, withFailureToast } from "~/utils/toast.server";
+import { isBannerDismissed } from "~/modules/accounts/preferences.server";
+import { requireUser } from "~/modules/accounts/session.server";
+import { loadDashboard } from "~/modules/folders/dashboard.server";
+import { notFoundOnForeignFolder, parseFolderId } from "~/modules/folders/folder-params.server";
+import { FolderRuleError, moveFolder, togglePause } from "~/modules/folders/folders.server";
+import { readProtectedForm } from "~/platform/csrf.server";
+import { safeRedirectPath } from "~/platform/redirect";
+import { redirectWithToast, withFailureToast } from "~/platform/toast.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.selected?.name ?? "Folder"} · Thoughtfully` },

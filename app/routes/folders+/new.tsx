@@ -9,21 +9,21 @@ import { useActionData, useLoaderData } from "@remix-run/react";
 import { DashboardPage } from "~/components/dashboard";
 import { Dialog } from "~/components/dialog";
 import { FolderForm, NEW_FOLDER_VALUES } from "~/components/folder-form";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { loadDashboard } from "~/utils/dashboard.server";
-import { FolderSchema } from "~/utils/folder-validation";
+import { isBannerDismissed } from "~/modules/accounts/preferences.server";
+import { requireUser } from "~/modules/accounts/session.server";
+import { canCreateFolder, getUsage } from "~/modules/billing/quota.server";
+import { loadDashboard } from "~/modules/folders/dashboard.server";
+import { FolderSchema } from "~/modules/folders/folder-validation";
 import {
   allowedFrequencies,
   createFolder,
   FolderLimitError,
   FolderRuleError,
   folderLimitMessage,
-} from "~/utils/folders.server";
-import { isBannerDismissed } from "~/utils/preferences.server";
-import { canCreateFolder, getUsage } from "~/utils/quota.server";
-import { safeRedirectPath } from "~/utils/redirect";
-import { requireUser } from "~/utils/session.server";
-import { redirectWithToast } from "~/utils/toast.server";
+} from "~/modules/folders/folders.server";
+import { readProtectedForm } from "~/platform/csrf.server";
+import { safeRedirectPath } from "~/platform/redirect";
+import { redirectWithToast } from "~/platform/toast.server";
 
 export const meta: MetaFunction = () => [{ title: "New folder · Thoughtfully" }];
 

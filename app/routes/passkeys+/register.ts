@@ -1,11 +1,11 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import type { RegistrationResponseJSON } from "@simplewebauthn/server";
 import { z } from "zod";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { finishRegistration, registrationOptions } from "~/utils/passkeys.server";
-import { recordSecurityEvent } from "~/utils/security-events.server";
-import { requireUser } from "~/utils/session.server";
-import { createToastHeaders } from "~/utils/toast.server";
+import { finishRegistration, registrationOptions } from "~/modules/accounts/passkeys.server";
+import { requireUser } from "~/modules/accounts/session.server";
+import { recordSecurityEvent } from "~/modules/admin/security-events.server";
+import { readProtectedForm } from "~/platform/csrf.server";
+import { createToastHeaders } from "~/platform/toast.server";
 
 /**
  * Adding a passkey from Profile Settings (JavaScript only: the browser's

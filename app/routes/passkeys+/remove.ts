@@ -1,8 +1,8 @@
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { removePasskey } from "~/utils/passkeys.server";
-import { requireUser } from "~/utils/session.server";
-import { redirectWithToast } from "~/utils/toast.server";
+import { removePasskey } from "~/modules/accounts/passkeys.server";
+import { requireUser } from "~/modules/accounts/session.server";
+import { readProtectedForm } from "~/platform/csrf.server";
+import { redirectWithToast } from "~/platform/toast.server";
 
 /** Removing a passkey from Profile Settings: a plain form, so it works without JavaScript. */
 export async function loader() {

@@ -1,11 +1,11 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
 import { z } from "zod";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { finishSignInWithPasskey, signInOptions } from "~/utils/passkeys.server";
-import { safeRedirectPath } from "~/utils/redirect";
-import { recordSecurityEvent } from "~/utils/security-events.server";
-import { finishSignIn, readPendingSignIn } from "~/utils/two-factor-login.server";
+import { finishSignInWithPasskey, signInOptions } from "~/modules/accounts/passkeys.server";
+import { finishSignIn, readPendingSignIn } from "~/modules/accounts/two-factor-login.server";
+import { recordSecurityEvent } from "~/modules/admin/security-events.server";
+import { readProtectedForm } from "~/platform/csrf.server";
+import { safeRedirectPath } from "~/platform/redirect";
 
 /**
  * Signing in with a passkey, from the log-in page or in place of a code at

@@ -12,21 +12,24 @@ import { AppShell } from "~/components/app-shell";
 import { Bookmarklet } from "~/components/bookmarklet";
 import { CsrfInput, ErrorList, Field, SubmitButton } from "~/components/forms";
 import { AddPasskeyButton } from "~/components/passkey-buttons";
-import { updateProfile } from "~/utils/accounts.server";
-import { listApiTokens } from "~/utils/api-tokens.server";
-import { getBranding } from "~/utils/branding.server";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { env } from "~/utils/env.server";
+import { updateProfile } from "~/modules/accounts/accounts.server";
+import { listPasskeys } from "~/modules/accounts/passkeys.server";
+import { requireUser } from "~/modules/accounts/session.server";
+import { timeZoneGroups } from "~/modules/accounts/time-zones.server";
+import { hasTwoFactor } from "~/modules/accounts/two-factor.server";
+import { ProfileSchema } from "~/modules/accounts/user-validation";
+import { listApiTokens } from "~/modules/api/api-tokens.server";
+import { LIMITS } from "~/modules/billing/limits";
+import {
+  PRIORITY_SUPPORT_PROMISE,
+  prioritySupportAddress,
+} from "~/modules/billing/priority-support";
+import { getUsage } from "~/modules/billing/quota.server";
+import { getBranding } from "~/modules/sending/branding.server";
+import { readProtectedForm } from "~/platform/csrf.server";
+import { env } from "~/platform/env.server";
+import { redirectWithToast } from "~/platform/toast.server";
 import { formatBytes } from "~/utils/format";
-import { LIMITS } from "~/utils/limits";
-import { listPasskeys } from "~/utils/passkeys.server";
-import { PRIORITY_SUPPORT_PROMISE, prioritySupportAddress } from "~/utils/priority-support";
-import { getUsage } from "~/utils/quota.server";
-import { requireUser } from "~/utils/session.server";
-import { timeZoneGroups } from "~/utils/time-zones.server";
-import { redirectWithToast } from "~/utils/toast.server";
-import { hasTwoFactor } from "~/utils/two-factor.server";
-import { ProfileSchema } from "~/utils/user-validation";
 
 export const meta: MetaFunction = () => [{ title: "Profile Settings · Thoughtfully" }];
 

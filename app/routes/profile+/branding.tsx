@@ -12,6 +12,8 @@ import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { NEWSLETTER_TEMPLATES, TEMPLATE_LABELS } from "#emails/newsletter-themes";
 import { Dialog } from "~/components/dialog";
 import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/forms";
+import { requireUser } from "~/modules/accounts/session.server";
+import { isPremium } from "~/modules/billing/quota.server";
 import {
   BrandingRuleError,
   BrandingSchema,
@@ -21,11 +23,9 @@ import {
   removeHeaderImage,
   saveHeaderImage,
   saveLook,
-} from "~/utils/branding.server";
-import { readProtectedForm, validateCsrf } from "~/utils/csrf.server";
-import { isPremium } from "~/utils/quota.server";
-import { requireUser } from "~/utils/session.server";
-import { redirectWithToast } from "~/utils/toast.server";
+} from "~/modules/sending/branding.server";
+import { readProtectedForm, validateCsrf } from "~/platform/csrf.server";
+import { redirectWithToast } from "~/platform/toast.server";
 
 /**
  * Newsletter look (a dialog over Profile Settings): a Premium sender's

@@ -2,11 +2,11 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Dialog } from "~/components/dialog";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/forms";
-import { deleteAccount } from "~/utils/accounts.server";
-import { BillingError, cancelSubscriptionNow } from "~/utils/billing.server";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { destroySession, requireUser } from "~/utils/session.server";
-import { redirectWithToast } from "~/utils/toast.server";
+import { deleteAccount } from "~/modules/accounts/accounts.server";
+import { destroySession, requireUser } from "~/modules/accounts/session.server";
+import { BillingError, cancelSubscriptionNow } from "~/modules/billing/billing.server";
+import { readProtectedForm } from "~/platform/csrf.server";
+import { redirectWithToast } from "~/platform/toast.server";
 
 export const meta: MetaFunction = () => [{ title: "Delete Account · Thoughtfully" }];
 

@@ -10,11 +10,11 @@ import { Form, Link, useActionData } from "@remix-run/react";
 import { z } from "zod";
 import { Dialog } from "~/components/dialog";
 import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/forms";
-import { ApiTokenSchema } from "~/utils/api-token-validation";
-import { ApiTokenRuleError, createApiToken, revokeApiToken } from "~/utils/api-tokens.server";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { requireUser } from "~/utils/session.server";
-import { redirectWithToast } from "~/utils/toast.server";
+import { requireUser } from "~/modules/accounts/session.server";
+import { ApiTokenSchema } from "~/modules/api/api-token-validation";
+import { ApiTokenRuleError, createApiToken, revokeApiToken } from "~/modules/api/api-tokens.server";
+import { readProtectedForm } from "~/platform/csrf.server";
+import { redirectWithToast } from "~/platform/toast.server";
 
 /**
  * New API token (a dialog over Profile Settings), and revoking one from the

@@ -10,12 +10,8 @@ import {
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Dialog } from "~/components/dialog";
 import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/forms";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { clientIp } from "~/utils/request-info.server";
-import { isAdmin } from "~/utils/roles.server";
-import { recordSecurityEvent } from "~/utils/security-events.server";
-import { requireUser } from "~/utils/session.server";
-import { redirectWithToast } from "~/utils/toast.server";
+import { isAdmin } from "~/modules/accounts/roles.server";
+import { requireUser } from "~/modules/accounts/session.server";
 import {
   confirmEnrolment,
   disableTwoFactor,
@@ -28,8 +24,12 @@ import {
   takeSecondFactorAttempt,
   twoFactorState,
   verifySecondFactor,
-} from "~/utils/two-factor.server";
-import { TwoFactorCodeSchema } from "~/utils/two-factor-validation";
+} from "~/modules/accounts/two-factor.server";
+import { TwoFactorCodeSchema } from "~/modules/accounts/two-factor-validation";
+import { recordSecurityEvent } from "~/modules/admin/security-events.server";
+import { readProtectedForm } from "~/platform/csrf.server";
+import { clientIp } from "~/platform/request-info.server";
+import { redirectWithToast } from "~/platform/toast.server";
 
 /**
  * Two-factor sign-in from Profile Settings (a dialog over it): set up with a

@@ -5,11 +5,8 @@ import { useHydrated } from "remix-utils/use-hydrated";
 import { Dialog } from "~/components/dialog";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/forms";
 import { DiscardDraftForm, DraftLine, WIZARD_TITLE, WizardSteps } from "~/components/upload-wizard";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { formatBytes } from "~/utils/format";
-import { FAILED_TO_ADD_CONTENT, NO_VALID_FOLDERS } from "~/utils/multi-folder";
-import { requireUser } from "~/utils/session.server";
-import { redirectWithToast } from "~/utils/toast.server";
+import { requireUser } from "~/modules/accounts/session.server";
+import { FAILED_TO_ADD_CONTENT, NO_VALID_FOLDERS } from "~/modules/uploads/multi-folder";
 import {
   DraftRuleError,
   finishDraft,
@@ -17,8 +14,11 @@ import {
   getDraft,
   type MultiFolderValidation,
   validateDraft,
-} from "~/utils/upload-drafts.server";
-import { draftSummary, notFoundOnForeignDraft } from "~/utils/upload-wizard.server";
+} from "~/modules/uploads/upload-drafts.server";
+import { draftSummary, notFoundOnForeignDraft } from "~/modules/uploads/upload-wizard.server";
+import { readProtectedForm } from "~/platform/csrf.server";
+import { redirectWithToast } from "~/platform/toast.server";
+import { formatBytes } from "~/utils/format";
 
 const AUTO_START_MS = 1500;
 const CHECK_TIMEOUT_MS = 10_000;

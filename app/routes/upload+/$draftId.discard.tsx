@@ -1,8 +1,8 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs, redirect } from "@remix-run/node";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { requireUser } from "~/utils/session.server";
-import { redirectWithToast } from "~/utils/toast.server";
-import { discardDraft } from "~/utils/upload-drafts.server";
+import { requireUser } from "~/modules/accounts/session.server";
+import { discardDraft } from "~/modules/uploads/upload-drafts.server";
+import { readProtectedForm } from "~/platform/csrf.server";
+import { redirectWithToast } from "~/platform/toast.server";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireUser(request);

@@ -3,11 +3,13 @@ import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Dialog } from "~/components/dialog";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/forms";
 import { DiscardDraftForm, DraftLine, WIZARD_TITLE, WizardSteps } from "~/components/upload-wizard";
-import { readProtectedForm } from "~/utils/csrf.server";
-import { LIMITS } from "~/utils/limits";
-import { FAILED_TO_ADD_CONTENT, pausedMessage, TOO_MANY_FOLDERS } from "~/utils/multi-folder";
-import { requireUser } from "~/utils/session.server";
-import { redirectWithToast } from "~/utils/toast.server";
+import { requireUser } from "~/modules/accounts/session.server";
+import { LIMITS } from "~/modules/billing/limits";
+import {
+  FAILED_TO_ADD_CONTENT,
+  pausedMessage,
+  TOO_MANY_FOLDERS,
+} from "~/modules/uploads/multi-folder";
 import {
   checkFolderSelection,
   DraftRuleError,
@@ -16,8 +18,10 @@ import {
   getDraft,
   selectAll,
   setDraftFolders,
-} from "~/utils/upload-drafts.server";
-import { draftSummary, notFoundOnForeignDraft } from "~/utils/upload-wizard.server";
+} from "~/modules/uploads/upload-drafts.server";
+import { draftSummary, notFoundOnForeignDraft } from "~/modules/uploads/upload-wizard.server";
+import { readProtectedForm } from "~/platform/csrf.server";
+import { redirectWithToast } from "~/platform/toast.server";
 
 /** Step 2: the folders (1 to 10; paused ones shown but not selectable). */
 export async function loader({ request, params }: LoaderFunctionArgs) {

@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { getUser } from "~/utils/session.server";
-import { getDraft, validateDraft } from "~/utils/upload-drafts.server";
-import { notFoundOnForeignDraft } from "~/utils/upload-wizard.server";
+import { getUser } from "~/modules/accounts/session.server";
+import { getDraft, validateDraft } from "~/modules/uploads/upload-drafts.server";
+import { notFoundOnForeignDraft } from "~/modules/uploads/upload-wizard.server";
 
 /**
  * The validation step's result as JSON, for "Check again" with JavaScript

@@ -1,9 +1,9 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Outlet, useLoaderData } from "@remix-run/react";
 import { DashboardPage } from "~/components/dashboard";
-import { loadDashboard } from "~/utils/dashboard.server";
-import { isBannerDismissed } from "~/utils/preferences.server";
-import { requireUser } from "~/utils/session.server";
+import { isBannerDismissed } from "~/modules/accounts/preferences.server";
+import { requireUser } from "~/modules/accounts/session.server";
+import { loadDashboard } from "~/modules/folders/dashboard.server";
 
 export const meta: MetaFunction = () => [{ title: "Upload to Multiple Folders · Thoughtfully" }];
 

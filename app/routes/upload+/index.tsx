@@ -1,7 +1,7 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Dialog } from "~/components/dialog";
-import { EMPTY_ITEM, ItemForm } from "~/components/item-form";
+import { ItemForm } from "~/components/item-form";
 import {
   DiscardDraftForm,
   DraftLine,
@@ -9,28 +9,29 @@ import {
   WIZARD_TITLE,
   WizardSteps,
 } from "~/components/upload-wizard";
-import { readProtectedForm, validateCsrf } from "~/utils/csrf.server";
-import { formatBytes } from "~/utils/format";
-import { refusedUploadReply } from "~/utils/item-routes.server";
-import { QuotaExceededError } from "~/utils/items.server";
-import { WIZARD_TYPES } from "~/utils/multi-folder";
-import { getUsage } from "~/utils/quota.server";
-import { replayWritesToPrimary } from "~/utils/replication.server";
-import { requireUser } from "~/utils/session.server";
-import { createDraft, getDraft, updateDraftContent } from "~/utils/upload-drafts.server";
+import { requireUser } from "~/modules/accounts/session.server";
+import { getUsage } from "~/modules/billing/quota.server";
+import { refusedUploadReply } from "~/modules/items/item-routes.server";
+import { EMPTY_ITEM } from "~/modules/items/item-validation";
+import { QuotaExceededError } from "~/modules/items/items.server";
+import { WIZARD_TYPES } from "~/modules/uploads/multi-folder";
+import { createDraft, getDraft, updateDraftContent } from "~/modules/uploads/upload-drafts.server";
 import {
   draftFormValues,
   draftSummary,
   notFoundOnForeignDraft,
   parseWizardType,
   readContentFields,
-} from "~/utils/upload-wizard.server";
+} from "~/modules/uploads/upload-wizard.server";
 import {
   deleteStoredFiles,
   parseUploadForm,
   type StoredUpload,
   storedKeys,
-} from "~/utils/uploads.server";
+} from "~/modules/uploads/uploads.server";
+import { readProtectedForm, validateCsrf } from "~/platform/csrf.server";
+import { replayWritesToPrimary } from "~/platform/replication.server";
+import { formatBytes } from "~/utils/format";
 
 /**
  * Step 1: the content. `/upload?type=photo` starts a new draft; going back

@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
-import { applyInboundEmail, readInboundEmail } from "~/utils/inbound-email.server";
-import { replayWritesToPrimary } from "~/utils/replication.server";
+import { applyInboundEmail, readInboundEmail } from "~/modules/recipients/inbound-email.server";
+import { replayWritesToPrimary } from "~/platform/replication.server";
 
 /**
  * Mail to MAIL_FROM's address, POSTed by whatever receives that mailbox (see

@@ -5,11 +5,11 @@ import {
   checkoutPaysForPremium,
   stripe,
   webhookSecret,
-} from "~/utils/billing.server";
-import { LIMITS } from "~/utils/limits";
-import { replayWritesToPrimary } from "~/utils/replication.server";
-import { readBodyText } from "~/utils/request-body.server";
-import { applyStripeEvent } from "~/utils/subscriptions.server";
+} from "~/modules/billing/billing.server";
+import { LIMITS } from "~/modules/billing/limits";
+import { applyStripeEvent } from "~/modules/recipients/subscriptions.server";
+import { replayWritesToPrimary } from "~/platform/replication.server";
+import { readBodyText } from "~/platform/request-body.server";
 
 /**
  * Stripe's webhook, POST only. Exempt from our CSRF token: Stripe signs its

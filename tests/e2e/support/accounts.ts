@@ -6,7 +6,7 @@ import { createCookie } from "@remix-run/node";
 import { asc, eq } from "drizzle-orm";
 import { openDatabase } from "#db/connection";
 import { folders, recoveryCodes, sessions, twoFactorSecrets, users } from "#db/schema";
-import { hashPassword } from "~/utils/password.server";
+import { hashPassword } from "~/modules/accounts/password.server";
 
 /** The test process's own handle on the server's database file (WAL allows both). */
 let database: ReturnType<typeof openDatabase> | null = null;

@@ -1,0 +1,169 @@
+import { Cron } from "croner";
+import { backupDatabase } from "#db/backup";
+import { takeAnalyticsSnapshot } from "~/modules/admin/admin-metrics.server";
+import { previewPassSettled, requestPreviewPass } from "~/modules/items/link-preview-queue.server";
+import { canonicalizeStoredAddresses } from "~/modules/recipients/recipients.server";
+import { closeMailer } from "~/modules/sending/mailer.server";
+import { runSchedulerPass } from "~/modules/sending/sending.server";
+import { pruneExpiredRecords, sweepOrphanFiles } from "~/modules/uploads/maintenance.server";
+import { expireDrafts } from "~/modules/uploads/upload-drafts.server";
+import { db } from "~/platform/db.server";
+import { env } from "~/platform/env.server";
+import { isPrimaryAtStart, onPrimaryOnly } from "~/platform/replication.server";
+import { singleton } from "~/platform/singleton.server";
+
+const SHUTDOWN_DEADLINE_MS = 25_000;
+
+type ShutdownHook = () => void | Promise<void>;
+
+/**
+ * The server process's background work and its orderly end. remix-serve closes
+ * the HTTP server on SIGTERM/SIGINT (it waits for requests in flight); here we
+ * stop the timers, wait for the work they started, and close the database once
+ * nothing else is left, so the WAL is checkpointed and nothing is cut short.
+ */
+class ServerProcess {
+  private readonly hooks: ShutdownHook[] = [];
+  private stopping = false;
+
+  start() {
+    // Before the first send: the scheduler compares addresses in their canonical form.
+    // A replica's copy is read-only; the primary rewrites them for every machine.
+    if (isPrimaryAtStart()) canonicalizeStoredAddresses();
+    if (env.SCHEDULER === "on") this.startJobs();
+    for (const signal of ["SIGTERM", "SIGINT"] as const) {
+      process.once(signal, () => void this.shutdown(signal));
+    }
+    process.once("beforeExit", () => this.closeDatabase());
+  }
+
+  onShutdown(hook: ShutdownHook) {
+    this.hooks.push(hook);
+  }
+
+  private readonly background = new Set<Promise<unknown>>();
+
+  runInBackground(label: string, task: () => Promise<unknown>) {
+    const running = task()
+      .catch((error) => console.error(`[background] ${label} failed`, error))
+      .finally(() => this.background.delete(running));
+    this.background.add(running);
+  }
+
+  waitForBackgroundWork() {
+    return Promise.allSettled([...this.background]);
+  }
+
+  get isStopping() {
+    return this.stopping;
+  }
+
+  private startJobs() {
+    // Every job runs only on the primary and never while a restore holds the
+    // scheduler (app/platform/replication.server.ts), checked at each tick.
+    const dailyBackup = new Cron(
+      "0 3 * * *",
+      { timezone: "UTC", protect: true },
+      onPrimaryOnly(() => {
+        const file = backupDatabase(db.$client, env.DATABASE_PATH, new Date(), env.BACKUP_DIR);
+        console.info(`[backup] wrote ${file}`);
+      }),
+    );
+    const orphanSweep = new Cron(
+      "30 3 * * *",
+      { timezone: "UTC", protect: true },
+      onPrimaryOnly(async () => {
+        const expired = await expireDrafts();
+        const removed = await sweepOrphanFiles();
+        console.info(`[storage] removed ${expired} expired drafts, ${removed} unreferenced files`);
+        const pruned = pruneExpiredRecords();
+        console.info(
+          `[maintenance] removed ${pruned.securityEventsRemoved} old security events, ${pruned.sessionsRemoved} expired sessions`,
+        );
+      }),
+    );
+    // The admin dashboard's charts: one analytics_snapshots row per UTC day,
+    // written at start (so today has a point) and again near the day's end.
+    const snapshot = onPrimaryOnly(() => {
+      const row = takeAnalyticsSnapshot(new Date());
+      console.info(`[analytics] snapshot for ${row.snapshotDate}`);
+    });
+    const dailySnapshot = new Cron(
+      "55 23 * * *",
+      {
+        timezone: "UTC",
+        protect: true,
+        catch: (error) => console.error("[analytics] snapshot failed", error),
+      },
+      snapshot,
+    );
+    snapshot().catch((error) => console.error("[analytics] snapshot failed", error));
+    let pass: Promise<void> = Promise.resolve();
+    // protect: a pass still running when the next minute starts is not overlapped.
+    const sender = new Cron("* * * * *", { protect: true }, () => {
+      pass = onPrimaryOnly(runSchedulerPass)().then(
+        () => undefined,
+        (error) => console.error("[scheduler] pass failed", error),
+      );
+      return pass;
+    });
+    // A pass at start too: a send a crash left half done is resumed now, not at the next minute.
+    void sender.trigger();
+    // Link previews a save asked for are fetched at once; this picks up what a
+    // crash, a retry's wait or a rate limit left pending.
+    const previews = new Cron(
+      "* * * * *",
+      { protect: true },
+      onPrimaryOnly(() => requestPreviewPass()),
+    );
+    this.onShutdown(async () => {
+      sender.stop();
+      dailyBackup.stop();
+      orphanSweep.stop();
+      dailySnapshot.stop();
+      previews.stop();
+      // A send in flight finishes; whatever it leaves pending is resumed by the next start.
+      await pass;
+      await previewPassSettled();
+    });
+  }
+
+  private async shutdown(signal: string) {
+    if (this.stopping) return;
+    this.stopping = true;
+    console.info(`[server] ${signal} received: finishing work in flight`);
+    const deadline = setTimeout(() => {
+      console.error("[server] shutdown deadline passed, exiting");
+      this.closeDatabase();
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS);
+    deadline.unref();
+    await Promise.allSettled(this.hooks.map((hook) => hook()));
+    await this.waitForBackgroundWork();
+    await closeMailer();
+  }
+
+  private closeDatabase() {
+    if (db.$client.open) db.$client.close();
+  }
+}
+
+const serverProcess = singleton("server-process", () => new ServerProcess());
+const started = singleton("server-process-started", () => ({ value: false }));
+
+export function startServerProcess() {
+  if (started.value) return;
+  started.value = true;
+  serverProcess.start();
+}
+
+export const onShutdown = (hook: ShutdownHook) => serverProcess.onShutdown(hook);
+
+/**
+ * Work the response should not wait for (and whose duration must not leak,
+ * such as whether an account exists). Failures are logged; shutdown waits.
+ */
+export const runInBackground = (label: string, task: () => Promise<unknown>) =>
+  serverProcess.runInBackground(label, task);
+
+export const waitForBackgroundWork = () => serverProcess.waitForBackgroundWork();

@@ -1,0 +1,279 @@
+import { and, eq, gt, isNotNull } from "drizzle-orm";
+import { createElement } from "react";
+import { contentItems, folders, referralCodes, referrals, uploadDrafts, users } from "#db/schema";
+import { AccountExists, accountExistsSubject } from "#emails/account-exists";
+import { renderEmail } from "#emails/render.server";
+import { ResetPassword, resetPasswordSubject } from "#emails/reset-password";
+import { VerifyEmail, verifyEmailSubject } from "#emails/verify-email";
+import { runInBackground } from "~/lifecycle.server";
+import { recordSecurityEvent } from "~/modules/admin/security-events.server";
+import { nextSendAt } from "~/modules/folders/schedule.server";
+import { sendEmail } from "~/modules/sending/mailer.server";
+import { releaseFiles } from "~/modules/uploads/uploads.server";
+import { db, writeTransaction } from "~/platform/db.server";
+import { env } from "~/platform/env.server";
+import { clearLoginAttempts } from "./login-throttle.server";
+import { hashPassword } from "./password.server";
+import { hashToken, randomToken, revokeUserSessions } from "./session.server";
+import { zoneAfterProfileSave } from "./time-zones.server";
+
+const HOUR_MS = 60 * 60 * 1000;
+export const VERIFICATION_TTL_MS = 24 * HOUR_MS;
+export const RESET_TTL_MS = HOUR_MS;
+
+/**
+ * Account life cycle: sign-up, e-mail verification, password reset, profile
+ * and deletion. Tokens sent by e-mail are random; only their SHA-256 is stored,
+ * and each one works once, until it expires.
+ */
+type SignupInput = {
+  firstName: string;
+  lastName: string;
+  email: string;
+  password: string;
+  timeZone: string;
+  ref?: string;
+};
+
+async function sendVerificationEmail(user: { email: string; firstName: string | null }) {
+  const token = randomToken();
+  db.update(users)
+    .set({
+      emailVerificationToken: hashToken(token),
+      emailVerificationExpiresAt: new Date(Date.now() + VERIFICATION_TTL_MS),
+    })
+    .where(eq(users.email, user.email))
+    .run();
+  const verifyUrl = `${env.APP_URL}/verify-email?token=${encodeURIComponent(token)}`;
+  const { html, text } = renderEmail(
+    createElement(VerifyEmail, { firstName: user.firstName, verifyUrl }),
+  );
+  await sendEmail({ to: user.email, subject: verifyEmailSubject, html, text });
+}
+
+/**
+ * Creates the account and sends the verification e-mail. When the address
+ * already has an account, its owner gets a note instead and the caller sees
+ * exactly the same outcome, so sign-up never reveals who has an account.
+ */
+export async function signUp(input: SignupInput) {
+  // Hashed whether or not the account exists, so both answers take as long.
+  const passwordHash = await hashPassword(input.password);
+  const existing = db.select().from(users).where(eq(users.email, input.email)).get();
+  if (existing) {
+    const { html, text } = renderEmail(
+      createElement(AccountExists, {
+        firstName: existing.firstName,
+        loginUrl: `${env.APP_URL}/login`,
+        resetUrl: `${env.APP_URL}/forgot-password`,
+      }),
+    );
+    runInBackground("account-exists e-mail", () =>
+      sendEmail({ to: existing.email, subject: accountExistsSubject, html, text }),
+    );
+    return;
+  }
+  const created = writeTransaction((tx) => {
+    const user = tx
+      .insert(users)
+      .values({
+        email: input.email,
+        firstName: input.firstName,
+        lastName: input.lastName,
+        passwordHash,
+        timeZone: input.timeZone,
+      })
+      .onConflictDoNothing()
+      .returning()
+      .get();
+    if (user && input.ref) recordPendingReferral(tx, user.id, input.ref);
+    return user;
+  });
+  if (created) runInBackground("verification e-mail", () => sendVerificationEmail(created));
+}
+
+type Transaction = Parameters<Parameters<typeof writeTransaction>[0]>[0];
+
+/** A code that is unknown or the invitee's own gives nothing and never blocks sign-up. */
+function recordPendingReferral(tx: Transaction, inviteeUserId: number, code: string) {
+  const owner = tx.select().from(referralCodes).where(eq(referralCodes.code, code)).get();
+  if (!owner || owner.userId === inviteeUserId) return;
+  tx.insert(referrals)
+    .values({ referrerUserId: owner.userId, inviteeUserId, referralCode: code })
+    .onConflictDoNothing()
+    .run();
+}
+
+export type VerifyResult = "verified" | "invalid";
+
+export function verifyEmailToken(token: string): VerifyResult {
+  return writeTransaction((tx) => {
+    const user = tx
+      .select()
+      .from(users)
+      .where(
+        and(
+          eq(users.emailVerificationToken, hashToken(token)),
+          gt(users.emailVerificationExpiresAt, new Date()),
+        ),
+      )
+      .get();
+    if (!user) return "invalid";
+    tx.update(users)
+      .set({ emailVerified: true, emailVerificationToken: null, emailVerificationExpiresAt: null })
+      .where(eq(users.id, user.id))
+      .run();
+    tx.update(referrals)
+      .set({ status: "completed", completedAt: new Date() })
+      .where(and(eq(referrals.inviteeUserId, user.id), eq(referrals.status, "pending")))
+      .run();
+    return "verified";
+  });
+}
+
+/**
+ * Sends a fresh link when the address has an unverified account; silent
+ * otherwise. Sending happens after the answer, so timing tells nothing either.
+ */
+export function resendVerification(email: string) {
+  const user = db.select().from(users).where(eq(users.email, email)).get();
+  if (user && !user.emailVerified) {
+    runInBackground("verification e-mail", () => sendVerificationEmail(user));
+  }
+}
+
+/** Sends a reset link when the address has an account; the caller's answer is the same either way. */
+export function requestPasswordReset(email: string) {
+  const user = db.select().from(users).where(eq(users.email, email)).get();
+  if (!user) return;
+  const token = randomToken();
+  db.update(users)
+    .set({
+      passwordResetToken: hashToken(token),
+      passwordResetExpiresAt: new Date(Date.now() + RESET_TTL_MS),
+    })
+    .where(eq(users.id, user.id))
+    .run();
+  const resetUrl = `${env.APP_URL}/reset-password?token=${encodeURIComponent(token)}`;
+  const { html, text } = renderEmail(
+    createElement(ResetPassword, { firstName: user.firstName, resetUrl }),
+  );
+  runInBackground("password reset e-mail", () =>
+    sendEmail({ to: user.email, subject: resetPasswordSubject, html, text }),
+  );
+}
+
+/**
+ * Sets the new password, spends the token, ends every session of the account,
+ * removes a provider link the unverified account had, and clears its failed
+ * log-ins (whoever ran them up cannot keep the owner out).
+ */
+export async function resetPassword(request: Request, token: string, password: string) {
+  const passwordHash = await hashPassword(password);
+  const reset = writeTransaction((tx) => {
+    const user = tx
+      .select({ id: users.id, email: users.email, emailVerified: users.emailVerified })
+      .from(users)
+      .where(
+        and(
+          eq(users.passwordResetToken, hashToken(token)),
+          gt(users.passwordResetExpiresAt, new Date()),
+        ),
+      )
+      .get();
+    if (!user) return null;
+    tx.update(users)
+      .set({
+        passwordHash,
+        passwordResetToken: null,
+        passwordResetExpiresAt: null,
+        // A provider link made while the address was unverified was never
+        // vouched for; the owner who just proved the address drops it.
+        ...(user.emailVerified ? {} : { authProvider: "password", authProviderId: null }),
+      })
+      .where(eq(users.id, user.id))
+      .run();
+    return user;
+  });
+  if (reset === null) return false;
+  const userId = reset.id;
+  revokeUserSessions(userId);
+  await clearLoginAttempts(reset.email);
+  recordSecurityEvent(request, {
+    eventType: "password_reset",
+    severity: "medium",
+    userId,
+    details: { sessionsRevoked: true },
+  });
+  return true;
+}
+
+/**
+ * Saves the name and, only when the person picked another one, the time zone
+ * (see zoneAfterProfileSave). A new zone moves every scheduled folder's next
+ * delivery to 00:01 in it; paused folders are rescheduled when they resume.
+ */
+export function updateProfile(
+  userId: number,
+  values: { firstName: string; lastName: string; timeZone: string; timeZoneShown?: string },
+) {
+  writeTransaction((tx) => {
+    const stored = tx
+      .select({ timeZone: users.timeZone })
+      .from(users)
+      .where(eq(users.id, userId))
+      .get();
+    if (!stored) return;
+    const timeZone = zoneAfterProfileSave(stored.timeZone, values.timeZoneShown, values.timeZone);
+    tx.update(users)
+      .set({ firstName: values.firstName, lastName: values.lastName, timeZone })
+      .where(eq(users.id, userId))
+      .run();
+    if (timeZone === stored.timeZone) return;
+    const now = new Date();
+    const scheduled = tx
+      .select()
+      .from(folders)
+      .where(
+        and(eq(folders.userId, userId), eq(folders.isPaused, false), isNotNull(folders.nextSendAt)),
+      )
+      .all();
+    for (const folder of scheduled) {
+      tx.update(folders)
+        .set({ nextSendAt: nextSendAt(folder, timeZone, now, folder.lastSentAt) })
+        .where(eq(folders.id, folder.id))
+        .run();
+    }
+  });
+}
+
+/**
+ * Removes the account: the cascade takes sessions, folders, items, roles and
+ * delivery records with it; then the stored files those items referred to.
+ */
+export async function deleteAccount(userId: number) {
+  const fileKeys = writeTransaction((tx) => {
+    const keys = tx
+      .select({
+        filePaths: contentItems.filePaths,
+        thumbnailPaths: contentItems.thumbnailPaths,
+        previewImageKey: contentItems.previewImageKey,
+      })
+      .from(contentItems)
+      .innerJoin(folders, eq(folders.id, contentItems.folderId))
+      .where(eq(folders.userId, userId))
+      .all()
+      .flatMap((item) =>
+        [...item.filePaths, ...item.thumbnailPaths, item.previewImageKey ?? ""].filter(Boolean),
+      );
+    const draftKeys = tx
+      .select({ files: uploadDrafts.files })
+      .from(uploadDrafts)
+      .where(eq(uploadDrafts.userId, userId))
+      .all()
+      .flatMap((draft) => draft.files.flatMap((file) => [file.key, file.thumbnailKey ?? ""]));
+    tx.delete(users).where(eq(users.id, userId)).run();
+    return [...keys, ...draftKeys].filter(Boolean);
+  });
+  await releaseFiles(fileKeys);
+}

@@ -1,0 +1,211 @@
+import { eq } from "drizzle-orm";
+import { describe, expect, test } from "vitest";
+import { securityEvents, sessions, twoFactorSecrets, userRoles, users } from "#db/schema";
+import { runInRequestContext } from "#server/request-context";
+import { db } from "~/platform/db.server";
+import {
+  findUserIdByEmail,
+  grantRole,
+  isAdmin,
+  listAdmins,
+  requireAdmin,
+  revokeRole,
+  roleHistory,
+} from "./roles.server";
+import { createSession } from "./session.server";
+
+let counter = 0;
+function createUser() {
+  counter += 1;
+  return db
+    .insert(users)
+    .values({ email: `roles${counter}@example.com`, emailVerified: true })
+    .returning()
+    .get();
+}
+
+async function signedInRequest(userId: number, path = "/admin/dashboard") {
+  const setCookie = await createSession(userId, new Request("http://localhost:3000/login"));
+  return new Request(`http://localhost:3000${path}`, {
+    headers: { Cookie: setCookie.split(";")[0]! },
+  });
+}
+
+function unauthorizedEvents() {
+  return db
+    .select()
+    .from(securityEvents)
+    .where(eq(securityEvents.eventType, "unauthorized_access"))
+    .all();
+}
+
+describe("grant and revoke", () => {
+  test("keep the history: who, when and why", () => {
+    const granter = createUser();
+    const subject = createUser();
+    expect(isAdmin(subject.id)).toBe(false);
+    expect(grantRole(subject.id, "admin", { grantedBy: granter.id, reason: " on call " })).toBe(
+      "granted",
+    );
+    expect(grantRole(subject.id, "admin", { grantedBy: granter.id })).toBe("unchanged");
+    expect(isAdmin(subject.id)).toBe(true);
+    expect(listAdmins().map((admin) => admin.email)).toContain(subject.email);
+
+    expect(revokeRole(subject.id, "admin", { revokedBy: granter.id, reason: "left" })).toBe(
+      "revoked",
+    );
+    expect(revokeRole(subject.id, "admin")).toBe("unchanged");
+    expect(isAdmin(subject.id)).toBe(false);
+
+    expect(grantRole(subject.id, "admin", { reason: "back", source: "cli" })).toBe("granted");
+    const rows = db
+      .select()
+      .from(userRoles)
+      .where(eq(userRoles.userId, subject.id))
+      .orderBy(userRoles.id)
+      .all();
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toMatchObject({
+      isActive: false,
+      grantedBy: granter.id,
+      grantReason: "on call",
+      revokedBy: granter.id,
+      revokeReason: "left",
+      metadata: { source: "dashboard" },
+    });
+    expect(rows[0]?.revokedAt).toBeInstanceOf(Date);
+    expect(rows[1]).toMatchObject({
+      isActive: true,
+      grantedBy: null,
+      grantReason: "back",
+      metadata: { source: "cli" },
+    });
+    const history = roleHistory().filter((entry) => entry.email === subject.email);
+    expect(history.map((entry) => [entry.isActive, entry.grantedBy, entry.revokedBy])).toEqual(
+      expect.arrayContaining([
+        [false, granter.email, granter.email],
+        [true, null, null],
+      ]),
+    );
+  });
+
+  test("finds users by e-mail whatever the case", () => {
+    const subject = createUser();
+    expect(findUserIdByEmail(subject.email.toUpperCase())).toBe(subject.id);
+    expect(findUserIdByEmail("nobody@example.com")).toBeNull();
+  });
+});
+
+describe("requireAdmin", () => {
+  test("sends an admin without two-factor sign-in to set it up, then lets them through", async () => {
+    const admin = createUser();
+    grantRole(admin.id, "admin");
+    const thrown = await requireAdmin(await signedInRequest(admin.id)).catch(
+      (error: unknown) => error,
+    );
+    expect(thrown).toBeInstanceOf(Response);
+    expect((thrown as Response).status).toBe(302);
+    expect((thrown as Response).headers.get("Location")).toBe("/profile/two-factor");
+
+    db.insert(twoFactorSecrets)
+      .values({ userId: admin.id, secret: "JBSWY3DPEHPK3PXP", enabledAt: new Date() })
+      .run();
+    const user = await requireAdmin(await signedInRequest(admin.id));
+    expect(user.id).toBe(admin.id);
+  });
+
+  test("records an admin's access once per screen every 10 minutes", async () => {
+    const admin = createUser();
+    grantRole(admin.id, "admin");
+    db.insert(twoFactorSecrets)
+      .values({ userId: admin.id, secret: "JBSWY3DPEHPK3PXP", enabledAt: new Date() })
+      .run();
+    const accessEvents = () =>
+      db
+        .select()
+        .from(securityEvents)
+        .where(eq(securityEvents.userId, admin.id))
+        .all()
+        .filter((event) => event.eventType === "admin_access");
+    await requireAdmin(await signedInRequest(admin.id, "/admin/security"));
+    await requireAdmin(await signedInRequest(admin.id, "/admin/security"));
+    expect(accessEvents()).toHaveLength(1);
+    expect(accessEvents()[0]).toMatchObject({
+      endpoint: "/admin/security",
+      requestMethod: "GET",
+      severity: "low",
+    });
+    await requireAdmin(await signedInRequest(admin.id, "/admin/dashboard"));
+    expect(accessEvents().map((event) => event.endpoint)).toEqual([
+      "/admin/security",
+      "/admin/dashboard",
+    ]);
+  });
+
+  test("sends a signed-out visitor to log in, and records it", async () => {
+    const before = unauthorizedEvents().length;
+    const thrown = await requireAdmin(
+      new Request("http://localhost:3000/admin/security?x=1"),
+    ).catch((error: unknown) => error);
+    expect(thrown).toBeInstanceOf(Response);
+    const response = thrown as Response;
+    expect(response.status).toBe(302);
+    expect(response.headers.get("Location")).toBe("/login?redirectTo=%2Fadmin%2Fsecurity%3Fx%3D1");
+    // A browser whose session has ended is told so.
+    const expired = await requireAdmin(
+      new Request("http://localhost:3000/admin/security", {
+        headers: { Cookie: "thoughtfully_session=ended" },
+      }),
+    ).catch((error: unknown) => error);
+    expect((expired as Response).headers.get("Location")).toBe(
+      "/login?reason=session_expired&redirectTo=%2Fadmin%2Fsecurity",
+    );
+    const events = unauthorizedEvents();
+    expect(events).toHaveLength(before + 2);
+    expect(events.at(-2)).toMatchObject({
+      userId: null,
+      endpoint: "/admin/security",
+      responseStatus: 302,
+      details: { reason: "signed_out" },
+    });
+  });
+
+  test("signed-out visits cannot grow security_events without bound", async () => {
+    const before = unauthorizedEvents().length;
+    for (let i = 0; i < 30; i += 1) {
+      await runInRequestContext({ peerAddress: "198.51.100.30" }, () =>
+        requireAdmin(new Request("http://localhost:3000/admin/dashboard")).catch(() => null),
+      );
+    }
+    expect(unauthorizedEvents().length - before).toBe(10);
+    for (let i = 0; i < 150; i += 1) {
+      await runInRequestContext({ peerAddress: `198.51.100.${100 + (i % 100)}` }, () =>
+        requireAdmin(new Request("http://localhost:3000/admin/dashboard")).catch(() => null),
+      );
+    }
+    expect(unauthorizedEvents().length - before).toBeLessThanOrEqual(100);
+  });
+
+  test("refuses a signed-in user with 403, a Refresh to / and a security event", async () => {
+    const user = createUser();
+    const before = unauthorizedEvents().length;
+    const request = await signedInRequest(user.id);
+    const thrown = (await runInRequestContext({ peerAddress: "203.0.113.7" }, () =>
+      requireAdmin(request),
+    ).catch((error: unknown) => error)) as { init: ResponseInit; data: unknown };
+    expect(thrown.init.status).toBe(403);
+    expect(new Headers(thrown.init.headers).get("Refresh")).toBe("1.5;url=/");
+    expect(thrown.data).toEqual({ kind: "access_denied", redirectTo: "/" });
+    const events = unauthorizedEvents();
+    expect(events).toHaveLength(before + 1);
+    expect(events.at(-1)).toMatchObject({
+      userId: user.id,
+      ipAddress: "203.0.113.7",
+      endpoint: "/admin/dashboard",
+      requestMethod: "GET",
+      responseStatus: 403,
+      severity: "medium",
+    });
+    expect(db.select().from(sessions).where(eq(sessions.userId, user.id)).all()).toHaveLength(1);
+  });
+});

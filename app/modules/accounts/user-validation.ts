@@ -1,0 +1,93 @@
+import { z } from "zod";
+import { LIMITS } from "~/modules/billing/limits";
+
+/**
+ * One schema per account form, shared by the browser (conform) and the action.
+ * Messages are the spec's wording.
+ */
+const PASSWORD_TOO_SHORT = "Must be at least 8 characters long";
+
+export const EmailSchema = z
+  .string({ required_error: "Email is required" })
+  .trim()
+  .min(1, "Email is required")
+  .max(254, "Email is too long")
+  .email("Please enter a valid email address")
+  .transform((value) => value.toLowerCase());
+
+const PasswordSchema = z
+  .string({ required_error: PASSWORD_TOO_SHORT })
+  .min(LIMITS.password.minLength, PASSWORD_TOO_SHORT)
+  .max(200, "Password is too long");
+
+function personName(label: "First name" | "Last name") {
+  return z
+    .string({ required_error: `${label} is required` })
+    .trim()
+    .min(1, `${label} is required`)
+    .max(LIMITS.profile.nameMaxLength, `${label} too long`);
+}
+
+export const TimeZoneSchema = z
+  .string()
+  .trim()
+  .optional()
+  .transform((value) => (value && isTimeZone(value) ? value : "UTC"));
+
+export function isTimeZone(value: string) {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const LoginSchema = z.object({
+  email: EmailSchema,
+  password: z.string({ required_error: "Password is required" }).min(1, "Password is required"),
+  redirectTo: z.string().optional(),
+});
+
+export const SignupSchema = z.object({
+  firstName: personName("First name"),
+  lastName: personName("Last name"),
+  email: EmailSchema,
+  password: PasswordSchema,
+  timeZone: TimeZoneSchema,
+  // A referral code never blocks sign-up: anything that cannot be a code is dropped.
+  ref: z
+    .string()
+    .optional()
+    .transform((value) => {
+      const code = (value ?? "").trim().toUpperCase();
+      return /^[A-Z0-9]+$/.test(code) && code.length <= LIMITS.referral.codeMaxLength
+        ? code
+        : undefined;
+    }),
+});
+
+/** Forgot password and resend verification: one address to e-mail a link to. */
+export const EmailLinkRequestSchema = z.object({ email: EmailSchema });
+
+export const ResetPasswordSchema = z
+  .object({
+    token: z.string().min(1),
+    password: PasswordSchema,
+    confirmPassword: z.string({ required_error: "Passwords don't match" }),
+  })
+  .refine((value) => value.password === value.confirmPassword, {
+    message: "Passwords don't match",
+    path: ["confirmPassword"],
+  });
+
+export const ProfileSchema = z.object({
+  firstName: personName("First name"),
+  lastName: personName("Last name"),
+  timeZone: z
+    .string({ required_error: "Please choose a time zone" })
+    .trim()
+    .refine(isTimeZone, "Please choose a valid time zone"),
+  // The zone the form was rendered with: the zone changes only when the person picked another.
+  timeZoneShown: z.string().trim().max(100).optional(),
+});

@@ -1,0 +1,23 @@
+import { z } from "zod";
+import { EmailSchema } from "~/modules/accounts/user-validation";
+
+/** Spec, section 5: "Role grant: role is admin or user, with an optional reason." */
+const Reason = z
+  .string()
+  .trim()
+  .max(200, "Keep the reason under 200 characters")
+  .optional()
+  .transform((value) => value || undefined);
+
+export const GrantRoleSchema = z.object({
+  intent: z.literal("grant"),
+  email: EmailSchema,
+  role: z.enum(["admin", "user"], { message: "Choose admin or user" }).default("admin"),
+  reason: Reason,
+});
+
+export const RevokeRoleSchema = z.object({
+  intent: z.literal("revoke"),
+  userId: z.coerce.number().int().positive(),
+  reason: Reason,
+});

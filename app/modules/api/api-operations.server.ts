@@ -1,0 +1,450 @@
+import { z } from "zod";
+import { getUsage } from "~/modules/billing/quota.server";
+import { referralLink, referralStats } from "~/modules/billing/referrals.server";
+import { FolderSchema } from "~/modules/folders/folder-validation";
+import {
+  createFolder,
+  deleteFolder,
+  type Folder,
+  getFolder,
+  listFolders,
+  moveFolder,
+  recipientsOf,
+  togglePause,
+  updateFolder,
+} from "~/modules/folders/folders.server";
+import { schemaFor, UploadDetailsSchema } from "~/modules/items/item-validation";
+import {
+  createTextItem,
+  createUploadItem,
+  deleteItem,
+  getItem,
+  type Item,
+  type ListedItem,
+  listItems,
+  moveItem,
+  removeItemFile,
+  updateTextItem,
+  updateUploadItem,
+} from "~/modules/items/items.server";
+import { recipientStates, requestResubscription } from "~/modules/recipients/recipients.server";
+import { refuseMailBurst } from "~/modules/sending/mail-limits.server";
+import { renderPreview } from "~/modules/sending/preview.server";
+import { sendNow } from "~/modules/sending/sending.server";
+import {
+  deleteStoredFiles,
+  parseUploadForm,
+  releaseFiles,
+  storedKeys,
+} from "~/modules/uploads/uploads.server";
+import {
+  type ApiContext,
+  ApiError,
+  type ApiOperation,
+  compileOperations,
+  notFound,
+  parseFormFields,
+  validationError,
+} from "./api.server";
+import {
+  DirectionSchema,
+  FolderViewSchema,
+  FolderWithItemsSchema,
+  ItemViewSchema,
+  NewTextItemSchema,
+  OkSchema,
+  PageQuerySchema,
+  PauseSchema,
+  PreviewSchema,
+  RecipientStateSchema,
+  ReferralStatsSchema,
+  ResubscriptionSchema,
+  SendResultSchema,
+  TokenInfoSchema,
+  UploadFieldsSchema,
+  UploadQuerySchema,
+  UsageSchema,
+} from "./api-schemas";
+
+/**
+ * Every operation of the JSON API: the spec's call table for a sender, each
+ * a thin call into the same domain functions the pages use, so every limit
+ * and rule is the web app's. Ownership is checked by those functions (another
+ * user's folder or item is not found).
+ */
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+const finiteOrNull = (value: number) => (Number.isFinite(value) ? value : null);
+
+function folderView(folder: Folder): z.input<typeof FolderViewSchema> {
+  return {
+    id: folder.id,
+    name: folder.name,
+    recipients: recipientsOf(folder),
+    frequency: folder.frequency,
+    dayOfWeek: folder.dayOfWeek,
+    dayOfMonth: folder.dayOfMonth,
+    ccSender: folder.ccSender,
+    personalSignoff: folder.personalSignoff,
+    isPaused: folder.isPaused,
+    pauseReason: folder.pauseReason,
+    isUnsubscribed: folder.isUnsubscribed,
+    nextSendAt: iso(folder.nextSendAt),
+    lastSentAt: iso(folder.lastSentAt),
+    sortOrder: folder.sortOrder,
+  };
+}
+
+function itemView(item: ListedItem | Item, folderId: number): z.input<typeof ItemViewSchema> {
+  return {
+    id: item.id,
+    folderId,
+    type: item.type,
+    title: item.title,
+    urls: item.urls,
+    note: item.note,
+    addComment: item.addComment,
+    commentText: item.commentText,
+    askQuestion: item.askQuestion,
+    questionText: item.questionText,
+    responseExpectation: item.responseExpectation,
+    files: item.fileNames.map((name, index) => ({
+      index,
+      name,
+      size: item.fileSizes[index] ?? 0,
+    })),
+  };
+}
+
+const userId = (context: ApiContext) => context.principal.user.id;
+const folderOf = (context: ApiContext) => getFolder(userId(context), context.params.folderId!);
+const itemOf = (context: ApiContext) => getItem(userId(context), context.params.itemId!);
+
+function folderWithItems(folder: Folder, page: number) {
+  const { items, pagination } = listItems(folder.id, page);
+  return {
+    folder: folderView(folder),
+    items: items.map((item) => itemView(item, folder.id)),
+    pagination,
+  };
+}
+
+/** A form schema applied to a JSON body, with the form's messages on failure. */
+function parseWith<Schema extends z.ZodTypeAny>(schema: Schema, value: unknown): z.output<Schema> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw validationError(parsed.error);
+  return parsed.data;
+}
+
+/** Files streamed through the upload pipeline; on any refusal what was stored is deleted. */
+async function withUpload<T>(
+  context: ApiContext,
+  kind: "photo" | "file",
+  save: (formData: FormData, stored: Awaited<ReturnType<typeof parseUploadForm>>["stored"]) => T,
+) {
+  const upload = await parseUploadForm(context.request, kind, userId(context));
+  try {
+    return save(upload.formData, upload.stored);
+  } catch (error) {
+    await deleteStoredFiles(storedKeys(upload.stored));
+    throw error;
+  }
+}
+
+const folderPath = "/folders/{folderId}";
+const itemPath = "/items/{itemId}";
+
+export const API_OPERATIONS: ApiOperation[] = [
+  {
+    method: "GET",
+    path: "/token",
+    summary: "The token's scope and its user",
+    scope: "read",
+    response: TokenInfoSchema,
+    handle: ({ principal }) => ({
+      scope: principal.scope,
+      user: { email: principal.user.email, firstName: principal.user.firstName },
+    }),
+  },
+  {
+    method: "GET",
+    path: "/usage",
+    summary: "Folders and storage used, and the plan's limits",
+    scope: "read",
+    response: UsageSchema,
+    handle: (context) => {
+      const usage = getUsage(userId(context));
+      return {
+        folderCount: usage.folderCount,
+        totalStorageBytes: usage.totalStorageBytes,
+        subscriptionTier: usage.tier,
+        limits: {
+          maxFolders: finiteOrNull(usage.limits.maxFolders),
+          maxStorageBytes: finiteOrNull(usage.limits.maxStorageBytes),
+        },
+      };
+    },
+  },
+  {
+    method: "GET",
+    path: "/folders",
+    summary: "The user's folders, in their order",
+    scope: "read",
+    response: z.array(FolderViewSchema),
+    handle: (context) => listFolders(userId(context)).map(folderView),
+  },
+  {
+    method: "POST",
+    path: "/folders",
+    summary: "Create a folder",
+    scope: "write",
+    body: FolderSchema,
+    response: FolderViewSchema,
+    status: 201,
+    handle: (context, { body }) => folderView(createFolder(userId(context), body)),
+  },
+  {
+    method: "GET",
+    path: folderPath,
+    summary: "A folder with one page of its items",
+    scope: "read",
+    query: PageQuerySchema,
+    response: FolderWithItemsSchema,
+    handle: (context, { query }) => folderWithItems(folderOf(context), query.page),
+  },
+  {
+    method: "PUT",
+    path: folderPath,
+    summary: "Update a folder's details (same body as create)",
+    scope: "write",
+    body: FolderSchema,
+    response: FolderViewSchema,
+    handle: (context, { body }) =>
+      folderView(updateFolder(userId(context), context.params.folderId!, body)),
+  },
+  {
+    method: "DELETE",
+    path: folderPath,
+    summary: "Delete a folder with its items and files",
+    scope: "write",
+    response: OkSchema,
+    handle: async (context) => {
+      await releaseFiles(deleteFolder(userId(context), context.params.folderId!));
+      return { ok: true };
+    },
+  },
+  {
+    method: "PATCH",
+    path: `${folderPath}/pause`,
+    summary: "Pause or resume delivery (toggles when `paused` is left out)",
+    scope: "write",
+    body: PauseSchema,
+    response: FolderViewSchema,
+    handle: (context, { body }) => {
+      const folder = folderOf(context);
+      if (body.paused === folder.isPaused) return folderView(folder);
+      return folderView(togglePause(userId(context), folder.id));
+    },
+  },
+  {
+    method: "PUT",
+    path: `${folderPath}/reorder`,
+    summary: "Move a folder up or down the list",
+    scope: "write",
+    body: DirectionSchema,
+    response: OkSchema,
+    handle: (context, { body }) => {
+      moveFolder(userId(context), context.params.folderId!, body.direction);
+      return { ok: true };
+    },
+  },
+  {
+    method: "POST",
+    path: `${folderPath}/send`,
+    summary: "Send Now: the folder's items go to its recipients",
+    scope: "write",
+    response: SendResultSchema,
+    handle: async (context) => {
+      // The same limit as the page's Send Now: a token must not flood inboxes either.
+      const refused = await refuseMailBurst(
+        "send-now",
+        context.request,
+        context.principal.user.email,
+      );
+      if (refused) throw new ApiError(429, "rate_limited", refused);
+      const result = await sendNow(userId(context), context.params.folderId!);
+      if (!result) throw notFound();
+      return result;
+    },
+  },
+  {
+    method: "GET",
+    path: `${folderPath}/preview`,
+    summary: "The next newsletter as it would be sent now (nulls when the folder is empty)",
+    scope: "read",
+    response: PreviewSchema,
+    handle: (context) => {
+      const preview = renderPreview(folderOf(context), context.principal.user);
+      return preview
+        ? { subject: preview.rendered.subject, html: preview.html, text: preview.text }
+        : { subject: null, html: null, text: null };
+    },
+  },
+  {
+    method: "GET",
+    path: `${folderPath}/recipients`,
+    summary: "The folder's recipients and whether each still receives it",
+    scope: "read",
+    response: z.array(RecipientStateSchema),
+    handle: (context) =>
+      recipientStates(folderOf(context).id).map((state) => ({
+        email: state.email,
+        status: state.status,
+        resubscribeRequestedAt: iso(state.resubscribeRequestedAt),
+      })),
+  },
+  {
+    method: "POST",
+    path: `${folderPath}/request-resubscription`,
+    summary: "E-mail an unsubscribed recipient a link to re-subscribe (once per 30 days)",
+    scope: "write",
+    body: ResubscriptionSchema,
+    response: OkSchema,
+    handle: async (context, { body }) => {
+      await requestResubscription(userId(context), context.params.folderId!, body.email);
+      return { ok: true };
+    },
+  },
+  {
+    method: "POST",
+    path: `${folderPath}/items`,
+    summary: "Add a link or a musing (the body of the Add Link / Add Musing form)",
+    scope: "write",
+    body: NewTextItemSchema,
+    response: ItemViewSchema,
+    status: 201,
+    handle: (context, { body }) => {
+      const input = parseWith(schemaFor(body.type), body);
+      const folderId = context.params.folderId!;
+      return itemView(
+        createTextItem(userId(context), folderId, input as Parameters<typeof createTextItem>[2]),
+        folderId,
+      );
+    },
+  },
+  {
+    method: "POST",
+    path: `${folderPath}/upload`,
+    summary: "Upload photos or files as one item (multipart; `type` in the query)",
+    scope: "write",
+    query: UploadQuerySchema,
+    multipart: UploadFieldsSchema,
+    response: ItemViewSchema,
+    status: 201,
+    handle: async (context, { query }) => {
+      const folder = folderOf(context);
+      const type: "photo" | "file" = query.type;
+      return withUpload(context, type, (formData, stored) => {
+        const details = parseFormFields(formData, UploadDetailsSchema);
+        if (stored.length === 0) {
+          throw validationError({ files: [`Please select at least one ${type}`] });
+        }
+        return itemView(
+          createUploadItem(userId(context), folder.id, type, details, stored),
+          folder.id,
+        );
+      });
+    },
+  },
+  {
+    method: "PATCH",
+    path: itemPath,
+    summary: "Edit an item (the body of its edit form)",
+    scope: "write",
+    body: z.object({}).passthrough(),
+    response: ItemViewSchema,
+    handle: (context, { body }) => {
+      const { item } = itemOf(context);
+      if (item.type === "link" || item.type === "musing") {
+        const input = parseWith(schemaFor(item.type), body);
+        const updated = updateTextItem(
+          userId(context),
+          item.id,
+          input as Parameters<typeof updateTextItem>[2],
+        );
+        return itemView(updated, item.folderId);
+      }
+      const input = parseWith(UploadDetailsSchema, body);
+      return itemView(updateUploadItem(userId(context), item.id, input, []), item.folderId);
+    },
+  },
+  {
+    method: "POST",
+    path: `${itemPath}/add-files`,
+    summary: "Add photos or files to an existing photo or file item (multipart)",
+    scope: "write",
+    multipart: UploadFieldsSchema,
+    response: ItemViewSchema,
+    handle: async (context) => {
+      const { item } = itemOf(context);
+      if (item.type !== "photo" && item.type !== "file") throw notFound();
+      return withUpload(context, item.type, (formData, stored) => {
+        const details = parseFormFields(formData, UploadDetailsSchema);
+        return itemView(updateUploadItem(userId(context), item.id, details, stored), item.folderId);
+      });
+    },
+  },
+  {
+    method: "DELETE",
+    path: itemPath,
+    summary: "Delete an item and its files",
+    scope: "write",
+    response: OkSchema,
+    handle: async (context) => {
+      const { keys } = deleteItem(userId(context), context.params.itemId!);
+      await releaseFiles(keys);
+      return { ok: true };
+    },
+  },
+  {
+    method: "DELETE",
+    path: `${itemPath}/files/{index}`,
+    summary: "Remove one file of an item, by position (not the last one)",
+    scope: "write",
+    response: OkSchema,
+    handle: async (context) => {
+      await releaseFiles(
+        removeItemFile(userId(context), context.params.itemId!, context.params.index!),
+      );
+      return { ok: true };
+    },
+  },
+  {
+    method: "POST",
+    path: `${itemPath}/reorder`,
+    summary: "Move an item up or down its folder",
+    scope: "write",
+    body: DirectionSchema,
+    response: OkSchema,
+    handle: (context, { body }) => {
+      moveItem(userId(context), context.params.itemId!, body.direction);
+      return { ok: true };
+    },
+  },
+  {
+    method: "GET",
+    path: "/referrals/stats",
+    summary: "The user's referral code and what friends who joined added",
+    scope: "read",
+    response: ReferralStatsSchema,
+    handle: (context) => {
+      const id = userId(context);
+      const stats = referralStats(id, getUsage(id));
+      return {
+        ...stats,
+        referralLink: stats.referralCode ? referralLink(stats.referralCode) : null,
+      };
+    },
+  },
+];
+
+export const COMPILED_API_OPERATIONS = compileOperations(API_OPERATIONS);

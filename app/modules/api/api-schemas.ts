@@ -1,0 +1,131 @@
+import { z } from "zod";
+import { FREQUENCIES } from "~/modules/folders/folder-validation";
+import { ITEM_TYPES, LinkSchema, MusingSchema } from "~/modules/items/item-validation";
+import { API_TOKEN_SCOPES } from "./api-token-validation";
+
+/**
+ * What the JSON API answers, as zod schemas: every answer is parsed through
+ * its schema before it is sent, and the OpenAPI document is generated from the
+ * same schemas, so the document cannot drift from what is served. Request
+ * bodies use the forms' own schemas (folder-validation.ts, item-validation.ts).
+ */
+export const ApiErrorSchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    fields: z.record(z.array(z.string())).optional(),
+  }),
+});
+
+export const FolderViewSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  recipients: z.array(z.object({ name: z.string(), email: z.string() })),
+  frequency: z.enum(FREQUENCIES),
+  dayOfWeek: z.number().int(),
+  dayOfMonth: z.number().int().nullable(),
+  ccSender: z.boolean(),
+  personalSignoff: z.string().nullable(),
+  isPaused: z.boolean(),
+  pauseReason: z.string().nullable(),
+  isUnsubscribed: z.boolean(),
+  nextSendAt: z.string().nullable(),
+  lastSentAt: z.string().nullable(),
+  sortOrder: z.number().int(),
+});
+
+export const ItemViewSchema = z.object({
+  id: z.number().int(),
+  folderId: z.number().int(),
+  type: z.enum(ITEM_TYPES),
+  title: z.string(),
+  urls: z.array(z.string()),
+  note: z.string().nullable(),
+  addComment: z.boolean(),
+  commentText: z.string().nullable(),
+  askQuestion: z.boolean(),
+  questionText: z.string().nullable(),
+  responseExpectation: z.enum(["na", "not_expecting", "expecting"]),
+  files: z.array(z.object({ index: z.number().int(), name: z.string(), size: z.number().int() })),
+});
+
+export const PaginationSchema = z.object({
+  page: z.number().int(),
+  limit: z.number().int(),
+  total: z.number().int(),
+  totalPages: z.number().int(),
+  hasMore: z.boolean(),
+  hasPrevious: z.boolean(),
+});
+
+export const FolderWithItemsSchema = z.object({
+  folder: FolderViewSchema,
+  items: z.array(ItemViewSchema),
+  pagination: PaginationSchema,
+});
+
+export const UsageSchema = z.object({
+  folderCount: z.number().int(),
+  totalStorageBytes: z.number().int(),
+  subscriptionTier: z.enum(["free", "premium"]),
+  limits: z.object({
+    maxFolders: z.number().int().nullable().describe("null: unlimited"),
+    maxStorageBytes: z.number().int().nullable().describe("null: unlimited"),
+  }),
+});
+
+export const ReferralStatsSchema = z.object({
+  referralCode: z.string().nullable(),
+  referralLink: z.string().nullable(),
+  completedReferrals: z.number().int(),
+  bonusFolders: z.number().int(),
+  bonusStorageBytes: z.number().int(),
+});
+
+export const PreviewSchema = z.object({
+  subject: z.string().nullable(),
+  html: z.string().nullable(),
+  text: z.string().nullable(),
+});
+
+export const SendResultSchema = z.object({
+  messages: z.number().int(),
+  pending: z.number().int(),
+});
+
+export const RecipientStateSchema = z.object({
+  email: z.string(),
+  status: z.string(),
+  resubscribeRequestedAt: z.string().nullable(),
+});
+
+export const TokenInfoSchema = z.object({
+  scope: z.enum(API_TOKEN_SCOPES),
+  user: z.object({ email: z.string(), firstName: z.string().nullable() }),
+});
+
+export const DirectionSchema = z.object({ direction: z.enum(["up", "down"]) });
+export const PauseSchema = z.object({ paused: z.boolean().optional() });
+export const ResubscriptionSchema = z.object({ email: z.string().trim().min(1) });
+export const PageQuerySchema = z.object({ page: z.coerce.number().int().min(1).default(1) });
+export const UploadQuerySchema = z.object({ type: z.enum(["photo", "file"]) });
+
+/** Adding a link or a musing: `type` picks the form's schema. */
+export const NewTextItemSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("link") }).passthrough(),
+  z.object({ type: z.literal("musing") }).passthrough(),
+]);
+
+/** The multipart fields of an upload, for the document (the pipeline reads them). */
+export const UploadFieldsSchema = z.object({
+  files: z.array(z.string().describe("binary")),
+  title: z.string(),
+  addComment: z.enum(["on"]).optional(),
+  commentText: z.string().optional(),
+  askQuestion: z.enum(["on"]).optional(),
+  questionText: z.string().optional(),
+  responseExpectation: z.string().optional(),
+});
+
+export const documentedTextItemSchemas = { link: LinkSchema, musing: MusingSchema };
+export const OkSchema = z.object({ ok: z.literal(true) });

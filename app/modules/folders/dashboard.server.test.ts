@@ -1,0 +1,147 @@
+import { describe, expect, test } from "vitest";
+import { contentItems, folderRecipientStates, folders, users } from "#db/schema";
+import { db } from "~/platform/db.server";
+import { loadDashboard } from "./dashboard.server";
+import { FolderNotFoundError } from "./folders.server";
+
+let counter = 0;
+
+function createUser() {
+  counter += 1;
+  return db
+    .insert(users)
+    .values({ email: `dashboard${counter}@example.com`, emailVerified: true })
+    .returning()
+    .get();
+}
+
+function createFolder(userId: number, name: string, sortOrder: number) {
+  return db
+    .insert(folders)
+    .values({
+      userId,
+      name,
+      recipients: [{ name: "Mum", email: "mum@example.com" }],
+      nextSendAt: new Date(Date.now() + 3 * 24 * 60 * 60 * 1000),
+      sortOrder,
+    })
+    .returning()
+    .get();
+}
+
+function addItems(folderId: number, count: number) {
+  if (count === 0) return;
+  db.insert(contentItems)
+    .values(
+      Array.from({ length: count }, (_, index) =>
+        index % 2 === 0
+          ? {
+              folderId,
+              type: "link" as const,
+              title: `Link ${index}`,
+              urls: [`https://example.com/${index}`, `https://example.org/${index}`],
+              addComment: true,
+              commentText: "Worth a read.",
+              sortOrder: index,
+            }
+          : {
+              folderId,
+              type: "musing" as const,
+              title: `Musing ${index}`,
+              note: "A thought.",
+              sortOrder: index,
+            },
+      ),
+    )
+    .run();
+}
+
+/** A user with `folderCount` folders of `itemsEach` unsent items; returns the user and folders. */
+function createSender(folderCount: number, itemsEach: number) {
+  const user = createUser();
+  const created = Array.from({ length: folderCount }, (_, index) => {
+    const folder = createFolder(user.id, `Folder ${index + 1}`, index);
+    addItems(folder.id, itemsEach);
+    return folder;
+  });
+  return { user, folders: created };
+}
+
+/**
+ * Counts the SQL statements `work` runs by instrumenting the SQLite driver's
+ * statements: prepared once or each time, every run goes through one of these.
+ */
+function countStatements<T>(work: () => T) {
+  const statementPrototype = Object.getPrototypeOf(db.$client.prepare("select 1"));
+  const methods = ["all", "get", "run", "iterate"] as const;
+  const originals = methods.map((method) => statementPrototype[method]);
+  let statements = 0;
+  methods.forEach((method, index) => {
+    statementPrototype[method] = function (this: unknown, ...args: unknown[]) {
+      statements += 1;
+      return originals[index].apply(this, args);
+    };
+  });
+  try {
+    const result = work();
+    return { result, statements };
+  } finally {
+    methods.forEach((method, index) => {
+      statementPrototype[method] = originals[index];
+    });
+  }
+}
+
+describe("loadDashboard", () => {
+  test("runs the same number of statements for 1 folder of 1 item and 5 folders of 50 items", () => {
+    const small = createSender(1, 1);
+    const large = createSender(5, 50);
+
+    const picks: ((sender: typeof small) => number | null)[] = [
+      () => null,
+      (sender) => sender.folders[0]!.id,
+      (sender) => sender.folders.at(-1)!.id,
+    ];
+    for (const pick of picks) {
+      const few = countStatements(() => loadDashboard(small.user, pick(small)));
+      const many = countStatements(() => loadDashboard(large.user, pick(large)));
+      expect(few.result.folders).toHaveLength(1);
+      expect(few.result.items).toHaveLength(1);
+      expect(many.result.folders).toHaveLength(5);
+      expect(many.result.items).toHaveLength(50);
+      expect(many.statements).toBeGreaterThan(0);
+      expect(many.statements).toBe(few.statements);
+    }
+  });
+
+  test("refuses another user's folder as if it did not exist", () => {
+    const owner = createSender(1, 1);
+    const other = createSender(1, 0);
+    expect(() => loadDashboard(other.user, owner.folders[0]!.id)).toThrow(FolderNotFoundError);
+    expect(() => loadDashboard(other.user, 999_999)).toThrow(FolderNotFoundError);
+  });
+
+  test("without a selected folder, selects the first by sort order", () => {
+    const user = createUser();
+    // Created out of order: the row inserted first sorts last.
+    createFolder(user.id, "Later", 2);
+    const first = createFolder(user.id, "First", 0);
+    createFolder(user.id, "Middle", 1);
+    addItems(first.id, 3);
+
+    const dashboard = loadDashboard(user, null);
+    expect(dashboard.folders.map((folder) => folder.name)).toEqual(["First", "Middle", "Later"]);
+    expect(dashboard.selected?.id).toBe(first.id);
+    expect(dashboard.items.map((item) => item.title)).toEqual(["Link 0", "Musing 1", "Link 2"]);
+  });
+
+  test("the recipients line says No active recipients once every recipient has left", () => {
+    const user = createUser();
+    const folder = createFolder(user.id, "Mum only", 0);
+    expect(loadDashboard(user, folder.id).folders[0]!.recipientLabel).toBe("Mum <mum@example.com>");
+    db.insert(folderRecipientStates)
+      .values({ folderId: folder.id, email: "mum@example.com", status: "unsubscribed" })
+      .run();
+    expect(loadDashboard(user, folder.id).folders[0]!.recipientLabel).toBe("No active recipients");
+  });
+});

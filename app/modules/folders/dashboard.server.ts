@@ -1,0 +1,139 @@
+import type { SessionUser } from "~/modules/accounts/session.server";
+import {
+  folderSizeLimit,
+  folderStats,
+  getUsage,
+  isApproachingLimits,
+} from "~/modules/billing/quota.server";
+import { type ListedItem, listItems } from "~/modules/items/items.server";
+import { unsubscribedCounts } from "~/modules/recipients/recipients.server";
+import { FREQUENCY_LABELS } from "./folder-validation";
+import { type Folder, FolderNotFoundError, listFolders, recipientsOf } from "./folders.server";
+import { nextDeliveryLabel, scheduleLine } from "./schedule.server";
+
+/**
+ * Everything the dashboard shows, in a constant number of queries whatever
+ * the number of folders: the folders, their sizes in one grouped query, their
+ * unsubscribed recipients in another, and the usage.
+ */
+/**
+ * The folder's recipients in a line: one in full, several as a count, none
+ * (or none left: every one unsubscribed) as the spec's "No active recipients".
+ */
+function recipientLabel(recipients: { name: string; email: string }[], unsubscribedCount: number) {
+  if (recipients.length === 0 || unsubscribedCount >= recipients.length) {
+    return "No active recipients";
+  }
+  if (recipients.length > 1) return `${recipients.length} recipients`;
+  const [only] = recipients;
+  return only!.name && only!.name !== "recipient" ? `${only!.name} <${only!.email}>` : only!.email;
+}
+
+function folderSummary(
+  folder: Folder,
+  stats: { itemCount: number; totalSize: number },
+  unsubscribedCount: number,
+  timeZone: string,
+  now: Date,
+) {
+  const recipients = recipientsOf(folder);
+  const maxSize = folderSizeLimit(recipients);
+  return {
+    id: folder.id,
+    name: folder.name,
+    recipientLabel: recipientLabel(recipients, unsubscribedCount),
+    isPaused: folder.isPaused,
+    pauseReason: folder.pauseReason,
+    isUnsubscribed: folder.isUnsubscribed,
+    unsubscribedCount,
+    frequencyLabel: folder.isPaused ? "Paused" : FREQUENCY_LABELS[folder.frequency],
+    nextLabel: folder.isPaused ? "Paused" : nextDeliveryLabel(folder.nextSendAt, timeZone, now),
+    scheduleLine: scheduleLine(folder),
+    itemCount: stats.itemCount,
+    totalSize: stats.totalSize,
+    maxSize,
+  };
+}
+
+export type FolderSummary = ReturnType<typeof folderSummary>;
+
+/**
+ * What the item list shows, and only what the item has: the page carries
+ * this for 50 items in its data, so an absent field is left out rather than
+ * sent as null or []. No storage paths beyond the keys the file route checks.
+ */
+function itemView(item: ListedItem) {
+  const files = item.filePaths.map((key, index) => ({
+    key,
+    thumbnailKey: item.thumbnailPaths[index] || null,
+    name: item.fileNames[index] ?? "file",
+    size: item.fileSizes[index] ?? 0,
+  }));
+  const expectation = item.responseExpectation === "na" ? null : item.responseExpectation;
+  return {
+    id: item.id,
+    type: item.type,
+    title: item.title,
+    ...(item.urls.length > 0 ? { urls: item.urls } : {}),
+    ...(item.note ? { note: item.note } : {}),
+    ...(item.addComment && item.commentText ? { commentText: item.commentText } : {}),
+    ...(item.askQuestion && item.questionText ? { questionText: item.questionText } : {}),
+    ...(expectation ? { responseExpectation: expectation } : {}),
+    ...(files.length > 0 ? { files } : {}),
+    ...(item.previewStatus === "ready"
+      ? {
+          preview: {
+            title: item.previewTitle,
+            description: item.previewDescription,
+            siteName: item.previewSiteName,
+            imageKey: item.previewImageKey,
+          },
+        }
+      : {}),
+  };
+}
+
+export type ItemView = ReturnType<typeof itemView>;
+
+export function loadDashboard(user: SessionUser, selectedId: number | null, page = 1) {
+  const now = new Date();
+  const folders = listFolders(user.id);
+  const stats = folderStats(user.id);
+  const unsubscribed = unsubscribedCounts(user.id);
+  const summaries = folders.map((folder) =>
+    folderSummary(
+      folder,
+      stats.get(folder.id) ?? { itemCount: 0, totalSize: 0 },
+      unsubscribed.get(folder.id) ?? 0,
+      user.timeZone,
+      now,
+    ),
+  );
+  // The user's own folders are all in the list: an id not among them is someone else's, or gone.
+  const selected =
+    selectedId === null
+      ? (summaries[0] ?? null)
+      : (summaries.find((folder) => folder.id === selectedId) ?? null);
+  if (selectedId !== null && !selected) throw new FolderNotFoundError();
+  const usage = getUsage(user.id);
+  const content = selected ? listItems(selected.id, page) : null;
+  return {
+    folders: summaries,
+    selected,
+    items: content?.items.map(itemView) ?? [],
+    pagination: content?.pagination ?? null,
+    usage: {
+      folderCount: usage.folderCount,
+      totalStorageBytes: usage.totalStorageBytes,
+      maxFolders: Number.isFinite(usage.limits.maxFolders) ? usage.limits.maxFolders : null,
+      maxStorageBytes: Number.isFinite(usage.limits.maxStorageBytes)
+        ? usage.limits.maxStorageBytes
+        : null,
+      tier: usage.tier,
+      approachingLimits: isApproachingLimits(usage),
+    },
+    emailVerified: user.emailVerified,
+  };
+}
+
+export type DashboardData = ReturnType<typeof loadDashboard>;

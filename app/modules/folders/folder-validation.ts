@@ -1,0 +1,98 @@
+import { z } from "zod";
+import { LIMITS } from "~/modules/billing/limits";
+import { canonicalEmail } from "~/modules/recipients/email-address";
+
+/**
+ * The Folder Details form, shared by the browser and the action. Messages are
+ * the spec's (section 5). Rows with a name or an e-mail missing are dropped,
+ * as the spec says; what remains must be valid.
+ */
+export const FREQUENCIES = ["daily", "weekly", "biweekly", "monthly"] as const;
+export type FolderFrequency = (typeof FREQUENCIES)[number];
+
+export const FREQUENCY_LABELS: Record<FolderFrequency, string> = {
+  daily: "Daily",
+  weekly: "Weekly",
+  biweekly: "Every two weeks",
+  monthly: "Monthly",
+};
+
+export const WEEKDAYS = [
+  "Monday",
+  "Tuesday",
+  "Wednesday",
+  "Thursday",
+  "Friday",
+  "Saturday",
+  "Sunday",
+] as const;
+
+const RecipientRowSchema = z
+  .object({
+    name: z
+      .string()
+      .trim()
+      .max(
+        LIMITS.folder.recipientNameMaxLength,
+        `Max characters: ${LIMITS.folder.recipientNameMaxLength}`,
+      )
+      .optional(),
+    email: z.string().trim().optional(),
+  })
+  .superRefine((row, context) => {
+    if (row.name && row.email && !canonicalEmail(row.email)) {
+      context.addIssue({
+        code: "custom",
+        path: ["email"],
+        message: `Please enter a valid email address for ${row.name}`,
+      });
+    }
+  });
+
+export const FolderSchema = z
+  .object({
+    // Checked in superRefine below, so every message shows at once: zod skips an
+    // object's refinements when one of its fields has already failed.
+    name: z.string().trim().default(""),
+    recipients: z.array(RecipientRowSchema).max(LIMITS.folder.maxRecipients).default([]),
+    frequency: z.enum(FREQUENCIES).default("weekly"),
+    dayOfWeek: z.coerce.number().int().min(1).max(7).default(1),
+    dayOfMonth: z.coerce.number().int().min(1).max(31).default(1),
+    ccSender: z.boolean().default(false),
+    signoffEnabled: z.boolean().default(false),
+    personalSignoff: z.string().trim().max(500, "Max characters: 500").optional(),
+  })
+  .superRefine((value, context) => {
+    if (!value.name) {
+      context.addIssue({ code: "custom", path: ["name"], message: "Please enter a folder name" });
+    }
+    const kept = value.recipients.filter((row) => row.name && row.email);
+    if (kept.length === 0) {
+      context.addIssue({
+        code: "custom",
+        path: ["recipients"],
+        message: "Please add at least one recipient",
+      });
+    }
+    if (value.signoffEnabled && !value.personalSignoff) {
+      context.addIssue({
+        code: "custom",
+        path: ["personalSignoff"],
+        message: "Please enter a personal sign-off or uncheck the option",
+      });
+    }
+  })
+  .transform((value) => ({
+    name: value.name.slice(0, LIMITS.folder.nameMaxLength),
+    recipients: value.recipients
+      .filter((row): row is { name: string; email: string } => Boolean(row.name && row.email))
+      // Validated above: a kept row's address has a canonical form.
+      .map((row) => ({ name: row.name, email: canonicalEmail(row.email) ?? row.email })),
+    frequency: value.frequency,
+    dayOfWeek: value.dayOfWeek,
+    dayOfMonth: value.frequency === "monthly" ? value.dayOfMonth : null,
+    ccSender: value.ccSender,
+    personalSignoff: value.signoffEnabled ? (value.personalSignoff ?? null) : null,
+  }));
+
+export type FolderInput = z.output<typeof FolderSchema>;

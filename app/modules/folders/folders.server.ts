@@ -1,0 +1,263 @@
+import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
+import { contentItems, folders, users } from "#db/schema";
+import { LIMITS } from "~/modules/billing/limits";
+import { canCreateFolder, folderSizeLimit, getUsage } from "~/modules/billing/quota.server";
+import { db, prepareOnce, writeTransaction } from "~/platform/db.server";
+import type { FolderFrequency, FolderInput } from "./folder-validation";
+import { nextSendAt } from "./schedule.server";
+
+/**
+ * Folders: create, edit, pause, reorder, delete. Every query filters by the
+ * owner, so another user's folder id behaves exactly like one that does not
+ * exist.
+ */
+export type Folder = typeof folders.$inferSelect;
+
+export class FolderNotFoundError extends Error {}
+export class FolderRuleError extends Error {}
+/** The account has all the folders its tier allows: Premium would lift the limit. */
+export class FolderLimitError extends FolderRuleError {}
+
+export function folderLimitMessage(maxFolders: number) {
+  return `Hey there! You've reached your maximum of ${maxFolders} unique folders. Have you tried adding multiple recipients to a single folder yet?`;
+}
+
+const foldersOfUser = prepareOnce((database) =>
+  database
+    .select()
+    .from(folders)
+    .where(eq(folders.userId, sql.placeholder("userId")))
+    .orderBy(asc(folders.sortOrder), asc(folders.id))
+    .prepare(),
+);
+
+export function listFolders(userId: number): Folder[] {
+  return foldersOfUser().all({ userId });
+}
+
+export function getFolder(userId: number, folderId: number): Folder {
+  const folder = Number.isSafeInteger(folderId)
+    ? db
+        .select()
+        .from(folders)
+        .where(and(eq(folders.id, folderId), eq(folders.userId, userId)))
+        .get()
+    : undefined;
+  if (!folder) throw new FolderNotFoundError();
+  return folder;
+}
+
+/** Recipients as the form shows them: legacy folders keep two e-mails in their own columns. */
+export function recipientsOf(folder: Folder) {
+  if (folder.recipients.length > 0) return folder.recipients;
+  return [folder.recipientEmail, folder.recipientEmail2]
+    .filter((email): email is string => Boolean(email))
+    .map((email) => ({ name: "recipient", email }));
+}
+
+function timeZoneOf(userId: number) {
+  return (
+    db.select({ timeZone: users.timeZone }).from(users).where(eq(users.id, userId)).get()
+      ?.timeZone ?? "UTC"
+  );
+}
+
+export function allowedFrequencies(userId: number): readonly FolderFrequency[] {
+  const usage = getUsage(userId);
+  return usage.tier === "premium" ? LIMITS.premium.frequencies : LIMITS.free.frequencies;
+}
+
+function scheduleFields(userId: number, input: FolderInput, lastSentAt: Date | null) {
+  if (!allowedFrequencies(userId).includes(input.frequency)) {
+    throw new FolderRuleError("Daily and every-two-weeks delivery are Premium features.");
+  }
+  return {
+    frequency: input.frequency,
+    dayOfWeek: input.dayOfWeek,
+    dayOfMonth: input.dayOfMonth,
+    nextSendAt: nextSendAt(input, timeZoneOf(userId), new Date(), lastSentAt),
+  };
+}
+
+export function createFolder(userId: number, input: FolderInput): Folder {
+  return writeTransaction((tx) => {
+    const usage = getUsage(userId);
+    if (!canCreateFolder(usage)) {
+      throw new FolderLimitError(folderLimitMessage(usage.limits.maxFolders));
+    }
+    const last = tx
+      .select({ sortOrder: folders.sortOrder })
+      .from(folders)
+      .where(eq(folders.userId, userId))
+      .orderBy(desc(folders.sortOrder))
+      .get();
+    return tx
+      .insert(folders)
+      .values({
+        userId,
+        name: input.name,
+        recipients: input.recipients,
+        ccSender: input.ccSender,
+        personalSignoff: input.personalSignoff,
+        sortOrder: (last?.sortOrder ?? -1) + 1,
+        ...scheduleFields(userId, input, null),
+      })
+      .returning()
+      .get();
+  });
+}
+
+export function updateFolder(userId: number, folderId: number, input: FolderInput): Folder {
+  const updated = writeTransaction((tx) => {
+    const folder = getFolder(userId, folderId);
+    return tx
+      .update(folders)
+      .set({
+        name: input.name,
+        recipients: input.recipients,
+        recipientEmail: null,
+        recipientEmail2: null,
+        recipientName: null,
+        recipientName2: null,
+        ccSender: input.ccSender,
+        personalSignoff: input.personalSignoff,
+        ...scheduleFields(userId, input, folder.lastSentAt),
+      })
+      .where(and(eq(folders.id, folderId), eq(folders.userId, userId)))
+      .returning()
+      .get();
+  });
+  // New recipients can lower the folder's limit (iCloud) below what it holds.
+  reconcileStoragePause(updated.id);
+  return getFolder(userId, updated.id);
+}
+
+/**
+ * A folder over its size limit is paused with `storage_exceeded`; once it
+ * fits again (files removed or sent) it resumes by itself.
+ */
+export function reconcileStoragePause(folderId: number) {
+  writeTransaction((tx) => {
+    const row = tx
+      .select({ folder: folders, timeZone: users.timeZone })
+      .from(folders)
+      .innerJoin(users, eq(users.id, folders.userId))
+      .where(eq(folders.id, folderId))
+      .get();
+    if (!row) return;
+    const { folder, timeZone } = row;
+    const over = folderContentSize(folder.id) > folderSizeLimit(recipientsOf(folder));
+    if (over && !folder.isPaused) {
+      tx.update(folders)
+        .set({ isPaused: true, pauseReason: "storage_exceeded" })
+        .where(eq(folders.id, folder.id))
+        .run();
+    } else if (!over && folder.isPaused && folder.pauseReason === "storage_exceeded") {
+      tx.update(folders)
+        .set({
+          isPaused: false,
+          pauseReason: null,
+          nextSendAt: nextSendAt(folder, timeZone, new Date(), folder.lastSentAt),
+        })
+        .where(eq(folders.id, folder.id))
+        .run();
+    }
+  });
+}
+
+/**
+ * Pauses or resumes. A folder paused because it is over its storage limit
+ * resumes only once it fits again (files removed or sent).
+ */
+export function togglePause(userId: number, folderId: number): Folder {
+  return writeTransaction((tx) => {
+    const folder = getFolder(userId, folderId);
+    if (folder.isPaused && folder.pauseReason === "storage_exceeded") {
+      const size = folderContentSize(folder.id);
+      if (size > folderSizeLimit(recipientsOf(folder))) {
+        throw new FolderRuleError(
+          "This folder is paused because it is over its storage limit. Remove files or send it to resume delivery.",
+        );
+      }
+    }
+    const resuming = folder.isPaused;
+    return tx
+      .update(folders)
+      .set({
+        isPaused: !resuming,
+        pauseReason: resuming ? null : "user",
+        nextSendAt: resuming
+          ? nextSendAt(folder, timeZoneOf(userId), new Date(), folder.lastSentAt)
+          : folder.nextSendAt,
+      })
+      .where(eq(folders.id, folder.id))
+      .returning()
+      .get();
+  });
+}
+
+/** The room an upload to `folder` goes into, for the draft size bar. */
+export function uploadCapacity(folder: Folder) {
+  return {
+    usedBytes: folderContentSize(folder.id),
+    limitBytes: folderSizeLimit(recipientsOf(folder)),
+    label: "in this folder",
+  };
+}
+
+export function folderContentSize(folderId: number): number {
+  const row = db
+    .select({
+      total: sql<number>`coalesce(sum(json_each.value), 0)`,
+    })
+    .from(contentItems)
+    .innerJoin(sql`json_each(${contentItems.fileSizes})`, sql`1 = 1`)
+    .where(and(eq(contentItems.folderId, folderId), isNull(contentItems.sentAt)))
+    .get();
+  // Link preview pictures are sent with the folder, so they count too.
+  const previews = db
+    .select({ total: sql<number>`coalesce(sum(${contentItems.previewImageSize}), 0)` })
+    .from(contentItems)
+    .where(and(eq(contentItems.folderId, folderId), isNull(contentItems.sentAt)))
+    .get();
+  return Number(row?.total ?? 0) + Number(previews?.total ?? 0);
+}
+
+/** Swaps the folder with its neighbour; the first cannot move up, the last cannot move down. */
+export function moveFolder(userId: number, folderId: number, direction: "up" | "down") {
+  writeTransaction((tx) => {
+    const ordered = listFolders(userId);
+    const index = ordered.findIndex((folder) => folder.id === folderId);
+    if (index === -1) throw new FolderNotFoundError();
+    const target = direction === "up" ? index - 1 : index + 1;
+    if (target < 0 || target >= ordered.length) return;
+    const ids = ordered.map((folder) => folder.id);
+    [ids[index], ids[target]] = [ids[target]!, ids[index]!];
+    ids.forEach((id, position) => {
+      if (ordered.find((folder) => folder.id === id)?.sortOrder !== position) {
+        tx.update(folders).set({ sortOrder: position }).where(eq(folders.id, id)).run();
+      }
+    });
+  });
+}
+
+/** Deletes the folder with its items (cascade); returns the stored file keys to remove. */
+export function deleteFolder(userId: number, folderId: number): string[] {
+  return writeTransaction((tx) => {
+    const folder = getFolder(userId, folderId);
+    const keys = tx
+      .select({
+        filePaths: contentItems.filePaths,
+        thumbnailPaths: contentItems.thumbnailPaths,
+        previewImageKey: contentItems.previewImageKey,
+      })
+      .from(contentItems)
+      .where(eq(contentItems.folderId, folder.id))
+      .all()
+      .flatMap((item) =>
+        [...item.filePaths, ...item.thumbnailPaths, item.previewImageKey ?? ""].filter(Boolean),
+      );
+    tx.delete(folders).where(eq(folders.id, folder.id)).run();
+    return keys;
+  });
+}

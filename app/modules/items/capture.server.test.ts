@@ -1,0 +1,112 @@
+import { describe, expect, test } from "vitest";
+import { captureForm, captureQuery, readCapture, trimTrailingPunctuation } from "./capture.server";
+
+const read = (query: string) => readCapture(new URLSearchParams(query));
+
+describe("readCapture", () => {
+  test("reads the extension's parameters", () => {
+    expect(read("extension=true&url=https://a.example/x&title=A&note=Hi")).toEqual({
+      url: "https://a.example/x",
+      title: "A",
+      note: "Hi",
+      fromBrowser: true,
+    });
+  });
+
+  test("finds a shared URL inside text and keeps the rest as the note", () => {
+    const shared = new URLSearchParams({
+      title: "Story",
+      text: "Look (https://news.example.org/s/1?x=1), via News",
+    });
+    expect(read(String(shared))).toMatchObject({
+      url: "https://news.example.org/s/1?x=1",
+      note: "Look ( via News",
+    });
+    expect(read("title=Story&text=Story%20https://a.example/")).toMatchObject({
+      url: "https://a.example/",
+      note: "",
+    });
+    expect(read("url=https://a.example/&text=https://a.example/%20so%20good")).toMatchObject({
+      note: "so good",
+    });
+  });
+
+  test("nothing captured: a plain /add", () => {
+    expect(read("")).toMatchObject({ fromBrowser: false });
+    expect(captureQuery(read(""))).toBe("");
+  });
+});
+
+describe("captureForm", () => {
+  test("prefills Add Link with the note as the comment", () => {
+    const { defaultValue, lastResult } = captureForm(
+      read("url=https://a.example/&title=A&note=Hi"),
+    );
+    expect(defaultValue).toMatchObject({
+      title: "A",
+      urls: ["https://a.example/"],
+      addComment: true,
+      commentText: "Hi",
+    });
+    expect(lastResult).toBeNull();
+  });
+
+  test("reports only what was sent and does not pass", () => {
+    const long = "x".repeat(1001);
+    const { problems, lastResult } = captureForm(
+      read(`url=javascript:alert(1)&title=${"t".repeat(201)}&note=${long}`),
+    );
+    expect(problems).toEqual({
+      title: ["Title too long"],
+      url: ["Invalid URL format"],
+      note: ["Comment too long"],
+    });
+    expect(lastResult?.error).toEqual({
+      title: ["Title too long"],
+      "urls[0]": ["Invalid URL format"],
+      commentText: ["Comment too long"],
+    });
+    expect(captureForm(read("url=https://a.example/")).problems).toEqual({
+      title: [],
+      url: [],
+      note: [],
+    });
+  });
+});
+
+describe("a share without a title or text", () => {
+  test("prefills the title with the site's name and reports nothing", () => {
+    const { defaultValue, lastResult } = captureForm(
+      read("url=https://www.news.example.org/story/42"),
+    );
+    expect(defaultValue).toMatchObject({
+      title: "news.example.org",
+      urls: ["https://www.news.example.org/story/42"],
+      addComment: false,
+    });
+    expect(lastResult).toBeNull();
+  });
+
+  test("a sent title wins, and an address that is not one gives no title", () => {
+    expect(captureForm(read("url=https://a.example/&title=Mine")).defaultValue.title).toBe("Mine");
+    expect(captureForm(read("url=javascript:alert(1)")).defaultValue.title).toBe("");
+    expect(captureForm(read("text=just%20words")).defaultValue.title).toBe("");
+  });
+});
+
+describe("hostile captures", () => {
+  test("trimming punctuation after a URL is linear in its length", () => {
+    const dots = `https://example.com/${".".repeat(30_000)}a`;
+    const started = performance.now();
+    expect(trimTrailingPunctuation(`${dots}...)`)).toBe(dots);
+    expect(performance.now() - started).toBeLessThan(100);
+  });
+
+  test("a shared text of many dots is bounded before any pattern runs on it", () => {
+    const text = `https://example.com/${".".repeat(15_000)}x ${".".repeat(100_000)}`;
+    const started = performance.now();
+    const capture = readCapture(new URLSearchParams({ text }));
+    expect(performance.now() - started).toBeLessThan(50);
+    expect(capture.url.length).toBeLessThanOrEqual(4096);
+  });
+});

@@ -1,0 +1,103 @@
+import { parseWithZod } from "@conform-to/zod";
+import { data } from "@remix-run/node";
+import { UploadRejectedError } from "~/modules/uploads/uploads.server";
+import type { UploadProblem } from "./item-validation";
+import { ITEM_TYPES, type ItemType, schemaFor } from "./item-validation";
+import { ItemNotFoundError, ItemRuleError, QuotaExceededError } from "./items.server";
+
+export function parseItemType(value: string | undefined): ItemType {
+  if (!ITEM_TYPES.includes(value as ItemType)) throw new Response("Not Found", { status: 404 });
+  return value as ItemType;
+}
+
+export function parseItemId(value: string | FormDataEntryValue | null | undefined) {
+  const id = Number(value);
+  if (!Number.isSafeInteger(id) || id <= 0) throw new Response("Not Found", { status: 404 });
+  return id;
+}
+
+export function notFoundOnForeignItem<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof ItemNotFoundError) throw new Response("Not Found", { status: 404 });
+    throw error;
+  }
+}
+
+/**
+ * What the user typed, for the form to show again after a refused upload:
+ * the values only, without field errors (when the upload stopped part-way,
+ * the fields after the files were never read, and are not wrong).
+ */
+export function typedValues(formData: FormData | undefined, type: ItemType) {
+  if (!formData) return null;
+  const reply = parseWithZod(formData, { schema: schemaFor(type) }).reply();
+  return { ...reply, error: undefined };
+}
+
+/**
+ * The answer to an upload refused while it was being read (File Too Large,
+ * Storage Full!, a disguised file): the spec's message, and the text fields
+ * read before the refusal shown again. Any other error is thrown on.
+ */
+export function refusedUploadReply(error: unknown, type: ItemType) {
+  const mapped = uploadProblemFor(error);
+  if (!mapped) throw error;
+  const fieldsRead = error instanceof UploadRejectedError ? error.fieldsRead : undefined;
+  return data(
+    { result: typedValues(fieldsRead, type), problem: mapped.problem },
+    { status: mapped.status },
+  );
+}
+
+/**
+ * For an item that could not be saved for a reason the user cannot fix (the
+ * database refused): logged for the operator, and shown in the form as the
+ * spec's "Failed to add {type}" / "Failed to update {type}", so the user keeps
+ * what they typed instead of landing on an error page. A Response thrown on
+ * purpose (a 404) passes through.
+ */
+export function unexpectedSaveProblem(
+  error: unknown,
+  verb: "add" | "update",
+  type: ItemType,
+): { problem: UploadProblem; status: number } {
+  if (error instanceof Response) throw error;
+  console.error(error);
+  return {
+    problem: { title: `Failed to ${verb} ${type}`, description: "Please try again." },
+    status: 500,
+  };
+}
+
+/** The spec's upload messages (error catalogue): a title and what to do about it. */
+export function uploadProblemFor(
+  error: unknown,
+): { problem: UploadProblem; status: number } | null {
+  if (error instanceof QuotaExceededError) {
+    return { problem: { title: "Storage Full!", description: error.message }, status: 413 };
+  }
+  if (error instanceof UploadRejectedError) {
+    if (error.code === "EMAIL_NOT_VERIFIED") {
+      return {
+        problem: { title: "Confirm your email address first", description: error.message },
+        status: error.status,
+      };
+    }
+    if (error.code === "FILE_TOO_LARGE") {
+      return { problem: { title: "File Too Large", description: error.message }, status: 413 };
+    }
+    if (error.status === 413) {
+      return { problem: { title: "Upload Error", description: error.message }, status: 413 };
+    }
+    return {
+      problem: { title: "Upload Failed", description: error.message },
+      status: error.status,
+    };
+  }
+  if (error instanceof ItemRuleError) {
+    return { problem: { title: "Upload Failed", description: error.message }, status: 400 };
+  }
+  return null;
+}

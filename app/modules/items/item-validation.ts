@@ -1,0 +1,196 @@
+import { z } from "zod";
+import { LIMITS } from "~/modules/billing/limits";
+
+/**
+ * The add/edit content forms, one schema per item type, shared by the browser
+ * and the action. Messages are the spec's (section 5).
+ */
+export const ITEM_TYPES = ["link", "musing", "photo", "file"] as const;
+export type ItemType = (typeof ITEM_TYPES)[number];
+
+/** A link that is not a URL, on saving. */
+export const INVALID_URL = "Invalid URL format";
+/** A link that is not a URL, when Enter or Tab would add the next link field. */
+export const INVALID_URL_ON_KEY = "Please enter a valid URL";
+export const MISSING_FIELDS =
+  "Invalid content data: missing required fields based on content type and options";
+export const CHOOSE_AN_OPTION =
+  "Please select at least one option: Leave a comment or Ask a question";
+
+/**
+ * Optional in the object and required in the refinements below: a missing
+ * field (conform sends an empty one as undefined) would otherwise abort the
+ * parse before the cross-field checks, and the URL, note, comment and
+ * question messages must show together with this one.
+ */
+const title = z.string().trim().max(LIMITS.item.titleMaxLength, "Title too long").optional();
+
+function checkTitle(value: { title?: string }, context: z.RefinementCtx) {
+  if (!value.title) {
+    context.addIssue({ code: "custom", path: ["title"], message: "Title is required" });
+  }
+}
+
+/** Spec section 4: empty or unknown is na, "none"/"no" not_expecting, "yes" expecting. */
+export const responseExpectation = z
+  .string()
+  .optional()
+  .transform((value) => {
+    if (value === "yes" || value === "expecting") return "expecting" as const;
+    if (value === "none" || value === "no" || value === "not_expecting") {
+      return "not_expecting" as const;
+    }
+    return "na" as const;
+  });
+
+/** Host names (IDNs arrive as punycode) or a bracketed IPv6 address. */
+const HOSTNAME = /^(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|\[[0-9a-f:.]+\])$/i;
+
+/**
+ * An http(s) URL with a real host. The host is checked here rather than left
+ * to the URL parser: Chromium's accepts "https://not a url" (it percent-encodes
+ * the spaces) where Node's refuses it, and the browser and the server must agree.
+ */
+export function isValidUrl(value: string) {
+  if (value.length > LIMITS.item.urlMaxLength || /[\s<>"`]/.test(value)) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === "http:" || url.protocol === "https:") && HOSTNAME.test(url.hostname);
+  } catch {
+    return false;
+  }
+}
+
+/** A URL typed without a scheme ("example.com/page") is read as https. */
+export function normalizeUrl(value: string) {
+  const trimmed = value.trim();
+  if (!trimmed) return trimmed;
+  return /^[a-z][a-z0-9+.-]*:/i.test(trimmed) ? trimmed : `https://${trimmed}`;
+}
+
+const reasonFields = {
+  addComment: z.boolean().default(false),
+  askQuestion: z.boolean().default(false),
+  commentText: z.string().trim().max(LIMITS.item.textMaxLength, "Comment too long").optional(),
+  questionText: z.string().trim().max(LIMITS.item.textMaxLength, "Question too long").optional(),
+  responseExpectation,
+};
+
+type Reasons = {
+  addComment: boolean;
+  askQuestion: boolean;
+  commentText?: string;
+  questionText?: string;
+};
+
+function checkReasons(value: Reasons & { title?: string }, context: z.RefinementCtx) {
+  checkTitle(value, context);
+  if (!value.addComment && !value.askQuestion) {
+    context.addIssue({ code: "custom", path: ["addComment"], message: CHOOSE_AN_OPTION });
+  }
+  if (value.addComment && !value.commentText) {
+    context.addIssue({ code: "custom", path: ["commentText"], message: MISSING_FIELDS });
+  }
+  if (value.askQuestion && !value.questionText) {
+    context.addIssue({ code: "custom", path: ["questionText"], message: MISSING_FIELDS });
+  }
+}
+
+/** Comment and question text are kept only when their box is ticked. */
+function keptReasons<T extends Reasons & { title?: string }>(value: T) {
+  return {
+    ...value,
+    title: value.title ?? "",
+    commentText: value.addComment ? (value.commentText ?? null) : null,
+    questionText: value.askQuestion ? (value.questionText ?? null) : null,
+  };
+}
+
+export const LinkSchema = z
+  .object({
+    title,
+    urls: z.array(z.string().optional()).default([]),
+    ...reasonFields,
+  })
+  .superRefine((value, context) => {
+    const typed = value.urls.map((url) => url?.trim() ?? "");
+    typed.forEach((url, index) => {
+      if (url && !isValidUrl(normalizeUrl(url))) {
+        context.addIssue({
+          code: "custom",
+          path: ["urls", index],
+          message: INVALID_URL,
+        });
+      }
+    });
+    const unique = new Set(typed.filter(Boolean).map(normalizeUrl));
+    if (unique.size === 0) {
+      context.addIssue({ code: "custom", path: ["urls"], message: MISSING_FIELDS });
+    }
+    if (unique.size > LIMITS.item.maxLinks) {
+      context.addIssue({ code: "custom", path: ["urls"], message: "Maximum 5 URLs allowed" });
+    }
+    checkReasons(value, context);
+  })
+  .transform((value) => ({
+    ...keptReasons(value),
+    type: "link" as const,
+    urls: [...new Set(value.urls.map((url) => normalizeUrl(url ?? "")).filter(Boolean))],
+  }));
+
+export const MusingSchema = z
+  .object({
+    title,
+    note: z.string().trim().max(LIMITS.item.textMaxLength, "Note too long").optional(),
+  })
+  .superRefine((value, context) => {
+    checkTitle(value, context);
+    if (!value.note) context.addIssue({ code: "custom", path: ["note"], message: MISSING_FIELDS });
+  })
+  .transform((value) => ({
+    type: "musing" as const,
+    title: value.title ?? "",
+    note: value.note ?? "",
+  }));
+
+/** Photos and files: the text fields (the files themselves are checked by the upload pipeline). */
+export const UploadDetailsSchema = z
+  .object({ title, ...reasonFields })
+  .superRefine((value, context) => checkReasons(value, context))
+  .transform((value) => keptReasons(value));
+
+export function schemaFor(type: ItemType) {
+  if (type === "link") return LinkSchema;
+  if (type === "musing") return MusingSchema;
+  return UploadDetailsSchema;
+}
+
+export type LinkInput = z.output<typeof LinkSchema>;
+export type MusingInput = z.output<typeof MusingSchema>;
+export type UploadDetailsInput = z.output<typeof UploadDetailsSchema>;
+
+/** What the item form holds: its default values and what an action hands back to it. */
+export type ItemFormValues = {
+  title: string;
+  urls: string[];
+  note: string;
+  addComment: boolean;
+  askQuestion: boolean;
+  commentText: string;
+  questionText: string;
+  responseExpectation: "na" | "none" | "yes";
+};
+
+export const EMPTY_ITEM: ItemFormValues = {
+  title: "",
+  urls: [""],
+  note: "",
+  addComment: false,
+  askQuestion: false,
+  commentText: "",
+  questionText: "",
+  responseExpectation: "na",
+};
+
+/** Why a file upload failed, shown above the form in the spec's words. */
+export type UploadProblem = { title: string; description: string };

@@ -1,0 +1,426 @@
+import { and, asc, count, desc, eq, isNull, type Placeholder, sql } from "drizzle-orm";
+import { contentItems, folders } from "#db/schema";
+import { LIMITS } from "~/modules/billing/limits";
+import { folderSizeLimit, getUsage } from "~/modules/billing/quota.server";
+import {
+  type Folder,
+  folderContentSize,
+  getFolder,
+  recipientsOf,
+  reconcileStoragePause,
+} from "~/modules/folders/folders.server";
+import type { StoredUpload } from "~/modules/uploads/uploads.server";
+import { db, prepareOnce, writeTransaction } from "~/platform/db.server";
+import type { LinkInput, MusingInput, UploadDetailsInput } from "./item-validation";
+import { previewColumnsFor, requestPreviewPass } from "./link-preview-queue.server";
+
+/**
+ * Content items: the links, musings, photos and files saved into a folder and
+ * waiting for its next delivery. Every query goes through the folder's owner.
+ */
+export type Item = typeof contentItems.$inferSelect;
+
+export class ItemNotFoundError extends Error {}
+
+export type QuotaErrorCode = "STORAGE_QUOTA_EXCEEDED" | "FOLDER_SIZE_EXCEEDED";
+
+/** Refused because the upload would not fit: carries the spec's figures. */
+export class QuotaExceededError extends Error {
+  constructor(
+    readonly code: QuotaErrorCode,
+    message: string,
+    readonly details: {
+      currentUsage: number;
+      limit: number;
+      uploadSize: number;
+      folderCount: number;
+    },
+  ) {
+    super(message);
+  }
+}
+
+export class ItemRuleError extends Error {}
+
+const PAGE_SIZE = LIMITS.item.pageSize;
+
+/** Every stored file an item refers to: the files, their thumbnails and a link preview's picture. */
+export function itemFileKeys(
+  item: Pick<Item, "filePaths" | "thumbnailPaths"> & { previewImageKey?: string | null },
+) {
+  return [...item.filePaths, ...item.thumbnailPaths, item.previewImageKey ?? ""].filter(Boolean);
+}
+
+const unsentIn = (folderId: number | Placeholder) =>
+  and(eq(contentItems.folderId, folderId), isNull(contentItems.sentAt));
+
+const unsentCountQuery = prepareOnce((database) =>
+  database
+    .select({ n: count() })
+    .from(contentItems)
+    .where(unsentIn(sql.placeholder("folderId")))
+    .prepare(),
+);
+
+/** What the dashboard's item list shows: not the sending or quarantine bookkeeping. */
+const listedColumns = {
+  id: contentItems.id,
+  type: contentItems.type,
+  title: contentItems.title,
+  urls: contentItems.urls,
+  note: contentItems.note,
+  addComment: contentItems.addComment,
+  commentText: contentItems.commentText,
+  askQuestion: contentItems.askQuestion,
+  questionText: contentItems.questionText,
+  responseExpectation: contentItems.responseExpectation,
+  filePaths: contentItems.filePaths,
+  fileNames: contentItems.fileNames,
+  fileSizes: contentItems.fileSizes,
+  thumbnailPaths: contentItems.thumbnailPaths,
+  previewStatus: contentItems.previewStatus,
+  previewTitle: contentItems.previewTitle,
+  previewDescription: contentItems.previewDescription,
+  previewSiteName: contentItems.previewSiteName,
+  previewImageKey: contentItems.previewImageKey,
+};
+
+export type ListedItem = Pick<Item, keyof typeof listedColumns>;
+
+const unsentPageQuery = prepareOnce((database) =>
+  database
+    .select(listedColumns)
+    .from(contentItems)
+    .where(unsentIn(sql.placeholder("folderId")))
+    .orderBy(asc(contentItems.sortOrder), asc(contentItems.id))
+    .limit(PAGE_SIZE)
+    .offset(sql.placeholder("offset"))
+    .prepare(),
+);
+
+/**
+ * One page of the folder's items. A page beyond the last is clamped to the
+ * last (spec: pagination), so deleting the last item of a page steps back.
+ */
+export function listItems(folderId: number, requestedPage: number) {
+  const total = unsentCountQuery().get({ folderId })?.n ?? 0;
+  const totalPages = Math.max(1, Math.ceil(total / PAGE_SIZE));
+  const page = Math.min(Math.max(1, Math.floor(requestedPage) || 1), totalPages);
+  const items = unsentPageQuery().all({ folderId, offset: (page - 1) * PAGE_SIZE });
+  return {
+    items,
+    pagination: {
+      page,
+      limit: PAGE_SIZE,
+      total,
+      totalPages,
+      hasMore: page < totalPages,
+      hasPrevious: page > 1,
+    },
+  };
+}
+
+export function getItem(userId: number, itemId: number): { item: Item; folder: Folder } {
+  const row = Number.isSafeInteger(itemId)
+    ? db
+        .select({ item: contentItems, folder: folders })
+        .from(contentItems)
+        .innerJoin(folders, eq(folders.id, contentItems.folderId))
+        .where(
+          and(eq(contentItems.id, itemId), eq(folders.userId, userId), isNull(contentItems.sentAt)),
+        )
+        .get()
+    : undefined;
+  if (!row) throw new ItemNotFoundError();
+  return row;
+}
+
+function nextSortOrder(folderId: number) {
+  const last = db
+    .select({ sortOrder: contentItems.sortOrder })
+    .from(contentItems)
+    .where(unsentIn(folderId))
+    .orderBy(desc(contentItems.sortOrder))
+    .get();
+  return (last?.sortOrder ?? -1) + 1;
+}
+
+function assertWritable(folder: Folder) {
+  if (folder.isUnsubscribed) {
+    throw new ItemRuleError(
+      "Every recipient of this folder has unsubscribed, so nothing can be added.",
+    );
+  }
+}
+
+/**
+ * Saves a link or a musing. Every way of saving a link (the dialog, `/add`,
+ * the API and extension, the multi-folder wizard) comes through here, so each
+ * gets its preview: marked pending with the row, fetched in the background.
+ */
+export function createTextItem(userId: number, folderId: number, input: LinkInput | MusingInput) {
+  const created = writeTransaction((tx) => {
+    const folder = getFolder(userId, folderId);
+    assertWritable(folder);
+    const values =
+      input.type === "link"
+        ? {
+            type: "link" as const,
+            title: input.title,
+            urls: input.urls,
+            addComment: input.addComment,
+            askQuestion: input.askQuestion,
+            commentText: input.commentText,
+            questionText: input.questionText,
+            responseExpectation: input.responseExpectation,
+            ...previewColumnsFor(input.urls),
+          }
+        : { type: "musing" as const, title: input.title, note: input.note };
+    return tx
+      .insert(contentItems)
+      .values({ folderId: folder.id, sortOrder: nextSortOrder(folder.id), ...values })
+      .returning()
+      .get();
+  });
+  if (created.previewStatus === "pending") requestPreviewPass();
+  return created;
+}
+
+const MB = 1024 * 1024;
+const inMb = (bytes: number) => `${(bytes / MB).toFixed(1)} MB`;
+
+/**
+ * Checks that `uploadSize` more bytes fit the account's storage (items and
+ * upload drafts; `exceptDraftId` leaves out a draft whose files these are).
+ * Called inside the write transaction that stores the row, so two uploads at
+ * once are checked one after the other and cannot together pass a limit.
+ */
+export function assertStorageFits(
+  userId: number,
+  uploadSize: number,
+  options: { exceptDraftId?: string } = {},
+) {
+  const usage = getUsage(userId, options);
+  const accountAfter = usage.totalStorageBytes + uploadSize;
+  if (accountAfter > usage.limits.maxStorageBytes) {
+    throw new QuotaExceededError(
+      "STORAGE_QUOTA_EXCEEDED",
+      `You're using ${inMb(usage.totalStorageBytes)} of your ${inMb(usage.limits.maxStorageBytes)} across ${usage.folderCount} folders, and this upload needs ${inMb(uploadSize)} more. Use Send Now on a full folder to free space, or upgrade to Premium.`,
+      {
+        currentUsage: usage.totalStorageBytes,
+        limit: usage.limits.maxStorageBytes,
+        uploadSize,
+        folderCount: usage.folderCount,
+      },
+    );
+  }
+  return usage;
+}
+
+/** Checks that `uploadSize` more bytes fit the folder and the account (see assertStorageFits). */
+export function assertFits(
+  userId: number,
+  folder: Folder,
+  uploadSize: number,
+  options: { exceptDraftId?: string } = {},
+) {
+  const usage = assertStorageFits(userId, uploadSize, options);
+  const current = folderContentSize(folder.id);
+  const limit = folderSizeLimit(recipientsOf(folder));
+  if (current + uploadSize > limit) {
+    throw new QuotaExceededError(
+      "FOLDER_SIZE_EXCEEDED",
+      `This folder holds ${inMb(current)} of its ${inMb(limit)}, and this upload needs ${inMb(uploadSize)} more. Use Send Now to deliver it and start fresh.`,
+      { currentUsage: current, limit, uploadSize, folderCount: usage.folderCount },
+    );
+  }
+}
+
+function fileColumns(stored: StoredUpload[]) {
+  return {
+    filePaths: stored.map((file) => file.key),
+    thumbnailPaths: stored.map((file) => file.thumbnailKey ?? ""),
+    fileNames: stored.map((file) => file.name),
+    fileSizes: stored.map((file) => file.size),
+    mimeTypes: stored.map((file) => file.mimeType),
+  };
+}
+
+export function createUploadItem(
+  userId: number,
+  folderId: number,
+  type: "photo" | "file",
+  input: UploadDetailsInput,
+  stored: StoredUpload[],
+  options: { fromDraftId?: string } = {},
+) {
+  return writeTransaction((tx) => {
+    const folder = getFolder(userId, folderId);
+    assertWritable(folder);
+    assertFits(
+      userId,
+      folder,
+      stored.reduce((sum, file) => sum + file.size, 0),
+      { exceptDraftId: options.fromDraftId },
+    );
+    return tx
+      .insert(contentItems)
+      .values({
+        folderId: folder.id,
+        type,
+        title: input.title,
+        addComment: input.addComment,
+        askQuestion: input.askQuestion,
+        commentText: input.commentText,
+        questionText: input.questionText,
+        responseExpectation: input.responseExpectation,
+        sortOrder: nextSortOrder(folder.id),
+        ...fileColumns(stored),
+      })
+      .returning()
+      .get();
+  });
+}
+
+/**
+ * Saves an edit of a link or musing. A link whose first address changed gets
+ * a fresh preview; the old picture is released by the orphan sweep.
+ */
+export function updateTextItem(userId: number, itemId: number, input: LinkInput | MusingInput) {
+  const updated = writeTransaction((tx) => {
+    const { item } = getItem(userId, itemId);
+    if (item.type !== input.type) throw new ItemNotFoundError();
+    const preview = input.type === "link" ? previewColumnsFor(input.urls) : null;
+    const values =
+      input.type === "link"
+        ? {
+            title: input.title,
+            urls: input.urls,
+            addComment: input.addComment,
+            askQuestion: input.askQuestion,
+            commentText: input.commentText,
+            questionText: input.questionText,
+            responseExpectation: input.responseExpectation,
+            ...(preview && preview.previewUrl !== item.previewUrl ? preview : {}),
+          }
+        : { title: input.title, note: input.note };
+    return tx
+      .update(contentItems)
+      .set(values)
+      .where(eq(contentItems.id, item.id))
+      .returning()
+      .get();
+  });
+  if (updated.previewStatus === "pending") requestPreviewPass();
+  return updated;
+}
+
+/** Saves the text of a photo or file item and appends any newly uploaded files. */
+export function updateUploadItem(
+  userId: number,
+  itemId: number,
+  input: UploadDetailsInput,
+  added: StoredUpload[],
+) {
+  return writeTransaction((tx) => {
+    const { item, folder } = getItem(userId, itemId);
+    if (item.type !== "photo" && item.type !== "file") throw new ItemNotFoundError();
+    const maxFiles = item.type === "photo" ? LIMITS.item.maxPhotos : LIMITS.item.maxFiles;
+    if (item.filePaths.length + added.length > maxFiles) {
+      throw new ItemRuleError(
+        item.type === "photo" ? "Photo limit reached" : `At most ${maxFiles} files per item.`,
+      );
+    }
+    if (added.length > 0)
+      assertFits(
+        userId,
+        folder,
+        added.reduce((sum, file) => sum + file.size, 0),
+      );
+    const extra = fileColumns(added);
+    return tx
+      .update(contentItems)
+      .set({
+        title: input.title,
+        addComment: input.addComment,
+        askQuestion: input.askQuestion,
+        commentText: input.commentText,
+        questionText: input.questionText,
+        responseExpectation: input.responseExpectation,
+        filePaths: [...item.filePaths, ...extra.filePaths],
+        thumbnailPaths: [...item.thumbnailPaths, ...extra.thumbnailPaths],
+        fileNames: [...item.fileNames, ...extra.fileNames],
+        fileSizes: [...item.fileSizes, ...extra.fileSizes],
+        mimeTypes: [...item.mimeTypes, ...extra.mimeTypes],
+      })
+      .where(eq(contentItems.id, item.id))
+      .returning()
+      .get();
+  });
+}
+
+/**
+ * Removes one file from an item (by position); the last one cannot go.
+ * Returns the stored keys to delete.
+ */
+export function removeItemFile(userId: number, itemId: number, index: number) {
+  const removed = writeTransaction((tx) => {
+    const { item } = getItem(userId, itemId);
+    if (!Number.isInteger(index) || index < 0 || index >= item.filePaths.length) {
+      throw new ItemNotFoundError();
+    }
+    if (item.filePaths.length === 1) {
+      throw new ItemRuleError(
+        "The last file of an item cannot be removed. Delete the item instead.",
+      );
+    }
+    const without = <T>(list: T[]) => list.filter((_, position) => position !== index);
+    tx.update(contentItems)
+      .set({
+        filePaths: without(item.filePaths),
+        thumbnailPaths: without(item.thumbnailPaths),
+        fileNames: without(item.fileNames),
+        fileSizes: without(item.fileSizes),
+        mimeTypes: without(item.mimeTypes),
+      })
+      .where(eq(contentItems.id, item.id))
+      .run();
+    return { keys: [item.filePaths[index], item.thumbnailPaths[index]], folderId: item.folderId };
+  });
+  reconcileStoragePause(removed.folderId);
+  return removed.keys.filter((key): key is string => Boolean(key));
+}
+
+export function deleteItem(userId: number, itemId: number) {
+  const deleted = writeTransaction((tx) => {
+    const { item } = getItem(userId, itemId);
+    tx.delete(contentItems).where(eq(contentItems.id, item.id)).run();
+    return item;
+  });
+  reconcileStoragePause(deleted.folderId);
+  return { keys: itemFileKeys(deleted), folderId: deleted.folderId };
+}
+
+/** Swaps the item with its neighbour; the first cannot move up, the last cannot move down. */
+export function moveItem(userId: number, itemId: number, direction: "up" | "down") {
+  return writeTransaction((tx) => {
+    const { item } = getItem(userId, itemId);
+    const ordered = tx
+      .select({ id: contentItems.id, sortOrder: contentItems.sortOrder })
+      .from(contentItems)
+      .where(unsentIn(item.folderId))
+      .orderBy(asc(contentItems.sortOrder), asc(contentItems.id))
+      .all();
+    const index = ordered.findIndex((candidate) => candidate.id === item.id);
+    const target = direction === "up" ? index - 1 : index + 1;
+    if (target < 0 || target >= ordered.length) return item.folderId;
+    const ids = ordered.map((candidate) => candidate.id);
+    [ids[index], ids[target]] = [ids[target]!, ids[index]!];
+    ids.forEach((id, position) => {
+      if (ordered.find((candidate) => candidate.id === id)?.sortOrder !== position) {
+        tx.update(contentItems).set({ sortOrder: position }).where(eq(contentItems.id, id)).run();
+      }
+    });
+    return item.folderId;
+  });
+}

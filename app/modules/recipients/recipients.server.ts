@@ -1,0 +1,709 @@
+import { and, desc, eq, gt, inArray, or, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { createElement } from "react";
+import {
+  emailUnsubscribes,
+  folderRecipientStates,
+  folders,
+  type Recipient,
+  resubscribeRefusals,
+  resubscribeRequests,
+  sendLedgerRecipients,
+  users,
+} from "#db/schema";
+import { renderEmail } from "#emails/render.server";
+import { ResubscribeRequest, resubscribeRequestSubject } from "#emails/resubscribe-request";
+import { type Folder, getFolder, recipientsOf } from "~/modules/folders/folders.server";
+import { sendEmail } from "~/modules/sending/mailer.server";
+import { db, prepareSqlOnce, writeTransaction } from "~/platform/db.server";
+import { clientIp, userAgent } from "~/platform/request-info.server";
+import { canonicalEmail, comparableEmail } from "./email-address";
+import { recordRecipientChoice } from "./recipient-choices.server";
+import { dontAskAgainUrl, resubscribeUrl } from "./recipient-links.server";
+
+/**
+ * Who still receives a folder. A recipient leaves one folder (a
+ * folder_recipient_states row, status unsubscribed) or everything from
+ * Thoughtfully (an email_unsubscribes row, plus the folder rows); a permanent
+ * delivery failure marks them bounced. Addresses are compared and stored in
+ * their canonical form (~/modules/recipients/email-address). A folder whose recipients have all unsubscribed is
+ * `isUnsubscribed` (shared decisions); bounced recipients do not count as
+ * unsubscribed, the sender sees the bounce instead.
+ */
+export const UNSUBSCRIBE_REASONS = ["unknown", "not_interested", "too_frequent", "other"] as const;
+export type UnsubscribeReason = (typeof UNSUBSCRIBE_REASONS)[number];
+export type UnsubscribeScope = "folder" | "everything";
+
+export const RESUBSCRIBE_REQUEST_INTERVAL_MS = 30 * 24 * 60 * 60 * 1000;
+/** Requests one address may get from all senders together per 30 days (docs/decisions.md). */
+export const RESUBSCRIBE_REQUESTS_PER_ADDRESS = 3;
+
+/** A rule the caller broke; its message is meant for the sender. */
+export class RecipientRuleError extends Error {}
+/** The link's folder does not exist (any more). */
+export class UnknownFolderError extends Error {}
+
+type Transaction = Parameters<Parameters<typeof writeTransaction>[0]>[0];
+type StateRow = typeof folderRecipientStates.$inferSelect;
+
+const lower = comparableEmail;
+
+export function isUnsubscribeReason(value: unknown): value is UnsubscribeReason {
+  return UNSUBSCRIBE_REASONS.includes(value as UnsubscribeReason);
+}
+
+/**
+ * The folder's recipients that get its e-mail: neither unsubscribed nor
+ * bounced in this folder, nor unsubscribed from everything. Two queries.
+ */
+export function activeRecipients(folder: Folder): Recipient[] {
+  const recipients = recipientsOf(folder);
+  if (recipients.length === 0) return [];
+  const blocked = new Set(
+    db
+      .select({ email: folderRecipientStates.email })
+      .from(folderRecipientStates)
+      .where(
+        and(
+          eq(folderRecipientStates.folderId, folder.id),
+          inArray(folderRecipientStates.status, ["unsubscribed", "bounced"]),
+        ),
+      )
+      .all()
+      .map((row) => row.email),
+  );
+  const emails = [...new Set(recipients.map((recipient) => lower(recipient.email)))];
+  for (const row of db
+    .select({ email: emailUnsubscribes.email })
+    .from(emailUnsubscribes)
+    .where(inArray(emailUnsubscribes.email, emails))
+    .all()) {
+    blocked.add(row.email);
+  }
+  return recipients.filter((recipient) => !blocked.has(lower(recipient.email)));
+}
+
+/** Asked before every message: compiled once. */
+const optedOutQuery = prepareSqlOnce<{ optedOut: number }>(sql`
+    select exists(
+        select 1 from ${folderRecipientStates}
+          where ${folderRecipientStates.folderId} = ${sql.placeholder("folderId")}
+            and ${folderRecipientStates.email} = ${sql.placeholder("email")}
+            and ${folderRecipientStates.status} = 'unsubscribed'
+      ) or exists(
+        select 1 from ${emailUnsubscribes}
+          where ${emailUnsubscribes.email} = ${sql.placeholder("email")}
+      ) as optedOut`);
+
+/**
+ * Whether an address left this folder or everything (or has no canonical
+ * form): it gets no mail from the folder, and no web version or tracking of
+ * what it was sent before.
+ */
+export function hasOptedOut(folderId: number, email: string): boolean {
+  const address = canonicalEmail(email);
+  return !address || optedOutQuery.get({ folderId, email: address })?.optedOut === 1;
+}
+
+/**
+ * The send step's last check, made for each message just before it goes out,
+ * whatever the folder or the ledger holds: an address with no canonical form,
+ * or one that left this folder or everything, is not mailed and its ledger
+ * row is recorded as skipped. Returns true when the message must not be sent.
+ * Another bug elsewhere (a spelling that slipped past validation, a stale
+ * ledger) cannot reach someone who said stop.
+ */
+export function skipIfOptedOut(
+  folderId: number,
+  ledgerRecipient: { id: number; email: string },
+): boolean {
+  if (!hasOptedOut(folderId, ledgerRecipient.email)) return false;
+  const address = canonicalEmail(ledgerRecipient.email);
+  db.update(sendLedgerRecipients)
+    .set({ status: "skipped", lastError: address ? "opted out" : "not a bare address" })
+    .where(eq(sendLedgerRecipients.id, ledgerRecipient.id))
+    .run();
+  return true;
+}
+
+/**
+ * What a sender may know about one recipient (docs/decisions.md, "Recipients'
+ * privacy"): that they left this folder and when, never why. An address that
+ * left everything through another sender's folder shows only that it takes
+ * no mail through Thoughtfully: no date, no reason.
+ */
+export type RecipientState = {
+  name: string;
+  email: string;
+  status: "active" | "unsubscribed" | "bounced";
+  /** "everything" when the address takes no mail sent through Thoughtfully. */
+  scope: UnsubscribeScope | null;
+  /** When they left this folder; null for an opt-out from everything made elsewhere. */
+  unsubscribedAt: Date | null;
+  bounceCount: number;
+  lastBounceAt: Date | null;
+  bounceReason: string | null;
+  resubscribeRequestedAt: Date | null;
+};
+
+function stateOf(
+  folderId: number,
+  recipient: Recipient,
+  row: StateRow | undefined,
+  everything: typeof emailUnsubscribes.$inferSelect | undefined,
+): RecipientState {
+  const unsubscribed = row?.status === "unsubscribed" || Boolean(everything);
+  // Rows an opt-out from everything wrote into other senders' folders before issue 16 carry its date.
+  const leftElsewhere =
+    everything !== undefined &&
+    everything.folderId !== folderId &&
+    (!row?.unsubscribedAt || row.unsubscribedAt.getTime() >= everything.unsubscribedAt.getTime());
+  return {
+    name: recipient.name,
+    email: lower(recipient.email),
+    status: unsubscribed ? "unsubscribed" : (row?.status ?? "active"),
+    scope: everything ? "everything" : unsubscribed ? "folder" : null,
+    unsubscribedAt:
+      row?.status === "unsubscribed" && !leftElsewhere ? (row.unsubscribedAt ?? null) : null,
+    bounceCount: row?.bounceCount ?? 0,
+    lastBounceAt: row?.lastBounceAt ?? null,
+    bounceReason: row?.bounceReason ?? null,
+    resubscribeRequestedAt: row?.resubscribeRequestedAt ?? null,
+  };
+}
+
+function statesOf(executor: Transaction | typeof db, folder: Folder): RecipientState[] {
+  const recipients = recipientsOf(folder);
+  if (recipients.length === 0) return [];
+  const rows = new Map(
+    executor
+      .select()
+      .from(folderRecipientStates)
+      .where(eq(folderRecipientStates.folderId, folder.id))
+      .all()
+      .map((row) => [row.email, row]),
+  );
+  const everything = new Map(
+    executor
+      .select()
+      .from(emailUnsubscribes)
+      .where(
+        inArray(
+          emailUnsubscribes.email,
+          recipients.map((recipient) => lower(recipient.email)),
+        ),
+      )
+      .all()
+      .map((row) => [row.email, row]),
+  );
+  return recipients.map((recipient) =>
+    stateOf(
+      folder.id,
+      recipient,
+      rows.get(lower(recipient.email)),
+      everything.get(lower(recipient.email)),
+    ),
+  );
+}
+
+/** Every recipient of the folder with their status, for the sender's Recipients dialog. */
+export function recipientStates(folderId: number): RecipientState[] {
+  const folder = db.select().from(folders).where(eq(folders.id, folderId)).get();
+  return folder ? statesOf(db, folder) : [];
+}
+
+const unsubscribedCountsQuery = prepareSqlOnce<{ folderId: number; count: number }>(sql`
+    with recipient(folder_id, email) as (
+      select f.id, lower(trim(json_extract(r.value, '$.email')))
+        from ${folders} f, json_each(f.recipients) r
+        where f.user_id = ${sql.placeholder("userId")}
+      union
+      select f.id, lower(trim(f.recipient_email)) from ${folders} f
+        where f.user_id = ${sql.placeholder("userId")} and json_array_length(f.recipients) = 0
+          and f.recipient_email is not null
+      union
+      select f.id, lower(trim(f.recipient_email_2)) from ${folders} f
+        where f.user_id = ${sql.placeholder("userId")} and json_array_length(f.recipients) = 0
+          and f.recipient_email_2 is not null
+    )
+    select recipient.folder_id as folderId, count(*) as count
+      from recipient
+      left join ${folderRecipientStates} s
+        on s.folder_id = recipient.folder_id and s.email = recipient.email
+      left join ${emailUnsubscribes} u on u.email = recipient.email
+      where s.status = 'unsubscribed' or u.id is not null
+      group by recipient.folder_id
+  `);
+
+/**
+ * For each of the user's folders, how many of its recipients are unsubscribed
+ * (from the folder or from everything): one grouped query for all folders.
+ */
+export function unsubscribedCounts(userId: number): Map<number, number> {
+  const rows = unsubscribedCountsQuery.all({ userId });
+  return new Map(rows.map((row) => [Number(row.folderId), Number(row.count)]));
+}
+
+/** Every folder (of any sender) that lists the address: for "everything from Thoughtfully". */
+function foldersListing(tx: Transaction, email: string): Folder[] {
+  return tx
+    .select()
+    .from(folders)
+    .where(
+      sql`exists (select 1 from json_each(${folders.recipients}) r
+                   where lower(trim(json_extract(r.value, '$.email'))) = ${email})
+          or (json_array_length(${folders.recipients}) = 0
+              and (lower(trim(${folders.recipientEmail})) = ${email}
+                   or lower(trim(${folders.recipientEmail2})) = ${email}))`,
+    )
+    .all();
+}
+
+function stateRow(tx: Transaction, folderId: number, email: string) {
+  return tx
+    .select()
+    .from(folderRecipientStates)
+    .where(
+      and(eq(folderRecipientStates.folderId, folderId), eq(folderRecipientStates.email, email)),
+    )
+    .get();
+}
+
+function writeState(
+  tx: Transaction,
+  folderId: number,
+  email: string,
+  values: Partial<Omit<typeof folderRecipientStates.$inferInsert, "id" | "folderId" | "email">>,
+) {
+  tx.insert(folderRecipientStates)
+    .values({ folderId, email, ...values })
+    .onConflictDoUpdate({
+      target: [folderRecipientStates.folderId, folderRecipientStates.email],
+      set: { ...values, updatedAt: new Date() },
+    })
+    .run();
+}
+
+/**
+ * Marks the address unsubscribed in one folder; a repeat keeps the first time,
+ * a real reason refines "unknown". `left` is null for the folders an opt-out
+ * from everything reaches through another sender's link: their rows get
+ * neither its date nor its reason (docs/decisions.md, "Recipients' privacy").
+ */
+function markUnsubscribed(
+  tx: Transaction,
+  folderId: number,
+  email: string,
+  left: { reason: UnsubscribeReason; at: Date } | null,
+) {
+  const existing = stateRow(tx, folderId, email);
+  if (existing?.status === "unsubscribed") {
+    if (!left) return;
+    const { reason } = left;
+    if (reason !== "unknown" && existing.unsubscribeReason !== reason) {
+      writeState(tx, folderId, email, { unsubscribeReason: reason });
+    }
+    return;
+  }
+  writeState(tx, folderId, email, {
+    status: "unsubscribed",
+    unsubscribedAt: left?.at ?? null,
+    unsubscribeReason: left?.reason ?? null,
+  });
+}
+
+/**
+ * Sets the folder's `isUnsubscribed` from its recipients' states: true when
+ * every recipient is unsubscribed, false as soon as one is not. Call it after
+ * changing a folder's recipients too.
+ */
+export function refreshFolderSubscription(
+  folderId: number,
+  tx?: Transaction,
+  reason: UnsubscribeReason | null = null,
+) {
+  const run = (executor: Transaction) => {
+    const folder = executor.select().from(folders).where(eq(folders.id, folderId)).get();
+    if (!folder) return;
+    const states = statesOf(executor, folder);
+    const allOut = states.length > 0 && states.every((state) => state.status === "unsubscribed");
+    if (allOut === folder.isUnsubscribed) return;
+    const last = executor
+      .select({ unsubscribeReason: folderRecipientStates.unsubscribeReason })
+      .from(folderRecipientStates)
+      .where(
+        and(
+          eq(folderRecipientStates.folderId, folderId),
+          eq(folderRecipientStates.status, "unsubscribed"),
+        ),
+      )
+      .orderBy(desc(folderRecipientStates.unsubscribedAt))
+      .get();
+    executor
+      .update(folders)
+      .set(
+        allOut
+          ? {
+              isUnsubscribed: true,
+              unsubscribedAt: new Date(),
+              unsubscribeReason: reason ?? last?.unsubscribeReason ?? "unknown",
+            }
+          : { isUnsubscribed: false, unsubscribedAt: null, unsubscribeReason: null },
+      )
+      .where(eq(folders.id, folderId))
+      .run();
+  };
+  if (tx) run(tx);
+  else writeTransaction(run);
+}
+
+/**
+ * The recipient's choice from a signed link. "folder" leaves this folder;
+ * "everything" also records the address in email_unsubscribes (with the
+ * client's address and browser), which keeps it out of every folder, today's
+ * and future ones, and marks it in every folder that lists it now. Repeating
+ * it changes nothing. Throws UnknownFolderError when the folder is gone.
+ */
+export function unsubscribe({
+  folderId,
+  email,
+  reason = "unknown",
+  scope = "folder",
+  request,
+}: {
+  folderId: number;
+  email: string;
+  reason?: UnsubscribeReason;
+  scope?: UnsubscribeScope;
+  request?: Request;
+}) {
+  const address = lower(email);
+  const now = new Date();
+  writeTransaction((tx) => {
+    const folder = tx.select().from(folders).where(eq(folders.id, folderId)).get();
+    if (!folder) throw new UnknownFolderError();
+    recordRecipientChoice({
+      at: now,
+      choice: "unsubscribe",
+      folderId,
+      email: address,
+      scope,
+      reason,
+    });
+    markUnsubscribed(tx, folder.id, address, { reason, at: now });
+    const touched = new Set([folder.id]);
+    if (scope === "everything") {
+      tx.insert(emailUnsubscribes)
+        .values({
+          email: address,
+          unsubscribedAt: now,
+          unsubscribeReason: reason,
+          folderId: folder.id,
+          userId: folder.userId,
+          ipAddress: request ? clientIp(request) : null,
+          userAgent: request ? userAgent(request) : null,
+        })
+        .onConflictDoNothing({ target: emailUnsubscribes.email })
+        .run();
+      for (const other of foldersListing(tx, address)) {
+        if (other.id !== folder.id) markUnsubscribed(tx, other.id, address, null);
+        touched.add(other.id);
+      }
+    }
+    for (const id of touched) refreshFolderSubscription(id, tx, id === folder.id ? reason : null);
+  });
+}
+
+/**
+ * The recipient's own "Re-subscribe" (from a signed link): active again in
+ * this folder. An "everything" opt-out ends too, but the other folders that
+ * list the address keep it unsubscribed (their rows are written first), so
+ * saying yes to one sender does not bring back the others.
+ */
+export function resubscribe(folderId: number, email: string) {
+  const address = lower(email);
+  writeTransaction((tx) => {
+    const folder = tx.select().from(folders).where(eq(folders.id, folderId)).get();
+    if (!folder) throw new UnknownFolderError();
+    recordRecipientChoice({ at: new Date(), choice: "resubscribe", folderId, email: address });
+    const everything = tx
+      .select()
+      .from(emailUnsubscribes)
+      .where(eq(emailUnsubscribes.email, address))
+      .get();
+    if (everything) {
+      for (const other of foldersListing(tx, address)) {
+        if (other.id === folder.id) continue;
+        const existing = stateRow(tx, other.id, address);
+        if (!existing || existing.status === "active") {
+          // Still out of the other senders' folders, without the opt-out's date or reason.
+          writeState(tx, other.id, address, {
+            status: "unsubscribed",
+            unsubscribedAt: null,
+            unsubscribeReason: null,
+          });
+        }
+      }
+      tx.delete(emailUnsubscribes).where(eq(emailUnsubscribes.id, everything.id)).run();
+    }
+    writeState(tx, folder.id, address, {
+      status: "active",
+      unsubscribedAt: null,
+      unsubscribeReason: null,
+    });
+    refreshFolderSubscription(folder.id, tx);
+  });
+}
+
+/**
+ * The recipient's "Don't ask me again" (from a signed link): no sender may
+ * ever ask this address to re-subscribe. Repeating it changes nothing.
+ */
+export function refuseResubscribeRequests(email: string) {
+  // Journalled like an opt-out: a restore from an older backup reapplies it.
+  recordRecipientChoice({ at: new Date(), choice: "refuse-requests", email: lower(email) });
+  db.insert(resubscribeRefusals)
+    .values({ email: lower(email) })
+    .onConflictDoNothing({ target: resubscribeRefusals.email })
+    .run();
+}
+
+function senderNameOf(user: { firstName: string | null; lastName: string | null; email: string }) {
+  return [user.firstName, user.lastName].filter(Boolean).join(" ").trim() || user.email;
+}
+
+/** The sender's name and the folder's name, for the recipient's pages. */
+export function folderForRecipient(folderId: number) {
+  const row = db
+    .select({
+      id: folders.id,
+      name: folders.name,
+      firstName: users.firstName,
+      lastName: users.lastName,
+      email: users.email,
+    })
+    .from(folders)
+    .innerJoin(users, eq(users.id, folders.userId))
+    .where(eq(folders.id, folderId))
+    .get();
+  return row ? { folderId: row.id, folderName: row.name, senderName: senderNameOf(row) } : null;
+}
+
+function formatDay(date: Date, timeZone: string) {
+  return new Intl.DateTimeFormat("en-US", {
+    timeZone,
+    month: "long",
+    day: "numeric",
+    year: "numeric",
+  }).format(date);
+}
+
+/**
+ * The sender asks an unsubscribed recipient back: one e-mail with a signed
+ * /resubscribe link. Only a verified sender may ask; at most once per 30 days
+ * per sender and address, RESUBSCRIBE_REQUESTS_PER_ADDRESS per 30 days per
+ * address from all senders, and never an address that said "don't ask me again".
+ * Throws FolderNotFoundError for a folder that is not the user's and
+ * RecipientRuleError (message for the sender) when the rules say no. When the
+ * e-mail cannot be sent the request is not counted.
+ */
+export async function requestResubscription(userId: number, folderId: number, email: string) {
+  const folder = getFolder(userId, folderId);
+  const address = lower(email);
+  const recipient = recipientsOf(folder).find((entry) => lower(entry.email) === address);
+  if (!recipient) throw new RecipientRuleError(`${email} is not a recipient of this folder.`);
+  const sender = db.select().from(users).where(eq(users.id, userId)).get()!;
+  if (!sender.emailVerified) {
+    throw new RecipientRuleError(
+      "Please confirm your email address before asking anyone to re-subscribe.",
+    );
+  }
+  const now = new Date();
+  const windowStart = new Date(now.getTime() - RESUBSCRIBE_REQUEST_INTERVAL_MS);
+  const { previous, requestId } = writeTransaction((tx) => {
+    const state = statesOf(tx, folder).find((entry) => entry.email === address);
+    if (state?.status !== "unsubscribed") {
+      throw new RecipientRuleError(`${recipient.email} has not unsubscribed from this folder.`);
+    }
+    if (tx.select().from(resubscribeRefusals).where(eq(resubscribeRefusals.email, address)).get()) {
+      throw new RecipientRuleError(`${recipient.email} has asked not to be asked again.`);
+    }
+    // Per sender and address, in a record that outlives folders: recreating one resets nothing.
+    const last = tx
+      .select({ requestedAt: resubscribeRequests.requestedAt })
+      .from(resubscribeRequests)
+      .where(
+        and(
+          eq(resubscribeRequests.senderUserId, userId),
+          eq(resubscribeRequests.email, address),
+          gt(resubscribeRequests.requestedAt, windowStart),
+        ),
+      )
+      .orderBy(desc(resubscribeRequests.requestedAt))
+      .get()?.requestedAt;
+    if (last) {
+      const next = new Date(last.getTime() + RESUBSCRIBE_REQUEST_INTERVAL_MS);
+      throw new RecipientRuleError(
+        `You already asked ${recipient.email} to re-subscribe on ${formatDay(last, sender.timeZone)}. You can ask once every 30 days: next on ${formatDay(next, sender.timeZone)}.`,
+      );
+    }
+    const recentForAddress = tx
+      .select({ count: sql<number>`count(*)` })
+      .from(resubscribeRequests)
+      .where(
+        and(
+          eq(resubscribeRequests.email, address),
+          gt(resubscribeRequests.requestedAt, windowStart),
+        ),
+      )
+      .get();
+    if ((recentForAddress?.count ?? 0) >= RESUBSCRIBE_REQUESTS_PER_ADDRESS) {
+      throw new RecipientRuleError(
+        `${recipient.email} has been asked to re-subscribe several times recently. Please try again next month.`,
+      );
+    }
+    const request = tx
+      .insert(resubscribeRequests)
+      .values({ senderUserId: userId, email: address, folderId: folder.id, requestedAt: now })
+      .returning({ id: resubscribeRequests.id })
+      .get();
+    const existing = stateRow(tx, folder.id, address);
+    writeState(tx, folder.id, address, {
+      resubscribeRequestedAt: now,
+      // Only unsubscribed from everything so far: the folder row records the request.
+      ...(existing?.status === "unsubscribed"
+        ? {}
+        : {
+            status: "unsubscribed" as const,
+            unsubscribedAt: state.unsubscribedAt,
+            unsubscribeReason: "unknown",
+          }),
+    });
+    return { previous: state.resubscribeRequestedAt, requestId: request.id };
+  });
+  const senderName = senderNameOf(sender);
+  const { html, text } = renderEmail(
+    createElement(ResubscribeRequest, {
+      senderName,
+      senderEmail: sender.email,
+      folderName: folder.name,
+      resubscribeUrl: resubscribeUrl(address, folder.id),
+      dontAskAgainUrl: dontAskAgainUrl(address),
+    }),
+  );
+  try {
+    await sendEmail({
+      to: address,
+      subject: resubscribeRequestSubject(senderName, folder.name),
+      html,
+      text,
+      replyTo: sender.email,
+    });
+  } catch (error) {
+    writeTransaction((tx) => {
+      writeState(tx, folder.id, address, { resubscribeRequestedAt: previous });
+      tx.delete(resubscribeRequests).where(eq(resubscribeRequests.id, requestId)).run();
+    });
+    throw error;
+  }
+}
+
+/**
+ * A permanent delivery failure (SMTP 5xx) for one recipient: the recipient is
+ * bounced in this folder (an unsubscribed one stays unsubscribed) and the
+ * folder records the bounce for the sender. For the send engine.
+ */
+export function markBounced(folderId: number, email: string, reason: string) {
+  const address = lower(email);
+  const now = new Date();
+  writeTransaction((tx) => {
+    const existing = stateRow(tx, folderId, address);
+    writeState(tx, folderId, address, {
+      status: existing?.status === "unsubscribed" ? "unsubscribed" : "bounced",
+      bounceCount: (existing?.bounceCount ?? 0) + 1,
+      lastBounceAt: now,
+      bounceReason: reason,
+    });
+    tx.update(folders)
+      .set({
+        bounceCount: sql`${folders.bounceCount} + 1`,
+        lastBounceAt: now,
+        bounceStatus: "bounced",
+        bounceReason: reason,
+      })
+      .where(eq(folders.id, folderId))
+      .run();
+  });
+}
+
+const STATUS_RANK = { active: 0, bounced: 1, unsubscribed: 2 } as const;
+const hasNonAscii = (column: SQLiteColumn) => sql`${column} glob '*[^ -~]*'`;
+
+/**
+ * Migration 0004 made the stored addresses canonical in SQL, except domains
+ * with non-ASCII letters, which need IDNA: this rewrites those rows, at every
+ * start (it finds nothing once done). Where two spellings meet, the opt-out
+ * wins, as in the migration.
+ */
+export function canonicalizeStoredAddresses() {
+  writeTransaction((tx) => {
+    for (const row of tx
+      .select()
+      .from(emailUnsubscribes)
+      .where(hasNonAscii(emailUnsubscribes.email))
+      .all()) {
+      const email = lower(row.email);
+      if (email === row.email) continue;
+      const kept = tx
+        .select()
+        .from(emailUnsubscribes)
+        .where(eq(emailUnsubscribes.email, email))
+        .get();
+      if (kept) tx.delete(emailUnsubscribes).where(eq(emailUnsubscribes.id, row.id)).run();
+      else
+        tx.update(emailUnsubscribes).set({ email }).where(eq(emailUnsubscribes.id, row.id)).run();
+    }
+    for (const row of tx
+      .select()
+      .from(folderRecipientStates)
+      .where(hasNonAscii(folderRecipientStates.email))
+      .all()) {
+      const email = lower(row.email);
+      if (email === row.email) continue;
+      const other = stateRow(tx, row.folderId, email);
+      if (other && STATUS_RANK[other.status] >= STATUS_RANK[row.status]) {
+        tx.delete(folderRecipientStates).where(eq(folderRecipientStates.id, row.id)).run();
+        continue;
+      }
+      if (other)
+        tx.delete(folderRecipientStates).where(eq(folderRecipientStates.id, other.id)).run();
+      tx.update(folderRecipientStates)
+        .set({ email })
+        .where(eq(folderRecipientStates.id, row.id))
+        .run();
+    }
+    for (const folder of tx
+      .select()
+      .from(folders)
+      .where(
+        or(
+          hasNonAscii(folders.recipients),
+          hasNonAscii(folders.recipientEmail),
+          hasNonAscii(folders.recipientEmail2),
+        ),
+      )
+      .all()) {
+      tx.update(folders)
+        .set({
+          recipients: folder.recipients.map((recipient) => ({
+            name: recipient.name,
+            email: lower(recipient.email),
+          })),
+          recipientEmail: folder.recipientEmail === null ? null : lower(folder.recipientEmail),
+          recipientEmail2: folder.recipientEmail2 === null ? null : lower(folder.recipientEmail2),
+        })
+        .where(eq(folders.id, folder.id))
+        .run();
+    }
+  });
+}

@@ -1,0 +1,204 @@
+import { eq } from "drizzle-orm";
+import sharp from "sharp";
+import { z } from "zod";
+import { senderBranding, type users } from "#db/schema";
+import type { HeaderImageBytes } from "#emails/newsletter.server";
+import {
+  NEWSLETTER_TEMPLATES,
+  type NewsletterBranding,
+  type NewsletterTemplate,
+} from "#emails/newsletter-themes";
+import { isPremium } from "~/modules/billing/quota.server";
+import { db } from "~/platform/db.server";
+
+/**
+ * Premium senders' newsletter look (docs/decisions.md, "Newsletter templates
+ * and branding"): a template, an accent colour dark enough for white text and
+ * links, and a header image re-encoded small enough to ride in every message.
+ */
+export class BrandingRuleError extends Error {}
+
+export const PREMIUM_ONLY = "Newsletter templates and branding are Premium features.";
+
+/** What a header image upload may be before it is re-encoded. */
+export const HEADER_UPLOAD_MAX_BYTES = 2 * 1024 * 1024;
+/** What is stored and sent with every newsletter, after re-encoding. */
+export const HEADER_STORED_MAX_BYTES = 100 * 1024;
+/** Twice the e-mail's 600 px for sharp screens; a banner, not a poster. */
+const HEADER_MAX_WIDTH = 1200;
+const HEADER_MAX_HEIGHT = 400;
+const HEADER_MAX_INPUT_PIXELS = 40_000_000;
+/** WCAG AA for normal text: white on the accent, and the accent as link colour on white. */
+export const MIN_ACCENT_CONTRAST = 4.5;
+
+/** WCAG 2 contrast ratio of a `#rrggbb` colour against white. */
+export function contrastWithWhite(hex: string) {
+  const channels = [1, 3, 5].map((start) => {
+    const value = Number.parseInt(hex.slice(start, start + 2), 16) / 255;
+    return value <= 0.03928 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4;
+  });
+  const luminance = 0.2126 * channels[0]! + 0.7152 * channels[1]! + 0.0722 * channels[2]!;
+  return 1.05 / (luminance + 0.05);
+}
+
+export const BrandingSchema = z.object({
+  template: z.enum(NEWSLETTER_TEMPLATES, { message: "Please choose a template" }),
+  accentColor: z
+    .string()
+    .trim()
+    .regex(/^#[0-9a-fA-F]{6}$/, "Please enter a colour as # and six hex digits, like #30503b")
+    .refine(
+      (colour) => contrastWithWhite(colour) >= MIN_ACCENT_CONTRAST,
+      "This colour is too light to read white text on, or links in: please choose a darker one",
+    )
+    .transform((colour) => colour.toLowerCase())
+    .optional(),
+});
+
+type Sender = typeof users.$inferSelect;
+
+export type BrandingSettings = {
+  template: NewsletterTemplate;
+  accentColor: string | null;
+  headerImage: { width: number; height: number; bytes: number } | null;
+};
+
+export function getBranding(userId: number): BrandingSettings {
+  const row = db.select().from(senderBranding).where(eq(senderBranding.userId, userId)).get();
+  return {
+    template: row?.template ?? "classic",
+    accentColor: row?.accentColor ?? null,
+    headerImage:
+      row?.headerImage && row.headerImageWidth && row.headerImageHeight
+        ? {
+            width: row.headerImageWidth,
+            height: row.headerImageHeight,
+            bytes: row.headerImage.length,
+          }
+        : null,
+  };
+}
+
+function requirePremium(sender: Sender) {
+  if (!isPremium(sender)) throw new BrandingRuleError(PREMIUM_ONLY);
+}
+
+export function saveLook(
+  sender: Sender,
+  look: { template: NewsletterTemplate; accentColor?: string | undefined },
+) {
+  requirePremium(sender);
+  const values = { template: look.template, accentColor: look.accentColor ?? null };
+  db.insert(senderBranding)
+    .values({ userId: sender.id, ...values })
+    .onConflictDoUpdate({
+      target: senderBranding.userId,
+      set: { ...values, updatedAt: new Date() },
+    })
+    .run();
+}
+
+const NOT_AN_IMAGE = "Please choose a JPEG, PNG, GIF or WebP image for the header";
+
+/** Re-encodes an uploaded header image to at most 1200×400 px and 100 KB, and stores it. */
+export async function saveHeaderImage(sender: Sender, upload: Buffer) {
+  requirePremium(sender);
+  if (upload.length > HEADER_UPLOAD_MAX_BYTES) {
+    throw new BrandingRuleError("The header image can be up to 2 MB");
+  }
+  let encoded: { data: Buffer; info: sharp.OutputInfo; type: string };
+  try {
+    const image = sharp(upload, { limitInputPixels: HEADER_MAX_INPUT_PIXELS });
+    const { format, hasAlpha } = await image.metadata();
+    if (!format || !["jpeg", "png", "gif", "webp"].includes(format)) {
+      throw new BrandingRuleError(NOT_AN_IMAGE);
+    }
+    const resized = image.rotate().resize({
+      width: HEADER_MAX_WIDTH,
+      height: HEADER_MAX_HEIGHT,
+      fit: "inside",
+      withoutEnlargement: true,
+    });
+    encoded = hasAlpha
+      ? {
+          ...(await resized.png({ compressionLevel: 9, palette: true }).toBuffer({
+            resolveWithObject: true,
+          })),
+          type: "image/png",
+        }
+      : {
+          ...(await resized.jpeg({ quality: 80, mozjpeg: true }).toBuffer({
+            resolveWithObject: true,
+          })),
+          type: "image/jpeg",
+        };
+  } catch (error) {
+    if (error instanceof BrandingRuleError) throw error;
+    throw new BrandingRuleError(NOT_AN_IMAGE);
+  }
+  if (encoded.data.length > HEADER_STORED_MAX_BYTES) {
+    throw new BrandingRuleError(
+      "This image stays over 100 KB even made smaller: please choose a simpler one",
+    );
+  }
+  const values = {
+    headerImage: encoded.data,
+    headerImageType: encoded.type,
+    headerImageWidth: encoded.info.width,
+    headerImageHeight: encoded.info.height,
+  };
+  db.insert(senderBranding)
+    .values({ userId: sender.id, ...values })
+    .onConflictDoUpdate({
+      target: senderBranding.userId,
+      set: { ...values, updatedAt: new Date() },
+    })
+    .run();
+}
+
+export function removeHeaderImage(userId: number) {
+  db.update(senderBranding)
+    .set({
+      headerImage: null,
+      headerImageType: null,
+      headerImageWidth: null,
+      headerImageHeight: null,
+      updatedAt: new Date(),
+    })
+    .where(eq(senderBranding.userId, userId))
+    .run();
+}
+
+/** The stored header image, for the branding page's preview. */
+export function headerImageOf(userId: number): HeaderImageBytes | null {
+  const row = db.select().from(senderBranding).where(eq(senderBranding.userId, userId)).get();
+  if (!row?.headerImage || !row.headerImageType) return null;
+  return { content: row.headerImage, contentType: row.headerImageType };
+}
+
+/**
+ * The look of a sender's newsletters: theirs while Premium is active, the
+ * classic look otherwise (the settings are kept for when it comes back).
+ */
+export function newsletterBrandingFor(
+  sender: Pick<Sender, "id" | "subscriptionTier" | "subscriptionStatus">,
+): { branding: NewsletterBranding; headerImage: HeaderImageBytes | null } | null {
+  if (!isPremium(sender)) return null;
+  const row = db.select().from(senderBranding).where(eq(senderBranding.userId, sender.id)).get();
+  if (!row) return null;
+  const headerImage =
+    row.headerImage && row.headerImageType
+      ? { content: row.headerImage, contentType: row.headerImageType }
+      : null;
+  return {
+    branding: {
+      template: row.template,
+      accentColor: row.accentColor,
+      headerImage:
+        headerImage && row.headerImageWidth && row.headerImageHeight
+          ? { width: row.headerImageWidth, height: row.headerImageHeight }
+          : null,
+    },
+    headerImage,
+  };
+}

@@ -1,0 +1,126 @@
+import { and, eq, gt, isNotNull, lt, sql } from "drizzle-orm";
+import { emailDeliveries, folders, sendLedger } from "#db/schema";
+import { ANALYTICS_DETAIL_RETENTION_DAYS } from "~/modules/billing/limits";
+import { db, writeTransaction } from "~/platform/db.server";
+import { issueItems } from "./sent-archive.server";
+import { findRecipientCopy } from "./web-version.server";
+
+/**
+ * Delivery analytics, a Premium perk (docs/decisions.md, "Delivery
+ * analytics"). A send is tracked when its sender was Premium as it opened
+ * (`send_ledger.tracked`): only then does the HTML carry the open image and
+ * the click links. Opens and clicks are counted on the recipient's
+ * `email_deliveries` row and the folder's totals, and only while the
+ * recipient is still subscribed to the folder (findRecipientCopy refuses
+ * anyone who left). The sender's own copy is never counted.
+ */
+
+/** The longest user agent kept: enough to tell a mail app from a browser. */
+const USER_AGENT_MAX = 200;
+
+function countable(purpose: "open" | "click", code: string) {
+  const copy = findRecipientCopy(purpose, code);
+  return copy?.ledger.tracked && copy.asRecipient ? copy : null;
+}
+
+/**
+ * Engagement score of a folder: the share of its tracked copies (in the
+ * detail retention window) that were opened or clicked, 0 to 1.
+ */
+function refreshEngagement(folderId: number, now: Date) {
+  const since = new Date(now.getTime() - ANALYTICS_DETAIL_RETENTION_DAYS * 86_400_000);
+  const figures = db
+    .select({
+      copies: sql<number>`count(*)`,
+      engaged: sql<number>`sum(case when ${emailDeliveries.openCount} > 0 or ${emailDeliveries.clickCount} > 0 then 1 else 0 end)`,
+    })
+    .from(emailDeliveries)
+    .innerJoin(sendLedger, eq(sendLedger.id, emailDeliveries.ledgerId))
+    .where(
+      and(
+        eq(emailDeliveries.folderId, folderId),
+        gt(emailDeliveries.sentAt, since),
+        eq(sendLedger.tracked, true),
+      ),
+    )
+    .get();
+  const score = figures?.copies ? (figures.engaged ?? 0) / figures.copies : 0;
+  db.update(folders).set({ engagementScore: score }).where(eq(folders.id, folderId)).run();
+}
+
+/** An open image was loaded. Returns whether it counted. */
+export function recordOpen(code: string, userAgent: string | null, now = new Date()) {
+  const copy = countable("open", code);
+  if (!copy) return false;
+  writeTransaction(() => {
+    const changed = db
+      .update(emailDeliveries)
+      .set({
+        openCount: sql`${emailDeliveries.openCount} + 1`,
+        openedAt: sql`coalesce(${emailDeliveries.openedAt}, ${now.getTime()})`,
+        lastOpenedAt: now,
+        userAgent: userAgent?.slice(0, USER_AGENT_MAX) ?? null,
+      })
+      .where(
+        and(
+          eq(emailDeliveries.ledgerId, copy.ledger.id),
+          eq(emailDeliveries.recipientEmail, copy.email),
+        ),
+      )
+      .run().changes;
+    if (changed === 0) return;
+    db.update(folders)
+      .set({ totalOpens: sql`${folders.totalOpens} + 1`, lastEngagementAt: now })
+      .where(eq(folders.id, copy.ledger.folderId))
+      .run();
+    refreshEngagement(copy.ledger.folderId, now);
+  });
+  return true;
+}
+
+/**
+ * A click link was followed. Returns where to send the reader: the address
+ * only if it is one of that issue's own links, else null (never an open
+ * redirect). The click is counted only for a tracked copy of someone still
+ * subscribed; the redirect works either way while the issue exists.
+ */
+export function followClick(code: string, url: string, now = new Date()) {
+  const copy = findRecipientCopy("click", code);
+  if (!copy) return null;
+  const inIssue = issueItems(copy.ledger).some((item) => item.urls.includes(url));
+  if (!inIssue || !/^https?:\/\//i.test(url)) return null;
+  if (copy.ledger.tracked && copy.asRecipient) {
+    writeTransaction(() => {
+      const changed = db
+        .update(emailDeliveries)
+        .set({ clickCount: sql`${emailDeliveries.clickCount} + 1` })
+        .where(
+          and(
+            eq(emailDeliveries.ledgerId, copy.ledger.id),
+            eq(emailDeliveries.recipientEmail, copy.email),
+          ),
+        )
+        .run().changes;
+      if (changed === 0) return;
+      db.update(folders)
+        .set({ totalClicks: sql`${folders.totalClicks} + 1`, lastEngagementAt: now })
+        .where(eq(folders.id, copy.ledger.folderId))
+        .run();
+      refreshEngagement(copy.ledger.folderId, now);
+    });
+  }
+  return url;
+}
+
+/**
+ * The nightly forgetting: past ANALYTICS_DETAIL_RETENTION_DAYS after a send,
+ * the user agent of its copies is dropped (the counts stay with the issue).
+ */
+export function pruneAnalyticsDetails(now = new Date()) {
+  const before = new Date(now.getTime() - ANALYTICS_DETAIL_RETENTION_DAYS * 86_400_000);
+  return db
+    .update(emailDeliveries)
+    .set({ userAgent: null })
+    .where(and(lt(emailDeliveries.sentAt, before), isNotNull(emailDeliveries.userAgent)))
+    .run().changes;
+}

@@ -1,0 +1,322 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { type AddressObject, simpleParser } from "mailparser";
+import nodemailer, { type Transporter } from "nodemailer";
+import addressparser from "nodemailer/lib/addressparser/index.js";
+import type Mail from "nodemailer/lib/mailer";
+import type { Attachment } from "nodemailer/lib/mailer";
+import { parseConnectionUrl } from "nodemailer/lib/shared/index.js";
+import type SMTPPool from "nodemailer/lib/smtp-pool";
+import type StreamTransport from "nodemailer/lib/stream-transport";
+import { env } from "~/platform/env.server";
+
+/**
+ * The one way the app sends e-mail. With SMTP_URL set, messages go through a
+ * pooled SMTP connection; without it they are written, fully rendered, as
+ * .eml files into OUTBOX_DIR (the embedded default: no outside service), where
+ * /dev/outbox and any mail app can show them. env is read at call time.
+ */
+export type OutgoingEmail = {
+  to: string;
+  subject: string;
+  html: string;
+  text: string;
+  replyTo?: string;
+  cc?: string;
+  headers?: Mail.Headers;
+  attachments?: Attachment[];
+  messageId?: string;
+  /** Shown before our address ("Ada Lovelace via Thoughtfully"); the address stays MAIL_FROM's. */
+  fromName?: string;
+};
+
+function fromHeader(fromName: string | undefined): Mail.Address | string {
+  if (!fromName) return env.MAIL_FROM;
+  const [parsed] = addressparser(env.MAIL_FROM, { flatten: true });
+  return parsed?.address ? { name: fromName, address: parsed.address } : env.MAIL_FROM;
+}
+
+let smtpTransport: Transporter | undefined;
+let outboxTransport: Transporter<StreamTransport.SentMessageInfo> | undefined;
+
+/** nodemailer's own default, kept for the connection we now open ourselves. */
+const CONNECTION_TIMEOUT_MS = 2 * 60 * 1000;
+
+/**
+ * Opens the TCP connection for nodemailer with Nagle's algorithm off
+ * (TCP_NODELAY). nodemailer writes a message's body and the closing
+ * "\r\n.\r\n" separately; with Nagle on, the dot waits until the server
+ * acknowledges the body, and servers delay that ACK (about 40 ms on Linux):
+ * every message would wait on a timer (`npm run bench:send` measures both).
+ * nodemailer has no option for it, but takes a connected socket from
+ * `getSocket` and still does the rest: implicit TLS (smtps://) is started on
+ * this socket, STARTTLS upgrades it, AUTH and pooling are unchanged. The
+ * name is resolved by Node (net.connect), not by nodemailer's DNS cache.
+ * docs/decisions.md, "The SMTP transport sets TCP_NODELAY".
+ */
+export function connectWithoutDelay(
+  options: SMTPPool.Options,
+  callback: (error: Error | null, socketOptions?: { connection: net.Socket }) => void,
+) {
+  const socket = new net.Socket();
+  socket.setNoDelay(true);
+  socket.setKeepAlive(true);
+  socket.setTimeout(options.connectionTimeout ?? CONNECTION_TIMEOUT_MS);
+  const settle = (error: Error | null) => {
+    socket.off("error", settle);
+    socket.off("timeout", onTimeout);
+    socket.setTimeout(0);
+    if (error) {
+      socket.destroy();
+      callback(error);
+    } else {
+      callback(null, { connection: socket });
+    }
+  };
+  const onTimeout = () =>
+    settle(Object.assign(new Error("Connection timeout"), { code: "ETIMEDOUT" }));
+  socket.once("error", settle);
+  socket.once("timeout", onTimeout);
+  socket.connect(
+    {
+      host: options.host || "localhost",
+      port: Number(options.port) || (options.secure ? 465 : 587),
+      ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+    },
+    () => settle(null),
+  );
+}
+
+/**
+ * The production SMTP transport for a connection URL: pooled unless the URL
+ * says otherwise (`pool=false`), with Nagle off on every connection.
+ * Benchmarks build their plain-nodemailer baseline with this too.
+ */
+export function createSmtpTransport(smtpUrl: string): Transporter {
+  const options: SMTPPool.Options = parseConnectionUrl(smtpUrl) as SMTPPool.Options;
+  options.pool ??= true;
+  return nodemailer.createTransport({ ...options, getSocket: connectWithoutDelay });
+}
+
+function getSmtpTransport(smtpUrl: string) {
+  smtpTransport ??= createSmtpTransport(smtpUrl);
+  return smtpTransport;
+}
+
+function getOutboxTransport() {
+  outboxTransport ??= nodemailer.createTransport({
+    streamTransport: true,
+    buffer: true,
+    newline: "unix",
+  });
+  return outboxTransport;
+}
+
+/**
+ * Header fields DKIM signs: nodemailer's list plus List-Unsubscribe-Post,
+ * which RFC 8058 requires to be signed for one-click unsubscribe to count.
+ */
+export const DKIM_SIGNED_HEADERS = [
+  "From",
+  "Sender",
+  "Reply-To",
+  "Subject",
+  "Date",
+  "Message-ID",
+  "To",
+  "Cc",
+  "MIME-Version",
+  "Content-Type",
+  "Content-Transfer-Encoding",
+  "In-Reply-To",
+  "References",
+  "List-Id",
+  "List-Unsubscribe",
+  "List-Unsubscribe-Post",
+].join(":");
+
+/** DKIM_PRIVATE_KEY holds the PEM itself, or the path of a file that does ("\\n" escapes allowed). */
+function dkimOptions() {
+  if (!env.DKIM_DOMAIN || !env.DKIM_SELECTOR || !env.DKIM_PRIVATE_KEY) return undefined;
+  const value = env.DKIM_PRIVATE_KEY;
+  const privateKey = value.includes("-----BEGIN")
+    ? value.replace(/\\n/g, "\n")
+    : fs.readFileSync(value, "utf8");
+  return {
+    domainName: env.DKIM_DOMAIN,
+    keySelector: env.DKIM_SELECTOR,
+    privateKey,
+    headerFieldNames: DKIM_SIGNED_HEADERS,
+  };
+}
+
+/**
+ * A server that closes an idle pooled connection answers the next command with
+ * 421 ("service closing"); when that command is MAIL FROM, nothing of the
+ * message was accepted, so sending again at once (nodemailer drops the closed
+ * connection and opens a new one) cannot deliver it twice. Any other failure
+ * is left to the sending ledger's delayed retries.
+ */
+function closedBeforeTransaction(error: unknown) {
+  const smtpError = error as { responseCode?: number; command?: string };
+  return smtpError.responseCode === 421 && smtpError.command === "MAIL FROM";
+}
+
+export async function sendEmail(email: OutgoingEmail): Promise<{ messageId: string }> {
+  const message = {
+    from: fromHeader(email.fromName),
+    to: email.to,
+    cc: email.cc,
+    replyTo: email.replyTo,
+    subject: email.subject,
+    html: email.html,
+    text: email.text,
+    headers: email.headers,
+    attachments: email.attachments,
+    messageId: email.messageId,
+    dkim: dkimOptions(),
+  };
+
+  if (env.SMTP_URL) {
+    const transport = getSmtpTransport(env.SMTP_URL);
+    try {
+      const info = await transport.sendMail(message);
+      return { messageId: info.messageId };
+    } catch (error) {
+      if (!closedBeforeTransaction(error)) throw error;
+      const info = await transport.sendMail(message);
+      return { messageId: info.messageId };
+    }
+  }
+
+  // nodemailer 7 applies `newline` per message; on the transport it only names it in the log.
+  const outboxMessage: Mail.Options & { newline: "unix" } = { ...message, newline: "unix" };
+  const info = await getOutboxTransport().sendMail(outboxMessage);
+  const raw = info.message;
+  if (!Buffer.isBuffer(raw)) throw new Error("The outbox transport must buffer messages");
+  const dir = env.OUTBOX_DIR;
+  await fs.promises.mkdir(dir, { recursive: true });
+  const id = `${new Date().toISOString().replace(/:/g, "-")}-${crypto.randomBytes(4).toString("hex")}.eml`;
+  const file = path.join(dir, id);
+  // Written aside, then renamed: a reader never sees half a message.
+  await fs.promises.writeFile(`${file}.tmp`, raw);
+  await fs.promises.rename(`${file}.tmp`, file);
+  return { messageId: info.messageId };
+}
+
+/** Closes pooled SMTP connections (tests, shutdown). The next send opens new ones. */
+export async function closeMailer() {
+  const transport = smtpTransport;
+  smtpTransport = undefined;
+  transport?.close();
+}
+
+// ---------------------------------------------------------------------------
+// Reading the outbox (for /dev/outbox and the tests), with mailparser.
+
+export type OutboxEntry = { id: string; subject: string; to: string; date: Date };
+
+export type OutboxMessage = OutboxEntry & {
+  from: string;
+  cc: string;
+  /** The HTML body (inline images still as cid: links), or null when the message has none. */
+  html: string | null;
+  /** The plain-text body, or null when the message has none. */
+  text: string | null;
+  /** The whole .eml file. */
+  raw: string;
+};
+
+const OUTBOX_ID = /^[\w.-]+\.eml$/;
+/** The header block of our messages is far smaller; attachments are not read for the list. */
+const HEADER_READ_BYTES = 64 * 1024;
+const PARSE_OPTIONS = { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true } as const;
+
+function outboxPath(id: string) {
+  if (!OUTBOX_ID.test(id) || id.includes("..")) return null;
+  const dir = path.resolve(env.OUTBOX_DIR);
+  const file = path.join(dir, id);
+  return path.dirname(file) === dir ? file : null;
+}
+
+/** "Zoë Ångström <zoe@example.com>, bob@example.com", names unquoted, for reading. */
+function addressText(address: AddressObject | AddressObject[] | undefined) {
+  return (Array.isArray(address) ? address : address ? [address] : [])
+    .flatMap((entry) => entry.value)
+    .map(({ name, address }) => (name ? `${name} <${address ?? ""}>` : (address ?? "")))
+    .join(", ");
+}
+
+export async function listOutbox(): Promise<OutboxEntry[]> {
+  let names: string[];
+  try {
+    names = await fs.promises.readdir(env.OUTBOX_DIR);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  const entries: OutboxEntry[] = [];
+  for (const id of names) {
+    const file = outboxPath(id);
+    if (!file) continue;
+    let head: Buffer;
+    let mtime: Date;
+    try {
+      head = await readHeaderBlock(file);
+      mtime = (await fs.promises.stat(file)).mtime;
+    } catch {
+      continue; // removed meanwhile
+    }
+    const parsed = await simpleParser(head, PARSE_OPTIONS);
+    entries.push({
+      id,
+      subject: parsed.subject ?? "",
+      to: addressText(parsed.to),
+      date: parsed.date ?? mtime,
+    });
+  }
+  // Names start with an ISO time stamp, so name order is time order.
+  return entries.sort((a, b) => b.date.getTime() - a.date.getTime() || (a.id < b.id ? 1 : -1));
+}
+
+export async function readOutboxMessage(id: string): Promise<OutboxMessage | null> {
+  const file = outboxPath(id);
+  if (!file) return null;
+  let bytes: Buffer;
+  let mtime: Date;
+  try {
+    bytes = await fs.promises.readFile(file);
+    mtime = (await fs.promises.stat(file)).mtime;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+  const parsed = await simpleParser(bytes, PARSE_OPTIONS);
+  return {
+    id,
+    subject: parsed.subject ?? "",
+    to: addressText(parsed.to),
+    from: addressText(parsed.from),
+    cc: addressText(parsed.cc),
+    date: parsed.date ?? mtime,
+    html: parsed.html || null,
+    text: parsed.text ?? null,
+    raw: bytes.toString("utf8"),
+  };
+}
+
+/** The message's header block: read from the start up to the first blank line. */
+async function readHeaderBlock(file: string) {
+  const handle = await fs.promises.open(file, "r");
+  try {
+    const buffer = Buffer.alloc(HEADER_READ_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    const start = buffer.subarray(0, bytesRead);
+    const end = start.indexOf("\n\n");
+    return end === -1 ? start : start.subarray(0, end + 2);
+  } finally {
+    await handle.close();
+  }
+}

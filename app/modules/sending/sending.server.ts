@@ -1,0 +1,604 @@
+import crypto from "node:crypto";
+import { and, asc, eq, exists, inArray, isNull, lte, not, or, type SQL, sql } from "drizzle-orm";
+import type { Attachment } from "nodemailer/lib/mailer";
+import {
+  contentItems,
+  emailAttempts,
+  emailDeliveries,
+  folders,
+  sendLedger,
+  sendLedgerRecipients,
+  users,
+} from "#db/schema";
+import {
+  attachmentsFor,
+  personalize,
+  type RenderedNewsletter,
+  renderNewsletter,
+} from "#emails/newsletter.server";
+import { isPremium } from "~/modules/billing/quota.server";
+import { type Folder, reconcileStoragePause } from "~/modules/folders/folders.server";
+import { nextSendAt, occurrenceKey } from "~/modules/folders/schedule.server";
+import { comparableEmail } from "~/modules/recipients/email-address";
+import {
+  clickUrlBase,
+  compactUnsubscribeUrl,
+  openPixelUrl,
+  unsubscribeMailto,
+  unsubscribeUrl,
+  webVersionUrl,
+} from "~/modules/recipients/recipient-links.server";
+import {
+  activeRecipients,
+  markBounced,
+  skipIfOptedOut,
+} from "~/modules/recipients/recipients.server";
+import {
+  db,
+  prepareOnce,
+  writeTransaction,
+  writeTransactionWithoutFsync,
+} from "~/platform/db.server";
+import { env } from "~/platform/env.server";
+import { faultPoint } from "~/platform/fault-points.server";
+import { storage } from "~/platform/storage.server";
+import { newsletterBrandingFor } from "./branding.server";
+import { listIdHeader } from "./list-id.server";
+import { sendEmail } from "./mailer.server";
+import { claimLedger, stillHolds, whileHolding } from "./send-claim.server";
+
+/**
+ * Sending a folder, exactly once per occurrence.
+ *
+ * A send is a row in `send_ledger`, unique per (folder, occurrence), created
+ * together with one `send_ledger_recipients` row per address. Whoever holds
+ * the ledger's claim (a renewed lease: app/modules/sending/send-claim.server.ts) sends
+ * to the recipients still pending and marks each one sent right after the SMTP
+ * server accepts it. A restart or a second scheduler finds the same ledger
+ * and only the addresses still pending. When none is pending, the items are
+ * marked sent, the next send computed and the claim dropped, in one
+ * transaction. Their files stay for the sent archive (ARCHIVE_FILE_RETENTION_DAYS,
+ * app/modules/sending/sent-archive.server.ts). A ledger still `sending` with
+ * nobody pending (a crash just before that transaction) is finished by the
+ * next pass. Every state and transition: docs/decisions.md, "The send
+ * ledger's states".
+ *
+ * SMTP has no two-phase commit: a crash between the server's "250 OK" and our
+ * write would send that one message again. Each message has a Message-ID
+ * derived from the ledger and the address, so the copy is recognisably the
+ * same message (mail systems drop duplicates by it).
+ *
+ * The ledger's open and its claim are committed without waiting for the disk
+ * (nothing goes out before a later, fsynced commit makes them durable too);
+ * every "sent" mark is fsynced before the next message leaves, so a power cut,
+ * like a crash, resends at most the one message in flight.
+ * docs/decisions.md, "Group commit of the send ledger's writes".
+ */
+/** Transient failures: three tries after the first, about an hour in all. */
+export const RETRY_DELAYS_MS = [5 * 60 * 1000, 20 * 60 * 1000, 35 * 60 * 1000];
+
+type Ledger = typeof sendLedger.$inferSelect;
+
+export class SendRuleError extends Error {}
+
+function appHost() {
+  return new URL(env.APP_URL).hostname || "thoughtfully.local";
+}
+
+function unsentItems(folderId: number) {
+  return db
+    .select()
+    .from(contentItems)
+    .where(and(eq(contentItems.folderId, folderId), isNull(contentItems.sentAt)))
+    .orderBy(asc(contentItems.sortOrder), asc(contentItems.id))
+    .all();
+}
+
+function senderOf(folder: Folder) {
+  const sender = db.select().from(users).where(eq(users.id, folder.userId)).get();
+  if (!sender) throw new Error(`Folder ${folder.id} has no owner`);
+  return sender;
+}
+
+/**
+ * Creates the ledger for this folder and occurrence, or returns the one that
+ * exists. Returns null when there is nothing to send (no items or nobody to
+ * send to): the occurrence is recorded as skipped.
+ */
+export function openLedger(
+  folderId: number,
+  key: string,
+  trigger: Ledger["trigger"],
+  now: Date,
+): Ledger | null {
+  // Nothing is sent before a later commit, whose fsync makes this one durable too.
+  return writeTransactionWithoutFsync((tx) => {
+    const existing = tx
+      .select()
+      .from(sendLedger)
+      .where(and(eq(sendLedger.folderId, folderId), eq(sendLedger.occurrenceKey, key)))
+      .get();
+    if (existing) return existing.status === "sending" ? existing : null;
+    const folder = tx.select().from(folders).where(eq(folders.id, folderId)).get();
+    if (!folder) return null;
+    const sender = senderOf(folder);
+    const items = unsentItems(folder.id);
+    const recipients = activeRecipients(folder);
+    const status = items.length === 0 || recipients.length === 0 ? "skipped" : "sending";
+    const ledger = tx
+      .insert(sendLedger)
+      .values({
+        folderId: folder.id,
+        occurrenceKey: key,
+        trigger,
+        status,
+        itemIds: items.map((item) => item.id),
+        completedAt: status === "skipped" ? now : null,
+        // Decided once, so every copy of the send (retries included) is alike.
+        tracked: isPremium(sender),
+      })
+      .returning()
+      .get();
+    if (trigger === "schedule") {
+      // The occurrence is taken: the folder's clock moves on at once, so a
+      // later tick never picks this occurrence again, sent or skipped.
+      tx.update(folders)
+        .set({ nextSendAt: nextSendAt(folder, sender.timeZone, now, folder.lastSentAt) })
+        .where(eq(folders.id, folder.id))
+        .run();
+    }
+    if (status === "skipped") return null;
+    const rows: (typeof sendLedgerRecipients.$inferInsert)[] = recipients.map((recipient) => ({
+      ledgerId: ledger.id,
+      email: comparableEmail(recipient.email),
+      kind: "recipient",
+    }));
+    if (folder.ccSender)
+      rows.push({ ledgerId: ledger.id, email: sender.email, kind: "cc" as const });
+    tx.insert(sendLedgerRecipients).values(rows).onConflictDoNothing().run();
+    return ledger;
+  });
+}
+
+type SmtpError = Error & { responseCode?: number; code?: string };
+
+function isPermanent(error: unknown) {
+  const code = (error as SmtpError).responseCode;
+  return typeof code === "number" && code >= 500 && code < 600;
+}
+
+function messageHeaders(folder: Folder, email: string) {
+  return {
+    "List-Unsubscribe": `<${unsubscribeUrl(folder.id, email)}>, <${unsubscribeMailto(folder.id, email)}>`,
+    "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+    "List-ID": listIdHeader(folder, appHost()),
+  };
+}
+
+function messageIdFor(ledgerId: number, email: string) {
+  const hash = crypto.createHash("sha256").update(email).digest("hex").slice(0, 16);
+  return `<send-${ledgerId}-${hash}@${appHost()}>`;
+}
+
+function breakdownOf(items: (typeof contentItems.$inferSelect)[]) {
+  const count = (type: string) => items.filter((item) => item.type === type).length;
+  return {
+    links: count("link"),
+    photos: count("photo"),
+    files: count("file"),
+    musings: count("musing"),
+  };
+}
+
+/**
+ * Sends to every recipient of the ledger that is due, then finishes the
+ * ledger if nobody is left. Returns how many messages went out.
+ */
+export async function deliver(ledgerId: number, now = new Date()): Promise<number> {
+  if (!claimLedger(ledgerId)) return 0;
+  faultPoint("claimed");
+  return whileHolding(ledgerId, async () => {
+    const ledger = db.select().from(sendLedger).where(eq(sendLedger.id, ledgerId)).get()!;
+    const folder = db.select().from(folders).where(eq(folders.id, ledger.folderId)).get();
+    if (!folder) return 0;
+    const sender = senderOf(folder);
+    const items =
+      ledger.itemIds.length > 0
+        ? db
+            .select()
+            .from(contentItems)
+            .where(and(inArray(contentItems.id, ledger.itemIds), isNull(contentItems.sentAt)))
+            .orderBy(asc(contentItems.sortOrder), asc(contentItems.id))
+            .all()
+        : [];
+    const due = db
+      .select()
+      .from(sendLedgerRecipients)
+      .where(
+        and(
+          eq(sendLedgerRecipients.ledgerId, ledger.id),
+          eq(sendLedgerRecipients.status, "pending"),
+          or(
+            isNull(sendLedgerRecipients.nextAttemptAt),
+            lte(sendLedgerRecipients.nextAttemptAt, now),
+          ),
+        ),
+      )
+      .orderBy(asc(sendLedgerRecipients.id))
+      .all();
+    let sent = 0;
+    // Every item of the send was deleted meanwhile: nobody can be sent anything, and a ledger
+    // waiting for that would never finish (and would hold up Send Now for good).
+    if (items.length === 0) giveUpPending(ledger.id);
+    if (items.length > 0 && due.length > 0) {
+      // Rendered and inlined once; each recipient only gets their own links.
+      const look = newsletterBrandingFor(sender);
+      const rendered = renderNewsletter(
+        { folder, sender, items, branding: look?.branding, tracked: ledger.tracked },
+        look?.headerImage,
+      );
+      const prepared = { ledger, folder, sender, items, rendered, attachments: [] as Attachment[] };
+      try {
+        prepared.attachments = await attachmentsFor(rendered, storage);
+      } catch (error) {
+        // A stored file that cannot be read fails this try for everyone; retries follow.
+        for (const recipient of due) recordFailure(prepared, recipient, error, now);
+        await finishIfDone(ledger.id, now);
+        return 0;
+      }
+      for (const recipient of due) {
+        // A holder that stalled past its lease may have been replaced: the new one sends the rest.
+        if (!stillHolds(ledger.id)) return sent;
+        if (await sendOne(prepared, recipient, now)) sent += 1;
+      }
+    }
+    faultPoint("before-finish");
+    await finishIfDone(ledger.id, now);
+    faultPoint("before-release");
+    return sent;
+  });
+}
+
+/** What every recipient's copy of one send shares: rendered and read once. */
+type PreparedSend = {
+  ledger: Ledger;
+  folder: Folder;
+  sender: typeof users.$inferSelect;
+  items: (typeof contentItems.$inferSelect)[];
+  rendered: RenderedNewsletter;
+  attachments: Attachment[];
+};
+
+/**
+ * The three writes after each accepted message, prepared once: a pass makes
+ * them for every recipient, and building and preparing them each time cost
+ * more than running them (`npm run bench:send`). An insert's placeholders go
+ * through their column's mapping (Dates, objects); an update's, which must sit
+ * inside sql``, do not: `sentAtMs` is epoch ms, as the column stores it.
+ */
+const sentStatements = prepareOnce((database) => ({
+  markSent: database
+    .update(sendLedgerRecipients)
+    .set({
+      status: "sent",
+      attempts: sql`${sql.placeholder("attempts")}`,
+      sentAt: sql`${sql.placeholder("sentAtMs")}`,
+      messageId: sql`${sql.placeholder("messageId")}`,
+      lastError: null,
+    })
+    .where(eq(sendLedgerRecipients.id, sql.placeholder("id")))
+    .prepare(),
+  recordAttempt: database
+    .insert(emailAttempts)
+    .values({
+      userId: sql.placeholder("userId"),
+      folderId: sql.placeholder("folderId"),
+      attemptType: sql.placeholder("attemptType"),
+      attemptedAt: sql.placeholder("attemptedAt"),
+    })
+    .prepare(),
+  recordDelivery: database
+    .insert(emailDeliveries)
+    .values({
+      folderId: sql.placeholder("folderId"),
+      ledgerId: sql.placeholder("ledgerId"),
+      recipientEmail: sql.placeholder("recipientEmail"),
+      sentAt: sql.placeholder("sentAt"),
+      itemCount: sql.placeholder("itemCount"),
+      emailSizeBytes: sql.placeholder("emailSizeBytes"),
+      contentBreakdown: sql.placeholder("contentBreakdown"),
+    })
+    .prepare(),
+}));
+
+async function sendOne(
+  { ledger, folder, sender, items, rendered, attachments }: PreparedSend,
+  recipient: typeof sendLedgerRecipients.$inferSelect,
+  now: Date,
+) {
+  if (recipient.kind === "recipient" && skipIfOptedOut(folder.id, recipient)) return false;
+  const { html, text } = personalize(rendered, {
+    email: recipient.email,
+    unsubscribeUrl: compactUnsubscribeUrl(folder.id, recipient.email),
+    webVersionUrl: webVersionUrl(ledger.id, recipient.email),
+    ...(ledger.tracked
+      ? {
+          openPixelUrl: openPixelUrl(ledger.id, recipient.email),
+          clickUrlBase: clickUrlBase(ledger.id, recipient.email),
+        }
+      : {}),
+  });
+  const senderName = [sender.firstName, sender.lastName].filter(Boolean).join(" ") || sender.email;
+  const attempts = recipient.attempts + 1;
+  try {
+    faultPoint("before-smtp");
+    const { messageId } = await sendEmail({
+      to: recipient.email,
+      subject: recipient.kind === "cc" ? `[Copy] ${rendered.subject}` : rendered.subject,
+      html,
+      text,
+      replyTo: sender.email,
+      fromName: `${senderName} via Thoughtfully`,
+      headers: messageHeaders(folder, recipient.email),
+      attachments,
+      messageId: messageIdFor(ledger.id, recipient.email),
+    });
+    faultPoint("smtp-accepted");
+    writeTransaction(() => {
+      const statements = sentStatements();
+      statements.markSent.run({ id: recipient.id, attempts, sentAtMs: now.getTime(), messageId });
+      statements.recordAttempt.run({
+        userId: sender.id,
+        folderId: folder.id,
+        attemptType: ledger.trigger,
+        attemptedAt: now,
+      });
+      statements.recordDelivery.run({
+        folderId: folder.id,
+        ledgerId: ledger.id,
+        recipientEmail: recipient.email,
+        sentAt: now,
+        itemCount: items.length,
+        emailSizeBytes: rendered.totalBytes,
+        contentBreakdown: breakdownOf(items),
+      });
+    });
+    faultPoint("recipient-recorded");
+    return true;
+  } catch (error) {
+    recordFailure({ ledger, folder, sender, items, rendered, attachments }, recipient, error, now);
+    return false;
+  }
+}
+
+function giveUpPending(ledgerId: number) {
+  db.update(sendLedgerRecipients)
+    .set({ status: "failed", nextAttemptAt: null, lastError: "Nothing left to send" })
+    .where(
+      and(eq(sendLedgerRecipients.ledgerId, ledgerId), eq(sendLedgerRecipients.status, "pending")),
+    )
+    .run();
+}
+
+/** A transient failure waits for its retry (three in all); a 5xx marks the address bounced. */
+function recordFailure(
+  { ledger, folder, sender }: PreparedSend,
+  recipient: typeof sendLedgerRecipients.$inferSelect,
+  error: unknown,
+  now: Date,
+) {
+  const attempts = recipient.attempts + 1;
+  const permanent = isPermanent(error);
+  const message = error instanceof Error ? error.message.slice(0, 500) : String(error);
+  const exhausted = attempts > RETRY_DELAYS_MS.length;
+  writeTransaction((tx) => {
+    tx.update(sendLedgerRecipients)
+      .set({
+        attempts,
+        lastError: message,
+        status: permanent ? "bounced" : exhausted ? "failed" : "pending",
+        nextAttemptAt:
+          permanent || exhausted ? null : new Date(now.getTime() + RETRY_DELAYS_MS[attempts - 1]!),
+      })
+      .where(eq(sendLedgerRecipients.id, recipient.id))
+      .run();
+    tx.insert(emailAttempts)
+      .values({
+        userId: sender.id,
+        folderId: folder.id,
+        attemptType: ledger.trigger,
+        attemptedAt: now,
+        errorType: permanent ? "permanent" : "transient",
+      })
+      .run();
+  });
+  if (permanent && recipient.kind === "recipient") markBounced(folder.id, recipient.email, message);
+  console.error(`[send] folder ${folder.id} to ${recipient.email} failed: ${message}`);
+}
+
+/**
+ * Once no recipient is pending: the items leave the folder (marked sent; they
+ * and their files are now the sent archive's), the folder records the send and
+ * its next one, and the ledger, finished, drops its claim in the same
+ * transaction.
+ */
+async function finishIfDone(ledgerId: number, now: Date) {
+  const finished = writeTransaction((tx) => {
+    const ledger = tx.select().from(sendLedger).where(eq(sendLedger.id, ledgerId)).get();
+    if (ledger?.status !== "sending") return null;
+    const states = tx
+      .select({ status: sendLedgerRecipients.status, kind: sendLedgerRecipients.kind })
+      .from(sendLedgerRecipients)
+      .where(eq(sendLedgerRecipients.ledgerId, ledgerId))
+      .all();
+    if (states.some((state) => state.status === "pending")) return null;
+    const delivered = states.some((state) => state.status === "sent" && state.kind === "recipient");
+    tx.update(sendLedger)
+      .set({
+        status: delivered ? "sent" : "failed",
+        completedAt: now,
+        claimedBy: null,
+        claimedAt: null,
+        leaseExpiresAt: null,
+      })
+      .where(eq(sendLedger.id, ledgerId))
+      .run();
+    if (!delivered) return null;
+    tx.update(contentItems)
+      .set({ sentAt: now })
+      .where(and(inArray(contentItems.id, ledger.itemIds), isNull(contentItems.sentAt)))
+      .run();
+    const folder = tx.select().from(folders).where(eq(folders.id, ledger.folderId)).get()!;
+    const sender = senderOf(folder);
+    tx.update(folders)
+      .set({
+        lastSentAt: now,
+        ...(ledger.trigger === "send_now"
+          ? { nextSendAt: nextSendAt(folder, sender.timeZone, now, now) }
+          : {}),
+      })
+      .where(eq(folders.id, folder.id))
+      .run();
+    return { folderId: folder.id };
+  });
+  if (!finished) return;
+  faultPoint("finished");
+  reconcileStoragePause(finished.folderId);
+}
+
+/** Folders whose time has come: not paused, not unsubscribed, sender verified. */
+function dueFolderIds(now: Date) {
+  return db
+    .select({ id: folders.id, nextSendAt: folders.nextSendAt })
+    .from(folders)
+    .innerJoin(users, eq(users.id, folders.userId))
+    .where(
+      and(
+        lte(folders.nextSendAt, now),
+        eq(folders.isPaused, false),
+        eq(folders.isUnsubscribed, false),
+        eq(users.emailVerified, true),
+      ),
+    )
+    .orderBy(asc(folders.nextSendAt))
+    .all();
+}
+
+/**
+ * Ledgers still sending with someone due, or with nobody pending at all (a
+ * crash between the last recipient and the finish): claimLedger decides who
+ * may take them.
+ */
+function resumableLedgerIds(now: Date) {
+  const recipientsOf = (...conditions: SQL[]) =>
+    db
+      .select({ one: sql`1` })
+      .from(sendLedgerRecipients)
+      .where(and(eq(sendLedgerRecipients.ledgerId, sendLedger.id), ...conditions));
+  const pending = eq(sendLedgerRecipients.status, "pending");
+  return db
+    .select({ id: sendLedger.id })
+    .from(sendLedger)
+    .where(
+      and(
+        eq(sendLedger.status, "sending"),
+        or(
+          exists(
+            recipientsOf(
+              pending,
+              or(
+                isNull(sendLedgerRecipients.nextAttemptAt),
+                lte(sendLedgerRecipients.nextAttemptAt, now),
+              )!,
+            ),
+          ),
+          not(exists(recipientsOf(pending))),
+        ),
+      ),
+    )
+    .orderBy(asc(sendLedger.id))
+    .all()
+    .map((row) => row.id);
+}
+
+export type PassResult = { opened: number; messages: number };
+
+/**
+ * One scheduler pass: opens the ledger of every due folder (an empty folder's
+ * occurrence is skipped and its clock moves on), then delivers every ledger
+ * with someone due, including sends a crashed process left half done.
+ */
+export async function runSchedulerPass(now = new Date()): Promise<PassResult> {
+  let opened = 0;
+  for (const folder of dueFolderIds(now)) {
+    if (!folder.nextSendAt) continue;
+    if (openLedger(folder.id, occurrenceKey(folder.nextSendAt), "schedule", now)) {
+      opened += 1;
+      faultPoint("ledger-opened");
+    }
+    // The pass runs inside the web server: let requests in between folders.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  let messages = 0;
+  for (const ledgerId of resumableLedgerIds(now)) {
+    try {
+      messages += await deliver(ledgerId, now);
+    } catch (error) {
+      // One broken send must not hold up every other folder's.
+      console.error(`[scheduler] send ${ledgerId} failed`, error);
+    }
+  }
+  return { opened, messages };
+}
+
+/**
+ * Send Now (spec: disabled with no items, when unsubscribed, or with any
+ * pause reason; needs a verified sender). A send already under way for the
+ * folder refuses a second one, so a double click sends once.
+ */
+export async function sendNow(userId: number, folderId: number, now = new Date()) {
+  const ledger = writeTransaction(() => {
+    const folder = db
+      .select()
+      .from(folders)
+      .where(and(eq(folders.id, folderId), eq(folders.userId, userId)))
+      .get();
+    if (!folder) return null;
+    const sender = senderOf(folder);
+    if (!sender.emailVerified) {
+      throw new SendRuleError("Please confirm your email address before sending.");
+    }
+    if (folder.isUnsubscribed) throw new SendRuleError("Every recipient has unsubscribed.");
+    if (folder.isPaused || folder.pauseReason) {
+      throw new SendRuleError("This folder is paused. Resume delivery to send it.");
+    }
+    const busy = db
+      .select({ id: sendLedger.id })
+      .from(sendLedger)
+      .where(and(eq(sendLedger.folderId, folderId), eq(sendLedger.status, "sending")))
+      .get();
+    if (busy) throw new SendRuleError("This folder is being sent right now.");
+    const itemCount = db
+      .select({ n: sql<number>`count(*)` })
+      .from(contentItems)
+      .where(and(eq(contentItems.folderId, folderId), isNull(contentItems.sentAt)))
+      .get();
+    if (!itemCount?.n) {
+      throw new SendRuleError(
+        "Failed to send folder. Please check that your folder has content and try again.",
+      );
+    }
+    const opened = openLedger(folderId, `send-now:${now.toISOString()}`, "send_now", now);
+    if (!opened) throw new SendRuleError("Nobody to send to: every recipient has unsubscribed.");
+    return opened;
+  });
+  if (!ledger) return null;
+  faultPoint("ledger-opened");
+  const messages = await deliver(ledger.id, now);
+  const states = db
+    .select({ status: sendLedgerRecipients.status })
+    .from(sendLedgerRecipients)
+    .where(eq(sendLedgerRecipients.ledgerId, ledger.id))
+    .all();
+  return { messages, pending: states.filter((state) => state.status === "pending").length };
+}

@@ -1,0 +1,92 @@
+import { LIMITS } from "~/modules/billing/limits";
+
+/**
+ * The browser's checks on files as they are chosen (spec, "Client file
+ * checks"), so a wrong or oversized file is named at once instead of after a
+ * long upload. The server checks every file again by its content
+ * (uploads.server.ts): these only save the wait, they decide nothing.
+ */
+export type UploadKind = "photo" | "file";
+export type ChosenFile = { name: string; type: string; size: number };
+
+const WORD_AND_PDF_TYPES = new Set([
+  "application/pdf",
+  "application/msword",
+  "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+]);
+const WORD_AND_PDF_EXTENSIONS = /\.(pdf|docx?)$/i;
+
+const MB = 1024 * 1024;
+
+export const INVALID_FILE_TYPES = "Invalid file types";
+export const PHOTO_LIMIT_REACHED = "Photo limit reached";
+
+/** Photos must be an image type; files PDF or Word (by type, or by name when the browser gives none). */
+export function isAllowedType(kind: UploadKind, file: ChosenFile) {
+  if (kind === "photo") return file.type.startsWith("image/");
+  return WORD_AND_PDF_TYPES.has(file.type) || WORD_AND_PDF_EXTENSIONS.test(file.name);
+}
+
+export function maxFilesFor(kind: UploadKind) {
+  return kind === "photo" ? LIMITS.item.maxPhotos : LIMITS.item.maxFiles;
+}
+
+export function tooLargeMessage(kind: UploadKind, name: string) {
+  return `${name} is too large. Maximum ${kind} size is ${Math.round(LIMITS.item.maxFileBytes / MB)}MB.`;
+}
+
+export type FileCheckResult<T extends ChosenFile> = {
+  /** The files that passed, in the order chosen, after the ones already kept. */
+  kept: T[];
+  /** Names refused for their type, listed under "Invalid file types". */
+  invalidNames: string[];
+  /** One "{name} is too large..." message per oversized file. */
+  tooLarge: string[];
+  /** "Photo limit reached" (or the files' equivalent) when some had to be left out. */
+  limitMessage: string | null;
+};
+
+/**
+ * Adds `chosen` to the files already `kept` (and `alreadyStored`, the item's
+ * files on the server when editing): wrong types and oversized files are
+ * left out with their reason, and nothing beyond the per-item count.
+ */
+export function checkChosenFiles<T extends ChosenFile>(
+  kind: UploadKind,
+  kept: readonly T[],
+  chosen: readonly T[],
+  alreadyStored = 0,
+): FileCheckResult<T> {
+  const result: FileCheckResult<T> = {
+    kept: [...kept],
+    invalidNames: [],
+    tooLarge: [],
+    limitMessage: null,
+  };
+  const room = maxFilesFor(kind) - alreadyStored;
+  for (const file of chosen) {
+    if (!isAllowedType(kind, file)) {
+      result.invalidNames.push(file.name);
+    } else if (file.size > LIMITS.item.maxFileBytes) {
+      result.tooLarge.push(tooLargeMessage(kind, file.name));
+    } else if (result.kept.length >= room) {
+      result.limitMessage =
+        kind === "photo"
+          ? PHOTO_LIMIT_REACHED
+          : `File limit reached: ${LIMITS.item.maxFiles} files per item.`;
+    } else {
+      result.kept.push(file);
+    }
+  }
+  return result;
+}
+
+export type SizeBarLevel = "normal" | "warning" | "over";
+
+/** The draft size bar's colour: amber above 80 %, red above 100 % (spec, "Draft size bar"). */
+export function sizeBarLevel(usedBytes: number, limitBytes: number): SizeBarLevel {
+  const ratio = usedBytes / limitBytes;
+  if (ratio > 1) return "over";
+  if (ratio > LIMITS.usageWarningRatio) return "warning";
+  return "normal";
+}

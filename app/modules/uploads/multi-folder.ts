@@ -1,0 +1,15 @@
+import { LIMITS } from "~/modules/billing/limits";
+import type { ItemType } from "~/modules/items/item-validation";
+
+/** The multi-folder upload's messages (spec section 5), shared by the browser and the server. */
+export const WIZARD_TYPES: readonly ItemType[] = ["link", "musing", "photo", "file"];
+export const MAX_FOLDERS = LIMITS.multiFolder.maxFolders;
+export const PLEASE_SELECT_A_FOLDER = "Please select at least one folder";
+export const NO_VALID_FOLDERS = "No valid folders selected for upload";
+export const AT_LEAST_ONE_FOLDER = "At least one folder required";
+export const TOO_MANY_FOLDERS = `Maximum ${MAX_FOLDERS} folders allowed`;
+export const INVALID_FOLDER_ID = "Invalid folder ID";
+/** When finishing a draft fails for a reason the user cannot fix; the draft is kept. */
+export const FAILED_TO_ADD_CONTENT = "Failed to add content. Please try again.";
+export const pausedMessage = (count: number) => `${count} paused folder(s) cannot be selected`;
+export const selectAFile = (type: "photo" | "file") => `Please select at least one ${type}`;

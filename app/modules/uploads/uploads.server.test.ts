@@ -1,0 +1,766 @@
+import fs from "node:fs";
+import path from "node:path";
+import zlib from "node:zlib";
+import { eq } from "drizzle-orm";
+import sharp from "sharp";
+import { beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { securityEvents, securityRejections, users } from "#db/schema";
+import { db } from "~/platform/db.server";
+import { storage } from "~/platform/storage.server";
+import {
+  parseUploadForm,
+  removeOrphanFiles,
+  sanitizeFilename,
+  storedKeys,
+  UploadRejectedError,
+} from "./uploads.server";
+
+const MB = 1024 * 1024;
+const storageDir = process.env.STORAGE_DIR!;
+let userId: number;
+
+beforeAll(() => {
+  userId = db
+    .insert(users)
+    .values({ email: "uploader@example.com", emailVerified: true })
+    .returning()
+    .get().id;
+});
+
+beforeEach(() => {
+  fs.rmSync(storageDir, { recursive: true, force: true });
+});
+
+/** Every file under STORAGE_DIR, partial ones included. */
+function filesOnDisk() {
+  if (!fs.existsSync(storageDir)) return [];
+  return fs
+    .readdirSync(storageDir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.join(entry.parentPath, entry.name));
+}
+
+function pathOfKey(key: string) {
+  return path.join(storageDir, key.slice(0, 2), key);
+}
+
+function readKey(key: string) {
+  return fs.readFileSync(pathOfKey(key));
+}
+
+/** Node's Buffer types do not satisfy BlobPart; a plain Uint8Array view does. */
+function part(bytes: Uint8Array | string): BlobPart {
+  return typeof bytes === "string" ? bytes : new Uint8Array(bytes);
+}
+
+function uploadRequest(files: File[], fields: Record<string, string> = {}) {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  for (const file of files) form.append("files", file);
+  return new Request("http://localhost/folders/1/items/new", {
+    method: "POST",
+    body: form,
+    headers: { "user-agent": "vitest" },
+  });
+}
+
+async function rejection(promise: Promise<unknown>) {
+  const error = await promise.then(
+    () => {
+      throw new Error("expected the upload to be rejected");
+    },
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(UploadRejectedError);
+  return error as UploadRejectedError;
+}
+
+function rejectionsFor(filename: string) {
+  return db
+    .select()
+    .from(securityRejections)
+    .where(eq(securityRejections.originalFilename, filename))
+    .all();
+}
+
+function suspiciousEventsFor(filename: string) {
+  return db
+    .select()
+    .from(securityEvents)
+    .where(eq(securityEvents.eventType, "suspicious_activity"))
+    .all()
+    .filter((event) => event.details?.filename === filename);
+}
+
+/** GPS IFD pointer tag (0x8825) in either byte order. */
+function hasGpsTag(exif: Buffer) {
+  return exif.includes(Buffer.from([0x88, 0x25])) || exif.includes(Buffer.from([0x25, 0x88]));
+}
+
+async function jpegWithGps(width: number, height: number, orientation?: number) {
+  let image = sharp({
+    create: { width, height, channels: 3, background: { r: 200, g: 120, b: 40 } },
+  }).jpeg();
+  if (orientation) image = image.withMetadata({ orientation });
+  return image
+    .withExif({
+      IFD0: { Make: "TestCam", Model: "Leaky 1", Copyright: "Someone" },
+      IFD3: {
+        GPSLatitudeRef: "N",
+        GPSLatitude: "51/1 30/1 0/1",
+        GPSLongitudeRef: "W",
+        GPSLongitude: "0/1 7/1 0/1",
+      },
+    })
+    .toBuffer();
+}
+
+const ELF = Buffer.concat([
+  Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01, 0x00]),
+  Buffer.alloc(8),
+  Buffer.from([0x02, 0x00, 0x3e, 0x00, 0x01, 0x00, 0x00, 0x00]),
+  Buffer.alloc(2000, 0x90),
+]);
+const MZ = Buffer.concat([
+  Buffer.from("MZ"),
+  Buffer.alloc(58),
+  Buffer.from([0x80, 0, 0, 0]),
+  Buffer.alloc(64),
+  Buffer.from("PE\0\0"),
+  Buffer.alloc(2000),
+]);
+
+function minimalPdf() {
+  const objects = [
+    "<< /Type /Catalog /Pages 2 0 R >>",
+    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>",
+  ];
+  let body = "%PDF-1.4\n%\u00e2\u00e3\u00cf\u00d3\n";
+  const offsets: number[] = [];
+  objects.forEach((object, index) => {
+    offsets.push(Buffer.byteLength(body, "latin1"));
+    body += `${index + 1} 0 obj\n${object}\nendobj\n`;
+  });
+  const xref = Buffer.byteLength(body, "latin1");
+  body += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const offset of offsets) body += `${String(offset).padStart(10, "0")} 00000 n \n`;
+  body += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(body, "latin1");
+}
+
+/** A stored (uncompressed) zip written by hand: local headers, central directory, end record. */
+function zip(entries: [string, string][]) {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const [name, text] of entries) {
+    const data = Buffer.from(text);
+    const nameBytes = Buffer.from(name);
+    const crc = zlib.crc32(data);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(data.length, 22);
+    local.writeUInt16LE(nameBytes.length, 26);
+    locals.push(local, nameBytes, data);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(data.length, 20);
+    central.writeUInt32LE(data.length, 24);
+    central.writeUInt16LE(nameBytes.length, 28);
+    central.writeUInt32LE(offset, 42);
+    centrals.push(central, nameBytes);
+    offset += local.length + nameBytes.length + data.length;
+  }
+  const directory = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, directory, end]);
+}
+
+function minimalDocxEntries(): [string, string][] {
+  return [
+    [
+      "[Content_Types].xml",
+      '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+    ],
+    [
+      "word/document.xml",
+      '<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>Hello</w:t></w:r></w:p></w:body></w:document>',
+    ],
+  ];
+}
+
+function minimalDocx() {
+  return zip(minimalDocxEntries());
+}
+
+describe("unverified accounts", () => {
+  test("store no file: the first one refuses the request, text fields are still read", async () => {
+    const unverified = db
+      .insert(users)
+      .values({ email: "throwaway@example.com" })
+      .returning()
+      .get().id;
+    const photo = await sharp({
+      create: { width: 8, height: 8, channels: 3, background: "#ccc" },
+    })
+      .jpeg()
+      .toBuffer();
+    for (const kind of ["photo", "file"] as const) {
+      const error = await rejection(
+        parseUploadForm(
+          uploadRequest([new File([part(photo)], "a.jpg", { type: "image/jpeg" })], {
+            title: "Mine",
+          }),
+          kind,
+          unverified,
+        ),
+      );
+      expect(error).toMatchObject({ code: "EMAIL_NOT_VERIFIED", status: 403 });
+      expect(error.fieldsRead?.get("title")).toBe("Mine");
+    }
+    expect(filesOnDisk()).toEqual([]);
+
+    const { stored } = await parseUploadForm(
+      uploadRequest([], { title: "Text" }),
+      "photo",
+      unverified,
+    );
+    expect(stored).toEqual([]);
+  });
+});
+
+describe("photos", () => {
+  test("a JPEG with GPS is resized to 1600 px, stripped of EXIF and gets a thumbnail", async () => {
+    const source = await jpegWithGps(2400, 1200);
+    const sourceMeta = await sharp(source).metadata();
+    expect(sourceMeta.exif).toBeDefined();
+    expect(hasGpsTag(sourceMeta.exif!)).toBe(true);
+
+    const { formData, stored } = await parseUploadForm(
+      uploadRequest([new File([part(source)], "IMG_0001.JPG", { type: "image/jpeg" })], {
+        title: "Holiday",
+      }),
+      "photo",
+      userId,
+    );
+
+    expect(formData.get("title")).toBe("Holiday");
+    expect(stored).toHaveLength(1);
+    const [upload] = stored;
+    expect(formData.getAll("files")).toEqual([upload!.key]);
+    expect(upload).toMatchObject({ name: "IMG_0001.JPG", mimeType: "image/jpeg" });
+    expect(upload!.key).toMatch(/^[0-9a-f]{32}$/);
+
+    const final = readKey(upload!.key);
+    expect(upload!.size).toBe(final.length);
+    const meta = await sharp(final).metadata();
+    expect(meta).toMatchObject({ format: "jpeg", width: 1600, height: 800 });
+    expect(meta.exif).toBeUndefined();
+    expect(meta.xmp).toBeUndefined();
+    expect(final.includes(Buffer.from("TestCam"))).toBe(false);
+
+    const thumb = await sharp(readKey(upload!.thumbnailKey!)).metadata();
+    expect(thumb).toMatchObject({ format: "jpeg", width: 320, height: 160 });
+    expect(thumb.exif).toBeUndefined();
+
+    // The original upload is gone: only the final image and its thumbnail remain.
+    expect(filesOnDisk().sort()).toEqual(storedKeys(stored).map(pathOfKey).sort());
+  });
+
+  test("EXIF orientation is applied to the pixels", async () => {
+    const source = await jpegWithGps(400, 200, 6);
+    expect((await sharp(source).metadata()).orientation).toBe(6);
+    const { stored } = await parseUploadForm(
+      uploadRequest([new File([part(source)], "sideways.jpeg", { type: "image/jpeg" })]),
+      "photo",
+      userId,
+    );
+    const meta = await sharp(readKey(stored[0]!.key)).metadata();
+    expect(meta).toMatchObject({ width: 200, height: 400 });
+    expect(meta.orientation).toBeUndefined();
+  });
+
+  test("a PNG with transparency stays PNG; its name follows the stored type", async () => {
+    const png = await sharp({
+      create: {
+        width: 300,
+        height: 200,
+        channels: 4,
+        background: { r: 0, g: 0, b: 255, alpha: 0.5 },
+      },
+    })
+      .png()
+      .toBuffer();
+    const { stored } = await parseUploadForm(
+      // The browser's claim and the name are wrong; the bytes decide.
+      uploadRequest([new File([part(png)], "logo.gif", { type: "image/gif" })]),
+      "photo",
+      userId,
+    );
+    expect(stored[0]).toMatchObject({ name: "logo.png", mimeType: "image/png" });
+    const meta = await sharp(readKey(stored[0]!.key)).metadata();
+    expect(meta).toMatchObject({ format: "png", width: 300, height: 200, hasAlpha: true });
+    expect((await sharp(readKey(stored[0]!.thumbnailKey!)).metadata()).format).toBe("jpeg");
+  });
+
+  test("a WebP becomes a JPEG", async () => {
+    const webp = await sharp({
+      create: { width: 100, height: 80, channels: 3, background: "#336699" },
+    })
+      .webp()
+      .toBuffer();
+    const { stored } = await parseUploadForm(
+      uploadRequest([new File([part(webp)], "pic.webp", { type: "image/webp" })]),
+      "photo",
+      userId,
+    );
+    expect(stored[0]).toMatchObject({ name: "pic.jpg", mimeType: "image/jpeg" });
+    expect(await sharp(readKey(stored[0]!.key)).metadata()).toMatchObject({
+      format: "jpeg",
+      width: 100,
+      height: 80,
+    });
+  });
+
+  test("an HTML page named photo.jpg is refused and recorded", async () => {
+    const html = "<!DOCTYPE html><html><body><script>alert(document.cookie)</script></body></html>";
+    const error = await rejection(
+      parseUploadForm(
+        uploadRequest([new File([part(html)], "photo.jpg", { type: "image/jpeg" })]),
+        "photo",
+        userId,
+      ),
+    );
+    expect(error.code).toBe("INVALID_FILE_TYPE");
+    expect(error.message).toBe(
+      '"photo.jpg" is not an allowed photo type. Photos must be JPEG, PNG, GIF or WebP.',
+    );
+    const [row] = rejectionsFor("photo.jpg");
+    expect(row).toMatchObject({
+      userId,
+      claimedMimeType: "image/jpeg",
+      detectedFileType: "unknown",
+      threatType: "script",
+      expectedHeader: "ffd8ff",
+      actualHeader: Buffer.from(html).subarray(0, 16).toString("hex"),
+    });
+    expect(filesOnDisk()).toEqual([]);
+  });
+
+  test("an SVG is refused", async () => {
+    for (const svg of [
+      '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><circle r="5"/></svg>',
+      '<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
+    ]) {
+      const error = await rejection(
+        parseUploadForm(
+          uploadRequest([new File([part(svg)], "vector.svg", { type: "image/svg+xml" })]),
+          "photo",
+          userId,
+        ),
+      );
+      expect(error.code).toBe("INVALID_FILE_TYPE");
+    }
+    expect(rejectionsFor("vector.svg").map((row) => row.threatType)).toEqual(["script", "script"]);
+    expect(filesOnDisk()).toEqual([]);
+  });
+
+  test("plain text and a PDF are not photos", async () => {
+    for (const [name, body] of [
+      ["notes.png", "just some words"],
+      ["scan.jpg", minimalPdf()],
+    ] as const) {
+      const error = await rejection(
+        parseUploadForm(uploadRequest([new File([part(body)], name)]), "photo", userId),
+      );
+      expect(error.code).toBe("INVALID_FILE_TYPE");
+    }
+    expect(rejectionsFor("notes.png")[0]?.threatType).toBe("type_mismatch");
+    expect(rejectionsFor("scan.jpg")[0]).toMatchObject({
+      detectedFileType: "pdf",
+      threatType: "type_mismatch",
+    });
+  });
+
+  test("more photos than an item holds are refused and nothing is kept", async () => {
+    const jpeg = await sharp({ create: { width: 10, height: 10, channels: 3, background: "#fff" } })
+      .jpeg()
+      .toBuffer();
+    const files = [1, 2, 3, 4].map(
+      (n) => new File([part(jpeg)], `p${n}.jpg`, { type: "image/jpeg" }),
+    );
+    const error = await rejection(parseUploadForm(uploadRequest(files), "photo", userId));
+    expect(error.code).toBe("UPLOAD_FAILED");
+    expect(error.message).toBe("Photo limit reached: 3 photos per item.");
+    expect(filesOnDisk()).toEqual([]);
+  });
+
+  test("an oversized photo names the limit", async () => {
+    const big = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(11 * MB)]);
+    const error = await rejection(
+      parseUploadForm(uploadRequest([new File([part(big)], "huge.jpg")]), "photo", userId),
+    );
+    expect(error).toMatchObject({
+      code: "FILE_TOO_LARGE",
+      status: 413,
+      message: "huge.jpg is too large. Maximum photo size is 10MB.",
+    });
+    expect(filesOnDisk()).toEqual([]);
+  });
+
+  test("a photo over 40 megapixels is refused by its header, before decoding", async () => {
+    const chunk = (type: string, data: Buffer) => {
+      const body = Buffer.concat([Buffer.from(type, "ascii"), data]);
+      const framed = Buffer.alloc(body.length + 8);
+      framed.writeUInt32BE(data.length, 0);
+      body.copy(framed, 4);
+      framed.writeUInt32BE(zlib.crc32(body), body.length + 4);
+      return framed;
+    };
+    const header = Buffer.alloc(13);
+    header.writeUInt32BE(8000, 0);
+    header.writeUInt32BE(6000, 4);
+    header.set([8, 2, 0, 0, 0], 8);
+    const png = Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+      chunk("IHDR", header),
+      chunk("IDAT", zlib.deflateSync(Buffer.alloc(10))),
+      chunk("IEND", Buffer.alloc(0)),
+    ]);
+    const error = await rejection(
+      parseUploadForm(uploadRequest([new File([part(png)], "huge.png")]), "photo", userId),
+    );
+    expect(error.message).toContain("huge.png has too many pixels");
+    expect(error.message).toContain("at most 40 megapixels");
+    expect(filesOnDisk()).toEqual([]);
+  });
+
+  test("a JPEG header on garbage is refused after storing and leaves nothing", async () => {
+    const fake = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(5000, 7)]);
+    const error = await rejection(
+      parseUploadForm(uploadRequest([new File([part(fake)], "broken.jpg")]), "photo", userId),
+    );
+    expect(error.code).toBe("INVALID_FILE_TYPE");
+    expect(error.message).toContain('"broken.jpg" could not be read as a photo.');
+    expect(rejectionsFor("broken.jpg")[0]?.threatType).toBe("malformed_image");
+    expect(filesOnDisk()).toEqual([]);
+  });
+});
+
+describe("files", () => {
+  test("an executable named report.pdf is refused before anything is stored", async () => {
+    for (const [name, bytes] of [
+      ["report.pdf", ELF],
+      ["invoice.pdf", MZ],
+    ] as const) {
+      const error = await rejection(
+        parseUploadForm(
+          uploadRequest([new File([part(bytes)], name, { type: "application/pdf" })]),
+          "file",
+          userId,
+        ),
+      );
+      expect(error.code).toBe("INVALID_FILE_TYPE");
+      expect(error.status).toBe(415);
+      expect(error.message).toBe(
+        `"${name}" is not an allowed file type. Files must be PDF or Word documents (.pdf, .doc or .docx).`,
+      );
+    }
+    const [elf] = rejectionsFor("report.pdf");
+    expect(elf).toMatchObject({
+      userId,
+      userAgent: "vitest",
+      claimedMimeType: "application/pdf",
+      detectedFileType: "elf",
+      fileSizeBytes: ELF.length,
+      expectedHeader: "25504446",
+      actualHeader: ELF.subarray(0, 16).toString("hex"),
+      threatType: "executable",
+      threatLevel: "high",
+    });
+    expect(elf?.rejectionReason).toContain("elf");
+    expect(rejectionsFor("invoice.pdf")[0]).toMatchObject({
+      detectedFileType: "exe",
+      threatType: "executable",
+    });
+
+    const [event] = suspiciousEventsFor("report.pdf");
+    expect(event).toMatchObject({
+      userId,
+      severity: "medium",
+      requestMethod: "POST",
+      endpoint: "/folders/1/items/new",
+    });
+    expect(event?.details).toMatchObject({ filename: "report.pdf", detected: "elf" });
+    expect(filesOnDisk()).toEqual([]);
+  });
+
+  test("a real PDF is accepted with its detected type", async () => {
+    const pdf = minimalPdf();
+    const { formData, stored } = await parseUploadForm(
+      uploadRequest(
+        [new File([part(pdf)], "../../Minutes.pdf", { type: "application/octet-stream" })],
+        {
+          title: "Minutes",
+        },
+      ),
+      "file",
+      userId,
+    );
+    expect(stored).toEqual([
+      {
+        key: formData.get("files"),
+        name: "Minutes.pdf",
+        size: pdf.length,
+        mimeType: "application/pdf",
+      },
+    ]);
+    expect(readKey(stored[0]!.key).equals(pdf)).toBe(true);
+  });
+
+  test("a docx (a zip with Word's content types) is accepted", async () => {
+    const docx = minimalDocx();
+    const { stored } = await parseUploadForm(
+      uploadRequest([new File([part(docx)], "letter.docx")]),
+      "file",
+      userId,
+    );
+    expect(stored[0]).toMatchObject({
+      name: "letter.docx",
+      size: docx.length,
+      mimeType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    });
+  });
+
+  test("a docx whose Word parts lie beyond the first 4100 bytes is accepted", async () => {
+    // LibreOffice's order: [Content_Types].xml last, after the media.
+    const entries = minimalDocxEntries();
+    const docx = zip([
+      ["_rels/.rels", "<Relationships/>"],
+      ["word/media/image1.png", "x".repeat(20_000)],
+      entries[1]!,
+      entries[0]!,
+    ]);
+    const { stored } = await parseUploadForm(
+      uploadRequest([new File([part(docx)], "exported.docx")]),
+      "file",
+      userId,
+    );
+    expect(stored[0]).toMatchObject({ name: "exported.docx", size: docx.length });
+    expect(filesOnDisk()).toEqual([pathOfKey(stored[0]!.key)]);
+  });
+
+  test("a plain zip renamed .docx is refused", async () => {
+    const plain = zip([["readme.txt", "hello"]]);
+    const error = await rejection(
+      parseUploadForm(uploadRequest([new File([part(plain)], "fake.docx")]), "file", userId),
+    );
+    expect(error.code).toBe("INVALID_FILE_TYPE");
+    expect(rejectionsFor("fake.docx")[0]?.detectedFileType).toBe("zip");
+    expect(filesOnDisk()).toEqual([]);
+  });
+
+  test("an OLE container is a .doc only when named so", async () => {
+    // Compound File header: signature, minor/major version, byte order, sector shift.
+    const header = Buffer.alloc(4096);
+    Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]).copy(header, 0);
+    header.writeUInt16LE(0x3e, 24);
+    header.writeUInt16LE(3, 26);
+    header.writeUInt16LE(0xfffe, 28);
+    header.writeUInt16LE(9, 30);
+    const { stored } = await parseUploadForm(
+      uploadRequest([new File([part(header)], "old.doc")]),
+      "file",
+      userId,
+    );
+    expect(stored[0]).toMatchObject({ name: "old.doc", mimeType: "application/msword" });
+
+    const error = await rejection(
+      parseUploadForm(uploadRequest([new File([part(header)], "setup.msi.pdf")]), "file", userId),
+    );
+    expect(error.code).toBe("INVALID_FILE_TYPE");
+  });
+
+  test("an 11 MB file is refused as too large and nothing is stored", async () => {
+    const big = Buffer.concat([minimalPdf(), Buffer.alloc(11 * MB, 0x20)]);
+    const error = await rejection(
+      parseUploadForm(uploadRequest([new File([part(big)], "big.pdf")]), "file", userId),
+    );
+    expect(error).toMatchObject({
+      code: "FILE_TOO_LARGE",
+      status: 413,
+      limitBytes: 10 * MB,
+      message: "big.pdf is too large. Maximum file size is 10MB.",
+    });
+    expect(filesOnDisk()).toEqual([]);
+  });
+
+  test("a refused second file removes the first one already stored", async () => {
+    const error = await rejection(
+      parseUploadForm(
+        uploadRequest([
+          new File([part(minimalPdf())], "good.pdf"),
+          new File([part(ELF)], "bad.pdf"),
+        ]),
+        "file",
+        userId,
+      ),
+    );
+    expect(error.code).toBe("INVALID_FILE_TYPE");
+    expect(filesOnDisk()).toEqual([]);
+  });
+
+  test("a connection dropped mid-upload leaves nothing behind", async () => {
+    const complete = uploadRequest([
+      new File([part(minimalPdf())], "first.pdf"),
+      new File([part(Buffer.concat([minimalPdf(), Buffer.alloc(2 * MB)]))], "second.pdf"),
+    ]);
+    const bytes = new Uint8Array(await complete.arrayBuffer());
+    const cut = bytes.length - MB; // inside the second file
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let offset = 0; offset < cut; offset += 64 * 1024) {
+          controller.enqueue(bytes.slice(offset, Math.min(offset + 64 * 1024, cut)));
+        }
+        controller.error(new Error("client went away"));
+      },
+    });
+    const request = new Request(complete.url, {
+      method: "POST",
+      body,
+      headers: { "content-type": complete.headers.get("content-type")! },
+      duplex: "half",
+    } as RequestInit);
+    await expect(parseUploadForm(request, "file", userId)).rejects.toThrow("client went away");
+    expect(filesOnDisk()).toEqual([]);
+  });
+
+  test("text fields are read; an empty file input and a forged files value are ignored", async () => {
+    const { key: someoneElses } = await storage.put(
+      (async function* () {
+        yield Buffer.from("private");
+      })(),
+    );
+    // What a browser sends for an empty file input (undici's FormData omits filename="").
+    const boundary = "----browser-boundary";
+    const body = [
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="title"',
+      "",
+      "Nothing attached",
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="files"; filename=""',
+      "Content-Type: application/octet-stream",
+      "",
+      "",
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="files"',
+      "",
+      someoneElses,
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="avatar"; filename="x.pdf"',
+      "",
+      "not wanted here",
+      `--${boundary}--`,
+      "",
+    ].join("\r\n");
+    const { formData, stored } = await parseUploadForm(
+      new Request("http://localhost/x", {
+        method: "POST",
+        body,
+        headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
+      }),
+      "file",
+      userId,
+    );
+    expect(formData.get("title")).toBe("Nothing attached");
+    expect(formData.getAll("files")).toEqual([]);
+    expect(formData.has("avatar")).toBe(false);
+    expect(stored).toEqual([]);
+  });
+
+  test("an oversized text field and a non-multipart body are refused", async () => {
+    const form = new FormData();
+    form.append("title", "x".repeat(70 * 1024));
+    const tooLong = await rejection(
+      parseUploadForm(
+        new Request("http://localhost/x", { method: "POST", body: form }),
+        "file",
+        userId,
+      ),
+    );
+    expect(tooLong).toMatchObject({ code: "UPLOAD_FAILED", status: 413 });
+
+    const notMultipart = await rejection(
+      parseUploadForm(
+        new Request("http://localhost/x", {
+          method: "POST",
+          body: new URLSearchParams({ a: "b" }),
+        }),
+        "file",
+        userId,
+      ),
+    );
+    expect(notMultipart).toMatchObject({ code: "UPLOAD_FAILED", status: 400 });
+  });
+});
+
+describe("sanitizeFilename", () => {
+  test("keeps a readable name without paths, controls or direction tricks", () => {
+    expect(sanitizeFilename("C:\\Users\\me\\report.pdf", "file")).toBe("report.pdf");
+    expect(sanitizeFilename("../../etc/passwd", "file")).toBe("passwd");
+    expect(sanitizeFilename("photo\u202Egpj.exe", "file")).toBe("photogpj.exe");
+    expect(sanitizeFilename("a\u0000b\r\n.pdf", "file")).toBe("ab.pdf");
+    expect(sanitizeFilename("...", "file")).toBe("file");
+    expect(sanitizeFilename('what"is<this>.pdf', "file")).toBe("what_is_this_.pdf");
+    const long = sanitizeFilename(`${"é".repeat(300)}.docx`, "file");
+    expect(Array.from(long)).toHaveLength(200);
+    expect(long.endsWith(".docx")).toBe(true);
+  });
+});
+
+describe("removeOrphanFiles", () => {
+  async function put(text: string) {
+    return (
+      await storage.put(
+        (async function* () {
+          yield Buffer.from(text);
+        })(),
+      )
+    ).key;
+  }
+
+  function age(key: string, ms: number) {
+    const when = new Date(Date.now() - ms);
+    fs.utimesSync(pathOfKey(key), when, when);
+  }
+
+  test("deletes old unreferenced files and keeps referenced and young ones", async () => {
+    const referenced = await put("in a row");
+    const orphan = await put("nobody's");
+    const young = await put("upload in flight");
+    age(referenced, 2 * 60 * 60 * 1000);
+    age(orphan, 2 * 60 * 60 * 1000);
+    age(young, 5 * 60 * 1000);
+
+    expect(await removeOrphanFiles(new Set([referenced]))).toBe(1);
+    expect(await storage.stat(referenced)).not.toBeNull();
+    expect(await storage.stat(orphan)).toBeNull();
+    expect(await storage.stat(young)).not.toBeNull();
+
+    expect(await removeOrphanFiles(new Set([referenced]), 60 * 1000)).toBe(1);
+    expect(await storage.stat(young)).toBeNull();
+  });
+});

@@ -1,0 +1,134 @@
+import crypto from "node:crypto";
+import { createCookie, data } from "@remix-run/node";
+import { getCurrentSession } from "~/modules/accounts/session.server";
+import { CSRF_FIELD, type CsrfFailure } from "./csrf";
+import { env } from "./env.server";
+import { replayWritesToPrimary } from "./replication.server";
+
+/**
+ * Our own CSRF guard (docs/decisions.md says why not remix-utils'): a token
+ * derived with HMAC from the visitor's session (or, before login, from a
+ * random cookie), accepted from the `csrf` form field or the X-CSRF-Token
+ * header, compared in constant time, plus an Origin / Sec-Fetch-Site check.
+ * Nothing is stored per token, so a token never runs out while its session lives.
+ */
+export const CSRF_HEADER = "X-CSRF-Token";
+
+const anonymousCookie = createCookie(
+  env.isHttps ? "__Host-thoughtfully_csrf" : "thoughtfully_csrf",
+  {
+    httpOnly: true,
+    sameSite: "lax",
+    path: "/",
+    secure: env.isHttps,
+    secrets: [env.SESSION_SECRET],
+    maxAge: 60 * 60 * 24 * 30,
+  },
+);
+
+function tokenFor(binding: string) {
+  return crypto
+    .createHmac("sha256", env.SESSION_SECRET)
+    .update(`csrf:${binding}`)
+    .digest("base64url");
+}
+
+async function anonymousBinding(request: Request): Promise<string | null> {
+  const value = await anonymousCookie.parse(request.headers.get("Cookie"));
+  return typeof value === "string" && value.length > 0 ? value : null;
+}
+
+async function bindingOf(request: Request): Promise<string | null> {
+  const session = await getCurrentSession(request);
+  if (session) return `session:${session.sessionId}`;
+  const anonymous = await anonymousBinding(request);
+  return anonymous ? `anonymous:${anonymous}` : null;
+}
+
+/**
+ * The token for forms on this page. A first-time visitor also gets the cookie
+ * their token is bound to (the returned header must be sent).
+ */
+export async function issueCsrfToken(
+  request: Request,
+  sessionId: string | null,
+): Promise<{ token: string; setCookie: string | null }> {
+  if (sessionId) return { token: tokenFor(`session:${sessionId}`), setCookie: null };
+  const existing = await anonymousBinding(request);
+  if (existing) return { token: tokenFor(`anonymous:${existing}`), setCookie: null };
+  const fresh = crypto.randomBytes(24).toString("base64url");
+  return {
+    token: tokenFor(`anonymous:${fresh}`),
+    setCookie: await anonymousCookie.serialize(fresh),
+  };
+}
+
+function constantTimeEqual(a: string, b: string) {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && crypto.timingSafeEqual(left, right);
+}
+
+const SECRET_FIELD = /pass|token|secret|csrf/i;
+
+function keptFields(formData: FormData | null): CsrfFailure["fields"] {
+  if (!formData) return [];
+  const fields: CsrfFailure["fields"] = [];
+  for (const [name, value] of formData) {
+    if (typeof value !== "string" || name === CSRF_FIELD) continue;
+    const secret = SECRET_FIELD.test(name);
+    fields.push({ name, value: secret ? "" : value, secret });
+  }
+  return fields;
+}
+
+/** A request another site's page made (Sec-Fetch-Site, else Origin, says so). */
+export function isCrossSite(request: Request) {
+  const fetchSite = request.headers.get("sec-fetch-site");
+  if (fetchSite && fetchSite !== "same-origin" && fetchSite !== "none") return true;
+  const origin = request.headers.get("origin");
+  if (!origin || origin === "null") return origin === "null";
+  return origin !== new URL(request.url).origin && origin !== new URL(env.APP_URL).origin;
+}
+
+/**
+ * Throws a 403 when the request does not carry this visitor's token. For a
+ * form of ours that had expired, the 403 carries what the user typed (never
+ * passwords) and a fresh token, so the page can offer to submit again without
+ * losing anything; a post from another site gets neither.
+ */
+export async function validateCsrf(request: Request, formData: FormData | null) {
+  // First, on a LiteFS replica: the primary answers this write instead.
+  await replayWritesToPrimary(request);
+  const submitted =
+    request.headers.get(CSRF_HEADER) ?? (formData?.get(CSRF_FIELD) as string | null) ?? null;
+  const binding = await bindingOf(request);
+  let reason: CsrfFailure["reason"] | null = null;
+  if (isCrossSite(request)) reason = "cross_origin";
+  else if (!submitted || typeof submitted !== "string") reason = "missing";
+  else if (!binding || !constantTimeEqual(submitted, tokenFor(binding))) reason = "invalid";
+  if (!reason) return;
+  const url = new URL(request.url);
+  const session = await getCurrentSession(request);
+  const fresh = await issueCsrfToken(request, session?.sessionId ?? null);
+  const failure: CsrfFailure = {
+    kind: "csrf",
+    reason,
+    // A post from another site is never offered again: its fields are the
+    // other site's, and a fresh token would let one click carry them out.
+    fields: reason === "cross_origin" ? [] : keptFields(formData),
+    action: `${url.pathname}${url.search}`,
+    token: fresh.token,
+  };
+  throw data(failure, {
+    status: 403,
+    headers: fresh.setCookie ? { "Set-Cookie": fresh.setCookie } : undefined,
+  });
+}
+
+/** Reads a posted form and checks its CSRF token: the first line of every action. */
+export async function readProtectedForm(request: Request): Promise<FormData> {
+  const formData = await request.formData();
+  await validateCsrf(request, formData);
+  return formData;
+}

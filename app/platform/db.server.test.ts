@@ -1,0 +1,48 @@
+import { describe, expect, test } from "vitest";
+import { users } from "#db/schema";
+import { db, writeTransaction, writeTransactionWithoutFsync } from "./db.server";
+
+/** 1 is NORMAL (written to the WAL, no fsync at commit), 2 is FULL (fsync at every commit). */
+const synchronous = () => db.$client.pragma("synchronous", { simple: true });
+
+describe("writeTransactionWithoutFsync", () => {
+  test("commits with synchronous=NORMAL, then every other write is FULL again", () => {
+    expect(synchronous()).toBe(2);
+    const seen = writeTransactionWithoutFsync((tx) => {
+      tx.insert(users).values({ email: "group@example.com" }).run();
+      return synchronous();
+    });
+    expect(seen).toBe(1);
+    expect(synchronous()).toBe(2);
+    expect(
+      db
+        .select()
+        .from(users)
+        .all()
+        .map((user) => user.email),
+    ).toContain("group@example.com");
+  });
+
+  test("a failing write rolls back and still leaves FULL behind", () => {
+    expect(() =>
+      writeTransactionWithoutFsync((tx) => {
+        tx.insert(users).values({ email: "rolled-back@example.com" }).run();
+        throw new Error("no");
+      }),
+    ).toThrow("no");
+    expect(synchronous()).toBe(2);
+    expect(
+      db
+        .select()
+        .from(users)
+        .all()
+        .map((user) => user.email),
+    ).not.toContain("rolled-back@example.com");
+  });
+
+  test("inside another transaction it joins it, whose commit is fsynced", () => {
+    const seen = writeTransaction(() => writeTransactionWithoutFsync(() => synchronous()));
+    expect(seen).toBe(2);
+    expect(synchronous()).toBe(2);
+  });
+});

@@ -1,0 +1,88 @@
+import { fillPlaceholders, type SQL } from "drizzle-orm";
+import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
+import { type AppDatabase, openDatabase } from "#db/connection";
+import { env } from "./env.server";
+import { isPrimaryAtStart } from "./replication.server";
+import { singleton } from "./singleton.server";
+
+/**
+ * The one database handle of the server process, migrated on first use (by
+ * the primary only: LiteFS replicates the migrated schema to replicas). Kept
+ * on globalThis so a development rebuild does not open a second connection.
+ */
+export const db: AppDatabase = singleton("database", () =>
+  openDatabase(env.DATABASE_PATH, { migrate: isPrimaryAtStart() }),
+);
+
+/**
+ * Writes that read then write run in an immediate transaction: the write lock is
+ * taken at BEGIN, so two requests (or two processes) cannot both read the old
+ * value and both act on it.
+ */
+export function writeTransaction<T>(
+  work: (tx: Parameters<Parameters<AppDatabase["transaction"]>[0]>[0]) => T,
+): T {
+  return db.transaction(work, { behavior: "immediate" });
+}
+
+/**
+ * `writeTransaction` committed without waiting for the disk: with
+ * synchronous=NORMAL for this one commit, SQLite writes it into the WAL (so it
+ * survives the process dying: the operating system has it) but does not fsync
+ * it. The next commit made with synchronous=FULL, the setting of every other
+ * write (db/connection.ts), fsyncs the WAL and with it every commit before: a
+ * power cut loses only the commits after the last such fsync, never one in the
+ * middle. For group commit: app/modules/sending/sending.server.ts, docs/decisions.md
+ * ("Group commit of the send ledger's writes").
+ */
+export function writeTransactionWithoutFsync<T>(
+  work: (tx: Parameters<Parameters<AppDatabase["transaction"]>[0]>[0]) => T,
+): T {
+  // Inside another transaction, its commit is the one that counts (and SQLite
+  // refuses to change the setting there).
+  if (db.$client.inTransaction) return writeTransaction(work);
+  // Not a prepared statement run again: SQLite applies this pragma while compiling it.
+  db.$client.pragma("synchronous = NORMAL");
+  try {
+    return writeTransaction(work);
+  } finally {
+    db.$client.pragma("synchronous = FULL");
+  }
+}
+
+/**
+ * A query built and compiled once, on first use, then run with new values
+ * through its `sql.placeholder`s. For the queries of every page view (the
+ * session, the dashboard): building the SQL and preparing the statement each
+ * time cost about as much as running it (`npm run bench:dashboard`).
+ */
+export function prepareOnce<T>(build: (database: AppDatabase) => T): () => T {
+  let prepared: T | undefined;
+  return () => {
+    prepared ??= build(db);
+    return prepared;
+  };
+}
+
+const dialect = new SQLiteSyncDialect();
+
+/**
+ * `prepareOnce` for raw SQL (drizzle prepares only its query builders): the
+ * statement is compiled on first use; `values` fill its `sql.placeholder`s.
+ */
+export function prepareSqlOnce<Row>(query: SQL) {
+  const compiled = prepareOnce((database) => {
+    const { sql: text, params } = dialect.sqlToQuery(query);
+    return { statement: database.$client.prepare<unknown[], Row>(text), params };
+  });
+  return {
+    all(values: Record<string, unknown>): Row[] {
+      const { statement, params } = compiled();
+      return statement.all(...fillPlaceholders(params, values));
+    },
+    get(values: Record<string, unknown>): Row | undefined {
+      const { statement, params } = compiled();
+      return statement.get(...fillPlaceholders(params, values));
+    },
+  };
+}

@@ -1,0 +1,212 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { backupDirectory } from "#db/backup";
+import { SEND_FAULT_POINTS } from "./fault-points";
+
+/**
+ * Configuration is read once, at start, from the environment. Every name and
+ * default here is documented in README.md; operators and tests rely on them.
+ */
+const portSchema = z.coerce
+  .number({ invalid_type_error: "must be a whole number between 1 and 65535" })
+  .int("must be a whole number between 1 and 65535")
+  .min(1, "must be a whole number between 1 and 65535")
+  .max(65535, "must be a whole number between 1 and 65535");
+
+const optionalText = z
+  .string()
+  .trim()
+  .optional()
+  .transform((value) => (value ? value : undefined));
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: portSchema.default(3000),
+  APP_URL: z
+    .string()
+    .url("must be a full URL such as https://thoughtfully.example")
+    .refine((value) => /^https?:\/\//.test(value), "must start with http:// or https://")
+    .optional(),
+  DATABASE_PATH: z.string().min(1).default("./data/app.db"),
+  STORAGE_DIR: z.string().min(1).default("./data/uploads"),
+  OUTBOX_DIR: z.string().min(1).default("./data/outbox"),
+  /** Nightly backups, and what a restore reapplies (db/restore.ts). Default: `backups/` beside the database. */
+  BACKUP_DIR: optionalText,
+  /** LiteFS's mount (its `fuse.dir`): set, this machine is a replica while `.primary` there names another. */
+  LITEFS_DIR: optionalText,
+  /** Set: uploads go to this S3-compatible bucket instead of STORAGE_DIR. */
+  S3_BUCKET: optionalText,
+  S3_ENDPOINT: z
+    .string()
+    .url("must be a full URL such as https://fly.storage.tigris.dev")
+    .refine((value) => /^https?:\/\//.test(value), "must start with http:// or https://")
+    .optional(),
+  S3_REGION: z.string().trim().min(1).default("us-east-1"),
+  S3_ACCESS_KEY_ID: optionalText,
+  S3_SECRET_ACCESS_KEY: optionalText,
+  S3_FORCE_PATH_STYLE: z
+    .enum(["true", "false"], { message: 'must be "true" or "false"' })
+    .default("false")
+    .transform((value) => value === "true"),
+  SMTP_URL: optionalText.refine(
+    (value) => value === undefined || /^smtps?:\/\/[^/]+/.test(value),
+    "must look like smtp://user:pass@host:port or smtps://…",
+  ),
+  MAIL_FROM: z.string().min(3).default("Thoughtfully <no-reply@localhost>"),
+  SUPPORT_EMAIL: z.string().email("must be an e-mail address").default("support@thoughtfully.app"),
+  CHROME_EXTENSION_URL: z.string().url("must be a full URL").optional(),
+  SESSION_SECRET: optionalText.refine(
+    (value) => value === undefined || value.length >= 32,
+    "must be at least 32 characters long",
+  ),
+  SCHEDULER: z.enum(["on", "off"], { message: 'must be "on" or "off"' }).default("on"),
+  STRIPE_SECRET_KEY: optionalText,
+  STRIPE_PRICE_ID: optionalText,
+  STRIPE_WEBHOOK_SECRET: optionalText,
+  /** Tests only: a fake Stripe API (http://127.0.0.1:PORT) the `stripe` client talks to. */
+  STRIPE_API_BASE: z
+    .string()
+    .url("must be a full URL such as http://127.0.0.1:12111")
+    .refine((value) => /^https?:\/\//.test(value), "must start with http:// or https://")
+    .optional(),
+  DKIM_DOMAIN: optionalText,
+  DKIM_SELECTOR: optionalText,
+  DKIM_PRIVATE_KEY: optionalText,
+  OAUTH_PROVIDER_NAME: z.string().trim().min(1).default("OpenID"),
+  OAUTH_CLIENT_ID: optionalText,
+  OAUTH_CLIENT_SECRET: optionalText,
+  OAUTH_AUTHORIZATION_URL: z.string().url("must be a full URL").optional(),
+  OAUTH_TOKEN_URL: z.string().url("must be a full URL").optional(),
+  OAUTH_USERINFO_URL: z.string().url("must be a full URL").optional(),
+  OAUTH_SCOPES: z.string().default("openid email profile"),
+  /** Tests only (NODE_ENV=test): `point` or `point#n`, where a send kills its own process (app/platform/fault-points.ts). */
+  THOUGHTFULLY_FAULT_POINT: optionalText
+    .refine(
+      (value) =>
+        value === undefined ||
+        new RegExp(`^(${SEND_FAULT_POINTS.join("|")})(#[1-9][0-9]*)?$`).test(value),
+      `must be one of ${SEND_FAULT_POINTS.join(", ")}, optionally followed by #n`,
+    )
+    .transform((value) => {
+      if (!value) return undefined;
+      const [point, hit] = value.split("#");
+      return { point: point as (typeof SEND_FAULT_POINTS)[number], hit: Number(hit ?? 1) };
+    }),
+  /** "off": saving a link asks for no preview fetch (unit tests, which must not reach the network). */
+  LINK_PREVIEWS: z.enum(["on", "off"], { message: 'must be "on" or "off"' }).default("on"),
+  /**
+   * Tests only: link previews may fetch from 127.0.0.1 and ::1 (a page server
+   * the tests start), on any port. Refused on a real (https) deployment.
+   */
+  LINK_PREVIEW_ALLOW_LOOPBACK: z
+    .enum(["true", "false"], { message: 'must be "true" or "false"' })
+    .default("false")
+    .transform((value) => value === "true"),
+  /** Addresses of reverse proxies whose X-Forwarded-For is believed (comma-separated). */
+  TRUSTED_PROXY: z
+    .string()
+    .default("")
+    .transform((value) =>
+      value
+        .split(",")
+        .map((address) => address.trim())
+        .filter(Boolean),
+    ),
+  /** Set by Fly.io on its machines: Fly-Client-IP is then the client's address. */
+  FLY_APP_NAME: optionalText,
+});
+
+export type Env = Omit<z.infer<typeof envSchema>, "APP_URL" | "SESSION_SECRET" | "BACKUP_DIR"> & {
+  APP_URL: string;
+  BACKUP_DIR: string;
+  SESSION_SECRET: string;
+  /** A public deployment: secure cookies, HSTS, a required SESSION_SECRET. */
+  isHttps: boolean;
+};
+
+export class ConfigError extends Error {}
+
+/** One line per problem, each naming the variable, so a bad deploy says exactly what to fix. */
+function describeIssues(error: z.ZodError, source: Record<string, string | undefined>) {
+  return error.issues
+    .map((issue) => {
+      const name = String(issue.path[0]);
+      const given = source[name];
+      return `${name} ${issue.message}${given === undefined ? "" : ` (got "${given}")`}`;
+    })
+    .join("; ");
+}
+
+/**
+ * Outside production the session secret is generated once and kept beside the
+ * database, so `npm start` needs no setup and sessions survive restarts.
+ */
+function localSessionSecret(databasePath: string) {
+  const file = path.join(path.dirname(path.resolve(databasePath)), ".session-secret");
+  try {
+    return fs.readFileSync(file, "utf8").trim();
+  } catch {
+    const secret = crypto.randomBytes(32).toString("hex");
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, secret, { mode: 0o600 });
+    return secret;
+  }
+}
+
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const result = envSchema.safeParse(source);
+  if (!result.success) {
+    throw new ConfigError(`Invalid configuration: ${describeIssues(result.error, source)}`);
+  }
+  const values = result.data;
+  if (Boolean(values.S3_ACCESS_KEY_ID) !== Boolean(values.S3_SECRET_ACCESS_KEY)) {
+    throw new ConfigError(
+      "Invalid configuration: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together (set both, or neither to use the AWS_* credentials)",
+    );
+  }
+  const appUrl = (values.APP_URL ?? `http://localhost:${values.PORT}`).replace(/\/+$/, "");
+  // remix-serve always runs with NODE_ENV=production, even for `npm start` on a
+  // laptop; an https APP_URL is what marks a real deployment.
+  const isHttps = appUrl.startsWith("https://");
+  if (isHttps && !values.SESSION_SECRET) {
+    throw new ConfigError(
+      "Invalid configuration: SESSION_SECRET is required when APP_URL is https (at least 32 characters)",
+    );
+  }
+  if (values.THOUGHTFULLY_FAULT_POINT && values.NODE_ENV !== "test") {
+    throw new ConfigError(
+      "Invalid configuration: THOUGHTFULLY_FAULT_POINT is for tests only (NODE_ENV=test)",
+    );
+  }
+  // The browser tests run the production build, but on a loopback APP_URL: that, or
+  // NODE_ENV=test, is what may let previews reach loopback; nothing a deployment has.
+  const servesLoopbackOnly = /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/.test(appUrl);
+  if (values.LINK_PREVIEW_ALLOW_LOOPBACK && values.NODE_ENV !== "test" && !servesLoopbackOnly) {
+    throw new ConfigError(
+      "Invalid configuration: LINK_PREVIEW_ALLOW_LOOPBACK is for tests only (not on a deployment)",
+    );
+  }
+  return {
+    ...values,
+    APP_URL: appUrl,
+    BACKUP_DIR: values.BACKUP_DIR ?? backupDirectory(values.DATABASE_PATH),
+    SESSION_SECRET: values.SESSION_SECRET ?? localSessionSecret(values.DATABASE_PATH),
+    isHttps,
+  };
+}
+
+function loadEnv(): Env {
+  try {
+    return parseEnv(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+export const env = loadEnv();

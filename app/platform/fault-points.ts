@@ -1,0 +1,25 @@
+/**
+ * The named points of a send where the crash tests stop the sending process
+ * (THOUGHTFULLY_FAULT_POINT, honoured only with NODE_ENV=test; see
+ * app/platform/fault-points.server.ts). In the order a send reaches them.
+ */
+export const SEND_FAULT_POINTS = [
+  /** A ledger and its recipients are written; nobody holds its claim yet. */
+  "ledger-opened",
+  /** The claim is taken; nothing sent. */
+  "claimed",
+  /** A message is about to be handed to the SMTP server. */
+  "before-smtp",
+  /** The SMTP server answered "250"; the recipient is not yet recorded as sent. */
+  "smtp-accepted",
+  /** The recipient is recorded as sent. */
+  "recipient-recorded",
+  /** No recipient is left to send to; the ledger is not finished. */
+  "before-finish",
+  /** The ledger is finished (items sent, folder moved on); the items' files are not yet released. */
+  "finished",
+  /** Files released; the claim-holding code has not yet returned. */
+  "before-release",
+] as const;
+
+export type SendFaultPoint = (typeof SEND_FAULT_POINTS)[number];

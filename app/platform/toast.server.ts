@@ -1,0 +1,93 @@
+import crypto from "node:crypto";
+import { createCookieSessionStorage, redirect } from "@remix-run/node";
+import { z } from "zod";
+import { env } from "./env.server";
+
+/**
+ * Flash messages ride in their own short-lived cookie, set by the response
+ * that redirects and cleared by the page that shows them, so they appear with
+ * or without JavaScript.
+ */
+const toastSchema = z.object({
+  id: z.string().default(() => crypto.randomUUID()),
+  title: z.string(),
+  description: z.string().optional(),
+  variant: z.enum(["default", "destructive"]).default("default"),
+  /** A button in the toast that posts to `formAction` (Undo): a form, so it works without JavaScript. */
+  action: z.object({ label: z.string(), formAction: z.string() }).optional(),
+});
+
+export type Toast = z.infer<typeof toastSchema>;
+export type ToastInput = z.input<typeof toastSchema>;
+
+const FLASH_KEY = "toast";
+
+const toastStorage = createCookieSessionStorage({
+  cookie: {
+    name: env.isHttps ? "__Host-thoughtfully_toast" : "thoughtfully_toast",
+    httpOnly: true,
+    sameSite: "lax",
+    path: "/",
+    secure: env.isHttps,
+    secrets: [env.SESSION_SECRET],
+  },
+});
+
+export async function createToastHeaders(toast: ToastInput) {
+  const session = await toastStorage.getSession();
+  session.flash(FLASH_KEY, toastSchema.parse(toast));
+  return new Headers({ "Set-Cookie": await toastStorage.commitSession(session) });
+}
+
+export async function redirectWithToast(url: string, toast: ToastInput, init?: ResponseInit) {
+  const headers = new Headers(init?.headers);
+  for (const cookie of (await createToastHeaders(toast)).getSetCookie()) {
+    headers.append("Set-Cookie", cookie);
+  }
+  return redirect(url, { ...init, headers });
+}
+
+/** Answers a Refresh button: the same page again, with the spec's "Refreshed" toast. */
+export function redirectRefreshed(request: Request) {
+  const url = new URL(request.url);
+  return redirectWithToast(`${url.pathname}${url.search}`, { title: "Refreshed" });
+}
+
+/** The pending toast, if any, and the header that clears it. */
+export async function getToast(request: Request) {
+  const session = await toastStorage.getSession(request.headers.get("Cookie"));
+  const parsed = toastSchema.safeParse(session.get(FLASH_KEY));
+  return {
+    toast: parsed.success ? parsed.data : null,
+    setCookie: parsed.success ? await toastStorage.destroySession(session) : null,
+  };
+}
+
+type ErrorClass = abstract new (...args: never[]) => Error;
+
+/**
+ * Runs an action's work; when it fails, the user goes back to `url` with the
+ * spec's failure toast (`title`) instead of an error page. A rule the user
+ * broke (one of `ruleErrors`) is explained by its message; anything else (the
+ * database refused, a disk error) is logged for the operator and the toast
+ * asks to try again. Responses thrown on purpose (404s, redirects) pass through.
+ */
+export async function withFailureToast(
+  url: string,
+  title: string,
+  work: () => Response | Promise<Response>,
+  ruleErrors: ErrorClass[] = [],
+): Promise<Response> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof Response) throw error;
+    const rule = ruleErrors.some((ruleError) => error instanceof ruleError);
+    if (!rule) console.error(error);
+    return redirectWithToast(url, {
+      title,
+      description: rule ? (error as Error).message : "Please try again.",
+      variant: "destructive",
+    });
+  }
+}
