@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { recordOpen } from "~/modules/sending/delivery-analytics.server";
+import { takeRecipientLinkUse } from "~/modules/sending/recipient-link-limit.server";
 import { userAgent } from "~/platform/request-info.server";
 
 /** A transparent 1×1 GIF. */
@@ -8,10 +9,13 @@ const PIXEL = Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBR
 /**
  * The open image of a tracked (Premium) copy: counts an open when the link is
  * valid and the recipient still subscribed (app/modules/sending/delivery-analytics.server.ts).
- * Every request gets the same image, so it tells nobody whether it counted.
+ * Every request gets the same image, so it tells nobody whether it counted;
+ * an image fetched too often (app/modules/sending/recipient-link-limit.server.ts)
+ * is still shown, and no longer counted.
  */
-export function loader({ request, params }: LoaderFunctionArgs) {
-  recordOpen(params.code ?? "", userAgent(request));
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const code = params.code ?? "";
+  if ((await takeRecipientLinkUse("open", code)).allowed) recordOpen(code, userAgent(request));
   return new Response(PIXEL, {
     headers: {
       "Content-Type": "image/gif",

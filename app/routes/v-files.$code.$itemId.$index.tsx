@@ -1,5 +1,9 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { createReadableStreamFromReadable } from "@remix-run/node";
+import {
+  takeRecipientLinkUse,
+  tooManyLinkUses,
+} from "~/modules/sending/recipient-link-limit.server";
 import { webVersionFile } from "~/modules/sending/web-version.server";
 import { storage } from "~/platform/storage.server";
 
@@ -7,7 +11,11 @@ import { storage } from "~/platform/storage.server";
 export async function loader({ params }: LoaderFunctionArgs) {
   const number = (value: string | undefined) =>
     /^\d{1,15}$/.test(value ?? "") ? Number(value) : -1;
-  const file = webVersionFile(params.code ?? "", number(params.itemId), number(params.index));
+  const code = params.code ?? "";
+  // Counted with the page it belongs to: one budget per recipient's copy.
+  const use = await takeRecipientLinkUse("web", code);
+  if (!use.allowed) return tooManyLinkUses(use.retryAfterSeconds);
+  const file = webVersionFile(code, number(params.itemId), number(params.index));
   const stat = file ? await storage.stat(file.key) : null;
   const stream = file && stat ? await storage.get(file.key) : null;
   if (!file || !stat || !stream) throw new Response("Not Found", { status: 404 });

@@ -1,4 +1,8 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
+import {
+  takeRecipientLinkUse,
+  tooManyLinkUses,
+} from "~/modules/sending/recipient-link-limit.server";
 import { webVersionPage } from "~/modules/sending/web-version.server";
 
 /**
@@ -6,10 +10,14 @@ import { webVersionPage } from "~/modules/sending/web-version.server";
  * the e-mail, no account needed (app/modules/sending/web-version.server.ts). Not
  * indexed, not cached by shared caches, and a link that stopped working (the
  * recipient left, the sender deleted the issue) gets the same 404 as a
- * forged one.
+ * forged one. A link used too often waits a while
+ * (app/modules/sending/recipient-link-limit.server.ts).
  */
-export function loader({ params }: LoaderFunctionArgs) {
-  const html = webVersionPage(params.code ?? "");
+export async function loader({ params }: LoaderFunctionArgs) {
+  const code = params.code ?? "";
+  const use = await takeRecipientLinkUse("web", code);
+  if (!use.allowed) return tooManyLinkUses(use.retryAfterSeconds);
+  const html = webVersionPage(code);
   if (!html) {
     return new Response("This issue is no longer available.", {
       status: 404,

@@ -253,3 +253,58 @@ describe("delivery analytics", () => {
     expect(deliveryOf(ledger.id, mum).openCount).toBe(1);
   });
 });
+
+describe("recipients' links are bounded", () => {
+  test("a link used too often waits, an open image beyond it is shown and not counted, and forged codes count nothing", async () => {
+    const { consumeRateLimit, peekRateLimit } = await import("~/platform/rate-limit.server");
+    const { RECIPIENT_LINK_USES, recipientLinkKey } = await import(
+      "~/modules/sending/recipient-link-limit.server"
+    );
+    const { recipients, ledger } = await sendIssue("premium");
+    const mum = recipients[0]!;
+    const html = String(sink.to(mum)[0]!.html);
+    const webUrl = linkIn(html, /http[^"]+\/v\/[A-Za-z0-9_.-]+/)!;
+    const pixel = linkIn(html, /http[^"]+\/t\/o\/[A-Za-z0-9_.-]+/)!;
+    const click = linkIn(html, /http[^"]+\/t\/c\/[^"]+/)!;
+    const codeOf = (url: string) => new URL(url).pathname.split("/")[url.includes("/v/") ? 2 : 3]!;
+
+    // Spend all but one use of each link, as a script hammering them would.
+    for (const [purpose, url] of [
+      ["web", webUrl],
+      ["open", pixel],
+      ["click", click],
+    ] as const) {
+      const key = recipientLinkKey(purpose, codeOf(url))!;
+      await consumeRateLimit(RECIPIENT_LINK_USES, key, RECIPIENT_LINK_USES.points - 1);
+    }
+
+    expect((await openWebVersion(webUrl)).status).toBe(200);
+    const refused = await openWebVersion(webUrl);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("Retry-After")).toMatch(/^\d+$/);
+    expect(await refused.text()).toContain("Please try again in 10 minutes.");
+
+    const openImage = async () =>
+      (await app.openRoute.loader(args(pixel, { code: codeOf(pixel) }))) as Response;
+    expect((await openImage()).status).toBe(200);
+    expect(deliveryOf(ledger.id, mum).openCount).toBe(1);
+    const beyond = await openImage();
+    expect(beyond.headers.get("Content-Type")).toBe("image/gif");
+    expect(deliveryOf(ledger.id, mum).openCount).toBe(1);
+
+    const follow = async () =>
+      (await app.clickRoute.loader(args(click, { code: codeOf(click) }))) as Response;
+    expect((await follow()).status).toBe(302);
+    expect((await follow()).status).toBe(429);
+    expect(deliveryOf(ledger.id, mum).clickCount).toBe(1);
+
+    // A forged code is answered 404 and leaves no count behind.
+    const forged = `${codeOf(webUrl)}x`;
+    expect(recipientLinkKey("web", forged)).toBeNull();
+    expect((await openWebVersion(`${webUrl}x`)).status).toBe(404);
+    expect(await peekRateLimit(RECIPIENT_LINK_USES, `web:${forged}`)).toEqual({
+      allowed: true,
+      remaining: RECIPIENT_LINK_USES.points,
+    });
+  });
+});
