@@ -1,8 +1,9 @@
 import { generateTOTP } from "@epic-web/totp";
 import { eq } from "drizzle-orm";
 import { expect, test } from "vitest";
-import { recoveryCodes, twoFactorSecrets, users } from "#db/schema";
+import { recoveryCodes, securityEvents, sessions, twoFactorSecrets, users } from "#db/schema";
 import { db } from "~/platform/db.server";
+import { createSession } from "./session.server";
 import {
   confirmEnrolment,
   disableTwoFactor,
@@ -12,6 +13,7 @@ import {
   RECOVERY_CODE_COUNT,
   recoveryCodesLeft,
   replaceRecoveryCodes,
+  resetTwoFactorByOperator,
   SECOND_FACTOR_ACCOUNT_LIMITS,
   startEnrolment,
   takeSecondFactorAttempt,
@@ -122,6 +124,31 @@ test("turning it off removes the secret and the recovery codes", async () => {
   expect(hasTwoFactor(user.id)).toBe(false);
   expect(twoFactorState(user.id)).toEqual({ status: "off" });
   expect(await verifySecondFactor(user.id, codes[0]!)).toBeNull();
+});
+
+test("the operator's reset turns it off, ends every session and is recorded", async () => {
+  const { user } = await enrolledUser();
+  await createSession(user.id, new Request("http://localhost/login"));
+  expect(db.select().from(sessions).where(eq(sessions.userId, user.id)).all()).toHaveLength(1);
+
+  expect(resetTwoFactorByOperator(user.id, "called them back on their known number")).toBe(true);
+  expect(hasTwoFactor(user.id)).toBe(false);
+  expect(recoveryCodesLeft(user.id)).toBe(0);
+  expect(db.select().from(sessions).where(eq(sessions.userId, user.id)).all()).toHaveLength(0);
+  const event = db
+    .select()
+    .from(securityEvents)
+    .where(eq(securityEvents.userId, user.id))
+    .all()
+    .at(-1);
+  expect(event).toMatchObject({
+    eventType: "two_factor_disabled",
+    severity: "high",
+    endpoint: "cli:two-factor:reset",
+    details: { source: "cli", reason: "called them back on their known number" },
+  });
+
+  expect(resetTwoFactorByOperator(user.id, "again")).toBe(false);
 });
 
 test("recovery codes look like xxxx-xxxx-xxxx without look-alike characters", () => {

@@ -3,6 +3,7 @@ import { generateTOTP, getTOTPAuthUri, verifyTOTP } from "@epic-web/totp";
 import { and, count, eq, isNotNull, isNull, lt, or } from "drizzle-orm";
 import QRCode from "qrcode";
 import { recoveryCodes, twoFactorSecrets } from "#db/schema";
+import { recordOperatorSecurityEvent } from "~/modules/admin/security-events.server";
 import { db, writeTransaction } from "~/platform/db.server";
 import {
   consumeRateLimits,
@@ -10,6 +11,7 @@ import {
   refundRateLimit,
   resetRateLimit,
 } from "~/platform/rate-limit.server";
+import { revokeUserSessions } from "./session.server";
 
 /**
  * Authenticator-app codes (TOTP, RFC 6238) and one-time recovery codes.
@@ -180,6 +182,27 @@ export function disableTwoFactor(userId: number) {
     tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId)).run();
     tx.delete(twoFactorSecrets).where(eq(twoFactorSecrets.userId, userId)).run();
   });
+}
+
+/**
+ * For someone who lost their authenticator and their recovery codes: the
+ * operator turns two-factor sign-in off from a shell
+ * (`npm run two-factor:reset`). Every session ends, because whoever has the
+ * lost phone may be signed in; an admin is asked to set codes up again at
+ * the next log-in. Returns false when the account had none.
+ */
+export function resetTwoFactorByOperator(userId: number, reason: string | null) {
+  if (!hasTwoFactor(userId)) return false;
+  disableTwoFactor(userId);
+  revokeUserSessions(userId);
+  recordOperatorSecurityEvent({
+    command: "two-factor:reset",
+    eventType: "two_factor_disabled",
+    severity: "high",
+    userId,
+    details: { source: "cli", reason },
+  });
+  return true;
 }
 
 /**

@@ -25,3 +25,11 @@ export function recordSecurityEvent(request: Request, event: SecurityEventInput)
     })
     .run();
 }
+
+/** One row in `security_events` for what an operator did from a shell (`npm run …`), not a request. */
+export function recordOperatorSecurityEvent(event: SecurityEventInput & { command: string }) {
+  const { command, ...rest } = event;
+  db.insert(securityEvents)
+    .values({ ...rest, endpoint: `cli:${command}` })
+    .run();
+}
