@@ -320,6 +320,7 @@ describe("items", () => {
       type: "link",
       urls: ["https://example.com/a"],
       commentText: "Good",
+      preview: { status: "pending", title: null, description: null, siteName: null },
     });
     const musing = await call("POST", `/folders/${folder.id}/items`, {
       token,
@@ -330,7 +331,11 @@ describe("items", () => {
       token,
       body: { title: "Thought, edited", note: "Hello again" },
     });
-    expect(edited.json).toMatchObject({ title: "Thought, edited", note: "Hello again" });
+    expect(edited.json).toMatchObject({
+      title: "Thought, edited",
+      note: "Hello again",
+      preview: null,
+    });
     expect(
       (await call("PATCH", `/items/${link.json.id}`, { token, body: { title: "x" } })).status,
     ).toBe(400);

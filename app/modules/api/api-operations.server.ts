@@ -112,6 +112,14 @@ function itemView(item: ListedItem | Item, folderId: number): z.input<typeof Ite
       name,
       size: item.fileSizes[index] ?? 0,
     })),
+    preview: item.previewStatus
+      ? {
+          status: item.previewStatus,
+          title: item.previewTitle,
+          description: item.previewDescription,
+          siteName: item.previewSiteName,
+        }
+      : null,
   };
 }
 

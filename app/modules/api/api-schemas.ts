@@ -47,6 +47,17 @@ export const ItemViewSchema = z.object({
   questionText: z.string().nullable(),
   responseExpectation: z.enum(["na", "not_expecting", "expecting"]),
   files: z.array(z.object({ index: z.number().int(), name: z.string(), size: z.number().int() })),
+  preview: z
+    .object({
+      status: z.enum(["pending", "ready", "failed", "removed"]),
+      title: z.string().nullable(),
+      description: z.string().nullable(),
+      siteName: z.string().nullable(),
+    })
+    .nullable()
+    .describe(
+      "A link's preview card, fetched in the background after the link is saved (pending until then); null for other items",
+    ),
 });
 
 export const PaginationSchema = z.object({
