@@ -4,6 +4,7 @@ import { AppShell } from "~/components/app-shell";
 import { DelegatedLink } from "~/components/delegated-link";
 import { CsrfInput } from "~/components/forms";
 import { ItemList } from "~/components/item-list";
+import { useRefreshWhilePreviewsPending } from "~/components/pending-previews";
 import type { DashboardData, FolderSummary } from "~/modules/folders/dashboard.server";
 import { sendNowBlocker } from "~/modules/sending/send-now";
 import type { loader as rootLoader } from "~/root";
@@ -312,6 +313,7 @@ function SendNowButton({ folder }: { folder: Folder }) {
 }
 
 function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
+  useRefreshWhilePreviewsPending(data.items.some((item) => "previewPending" in item));
   const ratio = folder.totalSize / folder.maxSize;
   const autoPaused = folder.pauseReason === "storage_exceeded";
   const buttonClass = "btn-secondary px-3 py-1.5";

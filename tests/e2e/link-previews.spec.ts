@@ -87,6 +87,38 @@ test("a saved link shows its preview card; the sender removes the picture, then 
   expect(itemsOf(folder.id)[0]?.previewStatus).toBe("removed");
 });
 
+test("with JavaScript the card appears by itself once fetched", async ({
+  page,
+  context,
+  baseURL,
+  javaScriptEnabled,
+}) => {
+  test.skip(!javaScriptEnabled, "without JavaScript the card shows on the next visit");
+  const user = await createUser();
+  const folder = createFolderRow(user.id, { name: "Family" });
+  await signIn(context, user.id, baseURL!);
+  await page.goto(`/folders/${folder.id}`);
+
+  const topic = `reefs-${crypto.randomBytes(4).toString("hex")}`;
+  await page.getByRole("link", { name: "Add Link", exact: true }).click();
+  const dialog = page.getByRole("dialog", { name: "Add Link" });
+  await expect(dialog.getByLabel("Title")).toBeVisible();
+  await dialog.getByLabel("Title").fill("Reef guide");
+  await dialog
+    .getByLabel("Link 1", { exact: true })
+    .fill(`${process.env.E2E_PREVIEW_ORIGIN}/article/${topic}`);
+  await dialog.getByLabel("Leave a comment").check();
+  await dialog.getByRole("textbox", { name: "Comment" }).fill("For the dive");
+  await dialog.getByRole("radio", { name: /^None/ }).check();
+  await dialog.getByRole("button", { name: "Add", exact: true }).click();
+  await expect(page.getByText("Content added successfully!")).toBeVisible();
+
+  const preview = itemCard(page, "Reef guide").getByRole("figure", {
+    name: "Preview of Reef guide",
+  });
+  await expect(preview.getByText(`${topic}: the long read`)).toBeVisible({ timeout: 20_000 });
+});
+
 test("a page that cannot be fetched leaves the plain link", async ({ page, context, baseURL }) => {
   const user = await createUser();
   const folder = createFolderRow(user.id, { name: "Family" });

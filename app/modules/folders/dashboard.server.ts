@@ -90,6 +90,7 @@ function itemView(item: ListedItem) {
           },
         }
       : {}),
+    ...(item.previewStatus === "pending" ? { previewPending: true as const } : {}),
   };
 }
 
