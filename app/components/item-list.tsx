@@ -9,6 +9,11 @@ const EXPECTATION_LABELS = {
   not_expecting: "No reply needed",
 } as const;
 
+/** Where the list's buttons post: the item is in the address, the action in `intent`. */
+function itemActionPath(folderId: number, itemId: number) {
+  return `/folders/${folderId}/item-actions?itemId=${itemId}`;
+}
+
 /**
  * A link's preview card, once fetched (app/modules/items/link-previews.server.ts).
  * Its buttons belong to the list's one form, so removing works without
@@ -18,7 +23,9 @@ function LinkCard({
   item,
   preview,
   url,
+  folderId,
 }: {
+  folderId: number;
   item: ItemView;
   preview: NonNullable<ItemView["preview"]>;
   url: string;
@@ -49,7 +56,8 @@ function LinkCard({
             <button
               type="submit"
               name="intent"
-              value={`remove-preview-image:${item.id}`}
+              value="remove-preview-image"
+              formAction={itemActionPath(folderId, item.id)}
               aria-label={`Remove the preview picture of ${item.title}`}
               className="item-action"
             >
@@ -59,7 +67,8 @@ function LinkCard({
           <button
             type="submit"
             name="intent"
-            value={`remove-preview:${item.id}`}
+            value="remove-preview"
+            formAction={itemActionPath(folderId, item.id)}
             aria-label={`Remove the preview of ${item.title}`}
             className="item-action"
           >
@@ -71,13 +80,13 @@ function LinkCard({
   );
 }
 
-function ItemBody({ item }: { item: ItemView }) {
+function ItemBody({ item, folderId }: { item: ItemView; folderId: number }) {
   return (
     <div className="min-w-0 flex-1 space-y-2">
       <p className="item-type">{item.type}</p>
       <h3 className="item-title">{item.title}</h3>
       {item.preview && item.urls?.[0] ? (
-        <LinkCard item={item} preview={item.preview} url={item.urls[0]} />
+        <LinkCard item={item} preview={item.preview} url={item.urls[0]} folderId={folderId} />
       ) : null}
       {item.urls ? (
         <ul className="item-urls space-y-0.5 text-sm">
@@ -172,7 +181,7 @@ export function ItemList({
             const position = offset + index;
             return (
               <li key={item.id} id={`item-${item.id}`} className="item-card">
-                <ItemBody item={item} />
+                <ItemBody item={item} folderId={folderId} />
                 {/* Thumb-sized controls in a row; Delete at the far end, away from Up and Down. */}
                 <div className="flex items-center gap-2 border-t border-stone-100 pt-2">
                   <DelegatedLink
@@ -183,11 +192,12 @@ export function ItemList({
                   >
                     Edit
                   </DelegatedLink>
-                  {/* Buttons of the list's one form: the value names the action and the item. */}
+                  {/* Buttons of the list's one form: the value names the action, the address the item. */}
                   <button
                     type="submit"
                     name="intent"
-                    value={`move-up:${item.id}`}
+                    value="move-up"
+                    formAction={itemActionPath(folderId, item.id)}
                     aria-label={`Move ${item.title} up`}
                     disabled={position === 0}
                     className="item-action"
@@ -197,7 +207,8 @@ export function ItemList({
                   <button
                     type="submit"
                     name="intent"
-                    value={`move-down:${item.id}`}
+                    value="move-down"
+                    formAction={itemActionPath(folderId, item.id)}
                     aria-label={`Move ${item.title} down`}
                     disabled={position === pagination.total - 1}
                     className="item-action"
@@ -207,7 +218,8 @@ export function ItemList({
                   <button
                     type="submit"
                     name="intent"
-                    value={`delete:${item.id}`}
+                    value="delete"
+                    formAction={itemActionPath(folderId, item.id)}
                     aria-label={`Delete ${item.title}`}
                     className="item-action ml-auto text-red-700"
                   >

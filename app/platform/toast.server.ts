@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import { createCookieSessionStorage, redirect } from "@remix-run/node";
 import { z } from "zod";
 import { env } from "./env.server";
+import { NotFoundError, RuleError } from "./errors.server";
 
 /**
  * Flash messages ride in their own short-lived cookie, set by the response
@@ -63,12 +64,11 @@ export async function getToast(request: Request) {
   };
 }
 
-type ErrorClass = abstract new (...args: never[]) => Error;
-
 /**
  * Runs an action's work; when it fails, the user goes back to `url` with the
  * spec's failure toast (`title`) instead of an error page. A rule the user
- * broke (one of `ruleErrors`) is explained by its message; anything else (the
+ * broke (a `RuleError`) is explained by its message; something missing or
+ * someone else's (a `NotFoundError`) is the 404 page; anything else (the
  * database refused, a disk error) is logged for the operator and the toast
  * asks to try again. Responses thrown on purpose (404s, redirects) pass through.
  */
@@ -76,17 +76,17 @@ export async function withFailureToast(
   url: string,
   title: string,
   work: () => Response | Promise<Response>,
-  ruleErrors: ErrorClass[] = [],
 ): Promise<Response> {
   try {
     return await work();
   } catch (error) {
     if (error instanceof Response) throw error;
-    const rule = ruleErrors.some((ruleError) => error instanceof ruleError);
+    if (error instanceof NotFoundError) throw new Response("Not Found", { status: 404 });
+    const rule = error instanceof RuleError;
     if (!rule) console.error(error);
     return redirectWithToast(url, {
       title,
-      description: rule ? (error as Error).message : "Please try again.",
+      description: rule ? error.message : "Please try again.",
       variant: "destructive",
     });
   }

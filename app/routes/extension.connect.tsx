@@ -8,13 +8,14 @@ import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { AppShell } from "~/components/app-shell";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/forms";
 import { requireUser } from "~/modules/accounts/session.server";
-import { ApiTokenRuleError, createApiToken } from "~/modules/api/api-tokens.server";
+import { createApiToken } from "~/modules/api/api-tokens.server";
 import {
   EXTENSION_TOKEN_NAME,
   ExtensionConnectSchema,
   extensionFinishUrl,
 } from "~/modules/api/extension-connect";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { invariantResponse, RuleError } from "~/platform/errors.server";
 
 /**
  * "Connect" for the Chrome extension: with the user's consent, a write token
@@ -25,7 +26,7 @@ export const meta: MetaFunction = () => [{ title: "Connect the extension · Thou
 
 function parseRequest(values: Record<string, unknown>) {
   const parsed = ExtensionConnectSchema.safeParse(values);
-  if (!parsed.success) throw new Response("Bad Request", { status: 400 });
+  invariantResponse(parsed.success, "Bad Request", 400);
   return parsed.data;
 }
 
@@ -46,7 +47,7 @@ export async function action({ request }: ActionFunctionArgs) {
       { headers: { "Cache-Control": "no-store" } },
     );
   } catch (error) {
-    if (!(error instanceof ApiTokenRuleError)) throw error;
+    if (!(error instanceof RuleError)) throw error;
     return data({ finishUrl: null, error: error.message }, { status: 403 });
   }
 }

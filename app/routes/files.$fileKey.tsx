@@ -2,6 +2,7 @@ import type { LoaderFunctionArgs } from "@remix-run/node";
 import { createReadableStreamFromReadable } from "@remix-run/node";
 import { requireUser } from "~/modules/accounts/session.server";
 import { findOwnedFile } from "~/modules/uploads/files.server";
+import { invariantResponse } from "~/platform/errors.server";
 import { storage } from "~/platform/storage.server";
 
 /**
@@ -13,7 +14,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const file = findOwnedFile(user.id, params.fileKey ?? "");
   const stat = file ? await storage.stat(file.key) : null;
   const stream = file && stat ? await storage.get(file.key) : null;
-  if (!file || !stat || !stream) throw new Response("Not Found", { status: 404 });
+  invariantResponse(file && stat && stream);
   const disposition = file.mimeType.startsWith("image/") ? "inline" : "attachment";
   return new Response(createReadableStreamFromReadable(stream), {
     headers: {

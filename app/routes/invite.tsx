@@ -9,7 +9,6 @@ import { useEffect, useRef, useState } from "react";
 import { DashboardPage } from "~/components/dashboard";
 import { Dialog } from "~/components/dialog";
 import { CsrfInput, SubmitButton } from "~/components/forms";
-import { isBannerDismissed } from "~/modules/accounts/preferences.server";
 import { requireUser } from "~/modules/accounts/session.server";
 import { LIMITS } from "~/modules/billing/limits";
 import { getUsage } from "~/modules/billing/quota.server";
@@ -18,7 +17,7 @@ import {
   referralLink,
   referralStats,
 } from "~/modules/billing/referrals.server";
-import { loadDashboard } from "~/modules/folders/dashboard.server";
+import { loadDashboardPage } from "~/modules/folders/dashboard.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { formatBytes, pluralize } from "~/utils/format";
 
@@ -34,10 +33,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const usage = getUsage(user.id);
   const stats = referralStats(user.id, usage);
   return {
-    dashboard: {
-      ...loadDashboard(user, null),
-      bannerDismissed: await isBannerDismissed(request, user),
-    },
+    dashboard: await loadDashboardPage(request, user),
     stats,
     link: stats.referralCode ? referralLink(stats.referralCode) : null,
     maxFolders: Number.isFinite(usage.limits.maxFolders) ? usage.limits.maxFolders : null,

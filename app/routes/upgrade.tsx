@@ -12,7 +12,6 @@ import { z } from "zod";
 import { DashboardPage } from "~/components/dashboard";
 import { Dialog } from "~/components/dialog";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/forms";
-import { isBannerDismissed } from "~/modules/accounts/preferences.server";
 import { requireUser } from "~/modules/accounts/session.server";
 import {
   BillingError,
@@ -23,7 +22,7 @@ import {
 } from "~/modules/billing/billing.server";
 import { LIMITS } from "~/modules/billing/limits";
 import { isPremium } from "~/modules/billing/quota.server";
-import { loadDashboard } from "~/modules/folders/dashboard.server";
+import { loadDashboardPage } from "~/modules/folders/dashboard.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { formatBytes } from "~/utils/format";
 
@@ -32,10 +31,7 @@ export const meta: MetaFunction = () => [{ title: "Upgrade to Premium · Thought
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   return {
-    dashboard: {
-      ...loadDashboard(user, null),
-      bannerDismissed: await isBannerDismissed(request, user),
-    },
+    dashboard: await loadDashboardPage(request, user),
     premium: isPremium(user),
     configured: billingConfigured(),
     price: isPremium(user) ? null : await premiumPriceLabel(),

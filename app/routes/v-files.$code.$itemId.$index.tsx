@@ -5,6 +5,7 @@ import {
   tooManyLinkUses,
 } from "~/modules/sending/recipient-link-limit.server";
 import { webVersionFile } from "~/modules/sending/web-version.server";
+import { invariantResponse } from "~/platform/errors.server";
 import { storage } from "~/platform/storage.server";
 
 /** A photo or file of a web version, to whoever holds that recipient's link while it works. */
@@ -18,7 +19,7 @@ export async function loader({ params }: LoaderFunctionArgs) {
   const file = webVersionFile(code, number(params.itemId), number(params.index));
   const stat = file ? await storage.stat(file.key) : null;
   const stream = file && stat ? await storage.get(file.key) : null;
-  if (!file || !stat || !stream) throw new Response("Not Found", { status: 404 });
+  invariantResponse(file && stat && stream);
   const disposition = file.mimeType.startsWith("image/") ? "inline" : "attachment";
   return new Response(createReadableStreamFromReadable(stream), {
     headers: {

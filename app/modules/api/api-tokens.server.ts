@@ -2,6 +2,7 @@ import { and, asc, eq } from "drizzle-orm";
 import { apiTokens, users } from "#db/schema";
 import { hashToken, randomToken, type SessionUser } from "~/modules/accounts/session.server";
 import { db } from "~/platform/db.server";
+import { RuleError } from "~/platform/errors.server";
 import type { ApiTokenInput, ApiTokenScope } from "./api-token-validation";
 
 /**
@@ -15,7 +16,7 @@ const MAX_TOKENS_PER_USER = 20;
 /** Last use is recorded at most this often, not on every request. */
 const LAST_USED_RESOLUTION_MS = 60 * 1000;
 
-export class ApiTokenRuleError extends Error {}
+export class ApiTokenRuleError extends RuleError {}
 
 export type ApiTokenSummary = {
   id: number;

@@ -1,3 +1,4 @@
+import { isBannerDismissed } from "~/modules/accounts/preferences.server";
 import type { SessionUser } from "~/modules/accounts/session.server";
 import {
   folderSizeLimit,
@@ -138,3 +139,19 @@ export function loadDashboard(user: SessionUser, selectedId: number | null, page
 }
 
 export type DashboardData = ReturnType<typeof loadDashboard>;
+
+/**
+ * The dashboard as a page draws it, with this browser's banner choice: for
+ * the folder page and for every dialog route drawn over the dashboard.
+ */
+export async function loadDashboardPage(
+  request: Request,
+  user: SessionUser,
+  selectedId: number | null = null,
+  page = 1,
+) {
+  return {
+    ...loadDashboard(user, selectedId, page),
+    bannerDismissed: await isBannerDismissed(request, user),
+  };
+}

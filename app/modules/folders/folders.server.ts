@@ -3,6 +3,7 @@ import { contentItems, folders, users } from "#db/schema";
 import { LIMITS } from "~/modules/billing/limits";
 import { canCreateFolder, folderSizeLimit, getUsage } from "~/modules/billing/quota.server";
 import { db, prepareOnce, writeTransaction } from "~/platform/db.server";
+import { NotFoundError, RuleError } from "~/platform/errors.server";
 import type { FolderFrequency, FolderInput } from "./folder-validation";
 import { nextSendAt } from "./schedule.server";
 
@@ -13,8 +14,8 @@ import { nextSendAt } from "./schedule.server";
  */
 export type Folder = typeof folders.$inferSelect;
 
-export class FolderNotFoundError extends Error {}
-export class FolderRuleError extends Error {}
+export class FolderNotFoundError extends NotFoundError {}
+export class FolderRuleError extends RuleError {}
 /** The account has all the folders its tier allows: Premium would lift the limit. */
 export class FolderLimitError extends FolderRuleError {}
 

@@ -1,28 +1,20 @@
 import { parseWithZod } from "@conform-to/zod";
 import { data } from "@remix-run/node";
 import { UploadRejectedError } from "~/modules/uploads/uploads.server";
+import { invariantResponse } from "~/platform/errors.server";
 import type { UploadProblem } from "./item-validation";
 import { ITEM_TYPES, type ItemType, schemaFor } from "./item-validation";
-import { ItemNotFoundError, ItemRuleError, QuotaExceededError } from "./items.server";
+import { ItemRuleError, QuotaExceededError } from "./items.server";
 
 export function parseItemType(value: string | undefined): ItemType {
-  if (!ITEM_TYPES.includes(value as ItemType)) throw new Response("Not Found", { status: 404 });
+  invariantResponse(ITEM_TYPES.includes(value as ItemType));
   return value as ItemType;
 }
 
 export function parseItemId(value: string | FormDataEntryValue | null | undefined) {
   const id = Number(value);
-  if (!Number.isSafeInteger(id) || id <= 0) throw new Response("Not Found", { status: 404 });
+  invariantResponse(Number.isSafeInteger(id) && id > 0);
   return id;
-}
-
-export function notFoundOnForeignItem<T>(work: () => T): T {
-  try {
-    return work();
-  } catch (error) {
-    if (error instanceof ItemNotFoundError) throw new Response("Not Found", { status: 404 });
-    throw error;
-  }
 }
 
 /**

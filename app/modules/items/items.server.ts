@@ -11,6 +11,7 @@ import {
 } from "~/modules/folders/folders.server";
 import type { StoredUpload } from "~/modules/uploads/uploads.server";
 import { db, prepareOnce, writeTransaction } from "~/platform/db.server";
+import { NotFoundError, RuleError } from "~/platform/errors.server";
 import type { LinkInput, MusingInput, UploadDetailsInput } from "./item-validation";
 import { previewColumnsFor, requestPreviewPass } from "./link-preview-queue.server";
 
@@ -20,12 +21,12 @@ import { previewColumnsFor, requestPreviewPass } from "./link-preview-queue.serv
  */
 export type Item = typeof contentItems.$inferSelect;
 
-export class ItemNotFoundError extends Error {}
+export class ItemNotFoundError extends NotFoundError {}
 
 export type QuotaErrorCode = "STORAGE_QUOTA_EXCEEDED" | "FOLDER_SIZE_EXCEEDED";
 
 /** Refused because the upload would not fit: carries the spec's figures. */
-export class QuotaExceededError extends Error {
+export class QuotaExceededError extends RuleError {
   constructor(
     readonly code: QuotaErrorCode,
     message: string,
@@ -40,7 +41,7 @@ export class QuotaExceededError extends Error {
   }
 }
 
-export class ItemRuleError extends Error {}
+export class ItemRuleError extends RuleError {}
 
 const PAGE_SIZE = LIMITS.item.pageSize;
 

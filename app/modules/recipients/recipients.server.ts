@@ -16,6 +16,7 @@ import { ResubscribeRequest, resubscribeRequestSubject } from "#emails/resubscri
 import { type Folder, getFolder, recipientsOf } from "~/modules/folders/folders.server";
 import { sendEmail } from "~/modules/sending/mailer.server";
 import { db, prepareSqlOnce, writeTransaction } from "~/platform/db.server";
+import { NotFoundError, RuleError } from "~/platform/errors.server";
 import { clientIp, userAgent } from "~/platform/request-info.server";
 import { canonicalEmail, comparableEmail } from "./email-address";
 import { recordRecipientChoice } from "./recipient-choices.server";
@@ -39,9 +40,9 @@ export const RESUBSCRIBE_REQUEST_INTERVAL_MS = 30 * 24 * 60 * 60 * 1000;
 export const RESUBSCRIBE_REQUESTS_PER_ADDRESS = 3;
 
 /** A rule the caller broke; its message is meant for the sender. */
-export class RecipientRuleError extends Error {}
+export class RecipientRuleError extends RuleError {}
 /** The link's folder does not exist (any more). */
-export class UnknownFolderError extends Error {}
+export class UnknownFolderError extends NotFoundError {}
 
 type Transaction = Parameters<Parameters<typeof writeTransaction>[0]>[0];
 type StateRow = typeof folderRecipientStates.$inferSelect;

@@ -10,13 +10,14 @@ import {
 } from "#emails/newsletter-themes";
 import { isPremium } from "~/modules/billing/quota.server";
 import { db } from "~/platform/db.server";
+import { RuleError } from "~/platform/errors.server";
 
 /**
  * Premium senders' newsletter look (docs/decisions.md, "Newsletter templates
  * and branding"): a template, an accent colour dark enough for white text and
  * links, and a header image re-encoded small enough to ride in every message.
  */
-export class BrandingRuleError extends Error {}
+export class BrandingRuleError extends RuleError {}
 
 export const PREMIUM_ONLY = "Newsletter templates and branding are Premium features.";
 

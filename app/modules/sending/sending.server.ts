@@ -16,6 +16,7 @@ import {
   type RenderedNewsletter,
   renderNewsletter,
 } from "#emails/newsletter.server";
+import type { SessionUser } from "~/modules/accounts/session.server";
 import { isPremium } from "~/modules/billing/quota.server";
 import { type Folder, reconcileStoragePause } from "~/modules/folders/folders.server";
 import { nextSendAt, occurrenceKey } from "~/modules/folders/schedule.server";
@@ -40,6 +41,7 @@ import {
   writeTransactionWithoutFsync,
 } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
+import { RuleError } from "~/platform/errors.server";
 import { faultPoint } from "~/platform/fault-points.server";
 import { storage } from "~/platform/storage.server";
 import { newsletterBrandingFor } from "./branding.server";
@@ -79,19 +81,38 @@ export const RETRY_DELAYS_MS = [5 * 60 * 1000, 20 * 60 * 1000, 35 * 60 * 1000];
 
 type Ledger = typeof sendLedger.$inferSelect;
 
-export class SendRuleError extends Error {}
+export class SendRuleError extends RuleError {}
 
 function appHost() {
   return new URL(env.APP_URL).hostname || "thoughtfully.local";
 }
 
-function unsentItems(folderId: number) {
+/** The items the next send of this folder carries: unsent, in the folder's order. The caller checked ownership. */
+export function unsentItems(folderId: number) {
   return db
     .select()
     .from(contentItems)
     .where(and(eq(contentItems.folderId, folderId), isNull(contentItems.sentAt)))
     .orderBy(asc(contentItems.sortOrder), asc(contentItems.id))
     .all();
+}
+
+/**
+ * The folder's newsletter, rendered and inlined once in the sender's look:
+ * what a send delivers and what the Email Preview shows. Each recipient then
+ * only gets their own links (`personalize`).
+ */
+export function buildNewsletter(
+  folder: Pick<Folder, "id" | "name" | "personalSignoff">,
+  sender: SessionUser,
+  items: (typeof contentItems.$inferSelect)[],
+  tracked = false,
+) {
+  const look = newsletterBrandingFor(sender);
+  return renderNewsletter(
+    { folder, sender, items, branding: look?.branding, tracked },
+    look?.headerImage,
+  );
 }
 
 function senderOf(folder: Folder) {
@@ -231,12 +252,7 @@ export async function deliver(ledgerId: number, now = new Date()): Promise<numbe
     // waiting for that would never finish (and would hold up Send Now for good).
     if (items.length === 0) giveUpPending(ledger.id);
     if (items.length > 0 && due.length > 0) {
-      // Rendered and inlined once; each recipient only gets their own links.
-      const look = newsletterBrandingFor(sender);
-      const rendered = renderNewsletter(
-        { folder, sender, items, branding: look?.branding, tracked: ledger.tracked },
-        look?.headerImage,
-      );
+      const rendered = buildNewsletter(folder, sender, items, ledger.tracked);
       const prepared = { ledger, folder, sender, items, rendered, attachments: [] as Attachment[] };
       try {
         prepared.attachments = await attachmentsFor(rendered, storage);

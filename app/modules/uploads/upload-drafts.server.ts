@@ -18,6 +18,7 @@ import {
   QuotaExceededError,
 } from "~/modules/items/items.server";
 import { db, writeTransaction } from "~/platform/db.server";
+import { NotFoundError, RuleError } from "~/platform/errors.server";
 import {
   AT_LEAST_ONE_FOLDER,
   INVALID_FOLDER_ID,
@@ -41,8 +42,8 @@ import { releaseFiles } from "./uploads.server";
 export type UploadDraft = typeof uploadDrafts.$inferSelect;
 export type DraftFields = LinkInput | MusingInput | UploadDetailsInput;
 
-export class DraftNotFoundError extends Error {}
-export class DraftRuleError extends Error {}
+export class DraftNotFoundError extends NotFoundError {}
+export class DraftRuleError extends RuleError {}
 
 export const DRAFT_LIFETIME_MS = 24 * 60 * 60 * 1000;
 /** Older drafts of the same user beyond this many are removed when a new one starts. */

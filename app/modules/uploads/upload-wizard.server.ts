@@ -3,22 +3,12 @@ import { parseWithZod } from "@conform-to/zod";
 import type { ItemFormValues, UploadProblem } from "~/modules/items/item-validation";
 import { type ItemType, schemaFor } from "~/modules/items/item-validation";
 import { selectAFile, WIZARD_TYPES } from "./multi-folder";
-import { type DraftFields, DraftNotFoundError, type UploadDraft } from "./upload-drafts.server";
+import type { DraftFields, UploadDraft } from "./upload-drafts.server";
 
 /** Route helpers of the multi-folder wizard (app/routes/upload+). */
 
 export function parseWizardType(value: string | null): ItemType {
   return WIZARD_TYPES.includes(value as ItemType) ? (value as ItemType) : "link";
-}
-
-/** Another user's draft, an expired one or a made-up id: the same 404. */
-export function notFoundOnForeignDraft<T>(work: () => T): T {
-  try {
-    return work();
-  } catch (error) {
-    if (error instanceof DraftNotFoundError) throw new Response("Not Found", { status: 404 });
-    throw error;
-  }
 }
 
 export type ContentStepReply = {

@@ -2,9 +2,8 @@ import { type LoaderFunctionArgs, type MetaFunction, redirect } from "@remix-run
 import { Link, useLoaderData } from "@remix-run/react";
 import { DashboardPage } from "~/components/dashboard";
 import { PublicLayout } from "~/components/public-layout";
-import { isBannerDismissed } from "~/modules/accounts/preferences.server";
 import { getUser } from "~/modules/accounts/session.server";
-import { loadDashboard } from "~/modules/folders/dashboard.server";
+import { loadDashboardPage } from "~/modules/folders/dashboard.server";
 
 export const meta: MetaFunction = () => [
   { title: "Thoughtfully · Share Thoughtfully. Save now to send later." },
@@ -44,10 +43,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const folderParam = new URL(request.url).searchParams.get("folder");
   if (folderParam && /^\d+$/.test(folderParam)) throw redirect(`/folders/${folderParam}`);
   return {
-    dashboard: {
-      ...loadDashboard(user, null),
-      bannerDismissed: await isBannerDismissed(request, user),
-    },
+    dashboard: await loadDashboardPage(request, user),
   };
 }
 

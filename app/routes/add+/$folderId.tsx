@@ -8,7 +8,7 @@ import {
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { Dialog } from "~/components/dialog";
 import { ItemForm } from "~/components/item-form";
-import { notFoundOnForeignFolder, parseFolderId } from "~/modules/folders/folder-params.server";
+import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder, recipientsOf } from "~/modules/folders/folders.server";
 import {
   addedToast,
@@ -18,8 +18,9 @@ import {
   requireAddUser,
 } from "~/modules/items/capture.server";
 import { LinkSchema } from "~/modules/items/item-validation";
-import { createTextItem, ItemRuleError } from "~/modules/items/items.server";
+import { createTextItem } from "~/modules/items/items.server";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { orNotFound, RuleError } from "~/platform/errors.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
 /**
@@ -31,7 +32,7 @@ export const meta: MetaFunction = () => [{ title: "Add Link · Thoughtfully" }];
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireAddUser(request);
-  const folder = notFoundOnForeignFolder(() => getFolder(user.id, parseFolderId(params.folderId)));
+  const folder = orNotFound(() => getFolder(user.id, parseFolderId(params.folderId)));
   const capture = readCapture(new URL(request.url).searchParams);
   const { defaultValue, lastResult } = captureForm(capture);
   return {
@@ -46,7 +47,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireAddUser(request);
   const folderId = parseFolderId(params.folderId);
-  notFoundOnForeignFolder(() => getFolder(user.id, folderId));
+  orNotFound(() => getFolder(user.id, folderId));
   const formData = await readProtectedForm(request);
   const submission = parseWithZod(formData, { schema: LinkSchema });
   if (submission.status !== "success") {
@@ -55,7 +56,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   try {
     createTextItem(user.id, folderId, submission.value);
   } catch (error) {
-    if (!(error instanceof ItemRuleError)) throw error;
+    if (!(error instanceof RuleError)) throw error;
     return data({ result: submission.reply({ formErrors: [error.message] }) }, { status: 400 });
   }
   const capture = readCapture(new URL(request.url).searchParams);

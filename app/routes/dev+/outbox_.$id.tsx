@@ -3,6 +3,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { StaticPage } from "~/components/public-layout";
 import { requireOutboxReader } from "~/modules/accounts/roles.server";
 import { readOutboxMessage } from "~/modules/sending/mailer.server";
+import { invariantResponse } from "~/platform/errors.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.message.subject || "E-mail"} · Outbox · Thoughtfully` },
@@ -12,7 +13,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireOutboxReader(request);
   const message = await readOutboxMessage(params.id ?? "");
-  if (!message) throw new Response("Not Found", { status: 404 });
+  invariantResponse(message);
   const { raw: _raw, ...shown } = message;
   return json({ message: { ...shown, date: message.date.toISOString() } });
 }

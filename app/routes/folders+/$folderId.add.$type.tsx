@@ -9,7 +9,7 @@ import { useActionData, useLoaderData } from "@remix-run/react";
 import { Dialog } from "~/components/dialog";
 import { ItemForm } from "~/components/item-form";
 import { requireUser } from "~/modules/accounts/session.server";
-import { notFoundOnForeignFolder, parseFolderId } from "~/modules/folders/folder-params.server";
+import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder, recipientsOf, uploadCapacity } from "~/modules/folders/folders.server";
 import {
   parseItemType,
@@ -19,9 +19,10 @@ import {
   uploadProblemFor,
 } from "~/modules/items/item-routes.server";
 import { EMPTY_ITEM, schemaFor } from "~/modules/items/item-validation";
-import { createTextItem, createUploadItem, ItemRuleError } from "~/modules/items/items.server";
+import { createTextItem, createUploadItem } from "~/modules/items/items.server";
 import { deleteStoredFiles, parseUploadForm, storedKeys } from "~/modules/uploads/uploads.server";
 import { readProtectedForm, validateCsrf } from "~/platform/csrf.server";
+import { orNotFound, RuleError } from "~/platform/errors.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
@@ -35,7 +36,7 @@ export const meta: MetaFunction<typeof loader> = ({ data: loaded }) => [
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const type = parseItemType(params.type);
-  const folder = notFoundOnForeignFolder(() => getFolder(user.id, parseFolderId(params.folderId)));
+  const folder = orNotFound(() => getFolder(user.id, parseFolderId(params.folderId)));
   return {
     type,
     folderId: folder.id,
@@ -49,7 +50,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const type = parseItemType(params.type);
   const folderId = parseFolderId(params.folderId);
-  notFoundOnForeignFolder(() => getFolder(user.id, folderId));
+  orNotFound(() => getFolder(user.id, folderId));
   const back = `/folders/${folderId}`;
 
   if (type === "link" || type === "musing") {
@@ -64,7 +65,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     try {
       createTextItem(user.id, folderId, submission.value as Parameters<typeof createTextItem>[2]);
     } catch (error) {
-      if (!(error instanceof ItemRuleError)) {
+      if (!(error instanceof RuleError)) {
         const { problem, status } = unexpectedSaveProblem(error, "add", type);
         return data({ result: submission.reply(), problem }, { status });
       }

@@ -4,10 +4,11 @@ import { Dialog } from "~/components/dialog";
 import { CsrfInput, SubmitButton } from "~/components/forms";
 import { requireUser } from "~/modules/accounts/session.server";
 import { folderStats } from "~/modules/billing/quota.server";
-import { notFoundOnForeignFolder, parseFolderId } from "~/modules/folders/folder-params.server";
+import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder } from "~/modules/folders/folders.server";
 import { activeRecipients } from "~/modules/recipients/recipients.server";
 import { listNames, sendNowBlocker } from "~/modules/sending/send-now";
+import { orNotFound } from "~/platform/errors.server";
 import { pluralize } from "~/utils/format";
 
 export const meta: MetaFunction = () => [{ title: "Send now? · Thoughtfully" }];
@@ -19,7 +20,7 @@ export const meta: MetaFunction = () => [{ title: "Send now? · Thoughtfully" }]
  */
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
-  const folder = notFoundOnForeignFolder(() => getFolder(user.id, parseFolderId(params.folderId)));
+  const folder = orNotFound(() => getFolder(user.id, parseFolderId(params.folderId)));
   const itemCount = folderStats(user.id).get(folder.id)?.itemCount ?? 0;
   const recipients = activeRecipients(folder).map((recipient) =>
     recipient.name && recipient.name !== "recipient" ? recipient.name : recipient.email,

@@ -3,17 +3,18 @@ import { Form, Link, useLoaderData } from "@remix-run/react";
 import { Dialog } from "~/components/dialog";
 import { CsrfInput, SubmitButton } from "~/components/forms";
 import { requireUser } from "~/modules/accounts/session.server";
-import { notFoundOnForeignFolder, parseFolderId } from "~/modules/folders/folder-params.server";
+import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { deleteFolder, getFolder } from "~/modules/folders/folders.server";
 import { releaseFiles } from "~/modules/uploads/uploads.server";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { orNotFound } from "~/platform/errors.server";
 import { redirectWithToast, withFailureToast } from "~/platform/toast.server";
 
 export const meta: MetaFunction = () => [{ title: "Delete folder · Thoughtfully" }];
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
-  const folder = notFoundOnForeignFolder(() => getFolder(user.id, parseFolderId(params.folderId)));
+  const folder = orNotFound(() => getFolder(user.id, parseFolderId(params.folderId)));
   return { folderId: folder.id, name: folder.name };
 }
 
@@ -22,7 +23,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const folderId = parseFolderId(params.folderId);
   await readProtectedForm(request);
   return withFailureToast(`/folders/${folderId}`, "Failed to delete folder", async () => {
-    const fileKeys = notFoundOnForeignFolder(() => deleteFolder(user.id, folderId));
+    const fileKeys = orNotFound(() => deleteFolder(user.id, folderId));
     await releaseFiles(fileKeys);
     return redirectWithToast("/", { title: "Folder deleted" });
   });

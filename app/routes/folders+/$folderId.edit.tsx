@@ -9,24 +9,24 @@ import { useActionData, useLoaderData } from "@remix-run/react";
 import { Dialog } from "~/components/dialog";
 import { FolderForm, type FolderFormValues } from "~/components/folder-form";
 import { requireUser } from "~/modules/accounts/session.server";
-import { notFoundOnForeignFolder, parseFolderId } from "~/modules/folders/folder-params.server";
+import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { FolderSchema } from "~/modules/folders/folder-validation";
 import {
   allowedFrequencies,
-  FolderRuleError,
   getFolder,
   recipientsOf,
   updateFolder,
 } from "~/modules/folders/folders.server";
 import { refreshFolderSubscription } from "~/modules/recipients/recipients.server";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { orNotFound, RuleError } from "~/platform/errors.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
 export const meta: MetaFunction = () => [{ title: "Folder Details · Thoughtfully" }];
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
-  const folder = notFoundOnForeignFolder(() => getFolder(user.id, parseFolderId(params.folderId)));
+  const folder = orNotFound(() => getFolder(user.id, parseFolderId(params.folderId)));
   const frequencies = allowedFrequencies(user.id);
   const values: FolderFormValues = {
     name: folder.name,
@@ -45,7 +45,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const folderId = parseFolderId(params.folderId);
   const formData = await readProtectedForm(request);
-  notFoundOnForeignFolder(() => getFolder(user.id, folderId));
+  orNotFound(() => getFolder(user.id, folderId));
   const submission = parseWithZod(formData, { schema: FolderSchema });
   if (submission.status !== "success") {
     return data({ result: submission.reply() }, { status: submission.status ? 400 : 200 });
@@ -55,7 +55,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     // New recipients can make a fully unsubscribed folder sendable again.
     refreshFolderSubscription(folderId);
   } catch (error) {
-    if (error instanceof FolderRuleError) {
+    if (error instanceof RuleError) {
       return data({ result: submission.reply({ formErrors: [error.message] }) }, { status: 400 });
     }
     console.error(error);

@@ -14,7 +14,6 @@ import { LIMITS } from "~/modules/billing/limits";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { recipientsOf, uploadCapacity } from "~/modules/folders/folders.server";
 import {
-  notFoundOnForeignItem,
   parseItemId,
   refusedUploadReply,
   typedValues,
@@ -26,6 +25,7 @@ import { schemaFor } from "~/modules/items/item-validation";
 import { getItem, updateTextItem, updateUploadItem } from "~/modules/items/items.server";
 import { deleteStoredFiles, parseUploadForm, storedKeys } from "~/modules/uploads/uploads.server";
 import { readProtectedForm, validateCsrf } from "~/platform/csrf.server";
+import { invariantResponse, orNotFound } from "~/platform/errors.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
 import { redirectWithToast } from "~/platform/toast.server";
 import { formatBytes } from "~/utils/format";
@@ -37,8 +37,8 @@ export const meta: MetaFunction = () => [{ title: "Edit · Thoughtfully" }];
 async function loadOwnItem(request: Request, params: LoaderFunctionArgs["params"]) {
   const user = await requireUser(request);
   const folderId = parseFolderId(params.folderId);
-  const found = notFoundOnForeignItem(() => getItem(user.id, parseItemId(params.itemId)));
-  if (found.folder.id !== folderId) throw new Response("Not Found", { status: 404 });
+  const found = orNotFound(() => getItem(user.id, parseItemId(params.itemId)));
+  invariantResponse(found.folder.id === folderId);
   return { user, ...found };
 }
 
@@ -90,7 +90,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
       );
     }
     try {
-      notFoundOnForeignItem(() =>
+      orNotFound(() =>
         updateTextItem(user.id, item.id, submission.value as Parameters<typeof updateTextItem>[2]),
       );
     } catch (error) {

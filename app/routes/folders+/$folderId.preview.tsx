@@ -10,7 +10,7 @@ import { Dialog } from "~/components/dialog";
 import { CsrfInput, SubmitButton } from "~/components/forms";
 import { requireUser } from "~/modules/accounts/session.server";
 import { folderSizeLimit, folderStats } from "~/modules/billing/quota.server";
-import { notFoundOnForeignFolder, parseFolderId } from "~/modules/folders/folder-params.server";
+import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder, recipientsOf } from "~/modules/folders/folders.server";
 import { activeRecipients } from "~/modules/recipients/recipients.server";
 import { refuseMailBurst } from "~/modules/sending/mail-limits.server";
@@ -19,6 +19,7 @@ import { renderPreview } from "~/modules/sending/preview.server";
 import { previewSizeInWords } from "~/modules/sending/preview-size";
 import { sendNowBlocker } from "~/modules/sending/send-now";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { orNotFound } from "~/platform/errors.server";
 import { storage } from "~/platform/storage.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
@@ -55,7 +56,7 @@ function withViewableImages(html: string, rendered: RenderedNewsletter) {
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
-  const folder = notFoundOnForeignFolder(() => getFolder(user.id, parseFolderId(params.folderId)));
+  const folder = orNotFound(() => getFolder(user.id, parseFolderId(params.folderId)));
   const itemCount = folderStats(user.id).get(folder.id)?.itemCount ?? 0;
   const base = {
     folderId: folder.id,
@@ -93,7 +94,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const folderId = parseFolderId(params.folderId);
   await readProtectedForm(request);
-  const folder = notFoundOnForeignFolder(() => getFolder(user.id, folderId));
+  const folder = orNotFound(() => getFolder(user.id, folderId));
   const back = `/folders/${folder.id}/preview`;
   // An unconfirmed address may not be the user's: never mail it content.
   if (!user.emailVerified) {

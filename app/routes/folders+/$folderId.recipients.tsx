@@ -3,15 +3,15 @@ import { Form, Link, useLoaderData } from "@remix-run/react";
 import { Dialog } from "~/components/dialog";
 import { CsrfInput } from "~/components/forms";
 import { requireUser } from "~/modules/accounts/session.server";
-import { notFoundOnForeignFolder, parseFolderId } from "~/modules/folders/folder-params.server";
-import { FolderNotFoundError, getFolder } from "~/modules/folders/folders.server";
+import { parseFolderId } from "~/modules/folders/folder-params.server";
+import { getFolder } from "~/modules/folders/folders.server";
 import {
-  RecipientRuleError,
   type RecipientState,
   recipientStates,
   requestResubscription,
 } from "~/modules/recipients/recipients.server";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { invariantResponse, NotFoundError, orNotFound, RuleError } from "~/platform/errors.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
 /**
@@ -44,7 +44,7 @@ function statusLines(state: RecipientState, day: (date: Date | null) => string) 
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
-  const folder = notFoundOnForeignFolder(() => getFolder(user.id, parseFolderId(params.folderId)));
+  const folder = orNotFound(() => getFolder(user.id, parseFolderId(params.folderId)));
   const format = new Intl.DateTimeFormat("en-US", {
     timeZone: user.timeZone,
     month: "short",
@@ -69,19 +69,21 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const folderId = parseFolderId(params.folderId);
   const formData = await readProtectedForm(request);
   const email = formData.get("email");
-  if (formData.get("intent") !== "request-resubscription" || typeof email !== "string") {
-    throw new Response("Bad Request", { status: 400 });
-  }
+  invariantResponse(
+    formData.get("intent") === "request-resubscription" && typeof email === "string",
+    "Bad Request",
+    400,
+  );
   const back = `/folders/${folderId}/recipients`;
   try {
     await requestResubscription(user.id, folderId, email);
   } catch (error) {
-    if (error instanceof FolderNotFoundError) throw new Response("Not Found", { status: 404 });
-    if (!(error instanceof RecipientRuleError)) console.error(error);
+    if (error instanceof NotFoundError) throw new Response("Not Found", { status: 404 });
+    if (!(error instanceof RuleError)) console.error(error);
     return redirectWithToast(back, {
       title: "Request Failed",
       description:
-        error instanceof RecipientRuleError
+        error instanceof RuleError
           ? error.message
           : "The e-mail could not be sent. Please try again later.",
       variant: "destructive",

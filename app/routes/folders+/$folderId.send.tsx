@@ -2,8 +2,9 @@ import { type ActionFunctionArgs, redirect } from "@remix-run/node";
 import { requireUser } from "~/modules/accounts/session.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { refuseMailBurst } from "~/modules/sending/mail-limits.server";
-import { SendRuleError, sendNow } from "~/modules/sending/sending.server";
+import { sendNow } from "~/modules/sending/sending.server";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { invariantResponse, RuleError } from "~/platform/errors.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
 export async function loader({ params }: ActionFunctionArgs) {
@@ -25,7 +26,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   }
   try {
     const result = await sendNow(user.id, folderId);
-    if (!result) throw new Response("Not Found", { status: 404 });
+    invariantResponse(result);
     return redirectWithToast(back, {
       title: "Sent",
       description:
@@ -34,7 +35,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
           : `Your folder is on its way (${result.messages} ${result.messages === 1 ? "message" : "messages"}).`,
     });
   } catch (error) {
-    if (!(error instanceof SendRuleError)) throw error;
+    if (!(error instanceof RuleError)) throw error;
     return redirectWithToast(back, {
       title: "Send Failed",
       description: error.message,

@@ -3,8 +3,9 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { Dialog } from "~/components/dialog";
 import { requireUser } from "~/modules/accounts/session.server";
 import { isPremium } from "~/modules/billing/quota.server";
-import { notFoundOnForeignFolder, parseFolderId } from "~/modules/folders/folder-params.server";
+import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { listSentIssues } from "~/modules/sending/sent-archive.server";
+import { invariantResponse, orNotFound } from "~/platform/errors.server";
 import { pluralize } from "~/utils/format";
 
 /** The folder's sent archive: every issue it sent, newest first, ten a page. */
@@ -15,8 +16,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const folderId = parseFolderId(params.folderId);
   const page = Number(new URL(request.url).searchParams.get("page") ?? "1");
-  const archive = notFoundOnForeignFolder(() => listSentIssues(user.id, folderId, page));
-  if (!archive) throw new Response("Not Found", { status: 404 });
+  const archive = orNotFound(() => listSentIssues(user.id, folderId, page));
+  invariantResponse(archive);
   const format = new Intl.DateTimeFormat("en-GB", {
     dateStyle: "medium",
     timeStyle: "short",

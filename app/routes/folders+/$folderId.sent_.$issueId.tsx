@@ -6,6 +6,7 @@ import { requireUser } from "~/modules/accounts/session.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { deleteSentIssue, filesKept, getSentIssue } from "~/modules/sending/sent-archive.server";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { invariantResponse } from "~/platform/errors.server";
 import { redirectWithToast } from "~/platform/toast.server";
 import { formatBytes } from "~/utils/format";
 
@@ -32,7 +33,7 @@ const OUTCOME_LABEL = {
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const issue = getSentIssue(user.id, parseFolderId(params.folderId), parseIssueId(params.issueId));
-  if (!issue) throw new Response("Not Found", { status: 404 });
+  invariantResponse(issue);
   const format = new Intl.DateTimeFormat("en-GB", {
     dateStyle: "full",
     timeStyle: "short",
@@ -64,7 +65,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const folderId = parseFolderId(params.folderId);
   await readProtectedForm(request);
   const deleted = await deleteSentIssue(user.id, folderId, parseIssueId(params.issueId));
-  if (!deleted) throw new Response("Not Found", { status: 404 });
+  invariantResponse(deleted);
   return redirectWithToast(`/folders/${folderId}/sent`, {
     title: "Sent issue deleted",
     description: "Its web version no longer opens for anyone.",

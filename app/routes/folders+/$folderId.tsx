@@ -2,12 +2,12 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Outlet, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
 import { DashboardPage } from "~/components/dashboard";
-import { isBannerDismissed } from "~/modules/accounts/preferences.server";
 import { requireUser } from "~/modules/accounts/session.server";
-import { loadDashboard } from "~/modules/folders/dashboard.server";
-import { notFoundOnForeignFolder, parseFolderId } from "~/modules/folders/folder-params.server";
-import { FolderRuleError, moveFolder, togglePause } from "~/modules/folders/folders.server";
+import { loadDashboardPage } from "~/modules/folders/dashboard.server";
+import { parseFolderId } from "~/modules/folders/folder-params.server";
+import { moveFolder, togglePause } from "~/modules/folders/folders.server";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { invariantResponse, orNotFound } from "~/platform/errors.server";
 import { safeRedirectPath } from "~/platform/redirect";
 import { redirectWithToast, withFailureToast } from "~/platform/toast.server";
 
@@ -19,8 +19,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const folderId = parseFolderId(params.folderId);
   const page = Number(new URL(request.url).searchParams.get("page") ?? "1");
-  const dashboard = notFoundOnForeignFolder(() => loadDashboard(user, folderId, page));
-  return { ...dashboard, bannerDismissed: await isBannerDismissed(request, user) };
+  return orNotFound(() => loadDashboardPage(request, user, folderId, page));
 }
 
 const FolderActionSchema = z.object({
@@ -33,29 +32,25 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const folderId = parseFolderId(params.folderId);
   const formData = await readProtectedForm(request);
   const parsed = FolderActionSchema.safeParse(Object.fromEntries(formData));
-  if (!parsed.success) throw new Response("Bad Request", { status: 400 });
+  invariantResponse(parsed.success, "Bad Request", 400);
   const { intent, returnTo } = parsed.data;
   const back = safeRedirectPath(returnTo, `/folders/${folderId}`);
   const failure =
     intent === "toggle-pause" ? "Failed to update folder status" : "Failed to reorder folder";
-  return withFailureToast(
-    back,
-    failure,
-    () =>
-      notFoundOnForeignFolder(() => {
-        if (intent === "toggle-pause") {
-          const folder = togglePause(user.id, folderId);
-          return redirectWithToast(back, {
-            title: folder.isPaused ? "Delivery paused" : "Delivery resumed",
-            description: folder.isPaused
-              ? `"${folder.name}" will not be sent until you resume it.`
-              : `"${folder.name}" will be sent on schedule again.`,
-          });
-        }
-        moveFolder(user.id, folderId, intent === "move-up" ? "up" : "down");
-        return redirectWithToast(back, { title: "Folder moved" });
-      }),
-    [FolderRuleError],
+  return withFailureToast(back, failure, () =>
+    orNotFound(() => {
+      if (intent === "toggle-pause") {
+        const folder = togglePause(user.id, folderId);
+        return redirectWithToast(back, {
+          title: folder.isPaused ? "Delivery paused" : "Delivery resumed",
+          description: folder.isPaused
+            ? `"${folder.name}" will not be sent until you resume it.`
+            : `"${folder.name}" will be sent on schedule again.`,
+        });
+      }
+      moveFolder(user.id, folderId, intent === "move-up" ? "up" : "down");
+      return redirectWithToast(back, { title: "Folder moved" });
+    }),
   );
 }
 

@@ -9,19 +9,18 @@ import { useActionData, useLoaderData } from "@remix-run/react";
 import { DashboardPage } from "~/components/dashboard";
 import { Dialog } from "~/components/dialog";
 import { FolderForm, NEW_FOLDER_VALUES } from "~/components/folder-form";
-import { isBannerDismissed } from "~/modules/accounts/preferences.server";
 import { requireUser } from "~/modules/accounts/session.server";
 import { canCreateFolder, getUsage } from "~/modules/billing/quota.server";
-import { loadDashboard } from "~/modules/folders/dashboard.server";
+import { loadDashboardPage } from "~/modules/folders/dashboard.server";
 import { FolderSchema } from "~/modules/folders/folder-validation";
 import {
   allowedFrequencies,
   createFolder,
   FolderLimitError,
-  FolderRuleError,
   folderLimitMessage,
 } from "~/modules/folders/folders.server";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { RuleError } from "~/platform/errors.server";
 import { safeRedirectPath } from "~/platform/redirect";
 import { redirectWithToast } from "~/platform/toast.server";
 
@@ -43,10 +42,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     });
   }
   return {
-    dashboard: {
-      ...loadDashboard(user, null),
-      bannerDismissed: await isBannerDismissed(request, user),
-    },
+    dashboard: await loadDashboardPage(request, user),
     frequencies: allowedFrequencies(user.id),
     returnTo: returnToOf(request),
   };
@@ -75,7 +71,7 @@ export async function action({ request }: ActionFunctionArgs) {
         variant: "destructive",
       });
     }
-    if (error instanceof FolderRuleError) {
+    if (error instanceof RuleError) {
       return data({ result: submission.reply({ formErrors: [error.message] }) }, { status: 400 });
     }
     console.error(error);

@@ -15,7 +15,6 @@ import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/componen
 import { requireUser } from "~/modules/accounts/session.server";
 import { isPremium } from "~/modules/billing/quota.server";
 import {
-  BrandingRuleError,
   BrandingSchema,
   getBranding,
   HEADER_UPLOAD_MAX_BYTES,
@@ -25,6 +24,7 @@ import {
   saveLook,
 } from "~/modules/sending/branding.server";
 import { readProtectedForm, validateCsrf } from "~/platform/csrf.server";
+import { RuleError } from "~/platform/errors.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
 /**
@@ -78,7 +78,7 @@ async function uploadHeaderImage(request: Request, user: Awaited<ReturnType<type
   try {
     await saveHeaderImage(user, Buffer.from(await file.arrayBuffer()));
   } catch (error) {
-    if (error instanceof BrandingRuleError) return imageProblem(error.message, 400);
+    if (error instanceof RuleError) return imageProblem(error.message, 400);
     throw error;
   }
   return redirectWithToast("/profile/branding", { title: "Header image saved" });
@@ -101,7 +101,7 @@ export async function action({ request }: ActionFunctionArgs) {
   try {
     saveLook(user, submission.value);
   } catch (error) {
-    if (!(error instanceof BrandingRuleError)) throw error;
+    if (!(error instanceof RuleError)) throw error;
     return data(
       { result: submission.reply({ formErrors: [error.message] }), imageError: null },
       { status: 403 },

@@ -12,8 +12,9 @@ import { Dialog } from "~/components/dialog";
 import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/forms";
 import { requireUser } from "~/modules/accounts/session.server";
 import { ApiTokenSchema } from "~/modules/api/api-token-validation";
-import { ApiTokenRuleError, createApiToken, revokeApiToken } from "~/modules/api/api-tokens.server";
+import { createApiToken, revokeApiToken } from "~/modules/api/api-tokens.server";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { RuleError } from "~/platform/errors.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
 /**
@@ -52,7 +53,7 @@ export async function action({ request }: ActionFunctionArgs) {
       { headers: { "Cache-Control": "no-store" } },
     );
   } catch (error) {
-    if (!(error instanceof ApiTokenRuleError)) throw error;
+    if (!(error instanceof RuleError)) throw error;
     return data(
       { result: submission.reply({ formErrors: [error.message] }), created: null },
       { status: 403 },

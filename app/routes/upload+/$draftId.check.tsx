@@ -15,8 +15,9 @@ import {
   type MultiFolderValidation,
   validateDraft,
 } from "~/modules/uploads/upload-drafts.server";
-import { draftSummary, notFoundOnForeignDraft } from "~/modules/uploads/upload-wizard.server";
+import { draftSummary } from "~/modules/uploads/upload-wizard.server";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { orNotFound, RuleError } from "~/platform/errors.server";
 import { redirectWithToast } from "~/platform/toast.server";
 import { formatBytes } from "~/utils/format";
 
@@ -26,7 +27,7 @@ const CHECK_TIMEOUT_MS = 10_000;
 /** Step 3 (photos and files): can each chosen folder, and the account, take the upload? */
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
-  const draft = notFoundOnForeignDraft(() => getDraft(user.id, params.draftId ?? ""));
+  const draft = orNotFound(() => getDraft(user.id, params.draftId ?? ""));
   if (draft.type === "link" || draft.type === "musing" || draft.folderIds.length === 0) {
     throw redirect(`/upload/${draft.id}/folders`);
   }
@@ -55,7 +56,7 @@ async function uploadToOneFolder(userId: number, draftId: string, formData: Form
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const formData = await readProtectedForm(request);
-  const draft = notFoundOnForeignDraft(() => getDraft(user.id, params.draftId ?? ""));
+  const draft = orNotFound(() => getDraft(user.id, params.draftId ?? ""));
   try {
     if (formData.get("intent") === "one") {
       return await uploadToOneFolder(user.id, draft.id, formData);
@@ -77,7 +78,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     });
   } catch (error) {
     if (error instanceof Response) throw error;
-    if (error instanceof DraftRuleError) return data({ error: error.message }, { status: 400 });
+    if (error instanceof RuleError) return data({ error: error.message }, { status: 400 });
     console.error(error);
     return data({ error: FAILED_TO_ADD_CONTENT }, { status: 500 });
   }

@@ -12,21 +12,21 @@ import {
 } from "~/modules/uploads/multi-folder";
 import {
   checkFolderSelection,
-  DraftRuleError,
   finishDraft,
   folderChoices,
   getDraft,
   selectAll,
   setDraftFolders,
 } from "~/modules/uploads/upload-drafts.server";
-import { draftSummary, notFoundOnForeignDraft } from "~/modules/uploads/upload-wizard.server";
+import { draftSummary } from "~/modules/uploads/upload-wizard.server";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { orNotFound, RuleError } from "~/platform/errors.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
 /** Step 2: the folders (1 to 10; paused ones shown but not selectable). */
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
-  const draft = notFoundOnForeignDraft(() => getDraft(user.id, params.draftId ?? ""));
+  const draft = orNotFound(() => getDraft(user.id, params.draftId ?? ""));
   return { draft: draftSummary(draft), folders: folderChoices(user.id) };
 }
 
@@ -35,7 +35,7 @@ type Reply = { error: string | null; notice: string | null };
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const formData = await readProtectedForm(request);
-  const draft = notFoundOnForeignDraft(() => getDraft(user.id, params.draftId ?? ""));
+  const draft = orNotFound(() => getDraft(user.id, params.draftId ?? ""));
   const reply = (body: Reply, status = 200) => data(body, { status });
 
   if (formData.get("intent") === "select-all") {
@@ -62,7 +62,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     });
   } catch (error) {
     if (error instanceof Response) throw error;
-    if (error instanceof DraftRuleError) return reply({ error: error.message, notice: null }, 400);
+    if (error instanceof RuleError) return reply({ error: error.message, notice: null }, 400);
     console.error(error);
     return reply({ error: FAILED_TO_ADD_CONTENT, notice: null }, 500);
   }

@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { getUser } from "~/modules/accounts/session.server";
 import { getDraft, validateDraft } from "~/modules/uploads/upload-drafts.server";
-import { notFoundOnForeignDraft } from "~/modules/uploads/upload-wizard.server";
+import { orNotFound } from "~/platform/errors.server";
 
 /**
  * The validation step's result as JSON, for "Check again" with JavaScript
@@ -16,7 +16,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       { status: 401, headers: { "Cache-Control": "no-store" } },
     );
   }
-  const draft = notFoundOnForeignDraft(() => getDraft(user.id, params.draftId ?? ""));
+  const draft = orNotFound(() => getDraft(user.id, params.draftId ?? ""));
   const { userValidation, folderValidations, uploadSize } = validateDraft(user.id, draft);
   return Response.json(
     { userValidation, folderValidations, uploadSize },

@@ -1,16 +1,15 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Outlet, useLoaderData } from "@remix-run/react";
 import { DashboardPage } from "~/components/dashboard";
-import { isBannerDismissed } from "~/modules/accounts/preferences.server";
 import { requireUser } from "~/modules/accounts/session.server";
-import { loadDashboard } from "~/modules/folders/dashboard.server";
+import { loadDashboardPage } from "~/modules/folders/dashboard.server";
 
 export const meta: MetaFunction = () => [{ title: "Upload to Multiple Folders · Thoughtfully" }];
 
 /** The wizard's steps are dialogs over the dashboard. */
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
-  return { ...loadDashboard(user, null), bannerDismissed: await isBannerDismissed(request, user) };
+  return await loadDashboardPage(request, user);
 }
 
 export default function UploadLayout() {

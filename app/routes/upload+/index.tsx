@@ -19,7 +19,6 @@ import { createDraft, getDraft, updateDraftContent } from "~/modules/uploads/upl
 import {
   draftFormValues,
   draftSummary,
-  notFoundOnForeignDraft,
   parseWizardType,
   readContentFields,
 } from "~/modules/uploads/upload-wizard.server";
@@ -30,6 +29,7 @@ import {
   storedKeys,
 } from "~/modules/uploads/uploads.server";
 import { readProtectedForm, validateCsrf } from "~/platform/csrf.server";
+import { orNotFound } from "~/platform/errors.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
 import { formatBytes } from "~/utils/format";
 
@@ -40,7 +40,7 @@ import { formatBytes } from "~/utils/format";
  */
 function draftOf(userId: number, request: Request) {
   const draftId = new URL(request.url).searchParams.get("draft");
-  return draftId === null ? null : notFoundOnForeignDraft(() => getDraft(userId, draftId));
+  return draftId === null ? null : orNotFound(() => getDraft(userId, draftId));
 }
 
 /**
