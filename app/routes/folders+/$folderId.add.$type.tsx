@@ -7,6 +7,7 @@ import {
 } from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { Dialog } from "~/components/dialog";
+import { DialogErrorBoundary } from "~/components/error-boundary";
 import { ItemForm } from "~/components/item-form";
 import { requireUser } from "~/modules/accounts/session.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
@@ -142,4 +143,8 @@ export default function AddItem() {
       />
     </Dialog>
   );
+}
+
+export function ErrorBoundary() {
+  return <DialogErrorBoundary />;
 }

@@ -7,6 +7,7 @@ import {
 } from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { Dialog } from "~/components/dialog";
+import { DialogErrorBoundary } from "~/components/error-boundary";
 import { FolderForm, type FolderFormValues } from "~/components/folder-form";
 import { requireUser } from "~/modules/accounts/session.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
@@ -83,4 +84,8 @@ export default function EditFolder() {
       />
     </Dialog>
   );
+}
+
+export function ErrorBoundary() {
+  return <DialogErrorBoundary />;
 }

@@ -7,6 +7,7 @@ import {
 } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { Dialog } from "~/components/dialog";
+import { DialogErrorBoundary } from "~/components/error-boundary";
 import { CsrfInput } from "~/components/forms";
 import { ItemForm } from "~/components/item-form";
 import { requireUser } from "~/modules/accounts/session.server";
@@ -196,4 +197,8 @@ export default function EditItem() {
       />
     </Dialog>
   );
+}
+
+export function ErrorBoundary() {
+  return <DialogErrorBoundary />;
 }

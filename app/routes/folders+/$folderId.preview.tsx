@@ -7,6 +7,7 @@ import {
 } from "#emails/newsletter.server";
 import { HEADER_IMAGE_CID } from "#emails/newsletter-themes";
 import { Dialog } from "~/components/dialog";
+import { DialogErrorBoundary } from "~/components/error-boundary";
 import { CsrfInput, SubmitButton } from "~/components/forms";
 import { requireUser } from "~/modules/accounts/session.server";
 import { folderSizeLimit, folderStats } from "~/modules/billing/quota.server";
@@ -225,4 +226,8 @@ export default function EmailPreview() {
       )}
     </Dialog>
   );
+}
+
+export function ErrorBoundary() {
+  return <DialogErrorBoundary />;
 }

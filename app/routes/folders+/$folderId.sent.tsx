@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { Dialog } from "~/components/dialog";
+import { DialogErrorBoundary } from "~/components/error-boundary";
 import { requireUser } from "~/modules/accounts/session.server";
 import { isPremium } from "~/modules/billing/quota.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
@@ -106,4 +107,8 @@ export default function SentIssues() {
       )}
     </Dialog>
   );
+}
+
+export function ErrorBoundary() {
+  return <DialogErrorBoundary />;
 }

@@ -3,6 +3,7 @@ import { Form, Link, useActionData, useLoaderData, useLocation, useSubmit } from
 import { useEffect, useRef, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
 import { Dialog } from "~/components/dialog";
+import { DialogErrorBoundary } from "~/components/error-boundary";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/forms";
 import { DiscardDraftForm, DraftLine, WIZARD_TITLE, WizardSteps } from "~/components/upload-wizard";
 import { requireUser } from "~/modules/accounts/session.server";
@@ -312,4 +313,8 @@ function ValidationTable({ validation }: { validation: MultiFolderValidation }) 
       </p>
     </div>
   );
+}
+
+export function ErrorBoundary() {
+  return <DialogErrorBoundary closeTo="/upload" />;
 }
