@@ -31,12 +31,7 @@ import { recipientStates, requestResubscription } from "~/modules/recipients/rec
 import { refuseMailBurst } from "~/modules/sending/mail-limits.server";
 import { renderPreview } from "~/modules/sending/preview.server";
 import { sendNow } from "~/modules/sending/sending.server";
-import {
-  deleteStoredFiles,
-  parseUploadForm,
-  releaseFiles,
-  storedKeys,
-} from "~/modules/uploads/uploads.server";
+import { deleteStoredFiles, parseUploadForm, storedKeys } from "~/modules/uploads/uploads.server";
 import {
   type ApiContext,
   ApiError,
@@ -236,7 +231,7 @@ export const API_OPERATIONS: ApiOperation[] = [
     scope: "write",
     response: OkSchema,
     handle: async (context) => {
-      await releaseFiles(deleteFolder(userId(context), context.params.folderId!));
+      await deleteFolder(userId(context), context.params.folderId!);
       return { ok: true };
     },
   },
@@ -408,8 +403,7 @@ export const API_OPERATIONS: ApiOperation[] = [
     scope: "write",
     response: OkSchema,
     handle: async (context) => {
-      const { keys } = deleteItem(userId(context), context.params.itemId!);
-      await releaseFiles(keys);
+      await deleteItem(userId(context), context.params.itemId!);
       return { ok: true };
     },
   },
@@ -420,9 +414,7 @@ export const API_OPERATIONS: ApiOperation[] = [
     scope: "write",
     response: OkSchema,
     handle: async (context) => {
-      await releaseFiles(
-        removeItemFile(userId(context), context.params.itemId!, context.params.index!),
-      );
+      await removeItemFile(userId(context), context.params.itemId!, context.params.index!);
       return { ok: true };
     },
   },

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
 import { contentItems, folders, users } from "#db/schema";
 import { LIMITS } from "~/modules/billing/limits";
 import { canCreateFolder, folderSizeLimit, getUsage } from "~/modules/billing/quota.server";
+import { releaseFiles } from "~/modules/uploads/uploads.server";
 import { db, prepareOnce, writeTransaction } from "~/platform/db.server";
 import { NotFoundError, RuleError } from "~/platform/errors.server";
 import type { FolderFrequency, FolderInput } from "./folder-validation";
@@ -242,9 +243,9 @@ export function moveFolder(userId: number, folderId: number, direction: "up" | "
   });
 }
 
-/** Deletes the folder with its items (cascade); returns the stored file keys to remove. */
-export function deleteFolder(userId: number, folderId: number): string[] {
-  return writeTransaction((tx) => {
+/** Deletes the folder with its items (cascade), then releases their stored files. */
+export async function deleteFolder(userId: number, folderId: number) {
+  const keys = writeTransaction((tx) => {
     const folder = getFolder(userId, folderId);
     const keys = tx
       .select({
@@ -261,4 +262,5 @@ export function deleteFolder(userId: number, folderId: number): string[] {
     tx.delete(folders).where(eq(folders.id, folder.id)).run();
     return keys;
   });
+  await releaseFiles(keys);
 }

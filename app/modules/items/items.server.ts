@@ -9,7 +9,7 @@ import {
   recipientsOf,
   reconcileStoragePause,
 } from "~/modules/folders/folders.server";
-import type { StoredUpload } from "~/modules/uploads/uploads.server";
+import { releaseFiles, type StoredUpload } from "~/modules/uploads/uploads.server";
 import { db, prepareOnce, writeTransaction } from "~/platform/db.server";
 import { NotFoundError, RuleError } from "~/platform/errors.server";
 import type { LinkInput, MusingInput, UploadDetailsInput } from "./item-validation";
@@ -364,7 +364,7 @@ export function updateUploadItem(
  * Removes one file from an item (by position); the last one cannot go.
  * Returns the stored keys to delete.
  */
-export function removeItemFile(userId: number, itemId: number, index: number) {
+export async function removeItemFile(userId: number, itemId: number, index: number) {
   const removed = writeTransaction((tx) => {
     const { item } = getItem(userId, itemId);
     if (!Number.isInteger(index) || index < 0 || index >= item.filePaths.length) {
@@ -389,17 +389,20 @@ export function removeItemFile(userId: number, itemId: number, index: number) {
     return { keys: [item.filePaths[index], item.thumbnailPaths[index]], folderId: item.folderId };
   });
   reconcileStoragePause(removed.folderId);
-  return removed.keys.filter((key): key is string => Boolean(key));
+  await releaseFiles(removed.keys.filter((key): key is string => Boolean(key)));
 }
 
-export function deleteItem(userId: number, itemId: number) {
+/** Deletes the item at once (no undo), then releases its stored files. */
+export async function deleteItem(userId: number, itemId: number) {
   const deleted = writeTransaction((tx) => {
     const { item } = getItem(userId, itemId);
     tx.delete(contentItems).where(eq(contentItems.id, item.id)).run();
     return item;
   });
   reconcileStoragePause(deleted.folderId);
-  return { keys: itemFileKeys(deleted), folderId: deleted.folderId };
+  const keys = itemFileKeys(deleted);
+  await releaseFiles(keys);
+  return { keys, folderId: deleted.folderId };
 }
 
 /** Swaps the item with its neighbour; the first cannot move up, the last cannot move down. */

@@ -163,14 +163,18 @@ describe("link previews", () => {
     const ready = row(item.id);
     expect(ready?.previewTitle).toBe("two: the long read");
 
-    expect(removePreviewImage(user.id, item.id)).toBe(ready?.previewImageKey);
+    const picture = ready?.previewImageKey as string;
+    expect(await storage.stat(picture)).not.toBeNull();
+    await removePreviewImage(user.id, item.id);
+    // Released by the domain call itself: no caller has to remember.
+    expect(await storage.stat(picture)).toBeNull();
     expect(row(item.id)).toMatchObject({
       previewStatus: "ready",
       previewImageKey: null,
       previewImageSize: 0,
     });
     expect(folderContentSize(folder.id)).toBe(0);
-    removePreview(user.id, item.id);
+    await removePreview(user.id, item.id);
     expect(row(item.id)).toMatchObject({ previewStatus: "removed", previewTitle: null });
     // Removed stays removed: no pass fetches it again.
     await runPreviewPass(loopback);
@@ -182,8 +186,8 @@ describe("link previews", () => {
     const other = senderWithFolder();
     const item = createTextItem(user.id, folder.id, link(`${pages.origin}/article/mine`));
     await runPreviewPass(loopback);
-    expect(() => removePreview(other.user.id, item.id)).toThrowError();
-    expect(() => removePreviewImage(other.user.id, item.id)).toThrowError();
+    await expect(removePreview(other.user.id, item.id)).rejects.toThrowError();
+    await expect(removePreviewImage(other.user.id, item.id)).rejects.toThrowError();
     expect(row(item.id)?.previewStatus).toBe("ready");
   });
 
@@ -193,7 +197,8 @@ describe("link previews", () => {
     await runPreviewPass(loopback);
     const key = row(item.id)?.previewImageKey;
     expect(key).toBeTruthy();
-    expect(deleteItem(user.id, item.id).keys).toContain(key);
+    expect((await deleteItem(user.id, item.id)).keys).toContain(key);
+    expect(await storage.stat(key as string)).toBeNull();
   });
 
   test("a sender over their hourly number of previews waits; nothing is fetched", async () => {

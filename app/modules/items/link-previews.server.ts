@@ -2,6 +2,7 @@ import { Readable } from "node:stream";
 import { and, asc, eq, isNull, lte, or } from "drizzle-orm";
 import sharp from "sharp";
 import { contentItems, folders } from "#db/schema";
+import { releaseFiles } from "~/modules/uploads/uploads.server";
 import { db, writeTransaction } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
 import { consumeRateLimit, type RateLimit } from "~/platform/rate-limit.server";
@@ -321,9 +322,9 @@ export async function runPreviewPass(options: { allowLoopback?: boolean } = {}):
   return done;
 }
 
-/** The sender takes the picture off the card; returns the stored key to delete. */
-export function removePreviewImage(userId: number, itemId: number) {
-  return writeTransaction((tx) => {
+/** The sender takes the picture off the card; its stored file is released. */
+export async function removePreviewImage(userId: number, itemId: number) {
+  const key = writeTransaction((tx) => {
     const { item } = getItem(userId, itemId);
     if (item.type !== "link" || !item.previewImageKey)
       throw new ItemRuleError("No picture to remove.");
@@ -333,11 +334,12 @@ export function removePreviewImage(userId: number, itemId: number) {
       .run();
     return item.previewImageKey;
   });
+  await releaseFiles([key]);
 }
 
-/** The sender takes the whole card off: the link is sent plain. Returns a stored key to delete, if any. */
-export function removePreview(userId: number, itemId: number) {
-  return writeTransaction((tx) => {
+/** The sender takes the whole card off: the link is sent plain, and its picture is released. */
+export async function removePreview(userId: number, itemId: number) {
+  const key = writeTransaction((tx) => {
     const { item } = getItem(userId, itemId);
     if (item.type !== "link" || item.previewStatus === null) {
       throw new ItemRuleError("No preview to remove.");
@@ -348,4 +350,5 @@ export function removePreview(userId: number, itemId: number) {
       .run();
     return item.previewImageKey;
   });
+  if (key) await releaseFiles([key]);
 }

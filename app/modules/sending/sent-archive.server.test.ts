@@ -10,7 +10,6 @@ import {
 } from "#db/schema";
 import { SENT_ISSUES_PER_PAGE } from "~/modules/billing/limits";
 import { deleteFolder } from "~/modules/folders/folders.server";
-import { releaseFiles } from "~/modules/uploads/uploads.server";
 import { db } from "~/platform/db.server";
 import { storage } from "~/platform/storage.server";
 import { deleteSentIssue, getSentIssue, listSentIssues } from "./sent-archive.server";
@@ -183,7 +182,7 @@ test("deleting an issue removes its items and files, and only its sender can", a
 
 test("deleting the folder deletes its archive and the archived files", async () => {
   const { user, folder, ledger, photo } = await seedIssue();
-  await releaseFiles(deleteFolder(user.id, folder.id));
+  await deleteFolder(user.id, folder.id);
   expect(await storage.stat(photo)).toBeNull();
   expect(db.select().from(sendLedger).where(eq(sendLedger.id, ledger.id)).get()).toBeUndefined();
 });

@@ -182,11 +182,11 @@ describe("one stored file for many folders", () => {
     const [inA] = itemsIn(a.id);
     const [inB] = itemsIn(b.id);
 
-    await releaseFiles(removeItemFile(user.id, inA!.id, 0));
+    await removeItemFile(user.id, inA!.id, 0);
     expect(await exists(photo.key)).toBe(true);
-    await releaseFiles(deleteItem(user.id, inA!.id).keys);
+    await deleteItem(user.id, inA!.id);
     expect(await exists(photo.key)).toBe(true);
-    await releaseFiles(deleteItem(user.id, inB!.id).keys);
+    await deleteItem(user.id, inB!.id);
     expect(await exists(photo.key)).toBe(false);
     expect(await exists(inB!.filePaths[1]!)).toBe(false);
   });

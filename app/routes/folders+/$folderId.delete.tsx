@@ -6,7 +6,6 @@ import { CsrfInput, SubmitButton } from "~/components/forms";
 import { requireUser } from "~/modules/accounts/session.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { deleteFolder, getFolder } from "~/modules/folders/folders.server";
-import { releaseFiles } from "~/modules/uploads/uploads.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { orNotFound } from "~/platform/errors.server";
 import { redirectWithToast, withFailureToast } from "~/platform/toast.server";
@@ -24,8 +23,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const folderId = parseFolderId(params.folderId);
   await readProtectedForm(request);
   return withFailureToast(`/folders/${folderId}`, "Failed to delete folder", async () => {
-    const fileKeys = orNotFound(() => deleteFolder(user.id, folderId));
-    await releaseFiles(fileKeys);
+    await deleteFolder(user.id, folderId);
     return redirectWithToast("/", { title: "Folder deleted" });
   });
 }

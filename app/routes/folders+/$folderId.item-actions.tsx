@@ -9,7 +9,6 @@ import {
 } from "~/modules/items/item-undo.server";
 import { getItem, moveItem, removeItemFile } from "~/modules/items/items.server";
 import { removePreview, removePreviewImage } from "~/modules/items/link-previews.server";
-import { releaseFiles } from "~/modules/uploads/uploads.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { invariantResponse, orNotFound } from "~/platform/errors.server";
 import { safeRedirectPath } from "~/platform/redirect";
@@ -72,17 +71,14 @@ export async function action({ request, params }: ActionFunctionArgs) {
       });
     case "remove-file":
       return withFailureToast(back, `Failed to update ${item.type}`, async () => {
-        await releaseFiles(removeItemFile(user.id, itemId, submission.fileIndex));
+        await removeItemFile(user.id, itemId, submission.fileIndex);
         return redirectWithToast(back, { title: "File removed" });
       });
     case "remove-preview-image":
     case "remove-preview": {
       const removeAll = submission.intent === "remove-preview";
       return withFailureToast(`${back}#item-${itemId}`, "Failed to update link", async () => {
-        const key = removeAll
-          ? removePreview(user.id, itemId)
-          : removePreviewImage(user.id, itemId);
-        if (key) await releaseFiles([key]);
+        await (removeAll ? removePreview(user.id, itemId) : removePreviewImage(user.id, itemId));
         return redirectWithToast(`${back}#item-${itemId}`, {
           title: removeAll ? "Preview removed" : "Preview picture removed",
         });
