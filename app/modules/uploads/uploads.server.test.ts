@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { Readable } from "node:stream";
 import zlib from "node:zlib";
 import { eq } from "drizzle-orm";
 import sharp from "sharp";
@@ -8,6 +9,7 @@ import { securityEvents, securityRejections, users } from "#db/schema";
 import { db } from "~/platform/db.server";
 import { storage } from "~/platform/storage.server";
 import {
+  deletingStoredOnFailure,
   parseUploadForm,
   removeOrphanFiles,
   sanitizeFilename,
@@ -762,5 +764,29 @@ describe("removeOrphanFiles", () => {
 
     expect(await removeOrphanFiles(new Set([referenced]), 60 * 1000)).toBe(1);
     expect(await storage.stat(young)).toBeNull();
+  });
+});
+
+describe("deletingStoredOnFailure", () => {
+  async function storeOne() {
+    const { key, size } = await storage.put(Readable.from([Buffer.from("a stored upload")]));
+    return { key, name: "note.txt", size, mimeType: "text/plain" };
+  }
+
+  test("keeps the files when the next step succeeds", async () => {
+    const upload = await storeOne();
+    expect(await deletingStoredOnFailure([upload], () => "saved")).toBe("saved");
+    expect(await storage.stat(upload.key)).not.toBeNull();
+  });
+
+  test("deletes the files when the next step throws, and lets the error go on", async () => {
+    const upload = await storeOne();
+    const refused = new Response("CSRF", { status: 403 });
+    await expect(
+      deletingStoredOnFailure([upload], async () => {
+        throw refused;
+      }),
+    ).rejects.toBe(refused);
+    expect(await storage.stat(upload.key)).toBeNull();
   });
 });

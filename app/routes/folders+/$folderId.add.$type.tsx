@@ -21,7 +21,12 @@ import {
 } from "~/modules/items/item-routes.server";
 import { EMPTY_ITEM, schemaFor } from "~/modules/items/item-validation";
 import { createTextItem, createUploadItem } from "~/modules/items/items.server";
-import { deleteStoredFiles, parseUploadForm, storedKeys } from "~/modules/uploads/uploads.server";
+import {
+  deleteStoredFiles,
+  deletingStoredOnFailure,
+  parseUploadForm,
+  storedKeys,
+} from "~/modules/uploads/uploads.server";
 import { readProtectedForm, validateCsrf } from "~/platform/csrf.server";
 import { orNotFound, RuleError } from "~/platform/errors.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
@@ -85,14 +90,9 @@ export async function action({ request, params }: ActionFunctionArgs) {
     return refusedUploadReply(error, type);
   }
   const keys = storedKeys(upload.stored);
-  try {
-    // Multipart bodies are streamed to storage first, so the token is checked
-    // once parsed; a refused request deletes what it stored.
-    await validateCsrf(request, upload.formData);
-  } catch (error) {
-    await deleteStoredFiles(keys);
-    throw error;
-  }
+  // Multipart bodies are streamed to storage first, so the token is checked
+  // once parsed; a refused request deletes what it stored.
+  await deletingStoredOnFailure(upload.stored, () => validateCsrf(request, upload.formData));
   try {
     const submission = parseWithZod(upload.formData, { schema: schemaFor(type) });
     if (submission.status !== "success" || upload.stored.length === 0) {

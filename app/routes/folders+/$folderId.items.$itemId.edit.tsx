@@ -24,7 +24,12 @@ import {
 import type { ItemFormValues } from "~/modules/items/item-validation";
 import { schemaFor } from "~/modules/items/item-validation";
 import { getItem, updateTextItem, updateUploadItem } from "~/modules/items/items.server";
-import { deleteStoredFiles, parseUploadForm, storedKeys } from "~/modules/uploads/uploads.server";
+import {
+  deleteStoredFiles,
+  deletingStoredOnFailure,
+  parseUploadForm,
+  storedKeys,
+} from "~/modules/uploads/uploads.server";
 import { readProtectedForm, validateCsrf } from "~/platform/csrf.server";
 import { invariantResponse, orNotFound } from "~/platform/errors.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
@@ -109,12 +114,9 @@ export async function action({ request, params }: ActionFunctionArgs) {
   } catch (error) {
     return refusedUploadReply(error, item.type);
   }
-  try {
-    await validateCsrf(request, upload.formData);
-  } catch (error) {
-    await deleteStoredFiles(storedKeys(upload.stored));
-    throw error;
-  }
+  // Multipart bodies are streamed to storage first, so the token is checked
+  // once parsed; a refused request deletes what it stored.
+  await deletingStoredOnFailure(upload.stored, () => validateCsrf(request, upload.formData));
   try {
     const submission = parseWithZod(upload.formData, { schema: schemaFor(item.type) });
     if (submission.status !== "success") {

@@ -24,6 +24,7 @@ import {
 } from "~/modules/uploads/upload-wizard.server";
 import {
   deleteStoredFiles,
+  deletingStoredOnFailure,
   parseUploadForm,
   type StoredUpload,
   storedKeys,
@@ -92,14 +93,9 @@ export async function action({ request }: ActionFunctionArgs) {
       return refusedUploadReply(error, type);
     }
     stored = upload.stored;
-    try {
-      // Multipart bodies are streamed to storage first, so the token is checked
-      // once parsed; a refused request deletes what it stored.
-      await validateCsrf(request, upload.formData);
-    } catch (error) {
-      await deleteStoredFiles(storedKeys(stored));
-      throw error;
-    }
+    // Multipart bodies are streamed to storage first, so the token is checked
+    // once parsed; a refused request deletes what it stored.
+    await deletingStoredOnFailure(upload.stored, () => validateCsrf(request, upload.formData));
     step = readContentFields(upload.formData, type, stored.length > 0 || hadFiles);
     if (!step.ok) await deleteStoredFiles(storedKeys(stored));
   }
