@@ -175,7 +175,7 @@ async function main({ dataDir, killOnTimeout }: Run) {
       newsletter,
       links,
       mailer,
-      { and, eq, isNull, sql },
+      { and, eq, isNotNull, isNull, sql },
     ] = await Promise.all([
       import("~/platform/db.server"),
       import("#db/schema"),
@@ -442,12 +442,31 @@ async function main({ dataDir, killOnTimeout }: Run) {
         `${sentLedgers} ledgers and ${sentRecipients} ledger recipients marked sent (expected ${FOLDER_COUNT} and ${MESSAGE_COUNT})`,
       );
     }
-    const leftFiles = fs.existsSync(storageDir)
+    // Sent items keep their files for the sent archive's 30 days: what is left
+    // must be exactly those, each referred to by a sent item, and nothing else.
+    const storedNames = fs.existsSync(storageDir)
       ? fs
           .readdirSync(storageDir, { recursive: true, withFileTypes: true })
-          .filter((entry) => entry.isFile()).length
-      : 0;
-    if (leftFiles !== 0) problems.push(`${leftFiles} stored files left after sending (expected 0)`);
+          .filter((entry) => entry.isFile())
+          .map((entry) => entry.name)
+      : [];
+    const keptForArchive = new Set(
+      db
+        .select({
+          filePaths: schema.contentItems.filePaths,
+          thumbnailPaths: schema.contentItems.thumbnailPaths,
+        })
+        .from(schema.contentItems)
+        .where(isNotNull(schema.contentItems.sentAt))
+        .all()
+        .flatMap((item) => [...item.filePaths, ...item.thumbnailPaths].filter(Boolean)),
+    );
+    const strays = storedNames.filter((name) => !keptForArchive.has(name));
+    if (strays.length > 0 || storedNames.length !== keptForArchive.size) {
+      problems.push(
+        `${storedNames.length} stored files after sending, ${strays.length} of them not an archived item's (expected the ${keptForArchive.size} files of sent items)`,
+      );
+    }
 
     // --- Report.
     const rate = (messages: number, seconds: number) => messages / seconds;
@@ -513,7 +532,7 @@ async function main({ dataDir, killOnTimeout }: Run) {
       throw new Error(`the send was not correct:\n  ${problems.join("\n  ")}`);
     }
     console.log(
-      `checked: ${MESSAGE_COUNT} messages, each of the ${MESSAGE_COUNT} recipients once; ${FOLDER_COUNT} ledgers sent; all ${FOLDER_COUNT * 3} items marked sent; every stored photo released`,
+      `checked: ${MESSAGE_COUNT} messages, each of the ${MESSAGE_COUNT} recipients once; ${FOLDER_COUNT} ledgers sent; all ${FOLDER_COUNT * 3} items marked sent; only the sent photos kept, for the sent archive`,
     );
   } finally {
     for (const close of closers.reverse()) {
