@@ -1,6 +1,7 @@
 import { fillPlaceholders, type SQL } from "drizzle-orm";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import { type AppDatabase, openDatabase } from "#db/connection";
+import type { Transaction } from "#db/types";
 import { env } from "./env.server";
 import { isPrimaryAtStart } from "./replication.server";
 import { singleton } from "./singleton.server";
@@ -19,9 +20,7 @@ export const db: AppDatabase = singleton("database", () =>
  * taken at BEGIN, so two requests (or two processes) cannot both read the old
  * value and both act on it.
  */
-export function writeTransaction<T>(
-  work: (tx: Parameters<Parameters<AppDatabase["transaction"]>[0]>[0]) => T,
-): T {
+export function writeTransaction<T>(work: (tx: Transaction) => T): T {
   return db.transaction(work, { behavior: "immediate" });
 }
 
@@ -35,9 +34,7 @@ export function writeTransaction<T>(
  * middle. For group commit: app/modules/sending/sending.server.ts, docs/decisions.md
  * ("Group commit of the send ledger's writes").
  */
-export function writeTransactionWithoutFsync<T>(
-  work: (tx: Parameters<Parameters<AppDatabase["transaction"]>[0]>[0]) => T,
-): T {
+export function writeTransactionWithoutFsync<T>(work: (tx: Transaction) => T): T {
   // Inside another transaction, its commit is the one that counts (and SQLite
   // refuses to change the setting there).
   if (db.$client.inTransaction) return writeTransaction(work);

@@ -1,6 +1,7 @@
 import { and, eq, gt, isNotNull } from "drizzle-orm";
 import { createElement } from "react";
 import { contentItems, folders, referralCodes, referrals, uploadDrafts, users } from "#db/schema";
+import type { Transaction } from "#db/types";
 import { AccountExists, accountExistsSubject } from "#emails/account-exists";
 import { renderEmail } from "#emails/render.server";
 import { ResetPassword, resetPasswordSubject } from "#emails/reset-password";
@@ -91,8 +92,6 @@ export async function signUp(input: SignupInput) {
   });
   if (created) runInBackground("verification e-mail", () => sendVerificationEmail(created));
 }
-
-type Transaction = Parameters<Parameters<typeof writeTransaction>[0]>[0];
 
 /** A code that is unknown or the invitee's own gives nothing and never blocks sign-up. */
 function recordPendingReferral(tx: Transaction, inviteeUserId: number, code: string) {

@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import { createCookie, redirect } from "@remix-run/node";
 import { and, eq, gt, ne, sql } from "drizzle-orm";
 import { sessions, users } from "#db/schema";
+import type { User } from "#db/types";
 import { db, prepareOnce } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
 import { clientIp, pathOf, userAgent } from "~/platform/request-info.server";
@@ -28,7 +29,7 @@ export const sessionCookie = createCookie(
   },
 );
 
-export type SessionUser = typeof users.$inferSelect;
+export type SessionUser = User;
 
 export function hashToken(token: string) {
   return crypto.createHash("sha256").update(token).digest("hex");

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
 import { contentItems, folders, users } from "#db/schema";
+import type { Folder } from "#db/types";
 import { LIMITS } from "~/modules/billing/limits";
 import { canCreateFolder, folderSizeLimit, getUsage } from "~/modules/billing/quota.server";
 import { releaseFiles } from "~/modules/uploads/uploads.server";
@@ -13,7 +14,7 @@ import { nextSendAt } from "./schedule.server";
  * owner, so another user's folder id behaves exactly like one that does not
  * exist.
  */
-export type Folder = typeof folders.$inferSelect;
+export type { Folder };
 
 export class FolderNotFoundError extends NotFoundError {}
 export class FolderRuleError extends RuleError {}

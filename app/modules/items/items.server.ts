@@ -1,5 +1,6 @@
 import { and, asc, count, desc, eq, isNull, type Placeholder, sql } from "drizzle-orm";
 import { contentItems, folders } from "#db/schema";
+import type { ContentItem } from "#db/types";
 import { LIMITS } from "~/modules/billing/limits";
 import { folderSizeLimit, getUsage } from "~/modules/billing/quota.server";
 import {
@@ -19,7 +20,7 @@ import { previewColumnsFor, requestPreviewPass } from "./link-preview-queue.serv
  * Content items: the links, musings, photos and files saved into a folder and
  * waiting for its next delivery. Every query goes through the folder's owner.
  */
-export type Item = typeof contentItems.$inferSelect;
+export type Item = ContentItem;
 
 export class ItemNotFoundError extends NotFoundError {}
 

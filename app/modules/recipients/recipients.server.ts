@@ -11,6 +11,7 @@ import {
   sendLedgerRecipients,
   users,
 } from "#db/schema";
+import type { FolderRecipientState, Transaction } from "#db/types";
 import { renderEmail } from "#emails/render.server";
 import { ResubscribeRequest, resubscribeRequestSubject } from "#emails/resubscribe-request";
 import { type Folder, getFolder, recipientsOf } from "~/modules/folders/folders.server";
@@ -44,8 +45,7 @@ export class RecipientRuleError extends RuleError {}
 /** The link's folder does not exist (any more). */
 export class UnknownFolderError extends NotFoundError {}
 
-type Transaction = Parameters<Parameters<typeof writeTransaction>[0]>[0];
-type StateRow = typeof folderRecipientStates.$inferSelect;
+type StateRow = FolderRecipientState;
 
 const lower = comparableEmail;
 

@@ -1,6 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type Stripe from "stripe";
 import { folders, processedStripeEvents, users } from "#db/schema";
+import type { Transaction, User } from "#db/types";
 import { LIMITS } from "~/modules/billing/limits";
 import { isPremium } from "~/modules/billing/quota.server";
 import { nextSendAt } from "~/modules/folders/schedule.server";
@@ -22,8 +23,6 @@ import { writeTransaction } from "~/platform/db.server";
  * billing.server.ts). The paid-until date comes from the subscription's
  * events and from each paid invoice, whichever arrives.
  */
-
-type Tx = Parameters<Parameters<typeof writeTransaction>[0]>[0];
 
 export type EventOutcome = "applied" | "duplicate" | "ignored";
 
@@ -57,7 +56,10 @@ function periodEnd(subscription: Stripe.Subscription) {
   return fromUnix(subscription.cancel_at);
 }
 
-function findUser(tx: Tx, { userId, customerId }: { userId?: number; customerId: string | null }) {
+function findUser(
+  tx: Transaction,
+  { userId, customerId }: { userId?: number; customerId: string | null },
+) {
   if (userId && Number.isSafeInteger(userId)) {
     const byId = tx.select().from(users).where(eq(users.id, userId)).get();
     if (byId) return byId;
@@ -67,7 +69,7 @@ function findUser(tx: Tx, { userId, customerId }: { userId?: number; customerId:
 }
 
 /** Folders on a premium-only frequency go weekly, with their next send recomputed. */
-export function fallBackToFreeFrequencies(tx: Tx, userId: number, now = new Date()) {
+export function fallBackToFreeFrequencies(tx: Transaction, userId: number, now = new Date()) {
   const owner = tx
     .select({ timeZone: users.timeZone })
     .from(users)
@@ -109,7 +111,7 @@ type SubscriptionFields = {
   stripeSubscriptionId: string | null;
 };
 
-function applyToUser(tx: Tx, user: typeof users.$inferSelect, fields: SubscriptionFields) {
+function applyToUser(tx: Transaction, user: User, fields: SubscriptionFields) {
   const wasPremium = isPremium(user);
   tx.update(users)
     .set({ ...fields, stripeCustomerId: fields.stripeCustomerId ?? user.stripeCustomerId })
@@ -120,7 +122,11 @@ function applyToUser(tx: Tx, user: typeof users.$inferSelect, fields: Subscripti
   if (wasPremium && !nowPremium) fallBackToFreeFrequencies(tx, user.id);
 }
 
-function applyCheckoutCompleted(tx: Tx, session: Stripe.Checkout.Session, paysForPremium: boolean) {
+function applyCheckoutCompleted(
+  tx: Transaction,
+  session: Stripe.Checkout.Session,
+  paysForPremium: boolean,
+) {
   if (session.mode !== "subscription" || session.status !== "complete") return false;
   if (!paysForPremium) return false;
   const user = findUser(tx, {
@@ -143,7 +149,7 @@ function applyCheckoutCompleted(tx: Tx, session: Stripe.Checkout.Session, paysFo
   return true;
 }
 
-function applySubscription(tx: Tx, subscription: Stripe.Subscription, deleted: boolean) {
+function applySubscription(tx: Transaction, subscription: Stripe.Subscription, deleted: boolean) {
   const user = findUser(tx, {
     userId: Number(subscription.metadata?.userId),
     customerId: idOf(subscription.customer),
@@ -172,7 +178,7 @@ function invoiceSubscriptionId(invoice: Stripe.Invoice) {
 }
 
 /** A paid invoice of the user's current subscription moves the paid-until date on. */
-function applyInvoicePaid(tx: Tx, invoice: Stripe.Invoice) {
+function applyInvoicePaid(tx: Transaction, invoice: Stripe.Invoice) {
   const subscriptionId = invoiceSubscriptionId(invoice);
   const user = findUser(tx, { customerId: idOf(invoice.customer) });
   if (!user || !subscriptionId || user.stripeSubscriptionId !== subscriptionId) return false;

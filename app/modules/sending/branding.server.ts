@@ -1,7 +1,8 @@
 import { eq } from "drizzle-orm";
 import sharp from "sharp";
 import { z } from "zod";
-import { senderBranding, type users } from "#db/schema";
+import { senderBranding } from "#db/schema";
+import type { User } from "#db/types";
 import type { HeaderImageBytes } from "#emails/newsletter.server";
 import {
   NEWSLETTER_TEMPLATES,
@@ -56,7 +57,7 @@ export const BrandingSchema = z.object({
     .optional(),
 });
 
-type Sender = typeof users.$inferSelect;
+type Sender = User;
 
 export type BrandingSettings = {
   template: NewsletterTemplate;

@@ -10,6 +10,7 @@ import {
   sendLedgerRecipients,
   users,
 } from "#db/schema";
+import type { ContentItem, SendLedger, SendLedgerRecipient, User } from "#db/types";
 import {
   attachmentsFor,
   personalize,
@@ -79,7 +80,7 @@ import { claimLedger, stillHolds, whileHolding } from "./send-claim.server";
 /** Transient failures: three tries after the first, about an hour in all. */
 export const RETRY_DELAYS_MS = [5 * 60 * 1000, 20 * 60 * 1000, 35 * 60 * 1000];
 
-type Ledger = typeof sendLedger.$inferSelect;
+type Ledger = SendLedger;
 
 export class SendRuleError extends RuleError {}
 
@@ -105,7 +106,7 @@ export function unsentItems(folderId: number) {
 export function buildNewsletter(
   folder: Pick<Folder, "id" | "name" | "personalSignoff">,
   sender: SessionUser,
-  items: (typeof contentItems.$inferSelect)[],
+  items: ContentItem[],
   tracked = false,
 ) {
   const look = newsletterBrandingFor(sender);
@@ -201,7 +202,7 @@ function messageIdFor(ledgerId: number, email: string) {
   return `<send-${ledgerId}-${hash}@${appHost()}>`;
 }
 
-function breakdownOf(items: (typeof contentItems.$inferSelect)[]) {
+function breakdownOf(items: ContentItem[]) {
   const count = (type: string) => items.filter((item) => item.type === type).length;
   return {
     links: count("link"),
@@ -279,8 +280,8 @@ export async function deliver(ledgerId: number, now = new Date()): Promise<numbe
 type PreparedSend = {
   ledger: Ledger;
   folder: Folder;
-  sender: typeof users.$inferSelect;
-  items: (typeof contentItems.$inferSelect)[];
+  sender: User;
+  items: ContentItem[];
   rendered: RenderedNewsletter;
   attachments: Attachment[];
 };
@@ -329,7 +330,7 @@ const sentStatements = prepareOnce((database) => ({
 
 async function sendOne(
   { ledger, folder, sender, items, rendered, attachments }: PreparedSend,
-  recipient: typeof sendLedgerRecipients.$inferSelect,
+  recipient: SendLedgerRecipient,
   now: Date,
 ) {
   if (recipient.kind === "recipient" && skipIfOptedOut(folder.id, recipient)) return false;
@@ -399,7 +400,7 @@ function giveUpPending(ledgerId: number) {
 /** A transient failure waits for its retry (three in all); a 5xx marks the address bounced. */
 function recordFailure(
   { ledger, folder, sender }: PreparedSend,
-  recipient: typeof sendLedgerRecipients.$inferSelect,
+  recipient: SendLedgerRecipient,
   error: unknown,
   now: Date,
 ) {

@@ -6,6 +6,7 @@ import {
   sendLedger,
   sendLedgerRecipients,
 } from "#db/schema";
+import type { SendLedger, SendLedgerRecipient } from "#db/types";
 import { archiveFileCutoff, SENT_ISSUES_PER_PAGE } from "~/modules/billing/limits";
 import { itemFileKeys } from "~/modules/items/items.server";
 import { releaseFiles } from "~/modules/uploads/uploads.server";
@@ -29,7 +30,7 @@ import { db, writeTransaction } from "~/platform/db.server";
 export type RecipientOutcome = "delivered" | "bounced" | "left" | "failed" | "pending";
 
 /** What a ledger recipient's status means to the sender. */
-export function outcomeOf(status: typeof sendLedgerRecipients.$inferSelect.status) {
+export function outcomeOf(status: SendLedgerRecipient["status"]) {
   const outcomes: Record<typeof status, RecipientOutcome> = {
     sent: "delivered",
     bounced: "bounced",
@@ -140,9 +141,7 @@ function engagementByLedger(ledgerIds: number[]) {
  * The items a ledger carried, in the order the e-mail showed them. While it is
  * still sending (a retry pending for someone), they are not marked sent yet.
  */
-export function issueItems(
-  ledger: Pick<typeof sendLedger.$inferSelect, "folderId" | "itemIds" | "status">,
-) {
+export function issueItems(ledger: Pick<SendLedger, "folderId" | "itemIds" | "status">) {
   if (ledger.itemIds.length === 0) return [];
   return db
     .select()

@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import { and, asc, desc, eq, gt, lte } from "drizzle-orm";
 import { z } from "zod";
 import { type DraftFile, uploadDrafts } from "#db/schema";
+import type { UploadDraft } from "#db/types";
 import { folderSizeLimit, folderStats, getUsage } from "~/modules/billing/quota.server";
 import { type Folder, listFolders, recipientsOf } from "~/modules/folders/folders.server";
 import type {
@@ -39,7 +40,7 @@ import { releaseFiles } from "./uploads.server";
  * wizard removes them. The files are shared by the items created from the
  * draft: one stored copy, whatever the number of folders.
  */
-export type UploadDraft = typeof uploadDrafts.$inferSelect;
+export type { UploadDraft };
 export type DraftFields = LinkInput | MusingInput | UploadDetailsInput;
 
 export class DraftNotFoundError extends NotFoundError {}
