@@ -12,15 +12,23 @@ import { startS3Server } from "../support/s3-server";
 const s3 = await startS3Server("thoughtfully-uploads");
 Object.assign(process.env, s3.env);
 
-const [{ db }, { contentItems, folders, users }, { storage }, { S3Storage }, uploads, { eq }] =
-  await Promise.all([
-    import("~/platform/db.server"),
-    import("#db/schema"),
-    import("~/platform/storage.server"),
-    import("#storage/index"),
-    import("~/modules/uploads/uploads.server"),
-    import("drizzle-orm"),
-  ]);
+const [
+  { db },
+  { contentItems, folders, users },
+  { storage },
+  { S3Storage },
+  uploads,
+  storedFiles,
+  { eq },
+] = await Promise.all([
+  import("~/platform/db.server"),
+  import("#db/schema"),
+  import("~/platform/storage.server"),
+  import("#storage/index"),
+  import("~/modules/uploads/uploads.server"),
+  import("~/modules/uploads/stored-files.server"),
+  import("drizzle-orm"),
+]);
 
 const { accessKeyId, secretAccessKey, ...clientSettings } = s3.settings;
 const admin = new S3Client({ ...clientSettings, credentials: { accessKeyId, secretAccessKey } });
@@ -87,7 +95,7 @@ describe("uploads on S3 (S3_BUCKET set)", () => {
     expect(await objectsInBucket()).toContain(upload!.key);
     expect(filesUnderStorageDir()).toEqual([]);
     expect(await readAll((await storage.get(upload!.key))!)).toEqual(pdf);
-    await uploads.deleteStoredFiles([upload!.key]);
+    await storedFiles.deleteStoredFiles([upload!.key]);
     expect(await objectsInBucket()).not.toContain(upload!.key);
   });
 
@@ -115,11 +123,11 @@ describe("uploads on S3 (S3_BUCKET set)", () => {
     );
 
     db.delete(contentItems).where(eq(contentItems.id, items[0]!.id)).run();
-    expect(await uploads.releaseFiles([key])).toEqual([]);
+    expect(await storedFiles.releaseFiles([key])).toEqual([]);
     expect(await objectsInBucket()).toContain(key);
 
     db.delete(contentItems).where(eq(contentItems.id, items[1]!.id)).run();
-    expect(await uploads.releaseFiles([key])).toEqual([key]);
+    expect(await storedFiles.releaseFiles([key])).toEqual([key]);
     expect(await objectsInBucket()).not.toContain(key);
   });
 
@@ -135,11 +143,11 @@ describe("uploads on S3 (S3_BUCKET set)", () => {
     const referenced = await put();
     const orphan = await put();
     // Just stored: an upload may still be writing its row.
-    expect(await uploads.removeOrphanFiles(new Set([referenced]))).toBe(0);
+    expect(await storedFiles.removeOrphanFiles(new Set([referenced]))).toBe(0);
     expect(await objectsInBucket()).toEqual(expect.arrayContaining([referenced, orphan]));
     // Bucket objects cannot be back-dated: a cut-off of "now" makes them old.
     await new Promise((resolve) => setTimeout(resolve, 1_100));
-    expect(await uploads.removeOrphanFiles(new Set([referenced]), 0)).toBe(1);
+    expect(await storedFiles.removeOrphanFiles(new Set([referenced]), 0)).toBe(1);
     const left = await objectsInBucket();
     expect(left).toContain(referenced);
     expect(left).not.toContain(orphan);

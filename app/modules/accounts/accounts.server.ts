@@ -10,7 +10,7 @@ import { runInBackground } from "~/lifecycle.server";
 import { recordSecurityEvent } from "~/modules/admin/security-events.server";
 import { nextSendAt } from "~/modules/folders/schedule.server";
 import { sendEmail } from "~/modules/sending/mailer.server";
-import { releaseFiles } from "~/modules/uploads/uploads.server";
+import { releaseFiles } from "~/modules/uploads/stored-files.server";
 import { db, writeTransaction } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
 import { clearLoginAttempts } from "./login-throttle.server";

@@ -31,7 +31,8 @@ import { recipientStates, requestResubscription } from "~/modules/recipients/rec
 import { refuseMailBurst } from "~/modules/sending/mail-limits.server";
 import { renderPreview } from "~/modules/sending/preview.server";
 import { sendNow } from "~/modules/sending/sending.server";
-import { deleteStoredFiles, parseUploadForm, storedKeys } from "~/modules/uploads/uploads.server";
+import { deleteStoredFiles, storedKeys } from "~/modules/uploads/stored-files.server";
+import { parseUploadForm } from "~/modules/uploads/uploads.server";
 import {
   type ApiContext,
   ApiError,

@@ -1,7 +1,7 @@
 import { and, eq, gt, lte } from "drizzle-orm";
 import { contentItems, deletedItems } from "#db/schema";
 import { reconcileStoragePause } from "~/modules/folders/folders.server";
-import { releaseFiles } from "~/modules/uploads/uploads.server";
+import { releaseFiles } from "~/modules/uploads/stored-files.server";
 import { db, writeTransaction } from "~/platform/db.server";
 import { getItem, type Item, itemFileKeys } from "./items.server";
 

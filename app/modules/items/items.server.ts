@@ -10,7 +10,8 @@ import {
   recipientsOf,
   reconcileStoragePause,
 } from "~/modules/folders/folders.server";
-import { releaseFiles, type StoredUpload } from "~/modules/uploads/uploads.server";
+import { releaseFiles } from "~/modules/uploads/stored-files.server";
+import type { StoredUpload } from "~/modules/uploads/uploads.server";
 import { db, prepareOnce, writeTransaction } from "~/platform/db.server";
 import { NotFoundError, RuleError } from "~/platform/errors.server";
 import type { LinkInput, MusingInput, UploadDetailsInput } from "./item-validation";

@@ -2,7 +2,7 @@ import { Readable } from "node:stream";
 import { and, asc, eq, isNull, lte, or } from "drizzle-orm";
 import sharp from "sharp";
 import { contentItems, folders } from "#db/schema";
-import { releaseFiles } from "~/modules/uploads/uploads.server";
+import { releaseFiles } from "~/modules/uploads/stored-files.server";
 import { db, writeTransaction } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
 import { consumeRateLimit, type RateLimit } from "~/platform/rate-limit.server";

@@ -9,7 +9,7 @@ import {
 import type { SendLedger, SendLedgerRecipient } from "#db/types";
 import { archiveFileCutoff, SENT_ISSUES_PER_PAGE } from "~/modules/billing/limits";
 import { itemFileKeys } from "~/modules/items/items.server";
-import { releaseFiles } from "~/modules/uploads/uploads.server";
+import { releaseFiles } from "~/modules/uploads/stored-files.server";
 import { db, writeTransaction } from "~/platform/db.server";
 
 /**

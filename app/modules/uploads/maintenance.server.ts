@@ -5,8 +5,8 @@ import { purgeExpiredDeletions, undoableFileKeys } from "~/modules/items/item-un
 import { itemFileKeys } from "~/modules/items/items.server";
 import { pruneAnalyticsDetails } from "~/modules/sending/delivery-analytics.server";
 import { db } from "~/platform/db.server";
+import { removeOrphanFiles } from "./stored-files.server";
 import { draftFileKeys } from "./upload-drafts.server";
-import { removeOrphanFiles } from "./uploads.server";
 
 /**
  * Deletes stored files that no unsent content item refers to (left by a crash

@@ -9,6 +9,7 @@ import { db } from "~/platform/db.server";
 import { storage } from "~/platform/storage.server";
 import { sweepOrphanFiles } from "./maintenance.server";
 import { NO_VALID_FOLDERS } from "./multi-folder";
+import { releaseFiles, stillReferencedKeys } from "./stored-files.server";
 import {
   checkFolderSelection,
   createDraft,
@@ -25,7 +26,6 @@ import {
   updateDraftContent,
   validateDraft,
 } from "./upload-drafts.server";
-import { releaseFiles, stillReferencedKeys } from "./uploads.server";
 
 const MB = 1024 * 1024;
 const storageDir = process.env.STORAGE_DIR!;

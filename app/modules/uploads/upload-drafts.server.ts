@@ -30,7 +30,7 @@ import {
   selectAFile,
   TOO_MANY_FOLDERS,
 } from "./multi-folder";
-import { releaseFiles } from "./uploads.server";
+import { releaseFiles } from "./stored-files.server";
 
 /**
  * "Upload to Multiple Folders" (spec sections 3 to 5): a draft holds the

@@ -1,6 +1,5 @@
 import fs from "node:fs";
 import path from "node:path";
-import { Readable } from "node:stream";
 import zlib from "node:zlib";
 import { eq } from "drizzle-orm";
 import sharp from "sharp";
@@ -8,14 +7,8 @@ import { beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { securityEvents, securityRejections, users } from "#db/schema";
 import { db } from "~/platform/db.server";
 import { storage } from "~/platform/storage.server";
-import {
-  deletingStoredOnFailure,
-  parseUploadForm,
-  removeOrphanFiles,
-  sanitizeFilename,
-  storedKeys,
-  UploadRejectedError,
-} from "./uploads.server";
+import { storedKeys } from "./stored-files.server";
+import { parseUploadForm, sanitizeFilename, UploadRejectedError } from "./uploads.server";
 
 const MB = 1024 * 1024;
 const storageDir = process.env.STORAGE_DIR!;
@@ -730,63 +723,5 @@ describe("sanitizeFilename", () => {
     const long = sanitizeFilename(`${"é".repeat(300)}.docx`, "file");
     expect(Array.from(long)).toHaveLength(200);
     expect(long.endsWith(".docx")).toBe(true);
-  });
-});
-
-describe("removeOrphanFiles", () => {
-  async function put(text: string) {
-    return (
-      await storage.put(
-        (async function* () {
-          yield Buffer.from(text);
-        })(),
-      )
-    ).key;
-  }
-
-  function age(key: string, ms: number) {
-    const when = new Date(Date.now() - ms);
-    fs.utimesSync(pathOfKey(key), when, when);
-  }
-
-  test("deletes old unreferenced files and keeps referenced and young ones", async () => {
-    const referenced = await put("in a row");
-    const orphan = await put("nobody's");
-    const young = await put("upload in flight");
-    age(referenced, 2 * 60 * 60 * 1000);
-    age(orphan, 2 * 60 * 60 * 1000);
-    age(young, 5 * 60 * 1000);
-
-    expect(await removeOrphanFiles(new Set([referenced]))).toBe(1);
-    expect(await storage.stat(referenced)).not.toBeNull();
-    expect(await storage.stat(orphan)).toBeNull();
-    expect(await storage.stat(young)).not.toBeNull();
-
-    expect(await removeOrphanFiles(new Set([referenced]), 60 * 1000)).toBe(1);
-    expect(await storage.stat(young)).toBeNull();
-  });
-});
-
-describe("deletingStoredOnFailure", () => {
-  async function storeOne() {
-    const { key, size } = await storage.put(Readable.from([Buffer.from("a stored upload")]));
-    return { key, name: "note.txt", size, mimeType: "text/plain" };
-  }
-
-  test("keeps the files when the next step succeeds", async () => {
-    const upload = await storeOne();
-    expect(await deletingStoredOnFailure([upload], () => "saved")).toBe("saved");
-    expect(await storage.stat(upload.key)).not.toBeNull();
-  });
-
-  test("deletes the files when the next step throws, and lets the error go on", async () => {
-    const upload = await storeOne();
-    const refused = new Response("CSRF", { status: 403 });
-    await expect(
-      deletingStoredOnFailure([upload], async () => {
-        throw refused;
-      }),
-    ).rejects.toBe(refused);
-    expect(await storage.stat(upload.key)).toBeNull();
   });
 });

@@ -6,16 +6,17 @@ import {
   unstable_createMemoryUploadHandler,
   unstable_parseMultipartFormData,
 } from "@remix-run/node";
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { type FileTypeResult, fileTypeFromBuffer, fileTypeFromStream } from "file-type";
 import sharp from "sharp";
 import { securityRejections, users } from "#db/schema";
 import { FileTooLargeError } from "#storage/index";
 import { recordSecurityEvent } from "~/modules/admin/security-events.server";
-import { archiveFileCutoff, LIMITS } from "~/modules/billing/limits";
+import { LIMITS } from "~/modules/billing/limits";
 import { db } from "~/platform/db.server";
 import { clientIp, userAgent } from "~/platform/request-info.server";
 import { storage } from "~/platform/storage.server";
+import { deleteStoredFiles, storedKeys } from "./stored-files.server";
 
 /**
  * The upload pipeline (docs/product-rules.md, "Accounts and security"): a file's
@@ -689,98 +690,4 @@ export async function parseUploadForm(
     if (refusal instanceof UploadRejectedError) refusal.fieldsRead = fieldsRead;
     throw refusal;
   }
-}
-
-/** Every storage key the uploads use (files and thumbnails). */
-export function storedKeys(uploads: StoredUpload[]) {
-  return uploads.flatMap((upload) =>
-    upload.thumbnailKey ? [upload.key, upload.thumbnailKey] : [upload.key],
-  );
-}
-
-/** Deletes stored files; a failure to delete one is logged, not thrown (orphans are swept later). */
-export async function deleteStoredFiles(keys: string[]) {
-  const results = await Promise.allSettled(keys.map((key) => storage.delete(key)));
-  for (const result of results) {
-    if (result.status === "rejected")
-      console.error("Could not delete a stored file", result.reason);
-  }
-}
-
-/**
- * Runs the next step of a request whose files are already stored (they are
- * streamed to storage while the body is read); if the step throws, the files
- * are deleted before the error goes on, so a refused request keeps nothing.
- */
-export async function deletingStoredOnFailure<T>(
-  uploads: StoredUpload[],
-  step: () => T | Promise<T>,
-): Promise<T> {
-  try {
-    return await step();
-  } catch (error) {
-    await deleteStoredFiles(storedKeys(uploads));
-    throw error;
-  }
-}
-
-/**
- * The keys among `keys` that an unsent content item (files or thumbnails), a
- * sent one still in its archive retention (ARCHIVE_FILE_RETENTION_DAYS) or an
- * upload draft still refers to. One file may serve several folders' items
- * (the multi-folder upload stores it once), so no path deletes a key without
- * asking this first.
- */
-export function stillReferencedKeys(keys: string[], now = new Date()): Set<string> {
-  if (keys.length === 0) return new Set();
-  const wanted = JSON.stringify([...new Set(keys)]);
-  const keptSince = archiveFileCutoff(now).getTime();
-  const rows = db.all<{ key: string }>(sql`
-    with wanted(key) as (select value from json_each(${wanted}))
-    select je.value as key from content_items, json_each(content_items.file_paths) as je
-     where (content_items.sent_at is null or content_items.sent_at > ${keptSince})
-       and je.value in (select key from wanted)
-    union
-    select je.value from content_items, json_each(content_items.thumbnail_paths) as je
-     where (content_items.sent_at is null or content_items.sent_at > ${keptSince})
-       and je.value in (select key from wanted)
-    union
-    select json_extract(je.value, '$.key') from upload_drafts, json_each(upload_drafts.files) as je
-     where json_extract(je.value, '$.key') in (select key from wanted)
-    union
-    select json_extract(je.value, '$.thumbnailKey') from upload_drafts, json_each(upload_drafts.files) as je
-     where json_extract(je.value, '$.thumbnailKey') in (select key from wanted)`);
-  return new Set(rows.map((row) => row.key));
-}
-
-/**
- * Deletes the stored files among `keys` that nothing refers to any more (call
- * it after the rows that used them are gone); keys still used by another
- * folder's item or a draft stay. Returns the keys deleted.
- */
-export async function releaseFiles(keys: string[]) {
-  const candidates = [...new Set(keys.filter(Boolean))];
-  const used = stillReferencedKeys(candidates);
-  const unused = candidates.filter((key) => !used.has(key));
-  await deleteStoredFiles(unused);
-  return unused;
-}
-
-/**
- * Deletes stored files that no row refers to, and leftovers of interrupted
- * writes. Files younger than `olderThanMs` are kept: they may belong to an
- * upload whose row is not written yet. Returns how many files were removed.
- */
-export async function removeOrphanFiles(referencedKeys: Set<string>, olderThanMs = 60 * 60 * 1000) {
-  const cutoff = Date.now() - olderThanMs;
-  let removed = 0;
-  for await (const key of storage.list()) {
-    if (referencedKeys.has(key)) continue;
-    const stat = await storage.stat(key);
-    if (!stat || stat.modifiedAt.getTime() >= cutoff) continue;
-    await storage.delete(key);
-    removed += 1;
-  }
-  removed += (await storage.removeIncomplete?.(olderThanMs)) ?? 0;
-  return removed;
 }

@@ -24,9 +24,9 @@ import { createTextItem, createUploadItem } from "~/modules/items/items.server";
 import {
   deleteStoredFiles,
   deletingStoredOnFailure,
-  parseUploadForm,
   storedKeys,
-} from "~/modules/uploads/uploads.server";
+} from "~/modules/uploads/stored-files.server";
+import { parseUploadForm } from "~/modules/uploads/uploads.server";
 import { readProtectedForm, validateCsrf } from "~/platform/csrf.server";
 import { orNotFound, RuleError } from "~/platform/errors.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";

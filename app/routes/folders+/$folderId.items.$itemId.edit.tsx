@@ -27,9 +27,9 @@ import { getItem, updateTextItem, updateUploadItem } from "~/modules/items/items
 import {
   deleteStoredFiles,
   deletingStoredOnFailure,
-  parseUploadForm,
   storedKeys,
-} from "~/modules/uploads/uploads.server";
+} from "~/modules/uploads/stored-files.server";
+import { parseUploadForm } from "~/modules/uploads/uploads.server";
 import { readProtectedForm, validateCsrf } from "~/platform/csrf.server";
 import { invariantResponse, orNotFound } from "~/platform/errors.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";

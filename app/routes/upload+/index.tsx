@@ -15,6 +15,11 @@ import { refusedUploadReply } from "~/modules/items/item-routes.server";
 import { EMPTY_ITEM } from "~/modules/items/item-validation";
 import { QuotaExceededError } from "~/modules/items/items.server";
 import { WIZARD_TYPES } from "~/modules/uploads/multi-folder";
+import {
+  deleteStoredFiles,
+  deletingStoredOnFailure,
+  storedKeys,
+} from "~/modules/uploads/stored-files.server";
 import { createDraft, getDraft, updateDraftContent } from "~/modules/uploads/upload-drafts.server";
 import {
   draftFormValues,
@@ -22,13 +27,7 @@ import {
   parseWizardType,
   readContentFields,
 } from "~/modules/uploads/upload-wizard.server";
-import {
-  deleteStoredFiles,
-  deletingStoredOnFailure,
-  parseUploadForm,
-  type StoredUpload,
-  storedKeys,
-} from "~/modules/uploads/uploads.server";
+import { parseUploadForm, type StoredUpload } from "~/modules/uploads/uploads.server";
 import { readProtectedForm, validateCsrf } from "~/platform/csrf.server";
 import { orNotFound } from "~/platform/errors.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
