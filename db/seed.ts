@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { AppDatabase } from "./connection";
-import { contentItems, folders, type Recipient, users } from "./schema";
+import { createFolder, createItem, createUser } from "./factories";
+import { type contentItems, type Recipient, users } from "./schema";
 
 /**
  * The demo data of `npm run db:seed` (scripts/db-seed.ts): a sender with three
@@ -69,37 +70,26 @@ export function seedDemoSender(
       if (tx.select({ id: users.id }).from(users).where(eq(users.email, DEMO_EMAIL)).get()) {
         return null;
       }
-      const user = tx
-        .insert(users)
-        .values({
-          email: DEMO_EMAIL,
-          firstName: "Demo",
-          lastName: "Sender",
-          passwordHash: rules.passwordHash,
-          emailVerified: true,
-          timeZone: DEMO_TIME_ZONE,
-        })
-        .returning({ id: users.id })
-        .get();
+      const user = createUser(tx, {
+        email: DEMO_EMAIL,
+        firstName: "Demo",
+        lastName: "Sender",
+        passwordHash: rules.passwordHash,
+        timeZone: DEMO_TIME_ZONE,
+      });
 
       const folderIds = folderSeeds.map(
         (seed, sortOrder) =>
-          tx
-            .insert(folders)
-            .values({
-              userId: user.id,
-              sortOrder,
-              ...seed,
-              nextSendAt: rules.nextSendAt(seed, DEMO_TIME_ZONE),
-            })
-            .returning({ id: folders.id })
-            .get().id,
+          createFolder(tx, user.id, {
+            sortOrder,
+            ...seed,
+            nextSendAt: rules.nextSendAt(seed, DEMO_TIME_ZONE),
+          }).id,
       );
       const [family, bookClub, oldFriends] = folderIds as [number, number, number];
 
-      const items = tx
-        .insert(contentItems)
-        .values([
+      const items = (
+        [
           {
             folderId: family,
             type: "link",
@@ -132,9 +122,8 @@ export function seedDemoSender(
             note: "Found the photos from that rainy weekend. Ten years ago this month!",
             sortOrder: 0,
           },
-        ])
-        .returning({ id: contentItems.id })
-        .all();
+        ] satisfies (typeof contentItems.$inferInsert)[]
+      ).map(({ folderId, ...values }) => createItem(tx, folderId, values));
 
       return { userId: user.id, folders: folderIds.length, items: items.length };
     },

@@ -1,5 +1,5 @@
 import { expect, test } from "./fixtures";
-import { createFolderRow, createUser, signIn } from "./support/accounts";
+import { createFolderRow, createUser } from "./support/accounts";
 import { createItemRow } from "./support/items";
 
 /**
@@ -8,16 +8,14 @@ import { createItemRow } from "./support/items";
  */
 test("an item that is not yours answers 404 inside the dialog, over your dashboard", async ({
   page,
-  context,
-  baseURL,
+  login,
 }) => {
-  const me = await createUser();
+  const me = await login();
   const mine = createFolderRow(me.id, { name: "Family" });
   const stranger = await createUser();
   const theirs = createItemRow(createFolderRow(stranger.id, { name: "Secrets" }).id, {
     title: "Their diary",
   });
-  await signIn(context, me.id, baseURL!);
 
   const response = await page.goto(`/folders/${mine.id}/items/${theirs.id}/edit`);
   expect(response?.status()).toBe(404);
@@ -34,12 +32,10 @@ test("an item that is not yours answers 404 inside the dialog, over your dashboa
 
 test("an upload draft that is not yours answers 404 inside the wizard's dialog", async ({
   page,
-  context,
-  baseURL,
+  login,
 }) => {
-  const me = await createUser();
+  const me = await login();
   createFolderRow(me.id, { name: "Family" });
-  await signIn(context, me.id, baseURL!);
 
   const response = await page.goto("/upload/not-a-draft/folders");
   expect(response?.status()).toBe(404);

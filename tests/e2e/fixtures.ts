@@ -1,5 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import { type Browser, test as base, expect, type Page } from "@playwright/test";
+import { createUser, signIn } from "./support/accounts";
 
 async function blockingViolations(page: Page) {
   const results = await new AxeBuilder({ page }).analyze();
@@ -28,7 +29,20 @@ async function blockingViolationsWithoutJavaScript(page: Page, browser: Browser,
   }
 }
 
-export const test = base.extend<{ expectAccessible: () => Promise<void> }>({
+type Login = (overrides?: Parameters<typeof createUser>[0]) => ReturnType<typeof createUser>;
+
+export const test = base.extend<{ expectAccessible: () => Promise<void>; login: Login }>({
+  /**
+   * A new verified sender, signed in to this test's browser by a session
+   * made directly (not the log-in form, which has tests of its own).
+   */
+  login: async ({ context, baseURL }, use) => {
+    await use(async (overrides) => {
+      const user = await createUser(overrides);
+      await signIn(context, user.id, baseURL!);
+      return user;
+    });
+  },
   expectAccessible: async ({ page, browser, baseURL, javaScriptEnabled }, use) => {
     await use(async () => {
       const violations = javaScriptEnabled

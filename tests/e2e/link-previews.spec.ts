@@ -89,14 +89,12 @@ test("a saved link shows its preview card; the sender removes the picture, then 
 
 test("with JavaScript the card appears by itself once fetched", async ({
   page,
-  context,
-  baseURL,
+  login,
   javaScriptEnabled,
 }) => {
   test.skip(!javaScriptEnabled, "without JavaScript the card shows on the next visit");
-  const user = await createUser();
+  const user = await login();
   const folder = createFolderRow(user.id, { name: "Family" });
-  await signIn(context, user.id, baseURL!);
   await page.goto(`/folders/${folder.id}`);
 
   const topic = `reefs-${crypto.randomBytes(4).toString("hex")}`;

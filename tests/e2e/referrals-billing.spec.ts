@@ -177,6 +177,9 @@ test.describe("Premium", () => {
     await expect(page.getByRole("heading", { name: "Fake Stripe customer portal" })).toBeVisible();
     await page.getByRole("link", { name: "Return" }).click();
     await expect(page).toHaveURL(/\/profile$/);
+    // The URL changes when the page starts loading: a click before it has loaded can be lost.
+    await page.waitForLoadState("load");
+    await expect(page.getByRole("heading", { name: "Profile Settings" })).toBeVisible();
 
     // Deleting the account says what happens to the subscription, and ends it.
     await page.getByRole("link", { name: "Delete Account" }).click();

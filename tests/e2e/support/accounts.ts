@@ -5,6 +5,7 @@ import type { BrowserContext } from "@playwright/test";
 import { createCookie } from "@remix-run/node";
 import { asc, eq } from "drizzle-orm";
 import { openDatabase } from "#db/connection";
+import { createFolder, createUser as createUserRow } from "#db/factories";
 import { folders, recoveryCodes, sessions, twoFactorSecrets, users } from "#db/schema";
 import { hashPassword } from "~/modules/accounts/password.server";
 
@@ -25,18 +26,11 @@ export async function createUser(
   overrides: Partial<typeof users.$inferInsert> & { password?: string } = {},
 ) {
   const { password = TEST_PASSWORD, ...values } = overrides;
-  return testDb()
-    .insert(users)
-    .values({
-      email: uniqueEmail("sender"),
-      firstName: "Ada",
-      lastName: "Lovelace",
-      emailVerified: true,
-      passwordHash: await hashPassword(password),
-      ...values,
-    })
-    .returning()
-    .get();
+  return createUserRow(testDb(), {
+    email: uniqueEmail("sender"),
+    passwordHash: await hashPassword(password),
+    ...values,
+  });
 }
 
 export function findUser(email: string) {
@@ -80,16 +74,7 @@ export function createFolderRow(
   userId: number,
   values: Partial<typeof folders.$inferInsert> & { name: string },
 ) {
-  return testDb()
-    .insert(folders)
-    .values({
-      userId,
-      recipients: [{ name: "Mum", email: "mum@example.com" }],
-      nextSendAt: new Date(Date.now() + 3 * 24 * 60 * 60 * 1000),
-      ...values,
-    })
-    .returning()
-    .get();
+  return createFolder(testDb(), userId, values);
 }
 
 export function foldersOf(userId: number) {

@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { asc, eq } from "drizzle-orm";
+import { createItem } from "#db/factories";
 import { contentItems } from "#db/schema";
 import { testDb } from "./accounts";
 
@@ -14,11 +15,7 @@ export function createItemRow(
   folderId: number,
   values: Partial<typeof contentItems.$inferInsert> & { title: string },
 ) {
-  return testDb()
-    .insert(contentItems)
-    .values({ folderId, type: "musing", note: "A note", ...values })
-    .returning()
-    .get();
+  return createItem(testDb(), folderId, values);
 }
 
 /** Many rows in one statement (pagination tests). */
