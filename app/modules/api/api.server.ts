@@ -4,7 +4,7 @@ import { FolderNotFoundError, FolderRuleError } from "~/modules/folders/folders.
 import { ItemNotFoundError, ItemRuleError, QuotaExceededError } from "~/modules/items/items.server";
 import { RecipientRuleError } from "~/modules/recipients/recipients.server";
 import { SendRuleError } from "~/modules/sending/sending.server";
-import { UploadRejectedError } from "~/modules/uploads/uploads.server";
+import { UploadRejectedError } from "~/modules/uploads/upload-kinds";
 import { consumeRateLimit, type RateLimit } from "~/platform/rate-limit.server";
 import { readBodyText } from "~/platform/request-body.server";
 import type { ApiTokenScope } from "./api-token-validation";

@@ -1,6 +1,6 @@
 import { parseWithZod } from "@conform-to/zod";
 import { data } from "@remix-run/node";
-import { UploadRejectedError } from "~/modules/uploads/uploads.server";
+import { UploadRejectedError } from "~/modules/uploads/upload-kinds";
 import { invariantResponse } from "~/platform/errors.server";
 import type { UploadProblem } from "./item-validation";
 import { ITEM_TYPES, type ItemType, schemaFor } from "./item-validation";

@@ -11,7 +11,7 @@ import {
   reconcileStoragePause,
 } from "~/modules/folders/folders.server";
 import { releaseFiles } from "~/modules/uploads/stored-files.server";
-import type { StoredUpload } from "~/modules/uploads/uploads.server";
+import type { StoredUpload } from "~/modules/uploads/upload-kinds";
 import { db, prepareOnce, writeTransaction } from "~/platform/db.server";
 import { NotFoundError, RuleError } from "~/platform/errors.server";
 import type { LinkInput, MusingInput, UploadDetailsInput } from "./item-validation";

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { archiveFileCutoff } from "~/modules/billing/limits";
 import { db } from "~/platform/db.server";
 import { storage } from "~/platform/storage.server";
-import type { StoredUpload } from "./uploads.server";
+import type { StoredUpload } from "./upload-kinds";
 
 /**
  * Stored files once they are written: which keys an upload holds, which are

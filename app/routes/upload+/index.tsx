@@ -21,13 +21,14 @@ import {
   storedKeys,
 } from "~/modules/uploads/stored-files.server";
 import { createDraft, getDraft, updateDraftContent } from "~/modules/uploads/upload-drafts.server";
+import type { StoredUpload } from "~/modules/uploads/upload-kinds";
 import {
   draftFormValues,
   draftSummary,
   parseWizardType,
   readContentFields,
 } from "~/modules/uploads/upload-wizard.server";
-import { parseUploadForm, type StoredUpload } from "~/modules/uploads/uploads.server";
+import { parseUploadForm } from "~/modules/uploads/uploads.server";
 import { readProtectedForm, validateCsrf } from "~/platform/csrf.server";
 import { orNotFound } from "~/platform/errors.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
