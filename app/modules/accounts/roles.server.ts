@@ -141,6 +141,19 @@ export function roleHistory(limit = 20) {
     .all();
 }
 
+/** The admin roles panel's data, dates as ISO strings for the page. */
+export function roleOverview(historyLimit = 10) {
+  return {
+    admins: listAdmins().map((row) => ({ ...row, grantedAt: row.grantedAt.toISOString() })),
+    history: roleHistory(historyLimit).map((row) => ({
+      ...row,
+      grantedAt: row.grantedAt.toISOString(),
+      revokedAt: row.revokedAt?.toISOString() ?? null,
+    })),
+  };
+}
+export type RoleOverview = ReturnType<typeof roleOverview>;
+
 /**
  * The gate of every admin loader and action. A signed-out visitor is sent to
  * log in (and back afterwards); a signed-in non-admin gets a 403 "Access
