@@ -1,12 +1,8 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { openDatabase } from "#db/connection";
-import { userRoles, users } from "#db/schema";
-import { type Server, startServer, stopServer, waitForHealth } from "../support/app-server";
-import { freePort } from "../support/free-port";
+import { createUser as createUserRow } from "#db/factories";
+import { userRoles } from "#db/schema";
 import { expect, test } from "./fixtures";
 import { enableTwoFactor, signIn, uniqueEmail } from "./support/accounts";
+import { startPrivateServer } from "./support/private-server";
 
 /**
  * The admin dashboards when their figures cannot be read. Breaking the shared
@@ -17,41 +13,19 @@ import { enableTwoFactor, signIn, uniqueEmail } from "./support/accounts";
  */
 test.describe.configure({ mode: "serial" });
 
-let server: Server | null = null;
-let dataDir = "";
-let origin = "";
-let database: ReturnType<typeof openDatabase> | null = null;
-
-test.beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "thoughtfully-e2e-admin-failure-"));
-  const port = await freePort();
-  origin = `http://127.0.0.1:${port}`;
-  server = startServer(port, dataDir, { SESSION_SECRET: process.env.E2E_SESSION_SECRET! });
-  await waitForHealth(origin, server);
-  database = openDatabase(path.join(dataDir, "app.db"), { migrate: false });
-});
-
-test.afterAll(async () => {
-  database?.$client.close();
-  if (server) await stopServer(server);
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+const privateServer = startPrivateServer("admin-failure");
 
 test("the admin dashboards show the spec's message when their figures cannot be read", async ({
   page,
   context,
 }) => {
-  const db = database!;
-  const admin = db
-    .insert(users)
-    .values({
-      email: uniqueEmail("admin"),
-      firstName: "Grace",
-      lastName: "Admin",
-      emailVerified: true,
-    })
-    .returning()
-    .get();
+  const db = privateServer.database;
+  const origin = privateServer.origin;
+  const admin = createUserRow(db, {
+    email: uniqueEmail("admin"),
+    firstName: "Grace",
+    lastName: "Admin",
+  });
   db.insert(userRoles).values({ userId: admin.id, role: "admin", grantReason: "e2e" }).run();
   await enableTwoFactor(admin.id, db);
   await signIn(context, admin.id, origin, db);

@@ -1,12 +1,8 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { openDatabase } from "#db/connection";
-import { securityEvents, userRoles, users } from "#db/schema";
-import { type Server, startServer, stopServer, waitForHealth } from "../support/app-server";
-import { freePort } from "../support/free-port";
+import { createUser as createUserRow } from "#db/factories";
+import { securityEvents, userRoles } from "#db/schema";
 import { expect, test } from "./fixtures";
 import { createUser, enableTwoFactor, signIn, testDb, uniqueEmail } from "./support/accounts";
+import { startPrivateServer } from "./support/private-server";
 
 const IPHONE =
   "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
@@ -157,37 +153,16 @@ test.describe("the upgrade page", () => {
 
 test.describe("the upgrade page with billing off", () => {
   test.describe.configure({ mode: "serial" });
-  let server: Server | null = null;
-  let dataDir = "";
-  let origin = "";
-  let database: ReturnType<typeof openDatabase> | null = null;
-
-  test.beforeAll(async () => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "thoughtfully-e2e-billing-off-"));
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    // No STRIPE_* settings: billing is off on this server.
-    server = startServer(port, dataDir, { SESSION_SECRET: process.env.E2E_SESSION_SECRET! });
-    await waitForHealth(origin, server);
-    database = openDatabase(path.join(dataDir, "app.db"), { migrate: false });
-  });
-
-  test.afterAll(async () => {
-    database?.$client.close();
-    if (server) await stopServer(server);
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  // No STRIPE_* settings: billing is off on this server.
+  const privateServer = startPrivateServer("billing-off");
 
   test("one clear disabled state: the reason once, and a button that cannot be pressed", async ({
     page,
     context,
   }) => {
-    const user = database!
-      .insert(users)
-      .values({ email: uniqueEmail("no-billing"), firstName: "Ada", emailVerified: true })
-      .returning()
-      .get();
-    await signIn(context, user.id, origin, database!);
+    const { database, origin } = privateServer;
+    const user = createUserRow(database, { email: uniqueEmail("no-billing") });
+    await signIn(context, user.id, origin, database);
     await page.goto(`${origin}/upgrade`);
     const dialog = page.getByRole("dialog", { name: "Upgrade to Premium" });
     const upgrade = dialog.getByRole("button", { name: "Upgrade" });
