@@ -2,7 +2,8 @@ import SwaggerParser from "@apidevtools/swagger-parser";
 import { eq } from "drizzle-orm";
 import sharp from "sharp";
 import { describe, expect, test } from "vitest";
-import { apiTokens, contentItems, folders, users } from "#db/schema";
+import { createUser } from "#db/factories";
+import { apiTokens, contentItems, folders } from "#db/schema";
 import { createSession, getCurrentSession } from "~/modules/accounts/session.server";
 import { API_TOKEN_RATE_LIMIT } from "~/modules/api/api.server";
 import { createApiToken, revokeApiToken } from "~/modules/api/api-tokens.server";
@@ -25,16 +26,12 @@ let counter = 0;
 
 function newUser(verified = true) {
   counter += 1;
-  return db
-    .insert(users)
-    .values({
-      email: `api-${counter}@example.com`,
-      firstName: "Ada",
-      emailVerified: verified,
-      timeZone: "Europe/London",
-    })
-    .returning()
-    .get();
+  return createUser(db, {
+    email: `api-${counter}@example.com`,
+    firstName: "Ada",
+    emailVerified: verified,
+    timeZone: "Europe/London",
+  });
 }
 
 function tokenFor(userId: number, scope: "read" | "write" = "write") {

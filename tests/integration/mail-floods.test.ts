@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, test } from "vitest";
+import { createUser as createUserRow } from "#db/factories";
 import { runInRequestContext } from "#server/request-context";
 import { SmtpSink } from "../support/smtp-sink";
 
@@ -12,7 +13,7 @@ const sink = new SmtpSink();
 process.env.SMTP_URL = await sink.start();
 
 const { db } = await import("~/platform/db.server");
-const { contentItems, folders, users } = await import("#db/schema");
+const { contentItems, folders } = await import("#db/schema");
 const { createSession, getCurrentSession } = await import("~/modules/accounts/session.server");
 const { issueCsrfToken } = await import("~/platform/csrf.server");
 const { waitForBackgroundWork } = await import("~/lifecycle.server");
@@ -32,16 +33,12 @@ let counter = 0;
 
 async function createUser(verified: boolean) {
   counter += 1;
-  return db
-    .insert(users)
-    .values({
-      email: `flood-${counter}@example.test`,
-      firstName: "Flo",
-      passwordHash: await hashPassword("correct horse battery"),
-      emailVerified: verified,
-    })
-    .returning()
-    .get();
+  return createUserRow(db, {
+    email: `flood-${counter}@example.test`,
+    firstName: "Flo",
+    passwordHash: await hashPassword("correct horse battery"),
+    emailVerified: verified,
+  });
 }
 
 async function anonymousForm(

@@ -3,7 +3,8 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, test } from "vitest";
 import { openDatabase } from "#db/connection";
-import { folders, users } from "#db/schema";
+import { createUser } from "#db/factories";
+import { folders } from "#db/schema";
 import { unsubscribeToken } from "~/modules/recipients/recipient-links.server";
 import {
   requireBuild,
@@ -35,7 +36,7 @@ function seed() {
   fs.mkdirSync(litefsDir, { recursive: true });
   const db = openDatabase(databasePath);
   try {
-    const sender = db.insert(users).values({ email: "sender@example.com" }).returning().get();
+    const sender = createUser(db, { email: "sender@example.com" });
     return db
       .insert(folders)
       .values({

@@ -8,6 +8,7 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, test } from "vitest";
 import { backupDatabase } from "#db/backup";
 import { openDatabase } from "#db/connection";
+import { createUser } from "#db/factories";
 import { folders, users } from "#db/schema";
 import { unsubscribeToken } from "~/modules/recipients/recipient-links.server";
 
@@ -180,11 +181,7 @@ describe("restore drill (docs/deploy.md)", () => {
       const liveDir = tempDir("thoughtfully-optout-");
       const livePath = path.join(liveDir, "app.db");
       const live = openDatabase(livePath);
-      const sender = live
-        .insert(users)
-        .values({ email: "sender@example.com", firstName: "Sam" })
-        .returning()
-        .get();
+      const sender = createUser(live, { email: "sender@example.com", firstName: "Sam" });
       const folder = live
         .insert(folders)
         .values({

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import { paginateListObjectsV2, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createUser } from "#db/factories";
 import { startS3Server } from "../support/s3-server";
 
 /**
@@ -14,7 +15,7 @@ Object.assign(process.env, s3.env);
 
 const [
   { db },
-  { contentItems, folders, users },
+  { contentItems, folders },
   { storage },
   { S3Storage },
   uploads,
@@ -71,11 +72,7 @@ function pdfUpload() {
 let userId: number;
 
 beforeAll(() => {
-  userId = db
-    .insert(users)
-    .values({ email: "s3@example.com", emailVerified: true })
-    .returning()
-    .get().id;
+  userId = createUser(db, { email: "s3@example.com", emailVerified: true }).id;
 });
 
 afterAll(async () => {

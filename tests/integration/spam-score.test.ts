@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import sharp from "sharp";
 import { beforeAll, expect, test } from "vitest";
+import { createUser } from "#db/factories";
 
 /**
  * An offline spam check of a real newsletter, exactly as the mailer writes it
@@ -40,18 +41,14 @@ async function newsletterScore(look: Look | null) {
     undefined,
   );
 
-  const { db, users, folders, contentItems, storage, env, sendNow, branding } = app;
-  const user = db
-    .insert(users)
-    .values({
-      email: `ada-${look?.template ?? "free"}@example.org`,
-      firstName: "Ada",
-      lastName: "Lovelace",
-      emailVerified: true,
-      ...(look ? { subscriptionTier: "premium", subscriptionStatus: "active" } : {}),
-    })
-    .returning()
-    .get();
+  const { db, folders, contentItems, storage, env, sendNow, branding } = app;
+  const user = createUser(db, {
+    email: `ada-${look?.template ?? "free"}@example.org`,
+    firstName: "Ada",
+    lastName: "Lovelace",
+    emailVerified: true,
+    ...(look ? { subscriptionTier: "premium", subscriptionStatus: "active" } : {}),
+  });
   if (look) {
     branding.saveLook(user, look);
     await branding.saveHeaderImage(
@@ -152,12 +149,12 @@ test("a newsletter scores at most 1.0 with SpamAssassin", async () => {
 }, 60_000);
 
 test("a newsletter of five link preview cards scores at most 1.0", async () => {
-  const { db, users, folders, contentItems, storage, env, sendNow } = app;
-  const user = db
-    .insert(users)
-    .values({ email: "grace@example.org", firstName: "Grace", emailVerified: true })
-    .returning()
-    .get();
+  const { db, folders, contentItems, storage, env, sendNow } = app;
+  const user = createUser(db, {
+    email: "grace@example.org",
+    firstName: "Grace",
+    emailVerified: true,
+  });
   const folder = db
     .insert(folders)
     .values({

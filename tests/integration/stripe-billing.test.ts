@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import Stripe from "stripe";
 import { afterAll, beforeEach, describe, expect, test } from "vitest";
+import { createUser } from "#db/factories";
 import { startFakeStripe } from "../e2e/support/fake-stripe";
 
 /**
@@ -40,17 +41,13 @@ let counter = 0;
 
 function newUser() {
   counter += 1;
-  return db
-    .insert(users)
-    .values({
-      email: `payer-${counter}@example.com`,
-      firstName: "Pat",
-      lastName: "Payer",
-      emailVerified: true,
-      timeZone: "Europe/London",
-    })
-    .returning()
-    .get();
+  return createUser(db, {
+    email: `payer-${counter}@example.com`,
+    firstName: "Pat",
+    lastName: "Payer",
+    emailVerified: true,
+    timeZone: "Europe/London",
+  });
 }
 
 function userById(id: number) {

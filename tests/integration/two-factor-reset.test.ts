@@ -2,7 +2,8 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { eq } from "drizzle-orm";
 import { expect, test } from "vitest";
-import { securityEvents, twoFactorSecrets, users } from "#db/schema";
+import { createUser } from "#db/factories";
+import { securityEvents, twoFactorSecrets } from "#db/schema";
 import { hasTwoFactor } from "~/modules/accounts/two-factor.server";
 import { db } from "~/platform/db.server";
 
@@ -18,7 +19,7 @@ function runReset(...args: string[]) {
 }
 
 test("the operator turns off a lost second factor, with a reason, and it is recorded", () => {
-  const user = db.insert(users).values({ email: "lost-phone@example.com" }).returning().get();
+  const user = createUser(db, { email: "lost-phone@example.com" });
   db.insert(twoFactorSecrets)
     .values({ userId: user.id, secret: "JBSWY3DPEHPK3PXP", enabledAt: new Date() })
     .run();

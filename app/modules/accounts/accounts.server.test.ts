@@ -2,6 +2,7 @@ import fs from "node:fs";
 import { eq } from "drizzle-orm";
 import { simpleParser } from "mailparser";
 import { describe, expect, test } from "vitest";
+import { createUser } from "#db/factories";
 import { folders, referralCodes, referrals, securityEvents, sessions, users } from "#db/schema";
 import { waitForBackgroundWork } from "~/lifecycle.server";
 import { localParts, nextSendAt } from "~/modules/folders/schedule.server";
@@ -150,7 +151,7 @@ test("deleting an account removes the user and what they own", async () => {
 
 describe("updateProfile", () => {
   function userWithWeeklyFolder(email: string, timeZone: string) {
-    const user = db.insert(users).values({ email, timeZone }).returning().get();
+    const user = createUser(db, { email, timeZone });
     const folder = db
       .insert(folders)
       .values({

@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import { eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
+import { createUser } from "#db/factories";
 import { sessions, users } from "#db/schema";
 import { db } from "~/platform/db.server";
 import { resetPassword } from "./accounts.server";
@@ -50,11 +51,11 @@ describe("linking a provider identity", () => {
 
   test("to an account whose address was never verified removes its password and sessions", async () => {
     const email = "squatted@example.com";
-    const squatter = db
-      .insert(users)
-      .values({ email, emailVerified: false, passwordHash: await hashPassword("squatter's") })
-      .returning()
-      .get();
+    const squatter = createUser(db, {
+      email,
+      emailVerified: false,
+      passwordHash: await hashPassword("squatter's"),
+    });
     await createSession(squatter.id, request);
 
     const owner = findOrCreateOAuthUser(identity(email, true));
@@ -66,11 +67,11 @@ describe("linking a provider identity", () => {
 
   test("to a verified account keeps its password and sessions", async () => {
     const email = "verified-owner@example.com";
-    const user = db
-      .insert(users)
-      .values({ email, emailVerified: true, passwordHash: await hashPassword("owner's") })
-      .returning()
-      .get();
+    const user = createUser(db, {
+      email,
+      emailVerified: true,
+      passwordHash: await hashPassword("owner's"),
+    });
     await createSession(user.id, request);
     const linked = findOrCreateOAuthUser(identity(email, true));
     expect(linked.passwordHash).toBe(user.passwordHash);

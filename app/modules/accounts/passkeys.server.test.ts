@@ -1,16 +1,13 @@
 import { expect, test } from "vitest";
-import { passkeys, users } from "#db/schema";
+import { createUser } from "#db/factories";
+import { passkeys } from "#db/schema";
 import { db } from "~/platform/db.server";
 import { listPasskeys, registrationOptions, removePasskey, signInOptions } from "./passkeys.server";
 
 let counter = 0;
 function newUser() {
   counter += 1;
-  return db
-    .insert(users)
-    .values({ email: `passkeys-${counter}@example.com`, firstName: "Ada" })
-    .returning()
-    .get();
+  return createUser(db, { email: `passkeys-${counter}@example.com`, firstName: "Ada" });
 }
 
 function storePasskey(userId: number, id: string) {

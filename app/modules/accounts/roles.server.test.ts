@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
-import { securityEvents, sessions, twoFactorSecrets, userRoles, users } from "#db/schema";
+import { createUser as createUserRow } from "#db/factories";
+import { securityEvents, sessions, twoFactorSecrets, userRoles } from "#db/schema";
 import { runInRequestContext } from "#server/request-context";
 import { db } from "~/platform/db.server";
 import {
@@ -17,11 +18,7 @@ import { createSession } from "./session.server";
 let counter = 0;
 function createUser() {
   counter += 1;
-  return db
-    .insert(users)
-    .values({ email: `roles${counter}@example.com`, emailVerified: true })
-    .returning()
-    .get();
+  return createUserRow(db, { email: `roles${counter}@example.com`, emailVerified: true });
 }
 
 async function signedInRequest(userId: number, path = "/admin/dashboard") {

@@ -1,7 +1,8 @@
 import { generateTOTP } from "@epic-web/totp";
 import { eq } from "drizzle-orm";
 import { expect, test } from "vitest";
-import { recoveryCodes, securityEvents, sessions, twoFactorSecrets, users } from "#db/schema";
+import { createUser } from "#db/factories";
+import { recoveryCodes, securityEvents, sessions, twoFactorSecrets } from "#db/schema";
 import { db } from "~/platform/db.server";
 import { createSession } from "./session.server";
 import {
@@ -24,11 +25,7 @@ import {
 let counter = 0;
 function newUser() {
   counter += 1;
-  return db
-    .insert(users)
-    .values({ email: `two-factor-${counter}@example.com` })
-    .returning()
-    .get();
+  return createUser(db, { email: `two-factor-${counter}@example.com` });
 }
 
 const codeFor = async (secret: string) =>

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, test } from "vitest";
+import { createUser } from "#db/factories";
 import {
   analyticsSnapshots,
   contentItems,
@@ -14,7 +15,7 @@ import {
   sendLedger,
   sendLedgerRecipients,
   userRoles,
-  users,
+  type users,
 } from "#db/schema";
 import { db } from "~/platform/db.server";
 import {
@@ -36,11 +37,7 @@ const at = (iso: string) => new Date(iso);
 const MB = 1024 * 1024;
 
 function user(email: string, created: string, extra: Partial<typeof users.$inferInsert> = {}) {
-  return db
-    .insert(users)
-    .values({ email, createdAt: at(created), emailVerified: true, ...extra })
-    .returning()
-    .get();
+  return createUser(db, { email, createdAt: at(created), emailVerified: true, ...extra });
 }
 
 function folder(userId: number, name: string, emails: string[]) {

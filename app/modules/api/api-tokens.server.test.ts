@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { users } from "#db/schema";
+import { createUser } from "#db/factories";
 import { db } from "~/platform/db.server";
 import {
   ApiTokenRuleError,
@@ -13,11 +13,7 @@ import {
 let counter = 0;
 function newUser() {
   counter += 1;
-  return db
-    .insert(users)
-    .values({ email: `tokens-${counter}@example.com` })
-    .returning()
-    .get();
+  return createUser(db, { email: `tokens-${counter}@example.com` });
 }
 
 const withAuthorization = (value: string) =>

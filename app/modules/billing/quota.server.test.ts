@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { contentItems, folders, referrals, uploadDrafts, users } from "#db/schema";
+import { createUser as createUserRow } from "#db/factories";
+import { contentItems, folders, referrals, uploadDrafts, type users } from "#db/schema";
 import { db } from "~/platform/db.server";
 import { LIMITS } from "./limits";
 import {
@@ -17,11 +18,7 @@ let counter = 0;
 
 function createUser(values: Partial<typeof users.$inferInsert> = {}) {
   counter += 1;
-  return db
-    .insert(users)
-    .values({ email: `user${counter}@example.com`, ...values })
-    .returning()
-    .get();
+  return createUserRow(db, { email: `user${counter}@example.com`, ...values });
 }
 
 function createFolder(userId: number, name = "Folder") {

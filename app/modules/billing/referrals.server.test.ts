@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
+import { createUser } from "#db/factories";
 import { referralCodes, referrals, users } from "#db/schema";
 import { signUp, verifyEmailToken } from "~/modules/accounts/accounts.server";
 import { hashToken } from "~/modules/accounts/session.server";
@@ -19,11 +20,7 @@ import {
 let counter = 0;
 function newUser() {
   counter += 1;
-  return db
-    .insert(users)
-    .values({ email: `ref-${counter}@example.com`, emailVerified: true })
-    .returning()
-    .get();
+  return createUser(db, { email: `ref-${counter}@example.com`, emailVerified: true });
 }
 
 async function signUpWith(email: string, ref?: string) {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { contentItems, folderRecipientStates, folders, users } from "#db/schema";
+import { createUser as createUserRow } from "#db/factories";
+import { contentItems, folderRecipientStates, folders } from "#db/schema";
 import { db } from "~/platform/db.server";
 import { loadDashboard } from "./dashboard.server";
 import { FolderNotFoundError } from "./folders.server";
@@ -8,11 +9,7 @@ let counter = 0;
 
 function createUser() {
   counter += 1;
-  return db
-    .insert(users)
-    .values({ email: `dashboard${counter}@example.com`, emailVerified: true })
-    .returning()
-    .get();
+  return createUserRow(db, { email: `dashboard${counter}@example.com`, emailVerified: true });
 }
 
 function createFolder(userId: number, name: string, sortOrder: number) {

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
-import { contentItems, deletedItems, folders, users } from "#db/schema";
+import { createUser } from "#db/factories";
+import { contentItems, deletedItems, folders } from "#db/schema";
 import { db } from "~/platform/db.server";
 import {
   deleteItemUndoably,
@@ -15,11 +16,7 @@ let counter = 0;
 
 function senderWithItem() {
   counter += 1;
-  const user = db
-    .insert(users)
-    .values({ email: `undo${counter}@example.com` })
-    .returning()
-    .get();
+  const user = createUser(db, { email: `undo${counter}@example.com` });
   const folder = db.insert(folders).values({ userId: user.id, name: "Folder" }).returning().get();
   const item = db
     .insert(contentItems)

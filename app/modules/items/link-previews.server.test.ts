@@ -1,7 +1,8 @@
 import { eq } from "drizzle-orm";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { contentItems, folders, users } from "#db/schema";
+import { createUser } from "#db/factories";
+import { contentItems, folders } from "#db/schema";
 import { PICTURE_COMMENT, startPreviewPages } from "#tests/support/preview-pages";
 import { getUsage } from "~/modules/billing/quota.server";
 import { folderContentSize } from "~/modules/folders/folders.server";
@@ -28,11 +29,7 @@ afterAll(() => pages.close());
 let counter = 0;
 function senderWithFolder() {
   counter += 1;
-  const user = db
-    .insert(users)
-    .values({ email: `previews${counter}@example.com`, emailVerified: true })
-    .returning()
-    .get();
+  const user = createUser(db, { email: `previews${counter}@example.com`, emailVerified: true });
   const folder = db
     .insert(folders)
     .values({

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { folders, users } from "#db/schema";
+import { createUser } from "#db/factories";
+import { folders } from "#db/schema";
 import { LIMITS } from "~/modules/billing/limits";
 import { db } from "~/platform/db.server";
 import { applyInboundEmail, readInboundEmail } from "./inbound-email.server";
@@ -10,11 +11,7 @@ let counter = 0;
 
 function createFolder(emails: string[]) {
   counter += 1;
-  const user = db
-    .insert(users)
-    .values({ email: `inbound-sender${counter}@example.com`, firstName: "Ada" })
-    .returning()
-    .get();
+  const user = createUser(db, { email: `inbound-sender${counter}@example.com`, firstName: "Ada" });
   return db
     .insert(folders)
     .values({

@@ -1,5 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
+import { createUser as createUserRow } from "#db/factories";
 import { readRecipientChoices } from "#db/restore";
 import {
   emailUnsubscribes,
@@ -44,16 +45,12 @@ let counter = 0;
 
 function createUser() {
   counter += 1;
-  return db
-    .insert(users)
-    .values({
-      email: `sender${counter}@example.com`,
-      firstName: "Ada",
-      lastName: "Lovelace",
-      emailVerified: true,
-    })
-    .returning()
-    .get();
+  return createUserRow(db, {
+    email: `sender${counter}@example.com`,
+    firstName: "Ada",
+    lastName: "Lovelace",
+    emailVerified: true,
+  });
 }
 
 function createFolder(userId: number, emails: string[], name = "Family") {

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import type Stripe from "stripe";
 import { describe, expect, test } from "vitest";
+import { createUser } from "#db/factories";
 import { folders, users } from "#db/schema";
 import { getUsage } from "~/modules/billing/quota.server";
 import { db } from "~/platform/db.server";
@@ -10,11 +11,11 @@ let counter = 0;
 
 function newUser(values: Partial<typeof users.$inferInsert> = {}) {
   counter += 1;
-  return db
-    .insert(users)
-    .values({ email: `sub-${counter}@example.com`, timeZone: "America/New_York", ...values })
-    .returning()
-    .get();
+  return createUser(db, {
+    email: `sub-${counter}@example.com`,
+    timeZone: "America/New_York",
+    ...values,
+  });
 }
 
 function stripeEvent(type: string, object: Record<string, unknown>): Stripe.Event {

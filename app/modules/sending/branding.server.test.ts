@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import sharp from "sharp";
 import { describe, expect, test } from "vitest";
-import { users } from "#db/schema";
+import { createUser as createUserRow } from "#db/factories";
 import { db } from "~/platform/db.server";
 import {
   BrandingRuleError,
@@ -15,14 +15,10 @@ import {
 } from "./branding.server";
 
 function createUser(premium: boolean) {
-  return db
-    .insert(users)
-    .values({
-      email: `${crypto.randomBytes(6).toString("hex")}@example.com`,
-      ...(premium ? { subscriptionTier: "premium", subscriptionStatus: "active" } : {}),
-    })
-    .returning()
-    .get();
+  return createUserRow(db, {
+    email: `${crypto.randomBytes(6).toString("hex")}@example.com`,
+    ...(premium ? { subscriptionTier: "premium", subscriptionStatus: "active" } : {}),
+  });
 }
 
 /** A noisy photo: hard to compress, so re-encoding has real work to do. */

@@ -1,12 +1,12 @@
 import { eq } from "drizzle-orm";
 import { expect, test } from "vitest";
+import { createUser } from "#db/factories";
 import {
   contentItems,
   emailDeliveries,
   folders,
   sendLedger,
   sendLedgerRecipients,
-  users,
 } from "#db/schema";
 import { ANALYTICS_DETAIL_RETENTION_DAYS } from "~/modules/billing/limits";
 import { issueLinkCode } from "~/modules/recipients/recipient-links.server";
@@ -18,11 +18,7 @@ let counter = 0;
 /** A sent issue with one link, to a recipient and the sender's own copy. */
 function seed(tracked: boolean) {
   counter += 1;
-  const user = db
-    .insert(users)
-    .values({ email: `stats${counter}@example.com` })
-    .returning()
-    .get();
+  const user = createUser(db, { email: `stats${counter}@example.com` });
   const folder = db
     .insert(folders)
     .values({ userId: user.id, name: "F", recipients: [] })

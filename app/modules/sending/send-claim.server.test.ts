@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, test } from "vitest";
-import { folders, sendLedger, users } from "#db/schema";
+import { createUser } from "#db/factories";
+import { folders, sendLedger } from "#db/schema";
 import { db } from "~/platform/db.server";
 import {
   claimLedger,
@@ -78,11 +79,7 @@ describe("holderIsGone", () => {
 let counter = 0;
 function sendingLedger(claim: Partial<typeof sendLedger.$inferInsert> = {}) {
   counter += 1;
-  const user = db
-    .insert(users)
-    .values({ email: `claims${counter}@example.com` })
-    .returning()
-    .get();
+  const user = createUser(db, { email: `claims${counter}@example.com` });
   const folder = db
     .insert(folders)
     .values({ userId: user.id, name: "Claims", recipients: [] })

@@ -1,12 +1,12 @@
 import { eq } from "drizzle-orm";
 import { expect, test } from "vitest";
+import { createUser } from "#db/factories";
 import {
   contentItems,
   emailDeliveries,
   folders,
   sendLedger,
   sendLedgerRecipients,
-  users,
 } from "#db/schema";
 import { SENT_ISSUES_PER_PAGE } from "~/modules/billing/limits";
 import { deleteFolder } from "~/modules/folders/folders.server";
@@ -28,11 +28,7 @@ async function store(text: string) {
 /** A folder with one sent issue: a photo item and a link, three recipients with different outcomes. */
 async function seedIssue(sentAt = new Date()) {
   counter += 1;
-  const user = db
-    .insert(users)
-    .values({ email: `archive${counter}@example.com` })
-    .returning()
-    .get();
+  const user = createUser(db, { email: `archive${counter}@example.com` });
   const folder = db
     .insert(folders)
     .values({ userId: user.id, name: "Family", recipients: [] })
@@ -104,11 +100,7 @@ test("lists a folder's sent issues with each recipient's outcome, for its sender
     outcomes: { delivered: 1, bounced: 1, left: 1, failed: 0, pending: 0 },
     engagement: null,
   });
-  const other = db
-    .insert(users)
-    .values({ email: `other${counter}@example.com` })
-    .returning()
-    .get();
+  const other = createUser(db, { email: `other${counter}@example.com` });
   expect(listSentIssues(other.id, folder.id, 1)).toBeNull();
   expect(getSentIssue(other.id, folder.id, ledger.id)).toBeNull();
 
@@ -159,11 +151,7 @@ test("pages the archive newest first", async () => {
 
 test("deleting an issue removes its items and files, and only its sender can", async () => {
   const { user, folder, ledger, photo } = await seedIssue();
-  const other = db
-    .insert(users)
-    .values({ email: `thief${counter}@example.com` })
-    .returning()
-    .get();
+  const other = createUser(db, { email: `thief${counter}@example.com` });
   expect(await deleteSentIssue(other.id, folder.id, ledger.id)).toBe(false);
   expect(await storage.stat(photo)).not.toBeNull();
 

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { eq } from "drizzle-orm";
 import { expect, test } from "vitest";
+import { createUser } from "#db/factories";
 import { contentItems, folders, securityEvents, sessions, users } from "#db/schema";
 import { ARCHIVE_FILE_RETENTION_DAYS } from "~/modules/billing/limits";
 import { db } from "~/platform/db.server";
@@ -29,7 +30,7 @@ function age(key: string, hours: number) {
 }
 
 test("removes old files no item refers to and keeps the rest", async () => {
-  const user = db.insert(users).values({ email: "sweep@example.com" }).returning().get();
+  const user = createUser(db, { email: "sweep@example.com" });
   const folder = db
     .insert(folders)
     .values({ userId: user.id, name: "F", recipients: [] })
@@ -57,7 +58,7 @@ test("removes old files no item refers to and keeps the rest", async () => {
 });
 
 test("keeps a sent item's files for the archive's retention, then removes them", async () => {
-  const user = db.insert(users).values({ email: "sweep-sent@example.com" }).returning().get();
+  const user = createUser(db, { email: "sweep-sent@example.com" });
   const folder = db
     .insert(folders)
     .values({ userId: user.id, name: "F", recipients: [] })
@@ -99,26 +100,18 @@ test("keeps a sent item's files for the archive's retention, then removes them",
 test("prunes old security events, expired sessions and expired e-mailed tokens", () => {
   const now = new Date();
   const days = (n: number) => new Date(now.getTime() - n * 86_400_000);
-  const user = db
-    .insert(users)
-    .values({
-      email: "prune@example.com",
-      passwordResetToken: "old-reset",
-      passwordResetExpiresAt: days(1),
-      emailVerificationToken: "old-verify",
-      emailVerificationExpiresAt: days(1),
-    })
-    .returning()
-    .get();
-  const fresh = db
-    .insert(users)
-    .values({
-      email: "prune-fresh@example.com",
-      passwordResetToken: "live-reset",
-      passwordResetExpiresAt: days(-1),
-    })
-    .returning()
-    .get();
+  const user = createUser(db, {
+    email: "prune@example.com",
+    passwordResetToken: "old-reset",
+    passwordResetExpiresAt: days(1),
+    emailVerificationToken: "old-verify",
+    emailVerificationExpiresAt: days(1),
+  });
+  const fresh = createUser(db, {
+    email: "prune-fresh@example.com",
+    passwordResetToken: "live-reset",
+    passwordResetExpiresAt: days(-1),
+  });
   db.insert(securityEvents)
     .values([
       { eventType: "failed_login", createdAt: days(SECURITY_EVENT_RETENTION_DAYS + 1) },

@@ -3,7 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
-import { contentItems, type DraftFile, folders, uploadDrafts, users } from "#db/schema";
+import { createUser as createUserRow } from "#db/factories";
+import { contentItems, type DraftFile, folders, uploadDrafts, type users } from "#db/schema";
 import { deleteItem, QuotaExceededError, removeItemFile } from "~/modules/items/items.server";
 import { db } from "~/platform/db.server";
 import { storage } from "~/platform/storage.server";
@@ -40,11 +41,10 @@ const uploadFields = {
 } as unknown as DraftFields;
 
 function createUser(values: Partial<typeof users.$inferInsert> = {}) {
-  return db
-    .insert(users)
-    .values({ email: `${crypto.randomBytes(6).toString("hex")}@example.com`, ...values })
-    .returning()
-    .get();
+  return createUserRow(db, {
+    email: `${crypto.randomBytes(6).toString("hex")}@example.com`,
+    ...values,
+  });
 }
 
 function createFolder(userId: number, values: Partial<typeof folders.$inferInsert> = {}) {

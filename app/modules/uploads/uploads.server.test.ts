@@ -4,7 +4,8 @@ import zlib from "node:zlib";
 import { eq } from "drizzle-orm";
 import sharp from "sharp";
 import { beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { securityEvents, securityRejections, users } from "#db/schema";
+import { createUser } from "#db/factories";
+import { securityEvents, securityRejections } from "#db/schema";
 import { db } from "~/platform/db.server";
 import { storage } from "~/platform/storage.server";
 import { storedKeys } from "./stored-files.server";
@@ -16,11 +17,7 @@ const storageDir = process.env.STORAGE_DIR!;
 let userId: number;
 
 beforeAll(() => {
-  userId = db
-    .insert(users)
-    .values({ email: "uploader@example.com", emailVerified: true })
-    .returning()
-    .get().id;
+  userId = createUser(db, { email: "uploader@example.com", emailVerified: true }).id;
 });
 
 beforeEach(() => {
@@ -203,11 +200,7 @@ function minimalDocx() {
 
 describe("unverified accounts", () => {
   test("store no file: the first one refuses the request, text fields are still read", async () => {
-    const unverified = db
-      .insert(users)
-      .values({ email: "throwaway@example.com" })
-      .returning()
-      .get().id;
+    const unverified = createUser(db, { email: "throwaway@example.com", emailVerified: false }).id;
     const photo = await sharp({
       create: { width: 8, height: 8, channels: 3, background: "#ccc" },
     })
