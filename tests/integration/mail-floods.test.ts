@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "vitest";
-import { createUser as createUserRow } from "#db/factories";
+import { createFolder, createUser as createUserRow } from "#db/factories";
 import { runInRequestContext } from "#server/request-context";
 import { SmtpSink } from "../support/smtp-sink";
 
@@ -13,7 +13,7 @@ const sink = new SmtpSink();
 process.env.SMTP_URL = await sink.start();
 
 const { db } = await import("~/platform/db.server");
-const { contentItems, folders } = await import("#db/schema");
+const { contentItems } = await import("#db/schema");
 const { createSession, getCurrentSession } = await import("~/modules/accounts/session.server");
 const { issueCsrfToken } = await import("~/platform/csrf.server");
 const { waitForBackgroundWork } = await import("~/lifecycle.server");
@@ -154,15 +154,10 @@ describe("fifteen requests for one address yield at most three e-mails", () => {
 
   test("send me a test and Send Now", async () => {
     const sender = await createUser(true);
-    const folder = db
-      .insert(folders)
-      .values({
-        userId: sender.id,
-        name: "Family",
-        recipients: [{ name: "Target", email: "target@example.test" }],
-      })
-      .returning()
-      .get();
+    const folder = createFolder(db, sender.id, {
+      name: "Family",
+      recipients: [{ name: "Target", email: "target@example.test" }],
+    });
     const addItem = () =>
       db
         .insert(contentItems)

@@ -3,8 +3,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, test } from "vitest";
 import { openDatabase } from "#db/connection";
-import { createUser } from "#db/factories";
-import { folders } from "#db/schema";
+import { createFolder, createUser } from "#db/factories";
 import { unsubscribeToken } from "~/modules/recipients/recipient-links.server";
 import {
   requireBuild,
@@ -37,15 +36,10 @@ function seed() {
   const db = openDatabase(databasePath);
   try {
     const sender = createUser(db, { email: "sender@example.com" });
-    return db
-      .insert(folders)
-      .values({
-        userId: sender.id,
-        name: "Family",
-        recipients: [{ name: "Mum", email: "mum@example.com" }],
-      })
-      .returning()
-      .get();
+    return createFolder(db, sender.id, {
+      name: "Family",
+      recipients: [{ name: "Mum", email: "mum@example.com" }],
+    });
   } finally {
     db.$client.close();
   }

@@ -8,8 +8,8 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, test } from "vitest";
 import { backupDatabase } from "#db/backup";
 import { openDatabase } from "#db/connection";
-import { createUser } from "#db/factories";
-import { folders, users } from "#db/schema";
+import { createFolder, createUser } from "#db/factories";
+import { users } from "#db/schema";
 import { unsubscribeToken } from "~/modules/recipients/recipient-links.server";
 
 /**
@@ -182,18 +182,13 @@ describe("restore drill (docs/deploy.md)", () => {
       const livePath = path.join(liveDir, "app.db");
       const live = openDatabase(livePath);
       const sender = createUser(live, { email: "sender@example.com", firstName: "Sam" });
-      const folder = live
-        .insert(folders)
-        .values({
-          userId: sender.id,
-          name: "Family",
-          recipients: [
-            { name: "Mum", email: "mum@example.com" },
-            { name: "Dad", email: "dad@example.com" },
-          ],
-        })
-        .returning()
-        .get();
+      const folder = createFolder(live, sender.id, {
+        name: "Family",
+        recipients: [
+          { name: "Mum", email: "mum@example.com" },
+          { name: "Dad", email: "dad@example.com" },
+        ],
+      });
       const backup = backupDatabase(live.$client, livePath);
       live.$client.close();
 

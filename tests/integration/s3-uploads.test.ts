@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { paginateListObjectsV2, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createUser } from "#db/factories";
+import { createFolder, createUser } from "#db/factories";
 import { startS3Server } from "../support/s3-server";
 
 /**
@@ -15,7 +15,7 @@ Object.assign(process.env, s3.env);
 
 const [
   { db },
-  { contentItems, folders },
+  { contentItems },
   { storage },
   { S3Storage },
   uploads,
@@ -103,7 +103,7 @@ describe("uploads on S3 (S3_BUCKET set)", () => {
       })(),
     );
     const [first, second] = ["A", "B"].map((name) =>
-      db.insert(folders).values({ userId, name, recipients: [] }).returning().get(),
+      createFolder(db, userId, { name, recipients: [] }),
     );
     const items = [first!, second!].map((folder) =>
       db

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import sharp from "sharp";
 import { beforeAll, expect, test } from "vitest";
-import { createUser } from "#db/factories";
+import { createFolder, createUser } from "#db/factories";
 
 /**
  * An offline spam check of a real newsletter, exactly as the mailer writes it
@@ -41,7 +41,7 @@ async function newsletterScore(look: Look | null) {
     undefined,
   );
 
-  const { db, folders, contentItems, storage, env, sendNow, branding } = app;
+  const { db, contentItems, storage, env, sendNow, branding } = app;
   const user = createUser(db, {
     email: `ada-${look?.template ?? "free"}@example.org`,
     firstName: "Ada",
@@ -58,16 +58,11 @@ async function newsletterScore(look: Look | null) {
         .toBuffer(),
     );
   }
-  const folder = db
-    .insert(folders)
-    .values({
-      userId: user.id,
-      name: "Family",
-      recipients: [{ name: "Grace", email: "grace@example.net" }],
-      personalSignoff: "Love, Ada",
-    })
-    .returning()
-    .get();
+  const folder = createFolder(db, user.id, {
+    name: "Family",
+    recipients: [{ name: "Grace", email: "grace@example.net" }],
+    personalSignoff: "Love, Ada",
+  });
   const photo = await sharp({
     create: { width: 800, height: 600, channels: 3, background: "#7a9e7e" },
   })
@@ -149,21 +144,16 @@ test("a newsletter scores at most 1.0 with SpamAssassin", async () => {
 }, 60_000);
 
 test("a newsletter of five link preview cards scores at most 1.0", async () => {
-  const { db, folders, contentItems, storage, env, sendNow } = app;
+  const { db, contentItems, storage, env, sendNow } = app;
   const user = createUser(db, {
     email: "grace@example.org",
     firstName: "Grace",
     emailVerified: true,
   });
-  const folder = db
-    .insert(folders)
-    .values({
-      userId: user.id,
-      name: "Reading",
-      recipients: [{ name: "Ada", email: "ada@example.net" }],
-    })
-    .returning()
-    .get();
+  const folder = createFolder(db, user.id, {
+    name: "Reading",
+    recipients: [{ name: "Ada", email: "ada@example.net" }],
+  });
   const topics = ["gardens", "tides", "bridges", "bread", "birds"];
   for (const [index, topic] of topics.entries()) {
     const picture = await sharp({

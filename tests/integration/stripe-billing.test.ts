@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import Stripe from "stripe";
 import { afterAll, beforeEach, describe, expect, test } from "vitest";
-import { createUser } from "#db/factories";
+import { createFolder, createUser } from "#db/factories";
 import { startFakeStripe } from "../e2e/support/fake-stripe";
 
 /**
@@ -226,18 +226,13 @@ describe("the webhook", () => {
     const user = newUser();
     const sessionId = await startCheckout(user.id);
     const customer = userById(user.id).stripeCustomerId!;
-    const daily = db
-      .insert(folders)
-      .values({
-        userId: user.id,
-        name: "Daily",
-        recipients: [{ name: "Mum", email: "mum@example.com" }],
-        frequency: "daily",
-        dayOfWeek: 3,
-        nextSendAt: new Date(Date.now() + 60_000),
-      })
-      .returning()
-      .get();
+    const daily = createFolder(db, user.id, {
+      name: "Daily",
+      recipients: [{ name: "Mum", email: "mum@example.com" }],
+      frequency: "daily",
+      dayOfWeek: 3,
+      nextSendAt: new Date(Date.now() + 60_000),
+    });
 
     expect(
       statusOf(await postWebhook(checkoutCompleted(user.id, customer, "sub_A", sessionId))),

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import { eq } from "drizzle-orm";
 import { simpleParser } from "mailparser";
 import { describe, expect, test } from "vitest";
-import { createUser } from "#db/factories";
+import { createFolder, createUser } from "#db/factories";
 import { folders, referralCodes, referrals, securityEvents, sessions, users } from "#db/schema";
 import { waitForBackgroundWork } from "~/lifecycle.server";
 import { localParts, nextSendAt } from "~/modules/folders/schedule.server";
@@ -152,18 +152,13 @@ test("deleting an account removes the user and what they own", async () => {
 describe("updateProfile", () => {
   function userWithWeeklyFolder(email: string, timeZone: string) {
     const user = createUser(db, { email, timeZone });
-    const folder = db
-      .insert(folders)
-      .values({
-        userId: user.id,
-        name: "Weekly",
-        recipients: [{ name: "Mum", email: "mum@example.com" }],
-        frequency: "weekly",
-        dayOfWeek: 1,
-        nextSendAt: nextSendAt(weeklyOnMonday, timeZone, new Date(), null),
-      })
-      .returning()
-      .get();
+    const folder = createFolder(db, user.id, {
+      name: "Weekly",
+      recipients: [{ name: "Mum", email: "mum@example.com" }],
+      frequency: "weekly",
+      dayOfWeek: 1,
+      nextSendAt: nextSendAt(weeklyOnMonday, timeZone, new Date(), null),
+    });
     return { user, folder };
   }
   const weeklyOnMonday = { frequency: "weekly", dayOfWeek: 1, dayOfMonth: null } as const;

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, test } from "vitest";
-import { createUser } from "#db/factories";
+import { createFolder, createUser } from "#db/factories";
 import {
   analyticsSnapshots,
   contentItems,
@@ -41,11 +41,10 @@ function user(email: string, created: string, extra: Partial<typeof users.$infer
 }
 
 function folder(userId: number, name: string, emails: string[]) {
-  return db
-    .insert(folders)
-    .values({ userId, name, recipients: emails.map((email) => ({ name: email, email })) })
-    .returning()
-    .get();
+  return createFolder(db, userId, {
+    name,
+    recipients: emails.map((email) => ({ name: email, email })),
+  });
 }
 
 function delivery(

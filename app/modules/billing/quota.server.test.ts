@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { createUser as createUserRow } from "#db/factories";
-import { contentItems, folders, referrals, uploadDrafts, type users } from "#db/schema";
+import { createFolder as createFolderRow, createUser as createUserRow } from "#db/factories";
+import { contentItems, referrals, uploadDrafts, type users } from "#db/schema";
 import { db } from "~/platform/db.server";
 import { LIMITS } from "./limits";
 import {
@@ -22,7 +22,7 @@ function createUser(values: Partial<typeof users.$inferInsert> = {}) {
 }
 
 function createFolder(userId: number, name = "Folder") {
-  return db.insert(folders).values({ userId, name }).returning().get();
+  return createFolderRow(db, userId, { name });
 }
 
 function createItem(folderId: number, fileSizes: number[], sentAt: Date | null = null) {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { createUser as createUserRow } from "#db/factories";
-import { contentItems, folderRecipientStates, folders } from "#db/schema";
+import { createFolder as createFolderRow, createUser as createUserRow } from "#db/factories";
+import { contentItems, folderRecipientStates } from "#db/schema";
 import { db } from "~/platform/db.server";
 import { loadDashboard } from "./dashboard.server";
 import { FolderNotFoundError } from "./folders.server";
@@ -13,17 +13,12 @@ function createUser() {
 }
 
 function createFolder(userId: number, name: string, sortOrder: number) {
-  return db
-    .insert(folders)
-    .values({
-      userId,
-      name,
-      recipients: [{ name: "Mum", email: "mum@example.com" }],
-      nextSendAt: new Date(Date.now() + 3 * 24 * 60 * 60 * 1000),
-      sortOrder,
-    })
-    .returning()
-    .get();
+  return createFolderRow(db, userId, {
+    name,
+    recipients: [{ name: "Mum", email: "mum@example.com" }],
+    nextSendAt: new Date(Date.now() + 3 * 24 * 60 * 60 * 1000),
+    sortOrder,
+  });
 }
 
 function addItems(folderId: number, count: number) {

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
-import { createUser } from "#db/factories";
-import { contentItems, deletedItems, folders } from "#db/schema";
+import { createFolder, createUser } from "#db/factories";
+import { contentItems, deletedItems } from "#db/schema";
 import { db } from "~/platform/db.server";
 import {
   deleteItemUndoably,
@@ -17,7 +17,7 @@ let counter = 0;
 function senderWithItem() {
   counter += 1;
   const user = createUser(db, { email: `undo${counter}@example.com` });
-  const folder = db.insert(folders).values({ userId: user.id, name: "Folder" }).returning().get();
+  const folder = createFolder(db, user.id, { name: "Folder" });
   const item = db
     .insert(contentItems)
     .values({

@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createUser } from "#db/factories";
-import { contentItems, folders } from "#db/schema";
+import { createFolder, createUser } from "#db/factories";
+import { contentItems } from "#db/schema";
 import { PICTURE_COMMENT, startPreviewPages } from "#tests/support/preview-pages";
 import { getUsage } from "~/modules/billing/quota.server";
 import { folderContentSize } from "~/modules/folders/folders.server";
@@ -30,15 +30,10 @@ let counter = 0;
 function senderWithFolder() {
   counter += 1;
   const user = createUser(db, { email: `previews${counter}@example.com`, emailVerified: true });
-  const folder = db
-    .insert(folders)
-    .values({
-      userId: user.id,
-      name: "Family",
-      recipients: [{ name: "Mum", email: "mum@example.com" }],
-    })
-    .returning()
-    .get();
+  const folder = createFolder(db, user.id, {
+    name: "Family",
+    recipients: [{ name: "Mum", email: "mum@example.com" }],
+  });
   return { user, folder };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { createUser } from "#db/factories";
+import { createFolder as createFolderRow, createUser } from "#db/factories";
 import { folders } from "#db/schema";
 import { LIMITS } from "~/modules/billing/limits";
 import { db } from "~/platform/db.server";
@@ -12,15 +12,10 @@ let counter = 0;
 function createFolder(emails: string[]) {
   counter += 1;
   const user = createUser(db, { email: `inbound-sender${counter}@example.com`, firstName: "Ada" });
-  return db
-    .insert(folders)
-    .values({
-      userId: user.id,
-      name: `Family ${counter}`,
-      recipients: emails.map((email, index) => ({ name: `Person ${index + 1}`, email })),
-    })
-    .returning()
-    .get();
+  return createFolderRow(db, user.id, {
+    name: `Family ${counter}`,
+    recipients: emails.map((email, index) => ({ name: `Person ${index + 1}`, email })),
+  });
 }
 
 /** The subject a mail app takes from the List-Unsubscribe mailto. */

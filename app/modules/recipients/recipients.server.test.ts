@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
-import { createUser as createUserRow } from "#db/factories";
+import { createFolder as createFolderRow, createUser as createUserRow } from "#db/factories";
 import { readRecipientChoices } from "#db/restore";
 import {
   emailUnsubscribes,
@@ -54,15 +54,10 @@ function createUser() {
 }
 
 function createFolder(userId: number, emails: string[], name = "Family") {
-  return db
-    .insert(folders)
-    .values({
-      userId,
-      name,
-      recipients: emails.map((email, index) => ({ name: `Person ${index + 1}`, email })),
-    })
-    .returning()
-    .get();
+  return createFolderRow(db, userId, {
+    name,
+    recipients: emails.map((email, index) => ({ name: `Person ${index + 1}`, email })),
+  });
 }
 
 function folderRow(id: number) {

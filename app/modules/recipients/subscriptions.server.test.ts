@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import type Stripe from "stripe";
 import { describe, expect, test } from "vitest";
-import { createUser } from "#db/factories";
+import { createFolder, createUser } from "#db/factories";
 import { folders, users } from "#db/schema";
 import { getUsage } from "~/modules/billing/quota.server";
 import { db } from "~/platform/db.server";
@@ -142,19 +142,14 @@ describe("applyStripeEvent", () => {
       subscriptionStatus: "active",
     });
     const make = (name: string, frequency: "daily" | "biweekly" | "monthly", next: Date | null) =>
-      db
-        .insert(folders)
-        .values({
-          userId: payer.id,
-          name,
-          recipients: [{ name: "A", email: "a@example.com" }],
-          frequency,
-          dayOfWeek: 5,
-          dayOfMonth: frequency === "monthly" ? 12 : null,
-          nextSendAt: next,
-        })
-        .returning()
-        .get();
+      createFolder(db, payer.id, {
+        name,
+        recipients: [{ name: "A", email: "a@example.com" }],
+        frequency,
+        dayOfWeek: 5,
+        dayOfMonth: frequency === "monthly" ? 12 : null,
+        nextSendAt: next,
+      });
     const soon = new Date(Date.now() + 3_600_000);
     const made = [
       make("d", "daily", soon),

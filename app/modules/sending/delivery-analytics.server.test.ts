@@ -1,13 +1,7 @@
 import { eq } from "drizzle-orm";
 import { expect, test } from "vitest";
-import { createUser } from "#db/factories";
-import {
-  contentItems,
-  emailDeliveries,
-  folders,
-  sendLedger,
-  sendLedgerRecipients,
-} from "#db/schema";
+import { createFolder, createUser } from "#db/factories";
+import { contentItems, emailDeliveries, sendLedger, sendLedgerRecipients } from "#db/schema";
 import { ANALYTICS_DETAIL_RETENTION_DAYS } from "~/modules/billing/limits";
 import { issueLinkCode } from "~/modules/recipients/recipient-links.server";
 import { db } from "~/platform/db.server";
@@ -19,11 +13,7 @@ let counter = 0;
 function seed(tracked: boolean) {
   counter += 1;
   const user = createUser(db, { email: `stats${counter}@example.com` });
-  const folder = db
-    .insert(folders)
-    .values({ userId: user.id, name: "F", recipients: [] })
-    .returning()
-    .get();
+  const folder = createFolder(db, user.id, { name: "F", recipients: [] });
   const item = db
     .insert(contentItems)
     .values({

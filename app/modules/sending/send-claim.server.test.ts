@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, test } from "vitest";
-import { createUser } from "#db/factories";
-import { folders, sendLedger } from "#db/schema";
+import { createFolder, createUser } from "#db/factories";
+import { sendLedger } from "#db/schema";
 import { db } from "~/platform/db.server";
 import {
   claimLedger,
@@ -80,11 +80,7 @@ let counter = 0;
 function sendingLedger(claim: Partial<typeof sendLedger.$inferInsert> = {}) {
   counter += 1;
   const user = createUser(db, { email: `claims${counter}@example.com` });
-  const folder = db
-    .insert(folders)
-    .values({ userId: user.id, name: "Claims", recipients: [] })
-    .returning()
-    .get();
+  const folder = createFolder(db, user.id, { name: "Claims", recipients: [] });
   return db
     .insert(sendLedger)
     .values({

@@ -1,13 +1,7 @@
 import { eq } from "drizzle-orm";
 import { expect, test } from "vitest";
-import { createUser } from "#db/factories";
-import {
-  contentItems,
-  emailDeliveries,
-  folders,
-  sendLedger,
-  sendLedgerRecipients,
-} from "#db/schema";
+import { createFolder, createUser } from "#db/factories";
+import { contentItems, emailDeliveries, sendLedger, sendLedgerRecipients } from "#db/schema";
 import { SENT_ISSUES_PER_PAGE } from "~/modules/billing/limits";
 import { deleteFolder } from "~/modules/folders/folders.server";
 import { db } from "~/platform/db.server";
@@ -29,11 +23,7 @@ async function store(text: string) {
 async function seedIssue(sentAt = new Date()) {
   counter += 1;
   const user = createUser(db, { email: `archive${counter}@example.com` });
-  const folder = db
-    .insert(folders)
-    .values({ userId: user.id, name: "Family", recipients: [] })
-    .returning()
-    .get();
+  const folder = createFolder(db, user.id, { name: "Family", recipients: [] });
   const photo = await store(`photo ${counter}`);
   const items = db
     .insert(contentItems)

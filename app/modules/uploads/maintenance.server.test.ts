@@ -2,8 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { eq } from "drizzle-orm";
 import { expect, test } from "vitest";
-import { createUser } from "#db/factories";
-import { contentItems, folders, securityEvents, sessions, users } from "#db/schema";
+import { createFolder, createUser } from "#db/factories";
+import { contentItems, securityEvents, sessions, users } from "#db/schema";
 import { ARCHIVE_FILE_RETENTION_DAYS } from "~/modules/billing/limits";
 import { db } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
@@ -31,11 +31,7 @@ function age(key: string, hours: number) {
 
 test("removes old files no item refers to and keeps the rest", async () => {
   const user = createUser(db, { email: "sweep@example.com" });
-  const folder = db
-    .insert(folders)
-    .values({ userId: user.id, name: "F", recipients: [] })
-    .returning()
-    .get();
+  const folder = createFolder(db, user.id, { name: "F", recipients: [] });
   const used = await store("used");
   const thumb = await store("thumb");
   const orphan = await store("orphan");
@@ -59,11 +55,7 @@ test("removes old files no item refers to and keeps the rest", async () => {
 
 test("keeps a sent item's files for the archive's retention, then removes them", async () => {
   const user = createUser(db, { email: "sweep-sent@example.com" });
-  const folder = db
-    .insert(folders)
-    .values({ userId: user.id, name: "F", recipients: [] })
-    .returning()
-    .get();
+  const folder = createFolder(db, user.id, { name: "F", recipients: [] });
   const recent = await store("recent");
   const old = await store("old");
   const day = 86_400_000;

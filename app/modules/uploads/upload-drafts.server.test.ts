@@ -3,8 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
-import { createUser as createUserRow } from "#db/factories";
-import { contentItems, type DraftFile, folders, uploadDrafts, type users } from "#db/schema";
+import { createFolder as createFolderRow, createUser as createUserRow } from "#db/factories";
+import { contentItems, type DraftFile, type folders, uploadDrafts, type users } from "#db/schema";
 import { deleteItem, QuotaExceededError, removeItemFile } from "~/modules/items/items.server";
 import { db } from "~/platform/db.server";
 import { storage } from "~/platform/storage.server";
@@ -48,16 +48,11 @@ function createUser(values: Partial<typeof users.$inferInsert> = {}) {
 }
 
 function createFolder(userId: number, values: Partial<typeof folders.$inferInsert> = {}) {
-  return db
-    .insert(folders)
-    .values({
-      userId,
-      name: `Folder ${crypto.randomBytes(3).toString("hex")}`,
-      recipients: [{ name: "Mum", email: "mum@example.com" }],
-      ...values,
-    })
-    .returning()
-    .get();
+  return createFolderRow(db, userId, {
+    name: `Folder ${crypto.randomBytes(3).toString("hex")}`,
+    recipients: [{ name: "Mum", email: "mum@example.com" }],
+    ...values,
+  });
 }
 
 async function store(bytes: Uint8Array) {
