@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { paginateListObjectsV2, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createFolder, createUser } from "#db/factories";
+import { createFolder, createItem, createUser } from "#db/factories";
 import { startS3Server } from "../support/s3-server";
 
 /**
@@ -13,23 +13,16 @@ import { startS3Server } from "../support/s3-server";
 const s3 = await startS3Server("thoughtfully-uploads");
 Object.assign(process.env, s3.env);
 
-const [
-  { db },
-  { contentItems },
-  { storage },
-  { S3Storage },
-  uploads,
-  storedFiles,
-  { eq },
-] = await Promise.all([
-  import("~/platform/db.server"),
-  import("#db/schema"),
-  import("~/platform/storage.server"),
-  import("#storage/index"),
-  import("~/modules/uploads/uploads.server"),
-  import("~/modules/uploads/stored-files.server"),
-  import("drizzle-orm"),
-]);
+const [{ db }, { contentItems }, { storage }, { S3Storage }, uploads, storedFiles, { eq }] =
+  await Promise.all([
+    import("~/platform/db.server"),
+    import("#db/schema"),
+    import("~/platform/storage.server"),
+    import("#storage/index"),
+    import("~/modules/uploads/uploads.server"),
+    import("~/modules/uploads/stored-files.server"),
+    import("drizzle-orm"),
+  ]);
 
 const { accessKeyId, secretAccessKey, ...clientSettings } = s3.settings;
 const admin = new S3Client({ ...clientSettings, credentials: { accessKeyId, secretAccessKey } });
@@ -106,17 +99,12 @@ describe("uploads on S3 (S3_BUCKET set)", () => {
       createFolder(db, userId, { name, recipients: [] }),
     );
     const items = [first!, second!].map((folder) =>
-      db
-        .insert(contentItems)
-        .values({
-          folderId: folder.id,
-          type: "file",
-          title: "shared",
-          filePaths: [key],
-          fileSizes: [pdf.length],
-        })
-        .returning()
-        .get(),
+      createItem(db, folder.id, {
+        type: "file",
+        title: "shared",
+        filePaths: [key],
+        fileSizes: [pdf.length],
+      }),
     );
 
     db.delete(contentItems).where(eq(contentItems.id, items[0]!.id)).run();

@@ -1,6 +1,10 @@
 import { describe, expect, test } from "vitest";
-import { createFolder as createFolderRow, createUser as createUserRow } from "#db/factories";
-import { contentItems, referrals, uploadDrafts, type users } from "#db/schema";
+import {
+  createFolder as createFolderRow,
+  createItem as createItemRow,
+  createUser as createUserRow,
+} from "#db/factories";
+import { referrals, uploadDrafts, type users } from "#db/schema";
 import { db } from "~/platform/db.server";
 import { LIMITS } from "./limits";
 import {
@@ -26,11 +30,7 @@ function createFolder(userId: number, name = "Folder") {
 }
 
 function createItem(folderId: number, fileSizes: number[], sentAt: Date | null = null) {
-  return db
-    .insert(contentItems)
-    .values({ folderId, type: "file", title: "Item", fileSizes, sentAt })
-    .returning()
-    .get();
+  return createItemRow(db, folderId, { type: "file", title: "Item", fileSizes, sentAt });
 }
 
 function refer(referrerUserId: number, count: number, status: "pending" | "completed") {

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
-import { createFolder, createUser } from "#db/factories";
+import { createFolder, createItem, createUser } from "#db/factories";
 import { contentItems, deletedItems } from "#db/schema";
 import { db } from "~/platform/db.server";
 import {
@@ -18,19 +18,14 @@ function senderWithItem() {
   counter += 1;
   const user = createUser(db, { email: `undo${counter}@example.com` });
   const folder = createFolder(db, user.id, { name: "Folder" });
-  const item = db
-    .insert(contentItems)
-    .values({
-      folderId: folder.id,
-      type: "file",
-      title: "Minutes",
-      filePaths: [`key-${counter}`],
-      fileNames: ["minutes.pdf"],
-      fileSizes: [10],
-      sortOrder: 3,
-    })
-    .returning()
-    .get();
+  const item = createItem(db, folder.id, {
+    type: "file",
+    title: "Minutes",
+    filePaths: [`key-${counter}`],
+    fileNames: ["minutes.pdf"],
+    fileSizes: [10],
+    sortOrder: 3,
+  });
   return { user, folder, item };
 }
 

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { expect, test } from "vitest";
-import { createFolder, createUser } from "#db/factories";
-import { contentItems, emailDeliveries, sendLedger, sendLedgerRecipients } from "#db/schema";
+import { createFolder, createItem, createUser } from "#db/factories";
+import { emailDeliveries, sendLedger, sendLedgerRecipients } from "#db/schema";
 import { ANALYTICS_DETAIL_RETENTION_DAYS } from "~/modules/billing/limits";
 import { issueLinkCode } from "~/modules/recipients/recipient-links.server";
 import { db } from "~/platform/db.server";
@@ -14,17 +14,12 @@ function seed(tracked: boolean) {
   counter += 1;
   const user = createUser(db, { email: `stats${counter}@example.com` });
   const folder = createFolder(db, user.id, { name: "F", recipients: [] });
-  const item = db
-    .insert(contentItems)
-    .values({
-      folderId: folder.id,
-      type: "link",
-      title: "t",
-      urls: ["https://a.test/story"],
-      sentAt: new Date(),
-    })
-    .returning()
-    .get();
+  const item = createItem(db, folder.id, {
+    type: "link",
+    title: "t",
+    urls: ["https://a.test/story"],
+    sentAt: new Date(),
+  });
   const ledger = db
     .insert(sendLedger)
     .values({
