@@ -5,6 +5,7 @@ import path from "node:path";
 import autocannon from "autocannon";
 import type { Transporter } from "nodemailer";
 import type Mail from "nodemailer/lib/mailer";
+import { createFolder, createUser } from "#db/factories";
 import {
   freePort,
   procStatusBytes,
@@ -160,32 +161,23 @@ async function main({ dataDir, killOnTimeout }: Run) {
     const later = new Date(Date.now() + 7 * 24 * 3_600_000);
     const folderIds = db.transaction((tx) =>
       Array.from({ length: SENDERS }, (_, sender) => {
-        const user = tx
-          .insert(schema.users)
-          .values({
-            email: `sender${sender}@example.com`,
-            firstName: "Sender",
-            lastName: String(sender),
-            emailVerified: true,
-            timeZone: TIME_ZONES[sender % TIME_ZONES.length]!,
-          })
-          .returning({ id: schema.users.id })
-          .get();
-        const folder = tx
-          .insert(schema.folders)
-          .values({
-            userId: user.id,
-            name: "Family",
-            recipients: Array.from({ length: RECIPIENTS_PER_FOLDER }, (_, index) => ({
-              name: `Reader ${index + 1}`,
-              email: recipientEmail(sender, index),
-            })),
-            personalSignoff: "Love, me",
-            frequency: "weekly",
-            nextSendAt: later,
-          })
-          .returning({ id: schema.folders.id })
-          .get();
+        const user = createUser(tx, {
+          email: `sender${sender}@example.com`,
+          firstName: "Sender",
+          lastName: String(sender),
+          emailVerified: true,
+          timeZone: TIME_ZONES[sender % TIME_ZONES.length]!,
+        });
+        const folder = createFolder(tx, user.id, {
+          name: "Family",
+          recipients: Array.from({ length: RECIPIENTS_PER_FOLDER }, (_, index) => ({
+            name: `Reader ${index + 1}`,
+            email: recipientEmail(sender, index),
+          })),
+          personalSignoff: "Love, me",
+          frequency: "weekly",
+          nextSendAt: later,
+        });
         tx.insert(schema.contentItems)
           .values([
             {

@@ -7,6 +7,7 @@ import vm from "node:vm";
 import nodemailer, { type Transporter } from "nodemailer";
 import type Mail from "nodemailer/lib/mailer";
 import sharp from "sharp";
+import { createFolder, createUser } from "#db/factories";
 import { type Run, runBenchmark } from "./support/run";
 import { type Sink, startSink, stopSink } from "./support/sink-process";
 
@@ -215,35 +216,26 @@ async function main({ dataDir, killOnTimeout }: Run) {
       const userIds = Array.from(
         { length: Math.ceil(FOLDER_COUNT / FOLDERS_PER_USER) },
         (_, index) =>
-          tx
-            .insert(schema.users)
-            .values({
-              email: `sender${index}@example.com`,
-              firstName: "Bench",
-              lastName: `Sender ${index}`,
-              emailVerified: true,
-              timeZone: "Europe/London",
-            })
-            .returning({ id: schema.users.id })
-            .get().id,
+          createUser(tx, {
+            email: `sender${index}@example.com`,
+            firstName: "Bench",
+            lastName: `Sender ${index}`,
+            emailVerified: true,
+            timeZone: "Europe/London",
+          }).id,
       );
       return Array.from({ length: FOLDER_COUNT }, (_, index) => {
-        const folder = tx
-          .insert(schema.folders)
-          .values({
-            userId: userIds[Math.floor(index / FOLDERS_PER_USER)]!,
-            name: `Family ${index + 1}`,
-            recipients: Array.from({ length: RECIPIENTS_PER_FOLDER }, (_, r) => ({
-              name: `Reader ${r + 1}`,
-              email: recipientEmail(index, r),
-            })),
-            personalSignoff: "Love, Bench",
-            frequency: "weekly",
-            nextSendAt: dueAt,
-            sortOrder: index % FOLDERS_PER_USER,
-          })
-          .returning({ id: schema.folders.id })
-          .get();
+        const folder = createFolder(tx, userIds[Math.floor(index / FOLDERS_PER_USER)]!, {
+          name: `Family ${index + 1}`,
+          recipients: Array.from({ length: RECIPIENTS_PER_FOLDER }, (_, r) => ({
+            name: `Reader ${r + 1}`,
+            email: recipientEmail(index, r),
+          })),
+          personalSignoff: "Love, Bench",
+          frequency: "weekly",
+          nextSendAt: dueAt,
+          sortOrder: index % FOLDERS_PER_USER,
+        });
         tx.insert(schema.contentItems)
           .values([
             {

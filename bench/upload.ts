@@ -5,7 +5,8 @@ import path from "node:path";
 import { paginateListObjectsV2, S3Client } from "@aws-sdk/client-s3";
 import { eq } from "drizzle-orm";
 import { openDatabase } from "#db/connection";
-import { contentItems, folders, users } from "#db/schema";
+import { createFolder, createUser } from "#db/factories";
+import { contentItems, folders } from "#db/schema";
 import { type S3TestServer, startS3Server } from "#tests/support/s3-server";
 import {
   freePort,
@@ -65,30 +66,21 @@ function seed(databasePath: string) {
   const db = openDatabase(databasePath);
   try {
     return db.transaction((tx) => {
-      const user = tx
-        .insert(users)
-        .values({
-          email: "bench-upload@example.com",
-          firstName: "Bench",
-          lastName: "Mark",
-          emailVerified: true,
-          subscriptionTier: "premium",
-          subscriptionStatus: "active",
-        })
-        .returning()
-        .get();
+      const user = createUser(tx, {
+        email: "bench-upload@example.com",
+        firstName: "Bench",
+        lastName: "Mark",
+        emailVerified: true,
+        subscriptionTier: "premium",
+        subscriptionStatus: "active",
+      });
       const folderRows = Array.from({ length: FILE_COUNT }, (_, index) =>
-        tx
-          .insert(folders)
-          .values({
-            userId: user.id,
-            name: `Upload ${index + 1}`,
-            recipients: [{ name: "Mum", email: `mum${index}@example.com` }],
-            nextSendAt: new Date(Date.now() + 3 * 24 * 60 * 60 * 1000),
-            sortOrder: index,
-          })
-          .returning()
-          .get(),
+        createFolder(tx, user.id, {
+          name: `Upload ${index + 1}`,
+          recipients: [{ name: "Mum", email: `mum${index}@example.com` }],
+          nextSendAt: new Date(Date.now() + 3 * 24 * 60 * 60 * 1000),
+          sortOrder: index,
+        }),
       );
       return { user, folders: folderRows };
     });

@@ -26,9 +26,9 @@ test("the factories make a verified sender, a folder due in a few days and a mus
 
   const item = createItem(db, folder.id);
   expect(item).toMatchObject({ folderId: folder.id, type: "musing", sentAt: null });
-  expect(createItem(db, folder.id, { type: "link", urls: ["https://example.com"] }).type).toBe(
-    "link",
-  );
+  const link = createItem(db, folder.id, { type: "link", urls: ["https://example.com"] });
+  expect(link).toMatchObject({ type: "link", note: null });
+  expect(link.title).not.toBe("");
 });
 
 test("the demo seed writes through them once", () => {

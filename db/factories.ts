@@ -50,6 +50,9 @@ export function createFolder(
     .get();
 }
 
+/** Without a type an item is a musing, the one kind that needs nothing but words. */
+const MUSING = { type: "musing", title: "A thought", note: "A note" } as const;
+
 export function createItem(
   database: Writer,
   folderId: number,
@@ -57,7 +60,11 @@ export function createItem(
 ) {
   return database
     .insert(contentItems)
-    .values({ folderId, type: "musing", title: "A thought", note: "A note", ...values })
+    .values(
+      values.type === undefined || values.type === "musing"
+        ? { folderId, ...MUSING, ...values }
+        : { folderId, type: values.type, title: "Something to share", ...values },
+    )
     .returning()
     .get();
 }

@@ -1,5 +1,6 @@
 import { openDatabase } from "#db/connection";
-import { contentItems, folders, users } from "#db/schema";
+import { createFolder, createUser } from "#db/factories";
+import { contentItems } from "#db/schema";
 
 /** The dashboard the benchmark loads: 5 folders, 50 items in the first. */
 export const FOLDER_NAMES = ["Family news", "Book club", "Old friends", "Running crew", "Work-ish"];
@@ -11,34 +12,25 @@ export function seedDashboard(databasePath: string) {
   const db = openDatabase(databasePath);
   try {
     return db.transaction((tx) => {
-      const user = tx
-        .insert(users)
-        .values({
-          email: "bench@example.com",
-          firstName: "Bench",
-          lastName: "Mark",
-          emailVerified: true,
-          timeZone: "Europe/London",
-        })
-        .returning()
-        .get();
+      const user = createUser(tx, {
+        email: "bench@example.com",
+        firstName: "Bench",
+        lastName: "Mark",
+        emailVerified: true,
+        timeZone: "Europe/London",
+      });
       const folderRows = FOLDER_NAMES.map((name, index) =>
-        tx
-          .insert(folders)
-          .values({
-            userId: user.id,
-            name,
-            recipients: [
-              { name: "Mum", email: `mum${index}@example.com` },
-              { name: "Sam", email: `sam${index}@example.com` },
-            ],
-            frequency: "weekly",
-            dayOfWeek: index + 1,
-            nextSendAt: new Date(Date.now() + (index + 2) * 24 * 60 * 60 * 1000),
-            sortOrder: index,
-          })
-          .returning()
-          .get(),
+        createFolder(tx, user.id, {
+          name,
+          recipients: [
+            { name: "Mum", email: `mum${index}@example.com` },
+            { name: "Sam", email: `sam${index}@example.com` },
+          ],
+          frequency: "weekly",
+          dayOfWeek: index + 1,
+          nextSendAt: new Date(Date.now() + (index + 2) * 24 * 60 * 60 * 1000),
+          sortOrder: index,
+        }),
       );
       const first = folderRows[0]!;
       tx.insert(contentItems)
