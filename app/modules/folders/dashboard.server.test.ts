@@ -1,8 +1,9 @@
 import { describe, expect, test } from "vitest";
 import { createFolder as createFolderRow, createUser as createUserRow } from "#db/factories";
 import { contentItems, folderRecipientStates } from "#db/schema";
+import { dismissBannerCookie } from "~/modules/accounts/preferences.server";
 import { db } from "~/platform/db.server";
-import { loadDashboard } from "./dashboard.server";
+import { loadDashboard, loadDashboardPage } from "./dashboard.server";
 import { FolderNotFoundError } from "./folders.server";
 
 let counter = 0;
@@ -135,5 +136,33 @@ describe("loadDashboard", () => {
       .values({ folderId: folder.id, email: "mum@example.com", status: "unsubscribed" })
       .run();
     expect(loadDashboard(user, folder.id).folders[0]!.recipientLabel).toBe("No active recipients");
+  });
+});
+
+describe("loadDashboardPage", () => {
+  const page = (cookie?: string) =>
+    new Request("http://localhost/dashboard", { headers: cookie ? { Cookie: cookie } : {} });
+
+  test("is the dashboard of the selected folder and page, with the banner state of the request", async () => {
+    const { user, folders } = createSender(2, 3);
+    const longStanding = { ...user, createdAt: new Date("2026-01-01T00:00:00Z") };
+
+    const shown = await loadDashboardPage(page(), longStanding, folders[1]!.id, 1);
+    expect(shown).toEqual({
+      ...loadDashboard(longStanding, folders[1]!.id, 1),
+      bannerDismissed: false,
+    });
+
+    const cookie = (await dismissBannerCookie()).split(";")[0]!;
+    expect((await loadDashboardPage(page(cookie), longStanding)).bannerDismissed).toBe(true);
+    expect((await loadDashboardPage(page(), user)).bannerDismissed).toBe(true);
+  });
+
+  test("refuses another sender's folder", async () => {
+    const { folders } = createSender(1, 0);
+    const stranger = createUser();
+    await expect(loadDashboardPage(page(), stranger, folders[0]!.id)).rejects.toBeInstanceOf(
+      FolderNotFoundError,
+    );
   });
 });
