@@ -145,13 +145,8 @@ test.describe("log in", () => {
     expect(throttled.length).toBeGreaterThan(0);
   });
 
-  test("a signed-in visit to /login never redirects off the site", async ({
-    page,
-    context,
-    baseURL,
-  }) => {
-    const user = await createUser();
-    await signIn(context, user.id, baseURL!);
+  test("a signed-in visit to /login never redirects off the site", async ({ login, page }) => {
+    await login();
     for (const hostile of ["/.//evil.example", "/%2e%2e//evil.example", "/a/..//evil.example"]) {
       const response = await page.request.get(`/login?redirectTo=${encodeURIComponent(hostile)}`, {
         maxRedirects: 0,
@@ -222,13 +217,11 @@ test.describe("log in", () => {
 
 test.describe("signed in", () => {
   test("edits the profile with the spec's messages and keeps what was typed", async ({
+    login,
     page,
-    context,
-    baseURL,
     expectAccessible,
   }) => {
-    const user = await createUser({ firstName: "Old", lastName: "Name" });
-    await signIn(context, user.id, baseURL!);
+    const user = await login({ firstName: "Old", lastName: "Name" });
     await page.goto("/profile");
     await expect(page.getByLabel("Email")).toBeDisabled();
     await expect(page.getByText("Email cannot be changed")).toBeVisible();
@@ -283,12 +276,11 @@ test.describe("signed in", () => {
   });
 
   test("signing out works with a stale form token; another site cannot sign anyone out", async ({
+    login,
     page,
-    context,
     baseURL,
   }) => {
-    const user = await createUser();
-    await signIn(context, user.id, baseURL!);
+    await login();
     const forged = await page.request.post("/logout", {
       form: { csrf: "stale" },
       headers: { Origin: "https://evil.example", "Sec-Fetch-Site": "cross-site" },
@@ -315,13 +307,8 @@ test.describe("signed in", () => {
     await expect(page.getByRole("heading", { name: "Log in" })).toBeVisible();
   });
 
-  test("deleting the account removes the user and every session", async ({
-    page,
-    context,
-    baseURL,
-  }) => {
-    const user = await createUser();
-    await signIn(context, user.id, baseURL!);
+  test("deleting the account removes the user and every session", async ({ login, page }) => {
+    const user = await login();
     await page.goto("/profile");
     await page.getByRole("link", { name: "Delete Account" }).click();
     const dialog = page.getByRole("dialog", { name: "Are you absolutely sure?" });
@@ -432,12 +419,10 @@ test.describe("password reset", () => {
 
 test.describe("CSRF", () => {
   test("a form posted without or with a wrong token is refused with 403 and changes nothing", async ({
-    context,
+    login,
     page,
-    baseURL,
   }) => {
-    const user = await createUser({ firstName: "Kept", lastName: "Same" });
-    await signIn(context, user.id, baseURL!);
+    const user = await login({ firstName: "Kept", lastName: "Same" });
     for (const csrf of [undefined, "forged-token"]) {
       const response = await page.request.post("/profile", {
         form: { ...(csrf ? { csrf } : {}), firstName: "Hacked", lastName: "Name", timeZone: "UTC" },
@@ -448,13 +433,8 @@ test.describe("CSRF", () => {
     expect(findUser(user.email)?.firstName).toBe("Kept");
   });
 
-  test("a cross-site post is refused even with a valid token", async ({
-    context,
-    page,
-    baseURL,
-  }) => {
-    const user = await createUser({ firstName: "Kept" });
-    await signIn(context, user.id, baseURL!);
+  test("a cross-site post is refused even with a valid token", async ({ login, page }) => {
+    const user = await login({ firstName: "Kept" });
     await page.goto("/profile");
     const csrf = await page.locator('input[name="csrf"]').first().inputValue();
     const form = { csrf, firstName: "Hacked", lastName: "Name", timeZone: "UTC" };
@@ -475,12 +455,12 @@ test.describe("CSRF", () => {
   });
 
   test("the 403 page keeps what was typed and lets the user submit again", async ({
+    login,
     context,
     page,
     baseURL,
   }) => {
-    const user = await createUser({ firstName: "Before" });
-    await signIn(context, user.id, baseURL!);
+    const user = await login({ firstName: "Before" });
     await page.goto("/profile");
     // Signing in again in this browser replaces its session, so the open
     // page's token belongs to a session that is no longer this browser's.

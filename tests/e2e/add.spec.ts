@@ -1,6 +1,6 @@
 import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { createFolderRow, createUser, foldersOf, signIn, TEST_PASSWORD } from "./support/accounts";
+import { createFolderRow, createUser, foldersOf, TEST_PASSWORD } from "./support/accounts";
 import { itemsOf } from "./support/items";
 
 /** `/add` as the extension and the bookmarklet open it. */
@@ -87,9 +87,8 @@ test.describe("/add", () => {
   });
 
   test("the share target: a phone shares text with the URL inside it", async ({
+    login,
     page,
-    context,
-    baseURL,
     request,
   }) => {
     const manifest = await (await request.get("/manifest.webmanifest")).json();
@@ -107,8 +106,7 @@ test.describe("/add", () => {
       expect((await request.get(icon.src)).headers()["content-type"]).toBe("image/png");
     }
 
-    const user = await createUser();
-    await signIn(context, user.id, baseURL!);
+    const user = await login();
     const folder = createFolderRow(user.id, { name: "Phone finds" });
     // What Android's share sheet builds from the manifest: no url, the link inside text.
     const shared = new URLSearchParams({
@@ -142,13 +140,11 @@ test.describe("/add", () => {
   });
 
   test("overlong or malformed parameters get the form's messages, never an error page", async ({
+    login,
     page,
-    context,
-    baseURL,
     expectAccessible,
   }) => {
-    const user = await createUser();
-    await signIn(context, user.id, baseURL!);
+    const user = await login();
     const folder = createFolderRow(user.id, { name: "Odd input" });
     const title = "T".repeat(250);
     const note = "n".repeat(1200);
@@ -185,12 +181,10 @@ test.describe("/add", () => {
   });
 
   test("with no folders it offers the first one and comes back with the same data", async ({
+    login,
     page,
-    context,
-    baseURL,
   }) => {
-    const user = await createUser();
-    await signIn(context, user.id, baseURL!);
+    const user = await login();
     const addUrl = extensionUrl({ url: "https://example.com/first", title: "First find" });
     await page.goto(addUrl);
     await page.getByRole("link", { name: "Create your first folder" }).click();
@@ -212,13 +206,8 @@ test.describe("/add", () => {
     expect(itemsOf(folder!.id)).toMatchObject([{ title: "First find" }]);
   });
 
-  test("without extension data: an empty Add Link and the usual toast", async ({
-    page,
-    context,
-    baseURL,
-  }) => {
-    const user = await createUser();
-    await signIn(context, user.id, baseURL!);
+  test("without extension data: an empty Add Link and the usual toast", async ({ login, page }) => {
+    const user = await login();
     const folder = createFolderRow(user.id, { name: "Plain" });
     await page.goto("/add");
     await expect(page.getByRole("article")).toHaveCount(0);
@@ -234,8 +223,8 @@ test.describe("/add", () => {
   });
 
   test("the bookmarklet is offered on /chrome-extension and the profile", async ({
+    login,
     page,
-    context,
     baseURL,
     expectAccessible,
   }) => {
@@ -243,8 +232,7 @@ test.describe("/add", () => {
     const bookmarklet = page.getByRole("link", { name: "Save to Thoughtfully" });
     await expect(bookmarklet).toHaveAttribute("href", new RegExp(`^javascript:.*${baseURL}/add`));
     await expectAccessible();
-    const user = await createUser();
-    await signIn(context, user.id, baseURL!);
+    await login();
     await page.goto("/profile");
     await expect(page.getByRole("heading", { name: "Save from any browser" })).toBeVisible();
     await expect(page.getByRole("link", { name: "Save to Thoughtfully" })).toHaveAttribute(

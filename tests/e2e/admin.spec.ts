@@ -179,14 +179,13 @@ test.describe("admin dashboards", () => {
   });
 
   test("a non-admin gets Access Denied, then the home page; the refusal is recorded", async ({
+    login,
     page,
-    context,
     baseURL,
     javaScriptEnabled,
     expectAccessible,
   }) => {
-    const user = await createUser({ firstName: "Not", lastName: "Admin" });
-    await signIn(context, user.id, baseURL!);
+    const user = await login({ firstName: "Not", lastName: "Admin" });
 
     const response = await page.goto("/admin/dashboard?tab=health");
     expect(response?.status()).toBe(403);

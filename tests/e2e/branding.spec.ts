@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import sharp from "sharp";
 import { senderBranding } from "#db/schema";
 import { expect, test } from "./fixtures";
-import { createUser, signIn, testDb } from "./support/accounts";
+import { testDb } from "./support/accounts";
 
 function brandingOf(userId: number) {
   return testDb().select().from(senderBranding).where(eq(senderBranding.userId, userId)).get();
@@ -10,13 +10,11 @@ function brandingOf(userId: number) {
 
 test.describe("Premium perks", () => {
   test("a free sender sees the newsletter look and priority support as upgrade prompts", async ({
+    login,
     page,
-    context,
-    baseURL,
     expectAccessible,
   }) => {
-    const sender = await createUser();
-    await signIn(context, sender.id, baseURL!);
+    const sender = await login();
     await page.goto("/profile");
     await page.getByRole("link", { name: "Newsletter look" }).click();
     const dialog = page.getByRole("dialog", { name: "Newsletter look" });
@@ -44,12 +42,10 @@ test.describe("Premium perks", () => {
   });
 
   test("a Premium sender chooses a template, an accent colour and a header image", async ({
+    login,
     page,
-    context,
-    baseURL,
   }) => {
-    const sender = await createUser({ subscriptionTier: "premium", subscriptionStatus: "active" });
-    await signIn(context, sender.id, baseURL!);
+    const sender = await login({ subscriptionTier: "premium", subscriptionStatus: "active" });
     await page.goto("/profile/branding");
     const dialog = page.getByRole("dialog", { name: "Newsletter look" });
     await dialog.getByLabel("Letter").check();

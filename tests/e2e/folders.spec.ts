@@ -7,13 +7,11 @@ const MB = 1024 * 1024;
 
 test.describe("folders", () => {
   test("creates a folder with two recipients after fixing bad input", async ({
+    login,
     page,
-    context,
-    baseURL,
     expectAccessible,
   }) => {
-    const user = await createUser();
-    await signIn(context, user.id, baseURL!);
+    const user = await login();
     await page.goto("/");
     await expect(page.getByText("Create a folder to start saving content.")).toBeVisible();
     await expectAccessible();
@@ -251,14 +249,12 @@ test.describe("folders", () => {
   });
 
   test("another user's folder answers 404 everywhere and changes nothing", async ({
+    login,
     page,
-    context,
-    baseURL,
   }) => {
     const owner = await createUser();
     const theirs = createFolderRow(owner.id, { name: "Private" });
-    const intruder = await createUser();
-    await signIn(context, intruder.id, baseURL!);
+    await login();
     for (const path of ["", "/edit", "/delete"]) {
       const response = await page.goto(`/folders/${theirs.id}${path}`);
       expect(response?.status()).toBe(404);

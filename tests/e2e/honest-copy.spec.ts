@@ -8,13 +8,8 @@ const IPHONE =
   "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
 
 test.describe("copy that says what is true", () => {
-  test("the invite sheet says the reward comes on top of the plan", async ({
-    page,
-    context,
-    baseURL,
-  }) => {
-    const user = await createUser();
-    await signIn(context, user.id, baseURL!);
+  test("the invite sheet says the reward comes on top of the plan", async ({ login, page }) => {
+    await login();
     await page.setViewportSize({ width: 375, height: 740 });
     await page.goto("/invite");
     const dialog = page.getByRole("dialog", { name: "Invite friends, get folders" });
@@ -27,12 +22,10 @@ test.describe("copy that says what is true", () => {
     test.use({ userAgent: IPHONE });
 
     test("the profile offers the bookmark and a Shortcut, not Share → Thoughtfully", async ({
+      login,
       page,
-      context,
-      baseURL,
     }) => {
-      const user = await createUser();
-      await signIn(context, user.id, baseURL!);
+      await login();
       await page.goto("/profile");
       const section = page.getByRole("region", { name: "Save from any browser" });
       await expect(section).toContainText(
@@ -45,12 +38,10 @@ test.describe("copy that says what is true", () => {
   });
 
   test("elsewhere the profile offers the share target, and the iOS recipe one tap away", async ({
+    login,
     page,
-    context,
-    baseURL,
   }) => {
-    const user = await createUser();
-    await signIn(context, user.id, baseURL!);
+    await login();
     await page.goto("/profile");
     const section = page.getByRole("region", { name: "Save from any browser" });
     await expect(section).toContainText(
@@ -88,13 +79,8 @@ test.describe("copy that says what is true", () => {
     await expect(page.getByText(/Verifying/)).toHaveCount(0);
   });
 
-  test("signing out lands on log-in with a word that it worked", async ({
-    page,
-    context,
-    baseURL,
-  }) => {
-    const user = await createUser({ firstName: "Leaving", lastName: "Soon" });
-    await signIn(context, user.id, baseURL!);
+  test("signing out lands on log-in with a word that it worked", async ({ login, page }) => {
+    await login({ firstName: "Leaving", lastName: "Soon" });
     await page.goto("/profile");
     await page.locator("summary", { hasText: "Leaving Soon" }).click();
     await page.getByRole("button", { name: "Sign out" }).click();
@@ -141,9 +127,8 @@ test.describe("copy that says what is true", () => {
 });
 
 test.describe("the upgrade page", () => {
-  test("shows the price read from Stripe", async ({ page, context, baseURL }) => {
-    const user = await createUser();
-    await signIn(context, user.id, baseURL!);
+  test("shows the price read from Stripe", async ({ login, page }) => {
+    await login();
     await page.goto("/upgrade");
     const dialog = page.getByRole("dialog", { name: "Upgrade to Premium" });
     await expect(dialog.getByText("$4.99 a month", { exact: true })).toBeVisible();

@@ -69,11 +69,10 @@ test.describe("Send Now", () => {
     await expect(dialog.getByRole("button", { name: "Send Now" })).toHaveCount(0);
   });
 
-  test("another sender's folder has no question to ask", async ({ page, context, baseURL }) => {
+  test("another sender's folder has no question to ask", async ({ login, page }) => {
     const owner = await createUser();
     const folder = createFolderRow(owner.id, { name: "Not yours" });
-    const stranger = await createUser();
-    await signIn(context, stranger.id, baseURL!);
+    await login();
     const response = await page.goto(`/folders/${folder.id}/confirm-send`);
     expect(response?.status()).toBe(404);
   });

@@ -173,14 +173,9 @@ test.describe("email preview", () => {
     await expect(dialog.getByRole("button", { name: "Send me a test" })).toHaveCount(0);
   });
 
-  test("another user's preview answers 404 and sends nothing", async ({
-    page,
-    context,
-    baseURL,
-  }) => {
+  test("another user's preview answers 404 and sends nothing", async ({ login, page }) => {
     const { user: owner, folder } = await folderWithLinkAndMusing("Private");
-    const intruder = await createUser();
-    await signIn(context, intruder.id, baseURL!);
+    const intruder = await login();
     const response = await page.goto(`/folders/${folder.id}/preview`);
     expect(response?.status()).toBe(404);
 

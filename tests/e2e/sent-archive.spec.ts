@@ -147,10 +147,9 @@ test.describe("the sent archive", () => {
     await expect(page.getByRole("row", { name: new RegExp(`${mum} Delivered 2 0`) })).toBeVisible();
   });
 
-  test("another user's sent issue is not found", async ({ page, context, baseURL }) => {
+  test("another user's sent issue is not found", async ({ login, page }) => {
     const { folder, ledger } = await sentIssue();
-    const stranger = await createUser();
-    await signIn(context, stranger.id, baseURL!);
+    await login();
     const response = await page.goto(`/folders/${folder.id}/sent/${ledger.id}`);
     expect(response?.status()).toBe(404);
   });

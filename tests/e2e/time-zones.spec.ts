@@ -1,16 +1,14 @@
 import { eq } from "drizzle-orm";
 import { users } from "#db/schema";
 import { expect, test } from "./fixtures";
-import { createUser, findUser, signIn, testDb } from "./support/accounts";
+import { findUser, testDb } from "./support/accounts";
 
 test.describe("time zones never move by themselves", () => {
   test("a UTC account sees UTC picked, and saving a new name keeps it", async ({
+    login,
     page,
-    context,
-    baseURL,
   }, testInfo) => {
-    const user = await createUser({ timeZone: "UTC" });
-    await signIn(context, user.id, baseURL!);
+    const user = await login({ timeZone: "UTC" });
     await page.setViewportSize({ width: 375, height: 740 });
     await page.goto("/profile");
     const zone = page.getByLabel("Time zone");
@@ -28,13 +26,8 @@ test.describe("time zones never move by themselves", () => {
     await expect(page.getByLabel("Time zone")).toHaveValue("UTC");
   });
 
-  test("the picker groups cities by region and saves the one picked", async ({
-    page,
-    context,
-    baseURL,
-  }) => {
-    const user = await createUser({ timeZone: "UTC" });
-    await signIn(context, user.id, baseURL!);
+  test("the picker groups cities by region and saves the one picked", async ({ login, page }) => {
+    const user = await login({ timeZone: "UTC" });
     await page.goto("/profile");
     const europe = page.locator('select[name="timeZone"] optgroup[label="Europe"]');
     await expect(europe.locator('option[value="Europe/Paris"]')).toHaveText("Paris");
@@ -51,12 +44,10 @@ test.describe("time zones never move by themselves", () => {
   });
 
   test("a page opened before the zone changed elsewhere does not put the old zone back", async ({
+    login,
     page,
-    context,
-    baseURL,
   }) => {
-    const user = await createUser({ timeZone: "Europe/Paris" });
-    await signIn(context, user.id, baseURL!);
+    const user = await login({ timeZone: "Europe/Paris" });
     await page.goto("/profile");
     await expect(page.getByLabel("Time zone")).toHaveValue("Europe/Paris");
     // Changed in another tab (or another device) while this page was open.

@@ -52,13 +52,11 @@ async function enterCode(page: Page, code: string, { trust = false } = {}) {
 
 test.describe("two-factor sign-in", () => {
   test("set up from the profile: QR code, secret as text, first code, ten recovery codes", async ({
+    login,
     page,
-    context,
-    baseURL,
     expectAccessible,
   }) => {
-    const user = await createUser();
-    await signIn(context, user.id, baseURL!);
+    const user = await login();
     await page.goto("/profile");
     await page.getByRole("link", { name: "Set up two-factor sign-in" }).click();
     await page.getByRole("button", { name: "Start set-up" }).click();
