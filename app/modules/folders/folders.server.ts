@@ -1,10 +1,10 @@
-import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
+import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { contentItems, folders, users } from "#db/schema";
 import type { Folder } from "#db/types";
 import { LIMITS } from "~/modules/billing/limits";
 import { canCreateFolder, folderSizeLimit, getUsage } from "~/modules/billing/quota.server";
 import { releaseFiles } from "~/modules/uploads/stored-files.server";
-import { db, prepareOnce, writeTransaction } from "~/platform/db.server";
+import { db, prepareOnce, prepareSqlOnce, writeTransaction } from "~/platform/db.server";
 import { NotFoundError, RuleError } from "~/platform/errors.server";
 import type { FolderFrequency, FolderInput } from "./folder-validation";
 import { nextSendAt } from "./schedule.server";
@@ -139,14 +139,18 @@ export function updateFolder(userId: number, folderId: number, input: FolderInpu
  * A folder over its size limit is paused with `storage_exceeded`; once it
  * fits again (files removed or sent) it resumes by itself.
  */
+const folderWithTimeZone = prepareOnce((database) =>
+  database
+    .select({ folder: folders, timeZone: users.timeZone })
+    .from(folders)
+    .innerJoin(users, eq(users.id, folders.userId))
+    .where(eq(folders.id, sql.placeholder("id")))
+    .prepare(),
+);
+
 export function reconcileStoragePause(folderId: number) {
   writeTransaction((tx) => {
-    const row = tx
-      .select({ folder: folders, timeZone: users.timeZone })
-      .from(folders)
-      .innerJoin(users, eq(users.id, folders.userId))
-      .where(eq(folders.id, folderId))
-      .get();
+    const row = folderWithTimeZone().get({ id: folderId });
     if (!row) return;
     const { folder, timeZone } = row;
     const over = folderContentSize(folder.id) > folderSizeLimit(recipientsOf(folder));
@@ -208,22 +212,22 @@ export function uploadCapacity(folder: Folder) {
   };
 }
 
+/**
+ * The bytes the folder's next e-mail carries: its unsent files and link
+ * preview pictures (they are sent with the folder, so they count too). One
+ * statement compiled once: the sending pass asks it after every send.
+ */
+const contentSizeQuery = prepareSqlOnce<{ total: number }>(sql`
+  select coalesce((select sum(size.value)
+                     from content_items, json_each(content_items.file_sizes) as size
+                    where content_items.folder_id = ${sql.placeholder("folderId")}
+                      and content_items.sent_at is null), 0)
+       + coalesce((select sum(preview_image_size) from content_items
+                    where folder_id = ${sql.placeholder("folderId")} and sent_at is null), 0)
+         as total`);
+
 export function folderContentSize(folderId: number): number {
-  const row = db
-    .select({
-      total: sql<number>`coalesce(sum(json_each.value), 0)`,
-    })
-    .from(contentItems)
-    .innerJoin(sql`json_each(${contentItems.fileSizes})`, sql`1 = 1`)
-    .where(and(eq(contentItems.folderId, folderId), isNull(contentItems.sentAt)))
-    .get();
-  // Link preview pictures are sent with the folder, so they count too.
-  const previews = db
-    .select({ total: sql<number>`coalesce(sum(${contentItems.previewImageSize}), 0)` })
-    .from(contentItems)
-    .where(and(eq(contentItems.folderId, folderId), isNull(contentItems.sentAt)))
-    .get();
-  return Number(row?.total ?? 0) + Number(previews?.total ?? 0);
+  return Number(contentSizeQuery.get({ folderId })?.total ?? 0);
 }
 
 /** Swaps the folder with its neighbour; the first cannot move up, the last cannot move down. */
