@@ -85,8 +85,9 @@ export function holderIsGone(claimedBy: string) {
  * it durable before anything depends on it.
  */
 export function claimLedger(ledgerId: number) {
-  return writeTransactionWithoutFsync((tx) => {
-    const ledger = tx.select().from(sendLedger).where(eq(sendLedger.id, ledgerId)).get();
+  return writeTransactionWithoutFsync(() => {
+    const statements = claimStatements();
+    const ledger = statements.ledger.get({ id: ledgerId });
     if (ledger?.status !== "sending") return false;
     const now = Date.now();
     const held =
@@ -94,17 +95,32 @@ export function claimLedger(ledgerId: number) {
       (ledger.leaseExpiresAt?.getTime() ?? 0) > now &&
       !holderIsGone(ledger.claimedBy);
     if (held) return false;
-    tx.update(sendLedger)
-      .set({
-        claimedBy: holderId,
-        claimedAt: new Date(now),
-        leaseExpiresAt: new Date(now + LEASE_MS),
-      })
-      .where(eq(sendLedger.id, ledgerId))
-      .run();
+    statements.take.run({ id: ledgerId, holder: holderId, nowMs: now, expiresMs: now + LEASE_MS });
     return true;
   });
 }
+
+/** Compiled once: a pass claims every ledger it sends. Timestamps as epoch ms. */
+const claimStatements = prepareOnce((database) => ({
+  ledger: database
+    .select({
+      status: sendLedger.status,
+      claimedBy: sendLedger.claimedBy,
+      leaseExpiresAt: sendLedger.leaseExpiresAt,
+    })
+    .from(sendLedger)
+    .where(eq(sendLedger.id, sql.placeholder("id")))
+    .prepare(),
+  take: database
+    .update(sendLedger)
+    .set({
+      claimedBy: sql`${sql.placeholder("holder")}`,
+      claimedAt: sql`${sql.placeholder("nowMs")}`,
+      leaseExpiresAt: sql`${sql.placeholder("expiresMs")}`,
+    })
+    .where(eq(sendLedger.id, sql.placeholder("id")))
+    .prepare(),
+}));
 
 /** Moves the lease on; false when the claim is no longer ours (the send must stop). */
 export function renewClaim(ledgerId: number) {

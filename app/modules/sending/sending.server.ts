@@ -156,6 +156,28 @@ const folderStatements = prepareOnce((database) => ({
     .from(sendLedgerRecipients)
     .where(eq(sendLedgerRecipients.ledgerId, sql.placeholder("ledgerId")))
     .prepare(),
+  openLedger: database
+    .insert(sendLedger)
+    .values({
+      folderId: sql.placeholder("folderId"),
+      occurrenceKey: sql.placeholder("occurrenceKey"),
+      trigger: sql.placeholder("trigger"),
+      status: sql.placeholder("status"),
+      itemIds: sql.placeholder("itemIds"),
+      completedAt: sql`${sql.placeholder("completedAtMs")}`,
+      tracked: sql.placeholder("tracked"),
+    })
+    .returning()
+    .prepare(),
+  addRecipient: database
+    .insert(sendLedgerRecipients)
+    .values({
+      ledgerId: sql.placeholder("ledgerId"),
+      email: sql.placeholder("email"),
+      kind: sql.placeholder("kind"),
+    })
+    .onConflictDoNothing()
+    .prepare(),
   moveFolderClock: database
     .update(folders)
     .set({ nextSendAt: sql`${sql.placeholder("nextSendAtMs")}` })
@@ -228,7 +250,7 @@ export function openLedger(
   now: Date,
 ): Ledger | null {
   // Nothing is sent before a later commit, whose fsync makes this one durable too.
-  return writeTransactionWithoutFsync((tx) => {
+  return writeTransactionWithoutFsync(() => {
     const statements = folderStatements();
     const existing = statements.ledgerOfOccurrence.get({ folderId, key });
     if (existing) return existing.status === "sending" ? existing : null;
@@ -238,20 +260,16 @@ export function openLedger(
     const items = unsentItems(folder.id);
     const recipients = activeRecipients(folder);
     const status = items.length === 0 || recipients.length === 0 ? "skipped" : "sending";
-    const ledger = tx
-      .insert(sendLedger)
-      .values({
-        folderId: folder.id,
-        occurrenceKey: key,
-        trigger,
-        status,
-        itemIds: items.map((item) => item.id),
-        completedAt: status === "skipped" ? now : null,
-        // Decided once, so every copy of the send (retries included) is alike.
-        tracked: isPremium(sender),
-      })
-      .returning()
-      .get();
+    const ledger = statements.openLedger.get({
+      folderId: folder.id,
+      occurrenceKey: key,
+      trigger,
+      status,
+      itemIds: items.map((item) => item.id),
+      completedAtMs: status === "skipped" ? now.getTime() : null,
+      // Decided once, so every copy of the send (retries included) is alike.
+      tracked: isPremium(sender),
+    });
     if (trigger === "schedule") {
       // The occurrence is taken: the folder's clock moves on at once, so a
       // later tick never picks this occurrence again, sent or skipped.
@@ -261,14 +279,16 @@ export function openLedger(
       });
     }
     if (status === "skipped") return null;
-    const rows: (typeof sendLedgerRecipients.$inferInsert)[] = recipients.map((recipient) => ({
-      ledgerId: ledger.id,
-      email: comparableEmail(recipient.email),
-      kind: "recipient",
-    }));
-    if (folder.ccSender)
-      rows.push({ ledgerId: ledger.id, email: sender.email, kind: "cc" as const });
-    tx.insert(sendLedgerRecipients).values(rows).onConflictDoNothing().run();
+    for (const recipient of recipients) {
+      statements.addRecipient.run({
+        ledgerId: ledger.id,
+        email: comparableEmail(recipient.email),
+        kind: "recipient",
+      });
+    }
+    if (folder.ccSender) {
+      statements.addRecipient.run({ ledgerId: ledger.id, email: sender.email, kind: "cc" });
+    }
     return ledger;
   });
 }
