@@ -291,11 +291,11 @@ export async function finishDraft(
   if (draft.type === "link" || draft.type === "musing") {
     const selection = checkFolderSelection(userId, draft.folderIds);
     if (!selection.ok) throw new DraftRuleError(selection.error);
-    writeTransaction(() => {
+    writeTransaction((tx) => {
       for (const folderId of selection.folderIds) {
         createTextItem(userId, folderId, draft.fields as unknown as LinkInput | MusingInput);
       }
-      db.delete(uploadDrafts).where(eq(uploadDrafts.id, draft.id)).run();
+      tx.delete(uploadDrafts).where(eq(uploadDrafts.id, draft.id)).run();
     });
     return {
       added: selection.folderIds.map((id) => ({ id, name: nameOf(id) })),
