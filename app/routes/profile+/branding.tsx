@@ -1,5 +1,4 @@
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod";
 import {
   type ActionFunctionArgs,
   data,
@@ -9,6 +8,7 @@ import {
   unstable_parseMultipartFormData,
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { z } from "zod";
 import { NEWSLETTER_TEMPLATES, TEMPLATE_LABELS } from "#emails/newsletter-themes";
 import { Dialog } from "~/components/dialog";
 import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/forms";
@@ -25,6 +25,7 @@ import {
 } from "~/modules/sending/branding.server";
 import { readProtectedForm, validateCsrf } from "~/platform/csrf.server";
 import { RuleError } from "~/platform/errors.server";
+import { parseIntentForm } from "~/platform/intent.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
 /**
@@ -51,6 +52,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
       : null,
   };
 }
+
+/** The header image's upload is told apart by its encoding; these are the page's other forms. */
+const BrandingActionSchema = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal("remove-image") }),
+  BrandingSchema.extend({ intent: z.literal("save-look") }),
+]);
 
 function imageProblem(message: string, status: number) {
   return data({ result: null, imageError: message }, { status });
@@ -89,14 +96,13 @@ export async function action({ request }: ActionFunctionArgs) {
   if (request.headers.get("Content-Type")?.startsWith("multipart/form-data")) {
     return uploadHeaderImage(request, user);
   }
-  const formData = await readProtectedForm(request);
-  if (formData.get("intent") === "remove-image") {
-    removeHeaderImage(user.id);
-    return redirectWithToast("/profile/branding", { title: "Header image removed" });
-  }
-  const submission = parseWithZod(formData, { schema: BrandingSchema });
+  const submission = parseIntentForm(await readProtectedForm(request), BrandingActionSchema);
   if (submission.status !== "success") {
     return data({ result: submission.reply(), imageError: null }, { status: 400 });
+  }
+  if (submission.value.intent === "remove-image") {
+    removeHeaderImage(user.id);
+    return redirectWithToast("/profile/branding", { title: "Header image removed" });
   }
   try {
     saveLook(user, submission.value);
@@ -137,6 +143,7 @@ export default function NewsletterLook() {
       )}
       <Form method="post" {...getFormProps(form)} className="space-y-4">
         <CsrfInput />
+        <input type="hidden" name="intent" value="save-look" />
         <FormAlert errors={form.errors} />
         <fieldset disabled={!premium} className="space-y-4 disabled:opacity-60">
           <fieldset>
