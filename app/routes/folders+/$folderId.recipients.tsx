@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
+import { z } from "zod";
 import { Dialog } from "~/components/dialog";
 import { DialogErrorBoundary } from "~/components/error-boundary";
 import { CsrfInput } from "~/components/forms";
@@ -65,16 +66,20 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   };
 }
 
+/** The dialog's only form: one recipient's re-subscription request. */
+const ResubscriptionRequestSchema = z.object({
+  intent: z.literal("request-resubscription"),
+  email: z.string(),
+});
+
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const folderId = parseFolderId(params.folderId);
-  const formData = await readProtectedForm(request);
-  const email = formData.get("email");
-  invariantResponse(
-    formData.get("intent") === "request-resubscription" && typeof email === "string",
-    "Bad Request",
-    400,
+  const parsed = ResubscriptionRequestSchema.safeParse(
+    Object.fromEntries(await readProtectedForm(request)),
   );
+  invariantResponse(parsed.success, "Bad Request", 400);
+  const { email } = parsed.data;
   const back = `/folders/${folderId}/recipients`;
   try {
     await requestResubscription(user.id, folderId, email);
