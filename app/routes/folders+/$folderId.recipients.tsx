@@ -13,8 +13,8 @@ import {
   requestResubscription,
 } from "~/modules/recipients/recipients.server";
 import { readProtectedForm } from "~/platform/csrf.server";
-import { invariantResponse, NotFoundError, orNotFound, RuleError } from "~/platform/errors.server";
-import { redirectWithToast } from "~/platform/toast.server";
+import { invariantResponse, orNotFound } from "~/platform/errors.server";
+import { redirectWithToast, withFailureToast } from "~/platform/toast.server";
 
 /**
  * The folder's recipients with their status. The sender cannot re-subscribe
@@ -81,24 +81,18 @@ export async function action({ request, params }: ActionFunctionArgs) {
   invariantResponse(parsed.success, "Bad Request", 400);
   const { email } = parsed.data;
   const back = `/folders/${folderId}/recipients`;
-  try {
-    await requestResubscription(user.id, folderId, email);
-  } catch (error) {
-    if (error instanceof NotFoundError) throw new Response("Not Found", { status: 404 });
-    if (!(error instanceof RuleError)) console.error(error);
-    return redirectWithToast(back, {
-      title: "Request Failed",
-      description:
-        error instanceof RuleError
-          ? error.message
-          : "The e-mail could not be sent. Please try again later.",
-      variant: "destructive",
-    });
-  }
-  return redirectWithToast(back, {
-    title: "Request sent",
-    description: `We e-mailed ${email} a link to re-subscribe. Nothing changes unless they click it.`,
-  });
+  return withFailureToast(
+    back,
+    "Request Failed",
+    async () => {
+      await requestResubscription(user.id, folderId, email);
+      return redirectWithToast(back, {
+        title: "Request sent",
+        description: `We e-mailed ${email} a link to re-subscribe. Nothing changes unless they click it.`,
+      });
+    },
+    "The e-mail could not be sent. Please try again later.",
+  );
 }
 
 const STATUS_BADGES = {
