@@ -8,14 +8,13 @@ import {
   unstable_parseMultipartFormData,
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { z } from "zod";
 import { NEWSLETTER_TEMPLATES, TEMPLATE_LABELS } from "#emails/newsletter-themes";
 import { Dialog } from "~/components/dialog";
 import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/forms";
 import { requireUser } from "~/modules/accounts/session.server";
 import { isPremium } from "~/modules/billing/quota.server";
 import {
-  BrandingSchema,
+  BrandingActionSchema,
   getBranding,
   HEADER_UPLOAD_MAX_BYTES,
   headerImageOf,
@@ -52,12 +51,6 @@ export async function loader({ request }: LoaderFunctionArgs) {
       : null,
   };
 }
-
-/** The header image's upload is told apart by its encoding; these are the page's other forms. */
-const BrandingActionSchema = z.discriminatedUnion("intent", [
-  z.object({ intent: z.literal("remove-image") }),
-  BrandingSchema.extend({ intent: z.literal("save-look") }),
-]);
 
 function imageProblem(message: string, status: number) {
   return data({ result: null, imageError: message }, { status });
