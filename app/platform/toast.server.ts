@@ -70,12 +70,14 @@ export async function getToast(request: Request) {
  * broke (a `RuleError`) is explained by its message; something missing or
  * someone else's (a `NotFoundError`) is the 404 page; anything else (the
  * database refused, a disk error) is logged for the operator and the toast
- * asks to try again. Responses thrown on purpose (404s, redirects) pass through.
+ * asks to try again (`retry`). Responses thrown on purpose (404s, redirects)
+ * pass through.
  */
 export async function withFailureToast(
   url: string,
   title: string,
   work: () => Response | Promise<Response>,
+  retry = "Please try again.",
 ): Promise<Response> {
   try {
     return await work();
@@ -86,7 +88,7 @@ export async function withFailureToast(
     if (!rule) console.error(error);
     return redirectWithToast(url, {
       title,
-      description: rule ? error.message : "Please try again.",
+      description: rule ? error.message : retry,
       variant: "destructive",
     });
   }

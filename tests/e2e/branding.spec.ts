@@ -30,7 +30,7 @@ test.describe("Premium perks", () => {
     // The server refuses a free sender's change even when it is posted by hand.
     const csrf = await page.locator('input[name="csrf"]').first().inputValue();
     const response = await page.request.post("/profile/branding", {
-      form: { csrf, template: "letter" },
+      form: { csrf, intent: "save-look", template: "letter" },
     });
     expect(response.status()).toBe(403);
     expect(brandingOf(sender.id)).toBeUndefined();

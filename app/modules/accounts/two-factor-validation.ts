@@ -20,3 +20,9 @@ export const TwoFactorCodeSchema = z.object({
   intent: z.enum(["confirm", "disable", "new-recovery-codes"]),
   code: CodeSchema,
 });
+
+/** Every form of the two-factor settings: starting set-up, and the code forms. */
+export const TwoFactorSettingsSchema = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal("start") }),
+  TwoFactorCodeSchema,
+]);

@@ -57,6 +57,15 @@ export const BrandingSchema = z.object({
     .optional(),
 });
 
+/**
+ * The Newsletter look page's forms other than the header image's upload,
+ * which its encoding tells apart.
+ */
+export const BrandingActionSchema = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal("remove-image") }),
+  BrandingSchema.extend({ intent: z.literal("save-look") }),
+]);
+
 type Sender = User;
 
 export type BrandingSettings = {

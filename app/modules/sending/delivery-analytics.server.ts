@@ -1,4 +1,5 @@
 import { and, eq, gt, isNotNull, lt, sql } from "drizzle-orm";
+import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import { emailDeliveries, folders, sendLedger } from "#db/schema";
 import { ANALYTICS_DETAIL_RETENTION_DAYS } from "~/modules/billing/limits";
 import { db, writeTransaction } from "~/platform/db.server";
@@ -48,19 +49,20 @@ function refreshEngagement(folderId: number, now: Date) {
   db.update(folders).set({ engagementScore: score }).where(eq(folders.id, folderId)).run();
 }
 
-/** An open image was loaded. Returns whether it counted. */
-export function recordOpen(code: string, userAgent: string | null, now = new Date()) {
-  const copy = countable("open", code);
-  if (!copy) return false;
+/**
+ * One open or click: on the copy's delivery row and then, if it has one, on
+ * its folder's totals and engagement score, in one transaction.
+ */
+function countEngagement(
+  copy: NonNullable<ReturnType<typeof findRecipientCopy>>,
+  delivery: SQLiteUpdateSetSource<typeof emailDeliveries>,
+  folder: SQLiteUpdateSetSource<typeof folders>,
+  now: Date,
+) {
   writeTransaction(() => {
     const changed = db
       .update(emailDeliveries)
-      .set({
-        openCount: sql`${emailDeliveries.openCount} + 1`,
-        openedAt: sql`coalesce(${emailDeliveries.openedAt}, ${now.getTime()})`,
-        lastOpenedAt: now,
-        userAgent: userAgent?.slice(0, USER_AGENT_MAX) ?? null,
-      })
+      .set(delivery)
       .where(
         and(
           eq(emailDeliveries.ledgerId, copy.ledger.id),
@@ -70,11 +72,28 @@ export function recordOpen(code: string, userAgent: string | null, now = new Dat
       .run().changes;
     if (changed === 0) return;
     db.update(folders)
-      .set({ totalOpens: sql`${folders.totalOpens} + 1`, lastEngagementAt: now })
+      .set({ ...folder, lastEngagementAt: now })
       .where(eq(folders.id, copy.ledger.folderId))
       .run();
     refreshEngagement(copy.ledger.folderId, now);
   });
+}
+
+/** An open image was loaded. Returns whether it counted. */
+export function recordOpen(code: string, userAgent: string | null, now = new Date()) {
+  const copy = countable("open", code);
+  if (!copy) return false;
+  countEngagement(
+    copy,
+    {
+      openCount: sql`${emailDeliveries.openCount} + 1`,
+      openedAt: sql`coalesce(${emailDeliveries.openedAt}, ${now.getTime()})`,
+      lastOpenedAt: now,
+      userAgent: userAgent?.slice(0, USER_AGENT_MAX) ?? null,
+    },
+    { totalOpens: sql`${folders.totalOpens} + 1` },
+    now,
+  );
   return true;
 }
 
@@ -90,24 +109,12 @@ export function followClick(code: string, url: string, now = new Date()) {
   const inIssue = issueItems(copy.ledger).some((item) => item.urls.includes(url));
   if (!inIssue || !/^https?:\/\//i.test(url)) return null;
   if (copy.ledger.tracked && copy.asRecipient) {
-    writeTransaction(() => {
-      const changed = db
-        .update(emailDeliveries)
-        .set({ clickCount: sql`${emailDeliveries.clickCount} + 1` })
-        .where(
-          and(
-            eq(emailDeliveries.ledgerId, copy.ledger.id),
-            eq(emailDeliveries.recipientEmail, copy.email),
-          ),
-        )
-        .run().changes;
-      if (changed === 0) return;
-      db.update(folders)
-        .set({ totalClicks: sql`${folders.totalClicks} + 1`, lastEngagementAt: now })
-        .where(eq(folders.id, copy.ledger.folderId))
-        .run();
-      refreshEngagement(copy.ledger.folderId, now);
-    });
+    countEngagement(
+      copy,
+      { clickCount: sql`${emailDeliveries.clickCount} + 1` },
+      { totalClicks: sql`${folders.totalClicks} + 1` },
+      now,
+    );
   }
   return url;
 }

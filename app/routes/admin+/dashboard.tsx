@@ -1,4 +1,3 @@
-import { parseWithZod } from "@conform-to/zod";
 import {
   type ActionFunctionArgs,
   data,
@@ -30,6 +29,7 @@ import {
 } from "~/modules/admin/admin-metrics.server";
 import { GrantRoleSchema, RevokeRoleSchema } from "~/modules/admin/role-validation";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { parseIntentForm } from "~/platform/intent.server";
 import { redirectRefreshed, redirectWithToast } from "~/platform/toast.server";
 
 export const meta: MetaFunction = () => [
@@ -66,57 +66,61 @@ export async function loader({ request }: LoaderFunctionArgs) {
   });
 }
 
+/** Refresh (every admin page's), and the security tab's grant and revoke. */
+const AdminDashboardActionSchema = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal("refresh") }),
+  GrantRoleSchema,
+  RevokeRoleSchema,
+]);
+
 export async function action({ request }: ActionFunctionArgs) {
   const formData = await readProtectedForm(request);
   const admin = await requireAdmin(request, "the admin dashboard");
-  if (formData.get("intent") === "refresh") return redirectRefreshed(request);
-  const back = tabHref("security");
-  if (formData.get("intent") === "revoke") {
-    const submission = parseWithZod(formData, { schema: RevokeRoleSchema });
-    if (submission.status !== "success") {
-      return data({ result: submission.reply() }, { status: 400 });
-    }
-    if (submission.value.userId === admin.id) {
-      return redirectWithToast(back, {
-        title: "Not revoked",
-        description:
-          "You cannot revoke your own admin role here; another admin or npm run admin:revoke can.",
-        variant: "destructive",
-      });
-    }
-    const result = revokeRole(submission.value.userId, "admin", {
-      revokedBy: admin.id,
-      reason: submission.value.reason,
-    });
-    return redirectWithToast(back, {
-      title: result === "revoked" ? "Admin role revoked" : "Nothing to revoke",
-    });
-  }
-  const submission = parseWithZod(formData, {
-    schema: GrantRoleSchema.transform((value, ctx) => {
-      const userId = findUserIdByEmail(value.email);
-      if (userId === null) {
-        ctx.addIssue({ code: "custom", path: ["email"], message: "No account uses this e-mail" });
-        return z.NEVER;
-      }
-      return { ...value, userId };
-    }),
-  });
+  const submission = parseIntentForm(formData, AdminDashboardActionSchema);
   if (submission.status !== "success") {
     return data({ result: submission.reply() }, { status: 400 });
   }
-  const { userId, role, reason, email } = submission.value;
-  const result = grantRole(userId, role, { grantedBy: admin.id, reason });
-  const waitsForTwoFactor = role === "admin" && !hasTwoFactor(userId);
-  return redirectWithToast(back, {
-    title:
-      result === "granted"
-        ? `Role ${role} granted`
-        : `Already ${role === "admin" ? "an admin" : "a user"}`,
-    description: waitsForTwoFactor
-      ? `${email}: takes effect once they set up two-factor sign-in.`
-      : email,
-  });
+  const back = tabHref("security");
+  switch (submission.value.intent) {
+    case "refresh":
+      return redirectRefreshed(request);
+    case "revoke": {
+      const { userId, reason } = submission.value;
+      if (userId === admin.id) {
+        return redirectWithToast(back, {
+          title: "Not revoked",
+          description:
+            "You cannot revoke your own admin role here; another admin or npm run admin:revoke can.",
+          variant: "destructive",
+        });
+      }
+      const result = revokeRole(userId, "admin", { revokedBy: admin.id, reason });
+      return redirectWithToast(back, {
+        title: result === "revoked" ? "Admin role revoked" : "Nothing to revoke",
+      });
+    }
+    case "grant": {
+      const { email, role, reason } = submission.value;
+      const userId = findUserIdByEmail(email);
+      if (userId === null) {
+        return data(
+          { result: submission.reply({ fieldErrors: { email: ["No account uses this e-mail"] } }) },
+          { status: 400 },
+        );
+      }
+      const result = grantRole(userId, role, { grantedBy: admin.id, reason });
+      const waitsForTwoFactor = role === "admin" && !hasTwoFactor(userId);
+      return redirectWithToast(back, {
+        title:
+          result === "granted"
+            ? `Role ${role} granted`
+            : `Already ${role === "admin" ? "an admin" : "a user"}`,
+        description: waitsForTwoFactor
+          ? `${email}: takes effect once they set up two-factor sign-in.`
+          : email,
+      });
+    }
+  }
 }
 
 export default function AdminDashboard() {

@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
+import { z } from "zod";
 import { Dialog } from "~/components/dialog";
 import { DialogErrorBoundary } from "~/components/error-boundary";
 import { CsrfInput } from "~/components/forms";
@@ -12,8 +13,8 @@ import {
   requestResubscription,
 } from "~/modules/recipients/recipients.server";
 import { readProtectedForm } from "~/platform/csrf.server";
-import { invariantResponse, NotFoundError, orNotFound, RuleError } from "~/platform/errors.server";
-import { redirectWithToast } from "~/platform/toast.server";
+import { invariantResponse, orNotFound } from "~/platform/errors.server";
+import { redirectWithToast, withFailureToast } from "~/platform/toast.server";
 
 /**
  * The folder's recipients with their status. The sender cannot re-subscribe
@@ -65,35 +66,33 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   };
 }
 
+/** The dialog's only form: one recipient's re-subscription request. */
+const ResubscriptionRequestSchema = z.object({
+  intent: z.literal("request-resubscription"),
+  email: z.string(),
+});
+
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const folderId = parseFolderId(params.folderId);
-  const formData = await readProtectedForm(request);
-  const email = formData.get("email");
-  invariantResponse(
-    formData.get("intent") === "request-resubscription" && typeof email === "string",
-    "Bad Request",
-    400,
+  const parsed = ResubscriptionRequestSchema.safeParse(
+    Object.fromEntries(await readProtectedForm(request)),
   );
+  invariantResponse(parsed.success, "Bad Request", 400);
+  const { email } = parsed.data;
   const back = `/folders/${folderId}/recipients`;
-  try {
-    await requestResubscription(user.id, folderId, email);
-  } catch (error) {
-    if (error instanceof NotFoundError) throw new Response("Not Found", { status: 404 });
-    if (!(error instanceof RuleError)) console.error(error);
-    return redirectWithToast(back, {
-      title: "Request Failed",
-      description:
-        error instanceof RuleError
-          ? error.message
-          : "The e-mail could not be sent. Please try again later.",
-      variant: "destructive",
-    });
-  }
-  return redirectWithToast(back, {
-    title: "Request sent",
-    description: `We e-mailed ${email} a link to re-subscribe. Nothing changes unless they click it.`,
-  });
+  return withFailureToast(
+    back,
+    "Request Failed",
+    async () => {
+      await requestResubscription(user.id, folderId, email);
+      return redirectWithToast(back, {
+        title: "Request sent",
+        description: `We e-mailed ${email} a link to re-subscribe. Nothing changes unless they click it.`,
+      });
+    },
+    "The e-mail could not be sent. Please try again later.",
+  );
 }
 
 const STATUS_BADGES = {

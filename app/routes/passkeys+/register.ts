@@ -5,6 +5,7 @@ import { finishRegistration, registrationOptions } from "~/modules/accounts/pass
 import { requireUser } from "~/modules/accounts/session.server";
 import { recordSecurityEvent } from "~/modules/admin/security-events.server";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { parseIntentForm } from "~/platform/intent.server";
 import { createToastHeaders } from "~/platform/toast.server";
 
 /**
@@ -13,34 +14,35 @@ import { createToastHeaders } from "~/platform/toast.server";
  * the passkey the browser made. Plain `Response.json`: a resource route's
  * answer, with its status and cookies, goes to the browser as it is.
  */
-const VerifySchema = z.object({
-  intent: z.literal("verify"),
-  response: z.string().max(20_000),
-  name: z.string().trim().max(50).optional(),
-});
+const PasskeyRegistrationSchema = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal("options") }),
+  z.object({
+    intent: z.literal("verify"),
+    response: z.string().max(20_000),
+    name: z.string().trim().max(50).optional(),
+  }),
+]);
 
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
-  const formData = await readProtectedForm(request);
-  if (formData.get("intent") === "options") {
+  const submission = parseIntentForm(await readProtectedForm(request), PasskeyRegistrationSchema);
+  const form = submission.status === "success" ? submission.value : null;
+  if (form?.intent === "options") {
     const { options, cookie } = await registrationOptions(user);
     return Response.json(
       { options },
       { headers: { "Set-Cookie": cookie, "Cache-Control": "no-store" } },
     );
   }
-  const parsed = VerifySchema.safeParse(Object.fromEntries(formData));
   let response: RegistrationResponseJSON | null = null;
   try {
-    response = parsed.success
-      ? (JSON.parse(parsed.data.response) as RegistrationResponseJSON)
-      : null;
+    response = form ? (JSON.parse(form.response) as RegistrationResponseJSON) : null;
   } catch {
     response = null;
   }
   const saved =
-    parsed.success && response
-      ? await finishRegistration(request, user, response, parsed.data.name || "Passkey")
+    form && response
+      ? await finishRegistration(request, user, response, form.name || "Passkey")
       : null;
   if (!saved) {
     return Response.json(

@@ -5,6 +5,7 @@ import { finishSignInWithPasskey, signInOptions } from "~/modules/accounts/passk
 import { finishSignIn, readPendingSignIn } from "~/modules/accounts/two-factor-login.server";
 import { recordSecurityEvent } from "~/modules/admin/security-events.server";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { parseIntentForm } from "~/platform/intent.server";
 import { safeRedirectPath } from "~/platform/redirect";
 
 /**
@@ -12,27 +13,28 @@ import { safeRedirectPath } from "~/platform/redirect";
  * the two-factor step (JavaScript only; both pages offer the other methods
  * without it). A passkey checks the user on its device, so it signs in alone.
  */
-const VerifySchema = z.object({
-  intent: z.literal("verify"),
-  response: z.string().max(20_000),
-  redirectTo: z.string().optional(),
-});
+const PasskeySignInSchema = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal("options") }),
+  z.object({
+    intent: z.literal("verify"),
+    response: z.string().max(20_000),
+    redirectTo: z.string().optional(),
+  }),
+]);
 
 export async function action({ request }: ActionFunctionArgs) {
-  const formData = await readProtectedForm(request);
-  if (formData.get("intent") === "options") {
+  const submission = parseIntentForm(await readProtectedForm(request), PasskeySignInSchema);
+  const form = submission.status === "success" ? submission.value : null;
+  if (form?.intent === "options") {
     const { options, cookie } = await signInOptions();
     return Response.json(
       { options },
       { headers: { "Set-Cookie": cookie, "Cache-Control": "no-store" } },
     );
   }
-  const parsed = VerifySchema.safeParse(Object.fromEntries(formData));
   let response: AuthenticationResponseJSON | null = null;
   try {
-    response = parsed.success
-      ? (JSON.parse(parsed.data.response) as AuthenticationResponseJSON)
-      : null;
+    response = form ? (JSON.parse(form.response) as AuthenticationResponseJSON) : null;
   } catch {
     response = null;
   }
@@ -51,9 +53,7 @@ export async function action({ request }: ActionFunctionArgs) {
   }
   const pending = await readPendingSignIn(request);
   const redirectTo =
-    pending?.userId === signedIn.userId
-      ? pending.redirectTo
-      : safeRedirectPath(parsed.success ? parsed.data.redirectTo : null);
+    pending?.userId === signedIn.userId ? pending.redirectTo : safeRedirectPath(form?.redirectTo);
   const headers = await finishSignIn(
     request,
     { userId: signedIn.userId, redirectTo },

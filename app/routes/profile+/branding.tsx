@@ -1,5 +1,4 @@
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod";
 import {
   type ActionFunctionArgs,
   data,
@@ -15,7 +14,7 @@ import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/componen
 import { requireUser } from "~/modules/accounts/session.server";
 import { isPremium } from "~/modules/billing/quota.server";
 import {
-  BrandingSchema,
+  BrandingActionSchema,
   getBranding,
   HEADER_UPLOAD_MAX_BYTES,
   headerImageOf,
@@ -25,6 +24,7 @@ import {
 } from "~/modules/sending/branding.server";
 import { readProtectedForm, validateCsrf } from "~/platform/csrf.server";
 import { RuleError } from "~/platform/errors.server";
+import { parseIntentForm } from "~/platform/intent.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
 /**
@@ -89,14 +89,13 @@ export async function action({ request }: ActionFunctionArgs) {
   if (request.headers.get("Content-Type")?.startsWith("multipart/form-data")) {
     return uploadHeaderImage(request, user);
   }
-  const formData = await readProtectedForm(request);
-  if (formData.get("intent") === "remove-image") {
-    removeHeaderImage(user.id);
-    return redirectWithToast("/profile/branding", { title: "Header image removed" });
-  }
-  const submission = parseWithZod(formData, { schema: BrandingSchema });
+  const submission = parseIntentForm(await readProtectedForm(request), BrandingActionSchema);
   if (submission.status !== "success") {
     return data({ result: submission.reply(), imageError: null }, { status: 400 });
+  }
+  if (submission.value.intent === "remove-image") {
+    removeHeaderImage(user.id);
+    return redirectWithToast("/profile/branding", { title: "Header image removed" });
   }
   try {
     saveLook(user, submission.value);
@@ -137,6 +136,7 @@ export default function NewsletterLook() {
       )}
       <Form method="post" {...getFormProps(form)} className="space-y-4">
         <CsrfInput />
+        <input type="hidden" name="intent" value="save-look" />
         <FormAlert errors={form.errors} />
         <fieldset disabled={!premium} className="space-y-4 disabled:opacity-60">
           <fieldset>

@@ -15,6 +15,7 @@ import { ApiTokenSchema } from "~/modules/api/api-token-validation";
 import { createApiToken, revokeApiToken } from "~/modules/api/api-tokens.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { RuleError } from "~/platform/errors.server";
+import { parseIntentForm } from "~/platform/intent.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
 /**
@@ -24,7 +25,11 @@ import { redirectWithToast } from "~/platform/toast.server";
  */
 export const meta: MetaFunction = () => [{ title: "New API token · Thoughtfully" }];
 
-const RevokeSchema = z.object({ intent: z.literal("revoke"), tokenId: z.coerce.number().int() });
+/** The dialog's form, and each token's Revoke button on Profile Settings. */
+const TokenActionSchema = z.discriminatedUnion("intent", [
+  ApiTokenSchema.extend({ intent: z.literal("create") }),
+  z.object({ intent: z.literal("revoke"), tokenId: z.coerce.number().int() }),
+]);
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireUser(request);
@@ -33,23 +38,22 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
-  const formData = await readProtectedForm(request);
-  const revoke = RevokeSchema.safeParse(Object.fromEntries(formData));
-  if (revoke.success) {
-    const revoked = revokeApiToken(user.id, revoke.data.tokenId);
+  const submission = parseIntentForm(await readProtectedForm(request), TokenActionSchema);
+  if (submission.status !== "success") {
+    return data({ result: submission.reply(), created: null }, { status: 400 });
+  }
+  if (submission.value.intent === "revoke") {
+    const revoked = revokeApiToken(user.id, submission.value.tokenId);
     return redirectWithToast("/profile", {
       title: revoked ? "Token revoked" : "That token was already revoked",
       description: revoked ? "Programs using it can no longer reach your account." : undefined,
     });
   }
-  const submission = parseWithZod(formData, { schema: ApiTokenSchema });
-  if (submission.status !== "success") {
-    return data({ result: submission.reply(), created: null }, { status: 400 });
-  }
+  const { name, scope } = submission.value;
   try {
-    const { token } = createApiToken(user.id, submission.value);
+    const { token } = createApiToken(user.id, { name, scope });
     return data(
-      { result: null, created: { token, ...submission.value } },
+      { result: null, created: { token, name, scope } },
       { headers: { "Cache-Control": "no-store" } },
     );
   } catch (error) {
@@ -101,6 +105,7 @@ export default function NewApiToken() {
     <Dialog title="New API token" closeTo="/profile">
       <Form method="post" {...getFormProps(form)} className="space-y-4">
         <CsrfInput />
+        <input type="hidden" name="intent" value="create" />
         <FormAlert errors={form.errors} />
         <Field
           label="Name"

@@ -25,9 +25,13 @@ import {
   twoFactorState,
   verifySecondFactor,
 } from "~/modules/accounts/two-factor.server";
-import { TwoFactorCodeSchema } from "~/modules/accounts/two-factor-validation";
+import {
+  TwoFactorCodeSchema,
+  TwoFactorSettingsSchema,
+} from "~/modules/accounts/two-factor-validation";
 import { recordSecurityEvent } from "~/modules/admin/security-events.server";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { parseIntentForm } from "~/platform/intent.server";
 import { clientIp } from "~/platform/request-info.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
@@ -61,17 +65,16 @@ const noStore = { "Cache-Control": "no-store" };
 
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
-  const formData = await readProtectedForm(request);
-  if (formData.get("intent") === "start") {
-    await startEnrolment(user.id);
-    return redirect("/profile/two-factor");
-  }
-  const submission = parseWithZod(formData, { schema: TwoFactorCodeSchema });
+  const submission = parseIntentForm(await readProtectedForm(request), TwoFactorSettingsSchema);
   if (submission.status !== "success") {
     return data(
-      { result: submission.reply(), intent: formData.get("intent"), recoveryCodes: null },
+      { result: submission.reply(), intent: submission.payload.intent, recoveryCodes: null },
       { status: 400 },
     );
+  }
+  if (submission.value.intent === "start") {
+    await startEnrolment(user.id);
+    return redirect("/profile/two-factor");
   }
   const ip = clientIp(request);
   const attempt = await takeSecondFactorAttempt(user.id, ip);

@@ -2,6 +2,7 @@ import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from
 import { Form, Link, useActionData, useLoaderData, useLocation, useSubmit } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
+import { z } from "zod";
 import { Dialog } from "~/components/dialog";
 import { DialogErrorBoundary } from "~/components/error-boundary";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/forms";
@@ -18,7 +19,7 @@ import {
 } from "~/modules/uploads/upload-drafts.server";
 import { draftSummary } from "~/modules/uploads/upload-wizard.server";
 import { readProtectedForm } from "~/platform/csrf.server";
-import { orNotFound, RuleError } from "~/platform/errors.server";
+import { invariantResponse, orNotFound, RuleError } from "~/platform/errors.server";
 import { redirectWithToast } from "~/platform/toast.server";
 import { formatBytes } from "~/utils/format";
 
@@ -54,17 +55,26 @@ async function uploadToOneFolder(userId: number, draftId: string, formData: Form
   });
 }
 
+/**
+ * Upload to the folders that can take it, skip the check that failed, or
+ * upload to one folder (whose `folderId` is checked with the draft's rules).
+ */
+const UploadStepSchema = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal("upload") }),
+  z.object({ intent: z.literal("skip") }),
+  z.object({ intent: z.literal("one") }),
+]);
+
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const formData = await readProtectedForm(request);
   const draft = orNotFound(() => getDraft(user.id, params.draftId ?? ""));
+  const parsed = UploadStepSchema.safeParse(Object.fromEntries(formData));
+  invariantResponse(parsed.success, "Bad Request", 400);
+  const { intent } = parsed.data;
   try {
-    if (formData.get("intent") === "one") {
-      return await uploadToOneFolder(user.id, draft.id, formData);
-    }
-    const result = await finishDraft(user.id, draft.id, {
-      onlyValid: formData.get("intent") !== "skip",
-    });
+    if (intent === "one") return await uploadToOneFolder(user.id, draft.id, formData);
+    const result = await finishDraft(user.id, draft.id, { onlyValid: intent === "upload" });
     const title = `Uploaded to ${result.added.length} ${result.added.length === 1 ? "folder" : "folders"}`;
     if (result.finished) {
       return redirectWithToast(`/folders/${result.added[0]!.id}`, {
@@ -134,7 +144,11 @@ export default function CheckFolders() {
   useEffect(() => {
     if (!autoStart) return;
     const timer = setTimeout(() => {
-      if (uploadForm.current) submit(uploadForm.current);
+      if (!uploadForm.current) return;
+      // No button is pressed, so the form does not say which upload: this is the button's.
+      const formData = new FormData(uploadForm.current);
+      formData.set("intent", "upload");
+      submit(formData, { method: "post" });
     }, AUTO_START_MS);
     return () => clearTimeout(timer);
   }, [autoStart, submit]);

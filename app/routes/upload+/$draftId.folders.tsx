@@ -1,5 +1,6 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { z } from "zod";
 import { Dialog } from "~/components/dialog";
 import { DialogErrorBoundary } from "~/components/error-boundary";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/forms";
@@ -21,7 +22,7 @@ import {
 } from "~/modules/uploads/upload-drafts.server";
 import { draftSummary } from "~/modules/uploads/upload-wizard.server";
 import { readProtectedForm } from "~/platform/csrf.server";
-import { orNotFound, RuleError } from "~/platform/errors.server";
+import { invariantResponse, orNotFound, RuleError } from "~/platform/errors.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
 /** Step 2: the folders (1 to 10; paused ones shown but not selectable). */
@@ -31,6 +32,12 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   return { draft: draftSummary(draft), folders: folderChoices(user.id) };
 }
 
+/** The chosen folders are checked by `checkFolderSelection`, whose messages the page shows. */
+const FolderStepSchema = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal("select-all") }),
+  z.object({ intent: z.literal("next") }),
+]);
+
 type Reply = { error: string | null; notice: string | null };
 
 export async function action({ request, params }: ActionFunctionArgs) {
@@ -38,8 +45,10 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const formData = await readProtectedForm(request);
   const draft = orNotFound(() => getDraft(user.id, params.draftId ?? ""));
   const reply = (body: Reply, status = 200) => data(body, { status });
+  const parsed = FolderStepSchema.safeParse(Object.fromEntries(formData));
+  invariantResponse(parsed.success, "Bad Request", 400);
 
-  if (formData.get("intent") === "select-all") {
+  if (parsed.data.intent === "select-all") {
     const all = selectAll(user.id);
     setDraftFolders(user.id, draft.id, all.folderIds);
     const notes = [
