@@ -59,8 +59,8 @@ function countEngagement(
   folder: SQLiteUpdateSetSource<typeof folders>,
   now: Date,
 ) {
-  writeTransaction(() => {
-    const changed = db
+  writeTransaction((tx) => {
+    const changed = tx
       .update(emailDeliveries)
       .set(delivery)
       .where(
@@ -71,7 +71,7 @@ function countEngagement(
       )
       .run().changes;
     if (changed === 0) return;
-    db.update(folders)
+    tx.update(folders)
       .set({ ...folder, lastEngagementAt: now })
       .where(eq(folders.id, copy.ledger.folderId))
       .run();
