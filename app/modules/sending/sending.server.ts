@@ -1,5 +1,4 @@
 import crypto from "node:crypto";
-import { isDeepStrictEqual } from "node:util";
 import { and, asc, eq, exists, isNull, lte, not, or, type SQL, sql } from "drizzle-orm";
 import type { Attachment } from "nodemailer/lib/mailer";
 import {
@@ -11,7 +10,7 @@ import {
   sendLedgerRecipients,
   users,
 } from "#db/schema";
-import type { ContentItem, SendLedger, SendLedgerRecipient } from "#db/types";
+import type { ContentItem, SendLedger, SendLedgerRecipient, User } from "#db/types";
 import {
   attachmentsFor,
   personalize,
@@ -225,8 +224,8 @@ export function buildNewsletter(
   sender: SessionUser,
   items: ContentItem[],
   tracked = false,
-  look = newsletterBrandingFor(sender),
 ) {
+  const look = newsletterBrandingFor(sender);
   return renderNewsletter(
     { folder, sender, items, branding: look?.branding, tracked },
     look?.headerImage,
@@ -324,102 +323,40 @@ function breakdownOf(items: ContentItem[]) {
   };
 }
 
-/** What a send is rendered from, read afresh. */
-function readSend(ledgerId: number) {
-  const statements = folderStatements();
-  const ledger = statements.ledger.get({ id: ledgerId });
-  const folder = ledger && statements.folder.get({ id: ledger.folderId });
-  if (!ledger || !folder) return null;
-  const sender = senderOf(folder);
-  return {
-    ledger,
-    folder,
-    sender,
-    items: statements.itemsStillUnsent.all({ itemIds: JSON.stringify(ledger.itemIds) }),
-    look: newsletterBrandingFor(sender),
-  };
-}
-
-type SendInputs = NonNullable<ReturnType<typeof readSend>>;
-
-/** What every recipient's copy of one send shares: read, rendered and loaded once. */
-type PreparedSend = SendInputs & { rendered: RenderedNewsletter; attachments: Attachment[] };
-
-function renderSend({ ledger, folder, sender, items, look }: SendInputs) {
-  return buildNewsletter(folder, sender, items, ledger.tracked, look);
-}
-
-/** A ledger's send read, rendered and its files loaded, without its claim: see `deliver`. */
-async function prepareAhead(ledgerId: number): Promise<PreparedSend | null> {
-  const inputs = readSend(ledgerId);
-  if (!inputs || inputs.items.length === 0) return null;
-  const rendered = renderSend(inputs);
-  return { ...inputs, rendered, attachments: await attachmentsFor(rendered, storage) };
-}
-
-/** Rendered from the same rows (the claim and its lease aside) as `current`. */
-function preparedFrom(prepared: PreparedSend, current: SendInputs) {
-  const { ledger, folder, sender, items, look } = prepared;
-  return (
-    ledger.tracked === current.ledger.tracked &&
-    isDeepStrictEqual(
-      { folder, sender, items, look },
-      { folder: current.folder, sender: current.sender, items: current.items, look: current.look },
-    )
-  );
-}
-
-/**
- * A scheduler pass's look-ahead: this ledger's send as `prepareAhead` made
- * it, and what to call once this send's first message is on its way.
- */
-type LookAhead = { prepared?: Promise<PreparedSend | null>; whileSending?: () => void };
-
 /**
  * Sends to every recipient of the ledger that is due, then finishes the
  * ledger if nobody is left. Returns how many messages went out.
  */
-export async function deliver(
-  ledgerId: number,
-  now = new Date(),
-  ahead: LookAhead = {},
-): Promise<number> {
+export async function deliver(ledgerId: number, now = new Date()): Promise<number> {
   if (!claimLedger(ledgerId)) return 0;
   faultPoint("claimed");
   return whileHolding(ledgerId, async () => {
-    const inputs = readSend(ledgerId);
-    if (!inputs) return 0;
-    const { ledger, items } = inputs;
-    const due = folderStatements().dueRecipients.all({ ledgerId, nowMs: now.getTime() });
+    const statements = folderStatements();
+    const ledger = statements.ledger.get({ id: ledgerId })!;
+    const folder = statements.folder.get({ id: ledger.folderId });
+    if (!folder) return 0;
+    const sender = senderOf(folder);
+    const items = statements.itemsStillUnsent.all({ itemIds: JSON.stringify(ledger.itemIds) });
+    const due = statements.dueRecipients.all({ ledgerId: ledger.id, nowMs: now.getTime() });
     let sent = 0;
     // Every item of the send was deleted meanwhile: nobody can be sent anything, and a ledger
     // waiting for that would never finish (and would hold up Send Now for good).
     if (items.length === 0) giveUpPending(ledger.id);
     if (items.length > 0 && due.length > 0) {
-      // Prepared before the claim: used only if nothing it was rendered from has changed since.
-      const ready = await ahead.prepared;
-      let prepared: PreparedSend;
-      if (ready && preparedFrom(ready, inputs)) {
-        prepared = ready;
-      } else {
-        const rendered = renderSend(inputs);
-        try {
-          prepared = { ...inputs, rendered, attachments: await attachmentsFor(rendered, storage) };
-        } catch (error) {
-          // A stored file that cannot be read fails this try for everyone; retries follow.
-          for (const recipient of due) recordFailure(inputs, recipient, error, now);
-          await finishIfDone(ledger.id, now);
-          return 0;
-        }
+      const rendered = buildNewsletter(folder, sender, items, ledger.tracked);
+      const prepared = { ledger, folder, sender, items, rendered, attachments: [] as Attachment[] };
+      try {
+        prepared.attachments = await attachmentsFor(rendered, storage);
+      } catch (error) {
+        // A stored file that cannot be read fails this try for everyone; retries follow.
+        for (const recipient of due) recordFailure(prepared, recipient, error, now);
+        await finishIfDone(ledger.id, now);
+        return 0;
       }
-      let whileSending = ahead.whileSending;
       for (const recipient of due) {
         // A holder that stalled past its lease may have been replaced: the new one sends the rest.
         if (!stillHolds(ledger.id)) return sent;
-        const sending = sendOne(prepared, recipient, now);
-        whileSending?.();
-        whileSending = undefined;
-        if (await sending) sent += 1;
+        if (await sendOne(prepared, recipient, now)) sent += 1;
       }
     }
     faultPoint("before-finish");
@@ -428,6 +365,16 @@ export async function deliver(
     return sent;
   });
 }
+
+/** What every recipient's copy of one send shares: rendered and read once. */
+type PreparedSend = {
+  ledger: Ledger;
+  folder: Folder;
+  sender: User;
+  items: ContentItem[];
+  rendered: RenderedNewsletter;
+  attachments: Attachment[];
+};
 
 /**
  * The three writes after each accepted message, prepared once: a pass makes
@@ -526,7 +473,7 @@ async function sendOne(
     faultPoint("recipient-recorded");
     return true;
   } catch (error) {
-    recordFailure({ ledger, folder, sender }, recipient, error, now);
+    recordFailure({ ledger, folder, sender, items, rendered, attachments }, recipient, error, now);
     return false;
   }
 }
@@ -542,7 +489,7 @@ function giveUpPending(ledgerId: number) {
 
 /** A transient failure waits for its retry (three in all); a 5xx marks the address bounced. */
 function recordFailure(
-  { ledger, folder, sender }: Pick<SendInputs, "ledger" | "folder" | "sender">,
+  { ledger, folder, sender }: PreparedSend,
   recipient: SendLedgerRecipient,
   error: unknown,
   now: Date,
@@ -705,27 +652,9 @@ export async function runSchedulerPass(now = new Date()): Promise<PassResult> {
     await new Promise((resolve) => setImmediate(resolve));
   }
   let messages = 0;
-  const ledgerIds = resumableLedgerIds(now);
-  let prepared: Promise<PreparedSend | null> | undefined;
-  for (const [index, ledgerId] of ledgerIds.entries()) {
-    const next = ledgerIds[index + 1];
-    const ahead: LookAhead = {
-      prepared,
-      // The next folder's reads, render and files, done while this send waits on the SMTP
-      // server (about 40 % of a pass) instead of between folders; still one message in flight.
-      whileSending:
-        next === undefined
-          ? undefined
-          : () => {
-              prepared = new Promise((resolve) => setImmediate(resolve))
-                .then(() => prepareAhead(next))
-                // deliver prepares it again under its claim, and meets the error there.
-                .catch(() => null);
-            },
-    };
-    prepared = undefined;
+  for (const ledgerId of resumableLedgerIds(now)) {
     try {
-      messages += await deliver(ledgerId, now, ahead);
+      messages += await deliver(ledgerId, now);
     } catch (error) {
       // One broken send must not hold up every other folder's.
       console.error(`[scheduler] send ${ledgerId} failed`, error);
