@@ -26,7 +26,7 @@ import { type Sink, startSink, stopSink } from "./support/sink-process";
  * engine does. A short run of nodemailer's defaults (Nagle on, each message
  * waiting for the sink's delayed ACK) is printed for scale. This process's
  * RSS is sampled every 50 ms. Prints messages per second and peak memory of
- * both, the ratio (target: the pass reaches at least half of plain
+ * both, the ratio (target, issue 25: the pass reaches at least 0.7 of plain
  * nodemailer's rate) and checks that every recipient got exactly one message,
  * every ledger finished, every folder's items are marked sent and every photo
  * was released. The baseline runs again briefly at the end; a warning says
@@ -47,7 +47,7 @@ const WARMUP_MESSAGES = 200;
 const NAGLE_MESSAGES = 100;
 const RECHECK_MESSAGES = 1_000;
 const MAX_DRIFT = 0.15;
-const TARGET_RATIO = 0.5;
+const TARGET_RATIO = 0.7;
 const SAMPLE_EVERY_MS = 50;
 /** Everything, start to finish, must fit in this; otherwise the run is stopped. */
 const WATCHDOG_MS = 10 * 60 * 1000;
