@@ -1,6 +1,12 @@
-import { describe, expect, test } from "vitest";
+import fs from "node:fs";
+import { describe, expect, test, vi } from "vitest";
 import { users } from "#db/schema";
-import { db, writeTransaction, writeTransactionWithoutFsync } from "./db.server";
+import {
+  db,
+  writeTransaction,
+  writeTransactionWithAsyncFsync,
+  writeTransactionWithoutFsync,
+} from "./db.server";
 
 /** 1 is NORMAL (written to the WAL, no fsync at commit), 2 is FULL (fsync at every commit). */
 const synchronous = () => db.$client.pragma("synchronous", { simple: true });
@@ -44,5 +50,40 @@ describe("writeTransactionWithoutFsync", () => {
     const seen = writeTransaction(() => writeTransactionWithoutFsync(() => synchronous()));
     expect(seen).toBe(2);
     expect(synchronous()).toBe(2);
+  });
+});
+
+describe("writeTransactionWithAsyncFsync", () => {
+  test("commits without the in-commit fsync, then fdatasyncs the WAL before resolving", async () => {
+    const open = fs.promises.open;
+    const synced: string[] = [];
+    const spy = vi.spyOn(fs.promises, "open").mockImplementation(async (file, flags) => {
+      const handle = await open(file, flags);
+      const datasync = handle.datasync.bind(handle);
+      handle.datasync = async () => {
+        await datasync();
+        synced.push(String(file));
+      };
+      return handle;
+    });
+    try {
+      const pending = writeTransactionWithAsyncFsync((tx) => {
+        tx.insert(users).values({ email: "async-fsync@example.com" }).run();
+        return synchronous();
+      });
+      expect(synced).toEqual([]);
+      expect(await pending).toBe(1);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(synced).toEqual([`${db.$client.name}-wal`]);
+    expect(synchronous()).toBe(2);
+    expect(
+      db
+        .select()
+        .from(users)
+        .all()
+        .map((user) => user.email),
+    ).toContain("async-fsync@example.com");
   });
 });

@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import { fillPlaceholders, type SQL } from "drizzle-orm";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import { type AppDatabase, openDatabase } from "#db/connection";
@@ -45,6 +46,29 @@ export function writeTransactionWithoutFsync<T>(work: (tx: Transaction) => T): T
   } finally {
     db.$client.pragma("synchronous = FULL");
   }
+}
+
+/**
+ * `writeTransaction` whose fsync runs off the event loop: committed as
+ * `writeTransactionWithoutFsync` does, then the WAL file is fdatasync'ed on
+ * libuv's thread pool, which is what synchronous=FULL does inside the commit
+ * (SQLite syncs the WAL with fdatasync on Linux), but without holding up
+ * every request of the process for the disk meanwhile. Resolves once the
+ * commit, and every one before it, is on disk. For the send's "sent" marks:
+ * app/modules/sending/sending.server.ts, docs/decisions.md ("The sent mark's
+ * fsync, off the event loop").
+ */
+export async function writeTransactionWithAsyncFsync<T>(work: (tx: Transaction) => T): Promise<T> {
+  const result = writeTransactionWithoutFsync(work);
+  if (db.$client.memory) return result;
+  // Opened each time: a WAL that SQLite deleted and created again is a new file.
+  const wal = await fs.promises.open(`${db.$client.name}-wal`, "r");
+  try {
+    await wal.datasync();
+  } finally {
+    await wal.close();
+  }
+  return result;
 }
 
 /**

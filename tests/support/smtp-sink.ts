@@ -15,6 +15,8 @@ export class SmtpSink {
   stallAfter = Number.POSITIVE_INFINITY;
   /** Messages received in full but left unanswered (see stallAfter): the sender waits for its "250". */
   stalled = 0;
+  /** Connections reset by the sender (a process killed mid-message): a real server carries on. */
+  readonly connectionErrors: Error[] = [];
   private server: SMTPServer;
   port = 0;
 
@@ -51,6 +53,7 @@ export class SmtpSink {
         });
       },
     });
+    this.server.on("error", (error) => this.connectionErrors.push(error));
   }
 
   async start() {

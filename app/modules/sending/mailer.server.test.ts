@@ -197,6 +197,46 @@ describe("SMTP (SMTP_URL set)", () => {
     expect(after).toBe(before);
   });
 
+  it("holds the message's last byte until waitBeforeEnd resolves", async () => {
+    let letEnd!: () => void;
+    const turn = new Promise<void>((resolve) => (letEnd = resolve));
+    let asked = 0;
+    const sending = mailer.sendEmail({
+      to: "ada@example.com",
+      subject: "Held back",
+      html,
+      text,
+      waitBeforeEnd: () => {
+        asked += 1;
+        return turn;
+      },
+    });
+    while (asked === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(received).toHaveLength(0);
+    letEnd();
+    await sending;
+    expect(received).toHaveLength(1);
+    expect((await simpleParser(received[0]!)).subject).toBe("Held back");
+  });
+
+  it("sends no end when waitBeforeEnd rejects: the server accepts nothing", async () => {
+    await expect(
+      mailer.sendEmail({
+        to: "ada@example.com",
+        subject: "Given up",
+        html,
+        text,
+        waitBeforeEnd: () => Promise.reject(new Error("given back")),
+      }),
+    ).rejects.toThrow("given back");
+    await mailer.sendEmail({ to: "ada@example.com", subject: "Next", html, text });
+    const subjects = await Promise.all(
+      received.map(async (raw) => (await simpleParser(raw)).subject),
+    );
+    expect(subjects).toEqual(["Next"]);
+  });
+
   it("reuses the pooled transport for further messages", async () => {
     await Promise.all(
       ["one", "two", "three"].map((subject) =>

@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
+import { Transform } from "node:stream";
 import { type AddressObject, simpleParser } from "mailparser";
 import nodemailer, { type Transporter } from "nodemailer";
 import addressparser from "nodemailer/lib/addressparser/index.js";
@@ -30,7 +31,26 @@ export type OutgoingEmail = {
   messageId?: string;
   /** Shown before our address ("Ada Lovelace via Thoughtfully"); the address stays MAIL_FROM's. */
   fromName?: string;
+  /**
+   * The message's last byte (SMTP's final ".", after which the server may
+   * accept it; in the outbox, the file's appearance) waits for this. Holds
+   * back an accepted message until the one before it is recorded:
+   * app/modules/sending/acceptance-turn.server.ts.
+   */
+  waitBeforeEnd?: () => Promise<void>;
 };
+
+/** A pass-through whose end waits for `ready`; a rejection fails the stream, so no end is sent. */
+function endingAfter(ready: () => Promise<void>) {
+  return new Transform({
+    transform(chunk, _encoding, callback) {
+      callback(null, chunk);
+    },
+    flush(callback) {
+      ready().then(() => callback(), callback);
+    },
+  });
+}
 
 function fromHeader(fromName: string | undefined): Mail.Address | string {
   if (!fromName) return env.MAIL_FROM;
@@ -97,7 +117,15 @@ export function connectWithoutDelay(
 export function createSmtpTransport(smtpUrl: string): Transporter {
   const options: SMTPPool.Options = parseConnectionUrl(smtpUrl) as SMTPPool.Options;
   options.pool ??= true;
-  return nodemailer.createTransport({ ...options, getSocket: connectWithoutDelay });
+  const transport = nodemailer.createTransport({ ...options, getSocket: connectWithoutDelay });
+  // The last transform of the message stream before DKIM (which nodemailer adds after
+  // plugins): a signed message is then sent whole once its turn comes, still correct.
+  transport.use("stream", (mail, done) => {
+    const { waitBeforeEnd } = mail.data as { waitBeforeEnd?: OutgoingEmail["waitBeforeEnd"] };
+    if (waitBeforeEnd) mail.message.transform(endingAfter(waitBeforeEnd));
+    done();
+  });
+  return transport;
 }
 
 function getSmtpTransport(smtpUrl: string) {
@@ -177,6 +205,7 @@ export async function sendEmail(email: OutgoingEmail): Promise<{ messageId: stri
     attachments: email.attachments,
     messageId: email.messageId,
     dkim: dkimOptions(),
+    waitBeforeEnd: email.waitBeforeEnd,
   };
 
   if (env.SMTP_URL) {
@@ -198,6 +227,7 @@ export async function sendEmail(email: OutgoingEmail): Promise<{ messageId: stri
   if (!Buffer.isBuffer(raw)) throw new Error("The outbox transport must buffer messages");
   const dir = env.OUTBOX_DIR;
   await fs.promises.mkdir(dir, { recursive: true });
+  await email.waitBeforeEnd?.();
   const id = `${new Date().toISOString().replace(/:/g, "-")}-${crypto.randomBytes(4).toString("hex")}.eml`;
   const file = path.join(dir, id);
   // Written aside, then renamed: a reader never sees half a message.

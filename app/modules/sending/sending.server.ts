@@ -39,12 +39,14 @@ import {
   db,
   prepareOnce,
   writeTransaction,
+  writeTransactionWithAsyncFsync,
   writeTransactionWithoutFsync,
 } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
 import { RuleError } from "~/platform/errors.server";
 import { faultPoint } from "~/platform/fault-points.server";
 import { storage } from "~/platform/storage.server";
+import { createAcceptanceTurns } from "./acceptance-turn.server";
 import { newsletterBrandingFor } from "./branding.server";
 import { listIdHeader } from "./list-id.server";
 import { sendEmail } from "./mailer.server";
@@ -72,15 +74,21 @@ import { claimLedger, stillHolds, whileHolding } from "./send-claim.server";
  * same message (mail systems drop duplicates by it).
  *
  * The ledger's open and its claim are committed without waiting for the disk
- * (nothing goes out before a later, fsynced commit makes them durable too);
- * every "sent" mark is fsynced before the next message leaves, so a power cut,
- * like a crash, resends at most the one message in flight.
- * docs/decisions.md, "Group commit of the send ledger's writes".
+ * (nothing goes out before a later, fsynced commit makes them durable too).
+ * A pass sends several ledgers at once, each message on its own pooled
+ * connection, but a message's last byte waits until the message before it is
+ * marked sent and that mark fsynced (acceptanceTurns), so a power cut, like a
+ * crash, resends at most one message. The mark's fsync runs off the event
+ * loop. docs/decisions.md, "Group commit of the send ledger's writes" and
+ * "Sending on several connections, accepted one at a time".
  */
 /** Transient failures: three tries after the first, about an hour in all. */
 export const RETRY_DELAYS_MS = [5 * 60 * 1000, 20 * 60 * 1000, 35 * 60 * 1000];
 
 type Ledger = SendLedger;
+
+/** The whole process shares them: Send Now and the scheduler's pass alike. */
+const acceptanceTurns = createAcceptanceTurns();
 
 export class SendRuleError extends RuleError {}
 
@@ -437,6 +445,7 @@ async function sendOne(
   });
   const senderName = [sender.firstName, sender.lastName].filter(Boolean).join(" ") || sender.email;
   const attempts = recipient.attempts + 1;
+  const turn = acceptanceTurns.turn();
   try {
     faultPoint("before-smtp");
     const { messageId } = await sendEmail({
@@ -449,9 +458,10 @@ async function sendOne(
       headers: messageHeaders(folder, recipient.email),
       attachments,
       messageId: messageIdFor(ledger.id, recipient.email),
+      waitBeforeEnd: turn.take,
     });
     faultPoint("smtp-accepted");
-    writeTransaction(() => {
+    await writeTransactionWithAsyncFsync(() => {
       const statements = sentStatements();
       statements.markSent.run({ id: recipient.id, attempts, sentAtMs: now.getTime(), messageId });
       statements.recordAttempt.run({
@@ -475,6 +485,8 @@ async function sendOne(
   } catch (error) {
     recordFailure({ ledger, folder, sender, items, rendered, attachments }, recipient, error, now);
     return false;
+  } finally {
+    turn.giveBack();
   }
 }
 
@@ -623,6 +635,14 @@ function resumableLedgerIds(now: Date) {
 
 export type PassResult = { opened: number; messages: number };
 
+/**
+ * Ledgers a pass delivers at once, each one message at a time on a pooled
+ * connection: while one message waits for the SMTP server's answer and its
+ * mark's fsync, the others are built and written. Four of the pool's five
+ * connections, leaving one for Send Now and account e-mail.
+ */
+const LEDGERS_AT_ONCE = 4;
+
 /** Folders opened per commit: about 5 ms of work, short enough for the web requests waiting. */
 const OPEN_BATCH = 20;
 
@@ -652,14 +672,21 @@ export async function runSchedulerPass(now = new Date()): Promise<PassResult> {
     await new Promise((resolve) => setImmediate(resolve));
   }
   let messages = 0;
-  for (const ledgerId of resumableLedgerIds(now)) {
-    try {
-      messages += await deliver(ledgerId, now);
-    } catch (error) {
-      // One broken send must not hold up every other folder's.
-      console.error(`[scheduler] send ${ledgerId} failed`, error);
+  const ledgerIds = resumableLedgerIds(now);
+  let next = 0;
+  const sendInTurn = async () => {
+    while (next < ledgerIds.length) {
+      const ledgerId = ledgerIds[next++]!;
+      try {
+        const sent = await deliver(ledgerId, now);
+        messages += sent;
+      } catch (error) {
+        // One broken send must not hold up every other folder's.
+        console.error(`[scheduler] send ${ledgerId} failed`, error);
+      }
     }
-  }
+  };
+  await Promise.all(Array.from({ length: LEDGERS_AT_ONCE }, sendInTurn));
   return { opened, messages };
 }
 
