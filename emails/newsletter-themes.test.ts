@@ -130,3 +130,21 @@ describe("newsletter templates", () => {
     expect(rendered.text).not.toContain(HEADER_IMAGE_CID);
   });
 });
+
+describe("the bodies' transfer encoding, chosen once per send", () => {
+  const classic: NewsletterBranding = { template: "classic", accentColor: null, headerImage: null };
+
+  it("is quoted-printable for mostly Latin text, as nodemailer would choose", () => {
+    expect(render(classic).textEncoding).toBe("quoted-printable");
+  });
+
+  it("is base64 when other characters outnumber the Latin letters", () => {
+    const japanese = fullFolder.map((item) => ({
+      ...item,
+      title: "家族の写真".repeat(40),
+      commentText: "今日はとても良い天気でした。".repeat(200),
+      addComment: true,
+    }));
+    expect(render(classic, japanese).textEncoding).toBe("base64");
+  });
+});

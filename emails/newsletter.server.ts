@@ -47,6 +47,12 @@ export type RenderedNewsletter = {
   }[];
   /** The sender's header image (branding), stored once with the account and sent inline by `cid`. */
   headerImage: { content: Buffer; contentType: string } | null;
+  /**
+   * How the bodies travel: chosen once per send by nodemailer's own rule, so
+   * nodemailer need not scan both bodies of every recipient's copy again
+   * (each copy differs only by ASCII links).
+   */
+  textEncoding: "quoted-printable" | "base64";
   /** UTF-8 bytes of the HTML part. Gmail clips an HTML part above about 102 KB. */
   htmlBytes: number;
   /**
@@ -169,6 +175,7 @@ export function renderNewsletter(
     text,
     attachments,
     headerImage: input.branding?.headerImage ? headerImageBytes : null,
+    textEncoding: transferEncodingOf(html),
     htmlBytes,
     totalBytes:
       htmlBytes +
@@ -176,6 +183,18 @@ export function renderNewsletter(
       (input.branding?.headerImage ? (headerImageBytes?.content.length ?? 0) : 0) +
       attachments.reduce((sum, attachment) => sum + attachment.size, 0),
   };
+}
+
+/**
+ * nodemailer's choice for a text part (MimeNode's _getTextEncoding, private):
+ * quoted-printable when Latin letters outnumber the other characters, which
+ * keeps mostly-ASCII text readable and small; base64 otherwise.
+ */
+function transferEncodingOf(body: string) {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the rule counts control characters as not Latin
+  const other = body.match(/[\x00-\x08\x0B\x0C\x0E-\x1F\u0080-\uFFFF]/g)?.length ?? 0;
+  const latin = body.match(/[a-z]/gi)?.length ?? 0;
+  return other < latin ? "quoted-printable" : "base64";
 }
 
 function escapeHtml(value: string) {

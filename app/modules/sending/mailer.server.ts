@@ -38,6 +38,8 @@ export type OutgoingEmail = {
    * app/modules/sending/acceptance-turn.server.ts.
    */
   waitBeforeEnd?: () => Promise<void>;
+  /** The bodies' transfer encoding when the caller knows it; otherwise nodemailer scans them. */
+  textEncoding?: "quoted-printable" | "base64";
 };
 
 /** A pass-through whose end waits for `ready`; a rejection fails the stream, so no end is sent. */
@@ -206,6 +208,7 @@ export async function sendEmail(email: OutgoingEmail): Promise<{ messageId: stri
     messageId: email.messageId,
     dkim: dkimOptions(),
     waitBeforeEnd: email.waitBeforeEnd,
+    textEncoding: email.textEncoding,
   };
 
   if (env.SMTP_URL) {

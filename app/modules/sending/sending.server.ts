@@ -459,6 +459,7 @@ async function sendOne(
       attachments,
       messageId: messageIdFor(ledger.id, recipient.email),
       waitBeforeEnd: turn.take,
+      textEncoding: rendered.textEncoding,
     });
     faultPoint("smtp-accepted");
     await writeTransactionWithAsyncFsync(() => {
