@@ -4,7 +4,10 @@ import { takeAnalyticsSnapshot } from "~/modules/admin/admin-metrics.server";
 import { previewPassSettled, requestPreviewPass } from "~/modules/items/link-preview-queue.server";
 import { canonicalizeStoredAddresses } from "~/modules/recipients/recipients.server";
 import { closeMailer } from "~/modules/sending/mailer.server";
-import { runSchedulerPass } from "~/modules/sending/sending.server";
+import {
+  runSchedulerPassOnItsThread,
+  stopSchedulerThread,
+} from "~/modules/sending/scheduler-thread.server";
 import { pruneExpiredRecords, sweepOrphanFiles } from "~/modules/uploads/maintenance.server";
 import { expireDrafts } from "~/modules/uploads/upload-drafts.server";
 import { db } from "~/platform/db.server";
@@ -101,7 +104,7 @@ class ServerProcess {
     let pass: Promise<void> = Promise.resolve();
     // protect: a pass still running when the next minute starts is not overlapped.
     const sender = new Cron("* * * * *", { protect: true }, () => {
-      pass = onPrimaryOnly(runSchedulerPass)().then(
+      pass = onPrimaryOnly(runSchedulerPassOnItsThread)().then(
         () => undefined,
         (error) => console.error("[scheduler] pass failed", error),
       );
@@ -124,6 +127,7 @@ class ServerProcess {
       previews.stop();
       // A send in flight finishes; whatever it leaves pending is resumed by the next start.
       await pass;
+      await stopSchedulerThread();
       await previewPassSettled();
     });
   }
