@@ -538,7 +538,7 @@ async function main({ dataDir, killOnTimeout }: Run) {
       `baseline recheck (${RECHECK_MESSAGES} messages after the pass): ${recheckRate.toFixed(0)} msg/s, ${(drift * 100).toFixed(0)} % from the first run${drift > MAX_DRIFT ? " — WARNING: the machine's load changed during the run; figures are unreliable" : ""}`,
     );
     console.log(
-      `longest pause of this process's event loop (RSS sampling gap): ${baseline.worstGapMs.toFixed(0)} ms sending plainly, ${engine.worstGapMs.toFixed(0)} ms during the pass (the scheduler runs inside the web server)`,
+      `longest pause of this process's event loop (RSS sampling gap): ${baseline.worstGapMs.toFixed(0)} ms sending plainly, ${engine.worstGapMs.toFixed(0)} ms during the pass (run here on this thread; the server gives it a thread of its own)`,
     );
     console.log(
       `Both senders used the production transport (createSmtpTransport: TCP_NODELAY on); with nodemailer's defaults, Nagle on, every message waits for the sink's delayed ACK (${((nagle.seconds / NAGLE_MESSAGES) * 1000).toFixed(1)} ms a message in the last row).`,
