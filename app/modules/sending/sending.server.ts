@@ -87,7 +87,7 @@ export const RETRY_DELAYS_MS = [5 * 60 * 1000, 20 * 60 * 1000, 35 * 60 * 1000];
 
 type Ledger = SendLedger;
 
-/** The whole process shares them: Send Now and the scheduler's pass alike. */
+/** Shared by every send of this thread: Send Now on the web's, the passes on the scheduler's. */
 const acceptanceTurns = createAcceptanceTurns();
 
 export class SendRuleError extends RuleError {}
@@ -640,7 +640,8 @@ export type PassResult = { opened: number; messages: number };
  * Ledgers a pass delivers at once, each one message at a time on a pooled
  * connection: while one message waits for the SMTP server's answer and its
  * mark's fsync, the others are built and written. Four of the pool's five
- * connections, leaving one for Send Now and account e-mail.
+ * connections (`npm run bench:send`); each ledger under way holds its rendered
+ * newsletter and files in memory, so this also bounds a pass's memory.
  */
 const LEDGERS_AT_ONCE = 4;
 
@@ -679,6 +680,7 @@ export async function runSchedulerPass(now = new Date()): Promise<PassResult> {
     while (next < ledgerIds.length) {
       const ledgerId = ledgerIds[next++]!;
       try {
+        // Not `messages += await …`: that would read `messages` before the wait and lose other senders' counts.
         const sent = await deliver(ledgerId, now);
         messages += sent;
       } catch (error) {
