@@ -11,6 +11,13 @@ import {
 /** 1 is NORMAL (written to the WAL, no fsync at commit), 2 is FULL (fsync at every commit). */
 const synchronous = () => db.$client.pragma("synchronous", { simple: true });
 
+const storedEmails = () =>
+  db
+    .select()
+    .from(users)
+    .all()
+    .map((user) => user.email);
+
 describe("writeTransactionWithoutFsync", () => {
   test("commits with synchronous=NORMAL, then every other write is FULL again", () => {
     expect(synchronous()).toBe(2);
@@ -20,13 +27,7 @@ describe("writeTransactionWithoutFsync", () => {
     });
     expect(seen).toBe(1);
     expect(synchronous()).toBe(2);
-    expect(
-      db
-        .select()
-        .from(users)
-        .all()
-        .map((user) => user.email),
-    ).toContain("group@example.com");
+    expect(storedEmails()).toContain("group@example.com");
   });
 
   test("a failing write rolls back and still leaves FULL behind", () => {
@@ -37,13 +38,7 @@ describe("writeTransactionWithoutFsync", () => {
       }),
     ).toThrow("no");
     expect(synchronous()).toBe(2);
-    expect(
-      db
-        .select()
-        .from(users)
-        .all()
-        .map((user) => user.email),
-    ).not.toContain("rolled-back@example.com");
+    expect(storedEmails()).not.toContain("rolled-back@example.com");
   });
 
   test("inside another transaction it joins it, whose commit is fsynced", () => {
@@ -78,12 +73,6 @@ describe("writeTransactionWithAsyncFsync", () => {
     }
     expect(synced).toEqual([`${db.$client.name}-wal`]);
     expect(synchronous()).toBe(2);
-    expect(
-      db
-        .select()
-        .from(users)
-        .all()
-        .map((user) => user.email),
-    ).toContain("async-fsync@example.com");
+    expect(storedEmails()).toContain("async-fsync@example.com");
   });
 });

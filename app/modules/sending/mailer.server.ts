@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { Transform } from "node:stream";
+import { PassThrough } from "node:stream";
 import { type AddressObject, simpleParser } from "mailparser";
 import nodemailer, { type Transporter } from "nodemailer";
 import addressparser from "nodemailer/lib/addressparser/index.js";
@@ -44,10 +44,7 @@ export type OutgoingEmail = {
 
 /** A pass-through whose end waits for `ready`; a rejection fails the stream, so no end is sent. */
 function endingAfter(ready: () => Promise<void>) {
-  return new Transform({
-    transform(chunk, _encoding, callback) {
-      callback(null, chunk);
-    },
+  return new PassThrough({
     flush(callback) {
       ready().then(() => callback(), callback);
     },
