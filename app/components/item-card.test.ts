@@ -1,0 +1,216 @@
+import fc from "fast-check";
+import { DomUtils, parseDocument } from "htmlparser2";
+import { describe, expect, test } from "vitest";
+import type { ItemView } from "~/modules/folders/dashboard.server";
+import { type ItemCardPlace, itemCardHtml } from "./item-card";
+
+type Element = ReturnType<typeof DomUtils.getElementsByTagName>[number];
+
+const middle: ItemCardPlace = { folderId: 7, isFirst: false, isLast: false };
+
+/** The card as a browser would read it: parsed, not matched as text. */
+function parseCard(item: ItemView, place = middle) {
+  const document = parseDocument(itemCardHtml(item, place).value);
+  const all = (tag: string) => DomUtils.getElementsByTagName(tag, document.children);
+  const text = (element: Element | undefined) => (element ? DomUtils.textContent(element) : null);
+  const button = (intent: string) =>
+    all("button").find((element) => element.attribs.value === intent);
+  const tags = DomUtils.findAll(() => true, document.children).map((element) => element.name);
+  return { all, text, button, tags };
+}
+
+const link: ItemView = {
+  id: 12,
+  type: "link",
+  title: "An article",
+  urls: ["https://example.com/a", "https://example.org/b"],
+  commentText: "Made me think of you.",
+};
+
+describe("itemCardHtml", () => {
+  test("a link: its title, its addresses opening in a new tab, its comment", () => {
+    const card = parseCard(link);
+    expect(card.text(card.all("p")[0])).toBe("link");
+    expect(card.text(card.all("h3")[0])).toBe("An article");
+    const anchors = card
+      .all("ul")[0]!
+      .children.map((li) => DomUtils.getElementsByTagName("a", li)[0]!);
+    expect(anchors.map((anchor) => anchor.attribs)).toEqual(
+      link.urls!.map((url) => ({
+        href: url,
+        target: "_blank",
+        rel: "noopener noreferrer nofollow",
+      })),
+    );
+    expect(card.all("p").map((p) => card.text(p))).toContain("Comment: Made me think of you.");
+  });
+
+  test("controls: Edit keeps the scroll; Up, Down and Delete post their intent to the item's address", () => {
+    const card = parseCard(link);
+    const edit = card.all("a").find((anchor) => card.text(anchor) === "Edit")!;
+    expect(edit.attribs).toMatchObject({
+      href: "/folders/7/items/12/edit",
+      "aria-label": "Edit An article",
+      "data-delegated-link": "keep-scroll",
+    });
+    for (const [intent, label] of [
+      ["move-up", "Move An article up"],
+      ["move-down", "Move An article down"],
+      ["delete", "Delete An article"],
+    ]) {
+      expect(card.button(intent!)!.attribs).toMatchObject({
+        type: "submit",
+        name: "intent",
+        formaction: "/folders/7/item-actions?itemId=12",
+        "aria-label": label,
+      });
+      expect(card.button(intent!)!.attribs.disabled).toBeUndefined();
+    }
+  });
+
+  test("the first item cannot move up and the last cannot move down", () => {
+    const only = parseCard(link, { folderId: 7, isFirst: true, isLast: true });
+    expect(only.button("move-up")!.attribs.disabled).toBe("");
+    expect(only.button("move-down")!.attribs.disabled).toBe("");
+    expect(only.button("delete")!.attribs.disabled).toBeUndefined();
+  });
+
+  test("a preview card with its picture, and buttons to remove either", () => {
+    const card = parseCard({
+      ...link,
+      preview: {
+        title: "The headline",
+        description: "What it is about",
+        siteName: "Example News",
+        imageKey: "u1/preview.jpg",
+      },
+    });
+    const figure = card.all("figure")[0]!;
+    expect(figure.attribs["aria-label"]).toBe("Preview of An article");
+    expect(card.all("img")[0]!.attribs).toMatchObject({
+      src: "/files/u1/preview.jpg",
+      alt: "The headline",
+    });
+    expect(card.text(figure)).toContain("Example News");
+    expect(card.text(figure)).toContain("What it is about");
+    expect(card.button("remove-preview-image")!.attribs["aria-label"]).toBe(
+      "Remove the preview picture of An article",
+    );
+    expect(card.button("remove-preview")!.attribs["aria-label"]).toBe(
+      "Remove the preview of An article",
+    );
+  });
+
+  test("a preview without a picture offers only to remove the card", () => {
+    const card = parseCard({
+      ...link,
+      preview: { title: null, description: null, siteName: null, imageKey: null },
+    });
+    expect(card.all("img")).toHaveLength(0);
+    expect(card.button("remove-preview-image")).toBeUndefined();
+    expect(card.button("remove-preview")).toBeDefined();
+  });
+
+  test("photos show their thumbnails, or the photo when it has none, each opening the full file", () => {
+    const card = parseCard({
+      id: 3,
+      type: "photo",
+      title: "Holiday",
+      files: [
+        { key: "u1/a.jpg", thumbnailKey: "u1/a-thumb.jpg", name: "a.jpg", size: 10 },
+        { key: "u1/b.png", thumbnailKey: null, name: "b.png", size: 20 },
+      ],
+    });
+    expect(card.all("img").map((img) => [img.attribs.src, img.attribs.alt])).toEqual([
+      ["/files/u1/a-thumb.jpg", "a.jpg"],
+      ["/files/u1/b.png", "b.png"],
+    ]);
+    expect(
+      card
+        .all("a")
+        .slice(0, 2)
+        .map((anchor) => anchor.attribs.href),
+    ).toEqual(["/files/u1/a.jpg", "/files/u1/b.png"]);
+  });
+
+  test("files are listed by name and size", () => {
+    const card = parseCard({
+      id: 4,
+      type: "file",
+      title: "Minutes",
+      files: [{ key: "u1/m.pdf", thumbnailKey: null, name: "minutes.pdf", size: 2048 }],
+    });
+    const entry = card.all("ul")[0]!.children[0]!;
+    expect(DomUtils.textContent(entry)).toBe("minutes.pdf (2.0 KB)");
+    expect(card.all("img")).toHaveLength(0);
+  });
+
+  test("a musing's note, a question and whether a reply is hoped for", () => {
+    const card = parseCard({
+      id: 5,
+      type: "musing",
+      title: "Tomatoes",
+      note: "Red at last.\nCome and pick some.",
+      questionText: "When are you free?",
+      responseExpectation: "expecting",
+    });
+    const texts = card.all("p").map((p) => card.text(p));
+    expect(texts).toContain("Red at last.\nCome and pick some.");
+    expect(texts).toContain("Question: When are you free?");
+    expect(texts).toContain("Hoping for a reply");
+    expect(card.all("ul")).toHaveLength(0);
+  });
+
+  test("whatever a sender or a fetched page typed stays text: no element or attribute is added", () => {
+    const hostile = fc.oneof(
+      fc.string({ minLength: 1 }),
+      fc
+        .array(
+          fc.constantFrom("<", ">", "&", '"', "'", "=", "/", " ", "script", "img", "onerror", "a"),
+          { minLength: 1, maxLength: 12 },
+        )
+        .map((parts) => parts.join("")),
+    );
+    fc.assert(
+      fc.property(
+        fc.record({
+          title: hostile,
+          url: hostile,
+          comment: hostile,
+          note: hostile,
+          fileName: hostile,
+          previewTitle: hostile,
+        }),
+        (typed) => {
+          const item = (value: (name: keyof typeof typed) => string): ItemView => ({
+            id: 9,
+            type: "file",
+            title: value("title"),
+            urls: [value("url")],
+            note: value("note"),
+            commentText: value("comment"),
+            files: [{ key: "u1/f", thumbnailKey: null, name: value("fileName"), size: 1 }],
+            preview: {
+              title: value("previewTitle"),
+              description: null,
+              siteName: null,
+              imageKey: "u1/p.jpg",
+            },
+          });
+          const card = parseCard(item((name) => typed[name]));
+          const plain = parseCard(item(() => "x"));
+          expect(card.tags).toEqual(plain.tags);
+          expect(card.text(card.all("h3")[0])).toBe(typed.title);
+          expect(card.button("delete")!.attribs["aria-label"]).toBe(`Delete ${typed.title}`);
+          expect(card.all("img")[0]!.attribs.alt).toBe(typed.previewTitle);
+          expect(card.all("a").map((anchor) => anchor.attribs.href)).toContain(typed.url);
+          expect(card.all("p").map((p) => card.text(p))).toContain(typed.note);
+          expect(DomUtils.textContent(card.all("ul")[1]!.children[0]!)).toBe(
+            `${typed.fileName} (1 B)`,
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
