@@ -10,7 +10,7 @@ import { type ListedItem, listItems } from "~/modules/items/items.server";
 import { unsubscribedCounts } from "~/modules/recipients/recipients.server";
 import { FREQUENCY_LABELS } from "./folder-validation";
 import { type Folder, FolderNotFoundError, listFolders, recipientsOf } from "./folders.server";
-import { nextDeliveryLabel, scheduleLine } from "./schedule.server";
+import { deliveryLabels, scheduleLine } from "./schedule.server";
 
 /**
  * Everything the dashboard shows, in a constant number of queries whatever
@@ -34,8 +34,7 @@ function folderSummary(
   folder: Folder,
   stats: { itemCount: number; totalSize: number },
   unsubscribedCount: number,
-  timeZone: string,
-  now: Date,
+  nextDeliveryLabel: (nextSend: Date | null) => string,
 ) {
   const recipients = recipientsOf(folder);
   const maxSize = folderSizeLimit(recipients);
@@ -48,7 +47,7 @@ function folderSummary(
     isUnsubscribed: folder.isUnsubscribed,
     unsubscribedCount,
     frequencyLabel: folder.isPaused ? "Paused" : FREQUENCY_LABELS[folder.frequency],
-    nextLabel: folder.isPaused ? "Paused" : nextDeliveryLabel(folder.nextSendAt, timeZone, now),
+    nextLabel: folder.isPaused ? "Paused" : nextDeliveryLabel(folder.nextSendAt),
     scheduleLine: scheduleLine(folder),
     itemCount: stats.itemCount,
     totalSize: stats.totalSize,
@@ -98,7 +97,7 @@ function itemView(item: ListedItem) {
 export type ItemView = ReturnType<typeof itemView>;
 
 export function loadDashboard(user: SessionUser, selectedId: number | null, page = 1) {
-  const now = new Date();
+  const nextDeliveryLabel = deliveryLabels(user.timeZone, new Date());
   const folders = listFolders(user.id);
   const stats = folderStats(user.id);
   const unsubscribed = unsubscribedCounts(user.id);
@@ -107,8 +106,7 @@ export function loadDashboard(user: SessionUser, selectedId: number | null, page
       folder,
       stats.get(folder.id) ?? { itemCount: 0, totalSize: 0 },
       unsubscribed.get(folder.id) ?? 0,
-      user.timeZone,
-      now,
+      nextDeliveryLabel,
     ),
   );
   // The user's own folders are all in the list: an id not among them is someone else's, or gone.

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { ordinal } from "~/utils/ordinal";
 import {
+  deliveryLabels,
   localParts,
   nextDeliveryLabel,
   nextSendAt,
@@ -260,6 +261,17 @@ describe("nextDeliveryLabel", () => {
 
   test("an overdue delivery reads Today", () => {
     expect(nextDeliveryLabel(at("2026-11-22T00:01Z"), "UTC", now)).toBe("Today");
+  });
+
+  test("a page's labels read the same instant in each folder's zone, whatever was asked before", () => {
+    const instant = at("2026-11-24T05:01Z");
+    for (let round = 0; round < 2; round++) {
+      expect(deliveryLabels("Pacific/Kiritimati", now)(instant)).toBe("Today");
+      expect(deliveryLabels("America/New_York", now)(instant)).toBe("Tomorrow");
+      expect(deliveryLabels("America/Los_Angeles", now)(instant)).toBe("Today");
+      expect(deliveryLabels("UTC", now)(instant)).toBe("Tomorrow");
+      expect(deliveryLabels("UTC", at("2026-11-24T09:00Z"))(instant)).toBe("Today");
+    }
   });
 });
 

@@ -210,17 +210,45 @@ const shortDateFormatters = new Map<string, Intl.DateTimeFormat>();
  * user's zone. A delivery already due (in the past, not yet sent) reads "Today".
  */
 export function nextDeliveryLabel(nextSend: Date | null, timeZone: string, now: Date): string {
-  if (!nextSend || Number.isNaN(nextSend.getTime())) return "Not scheduled";
-  const days = localDayNumber(nextSend, timeZone) - localDayNumber(now, timeZone);
-  if (days <= 0) return "Today";
-  if (days === 1) return "Tomorrow";
-  if (days <= 7) return `${days} days`;
-  let formatter = shortDateFormatters.get(timeZone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat("en-US", { timeZone, month: "short", day: "numeric" });
-    shortDateFormatters.set(timeZone, formatter);
+  return deliveryLabels(timeZone, now)(nextSend);
+}
+
+/**
+ * The local day of a delivery instant, remembered: deliveries are at 00:01 on
+ * a few days ahead, so the senders of a zone share a handful of instants, and
+ * each reading is an Intl `formatToParts`, the costliest step of the
+ * dashboard's loader. Emptied when full, so it stays small.
+ */
+const deliveryDays = new Map<string, number>();
+const DELIVERY_DAYS_KEPT = 10_000;
+
+function deliveryDayNumber(nextSend: Date, timeZone: string) {
+  const key = `${timeZone} ${nextSend.getTime()}`;
+  let day = deliveryDays.get(key);
+  if (day === undefined) {
+    if (deliveryDays.size >= DELIVERY_DAYS_KEPT) deliveryDays.clear();
+    day = localDayNumber(nextSend, timeZone);
+    deliveryDays.set(key, day);
   }
-  return formatter.format(nextSend);
+  return day;
+}
+
+/** `nextDeliveryLabel` for a page of folders: today's date in the zone is read once, not per folder. */
+export function deliveryLabels(timeZone: string, now: Date) {
+  const today = localDayNumber(now, timeZone);
+  return (nextSend: Date | null): string => {
+    if (!nextSend || Number.isNaN(nextSend.getTime())) return "Not scheduled";
+    const days = deliveryDayNumber(nextSend, timeZone) - today;
+    if (days <= 0) return "Today";
+    if (days === 1) return "Tomorrow";
+    if (days <= 7) return `${days} days`;
+    let formatter = shortDateFormatters.get(timeZone);
+    if (!formatter) {
+      formatter = new Intl.DateTimeFormat("en-US", { timeZone, month: "short", day: "numeric" });
+      shortDateFormatters.set(timeZone, formatter);
+    }
+    return formatter.format(nextSend);
+  };
 }
 
 /** "Weekly on Monday at 00:01", "Monthly on the 31st at 00:01", … */

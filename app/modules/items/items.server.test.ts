@@ -1,0 +1,101 @@
+import { eq } from "drizzle-orm";
+import { describe, expect, test } from "vitest";
+import { createFolder, createUser } from "#db/factories";
+import { contentItems } from "#db/schema";
+import { db } from "~/platform/db.server";
+import { listItems } from "./items.server";
+
+function folderWithItems(
+  email: string,
+  items: Omit<typeof contentItems.$inferInsert, "folderId">[],
+) {
+  const user = createUser(db, { email, emailVerified: true });
+  const folder = createFolder(db, user.id, {
+    name: "Family news",
+    recipients: [{ name: "Mum", email: "mum@example.com" }],
+  });
+  db.insert(contentItems)
+    .values(items.map((item) => ({ ...item, folderId: folder.id })))
+    .run();
+  return folder;
+}
+
+describe("listItems", () => {
+  test("reads every listed field of a stored item, lists and flags included", () => {
+    const folder = folderWithItems("list-items-full@example.com", [
+      {
+        type: "photo",
+        title: "Holiday",
+        urls: ["https://example.com/a"],
+        note: "A note",
+        addComment: true,
+        commentText: "A comment",
+        askQuestion: true,
+        questionText: "A question?",
+        responseExpectation: "expecting",
+        filePaths: ["u/a.jpg", "u/b.jpg"],
+        fileNames: ["a.jpg", "b.jpg"],
+        fileSizes: [10, 20],
+        thumbnailPaths: ["u/a-thumb.jpg", ""],
+        previewStatus: "ready",
+        previewTitle: "Title",
+        previewDescription: "Description",
+        previewSiteName: "Site",
+        previewImageKey: "u/p.jpg",
+        sortOrder: 0,
+      },
+      { type: "musing", title: "Plain", sortOrder: 1 },
+    ]);
+    const [full, plain] = listItems(folder.id, 1).items;
+    const stored = db
+      .select()
+      .from(contentItems)
+      .where(eq(contentItems.folderId, folder.id))
+      .orderBy(contentItems.sortOrder)
+      .all();
+    for (const [listed, row] of [
+      [full!, stored[0]!],
+      [plain!, stored[1]!],
+    ] as const) {
+      expect(listed).toEqual({
+        id: row.id,
+        type: row.type,
+        title: row.title,
+        urls: row.urls,
+        note: row.note,
+        addComment: row.addComment,
+        commentText: row.commentText,
+        askQuestion: row.askQuestion,
+        questionText: row.questionText,
+        responseExpectation: row.responseExpectation,
+        filePaths: row.filePaths,
+        fileNames: row.fileNames,
+        fileSizes: row.fileSizes,
+        thumbnailPaths: row.thumbnailPaths,
+        previewStatus: row.previewStatus,
+        previewTitle: row.previewTitle,
+        previewDescription: row.previewDescription,
+        previewSiteName: row.previewSiteName,
+        previewImageKey: row.previewImageKey,
+      });
+    }
+    expect(plain).toMatchObject({ addComment: false, urls: [], filePaths: [], note: null });
+  });
+
+  test("pages of 50 in the sender's order; a page past the end is the last", () => {
+    const folder = folderWithItems(
+      "list-items-pages@example.com",
+      Array.from({ length: 51 }, (_, index) => ({
+        type: "musing" as const,
+        title: `Musing ${index}`,
+        sortOrder: 50 - index,
+      })),
+    );
+    const first = listItems(folder.id, 1);
+    expect(first.items.map((item) => item.title).slice(0, 2)).toEqual(["Musing 50", "Musing 49"]);
+    expect(first.pagination).toMatchObject({ page: 1, total: 51, totalPages: 2, hasMore: true });
+    const beyond = listItems(folder.id, 9);
+    expect(beyond.items.map((item) => item.title)).toEqual(["Musing 0"]);
+    expect(beyond.pagination).toMatchObject({ page: 2, hasMore: false, hasPrevious: true });
+  });
+});
