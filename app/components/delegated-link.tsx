@@ -1,5 +1,6 @@
 import { useNavigate } from "@remix-run/react";
 import { type ReactNode, useEffect } from "react";
+import { html, type SafeHtml } from "~/utils/html";
 
 type DelegatedLinkProps = {
   /** An absolute path of this app ("/folders/3/edit"). */
@@ -36,6 +37,15 @@ export function DelegatedLink(props: DelegatedLinkProps) {
       {props.children}
     </a>
   );
+}
+
+/** The same link in markup written as HTML (app/components/item-card.ts). */
+export function delegatedLinkHtml(props: Omit<DelegatedLinkProps, "children">, content: SafeHtml) {
+  return html`<a href="${props.to}"${props.className && html` class="${props.className}"`}${
+    props["aria-label"] && html` aria-label="${props["aria-label"]}"`
+  }${props["aria-current"] && html` aria-current="${props["aria-current"]}"`} data-delegated-link="${
+    props.preventScrollReset ? KEEP_SCROLL : ""
+  }">${content}</a>`;
 }
 
 /** One click listener on the document for every <DelegatedLink>; rendered once, in the root. */

@@ -1,3 +1,4 @@
+import { delegatedLinkHtml } from "~/components/delegated-link";
 import type { ItemView } from "~/modules/folders/dashboard.server";
 import { formatBytes } from "~/utils/format";
 import { html, type SafeHtml } from "~/utils/html";
@@ -94,7 +95,16 @@ function itemBody(item: ItemView, action: string) {
  * scroll position (app/components/delegated-link.tsx).
  */
 function itemControls(item: ItemView, place: ItemCardPlace, action: string) {
-  return html`<div class="flex items-center gap-2 border-t border-stone-100 pt-2"><a href="/folders/${place.folderId}/items/${item.id}/edit" class="item-action" aria-label="Edit ${item.title}" data-delegated-link="keep-scroll">Edit</a><button type="submit" name="intent" value="move-up" formaction="${action}" aria-label="Move ${item.title} up"${
+  const edit = delegatedLinkHtml(
+    {
+      to: `/folders/${place.folderId}/items/${item.id}/edit`,
+      className: "item-action",
+      "aria-label": `Edit ${item.title}`,
+      preventScrollReset: true,
+    },
+    html`Edit`,
+  );
+  return html`<div class="flex items-center gap-2 border-t border-stone-100 pt-2">${edit}<button type="submit" name="intent" value="move-up" formaction="${action}" aria-label="Move ${item.title} up"${
     place.isFirst && html` disabled=""`
   } class="item-action">Up</button><button type="submit" name="intent" value="move-down" formaction="${action}" aria-label="Move ${item.title} down"${
     place.isLast && html` disabled=""`
