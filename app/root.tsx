@@ -17,7 +17,7 @@ import {
 } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { CsrfFailurePage } from "~/components/csrf-failure";
-import { LinkDelegation } from "~/components/delegated-link";
+import { NavigationDelegation } from "~/components/delegated-navigation";
 import { NotFound } from "~/components/not-found";
 import { PublicLayout } from "~/components/public-layout";
 import { Toaster } from "~/components/toaster";
@@ -99,7 +99,7 @@ export default function App() {
     <Document>
       <Outlet />
       <Toaster toast={toast} />
-      <LinkDelegation />
+      <NavigationDelegation />
     </Document>
   );
 }

@@ -1,5 +1,6 @@
-import { Form, Link, NavLink, useNavigation, useRouteLoaderData } from "@remix-run/react";
+import { useLocation, useNavigation, useRouteLoaderData } from "@remix-run/react";
 import type { ReactNode } from "react";
+import { DelegatedForm, DelegatedLink } from "~/components/delegated-navigation";
 import { CsrfInput } from "~/components/forms";
 import { Logo } from "~/components/logo";
 import { SiteFooter } from "~/components/public-layout";
@@ -17,7 +18,7 @@ function SignOutButton() {
   const navigation = useNavigation();
   const pending = navigation.state !== "idle" && navigation.formAction === "/logout";
   return (
-    <Form method="post" action="/logout">
+    <DelegatedForm action="/logout">
       <CsrfInput />
       <button
         type="submit"
@@ -25,7 +26,7 @@ function SignOutButton() {
       >
         {pending ? "Signing Out..." : "Sign out"}
       </button>
-    </Form>
+    </DelegatedForm>
   );
 }
 
@@ -51,23 +52,23 @@ function UserMenu({ user, isAdmin }: { user: ShellUser; isAdmin: boolean }) {
         aria-label="Account"
         className="absolute right-0 z-40 mt-2 w-56 max-w-[calc(100vw-2rem)] overflow-hidden rounded-xl border border-stone-200 bg-white py-1 shadow-lg"
       >
-        <Link to="/profile" className={itemClass}>
+        <DelegatedLink to="/profile" className={itemClass}>
           Profile Settings
-        </Link>
+        </DelegatedLink>
         {isAdmin ? (
-          <Link to="/admin/dashboard" className={itemClass}>
+          <DelegatedLink to="/admin/dashboard" className={itemClass}>
             Admin Dashboard
-          </Link>
+          </DelegatedLink>
         ) : null}
-        <Link to="/privacy-policy" className={itemClass}>
+        <DelegatedLink to="/privacy-policy" className={itemClass}>
           Privacy Policy
-        </Link>
-        <Link to="/chrome-extension" className={itemClass}>
+        </DelegatedLink>
+        <DelegatedLink to="/chrome-extension" className={itemClass}>
           Chrome Extension
-        </Link>
-        <Link to="/support" className={itemClass}>
+        </DelegatedLink>
+        <DelegatedLink to="/support" className={itemClass}>
           Support
-        </Link>
+        </DelegatedLink>
         <div className="border-t border-stone-200">
           <SignOutButton />
         </div>
@@ -76,19 +77,19 @@ function UserMenu({ user, isAdmin }: { user: ShellUser; isAdmin: boolean }) {
   );
 }
 
+/** A view's tab, marked as the current page on its own path (as <NavLink end> did). */
 function ViewTab({ to, children }: { to: string; children: ReactNode }) {
+  const isActive = useLocation().pathname === to;
   return (
-    <NavLink
+    <DelegatedLink
       to={to}
-      end
-      className={({ isActive }) =>
-        `flex min-h-11 items-center rounded-full px-5 text-sm font-semibold ${
-          isActive ? "bg-brand-700 text-white" : "text-stone-700 hover:bg-stone-200"
-        }`
-      }
+      aria-current={isActive ? "page" : undefined}
+      className={`flex min-h-11 items-center rounded-full px-5 text-sm font-semibold ${
+        isActive ? "bg-brand-700 text-white" : "text-stone-700 hover:bg-stone-200"
+      }`}
     >
       {children}
-    </NavLink>
+    </DelegatedLink>
   );
 }
 
@@ -99,9 +100,9 @@ export function AppShell({ children }: { children: ReactNode }) {
     <div className="flex min-h-screen flex-col">
       <header className="border-b border-stone-200/70 bg-cream/95">
         <div className="mx-auto flex max-w-6xl flex-wrap items-center justify-between gap-3 px-4 py-3 sm:px-6">
-          <Link to="/" className="text-brand-900" aria-label="Thoughtfully home">
+          <DelegatedLink to="/" className="text-brand-900" aria-label="Thoughtfully home">
             <Logo />
-          </Link>
+          </DelegatedLink>
           {/* On a phone the views take a row of their own below: the account menu stays at the
               right edge, where its right-anchored panel opens inside the screen. */}
           <nav
@@ -121,13 +122,13 @@ export function AppShell({ children }: { children: ReactNode }) {
               Please confirm your email address. Until you do, you can save links and musings, but
               not upload photos or files, send, send a test or ask anyone to re-subscribe.
             </p>
-            <Form method="post" action="/resend-verification">
+            <DelegatedForm action="/resend-verification">
               <CsrfInput />
               <input type="hidden" name="email" value={user.email} />
               <button type="submit" className="font-semibold underline underline-offset-2">
                 Resend the link
               </button>
-            </Form>
+            </DelegatedForm>
           </div>
         </div>
       ) : null}

@@ -1,7 +1,7 @@
-import { Form, useLocation, useRouteLoaderData } from "@remix-run/react";
+import { useLocation, useRouteLoaderData } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { AppShell } from "~/components/app-shell";
-import { DelegatedLink } from "~/components/delegated-link";
+import { DelegatedForm, DelegatedLink } from "~/components/delegated-navigation";
 import { CsrfInput } from "~/components/forms";
 import { ItemList } from "~/components/item-list";
 import { useRefreshWhilePreviewsPending } from "~/components/pending-previews";
@@ -71,11 +71,11 @@ function FolderButton({
 function ActionButton(props: Parameters<typeof FolderButton>[0]) {
   const location = useLocation();
   return (
-    <Form method="post" action={`/folders/${props.folderId}`} preventScrollReset>
+    <DelegatedForm action={`/folders/${props.folderId}`} preventScrollReset>
       <CsrfInput />
       <input type="hidden" name="returnTo" value={`${location.pathname}${location.search}`} />
       <FolderButton {...props} />
-    </Form>
+    </DelegatedForm>
   );
 }
 
@@ -179,7 +179,7 @@ function FolderCard({
 function FolderList({ folders, selectedId }: { folders: Folder[]; selectedId?: number }) {
   const location = useLocation();
   return (
-    <Form method="post" preventScrollReset className="contents">
+    <DelegatedForm preventScrollReset className="contents">
       <CsrfInput />
       <input type="hidden" name="returnTo" value={`${location.pathname}${location.search}`} />
       <ul className="space-y-2">
@@ -193,7 +193,7 @@ function FolderList({ folders, selectedId }: { folders: Folder[]; selectedId?: n
           />
         ))}
       </ul>
-    </Form>
+    </DelegatedForm>
   );
 }
 
@@ -257,7 +257,7 @@ function RecipientsBanner() {
     <div className="border-b border-brand-200 bg-brand-50">
       <div className="mx-auto flex max-w-6xl items-center justify-between gap-3 px-4 py-2 text-sm text-brand-900 sm:px-6">
         <p>New: each folder can now go to up to 5 recipients.</p>
-        <Form method="post" action="/dismiss-banner">
+        <DelegatedForm action="/dismiss-banner">
           <CsrfInput />
           <input type="hidden" name="returnTo" value={`${location.pathname}${location.search}`} />
           <button
@@ -267,7 +267,7 @@ function RecipientsBanner() {
           >
             Dismiss
           </button>
-        </Form>
+        </DelegatedForm>
       </div>
     </div>
   );

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { DomUtils, parseDocument } from "htmlparser2";
 import { describe, expect, test } from "vitest";
 import type { ItemView } from "~/modules/folders/dashboard.server";
-import { type ItemCardPlace, itemCardHtml } from "./item-card";
+import { type ItemCardPlace, itemCardHtml, itemListHtml } from "./item-card";
 
 type Element = ReturnType<typeof DomUtils.getElementsByTagName>[number];
 
@@ -212,5 +212,67 @@ describe("itemCardHtml", () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("itemListHtml", () => {
+  const items = [11, 12, 13].map((id) => ({ ...link, id, title: `Item ${id}` }));
+
+  /** Each card's list element, with whether it may move up and down. */
+  function parseList(page: { offset: number; total: number }) {
+    const document = parseDocument(itemListHtml(items, { folderId: 7, ...page }).value);
+    return document.children.map((node) => {
+      const card = node as Element;
+      const button = (intent: string) =>
+        DomUtils.findOne((element) => element.attribs.value === intent, card.children);
+      return {
+        tag: card.name,
+        id: card.attribs.id,
+        className: card.attribs.class,
+        title: DomUtils.textContent(DomUtils.getElementsByTagName("h3", card.children)[0]!),
+        canMoveUp: button("move-up")!.attribs.disabled === undefined,
+        canMoveDown: button("move-down")!.attribs.disabled === undefined,
+      };
+    });
+  }
+
+  test("a card per item, in order, each in its own list element named by the item", () => {
+    expect(parseList({ offset: 0, total: 3 })).toEqual([
+      {
+        tag: "li",
+        id: "item-11",
+        className: "item-card",
+        title: "Item 11",
+        canMoveUp: false,
+        canMoveDown: true,
+      },
+      {
+        tag: "li",
+        id: "item-12",
+        className: "item-card",
+        title: "Item 12",
+        canMoveUp: true,
+        canMoveDown: true,
+      },
+      {
+        tag: "li",
+        id: "item-13",
+        className: "item-card",
+        title: "Item 13",
+        canMoveUp: true,
+        canMoveDown: false,
+      },
+    ]);
+  });
+
+  test("on a later page, only the folder's first and last items are held in place", () => {
+    const middlePage = parseList({ offset: 50, total: 200 });
+    expect(middlePage.every((card) => card.canMoveUp && card.canMoveDown)).toBe(true);
+    const lastPage = parseList({ offset: 50, total: 53 });
+    expect(lastPage.map((card) => [card.canMoveUp, card.canMoveDown])).toEqual([
+      [true, true],
+      [true, true],
+      [true, false],
+    ]);
   });
 });

@@ -1,4 +1,4 @@
-import { delegatedLinkHtml } from "~/components/delegated-link";
+import { delegatedLinkHtml } from "~/components/delegated-navigation";
 import type { ItemView } from "~/modules/folders/dashboard.server";
 import { formatBytes } from "~/utils/format";
 import { html, type SafeHtml } from "~/utils/html";
@@ -8,7 +8,7 @@ import { html, type SafeHtml } from "~/utils/html";
  * and its controls. The list has 50 of them a page, and as React elements
  * they were a sixth of the dashboard's time (docs/decisions.md, "Item cards
  * as HTML"). The server and the browser both draw the card from this one
- * function (`<ItemList>` sets it as the card's inner HTML), so there is
+ * function (`<ItemList>` sets the list's inner HTML), so there is
  * nothing to keep in step. Nothing in a card needs React: its buttons belong
  * to the list's one form and its Edit link is a delegated link.
  */
@@ -92,7 +92,7 @@ function itemBody(item: ItemView, action: string) {
  * Thumb-sized controls in a row, Delete at the far end, away from Up and
  * Down. The buttons belong to the list's one form: the value names the
  * action, the address the item. Edit is a delegated link that keeps the
- * scroll position (app/components/delegated-link.tsx).
+ * scroll position (app/components/delegated-navigation.tsx).
  */
 function itemControls(item: ItemView, place: ItemCardPlace, action: string) {
   const edit = delegatedLinkHtml(
@@ -114,4 +114,25 @@ function itemControls(item: ItemView, place: ItemCardPlace, action: string) {
 export function itemCardHtml(item: ItemView, place: ItemCardPlace): SafeHtml {
   const action = itemActionPath(place.folderId, item.id);
   return html`${itemBody(item, action)}${itemControls(item, place, action)}`;
+}
+
+/**
+ * One page of cards, each in its `<li>` (`id="item-N"`, the anchor a moved
+ * item scrolls back to). The page starts at `offset` among the folder's
+ * `total` items. One string for the list, not one React element per card:
+ * React's own work for 50 list items was still a tenth of the cards' cost.
+ */
+export function itemListHtml(
+  items: ItemView[],
+  page: { folderId: number; offset: number; total: number },
+): SafeHtml {
+  return html`${items.map((item, index) => {
+    const position = page.offset + index;
+    const place = {
+      folderId: page.folderId,
+      isFirst: position === 0,
+      isLast: position === page.total - 1,
+    };
+    return html`<li id="item-${item.id}" class="item-card">${itemCardHtml(item, place)}</li>`;
+  })}`;
 }

@@ -1,7 +1,7 @@
-import { Form, useLocation } from "@remix-run/react";
-import { DelegatedLink } from "~/components/delegated-link";
+import { useLocation } from "@remix-run/react";
+import { DelegatedForm, DelegatedLink } from "~/components/delegated-navigation";
 import { CsrfInput } from "~/components/forms";
-import { itemCardHtml } from "~/components/item-card";
+import { itemListHtml } from "~/components/item-card";
 import type { DashboardData, ItemView } from "~/modules/folders/dashboard.server";
 
 export function ItemList({
@@ -22,38 +22,27 @@ export function ItemList({
       </div>
     );
   }
-  const offset = (pagination.page - 1) * pagination.limit;
   return (
     <section aria-label="Saved items" className="space-y-3">
-      <Form
-        method="post"
+      <DelegatedForm
         action={`/folders/${folderId}/item-actions`}
         preventScrollReset
         className="contents"
       >
         <CsrfInput />
         <input type="hidden" name="returnTo" value={returnTo} />
-        <ol className="space-y-3">
-          {items.map((item, index) => {
-            const position = offset + index;
-            return (
-              <li
-                key={item.id}
-                id={`item-${item.id}`}
-                className="item-card"
-                // biome-ignore lint/security/noDangerouslySetInnerHtml: built by `html`, which escapes every value (app/utils/html.ts)
-                dangerouslySetInnerHTML={{
-                  __html: itemCardHtml(item, {
-                    folderId,
-                    isFirst: position === 0,
-                    isLast: position === pagination.total - 1,
-                  }).value,
-                }}
-              />
-            );
-          })}
-        </ol>
-      </Form>
+        <ol
+          className="space-y-3"
+          // biome-ignore lint/security/noDangerouslySetInnerHtml: built by `html`, which escapes every value (app/utils/html.ts)
+          dangerouslySetInnerHTML={{
+            __html: itemListHtml(items, {
+              folderId,
+              offset: (pagination.page - 1) * pagination.limit,
+              total: pagination.total,
+            }).value,
+          }}
+        />
+      </DelegatedForm>
       {pagination.totalPages > 1 ? (
         <nav aria-label="Pages" className="flex items-center justify-between text-sm">
           {pagination.hasPrevious ? (

@@ -505,6 +505,41 @@ test.describe("content items", () => {
     expect(stayed).toBe(javaScriptEnabled);
   });
 
+  test("the dashboard's forms post in place with JavaScript, as whole pages without", async ({
+    page,
+    context,
+    baseURL,
+    javaScriptEnabled,
+  }) => {
+    const user = await createUser();
+    const folder = createFolderRow(user.id, { name: "Forms" });
+    createItemRow(folder.id, { title: "First", sortOrder: 0 });
+    createItemRow(folder.id, { title: "Second", sortOrder: 1 });
+    await signIn(context, user.id, baseURL!);
+    await page.goto(`/folders/${folder.id}`);
+    const markDocument = () =>
+      page.evaluate(() => {
+        (window as unknown as { sameDocument?: boolean }).sameDocument = true;
+      });
+    const stayed = () =>
+      page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument === true);
+
+    await markDocument();
+    await page.getByRole("button", { name: "Move First down" }).click();
+    await expect(page.getByText("Item moved")).toBeVisible();
+    expect(itemsOf(folder.id).map((item) => item.title)).toEqual(["Second", "First"]);
+    expect(await stayed()).toBe(javaScriptEnabled);
+
+    await page.goto(`/folders/${folder.id}`);
+    await markDocument();
+    await page
+      .locator("section[aria-labelledby=folder-heading]")
+      .getByRole("button", { name: "Pause Delivery" })
+      .click();
+    await expect(page.getByText("Delivery paused")).toBeVisible();
+    expect(await stayed()).toBe(javaScriptEnabled);
+  });
+
   test("paginates 51 items and steps back when the last page empties", async ({
     page,
     context,

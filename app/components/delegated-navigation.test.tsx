@@ -1,7 +1,7 @@
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, test } from "vitest";
 import { html } from "~/utils/html";
-import { DelegatedLink, delegatedLinkHtml } from "./delegated-link";
+import { DelegatedLink, delegatedLinkHtml } from "./delegated-navigation";
 
 describe("delegatedLinkHtml", () => {
   test.each([
