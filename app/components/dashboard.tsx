@@ -2,6 +2,7 @@ import { useLocation, useRouteLoaderData } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { AppShell } from "~/components/app-shell";
 import { DelegatedForm, DelegatedLink } from "~/components/delegated-navigation";
+import { folderListHtml } from "~/components/folder-card";
 import { CsrfInput } from "~/components/forms";
 import { ItemList } from "~/components/item-list";
 import { useRefreshWhilePreviewsPending } from "~/components/pending-previews";
@@ -29,27 +30,24 @@ function Bar({ ratio, label }: { ratio: number; label: string }) {
   );
 }
 
-const ICON_BUTTON =
-  "rounded-md p-1.5 text-stone-600 hover:bg-stone-200 hover:text-stone-900 disabled:cursor-not-allowed disabled:opacity-30";
-
 /**
- * A button that posts its intent to its folder's URL (`formAction`), so the
- * folder list's buttons can share one form (see FolderList).
+ * A button that posts its intent to its folder's URL (`formAction`); the
+ * folder cards write the same button as HTML (`folderButtonHtml`).
  */
-function FolderButton({
+export function FolderButton({
   folderId,
   intent,
   label,
   children,
   disabled,
-  className = ICON_BUTTON,
+  className,
 }: {
   folderId: number;
   intent: string;
   label: string;
   children: ReactNode;
   disabled?: boolean;
-  className?: string;
+  className: string;
 }) {
   return (
     <button
@@ -79,102 +77,6 @@ function ActionButton(props: Parameters<typeof FolderButton>[0]) {
   );
 }
 
-function FolderMenu({ folder }: { folder: Folder }) {
-  const itemClass =
-    "flex min-h-11 w-full items-center px-3 text-left text-sm text-stone-800 hover:bg-stone-100";
-  return (
-    <details className="relative">
-      <summary
-        className="cursor-pointer list-none rounded-md p-1.5 text-stone-600 hover:bg-stone-200 [&::-webkit-details-marker]:hidden"
-        aria-label={`Actions for ${folder.name}`}
-      >
-        <svg aria-hidden="true" viewBox="0 0 20 20" className="h-4 w-4" fill="currentColor">
-          <path d="M2.4 10a1.6 1.6 0 1 0 3.2 0a1.6 1.6 0 1 0-3.2 0M8.4 10a1.6 1.6 0 1 0 3.2 0a1.6 1.6 0 1 0-3.2 0M14.4 10a1.6 1.6 0 1 0 3.2 0a1.6 1.6 0 1 0-3.2 0" />
-        </svg>
-      </summary>
-      <div className="absolute right-0 z-30 mt-1 w-48 overflow-hidden rounded-lg border border-stone-200 bg-white py-1 shadow-lg">
-        <DelegatedLink to={`/folders/${folder.id}/edit`} className={itemClass} preventScrollReset>
-          <span className="sm:hidden">Edit </span>Settings
-        </DelegatedLink>
-        <FolderButton
-          folderId={folder.id}
-          intent="toggle-pause"
-          label={folder.isPaused ? "Resume Delivery" : "Pause Delivery"}
-          className={itemClass}
-          disabled={folder.isUnsubscribed}
-        >
-          {folder.isPaused ? "Resume Delivery" : "Pause Delivery"}
-        </FolderButton>
-        <DelegatedLink
-          to={`/folders/${folder.id}/delete`}
-          className={`${itemClass} text-red-700`}
-          preventScrollReset
-        >
-          Delete Folder
-        </DelegatedLink>
-      </div>
-    </details>
-  );
-}
-
-function FolderCard({
-  folder,
-  selected,
-  first,
-  last,
-}: {
-  folder: Folder;
-  selected: boolean;
-  first: boolean;
-  last: boolean;
-}) {
-  return (
-    <li
-      className={`rounded-xl border bg-white p-3 shadow-sm ${
-        selected ? "border-brand-600 ring-2 ring-brand-200" : "border-stone-200"
-      }`}
-    >
-      <div className="flex items-start gap-2">
-        <DelegatedLink
-          to={`/folders/${folder.id}`}
-          aria-current={selected ? "page" : undefined}
-          className="min-w-0 flex-1"
-        >
-          <p className="truncate text-xs text-stone-600">{folder.recipientLabel}</p>
-          <p className="truncate font-semibold text-stone-900">{folder.name}</p>
-          <p className="mt-1 text-xs text-stone-600">
-            {`${folder.frequencyLabel} · ${pluralize(folder.itemCount, "item")} · ${formatBytes(folder.totalSize)}`}
-          </p>
-          <p className="text-xs text-stone-600">{`Next: ${folder.nextLabel}`}</p>
-        </DelegatedLink>
-        <div className="flex flex-col items-center">
-          <FolderButton
-            folderId={folder.id}
-            intent="move-up"
-            label={`Move ${folder.name} up`}
-            disabled={first}
-          >
-            <svg aria-hidden="true" viewBox="0 0 20 20" className="h-4 w-4" fill="currentColor">
-              <path d="M10 5l5 6H5z" />
-            </svg>
-          </FolderButton>
-          <FolderButton
-            folderId={folder.id}
-            intent="move-down"
-            label={`Move ${folder.name} down`}
-            disabled={last}
-          >
-            <svg aria-hidden="true" viewBox="0 0 20 20" className="h-4 w-4" fill="currentColor">
-              <path d="M10 15l5-6H5z" />
-            </svg>
-          </FolderButton>
-        </div>
-        <FolderMenu folder={folder} />
-      </div>
-    </li>
-  );
-}
-
 /** The folder cards, in one form whose buttons each post to their own folder. */
 function FolderList({ folders, selectedId }: { folders: Folder[]; selectedId?: number }) {
   const location = useLocation();
@@ -182,17 +84,11 @@ function FolderList({ folders, selectedId }: { folders: Folder[]; selectedId?: n
     <DelegatedForm preventScrollReset className="contents">
       <CsrfInput />
       <input type="hidden" name="returnTo" value={`${location.pathname}${location.search}`} />
-      <ul className="space-y-2">
-        {folders.map((folder, index) => (
-          <FolderCard
-            key={folder.id}
-            folder={folder}
-            selected={folder.id === selectedId}
-            first={index === 0}
-            last={index === folders.length - 1}
-          />
-        ))}
-      </ul>
+      <ul
+        className="space-y-2"
+        // biome-ignore lint/security/noDangerouslySetInnerHtml: built by `html`, which escapes every value (app/utils/html.ts)
+        dangerouslySetInnerHTML={{ __html: folderListHtml(folders, selectedId).value }}
+      />
     </DelegatedForm>
   );
 }

@@ -1,0 +1,165 @@
+import fc from "fast-check";
+import { DomUtils, parseDocument } from "htmlparser2";
+import { renderToStaticMarkup } from "react-dom/server";
+import { describe, expect, test } from "vitest";
+import type { FolderSummary } from "~/modules/folders/dashboard.server";
+import { html } from "~/utils/html";
+import { FolderButton } from "./dashboard";
+import { folderButtonHtml, folderListHtml } from "./folder-card";
+
+type Element = ReturnType<typeof DomUtils.getElementsByTagName>[number];
+
+function folder(id: number, overrides: Partial<FolderSummary> = {}): FolderSummary {
+  return {
+    id,
+    name: `Folder ${id}`,
+    recipientLabel: "2 recipients",
+    isPaused: false,
+    pauseReason: null,
+    isUnsubscribed: false,
+    unsubscribedCount: 0,
+    frequencyLabel: "Weekly",
+    nextLabel: "2 days",
+    scheduleLine: "Weekly on Monday at 00:01",
+    itemCount: 3,
+    totalSize: 2048,
+    maxSize: 20 * 1024 * 1024,
+    ...overrides,
+  };
+}
+
+/** The list as a browser would read it: each card's parts, parsed, not matched as text. */
+function parseList(folders: FolderSummary[], selectedId?: number) {
+  const document = parseDocument(folderListHtml(folders, selectedId).value);
+  return document.children.map((node) => {
+    const card = node as Element;
+    const all = (tag: string) => DomUtils.getElementsByTagName(tag, card.children);
+    const button = (intent: string) => all("button").find((b) => b.attribs.value === intent)!;
+    return {
+      card,
+      all,
+      button,
+      open: all("a")[0]!,
+      lines: DomUtils.getElementsByTagName("p", all("a")[0]!.children).map((p) =>
+        DomUtils.textContent(p),
+      ),
+      tags: DomUtils.findAll(() => true, [card]).map((element) => element.name),
+    };
+  });
+}
+
+describe("folderButtonHtml", () => {
+  test.each([
+    { folderId: 3, intent: "move-up", label: "Move Family up", className: "icon" },
+    {
+      folderId: 3,
+      intent: "move-down",
+      label: "Move Family down",
+      className: "icon",
+      disabled: true,
+    },
+    { folderId: 9, intent: "toggle-pause", label: 'Pause "Fish & <chips>"', className: "menu" },
+  ])("writes the same button as <FolderButton> %#", (props) => {
+    expect(folderButtonHtml(props, html`Go <b>${"&"}</b>`).value).toBe(
+      renderToStaticMarkup(
+        <FolderButton {...props}>
+          Go <b>&amp;</b>
+        </FolderButton>,
+      ),
+    );
+  });
+});
+
+describe("folderListHtml", () => {
+  test("the folders in order, the selected one marked as the current page", () => {
+    const cards = parseList([folder(1), folder(2), folder(3)], 2);
+    expect(cards.map((card) => card.card.name)).toEqual(["li", "li", "li"]);
+    expect(cards.map((card) => card.open.attribs.href)).toEqual([
+      "/folders/1",
+      "/folders/2",
+      "/folders/3",
+    ]);
+    expect(cards.map((card) => card.open.attribs["aria-current"])).toEqual([
+      undefined,
+      "page",
+      undefined,
+    ]);
+    expect(cards[1]!.card.attribs.class).toContain("ring-2");
+    expect(cards[0]!.card.attribs.class).not.toContain("ring-2");
+    expect(cards[0]!.lines).toEqual([
+      "2 recipients",
+      "Folder 1",
+      "Weekly · 3 items · 2.0 KB",
+      "Next: 2 days",
+    ]);
+  });
+
+  test("the first folder cannot move up and the last cannot move down; every button posts to its folder", () => {
+    const cards = parseList([folder(1), folder(2), folder(3)]);
+    const movable = cards.map((card) => [
+      card.button("move-up").attribs.disabled === undefined,
+      card.button("move-down").attribs.disabled === undefined,
+    ]);
+    expect(movable).toEqual([
+      [false, true],
+      [true, true],
+      [true, false],
+    ]);
+    for (const [index, card] of cards.entries()) {
+      for (const button of card.all("button")) {
+        expect(button.attribs).toMatchObject({
+          type: "submit",
+          name: "intent",
+          formaction: `/folders/${index + 1}`,
+        });
+      }
+    }
+    expect(cards[0]!.button("move-down").attribs["aria-label"]).toBe("Move Folder 1 down");
+  });
+
+  test("the menu: settings and delete keep the scroll, pause says what it will do", () => {
+    const [running, paused, unsubscribed] = parseList([
+      folder(1),
+      folder(2, { isPaused: true, frequencyLabel: "Paused", nextLabel: "Paused" }),
+      folder(3, { isUnsubscribed: true }),
+    ]);
+    expect(running!.all("summary")[0]!.attribs["aria-label"]).toBe("Actions for Folder 1");
+    expect(
+      running!
+        .all("a")
+        .slice(1)
+        .map((link) => link.attribs),
+    ).toMatchObject([
+      { href: "/folders/1/edit", "data-delegated-link": "keep-scroll" },
+      { href: "/folders/1/delete", "data-delegated-link": "keep-scroll" },
+    ]);
+    expect(DomUtils.textContent(running!.button("toggle-pause"))).toBe("Pause Delivery");
+    expect(DomUtils.textContent(paused!.button("toggle-pause"))).toBe("Resume Delivery");
+    expect(paused!.lines[2]).toBe("Paused · 3 items · 2.0 KB");
+    expect(unsubscribed!.button("toggle-pause").attribs.disabled).toBe("");
+    expect(running!.button("toggle-pause").attribs.disabled).toBeUndefined();
+  });
+
+  test("whatever a sender typed stays text: no element or attribute is added", () => {
+    const hostile = fc.oneof(
+      fc.string({ minLength: 1 }),
+      fc
+        .array(
+          fc.constantFrom("<", ">", "&", '"', "'", "=", "/", " ", "script", "img", "onerror", "a"),
+          { minLength: 1, maxLength: 12 },
+        )
+        .map((parts) => parts.join("")),
+    );
+    const [plain] = parseList([folder(1)]);
+    fc.assert(
+      fc.property(fc.record({ name: hostile, recipientLabel: hostile }), (typed) => {
+        const [card] = parseList([folder(1, typed)]);
+        expect(card!.tags).toEqual(plain!.tags);
+        expect(card!.lines.slice(0, 2)).toEqual([typed.recipientLabel, typed.name]);
+        expect(card!.button("move-up").attribs["aria-label"]).toBe(`Move ${typed.name} up`);
+        expect(card!.all("summary")[0]!.attribs["aria-label"]).toBe(`Actions for ${typed.name}`);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
