@@ -16,14 +16,14 @@ type DelegatedLinkProps = {
 const KEEP_SCROLL = "keep-scroll";
 
 /**
- * A link for the pages that show many (the dashboard's items and folders):
- * a plain <a>. Remix's <Link> runs about ten hooks per link on the server
+ * A link for the pages that show many (the dashboard and its header): a
+ * plain <a>. Remix's <Link> runs about ten hooks per link on the server
  * (path resolution, prefetch state, event handlers), and 80 of them were a
  * tenth of the dashboard's render time (`npm run bench:dashboard`). With
- * JavaScript, <NavigationDelegation> in the root turns clicks on these links into
- * client-side navigations, as <Link> does. Without JavaScript both are the
- * same <a href>. The props are named one by one: copying "the
- * rest" of them took as long as the rest of the link.
+ * JavaScript, <NavigationDelegation> in the root turns clicks on these links
+ * into client-side navigations, as <Link> does. Without JavaScript both are
+ * the same <a href>. The props are named one by one: copying "the rest" of
+ * them took as long as the rest of the link.
  */
 export function DelegatedLink(props: DelegatedLinkProps) {
   return (
@@ -39,7 +39,7 @@ export function DelegatedLink(props: DelegatedLinkProps) {
   );
 }
 
-/** The same link in markup written as HTML (app/components/item-card.ts). */
+/** The same link in markup written as HTML (item-card.ts, folder-card.ts). */
 export function delegatedLinkHtml(props: Omit<DelegatedLinkProps, "children">, content: SafeHtml) {
   return html`<a href="${props.to}"${props.className && html` class="${props.className}"`}${
     props["aria-label"] && html` aria-label="${props["aria-label"]}"`
