@@ -77,6 +77,20 @@ async function expectNoStrayFiles(before: Set<string>) {
   await expect.poll(() => strayFilesSince(before), { timeout: 5000 }).toEqual([]);
 }
 
+/** Marks the page's document: a document load drops the mark, a client-side navigation keeps it. */
+async function markDocument(page: Page) {
+  await page.evaluate(() => {
+    (window as unknown as { sameDocument?: boolean }).sameDocument = true;
+  });
+}
+
+/** Whether the document marked by `markDocument` is still the one shown. */
+function stayedInDocument(page: Page) {
+  return page.evaluate(
+    () => (window as unknown as { sameDocument?: boolean }).sameDocument === true,
+  );
+}
+
 function itemCard(page: Page, title: string) {
   return page
     .getByRole("region", { name: "Saved items" })
@@ -492,17 +506,11 @@ test.describe("content items", () => {
     createItemRow(folder.id, { title: "Long read", sortOrder: 0 });
     await signIn(context, user.id, baseURL!);
     await page.goto(`/folders/${folder.id}`);
-    // A document load would drop this; a client-side navigation keeps it.
-    await page.evaluate(() => {
-      (window as unknown as { sameDocument?: boolean }).sameDocument = true;
-    });
+    await markDocument(page);
     await page.getByRole("link", { name: "Edit Long read" }).click();
     await expect(page).toHaveURL(new RegExp(`/folders/${folder.id}/items/\\d+/edit$`));
     await expect(page.getByRole("heading", { name: "Edit Item" })).toBeVisible();
-    const stayed = await page.evaluate(
-      () => (window as unknown as { sameDocument?: boolean }).sameDocument === true,
-    );
-    expect(stayed).toBe(javaScriptEnabled);
+    expect(await stayedInDocument(page)).toBe(javaScriptEnabled);
   });
 
   test("the dashboard's forms post in place with JavaScript, as whole pages without", async ({
@@ -517,27 +525,20 @@ test.describe("content items", () => {
     createItemRow(folder.id, { title: "Second", sortOrder: 1 });
     await signIn(context, user.id, baseURL!);
     await page.goto(`/folders/${folder.id}`);
-    const markDocument = () =>
-      page.evaluate(() => {
-        (window as unknown as { sameDocument?: boolean }).sameDocument = true;
-      });
-    const stayed = () =>
-      page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument === true);
-
-    await markDocument();
+    await markDocument(page);
     await page.getByRole("button", { name: "Move First down" }).click();
     await expect(page.getByText("Item moved")).toBeVisible();
     expect(itemsOf(folder.id).map((item) => item.title)).toEqual(["Second", "First"]);
-    expect(await stayed()).toBe(javaScriptEnabled);
+    expect(await stayedInDocument(page)).toBe(javaScriptEnabled);
 
     await page.goto(`/folders/${folder.id}`);
-    await markDocument();
+    await markDocument(page);
     await page
       .locator("section[aria-labelledby=folder-heading]")
       .getByRole("button", { name: "Pause Delivery" })
       .click();
     await expect(page.getByText("Delivery paused")).toBeVisible();
-    expect(await stayed()).toBe(javaScriptEnabled);
+    expect(await stayedInDocument(page)).toBe(javaScriptEnabled);
   });
 
   test("paginates 51 items and steps back when the last page empties", async ({

@@ -1,0 +1,16 @@
+import fc from "fast-check";
+
+/**
+ * Text as a sender or a fetched page might type it to break out of HTML:
+ * any string, and strings built from markup's own characters and words.
+ * For the tests that hold HTML written as strings to React's escaping.
+ */
+export const hostileText = fc.oneof(
+  fc.string({ minLength: 1 }),
+  fc
+    .array(
+      fc.constantFrom("<", ">", "&", '"', "'", "=", "/", " ", "script", "img", "onerror", "a"),
+      { minLength: 1, maxLength: 12 },
+    )
+    .map((parts) => parts.join("")),
+);
