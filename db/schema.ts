@@ -53,6 +53,11 @@ export const users = sqliteTable("users", {
   stripeSubscriptionId: text("stripe_subscription_id"),
   subscriptionStatus: text("subscription_status").notNull().default("inactive"),
   subscriptionExpiresAt: timestamp("subscription_expires_at"),
+  /**
+   * Changes whenever the account's credentials are reset: marks bound to it
+   * ("trust this device") end with it (docs/product-rules.md, "Credentials").
+   */
+  securityStamp: text("security_stamp").notNull().default(""),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -68,6 +73,15 @@ export const sessions = sqliteTable(
     expire: timestamp("expire").notNull(),
     ipAddress: text("ip_address"),
     userAgent: text("user_agent"),
+    /** How this session was signed in; null for sessions from before it was recorded. */
+    signInMethod: text("sign_in_method", {
+      enum: ["password", "oauth", "email-link", "totp", "recovery-code", "passkey"],
+    }),
+    /** When, and by what, the owner last proved who they are again on this session. */
+    reauthenticatedAt: timestamp("reauthenticated_at"),
+    reauthenticatedBy: text("reauthenticated_by", {
+      enum: ["password", "totp", "recovery-code", "passkey", "email"],
+    }),
     createdAt: createdAt(),
   },
   (table) => [
@@ -192,6 +206,8 @@ export const folderRecipientStates = sqliteTable(
       .notNull()
       .references(() => folders.id, { onDelete: "cascade" }),
     email: text("email").notNull(),
+    /** The mailbox `email` delivers to (app/modules/recipients/email-address.ts, `mailboxKey`). */
+    mailbox: text("mailbox").notNull().default(""),
     status: text("status", { enum: ["active", "unsubscribed", "bounced"] })
       .notNull()
       .default("active"),
@@ -205,6 +221,7 @@ export const folderRecipientStates = sqliteTable(
   },
   (table) => [
     uniqueIndex("folder_recipient_states_folder_email_uq").on(table.folderId, table.email),
+    index("folder_recipient_states_folder_mailbox_idx").on(table.folderId, table.mailbox),
   ],
 );
 
@@ -394,22 +411,28 @@ export const emailAttempts = sqliteTable(
 );
 
 /** "Everything from Thoughtfully": an address that gets no message from any sender. */
-export const emailUnsubscribes = sqliteTable("email_unsubscribes", {
-  id: integer("id").primaryKey({ autoIncrement: true }),
-  email: text("email").notNull().unique(),
-  unsubscribedAt: integer("unsubscribed_at", { mode: "timestamp_ms" })
-    .notNull()
-    .default(sql`(cast(unixepoch('subsec') * 1000 as integer))`),
-  unsubscribeReason: text("unsubscribe_reason", {
-    enum: ["unknown", "not_interested", "too_frequent", "other"],
-  })
-    .notNull()
-    .default("unknown"),
-  folderId: integer("folder_id").references(() => folders.id, { onDelete: "set null" }),
-  userId: integer("user_id").references(() => users.id, { onDelete: "set null" }),
-  ipAddress: text("ip_address"),
-  userAgent: text("user_agent"),
-});
+export const emailUnsubscribes = sqliteTable(
+  "email_unsubscribes",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    email: text("email").notNull().unique(),
+    /** The mailbox `email` delivers to (app/modules/recipients/email-address.ts, `mailboxKey`). */
+    mailbox: text("mailbox").notNull().default(""),
+    unsubscribedAt: integer("unsubscribed_at", { mode: "timestamp_ms" })
+      .notNull()
+      .default(sql`(cast(unixepoch('subsec') * 1000 as integer))`),
+    unsubscribeReason: text("unsubscribe_reason", {
+      enum: ["unknown", "not_interested", "too_frequent", "other"],
+    })
+      .notNull()
+      .default("unknown"),
+    folderId: integer("folder_id").references(() => folders.id, { onDelete: "set null" }),
+    userId: integer("user_id").references(() => users.id, { onDelete: "set null" }),
+    ipAddress: text("ip_address"),
+    userAgent: text("user_agent"),
+  },
+  (table) => [index("email_unsubscribes_mailbox_idx").on(table.mailbox)],
+);
 
 /**
  * Every request a sender made for an address to re-subscribe. Kept apart from
@@ -607,6 +630,8 @@ export const apiTokens = sqliteTable(
     scope: text("scope", { enum: ["read", "write"] }).notNull(),
     createdAt: createdAt(),
     lastUsedAt: timestamp("last_used_at"),
+    /** A token stops working at this time (docs/product-rules.md, "Credentials"). */
+    expiresAt: timestamp("expires_at"),
   },
   (table) => [index("api_tokens_user_idx").on(table.userId)],
 );
@@ -683,4 +708,20 @@ export const passkeys = sqliteTable(
     lastUsedAt: timestamp("last_used_at"),
   },
   (table) => [index("passkeys_user_idx").on(table.userId)],
+);
+
+/**
+ * A WebAuthn ceremony's challenge, held on the server until it is answered:
+ * deleted when used, so a signed response cannot be replayed, and ignored
+ * after `expiresAt`.
+ */
+export const webauthnChallenges = sqliteTable(
+  "webauthn_challenges",
+  {
+    challenge: text("challenge").primaryKey(),
+    purpose: text("purpose", { enum: ["register", "sign-in"] }).notNull(),
+    userId: integer("user_id").references(() => users.id, { onDelete: "cascade" }),
+    expiresAt: timestamp("expires_at").notNull(),
+  },
+  (table) => [index("webauthn_challenges_expires_idx").on(table.expiresAt)],
 );
