@@ -639,7 +639,7 @@ export const apiTokens = sqliteTable(
 /**
  * A Premium sender's newsletter look: one of the templates, an accent colour
  * and an optional header image. The image is small (re-encoded on upload,
- * see docs/decisions.md, "Newsletter templates and branding") and stored here
+ * see docs/decisions/0065-newsletter-templates-and-branding.md) and stored here
  * once, not in file storage: every newsletter attaches it inline by `cid`.
  * Kept when Premium ends, and used again if it comes back.
  */
@@ -661,8 +661,8 @@ export const senderBranding = sqliteTable("sender_branding", {
 /**
  * A user's authenticator (TOTP) secret. `enabledAt` is null while set-up
  * waits for its first code; `lastUsedStep` is the 30-second step of the last
- * accepted code, so a code cannot be used twice (docs/decisions.md,
- * "Two-factor sign-in").
+ * accepted code, so a code cannot be used twice
+ * (docs/decisions/0061-two-factor-sign-in.md).
  */
 export const twoFactorSecrets = sqliteTable("two_factor_secrets", {
   userId: integer("user_id")

@@ -3,7 +3,7 @@
  * accent colour and a header image). Each template is a few CSS rules added
  * after the base styles of emails/newsletter.tsx, inlined by juice like them,
  * so the markup (and with it the Gmail clipping budget) is the same for all
- * three. Limits: docs/decisions.md, "Newsletter templates and branding".
+ * three. Limits: docs/decisions/0065-newsletter-templates-and-branding.md.
  */
 export const NEWSLETTER_TEMPLATES = ["classic", "letter", "postcard"] as const;
 export type NewsletterTemplate = (typeof NEWSLETTER_TEMPLATES)[number];

@@ -5,8 +5,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
  * cannot fill the 512 MB machine's memory: forms are a few kilobytes, and
  * only uploads (which stream to disk under their own per-file limits,
  * app/modules/uploads/uploads.server.ts) and webhooks (which read with their own
- * limits, app/platform/request-body.server.ts) may send more. docs/decisions.md,
- * "Security limits".
+ * limits, app/platform/request-body.server.ts) may send more.
+ * docs/decisions/0054-security-limits.md.
  */
 export const FORM_BODY_LIMIT_BYTES = 64 * 1024;
 

@@ -11,7 +11,7 @@ import { logRequests } from "./request-log";
  * the Remix request handler), plus the three things every request must pass
  * through and remix-serve has no hook for: a bounded body, the socket's peer
  * address for the app (server/request-context.ts), and a request log without
- * query strings. docs/decisions.md, "One server entry".
+ * query strings. docs/decisions/0053-one-server-entry.md.
  *
  * express, compression and source-map-support are remix-serve's own
  * dependencies, loaded through it so their versions are the ones it ships.

@@ -4,8 +4,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
  * One line per request, like remix-serve's morgan "tiny", but without the
  * query string: reset, verification, unsubscribe and re-subscribe links carry
  * their token there, and a log is read by more people and kept longer than a
- * token may be known. Path segments carry no secrets (docs/decisions.md,
- * "Security limits").
+ * token may be known. Path segments carry no secrets
+ * (docs/decisions/0054-security-limits.md).
  */
 export function requestLogLine(
   request: IncomingMessage,

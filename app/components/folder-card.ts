@@ -5,9 +5,8 @@ import { html, type SafeHtml } from "~/utils/html";
 
 /**
  * The dashboard's folder cards, as HTML, for the reason the item cards are
- * (docs/decisions.md, "Item cards as HTML"): the five cards were 116
- * elements, half of what React still drew on the page, and `bench:dashboard`
- * measured them at about 0.18 ms of the page's 4 ms. `<FolderList>` sets
+ * (docs/decisions/0079-item-cards-as-html.md): the five cards were half of what React
+ * still drew on the page. `<FolderList>` sets
  * this as its list's inner HTML, on the server and in the browser alike.
  * Nothing in a card needs React: its buttons belong to the list's one form
  * and post to their own folder (`formaction`), its links are delegated.

@@ -6,8 +6,8 @@ import { html, type SafeHtml } from "~/utils/html";
 /**
  * The inside of one saved item's card on the dashboard, as HTML: its content
  * and its controls. The list has 50 of them a page, and as React elements
- * they were a sixth of the dashboard's time (docs/decisions.md, "Item cards
- * as HTML"). The server and the browser both draw the card from this one
+ * they were the largest part of the dashboard's time
+ * (docs/decisions/0079-item-cards-as-html.md). The server and the browser both draw the card from this one
  * function (`<ItemList>` sets the list's inner HTML), so there is
  * nothing to keep in step. Nothing in a card needs React: its buttons belong
  * to the list's one form and its Edit link is a delegated link.

@@ -6,7 +6,7 @@ import { env } from "./env.server";
 import { replayWritesToPrimary } from "./replication.server";
 
 /**
- * Our own CSRF guard (docs/decisions.md says why not remix-utils'): a token
+ * Our own CSRF guard (docs/decisions/0009-csrf.md says why not remix-utils'): a token
  * derived with HMAC from the visitor's session (or, before login, from a
  * random cookie), accepted from the `csrf` form field or the X-CSRF-Token
  * header, compared in constant time, plus an Origin / Sec-Fetch-Site check.

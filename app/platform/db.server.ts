@@ -32,8 +32,8 @@ export function writeTransaction<T>(work: (tx: Transaction) => T): T {
  * it. The next commit made with synchronous=FULL, the setting of every other
  * write (db/connection.ts), fsyncs the WAL and with it every commit before: a
  * power cut loses only the commits after the last such fsync, never one in the
- * middle. For group commit: app/modules/sending/sending.server.ts, docs/decisions.md
- * ("Group commit of the send ledger's writes").
+ * middle. For group commit: app/modules/sending/sending.server.ts,
+ * docs/decisions/0067-group-commit-of-the-send-ledgers-writes.md.
  */
 export function writeTransactionWithoutFsync<T>(work: (tx: Transaction) => T): T {
   // Inside another transaction, its commit is the one that counts (and SQLite
@@ -55,8 +55,8 @@ export function writeTransactionWithoutFsync<T>(work: (tx: Transaction) => T): T
  * (SQLite syncs the WAL with fdatasync on Linux), but without holding up
  * every request of the process for the disk meanwhile. Resolves once the
  * commit, and every one before it, is on disk. For the send's "sent" marks:
- * app/modules/sending/sending.server.ts, docs/decisions.md ("The sent mark's
- * fsync, off the event loop").
+ * app/modules/sending/sending.server.ts,
+ * docs/decisions/0077-the-sent-marks-fsync-off-the-event-loop.md.
  */
 export async function writeTransactionWithAsyncFsync<T>(work: (tx: Transaction) => T): Promise<T> {
   const result = writeTransactionWithoutFsync(work);

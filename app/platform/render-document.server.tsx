@@ -42,7 +42,7 @@ async function readToEnd(stream: ReadableStream<Uint8Array>) {
  * loader that did return a promise would simply be waited for, as bots were
  * always served. If a Remix upgrade reads the hand-off differently, the data
  * would be missing from the page: that is an error here, never a page that
- * silently fails to hydrate. See docs/decisions.md, "Rendering pages in one pass".
+ * silently fails to hydrate. See docs/decisions/0037-rendering-pages-in-one-pass.md.
  */
 export async function renderDocument(context: EntryContext, url: string, nonce: string) {
   const handoff = context.serverHandoffStream;

@@ -11,7 +11,7 @@ import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from "request-f
  * after DNS resolution (so a public name that resolves to 127.0.0.1 is refused
  * too). Redirects are followed here, one hop at a time, each hop checked again.
  * Time, size and redirect count are bounded; no cookies are sent or kept.
- * The rules are written down in docs/decisions.md, "Link previews".
+ * The rules are written down in docs/decisions/0063-link-previews.md.
  */
 export const PREVIEW_USER_AGENT =
   "ThoughtfullyBot/1.0 (+https://thoughtfully.app/support; link previews)";

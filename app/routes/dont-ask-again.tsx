@@ -16,7 +16,7 @@ import { readProtectedForm } from "~/platform/csrf.server";
  * /dont-ask-again?email=&token= — the "Don't ask me again" link of a
  * re-subscription request. Opening it changes nothing (mail scanners follow
  * links); the button does: from then on no sender may ask the address to
- * re-subscribe (docs/decisions.md, "Re-subscribe requests").
+ * re-subscribe (docs/decisions/0043-re-subscribe-requests.md).
  */
 const INVALID = "Invalid link";
 

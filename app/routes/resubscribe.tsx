@@ -23,7 +23,7 @@ import { readProtectedForm } from "~/platform/csrf.server";
  * /resubscribe?email=&folder=&token= — the link of the one e-mail a sender
  * can have sent to a recipient who unsubscribed. Opening it changes nothing
  * (mail scanners follow links, some run scripts); only a press of the
- * "Re-subscribe" button does (docs/decisions.md, "No change without a human click").
+ * "Re-subscribe" button does (docs/decisions/0045-recipients-privacy.md).
  */
 const INVALID = "Invalid re-subscription link";
 const FAILED = "Failed to re-subscribe";

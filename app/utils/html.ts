@@ -3,7 +3,7 @@ import escapeHtml from "escape-html";
 /**
  * Markup written as a string, escaped the way React escapes: for the few
  * parts of a page repeated so often that React's per-element cost shows (the
- * dashboard's item cards, docs/decisions.md "Item cards as HTML"). Every
+ * dashboard's item cards, docs/decisions/0079-item-cards-as-html.md). Every
  * value put into an `html` template is escaped (`&`, `<`, `>`, `"`, `'`, by
  * escape-html, the escaper Express uses) unless it is itself the result of
  * `html`, so markup can only come from the template literals in our source.

@@ -10,7 +10,7 @@ import { mailsTo, waitForMail } from "./support/mail";
  * An account whose address is not confirmed may look around and save text,
  * but the server refuses uploads, Send Now, Send me a test and re-subscribe
  * requests; each refusal says why, and the page offers to resend the link
- * (docs/decisions.md, "Unverified accounts"). That no file reaches storage is
+ * (docs/decisions/0044-unverified-accounts.md). That no file reaches storage is
  * checked in app/modules/uploads/uploads.server.test.ts.
  */
 function photo() {

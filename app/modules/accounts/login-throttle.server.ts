@@ -17,7 +17,7 @@ import {
  * password reset clears the account's count, so the owner always has a way
  * in. Per client address the limit is looser (people share addresses), and a
  * successful log-in gives its attempt back, so only failures use it up.
- * docs/decisions.md, "Security limits".
+ * docs/decisions/0054-security-limits.md.
  */
 export const LOGIN_ACCOUNT_LIMITS: readonly RateLimit[] = [
   { name: "login_account_15m", points: 5, durationSeconds: 15 * 60 },

@@ -20,7 +20,7 @@ import type { SessionUser } from "./session.server";
  * each ceremony's challenge lives in a signed cookie for five minutes, so a
  * response is checked against the challenge this browser was given. A
  * passkey asks its device for the user's PIN or biometrics, so it signs in
- * alone: it is both factors (docs/decisions.md, "Passkeys").
+ * alone: it is both factors (docs/decisions/0070-passkeys.md).
  */
 const CHALLENGE_TTL_MS = 5 * 60 * 1000;
 const relyingParty = () => {

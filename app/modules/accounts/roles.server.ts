@@ -166,7 +166,7 @@ export type RoleOverview = ReturnType<typeof roleOverview>;
 /**
  * Signed-out visits to admin pages are recorded, but anyone can make them:
  * at most 10 rows an hour per client address and 100 an hour in all, so they
- * cannot grow `security_events` without bound (docs/decisions.md, "Security limits").
+ * cannot grow `security_events` without bound (docs/decisions/0054-security-limits.md).
  */
 const SIGNED_OUT_EVENTS_PER_CLIENT: RateLimit = {
   name: "admin_signed_out_events_client",
@@ -247,7 +247,7 @@ export async function requireAdmin(request: Request, what = "this page"): Promis
     });
   }
   if (!hasTwoFactor(session.user.id)) {
-    // The role takes effect only once the admin has a second factor (docs/decisions.md).
+    // The role takes effect only once the admin has a second factor (docs/decisions/0061-two-factor-sign-in.md).
     throw await redirectWithToast("/profile/two-factor", {
       title: "Set up two-factor sign-in",
       description: `Admins need two-factor sign-in to open ${what}.`,

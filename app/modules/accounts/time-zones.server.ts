@@ -1,8 +1,8 @@
 import { isTimeZone } from "./user-validation";
 
 /**
- * The profile's time-zone picker and the rule for saving it (docs/decisions.md,
- * "Time zones that never move by themselves"). The runtime's list of canonical
+ * The profile's time-zone picker and the rule for saving it
+ * (docs/decisions/0060-time-zones-that-never-move-by-themselves.md). The runtime's list of canonical
  * zones leaves out UTC, so UTC is added as a choice of its own, and the zone an
  * account already has is always one of the options: a select whose stored
  * value is missing shows its first option, and saving would move the account.

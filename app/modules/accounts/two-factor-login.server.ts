@@ -13,7 +13,7 @@ import { createSession, type SessionUser } from "./session.server";
  * passes: the browser holds only a short-lived signed "pending" cookie naming
  * the account. "Trust this device" is a second signed cookie, bound to the
  * account's current enrolment, so turning two-factor off (or setting it up
- * again) ends every trusted device. docs/decisions.md, "Two-factor sign-in".
+ * again) ends every trusted device. docs/decisions/0061-two-factor-sign-in.md.
  */
 export const PENDING_TTL_MS = 10 * 60 * 1000;
 export const TRUST_TTL_MS = 30 * 24 * 60 * 60 * 1000;

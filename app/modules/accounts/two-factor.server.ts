@@ -18,7 +18,7 @@ import { revokeUserSessions } from "./session.server";
  * The settings are the ones every authenticator app reads from a QR code:
  * SHA-1, 6 digits, 30 seconds. A code is accepted one step either side of
  * now (clocks drift), and never twice: the step of the last accepted code is
- * kept and only a later one passes. docs/decisions.md, "Two-factor sign-in".
+ * kept and only a later one passes. docs/decisions/0061-two-factor-sign-in.md.
  */
 const TOTP_SETTINGS = { period: 30, digits: 6, algorithm: "SHA-1" } as const;
 const ISSUER = "Thoughtfully";

@@ -83,8 +83,8 @@ function rejection(timestamp: string, threatLevel: string) {
 }
 
 /**
- * The known data set (docs/decisions.md, "Admin dashboard figures", says what
- * each figure means):
+ * The known data set (docs/decisions/0031-admin-dashboard-figures.md
+ * says what each figure means):
  * - Ada (premium, active), Ben (free, one completed referral), Cy (free, signed
  *   up today), Dee (premium but cancelled, so free).
  * - Ada's folders F1 (x, y) and F2 (z); Ben's F3 (x, w, v). y bounced in F1, w

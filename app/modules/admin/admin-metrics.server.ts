@@ -14,7 +14,7 @@ import { checkDatabase } from "./health.server";
  * Every figure of the admin and security dashboards (docs/product-rules.md,
  * "Admin dashboards"), computed with
  * SQL from the stored rows at a given `now`. The definitions are written down
- * in docs/decisions.md ("Admin dashboard figures").
+ * in docs/decisions/0031-admin-dashboard-figures.md.
  */
 
 const MINUTE = 60_000;
@@ -205,7 +205,7 @@ export type UnsubscribeReasonCount = { reason: UnsubscribeReason; count: number 
 
 /**
  * Why recipients left in the last 30 days, as counts only: the one place a
- * reason leaves the database (docs/decisions.md, "Recipients' privacy").
+ * reason leaves the database (docs/decisions/0045-recipients-privacy.md).
  * One count per decision: the row of the folder whose link was used carries
  * the reason; the rows an opt-out from everything adds to other folders carry
  * none. Every reason is listed, zeros included, in the unsubscribe page's order.

@@ -68,7 +68,7 @@ export type Frequency = (typeof LIMITS.premium.frequencies)[number];
 export const PREMIUM_MONTHLY_PRICE_CENTS = 499;
 
 /**
- * The sent archive (docs/decisions.md, "Sent archive"): a sent issue's text is
+ * The sent archive (docs/decisions/0064-sent-archive.md): a sent issue's text is
  * kept until its sender deletes it, its folder or the account; its photos and
  * files for this many days after the send (then the archive names them only).
  * Archived files do not count against storage.
@@ -79,7 +79,7 @@ export const ARCHIVE_FILE_RETENTION_DAYS = 30;
 export const SENT_ISSUES_PER_PAGE = 10;
 
 /**
- * Delivery analytics (docs/decisions.md, "Delivery analytics"): the user agent
+ * Delivery analytics (docs/decisions/0069-delivery-analytics.md): the user agent
  * of the last open is forgotten this many days after the send; the counts stay
  * with the issue.
  */

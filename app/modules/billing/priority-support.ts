@@ -2,7 +2,7 @@
  * Priority support is an address marked Premium: the support address with a
  * "+premium" tag (support+premium@…), which lands in the same mailbox and
  * lets a filter put Premium senders' mail first. No form, so nothing to
- * rate-limit here (docs/decisions.md, "Newsletter templates and branding").
+ * rate-limit here (docs/decisions/0065-newsletter-templates-and-branding.md).
  */
 export function prioritySupportAddress(supportEmail: string) {
   const at = supportEmail.lastIndexOf("@");

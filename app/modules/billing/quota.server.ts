@@ -78,7 +78,7 @@ const usageQuery = prepareSqlOnce<{
 /**
  * One query: the user's tier, folder count, stored bytes and completed
  * referrals. Upload drafts hold stored files too, so they count against the
- * storage limit (docs/decisions.md, "Unverified accounts"); `exceptDraftId`
+ * storage limit (docs/decisions/0044-unverified-accounts.md); `exceptDraftId`
  * leaves out the draft whose files are being moved into folders, so they are
  * not counted twice.
  */

@@ -24,8 +24,8 @@ import { openGraphScraper } from "./open-graph.server";
  * of saving a link goes through) and asks for a pass; the pass fetches in the
  * background, so saving never waits. The state lives on the item's row: a
  * crash mid-fetch leaves it pending with a short lease, and the scheduler's
- * minute pass picks it up again. Rules and limits: docs/decisions.md,
- * "Link previews".
+ * minute pass picks it up again. Rules and limits:
+ * docs/decisions/0063-link-previews.md.
  */
 export const PREVIEW_LIMITS = {
   htmlMaxBytes: 1024 * 1024,

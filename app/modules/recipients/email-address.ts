@@ -13,7 +13,7 @@ import addressparser from "nodemailer/lib/addressparser/index.js";
  * unwrapped: a sender who types them is told, not silently corrected.
  *
  * Canonical means: Unicode NFC, the whole address lower-cased (local parts
- * are compared case-insensitively everywhere, see docs/decisions.md), and the
+ * are compared case-insensitively everywhere, see docs/decisions/0041-one-canonical-recipient-address.md), and the
  * domain in its ASCII (IDNA/punycode) form, which also folds look-alike
  * spellings such as full-width letters into the one domain they resolve to.
  */

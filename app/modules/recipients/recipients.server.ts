@@ -37,7 +37,7 @@ export type UnsubscribeReason = (typeof UNSUBSCRIBE_REASONS)[number];
 export type UnsubscribeScope = "folder" | "everything";
 
 export const RESUBSCRIBE_REQUEST_INTERVAL_MS = 30 * 24 * 60 * 60 * 1000;
-/** Requests one address may get from all senders together per 30 days (docs/decisions.md). */
+/** Requests one address may get from all senders together per 30 days (docs/decisions/0043-re-subscribe-requests.md). */
 export const RESUBSCRIBE_REQUESTS_PER_ADDRESS = 3;
 
 /** A rule the caller broke; its message is meant for the sender. */
@@ -123,8 +123,8 @@ export function skipIfOptedOut(
 }
 
 /**
- * What a sender may know about one recipient (docs/decisions.md, "Recipients'
- * privacy"): that they left this folder and when, never why. An address that
+ * What a sender may know about one recipient
+ * (docs/decisions/0045-recipients-privacy.md): that they left this folder and when, never why. An address that
  * left everything through another sender's folder shows only that it takes
  * no mail through Thoughtfully: no date, no reason.
  */
@@ -284,7 +284,7 @@ function writeState(
  * Marks the address unsubscribed in one folder; a repeat keeps the first time,
  * a real reason refines "unknown". `left` is null for the folders an opt-out
  * from everything reaches through another sender's link: their rows get
- * neither its date nor its reason (docs/decisions.md, "Recipients' privacy").
+ * neither its date nor its reason (docs/decisions/0045-recipients-privacy.md).
  */
 function markUnsubscribed(
   tx: Transaction,

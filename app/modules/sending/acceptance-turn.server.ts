@@ -5,8 +5,8 @@
  * each waits for its turn only to send that last byte, and gives the turn
  * back once its mark is on disk (or its failure recorded). So a crash or a
  * power cut leaves at most one message whose fate the ledger does not know:
- * the one resend the send ledger allows. docs/decisions.md, "Sending on
- * several connections, accepted one at a time".
+ * the one resend the send ledger allows.
+ * docs/decisions/0076-sending-on-several-connections.md.
  *
  * Turns go in the order messages reach their end, not the order they
  * started: a large message still being written holds up nobody.

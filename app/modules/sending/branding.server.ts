@@ -14,8 +14,8 @@ import { db } from "~/platform/db.server";
 import { RuleError } from "~/platform/errors.server";
 
 /**
- * Premium senders' newsletter look (docs/decisions.md, "Newsletter templates
- * and branding"): a template, an accent colour dark enough for white text and
+ * Premium senders' newsletter look
+ * (docs/decisions/0065-newsletter-templates-and-branding.md): a template, an accent colour dark enough for white text and
  * links, and a header image re-encoded small enough to ride in every message.
  */
 export class BrandingRuleError extends RuleError {}

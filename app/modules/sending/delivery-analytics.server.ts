@@ -7,8 +7,8 @@ import { issueItems } from "./sent-archive.server";
 import { findRecipientCopy } from "./web-version.server";
 
 /**
- * Delivery analytics, a Premium perk (docs/decisions.md, "Delivery
- * analytics"). A send is tracked when its sender was Premium as it opened
+ * Delivery analytics, a Premium perk
+ * (docs/decisions/0069-delivery-analytics.md). A send is tracked when its sender was Premium as it opened
  * (`send_ledger.tracked`): only then does the HTML carry the open image and
  * the click links. Opens and clicks are counted on the recipient's
  * `email_deliveries` row and the folder's totals, and only while the

@@ -12,7 +12,7 @@ import { clientIp } from "~/platform/request-info.server";
  * that would receive it, or the sender's account) and per client. Taken
  * before anything is looked up or sent, and whether or not an account exists,
  * so a refusal tells nothing about who has one. The numbers are in
- * docs/decisions.md.
+ * docs/decisions/0042-mail-limits.md.
  */
 const HOUR = 60 * 60;
 

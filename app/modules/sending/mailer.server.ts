@@ -73,7 +73,7 @@ const CONNECTION_TIMEOUT_MS = 2 * 60 * 1000;
  * `getSocket` and still does the rest: implicit TLS (smtps://) is started on
  * this socket, STARTTLS upgrades it, AUTH and pooling are unchanged. The
  * name is resolved by Node (net.connect), not by nodemailer's DNS cache.
- * docs/decisions.md, "The SMTP transport sets TCP_NODELAY".
+ * docs/decisions/0058-smtp-transport-sets-tcp-nodelay.md.
  */
 export function connectWithoutDelay(
   options: SMTPPool.Options,

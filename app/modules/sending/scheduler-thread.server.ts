@@ -8,7 +8,7 @@ import type { PassResult } from "./sending.server";
  * every page view would queue behind its work, and the pass could use only
  * that one core. The thread has its own database connection (SQLite's locks
  * order its writes with the web's), mail pool and acceptance turns; Send Now
- * stays on the web's thread. docs/decisions.md, "The scheduler's own thread".
+ * stays on the web's thread. docs/decisions/0078-the-schedulers-own-thread.md.
  */
 export type SchedulerThreadRequest = { type: "pass" } | { type: "stop" };
 export type SchedulerThreadReply =

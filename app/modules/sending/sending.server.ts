@@ -65,8 +65,8 @@ import { claimLedger, stillHolds, whileHolding } from "./send-claim.server";
  * transaction. Their files stay for the sent archive (ARCHIVE_FILE_RETENTION_DAYS,
  * app/modules/sending/sent-archive.server.ts). A ledger still `sending` with
  * nobody pending (a crash just before that transaction) is finished by the
- * next pass. Every state and transition: docs/decisions.md, "The send
- * ledger's states".
+ * next pass. Every state and transition:
+ * docs/decisions/0049-the-send-ledgers-states.md.
  *
  * SMTP has no two-phase commit: a crash between the server's "250 OK" and our
  * write would send that one message again. Each message has a Message-ID
@@ -79,8 +79,8 @@ import { claimLedger, stillHolds, whileHolding } from "./send-claim.server";
  * connection, but a message's last byte waits until the message before it is
  * marked sent and that mark fsynced (acceptanceTurns), so a power cut, like a
  * crash, resends at most one message. The mark's fsync runs off the event
- * loop. docs/decisions.md, "Group commit of the send ledger's writes" and
- * "Sending on several connections, accepted one at a time".
+ * loop. docs/decisions/0067-group-commit-of-the-send-ledgers-writes.md and
+ * docs/decisions/0076-sending-on-several-connections.md.
  */
 /** Transient failures: three tries after the first, about an hour in all. */
 export const RETRY_DELAYS_MS = [5 * 60 * 1000, 20 * 60 * 1000, 35 * 60 * 1000];

@@ -40,7 +40,7 @@ export const SECURITY_EVENT_RETENTION_DAYS = 90;
 /**
  * The nightly pruning of what only grows: security events past their
  * retention, expired sessions and CSRF tokens, and e-mailed reset and
- * verification tokens past their expiry (docs/decisions.md, "Security limits"),
+ * verification tokens past their expiry (docs/decisions/0054-security-limits.md),
  * and the user agents of opens past the analytics retention.
  */
 export function pruneExpiredRecords(now = new Date()) {

@@ -23,7 +23,7 @@ export const THUMBNAIL_MAX_EDGE = 320;
 /**
  * A 40-megapixel photo decodes to about 160 MB; more does not fit beside the
  * app on a 512 MB machine. Phones take 12 to 48 MP (48 MP ones save 12 MP by
- * default). docs/decisions.md, "Security limits".
+ * default). docs/decisions/0054-security-limits.md.
  */
 const PHOTO_MAX_PIXELS = 40_000_000;
 

@@ -181,8 +181,8 @@ function asUploadError(error: unknown): unknown {
 }
 
 /**
- * Files only from a confirmed address (docs/decisions.md, "Unverified
- * accounts"): a throwaway account must not fill our storage. The first chosen
+ * Files only from a confirmed address
+ * (docs/decisions/0044-unverified-accounts.md): a throwaway account must not fill our storage. The first chosen
  * file is read past, never stored, and refuses the request.
  */
 const refuseEveryFile: UploadHandler = async ({ name: field, filename, data }) => {

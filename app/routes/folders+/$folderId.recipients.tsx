@@ -26,7 +26,7 @@ export const meta: MetaFunction = () => [{ title: "Recipients · Thoughtfully" }
 function statusLines(state: RecipientState, day: (date: Date | null) => string) {
   const lines: string[] = [];
   if (state.status === "unsubscribed") {
-    // Never the reason, and nothing about an opt-out made through another sender (docs/decisions.md).
+    // Never the reason, and nothing about an opt-out made through another sender (docs/decisions/0045-recipients-privacy.md).
     if (state.unsubscribedAt) {
       lines.push(`Unsubscribed from this folder on ${day(state.unsubscribedAt)}`);
     }
