@@ -62,8 +62,8 @@ const DASHBOARD_RATE = 20;
 const DASHBOARD_CONNECTIONS = 2;
 /**
  * The idle measurement the pass's p99 is held to: 600 views. Over 10 s (200
- * views) its p99 was the second-slowest view, and three runs of the same code
- * put it at 27, 41 and 37 ms.
+ * views) its p99 was the second-slowest view, and it moved widely between
+ * runs of the same code (docs/performance.md, bench:scale).
  */
 const IDLE_S = 30;
 const TARGET_RATIO = 0.7;

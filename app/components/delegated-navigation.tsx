@@ -18,8 +18,8 @@ const KEEP_SCROLL = "keep-scroll";
 /**
  * A link for the pages that show many (the dashboard and its header): a
  * plain <a>. Remix's <Link> runs about ten hooks per link on the server
- * (path resolution, prefetch state, event handlers), and 80 of them were a
- * tenth of the dashboard's render time (`npm run bench:dashboard`). With
+ * (path resolution, prefetch state, event handlers), a cost that shows on a
+ * page of many links (docs/decisions/0032-delegated-links-forms-and-prepared-queries.md). With
  * JavaScript, <NavigationDelegation> in the root turns clicks on these links
  * into client-side navigations, as <Link> does. Without JavaScript both are
  * the same <a href>. The props are named one by one: copying "the rest" of

@@ -120,7 +120,8 @@ export function itemCardHtml(item: ItemView, place: ItemCardPlace): SafeHtml {
  * One page of cards, each in its `<li>` (`id="item-N"`, the anchor a moved
  * item scrolls back to). The page starts at `offset` among the folder's
  * `total` items. One string for the list, not one React element per card:
- * React's own work for 50 list items was still a tenth of the cards' cost.
+ * React's own work for 50 list items was still measurable
+ * (docs/decisions/0079-item-cards-as-html.md).
  */
 export function itemListHtml(
   items: ItemView[],

@@ -75,7 +75,8 @@ export async function writeTransactionWithAsyncFsync<T>(work: (tx: Transaction) 
  * A query built and compiled once, on first use, then run with new values
  * through its `sql.placeholder`s. For the queries of every page view (the
  * session, the dashboard): building the SQL and preparing the statement each
- * time cost about as much as running it (`npm run bench:dashboard`).
+ * time cost about as much as running it
+ * (docs/decisions/0032-delegated-links-forms-and-prepared-queries.md).
  */
 export function prepareOnce<T>(build: (database: AppDatabase) => T): () => T {
   let prepared: T | undefined;

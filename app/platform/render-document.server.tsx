@@ -35,9 +35,9 @@ async function readToEnd(stream: ReadableStream<Uint8Array>) {
  * Remix renders single-fetch pages with React's streaming renderer: the
  * loader data follows the markup in chunks the page waits for behind Suspense
  * boundaries. Our loaders return no promises, so the data is complete before
- * rendering starts, and the streaming costs a fifth of the dashboard's time
- * (`npm run bench:dashboard`: React's stream writer, the retried boundaries,
- * four stream layers). So the hand-off is read to its end first and given to
+ * rendering starts, and the streaming (React's stream writer, the retried
+ * boundaries, four stream layers) was a large part of the dashboard's time
+ * (docs/decisions/0037-rendering-pages-in-one-pass.md). So the hand-off is read to its end first and given to
  * Remix as already read, and the page is rendered with `renderToString`. A
  * loader that did return a promise would simply be waited for, as bots were
  * always served. If a Remix upgrade reads the hand-off differently, the data

@@ -645,7 +645,7 @@ export type PassResult = { opened: number; messages: number };
  */
 const LEDGERS_AT_ONCE = 4;
 
-/** Folders opened per commit: about 5 ms of work, short enough for the web requests waiting. */
+/** Folders opened per commit: short enough for the web requests waiting (docs/decisions/0067-group-commit-of-the-send-ledgers-writes.md). */
 const OPEN_BATCH = 20;
 
 /**
