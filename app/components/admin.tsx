@@ -20,7 +20,7 @@ import {
   type Level,
 } from "~/modules/admin/admin-display";
 
-/** Spec: the admin dashboards poll every 2 minutes while auto-refresh is on. */
+/** The admin dashboards poll every 2 minutes while auto-refresh is on (docs/product-rules.md, Admin dashboards). */
 export const ADMIN_POLL_MS = 2 * 60 * 1000;
 
 /**
@@ -130,8 +130,8 @@ export function SeverityBadge({ severity }: { severity: string }) {
 }
 
 /**
- * Last-updated time, Refresh (a form: the page comes back with the spec's
- * "Refreshed" toast, with or without JavaScript) and, with
+ * Last-updated time, Refresh (a form: the page comes back with the
+ * "Refreshed" toast of docs/product-rules.md, Admin dashboards, with or without JavaScript) and, with
  * JavaScript, the auto-refresh switch (default on) that revalidates the page
  * every 2 minutes.
  */
@@ -335,7 +335,7 @@ export function ScrollingTable({ label, children }: { label: string; children: R
 /**
  * The error boundary of the admin routes: the "Access Denied" panel (and, with
  * JavaScript, the move to / after 1.5 s; without it the Refresh header does it),
- * or, when the figures could not be read, the spec's `failure` message with a
+ * or, when the figures could not be read, the `failure` message (docs/product-rules.md, Admin dashboards) with a
  * way to try again. Other answers (a 404, a refused form) go on to the root.
  */
 export function AdminErrorBoundary({ what, failure }: { what: string; failure: string }) {

@@ -8,7 +8,7 @@ import type { loader as rootLoader } from "~/root";
 
 type ShellUser = { email: string; firstName: string | null; lastName: string | null };
 
-/** Full name, else e-mail, else "User" (spec: user menu). */
+/** Full name, else e-mail, else "User" (docs/product-rules.md, Pages and messages). */
 export function displayName(user: ShellUser | null | undefined) {
   const fullName = [user?.firstName, user?.lastName].filter(Boolean).join(" ").trim();
   return fullName || user?.email || "User";

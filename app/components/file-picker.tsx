@@ -151,7 +151,7 @@ export function FilePicker({
   );
 }
 
-/** The spec's draft size bar: where this upload takes the folder; amber above 80 %, red above 100 %. */
+/** The draft size bar (docs/product-rules.md, Uploads): where this upload takes the folder; amber above 80 %, red above 100 %. */
 function DraftSizeBar({
   capacity,
   pendingBytes,

@@ -169,7 +169,7 @@ export function FolderForm({
             key={frequencyProps.key}
             className={selectClass}
             onChange={(event) => {
-              // Spec: changing the frequency resets the days to 1.
+              // Changing the frequency resets the days to 1 (docs/product-rules.md, Folders and items).
               form.update({ name: fields.frequency.name, value: event.currentTarget.value });
               form.update({ name: fields.dayOfWeek.name, value: "1" });
               form.update({ name: fields.dayOfMonth.name, value: "1" });

@@ -29,7 +29,7 @@ type FieldProps = {
   className?: string;
 };
 
-/** A labelled input with its hint and the spec's error messages beneath it. */
+/** A labelled input with its hint and its error messages beneath it (docs/product-rules.md, Pages and messages). */
 export function Field({ label, hint, errors, inputProps, className = "" }: FieldProps) {
   const fallbackId = useId();
   const { key, ...props } = inputProps;

@@ -28,7 +28,7 @@ const textareaClass =
 const smallButton =
   "rounded-lg border border-stone-300 bg-white px-3 py-1.5 text-sm font-medium text-stone-800 hover:bg-stone-100";
 
-/** "Mum", "Mum and Dad", or "this group" (spec: the prompt names the recipients). */
+/** "Mum", "Mum and Dad", or "this group" (the prompt names the recipients: docs/product-rules.md, Folders and items). */
 export function recipientPhrase(names: string[]) {
   if (names.length === 1) return names[0]!;
   if (names.length === 2) return `${names[0]} and ${names[1]}`;
@@ -106,7 +106,7 @@ export function ItemForm({
   const [invalidOnKey, setInvalidOnKey] = useState<number | null>(null);
 
   /**
-   * Spec: links are "added by Enter or Tab". Enter always adds a field (instead
+   * Links are "added by Enter or Tab" (docs/product-rules.md, Folders and items). Enter always adds a field (instead
    * of submitting); Tab only from a filled-in last field, so Tab from an empty
    * one, or Shift+Tab, still moves on through the form. A field that does not
    * hold a URL adds nothing and says so; Tab still moves on (no keyboard trap).

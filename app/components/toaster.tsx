@@ -4,9 +4,9 @@ import { CsrfInput } from "~/components/forms";
 import type { Toast } from "~/platform/toast.server";
 
 const TOAST_DURATION_MS = 5000;
-/** How far right a toast must be dragged before letting go closes it (spec: 50 px). */
+/** How far right a toast must be dragged before letting go closes it (50 px: docs/product-rules.md, Pages and messages). */
 export const SWIPE_THRESHOLD_PX = 50;
-/** The key that moves focus to the notifications, as the spec names it. */
+/** The key that moves focus to the notifications (docs/product-rules.md, Pages and messages). */
 const HOTKEY = "F8";
 
 /**

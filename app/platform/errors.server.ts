@@ -3,7 +3,7 @@
  * bases, and routes answer them in one way each: a `NotFoundError` is a 404
  * (the same whether the thing is missing or someone else's, so a guess tells
  * nothing), a `RuleError` is a product rule the person broke, explained in
- * its message (the spec's words) next to the field or in a toast. Anything
+ * its message (docs/product-rules.md, Pages and messages) next to the field or in a toast. Anything
  * else is a fault for the operator's log.
  */
 export class NotFoundError extends Error {}

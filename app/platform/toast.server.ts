@@ -48,7 +48,7 @@ export async function redirectWithToast(url: string, toast: ToastInput, init?: R
   return redirect(url, { ...init, headers });
 }
 
-/** Answers a Refresh button: the same page again, with the spec's "Refreshed" toast. */
+/** Answers a Refresh button: the same page again, with the "Refreshed" toast (docs/product-rules.md, Admin dashboards). */
 export function redirectRefreshed(request: Request) {
   const url = new URL(request.url);
   return redirectWithToast(`${url.pathname}${url.search}`, { title: "Refreshed" });
@@ -66,7 +66,7 @@ export async function getToast(request: Request) {
 
 /**
  * Runs an action's work; when it fails, the user goes back to `url` with the
- * spec's failure toast (`title`) instead of an error page. A rule the user
+ * failure toast (`title`, docs/product-rules.md, Pages and messages) instead of an error page. A rule the user
  * broke (a `RuleError`) is explained by its message; something missing or
  * someone else's (a `NotFoundError`) is the 404 page; anything else (the
  * database refused, a disk error) is logged for the operator and the toast

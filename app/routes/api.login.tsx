@@ -1,7 +1,7 @@
 import { type LoaderFunctionArgs, redirect } from "@remix-run/node";
 
 /**
- * The spec's "log in again" target, kept as an address so old links and
+ * The "log in again" address (docs/product-rules.md, Pages and messages), kept as an address so old links and
  * bookmarks work: it is our log-in page, with whatever it was asked
  * (`redirectTo`) passed along.
  */

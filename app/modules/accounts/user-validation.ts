@@ -3,7 +3,7 @@ import { LIMITS } from "~/modules/billing/limits";
 
 /**
  * One schema per account form, shared by the browser (conform) and the action.
- * Messages are the spec's wording.
+ * The messages' wording is the product's (docs/product-rules.md, Pages and messages).
  */
 const PASSWORD_TOO_SHORT = "Must be at least 8 characters long";
 

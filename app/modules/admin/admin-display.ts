@@ -15,7 +15,7 @@ export const THRESHOLDS = {
   retentionPercentSuccess: 70,
 } as const;
 
-/** Above the number is a warning (the spec says "above", so the number itself is not). */
+/** Above the number is a warning (docs/product-rules.md, Admin dashboards: "above", so the number itself is not). */
 const above = (value: number, limit: number, level: Level): Level =>
   value > limit ? level : "normal";
 
@@ -74,7 +74,7 @@ export function isAccessDenied(value: unknown): value is AccessDenied {
   );
 }
 
-/** Spec: a refused admin is sent to / after 1.5 s. */
+/** A refused admin is sent to / after 1.5 s (docs/product-rules.md, Admin dashboards). */
 export const ACCESS_DENIED_REDIRECT_MS = 1500;
 
 export const EVENT_LABELS: Record<string, string> = {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { EmailSchema } from "~/modules/accounts/user-validation";
 
-/** Spec, section 5: "Role grant: role is admin or user, with an optional reason." */
+/** A role grant: role is admin or user, with an optional reason (docs/product-rules.md, Admin dashboards). */
 const Reason = z
   .string()
   .trim()

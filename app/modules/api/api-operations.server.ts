@@ -63,7 +63,7 @@ import {
 } from "./api-schemas";
 
 /**
- * Every operation of the JSON API: the spec's call table for a sender, each
+ * Every operation of the JSON API: a sender's calls (docs/product-rules.md, Pages and messages), each
  * a thin call into the same domain functions the pages use, so every limit
  * and rule is the web app's. Ownership is checked by those functions (another
  * user's folder or item is not found).

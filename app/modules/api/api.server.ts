@@ -98,7 +98,7 @@ export function apiErrorResponse(error: ApiError) {
 
 export const notFound = () => new ApiError(404, "not_found", "Not Found");
 
-/** A form schema's issues as the one error shape: the spec's messages, by field. */
+/** A form schema's issues as the one error shape: the forms' messages, by field (docs/product-rules.md, Pages and messages). */
 export function validationError(error: ZodError | Record<string, string[] | null>) {
   const fields: Record<string, string[]> = {};
   if (error instanceof ZodError) {

@@ -79,7 +79,7 @@ export type ReferralStats = {
   bonusStorageBytes: number;
 };
 
-/** The spec's referral stats, from the usage already computed for the page. */
+/** The invite page's referral stats (docs/product-rules.md, Folders and items), from the usage already computed for the page. */
 export function referralStats(
   userId: number,
   usage: { bonus: { completedReferrals: number } },

@@ -19,7 +19,7 @@ import { deliveryLabels, scheduleLine } from "./schedule.server";
  */
 /**
  * The folder's recipients in a line: one in full, several as a count, none
- * (or none left: every one unsubscribed) as the spec's "No active recipients".
+ * (or none left: every one unsubscribed) as "No active recipients" (docs/product-rules.md, Folders and items).
  */
 function recipientLabel(recipients: { name: string; email: string }[], unsubscribedCount: number) {
   if (recipients.length === 0 || unsubscribedCount >= recipients.length) {

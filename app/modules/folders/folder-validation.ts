@@ -4,8 +4,8 @@ import { canonicalEmail } from "~/modules/recipients/email-address";
 
 /**
  * The Folder Details form, shared by the browser and the action. Messages are
- * the spec's (section 5). Rows with a name or an e-mail missing are dropped,
- * as the spec says; what remains must be valid.
+ * the product's (docs/product-rules.md, Pages and messages). Rows with a name or an e-mail
+ * missing are dropped (docs/product-rules.md, Folders and items); what remains must be valid.
  */
 export const FREQUENCIES = ["daily", "weekly", "biweekly", "monthly"] as const;
 export type FolderFrequency = (typeof FREQUENCIES)[number];

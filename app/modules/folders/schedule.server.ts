@@ -14,7 +14,7 @@ export type Schedule = {
   dayOfMonth: number | null;
 };
 
-/** Every delivery goes out at this local wall time (spec section 9). */
+/** Every delivery goes out at this local wall time (docs/product-rules.md, Time). */
 export const SEND_TIME = { hour: 0, minute: 1 } as const;
 
 /** Biweekly: the next matching weekday at least this many local days after the last send. */
@@ -206,7 +206,7 @@ export function occurrenceKey(sendAt: Date): string {
 const shortDateFormatters = new Map<string, Intl.DateTimeFormat>();
 
 /**
- * Spec section 4, "Next-delivery label", counted in calendar days in the
+ * The next-delivery label (docs/product-rules.md, Folders and items), counted in calendar days in the
  * user's zone. A delivery already due (in the past, not yet sent) reads "Today".
  */
 export function nextDeliveryLabel(nextSend: Date | null, timeZone: string, now: Date): string {

@@ -142,7 +142,7 @@ export function captureForm(capture: Capture): {
   return { defaultValue, lastResult, problems };
 }
 
-/** Signed out: the spec's toast, and back to the very same `/add` URL after logging in. */
+/** Signed out: the "Please log in" toast (docs/product-rules.md, Pages and messages), and back to the very same `/add` URL after logging in. */
 export async function requireAddUser(request: Request) {
   const user = await getUser(request);
   if (user) return user;

@@ -30,7 +30,7 @@ export function typedValues(formData: FormData | undefined, type: ItemType) {
 
 /**
  * The answer to an upload refused while it was being read (File Too Large,
- * Storage Full!, a disguised file): the spec's message, and the text fields
+ * Storage Full!, a disguised file): its message (docs/product-rules.md, Pages and messages), and the text fields
  * read before the refusal shown again. Any other error is thrown on.
  */
 export function refusedUploadReply(error: unknown, type: ItemType) {
@@ -46,7 +46,7 @@ export function refusedUploadReply(error: unknown, type: ItemType) {
 /**
  * For an item that could not be saved for a reason the user cannot fix (the
  * database refused): logged for the operator, and shown in the form as the
- * spec's "Failed to add {type}" / "Failed to update {type}", so the user keeps
+ * "Failed to add {type}" / "Failed to update {type}" (docs/product-rules.md, Pages and messages), so the user keeps
  * what they typed instead of landing on an error page. A Response thrown on
  * purpose (a 404) passes through.
  */
@@ -63,7 +63,7 @@ export function unexpectedSaveProblem(
   };
 }
 
-/** The spec's upload messages (error catalogue): a title and what to do about it. */
+/** The upload messages (docs/product-rules.md, Pages and messages): a title and what to do about it. */
 export function uploadProblemFor(
   error: unknown,
 ): { problem: UploadProblem; status: number } | null {

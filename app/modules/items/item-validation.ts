@@ -3,7 +3,7 @@ import { LIMITS } from "~/modules/billing/limits";
 
 /**
  * The add/edit content forms, one schema per item type, shared by the browser
- * and the action. Messages are the spec's (section 5).
+ * and the action. The messages' wording is the product's (docs/product-rules.md, Pages and messages).
  */
 export const ITEM_TYPES = ["link", "musing", "photo", "file"] as const;
 export type ItemType = (typeof ITEM_TYPES)[number];
@@ -31,7 +31,7 @@ function checkTitle(value: { title?: string }, context: z.RefinementCtx) {
   }
 }
 
-/** Spec section 4: empty or unknown is na, "none"/"no" not_expecting, "yes" expecting. */
+/** Empty or unknown is na, "none"/"no" not_expecting, "yes" expecting (docs/product-rules.md, Folders and items). */
 export const responseExpectation = z
   .string()
   .optional()
@@ -192,5 +192,5 @@ export const EMPTY_ITEM: ItemFormValues = {
   responseExpectation: "na",
 };
 
-/** Why a file upload failed, shown above the form in the spec's words. */
+/** Why a file upload failed, shown above the form (docs/product-rules.md, Pages and messages). */
 export type UploadProblem = { title: string; description: string };

@@ -27,7 +27,7 @@ export class ItemNotFoundError extends NotFoundError {}
 
 export type QuotaErrorCode = "STORAGE_QUOTA_EXCEEDED" | "FOLDER_SIZE_EXCEEDED";
 
-/** Refused because the upload would not fit: carries the spec's figures. */
+/** Refused because the upload would not fit: carries the figures (docs/product-rules.md, Pages and messages). */
 export class QuotaExceededError extends RuleError {
   constructor(
     readonly code: QuotaErrorCode,
@@ -137,7 +137,7 @@ function listedItem(row: unknown[]): ListedItem {
 
 /**
  * One page of the folder's items. A page beyond the last is clamped to the
- * last (spec: pagination), so deleting the last item of a page steps back.
+ * last (docs/product-rules.md, Folders and items), so deleting the last item of a page steps back.
  */
 export function listItems(folderId: number, requestedPage: number) {
   const total = unsentCountQuery().get({ folderId })?.n ?? 0;

@@ -694,7 +694,7 @@ export async function runSchedulerPass(now = new Date()): Promise<PassResult> {
 }
 
 /**
- * Send Now (spec: disabled with no items, when unsubscribed, or with any
+ * Send Now (docs/product-rules.md, Folders and items: disabled with no items, when unsubscribed, or with any
  * pause reason; needs a verified sender). A send already under way for the
  * folder refuses a second one, so a double click sends once.
  */

@@ -1,8 +1,8 @@
 import { LIMITS } from "~/modules/billing/limits";
 
 /**
- * The browser's checks on files as they are chosen (spec, "Client file
- * checks"), so a wrong or oversized file is named at once instead of after a
+ * The browser's checks on files as they are chosen
+ * (docs/product-rules.md, Uploads), so a wrong or oversized file is named at once instead of after a
  * long upload. The server checks every file again by its content
  * (uploads.server.ts): these only save the wait, they decide nothing.
  */
@@ -83,7 +83,7 @@ export function checkChosenFiles<T extends ChosenFile>(
 
 export type SizeBarLevel = "normal" | "warning" | "over";
 
-/** The draft size bar's colour: amber above 80 %, red above 100 % (spec, "Draft size bar"). */
+/** The draft size bar's colour: amber above 80 %, red above 100 % (docs/product-rules.md, Uploads). */
 export function sizeBarLevel(usedBytes: number, limitBytes: number): SizeBarLevel {
   const ratio = usedBytes / limitBytes;
   if (ratio > 1) return "over";

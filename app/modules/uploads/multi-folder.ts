@@ -1,7 +1,7 @@
 import { LIMITS } from "~/modules/billing/limits";
 import type { ItemType } from "~/modules/items/item-validation";
 
-/** The multi-folder upload's messages (spec section 5), shared by the browser and the server. */
+/** The multi-folder upload's messages (docs/product-rules.md, Uploads), shared by the browser and the server. */
 export const WIZARD_TYPES: readonly ItemType[] = ["link", "musing", "photo", "file"];
 export const MAX_FOLDERS = LIMITS.multiFolder.maxFolders;
 export const PLEASE_SELECT_A_FOLDER = "Please select at least one folder";

@@ -33,7 +33,7 @@ import {
 import { releaseFiles } from "./stored-files.server";
 
 /**
- * "Upload to Multiple Folders" (spec sections 3 to 5): a draft holds the
+ * "Upload to Multiple Folders" (docs/product-rules.md, Uploads): a draft holds the
  * content (and, for photos and files, the files stored once at the content
  * step) between the wizard's steps, so nothing is lost without JavaScript.
  * Drafts belong to one user and live 24 hours; finishing or closing the
@@ -53,7 +53,7 @@ const MAX_DRAFTS_PER_USER = 3;
 const draftKeys = (files: DraftFile[]) =>
   files.flatMap((file) => (file.thumbnailKey ? [file.key, file.thumbnailKey] : [file.key]));
 
-/** The server rule for folder ids (spec section 5): positive integers, 1 to 10, no repeats. */
+/** The server rule for folder ids (docs/product-rules.md, Uploads): positive integers, 1 to 10, no repeats. */
 export const FolderIdsSchema = z
   .array(
     z
@@ -229,7 +229,7 @@ export const draftSize = (draft: Pick<UploadDraft, "files">) =>
   draft.files.reduce((sum, file) => sum + file.size, 0);
 
 /**
- * The validation step (spec section 3): for each chosen folder whether it can
+ * The validation step (docs/product-rules.md, Uploads): for each chosen folder whether it can
  * take the draft's files, and whether the account can take them all. Only a
  * preview: the upload checks every quota again when it writes.
  */

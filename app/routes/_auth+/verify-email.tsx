@@ -12,7 +12,7 @@ import { CsrfInput, SubmitButton } from "~/components/forms";
 import { verifyEmailToken } from "~/modules/accounts/accounts.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 
-/** Spec: the success state moves on to /login after 3 s. */
+/** The success state moves on to /login after 3 s (docs/product-rules.md, Pages and messages). */
 const REDIRECT_DELAY_MS = 3000;
 
 export const meta: MetaFunction = () => [

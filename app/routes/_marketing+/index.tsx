@@ -34,8 +34,8 @@ const steps = [
 
 /**
  * "/" is the landing page for visitors and the dashboard for signed-in
- * senders, with the first folder selected. `?folder=ID` is the spec's way to
- * preselect a folder: it becomes that folder's own address.
+ * senders, with the first folder selected. `?folder=ID` preselects a folder
+ * (docs/product-rules.md, Pages and messages): it becomes that folder's own address.
  */
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await getUser(request);

@@ -123,7 +123,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
       await deleteStoredFiles(storedKeys(upload.stored));
       return data({ result: submission.reply(), problem: null }, { status: 400 });
     }
-    // Spec: new files upload first, then the item's changes save.
+    // New files upload first, then the item's changes save (docs/product-rules.md, Folders and items).
     updateUploadItem(
       user.id,
       item.id,

@@ -63,7 +63,7 @@ export async function action({ request }: ActionFunctionArgs) {
     });
   } catch (error) {
     // The limit was reached after the form opened (another tab, the extension):
-    // the spec answers a folder-limit refusal with the upgrade dialog.
+    // a folder-limit refusal is answered with the upgrade dialog (docs/product-rules.md, Folders and items).
     if (error instanceof FolderLimitError) {
       return redirectWithToast("/upgrade", {
         title: "Folder Limit Reached",

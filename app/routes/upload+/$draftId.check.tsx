@@ -123,7 +123,7 @@ export default function CheckFolders() {
         signal: AbortSignal.timeout(CHECK_TIMEOUT_MS),
         headers: { Accept: "application/json" },
       });
-      // Inside the wizard a lost session is said in place, with no redirect (spec, error catalogue).
+      // Inside the wizard a lost session is said in place, with no redirect (docs/product-rules.md, Uploads).
       if (response.status === 401) return setState({ status: "signed_out" });
       if (!response.ok) throw new Error(`${response.status}`);
       setState({ status: "success", validation: (await response.json()) as MultiFolderValidation });

@@ -5,7 +5,7 @@ import { orNotFound } from "~/platform/errors.server";
 
 /**
  * The validation step's result as JSON, for "Check again" with JavaScript
- * (spec section 3). Signed out, it answers 401 rather than redirecting: the
+ * (docs/product-rules.md, Uploads). Signed out, it answers 401 rather than redirecting: the
  * wizard says "Please log in again to continue." where the user is.
  */
 export async function loader({ request, params }: LoaderFunctionArgs) {
