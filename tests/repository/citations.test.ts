@@ -58,7 +58,7 @@ function citesTheSpec(line: string, path: string): boolean {
   if (path === "docs/product-rules.md") return false;
   if (!codeFile.test(path)) return citationOfTheSpec.test(line);
   const comment = commentOnLine.exec(line);
-  return comment !== null && citationOfTheSpec.test(comment[1]);
+  return comment !== null && citationOfTheSpec.test(comment[1] ?? "");
 }
 
 function missingCitations(line: string): string[] {
@@ -94,22 +94,20 @@ describe("decisions a newcomer can find", () => {
   });
 
   test("the spec check reads comments in code and whole lines elsewhere", () => {
-    for (const [line, path] of [
+    const cited: [line: string, path: string][] = [
       ["/** Spec: the success state moves on after 3 s. */", "app/a.ts"],
       [" * the spec's messages, by field.", "app/a.ts"],
       ["const delay = 3000; // as the spec says", "app/a.tsx"],
       ["Messages are the spec's wording.", "README.md"],
-    ]) {
-      expect(citesTheSpec(line, path), line).toBe(true);
-    }
-    for (const [line, path] of [
+    ];
+    for (const [line, path] of cited) expect(citesTheSpec(line, path), line).toBe(true);
+    const notCited: [line: string, path: string][] = [
       ['test("shows the spec\'s message", () => {', "tests/e2e/a.spec.ts"],
       [" * Run tests/e2e/folders.spec.ts twice.", "app/a.ts"],
       ["/** The success state moves on (docs/product-rules.md, Pages). */", "app/a.ts"],
       ["npx playwright test tests/e2e/x.spec.ts", "README.md"],
-    ]) {
-      expect(citesTheSpec(line, path), line).toBe(false);
-    }
+    ];
+    for (const [line, path] of notCited) expect(citesTheSpec(line, path), line).toBe(false);
   });
 
   test("every cited decision file and docs/performance.md exists", () => {
