@@ -59,7 +59,7 @@ const GMAIL_DOMAINS = new Set(["gmail.com", "googlemail.com"]);
  * with googlemail.com folded into gmail.com. Null when there is no canonical
  * form. Only a key: addresses are stored and mailed as typed
  * (docs/decisions/0110-one-mailbox-one-opt-out.md). Migration 0012 computes
- * the same key in SQL; db/mailbox-migration.test.ts holds the two together.
+ * the same key in SQL; mailbox-migration.test.ts holds the two together.
  */
 export function mailboxKey(input: string): string | null {
   const canonical = canonicalEmail(input);
