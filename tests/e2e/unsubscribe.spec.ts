@@ -378,6 +378,7 @@ test.describe("unsubscribe and re-subscribe", () => {
       .values({
         folderId: folder.id,
         email: mum,
+        mailbox: mum,
         status: "unsubscribed",
         unsubscribedAt: new Date(),
       })

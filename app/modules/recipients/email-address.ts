@@ -77,6 +77,21 @@ export function mailboxKey(input: string): string | null {
   return `${local}@${domain}`;
 }
 
+/**
+ * A SQL LIKE pattern (escaped with a backslash) that every spelling of the
+ * mailbox matches, for finding stored addresses that have no key column:
+ * a superset, so callers compare `mailboxKey` on what it finds.
+ */
+export function mailboxLikePattern(mailbox: string) {
+  const at = mailbox.lastIndexOf("@");
+  const literal = (text: string) => text.replace(/[\\%_]/g, "\\$&");
+  const local = mailbox.slice(0, at);
+  const domain = mailbox.slice(at + 1);
+  // Gmail ignores dots anywhere in the local part and answers at googlemail.com too.
+  if (domain === "gmail.com") return `${[...local].map(literal).join("%")}%@g%mail.com`;
+  return `${literal(local)}%@${literal(domain)}`;
+}
+
 /** The mailbox key when there is one, else the trimmed, lower-cased text (for lookups only). */
 export function comparableMailbox(input: string) {
   return mailboxKey(input) ?? comparableEmail(input);
