@@ -241,12 +241,12 @@ const leftEverythingQuery = prepareSqlOnce<{ mailbox: string }>(sql`
  * folders together. Folders with none are left out.
  */
 export function unsubscribedCounts(senderFolders: Folder[]): Map<number, number> {
-  // Each listed address once per folder, as its mailbox.
+  // Each listed address once per folder (stored canonical: lower case is enough), as its mailbox.
   const listed = senderFolders.map((folder) => ({
     id: folder.id,
-    mailboxes: [...new Set(recipientsOf(folder).map((recipient) => lower(recipient.email)))].map(
-      mailboxOf,
-    ),
+    mailboxes: [
+      ...new Set(recipientsOf(folder).map((recipient) => recipient.email.trim().toLowerCase())),
+    ].map(mailboxOf),
   }));
   const mailboxes = [...new Set(listed.flatMap((folder) => folder.mailboxes))];
   if (mailboxes.length === 0) return new Map();
