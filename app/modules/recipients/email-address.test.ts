@@ -1,6 +1,7 @@
+import Database from "better-sqlite3";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { canonicalEmail, mailboxKey } from "./email-address";
+import { canonicalEmail, mailboxKey, mailboxLikePattern } from "./email-address";
 
 describe("canonicalEmail", () => {
   test.each([
@@ -123,6 +124,24 @@ describe("mailboxKey", () => {
         },
       ),
     );
+  });
+
+  test("every spelling of one mailbox matches its LIKE pattern", () => {
+    const sqlite = new Database(":memory:");
+    const like = sqlite.prepare<[string, string], { matches: number }>(
+      "select lower(trim(?)) like ? escape '\\' as matches",
+    );
+    fc.assert(
+      fc.property(
+        mailbox.chain((box) => spellingOf(box)),
+        (spelling) => {
+          expect(like.get(spelling, mailboxLikePattern(mailboxKey(spelling)!))?.matches).toBe(1);
+        },
+      ),
+    );
+    expect(like.get("a_b@example.com", mailboxLikePattern("a_b@example.com"))?.matches).toBe(1);
+    expect(like.get("axb@example.com", mailboxLikePattern("a_b@example.com"))?.matches).toBe(0);
+    expect(like.get("a%b@example.com", mailboxLikePattern("ab@example.com"))?.matches).toBe(0);
   });
 
   test("different mailboxes never share a key", () => {
