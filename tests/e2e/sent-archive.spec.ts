@@ -175,7 +175,7 @@ test.describe("the web version", () => {
 
     testDb()
       .insert(folderRecipientStates)
-      .values({ folderId: folder.id, email: mum, status: "unsubscribed" })
+      .values({ folderId: folder.id, email: mum, mailbox: mum, status: "unsubscribed" })
       .run();
     expect((await page.goto(webVersionPath(ledger.id, mum)))?.status()).toBe(404);
     testDb()

@@ -150,6 +150,41 @@ test.describe("unsubscribe and re-subscribe", () => {
     expect(isUnsubscribed(elsewhere.id)).toBe(true);
   });
 
+  test("leaving everything under a +tag keeps the whole mailbox out, and its sender sees it", async ({
+    page,
+    context,
+    baseURL,
+  }) => {
+    const sender = await createUser();
+    const { mum } = familyFolder(sender.id);
+    const tagged = mum.replace("@", "+family@");
+    const folder = createFolderRow(sender.id, {
+      name: "Tagged news",
+      recipients: [{ name: "Mum", email: tagged }],
+    });
+    const otherSender = await createUser();
+    const elsewhere = createFolderRow(otherSender.id, {
+      name: "Elsewhere",
+      recipients: [
+        { name: "Mum", email: mum },
+        { name: "Gran", email: uniqueEmail("gran") },
+      ],
+    });
+
+    await page.goto(unsubscribeLink(baseURL!, folder.id, tagged));
+    await page.getByLabel("Everything from Thoughtfully").check();
+    await page.getByRole("button", { name: "Unsubscribe" }).click();
+    await expect(page.getByRole("heading", { name: "You're unsubscribed" })).toBeVisible();
+
+    await signIn(context, otherSender.id, baseURL!);
+    await page.goto(`/folders/${elsewhere.id}`);
+    await expect(page.getByText("1 unsubscribed")).toBeVisible();
+    await page.goto(`/folders/${elsewhere.id}/recipients`);
+    const mumRow = page.getByRole("dialog").getByRole("listitem").filter({ hasText: mum });
+    await expect(mumRow.getByText("Unsubscribed", { exact: true })).toBeVisible();
+    await expect(mumRow.getByText("Does not accept mail sent through Thoughtfully")).toBeVisible();
+  });
+
   test("forged, altered or incomplete links show an error and change nothing", async ({
     page,
     request,
@@ -378,6 +413,7 @@ test.describe("unsubscribe and re-subscribe", () => {
       .values({
         folderId: folder.id,
         email: mum,
+        mailbox: mum,
         status: "unsubscribed",
         unsubscribedAt: new Date(),
       })

@@ -52,6 +52,7 @@ test.describe("an unverified account", () => {
       .values({
         folderId: folder.id,
         email: dad,
+        mailbox: dad,
         status: "unsubscribed",
         unsubscribedAt: new Date(),
       })

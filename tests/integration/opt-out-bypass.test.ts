@@ -12,14 +12,15 @@ const sink = new SmtpSink();
 let app: Awaited<ReturnType<typeof loadApp>>;
 
 async function loadApp() {
-  const [{ db }, schema, sending, recipients, validation] = await Promise.all([
+  const [{ db }, schema, sending, recipients, validation, drizzle] = await Promise.all([
     import("~/platform/db.server"),
     import("#db/schema"),
     import("~/modules/sending/sending.server"),
     import("~/modules/recipients/recipients.server"),
     import("~/modules/folders/folder-validation"),
+    import("drizzle-orm"),
   ]);
-  return { db, schema, sending, recipients, validation };
+  return { db, schema, sending, recipients, validation, drizzle };
 }
 
 beforeAll(async () => {
@@ -139,4 +140,77 @@ test("an opt-out made after the send was opened still holds at the ledger", asyn
   expect(sink.to("late@example.test")).toHaveLength(0);
   const rows = app.db.select().from(app.schema.sendLedgerRecipients).all();
   expect(rows.find((row) => row.email === "late@example.test")?.status).toBe("skipped");
+});
+
+/** Messages to any address the pattern matches (envelopes are lower-case). */
+function mailTo(pattern: RegExp) {
+  return sink.messages.filter((message) => message.envelopeTo.some((to) => pattern.test(to)));
+}
+
+/**
+ * The same mailbox written another way: a +tag on any domain, Gmail's dots and
+ * googlemail.com. The folder form accepts all of these (they are real, distinct
+ * spellings), so the opt-out must match on the mailbox they deliver to.
+ */
+describe("a mailbox that opted out, written another way", () => {
+  const MAILBOX_SPELLINGS = [
+    "ab@gmail.com",
+    "a.b@gmail.com",
+    "A.b+news@googlemail.com",
+    "a.B+x.y@gmail.com",
+    "AB@GoogleMail.com",
+  ];
+  const TAGGED_SPELLINGS = ["kim+family@example.test", "Kim+news@Example.test", "KIM@example.test"];
+
+  beforeAll(() => {
+    optOutOfEverything("a.b@gmail.com");
+    optOutOfEverything("kim@example.test");
+  });
+
+  test("gets nothing from any folder after unsubscribing from everything", async () => {
+    const sender = createSender();
+    let accepted = 0;
+    for (const spelling of [...MAILBOX_SPELLINGS, ...TAGGED_SPELLINGS]) {
+      const formData = new FormData();
+      formData.set("name", "Sneaky");
+      formData.set("recipients[0].name", "Victim");
+      formData.set("recipients[0].email", spelling);
+      formData.set("recipients[1].name", "Friend");
+      formData.set("recipients[1].email", "mailbox-friend@example.test");
+      const submission = parseWithZod(formData, { schema: app.validation.FolderSchema });
+      expect(submission.status).toBe("success");
+      if (submission.status !== "success") continue;
+      accepted += 1;
+      const folder = createFolderWithItem(sender.id, submission.value.recipients);
+      await app.sending.sendNow(sender.id, folder.id);
+    }
+    expect(sink.to("mailbox-friend@example.test")).toHaveLength(accepted);
+    expect(mailTo(/^(a\.?b(\+.*)?@g(oogle)?mail\.com|kim(\+.*)?@example\.test)$/)).toHaveLength(0);
+  });
+
+  test("gets nothing from a folder it left under another spelling; a different mailbox still does", async () => {
+    const sender = createSender();
+    const folder = createFolderWithItem(sender.id, [
+      { name: "Lee", email: "lee+family@example.test" },
+      { name: "Ba", email: "ba@gmail.com" },
+      { name: "Lee at work", email: "lee@example.org" },
+    ]);
+    app.recipients.unsubscribe({ folderId: folder.id, email: "lee+family@example.test" });
+    app.db
+      .update(app.schema.folders)
+      .set({
+        recipients: [
+          { name: "Lee", email: "lee@example.test" },
+          { name: "Lee again", email: "Lee+other@example.test" },
+          { name: "Ba", email: "ba@gmail.com" },
+          { name: "Lee at work", email: "lee@example.org" },
+        ],
+      })
+      .where(app.drizzle.eq(app.schema.folders.id, folder.id))
+      .run();
+    await app.sending.sendNow(sender.id, folder.id);
+    expect(mailTo(/^lee(\+.*)?@example\.test$/)).toHaveLength(0);
+    expect(sink.to("ba@gmail.com")).toHaveLength(1);
+    expect(sink.to("lee@example.org")).toHaveLength(1);
+  });
 });

@@ -178,7 +178,7 @@ describe("the web version", () => {
     // Unsubscribing from the folder ends Mum's copy, not Dad's.
     app.db
       .insert(app.schema.folderRecipientStates)
-      .values({ folderId: folder.id, email: mum, status: "unsubscribed" })
+      .values({ folderId: folder.id, email: mum, mailbox: mum, status: "unsubscribed" })
       .run();
     expect((await openWebVersion(webUrl)).status).toBe(404);
     expect((await openWebVersion(dadUrl)).status).toBe(200);
@@ -247,7 +247,7 @@ describe("delivery analytics", () => {
     // After unsubscribing, nothing more is recorded.
     app.db
       .insert(app.schema.folderRecipientStates)
-      .values({ folderId: folder.id, email: mum, status: "unsubscribed" })
+      .values({ folderId: folder.id, email: mum, mailbox: mum, status: "unsubscribed" })
       .run();
     await app.openRoute.loader(args(pixel, { code: new URL(pixel).pathname.split("/")[3]! }));
     expect(deliveryOf(ledger.id, mum).openCount).toBe(1);

@@ -133,7 +133,12 @@ describe("loadDashboard", () => {
     const folder = createFolder(user.id, "Mum only", 0);
     expect(loadDashboard(user, folder.id).folders[0]!.recipientLabel).toBe("Mum <mum@example.com>");
     db.insert(folderRecipientStates)
-      .values({ folderId: folder.id, email: "mum@example.com", status: "unsubscribed" })
+      .values({
+        folderId: folder.id,
+        email: "mum@example.com",
+        mailbox: "mum@example.com",
+        status: "unsubscribed",
+      })
       .run();
     expect(loadDashboard(user, folder.id).folders[0]!.recipientLabel).toBe("No active recipients");
   });

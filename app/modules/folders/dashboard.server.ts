@@ -100,7 +100,7 @@ export function loadDashboard(user: SessionUser, selectedId: number | null, page
   const nextDeliveryLabel = deliveryLabels(user.timeZone, new Date());
   const folders = listFolders(user.id);
   const stats = folderStats(user.id);
-  const unsubscribed = unsubscribedCounts(user.id);
+  const unsubscribed = unsubscribedCounts(folders);
   const summaries = folders.map((folder) =>
     folderSummary(
       folder,

@@ -49,6 +49,54 @@ function toAsciiDomain(domain: string) {
   }
 }
 
+/** Domains whose mail ignores dots in the local part and that are one mailbox system. */
+const GMAIL_DOMAINS = new Set(["gmail.com", "googlemail.com"]);
+
+/**
+ * The mailbox an address delivers to, for matching opt-outs: the canonical
+ * address with the local part cut before its first `+` (sub-addressing, on
+ * every domain), and for gmail.com and googlemail.com also without dots and
+ * with googlemail.com folded into gmail.com. Null when there is no canonical
+ * form. Only a key: addresses are stored and mailed as typed
+ * (docs/decisions/0110-one-mailbox-one-opt-out.md). Migration 0012 computes
+ * the same key in SQL; mailbox-migration.test.ts holds the two together.
+ */
+export function mailboxKey(input: string): string | null {
+  const canonical = canonicalEmail(input);
+  if (!canonical) return null;
+  const at = canonical.lastIndexOf("@");
+  let local = canonical.slice(0, at);
+  let domain = canonical.slice(at + 1);
+  // A local part that starts with "+" has no tag to cut: it is kept whole.
+  const plus = local.indexOf("+");
+  if (plus > 0) local = local.slice(0, plus);
+  if (GMAIL_DOMAINS.has(domain)) {
+    local = local.replaceAll(".", "");
+    domain = "gmail.com";
+  }
+  return `${local}@${domain}`;
+}
+
+/**
+ * A SQL LIKE pattern (escaped with a backslash) that every spelling of the
+ * mailbox matches, for finding stored addresses that have no key column:
+ * a superset, so callers compare `mailboxKey` on what it finds.
+ */
+export function mailboxLikePattern(mailbox: string) {
+  const at = mailbox.lastIndexOf("@");
+  const literal = (text: string) => text.replace(/[\\%_]/g, "\\$&");
+  const local = mailbox.slice(0, at);
+  const domain = mailbox.slice(at + 1);
+  // Gmail ignores dots anywhere in the local part and answers at googlemail.com too.
+  if (domain === "gmail.com") return `${[...local].map(literal).join("%")}%@g%mail.com`;
+  return `${literal(local)}%@${literal(domain)}`;
+}
+
+/** The mailbox key when there is one, else the trimmed, lower-cased text (for lookups only). */
+export function comparableMailbox(input: string) {
+  return mailboxKey(input) ?? comparableEmail(input);
+}
+
 /** The canonical form when there is one, else the trimmed, lower-cased text (for lookups only). */
 export function comparableEmail(input: string) {
   return canonicalEmail(input) ?? input.trim().normalize("NFC").toLowerCase();

@@ -11,7 +11,7 @@ import {
   users,
 } from "#db/schema";
 import { runInRequestContext } from "#server/request-context";
-import { FolderNotFoundError } from "~/modules/folders/folders.server";
+import { FolderNotFoundError, listFolders } from "~/modules/folders/folders.server";
 import { listOutbox, readOutboxMessage } from "~/modules/sending/mailer.server";
 import { db } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
@@ -30,6 +30,7 @@ import {
 import {
   activeRecipients,
   canonicalizeStoredAddresses,
+  hasOptedOut,
   markBounced,
   RESUBSCRIBE_REQUESTS_PER_ADDRESS,
   RecipientRuleError,
@@ -232,7 +233,7 @@ describe("unsubscribing", () => {
         .all(),
     ).toHaveLength(2);
     expect(activeEmails(folder.id)).toEqual([]);
-    expect(unsubscribedCounts(sender.id).get(folder.id)).toBe(2);
+    expect(unsubscribedCounts(listFolders(sender.id)).get(folder.id)).toBe(2);
   });
 
   test("re-subscribing reverses it, also an opt-out from everything, for this folder only", () => {
@@ -257,7 +258,7 @@ describe("unsubscribing", () => {
     // Saying yes to one folder does not bring back the others.
     expect(activeEmails(other.id)).toEqual([]);
     expect(folderRow(other.id).isUnsubscribed).toBe(true);
-    expect(unsubscribedCounts(sender.id)).toEqual(new Map([[other.id, 1]]));
+    expect(unsubscribedCounts(listFolders(sender.id))).toEqual(new Map([[other.id, 1]]));
   });
 
   test("a bounce keeps the recipient out and is recorded on the folder", () => {
@@ -405,6 +406,128 @@ describe("what a sender sees of a recipient who left", () => {
   });
 });
 
+describe("one mailbox, one opt-out", () => {
+  test("an opt-out from everything holds for every spelling of the mailbox, today's folders and later ones", () => {
+    const elsewhere = createUser();
+    const listedBefore = createFolder(elsewhere.id, ["AB+news@googlemail.com"], "Before");
+    const owner = createUser();
+    const folder = createFolder(owner.id, ["a.b@gmail.com"]);
+    unsubscribe({ folderId: folder.id, email: "a.b@gmail.com", scope: "everything" });
+
+    expect(activeEmails(listedBefore.id)).toEqual([]);
+    expect(folderRow(listedBefore.id).isUnsubscribed).toBe(true);
+    const later = createFolder(elsewhere.id, [
+      "a.b+x@gmail.com",
+      "A.B@googlemail.com",
+      "ba@gmail.com",
+      "a.b@example.com",
+    ]);
+    expect(activeEmails(later.id)).toEqual(["ba@gmail.com", "a.b@example.com"]);
+    expect(hasOptedOut(later.id, "ab+anything@googlemail.com")).toBe(true);
+    expect(hasOptedOut(later.id, "ba@gmail.com")).toBe(false);
+    expect(recipientStates(later.id).map((state) => [state.email, state.scope])).toEqual([
+      ["a.b+x@gmail.com", "everything"],
+      ["a.b@googlemail.com", "everything"],
+      ["ba@gmail.com", null],
+      ["a.b@example.com", null],
+    ]);
+    expect(unsubscribedCounts(listFolders(elsewhere.id))).toEqual(
+      new Map([
+        [listedBefore.id, 1],
+        [later.id, 2],
+      ]),
+    );
+    // A repeat under another spelling keeps the one opt-out, as first typed.
+    unsubscribe({
+      folderId: listedBefore.id,
+      email: "ab+news@googlemail.com",
+      scope: "everything",
+    });
+    expect(
+      db
+        .select({ email: emailUnsubscribes.email, mailbox: emailUnsubscribes.mailbox })
+        .from(emailUnsubscribes)
+        .where(eq(emailUnsubscribes.mailbox, "ab@gmail.com"))
+        .all(),
+    ).toEqual([{ email: "a.b@gmail.com", mailbox: "ab@gmail.com" }]);
+  });
+
+  test("leaving one folder holds for every spelling of the mailbox in it", () => {
+    const sender = createUser();
+    const folder = createFolder(sender.id, ["Kim+family@example.com", "lee@example.com"]);
+    unsubscribe({ folderId: folder.id, email: "kim+family@example.com" });
+    db.update(folders)
+      .set({
+        recipients: [
+          { name: "Kim", email: "kim@example.com" },
+          { name: "Kim again", email: "kim+other@example.com" },
+          { name: "Lee", email: "lee@example.com" },
+        ],
+      })
+      .where(eq(folders.id, folder.id))
+      .run();
+    expect(activeEmails(folder.id)).toEqual(["lee@example.com"]);
+    expect(recipientStates(folder.id).map((state) => state.status)).toEqual([
+      "unsubscribed",
+      "unsubscribed",
+      "active",
+    ]);
+    expect(stateRow(folder.id, "kim+family@example.com")?.mailbox).toBe("kim@example.com");
+    // The other sender's folder is not this one.
+    const other = createFolder(createUser().id, ["kim@example.com"]);
+    expect(activeEmails(other.id)).toEqual(["kim@example.com"]);
+  });
+
+  test("re-subscribing from the recipient's own link lifts the opt-out for the mailbox", () => {
+    const sender = createUser();
+    const folder = createFolder(sender.id, ["c.d+news@gmail.com"]);
+    const other = createFolder(sender.id, ["cd@googlemail.com"], "Other");
+    unsubscribe({ folderId: folder.id, email: "c.d+news@gmail.com", scope: "everything" });
+    unsubscribe({ folderId: folder.id, email: "cd@gmail.com" });
+
+    resubscribe(folder.id, "c.d+news@gmail.com");
+
+    expect(activeEmails(folder.id)).toEqual(["c.d+news@gmail.com"]);
+    expect(
+      db
+        .select()
+        .from(emailUnsubscribes)
+        .where(eq(emailUnsubscribes.mailbox, "cd@gmail.com"))
+        .all(),
+    ).toEqual([]);
+    // Saying yes to one folder does not bring back the others.
+    expect(activeEmails(other.id)).toEqual([]);
+  });
+
+  test("don't ask me again and the request limits count per mailbox", async () => {
+    const owner = createUser();
+    unsubscribe({
+      folderId: createFolder(owner.id, ["e.f@gmail.com"]).id,
+      email: "e.f@gmail.com",
+      scope: "everything",
+    });
+    refuseResubscribeRequests("ef+x@googlemail.com");
+    const sender = createUser();
+    const folder = createFolder(sender.id, ["E.F+news@gmail.com"]);
+    await expect(requestResubscription(sender.id, folder.id, "e.f+news@gmail.com")).rejects.toThrow(
+      "asked not to be asked again",
+    );
+
+    unsubscribe({
+      folderId: createFolder(owner.id, ["gh@example.com"]).id,
+      email: "gh@example.com",
+      scope: "everything",
+    });
+    const asker = createUser();
+    const first = createFolder(asker.id, ["gh+one@example.com"]);
+    await requestResubscription(asker.id, first.id, "gh+one@example.com");
+    const second = createFolder(asker.id, ["GH+two@example.com"], "Second");
+    await expect(requestResubscription(asker.id, second.id, "gh+two@example.com")).rejects.toThrow(
+      "You can ask once every 30 days",
+    );
+  });
+});
+
 describe("addresses stored before canonical forms", () => {
   test("non-ASCII domains are rewritten at start, and the opt-out wins a merge", () => {
     const sender = createUser();
@@ -437,6 +560,32 @@ describe("addresses stored before canonical forms", () => {
         .get(),
     ).toBeDefined();
     expect(activeRecipients(folderRow(folder.id))).toEqual([]);
+  });
+});
+
+describe("rows written without a mailbox", () => {
+  test("are keyed at start, and the opt-out wins where two spellings of one mailbox meet", () => {
+    const sender = createUser();
+    const folder = createFolder(sender.id, ["ij@gmail.com"]);
+    db.insert(folderRecipientStates)
+      .values([
+        { folderId: folder.id, email: "ij@gmail.com", status: "active" },
+        { folderId: folder.id, email: "i.j+x@googlemail.com", status: "unsubscribed" },
+      ])
+      .run();
+    db.insert(emailUnsubscribes).values({ email: "kl+x@example.com" }).run();
+
+    canonicalizeStoredAddresses();
+
+    expect(
+      db
+        .select({ email: folderRecipientStates.email, mailbox: folderRecipientStates.mailbox })
+        .from(folderRecipientStates)
+        .where(eq(folderRecipientStates.folderId, folder.id))
+        .all(),
+    ).toEqual([{ email: "i.j+x@googlemail.com", mailbox: "ij@gmail.com" }]);
+    expect(activeEmails(folder.id)).toEqual([]);
+    expect(hasOptedOut(folder.id, "kl@example.com")).toBe(true);
   });
 });
 

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, inArray, or, sql } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, ne, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { createElement } from "react";
 import {
@@ -19,7 +19,12 @@ import { sendEmail } from "~/modules/sending/mailer.server";
 import { db, prepareSqlOnce, writeTransaction } from "~/platform/db.server";
 import { NotFoundError, RuleError } from "~/platform/errors.server";
 import { clientIp, userAgent } from "~/platform/request-info.server";
-import { canonicalEmail, comparableEmail } from "./email-address";
+import {
+  comparableEmail,
+  comparableMailbox,
+  mailboxKey,
+  mailboxLikePattern,
+} from "./email-address";
 import { recordRecipientChoice } from "./recipient-choices.server";
 import { dontAskAgainUrl, resubscribeUrl } from "./recipient-links.server";
 
@@ -27,8 +32,12 @@ import { dontAskAgainUrl, resubscribeUrl } from "./recipient-links.server";
  * Who still receives a folder. A recipient leaves one folder (a
  * folder_recipient_states row, status unsubscribed) or everything from
  * Thoughtfully (an email_unsubscribes row, plus the folder rows); a permanent
- * delivery failure marks them bounced. Addresses are compared and stored in
- * their canonical form (~/modules/recipients/email-address). A folder whose recipients have all unsubscribed is
+ * delivery failure marks them bounced. Addresses are stored in their
+ * canonical form (~/modules/recipients/email-address); opt-outs and states
+ * are matched on the mailbox an address delivers to (`mailboxKey`: one row
+ * per mailbox and folder, docs/decisions/0110-one-mailbox-one-opt-out.md),
+ * so `name+tag@…` or a dotted Gmail spelling cannot slip past an opt-out.
+ * A folder whose recipients have all unsubscribed is
  * `isUnsubscribed` (shared decisions); bounced recipients do not count as
  * unsubscribed, the sender sees the bounce instead.
  */
@@ -48,19 +57,20 @@ export class UnknownFolderError extends NotFoundError {}
 type StateRow = FolderRecipientState;
 
 const lower = comparableEmail;
+const mailboxOf = comparableMailbox;
 
 export function isUnsubscribeReason(value: unknown): value is UnsubscribeReason {
   return UNSUBSCRIBE_REASONS.includes(value as UnsubscribeReason);
 }
 
-/** Of a folder's addresses (a JSON array, lower-cased), those that take no mail from it. */
-const blockedAddressesQuery = prepareSqlOnce<{ email: string }>(sql`
-  select ${folderRecipientStates.email} as email from ${folderRecipientStates}
+/** Of a folder's mailboxes (a JSON array of keys), those that take no mail from it. */
+const blockedMailboxesQuery = prepareSqlOnce<{ mailbox: string }>(sql`
+  select ${folderRecipientStates.mailbox} as mailbox from ${folderRecipientStates}
    where ${folderRecipientStates.folderId} = ${sql.placeholder("folderId")}
      and ${folderRecipientStates.status} in ('unsubscribed', 'bounced')
   union
-  select ${emailUnsubscribes.email} from ${emailUnsubscribes}
-   where ${emailUnsubscribes.email} in (select value from json_each(${sql.placeholder("emails")}))`);
+  select ${emailUnsubscribes.mailbox} from ${emailUnsubscribes}
+   where ${emailUnsubscribes.mailbox} in (select value from json_each(${sql.placeholder("mailboxes")}))`);
 
 /**
  * The folder's recipients that get its e-mail: neither unsubscribed nor
@@ -70,13 +80,13 @@ const blockedAddressesQuery = prepareSqlOnce<{ email: string }>(sql`
 export function activeRecipients(folder: Folder): Recipient[] {
   const recipients = recipientsOf(folder);
   if (recipients.length === 0) return [];
-  const emails = [...new Set(recipients.map((recipient) => lower(recipient.email)))];
+  const mailboxes = [...new Set(recipients.map((recipient) => mailboxOf(recipient.email)))];
   const blocked = new Set(
-    blockedAddressesQuery
-      .all({ folderId: folder.id, emails: JSON.stringify(emails) })
-      .map((row) => row.email),
+    blockedMailboxesQuery
+      .all({ folderId: folder.id, mailboxes: JSON.stringify(mailboxes) })
+      .map((row) => row.mailbox),
   );
-  return recipients.filter((recipient) => !blocked.has(lower(recipient.email)));
+  return recipients.filter((recipient) => !blocked.has(mailboxOf(recipient.email)));
 }
 
 /** Asked before every message: compiled once. */
@@ -84,21 +94,21 @@ const optedOutQuery = prepareSqlOnce<{ optedOut: number }>(sql`
     select exists(
         select 1 from ${folderRecipientStates}
           where ${folderRecipientStates.folderId} = ${sql.placeholder("folderId")}
-            and ${folderRecipientStates.email} = ${sql.placeholder("email")}
+            and ${folderRecipientStates.mailbox} = ${sql.placeholder("mailbox")}
             and ${folderRecipientStates.status} = 'unsubscribed'
       ) or exists(
         select 1 from ${emailUnsubscribes}
-          where ${emailUnsubscribes.email} = ${sql.placeholder("email")}
+          where ${emailUnsubscribes.mailbox} = ${sql.placeholder("mailbox")}
       ) as optedOut`);
 
 /**
- * Whether an address left this folder or everything (or has no canonical
- * form): it gets no mail from the folder, and no web version or tracking of
- * what it was sent before.
+ * Whether an address's mailbox left this folder or everything (or the
+ * address has no canonical form): it gets no mail from the folder, and no
+ * web version or tracking of what it was sent before.
  */
 export function hasOptedOut(folderId: number, email: string): boolean {
-  const address = canonicalEmail(email);
-  return !address || optedOutQuery.get({ folderId, email: address })?.optedOut === 1;
+  const mailbox = mailboxKey(email);
+  return !mailbox || optedOutQuery.get({ folderId, mailbox })?.optedOut === 1;
 }
 
 /**
@@ -114,9 +124,11 @@ export function skipIfOptedOut(
   ledgerRecipient: { id: number; email: string },
 ): boolean {
   if (!hasOptedOut(folderId, ledgerRecipient.email)) return false;
-  const address = canonicalEmail(ledgerRecipient.email);
   db.update(sendLedgerRecipients)
-    .set({ status: "skipped", lastError: address ? "opted out" : "not a bare address" })
+    .set({
+      status: "skipped",
+      lastError: mailboxKey(ledgerRecipient.email) ? "opted out" : "not a bare address",
+    })
     .where(eq(sendLedgerRecipients.id, ledgerRecipient.id))
     .run();
   return true;
@@ -168,36 +180,41 @@ function stateOf(
   };
 }
 
+const STATUS_RANK = { active: 0, bounced: 1, unsubscribed: 2 } as const;
+const statusRank = sql`case ${folderRecipientStates.status} when 'unsubscribed' then 2 when 'bounced' then 1 else 0 end`;
+
 function statesOf(executor: Transaction | typeof db, folder: Folder): RecipientState[] {
   const recipients = recipientsOf(folder);
   if (recipients.length === 0) return [];
-  const rows = new Map(
-    executor
-      .select()
-      .from(folderRecipientStates)
-      .where(eq(folderRecipientStates.folderId, folder.id))
-      .all()
-      .map((row) => [row.email, row]),
-  );
+  const rows = new Map<string, StateRow>();
+  // Weakest first, so where two rows share a mailbox the opt-out is the one kept.
+  for (const row of executor
+    .select()
+    .from(folderRecipientStates)
+    .where(eq(folderRecipientStates.folderId, folder.id))
+    .orderBy(statusRank)
+    .all()) {
+    rows.set(row.mailbox, row);
+  }
   const everything = new Map(
     executor
       .select()
       .from(emailUnsubscribes)
       .where(
         inArray(
-          emailUnsubscribes.email,
-          recipients.map((recipient) => lower(recipient.email)),
+          emailUnsubscribes.mailbox,
+          recipients.map((recipient) => mailboxOf(recipient.email)),
         ),
       )
       .all()
-      .map((row) => [row.email, row]),
+      .map((row) => [row.mailbox, row]),
   );
   return recipients.map((recipient) =>
     stateOf(
       folder.id,
       recipient,
-      rows.get(lower(recipient.email)),
-      everything.get(lower(recipient.email)),
+      rows.get(mailboxOf(recipient.email)),
+      everything.get(mailboxOf(recipient.email)),
     ),
   );
 }
@@ -208,76 +225,115 @@ export function recipientStates(folderId: number): RecipientState[] {
   return folder ? statesOf(db, folder) : [];
 }
 
-const unsubscribedCountsQuery = prepareSqlOnce<{ folderId: number; count: number }>(sql`
-    with recipient(folder_id, email) as (
-      select f.id, lower(trim(json_extract(r.value, '$.email')))
-        from ${folders} f, json_each(f.recipients) r
-        where f.user_id = ${sql.placeholder("userId")}
-      union
-      select f.id, lower(trim(f.recipient_email)) from ${folders} f
-        where f.user_id = ${sql.placeholder("userId")} and json_array_length(f.recipients) = 0
-          and f.recipient_email is not null
-      union
-      select f.id, lower(trim(f.recipient_email_2)) from ${folders} f
-        where f.user_id = ${sql.placeholder("userId")} and json_array_length(f.recipients) = 0
-          and f.recipient_email_2 is not null
-    )
-    select recipient.folder_id as folderId, count(*) as count
-      from recipient
-      left join ${folderRecipientStates} s
-        on s.folder_id = recipient.folder_id and s.email = recipient.email
-      left join ${emailUnsubscribes} u on u.email = recipient.email
-      where s.status = 'unsubscribed' or u.id is not null
-      group by recipient.folder_id
-  `);
+const unsubscribedInFoldersQuery = prepareSqlOnce<{ folderId: number; mailbox: string }>(sql`
+  select ${folderRecipientStates.folderId} as folderId, ${folderRecipientStates.mailbox} as mailbox
+    from ${folderRecipientStates}
+   where ${folderRecipientStates.folderId} in (select value from json_each(${sql.placeholder("folderIds")}))
+     and ${folderRecipientStates.status} = 'unsubscribed'`);
+
+const leftEverythingQuery = prepareSqlOnce<{ mailbox: string }>(sql`
+  select ${emailUnsubscribes.mailbox} as mailbox from ${emailUnsubscribes}
+   where ${emailUnsubscribes.mailbox} in (select value from json_each(${sql.placeholder("mailboxes")}))`);
 
 /**
- * For each of the user's folders, how many of its recipients are unsubscribed
- * (from the folder or from everything): one grouped query for all folders.
+ * For each of the given folders (one sender's), how many of its recipients
+ * are unsubscribed (from the folder or from everything): two queries for all
+ * folders together. Folders with none are left out.
  */
-export function unsubscribedCounts(userId: number): Map<number, number> {
-  const rows = unsubscribedCountsQuery.all({ userId });
-  return new Map(rows.map((row) => [Number(row.folderId), Number(row.count)]));
+export function unsubscribedCounts(senderFolders: Folder[]): Map<number, number> {
+  // Each listed address once per folder (stored canonical: lower case is enough), as its mailbox.
+  const listed = senderFolders.map((folder) => ({
+    id: folder.id,
+    mailboxes: [
+      ...new Set(recipientsOf(folder).map((recipient) => recipient.email.trim().toLowerCase())),
+    ].map(mailboxOf),
+  }));
+  const mailboxes = [...new Set(listed.flatMap((folder) => folder.mailboxes))];
+  if (mailboxes.length === 0) return new Map();
+  const everything = new Set(
+    leftEverythingQuery.all({ mailboxes: JSON.stringify(mailboxes) }).map((row) => row.mailbox),
+  );
+  const leftFolder = new Set(
+    unsubscribedInFoldersQuery
+      .all({ folderIds: JSON.stringify(listed.map((folder) => folder.id)) })
+      .map((row) => `${row.folderId} ${row.mailbox}`),
+  );
+  const counts = new Map<number, number>();
+  for (const folder of listed) {
+    const count = folder.mailboxes.filter(
+      (mailbox) => everything.has(mailbox) || leftFolder.has(`${folder.id} ${mailbox}`),
+    ).length;
+    if (count > 0) counts.set(folder.id, count);
+  }
+  return counts;
 }
 
-/** Every folder (of any sender) that lists the address: for "everything from Thoughtfully". */
-function foldersListing(tx: Transaction, email: string): Folder[] {
+/** Whether the column's address may be a spelling of the mailbox (a superset: compare keys after). */
+function mayBeSpellingOf(column: SQLiteColumn | SQL, mailbox: string) {
+  return sql`lower(trim(${column})) like ${mailboxLikePattern(mailbox)} escape '\\'`;
+}
+
+/**
+ * Every folder (of any sender) that lists the mailbox, with the address it
+ * lists it under: for "everything from Thoughtfully". LIKE narrows the scan
+ * to possible spellings; the key decides.
+ */
+function foldersListing(tx: Transaction, mailbox: string) {
+  const spelling = (column: SQLiteColumn | SQL) => mayBeSpellingOf(column, mailbox);
   return tx
     .select()
     .from(folders)
     .where(
       sql`exists (select 1 from json_each(${folders.recipients}) r
-                   where lower(trim(json_extract(r.value, '$.email'))) = ${email})
+                   where ${spelling(sql`json_extract(r.value, '$.email')`)})
           or (json_array_length(${folders.recipients}) = 0
-              and (lower(trim(${folders.recipientEmail})) = ${email}
-                   or lower(trim(${folders.recipientEmail2})) = ${email}))`,
+              and (${spelling(folders.recipientEmail)} or ${spelling(folders.recipientEmail2)}))`,
     )
-    .all();
+    .all()
+    .flatMap((folder) => {
+      const listed = recipientsOf(folder).find(
+        (recipient) => mailboxOf(recipient.email) === mailbox,
+      );
+      return listed ? [{ folder, email: lower(listed.email) }] : [];
+    });
 }
 
+/** The folder's state of the address's mailbox; the opt-out, should two rows share it. */
 function stateRow(tx: Transaction, folderId: number, email: string) {
   return tx
     .select()
     .from(folderRecipientStates)
     .where(
-      and(eq(folderRecipientStates.folderId, folderId), eq(folderRecipientStates.email, email)),
+      and(
+        eq(folderRecipientStates.folderId, folderId),
+        eq(folderRecipientStates.mailbox, mailboxOf(email)),
+      ),
     )
+    .orderBy(desc(statusRank))
     .get();
 }
 
+/** Sets the state of the address's mailbox in the folder: a new row under this spelling, or every row the mailbox has. */
 function writeState(
   tx: Transaction,
   folderId: number,
   email: string,
-  values: Partial<Omit<typeof folderRecipientStates.$inferInsert, "id" | "folderId" | "email">>,
+  values: Partial<
+    Omit<typeof folderRecipientStates.$inferInsert, "id" | "folderId" | "email" | "mailbox">
+  >,
 ) {
-  tx.insert(folderRecipientStates)
-    .values({ folderId, email, ...values })
-    .onConflictDoUpdate({
-      target: [folderRecipientStates.folderId, folderRecipientStates.email],
-      set: { ...values, updatedAt: new Date() },
-    })
+  const mailbox = mailboxOf(email);
+  const { changes } = tx
+    .update(folderRecipientStates)
+    .set({ ...values, updatedAt: new Date() })
+    .where(
+      and(eq(folderRecipientStates.folderId, folderId), eq(folderRecipientStates.mailbox, mailbox)),
+    )
     .run();
+  if (changes === 0)
+    tx.insert(folderRecipientStates)
+      .values({ folderId, email, mailbox, ...values })
+      .run();
 }
 
 /**
@@ -389,21 +445,27 @@ export function unsubscribe({
     markUnsubscribed(tx, folder.id, address, { reason, at: now });
     const touched = new Set([folder.id]);
     if (scope === "everything") {
-      tx.insert(emailUnsubscribes)
-        .values({
-          email: address,
-          unsubscribedAt: now,
-          unsubscribeReason: reason,
-          folderId: folder.id,
-          userId: folder.userId,
-          ipAddress: request ? clientIp(request) : null,
-          userAgent: request ? userAgent(request) : null,
-        })
-        .onConflictDoNothing({ target: emailUnsubscribes.email })
-        .run();
-      for (const other of foldersListing(tx, address)) {
-        if (other.id !== folder.id) markUnsubscribed(tx, other.id, address, null);
-        touched.add(other.id);
+      const mailbox = mailboxOf(address);
+      // The first opt-out of the mailbox stands, whatever spelling repeats it.
+      if (
+        !tx.select().from(emailUnsubscribes).where(eq(emailUnsubscribes.mailbox, mailbox)).get()
+      ) {
+        tx.insert(emailUnsubscribes)
+          .values({
+            email: address,
+            mailbox,
+            unsubscribedAt: now,
+            unsubscribeReason: reason,
+            folderId: folder.id,
+            userId: folder.userId,
+            ipAddress: request ? clientIp(request) : null,
+            userAgent: request ? userAgent(request) : null,
+          })
+          .run();
+      }
+      for (const other of foldersListing(tx, mailbox)) {
+        if (other.folder.id !== folder.id) markUnsubscribed(tx, other.folder.id, other.email, null);
+        touched.add(other.folder.id);
       }
     }
     for (const id of touched) refreshFolderSubscription(id, tx, id === folder.id ? reason : null);
@@ -411,13 +473,15 @@ export function unsubscribe({
 }
 
 /**
- * The recipient's own "Re-subscribe" (from a signed link): active again in
- * this folder. An "everything" opt-out ends too, but the other folders that
- * list the address keep it unsubscribed (their rows are written first), so
- * saying yes to one sender does not bring back the others.
+ * The recipient's own "Re-subscribe" (from a signed link): their mailbox is
+ * active again in this folder. An "everything" opt-out of the mailbox ends
+ * too, but the other folders that list it keep it unsubscribed (their rows
+ * are written first), so saying yes to one sender does not bring back the
+ * others.
  */
 export function resubscribe(folderId: number, email: string) {
   const address = lower(email);
+  const mailbox = mailboxOf(address);
   writeTransaction((tx) => {
     const folder = tx.select().from(folders).where(eq(folders.id, folderId)).get();
     if (!folder) throw new UnknownFolderError();
@@ -425,22 +489,22 @@ export function resubscribe(folderId: number, email: string) {
     const everything = tx
       .select()
       .from(emailUnsubscribes)
-      .where(eq(emailUnsubscribes.email, address))
+      .where(eq(emailUnsubscribes.mailbox, mailbox))
       .get();
     if (everything) {
-      for (const other of foldersListing(tx, address)) {
-        if (other.id === folder.id) continue;
-        const existing = stateRow(tx, other.id, address);
+      for (const other of foldersListing(tx, mailbox)) {
+        if (other.folder.id === folder.id) continue;
+        const existing = stateRow(tx, other.folder.id, other.email);
         if (!existing || existing.status === "active") {
           // Still out of the other senders' folders, without the opt-out's date or reason.
-          writeState(tx, other.id, address, {
+          writeState(tx, other.folder.id, other.email, {
             status: "unsubscribed",
             unsubscribedAt: null,
             unsubscribeReason: null,
           });
         }
       }
-      tx.delete(emailUnsubscribes).where(eq(emailUnsubscribes.id, everything.id)).run();
+      tx.delete(emailUnsubscribes).where(eq(emailUnsubscribes.mailbox, mailbox)).run();
     }
     writeState(tx, folder.id, address, {
       status: "active",
@@ -506,6 +570,7 @@ function formatDay(date: Date, timeZone: string) {
 export async function requestResubscription(userId: number, folderId: number, email: string) {
   const folder = getFolder(userId, folderId);
   const address = lower(email);
+  const mailbox = mailboxOf(address);
   const recipient = recipientsOf(folder).find((entry) => lower(entry.email) === address);
   if (!recipient) throw new RecipientRuleError(`${email} is not a recipient of this folder.`);
   const sender = db.select().from(users).where(eq(users.id, userId)).get()!;
@@ -521,39 +586,41 @@ export async function requestResubscription(userId: number, folderId: number, em
     if (state?.status !== "unsubscribed") {
       throw new RecipientRuleError(`${recipient.email} has not unsubscribed from this folder.`);
     }
-    if (tx.select().from(resubscribeRefusals).where(eq(resubscribeRefusals.email, address)).get()) {
+    // Refusals and requests count per mailbox: another spelling asks the same person.
+    const refused = tx
+      .select({ email: resubscribeRefusals.email })
+      .from(resubscribeRefusals)
+      .where(mayBeSpellingOf(resubscribeRefusals.email, mailbox))
+      .all()
+      .some((row) => mailboxOf(row.email) === mailbox);
+    if (refused) {
       throw new RecipientRuleError(`${recipient.email} has asked not to be asked again.`);
     }
-    // Per sender and address, in a record that outlives folders: recreating one resets nothing.
-    const last = tx
-      .select({ requestedAt: resubscribeRequests.requestedAt })
+    const recentForMailbox = tx
+      .select({
+        senderUserId: resubscribeRequests.senderUserId,
+        email: resubscribeRequests.email,
+        requestedAt: resubscribeRequests.requestedAt,
+      })
       .from(resubscribeRequests)
       .where(
         and(
-          eq(resubscribeRequests.senderUserId, userId),
-          eq(resubscribeRequests.email, address),
+          mayBeSpellingOf(resubscribeRequests.email, mailbox),
           gt(resubscribeRequests.requestedAt, windowStart),
         ),
       )
       .orderBy(desc(resubscribeRequests.requestedAt))
-      .get()?.requestedAt;
+      .all()
+      .filter((row) => mailboxOf(row.email) === mailbox);
+    // Per sender and mailbox, in a record that outlives folders: recreating one resets nothing.
+    const last = recentForMailbox.find((row) => row.senderUserId === userId)?.requestedAt;
     if (last) {
       const next = new Date(last.getTime() + RESUBSCRIBE_REQUEST_INTERVAL_MS);
       throw new RecipientRuleError(
         `You already asked ${recipient.email} to re-subscribe on ${formatDay(last, sender.timeZone)}. You can ask once every 30 days: next on ${formatDay(next, sender.timeZone)}.`,
       );
     }
-    const recentForAddress = tx
-      .select({ count: sql<number>`count(*)` })
-      .from(resubscribeRequests)
-      .where(
-        and(
-          eq(resubscribeRequests.email, address),
-          gt(resubscribeRequests.requestedAt, windowStart),
-        ),
-      )
-      .get();
-    if ((recentForAddress?.count ?? 0) >= RESUBSCRIBE_REQUESTS_PER_ADDRESS) {
+    if (recentForMailbox.length >= RESUBSCRIBE_REQUESTS_PER_ADDRESS) {
       throw new RecipientRuleError(
         `${recipient.email} has been asked to re-subscribe several times recently. Please try again next month.`,
       );
@@ -632,49 +699,70 @@ export function markBounced(folderId: number, email: string, reason: string) {
   });
 }
 
-const STATUS_RANK = { active: 0, bounced: 1, unsubscribed: 2 } as const;
 const hasNonAscii = (column: SQLiteColumn) => sql`${column} glob '*[^ -~]*'`;
 
 /**
  * Migration 0004 made the stored addresses canonical in SQL, except domains
- * with non-ASCII letters, which need IDNA: this rewrites those rows, at every
- * start (it finds nothing once done). Where two spellings meet, the opt-out
- * wins, as in the migration.
+ * with non-ASCII letters, which need IDNA, and migration 0012 keyed the
+ * opt-outs by mailbox from those forms: this rewrites the rest, and keys a row
+ * that has no mailbox yet, at every start (it finds nothing once done). Where
+ * two spellings of one mailbox meet, the opt-out wins, as in the migrations.
  */
 export function canonicalizeStoredAddresses() {
   writeTransaction((tx) => {
     for (const row of tx
       .select()
       .from(emailUnsubscribes)
-      .where(hasNonAscii(emailUnsubscribes.email))
+      .where(or(hasNonAscii(emailUnsubscribes.email), eq(emailUnsubscribes.mailbox, "")))
       .all()) {
       const email = lower(row.email);
-      if (email === row.email) continue;
+      const mailbox = mailboxOf(email);
+      if (email === row.email && mailbox === row.mailbox) continue;
       const kept = tx
         .select()
         .from(emailUnsubscribes)
-        .where(eq(emailUnsubscribes.email, email))
+        .where(
+          and(
+            ne(emailUnsubscribes.id, row.id),
+            or(eq(emailUnsubscribes.mailbox, mailbox), eq(emailUnsubscribes.email, email)),
+          ),
+        )
         .get();
       if (kept) tx.delete(emailUnsubscribes).where(eq(emailUnsubscribes.id, row.id)).run();
       else
-        tx.update(emailUnsubscribes).set({ email }).where(eq(emailUnsubscribes.id, row.id)).run();
+        tx.update(emailUnsubscribes)
+          .set({ email, mailbox })
+          .where(eq(emailUnsubscribes.id, row.id))
+          .run();
     }
     for (const row of tx
       .select()
       .from(folderRecipientStates)
-      .where(hasNonAscii(folderRecipientStates.email))
+      .where(or(hasNonAscii(folderRecipientStates.email), eq(folderRecipientStates.mailbox, "")))
       .all()) {
       const email = lower(row.email);
-      if (email === row.email) continue;
-      const other = stateRow(tx, row.folderId, email);
-      if (other && STATUS_RANK[other.status] >= STATUS_RANK[row.status]) {
+      const mailbox = mailboxOf(email);
+      if (email === row.email && mailbox === row.mailbox) continue;
+      const others = tx
+        .select()
+        .from(folderRecipientStates)
+        .where(
+          and(
+            eq(folderRecipientStates.folderId, row.folderId),
+            ne(folderRecipientStates.id, row.id),
+            or(eq(folderRecipientStates.mailbox, mailbox), eq(folderRecipientStates.email, email)),
+          ),
+        )
+        .all();
+      if (others.some((other) => STATUS_RANK[other.status] >= STATUS_RANK[row.status])) {
         tx.delete(folderRecipientStates).where(eq(folderRecipientStates.id, row.id)).run();
         continue;
       }
-      if (other)
+      for (const other of others) {
         tx.delete(folderRecipientStates).where(eq(folderRecipientStates.id, other.id)).run();
+      }
       tx.update(folderRecipientStates)
-        .set({ email })
+        .set({ email, mailbox })
         .where(eq(folderRecipientStates.id, row.id))
         .run();
     }
