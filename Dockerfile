@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 
-# Thoughtfully: one Node process (server/index.ts serving the Remix build) with
+# Thoughtfully: one Node process (build/server/index.js serving the Remix build) with
 # its SQLite database, uploads and outbox on a volume mounted at /data; or, on
 # several machines, the database mounted through LiteFS (litefs.yml) and
 # uploads in an S3 bucket. See docs/deploy.md.
@@ -42,21 +42,17 @@ ENV NODE_ENV=production \
     STORAGE_DIR=/data/uploads \
     OUTBOX_DIR=/data/outbox
 
-COPY --from=build /app/package.json /app/package-lock.json /app/tsconfig.json ./
+# Only what runs: the build (the Remix app, the server, the scheduler's thread
+# and the operator's commands, all plain JavaScript: scripts/build-server.ts),
+# production modules, static files, the migrations applied at start, and the
+# entrypoint. No TypeScript sources: docs/decisions/0083-one-build.md.
+COPY --from=build /app/package.json /app/package-lock.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/build ./build
 COPY --from=build /app/public ./public
-# db/ holds the migrations (applied at start) and the modules the tsx-run
-# scripts import: `npm run db:migrate`, `npm run db:backup`.
-COPY --from=build /app/db ./db
-COPY --from=build /app/scripts ./scripts
-# The restore script (scripts/db-restore.ts) reapplies recipients' choices
-# with the app's own code, run by tsx from source.
-COPY --from=build /app/app ./app
-COPY --from=build /app/emails ./emails
-COPY --from=build /app/storage ./storage
+COPY --from=build /app/db/migrations ./db/migrations
+COPY --from=build /app/scripts/docker-entrypoint.sh ./scripts/docker-entrypoint.sh
 COPY --from=build /app/litefs.yml ./litefs.yml
-COPY --from=build /app/server ./server
 
 RUN mkdir -p /data && chown node:node /data
 
@@ -68,4 +64,4 @@ ENTRYPOINT ["/app/scripts/docker-entrypoint.sh"]
 
 # node directly, not npm: SIGTERM reaches the server, which finishes requests in
 # flight, stops the scheduler and closes the database before it exits.
-CMD ["node", "--import", "tsx", "server/index.ts", "build/index.js"]
+CMD ["node", "build/server/index.js"]

@@ -70,7 +70,7 @@ export default defineConfig({
     { name: "no-js", use: { ...chromium, javaScriptEnabled: false } },
   ],
   webServer: {
-    command: "node --import tsx server/index.ts build/index.js",
+    command: "node build/server/index.js build/index.js",
     url: `${baseURL}/healthz`,
     reuseExistingServer: false,
     timeout: 60_000,

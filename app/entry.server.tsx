@@ -12,6 +12,9 @@ import { applySecurityHeaders, createNonce } from "~/platform/security-headers.s
 
 startServerProcess();
 
+// server/index.ts runs every request inside the app's request context (the socket's peer).
+export { runInRequestContext } from "~/platform/request-context.server";
+
 const headerOptions = {
   isHttps: env.isHttps,
   isDevelopment: env.NODE_ENV === "development",

@@ -28,7 +28,7 @@ import { type Run, runBenchmark } from "./support/run";
  * and the targets. Last, a bare Node server spending the dashboard's measured
  * time per request shows the latency floor of that cost on this machine.
  * Targets: throughput at least 0.65 of the baseline page's, and p99 within
- * 1.15x of that floor. Needs `remix build` first (the npm script does it).
+ * 1.15x of that floor. Needs `npm run build` first (the npm script does it).
  */
 const CONNECTIONS = 10;
 const WARMUP_S = 2;

@@ -42,7 +42,7 @@ import { type Sink, startSink, stopSink } from "./support/sink-process";
  * Targets: the pass at ≥ 0.7 of plain nodemailer's rate; the dashboard's p99
  * during the pass within 2× its idle p99; peak RSS within the 512 MB machine
  * (MEMORY_LIMIT_MIB). SCALE_SENDERS=2000 (for example) runs a smaller copy.
- * Needs `remix build` first (the npm script does it). MiB: 1,048,576 bytes.
+ * Needs `npm run build` first (the npm script does it). MiB: 1,048,576 bytes.
  */
 const SENDERS = Number(process.env.SCALE_SENDERS) || 20_000;
 const RECIPIENTS_PER_FOLDER = 5;

@@ -30,7 +30,7 @@ import { type Run, runBenchmark } from "./support/run";
  * buffers written straight to disk with `writeFile` + fsync. Runs once per
  * storage backend: the local disk (`STORAGE_DIR`), then S3 (`S3_BUCKET`) on
  * an S3 server on loopback (s3rver, in this process). Linux only (it reads
- * /proc). Needs `remix build` first (the npm script does it).
+ * /proc). Needs `npm run build` first (the npm script does it).
  *
  * MB here is 1,048,576 bytes, as in app/modules/billing/limits.ts.
  */

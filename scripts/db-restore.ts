@@ -10,7 +10,7 @@ import {
 } from "#db/restore";
 
 /**
- * `npx tsx scripts/db-restore.ts <backup.db>`: the restore drill of
+ * `npm run db:restore -- <backup.db>` (scripts/db-restore.ts, built): the restore drill of
  * docs/deploy.md, with the server stopped.
  *
  * 1. Holds the scheduler (BACKUP_DIR/SCHEDULER-HOLD): the server restarted
@@ -127,6 +127,6 @@ if (first === REPLAY_FLAG && second) {
 } else if (first) {
   await restore(path.resolve(first));
 } else {
-  console.error("Usage: npx tsx scripts/db-restore.ts <backup.db>");
+  console.error("Usage: npm run db:restore -- <backup.db>");
   process.exitCode = 2;
 }

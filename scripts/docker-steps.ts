@@ -11,8 +11,9 @@ import { fileURLToPath } from "node:url";
  * the build stage's RUN commands as the Dockerfile writes them (`npm run
  * build`, `npm prune --omit=dev`…), then the runtime stage's `COPY --from=build`
  * paths only, started with the image's command and environment; `/healthz`
- * must answer 200, and `db:backup` and the restore script must run with
- * production modules alone.
+ * must answer 200, and `db:backup` and `db:restore` must run with
+ * production modules alone, from the build (the runtime stage has no
+ * TypeScript sources and no tsx).
  *
  * `npm ci` is the one step not repeated (it would download every package):
  * the installed node_modules are hard-linked in, and `npm ci --dry-run`
@@ -146,7 +147,7 @@ try {
   // The restore drill of docs/deploy.md, with the server stopped, as on Fly.
   const backups = path.join(data, "backups");
   const backup = path.join(backups, fs.readdirSync(backups).find((name) => name.endsWith(".db"))!);
-  run(`npx tsx scripts/db-restore.ts ${JSON.stringify(backup)}`, runtime, env);
+  run(`npm run db:restore -- ${JSON.stringify(backup)}`, runtime, env);
   console.log("The image's build and runtime steps work outside Docker.");
 } finally {
   fs.rmSync(work, { recursive: true, force: true });

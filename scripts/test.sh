@@ -20,7 +20,7 @@ step "Lint and format"
 npx biome check .
 
 step "Build"
-npx remix build
+npm run build
 
 # The Dockerfile's steps after the base image (build, prune, the runtime
 # stage's files only, its command), without Docker: scripts/docker-steps.ts.

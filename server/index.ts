@@ -3,14 +3,13 @@ import path from "node:path";
 import url from "node:url";
 import { createRequestHandler, installGlobals, type ServerBuild } from "@remix-run/node";
 import { bodyLimitFor, checkBody, refuseTooLarge } from "./body-limit";
-import { runInRequestContext } from "./request-context";
 import { logRequests } from "./request-log";
 
 /**
  * The production server: what `remix-serve` does (compression, static files,
  * the Remix request handler), plus the three things every request must pass
  * through and remix-serve has no hook for: a bounded body, the socket's peer
- * address for the app (server/request-context.ts), and a request log without
+ * address for the app (app/platform/request-context.server.ts), and a request log without
  * query strings. docs/decisions/0053-one-server-entry.md.
  *
  * express, compression and source-map-support are remix-serve's own
@@ -27,6 +26,9 @@ serveRequire("source-map-support").install();
 
 const buildPath = path.resolve(process.argv[2] ?? "build/index.js");
 const build: ServerBuild = await import(url.pathToFileURL(buildPath).href);
+// The app's own store for the request context: one instance, the one its modules read.
+const { runInRequestContext } = build.entry.module as typeof build.entry.module &
+  Pick<typeof import("~/entry.server"), "runInRequestContext">;
 installGlobals({ nativeFetch: build.future.v3_singleFetch });
 const handleRemixRequest = createRequestHandler(build, process.env.NODE_ENV);
 

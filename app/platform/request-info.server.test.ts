@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { runInRequestContext } from "#server/request-context";
+import { runInRequestContext } from "./request-context.server";
 import { clientIp, isLoopback } from "./request-info.server";
 
 function requestWith(headers: Record<string, string>) {

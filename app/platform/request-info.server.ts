@@ -1,5 +1,5 @@
-import { requestContext } from "#server/request-context";
 import { env } from "./env.server";
+import { requestContext } from "./request-context.server";
 
 /** "::ffff:127.0.0.1" (an IPv4 peer on a dual-stack socket) as "127.0.0.1". */
 function plainAddress(address: string) {
@@ -8,7 +8,7 @@ function plainAddress(address: string) {
 
 /**
  * The client's address, in one place for every limit and log: the socket's
- * peer (server/request-context.ts); on Fly, whose proxy is always the peer,
+ * peer (app/platform/request-context.server.ts); on Fly, whose proxy is always the peer,
  * the Fly-Client-IP it sets; behind a proxy named in TRUSTED_PROXY, the
  * address that proxy appended to X-Forwarded-For. Headers from anyone else
  * are ignored: a client could write them. Null outside the server (unit tests).

@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { runInRequestContext } from "#server/request-context";
+import { runInRequestContext } from "./request-context.server";
 
 // Set before any module of ours reads the environment.
 process.env.TRUSTED_PROXY = "10.0.0.2";

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "vitest";
 import { createFolder, createUser as createUserRow } from "#db/factories";
-import { runInRequestContext } from "#server/request-context";
+import { runInRequestContext } from "~/platform/request-context.server";
 import { SmtpSink } from "../support/smtp-sink";
 
 /**
@@ -194,7 +194,7 @@ test("one client asking for many addresses is limited too", async () => {
   for (let index = 0; index < 12; index += 1) {
     const owner = await createUser(true);
     const request = await anonymousForm("/forgot-password", { email: owner.email });
-    // The server hands the socket's peer to the app this way (server/request-context.ts).
+    // The server hands the socket's peer to the app this way (app/platform/request-context.server.ts).
     const answer = await runInRequestContext({ peerAddress: "198.51.100.7" }, () =>
       forgotPassword.action({ request: request(), params: {}, context: {} }),
     );

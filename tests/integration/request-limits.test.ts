@@ -17,7 +17,7 @@ import { freePort } from "../support/free-port";
  * The production server (server/index.ts) on loopback, attacked from outside
  * with no account: a 40 MB form post must be refused with 413 before it is
  * read, without growing the server's memory, and the request log must not
- * print the tokens of the links we e-mail. Needs `remix build` first.
+ * print the tokens of the links we e-mail. Needs `npm run build` first.
  */
 const MB = 1024 * 1024;
 const ATTACK_BYTES = 40 * MB;

@@ -15,12 +15,13 @@ import { unsubscribeToken } from "~/modules/recipients/recipient-links.server";
 /**
  * The restore drill of docs/deploy.md, on every `npm test`: back up a database,
  * restore the backup into an empty place, start the production server on it
- * and check that it is healthy and has the data. Needs `remix build` first.
+ * and check that it is healthy and has the data. Needs `npm run build` first.
  */
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const serverBuild = path.join(repoRoot, "build", "index.js");
 const remixServe = path.join(repoRoot, "node_modules", "@remix-run", "serve", "dist", "cli.js");
-const restoreScript = path.join(repoRoot, "scripts", "db-restore.ts");
+// As the image runs it: built by `npm run build` (scripts/build-server.ts).
+const restoreScript = path.join(repoRoot, "build", "scripts", "db-restore.js");
 const TEST_TIMEOUT = 60_000;
 
 const cleanups: (() => void)[] = [];
@@ -38,7 +39,7 @@ function tempDir(prefix: string) {
 function requireServerBuild() {
   if (!fs.existsSync(serverBuild)) {
     throw new Error(
-      `The restore drill needs the production server build, but ${serverBuild} does not exist. Run \`npx remix build\` (or \`npm run build\`) before this test.`,
+      `The restore drill needs the production server build, but ${serverBuild} does not exist. Run \`npm run build\` before this test.`,
     );
   }
 }
@@ -232,7 +233,7 @@ describe("restore drill (docs/deploy.md)", () => {
       await within(server.exited, 10_000, "Exit after SIGTERM");
 
       // The drill, as docs/deploy.md gives it, with the server stopped.
-      const restore = spawnSync(process.execPath, ["--import", "tsx", restoreScript, backup], {
+      const restore = spawnSync(process.execPath, [restoreScript, backup], {
         cwd: repoRoot,
         env: { ...process.env, ...serverEnv },
         encoding: "utf8",

@@ -18,7 +18,7 @@ const [{ db }, { contentItems }, { storage }, { S3Storage }, uploads, storedFile
     import("~/platform/db.server"),
     import("#db/schema"),
     import("~/platform/storage.server"),
-    import("#storage/index"),
+    import("#storage/s3"),
     import("~/modules/uploads/uploads.server"),
     import("~/modules/uploads/stored-files.server"),
     import("drizzle-orm"),

@@ -11,7 +11,7 @@ import { db } from "~/platform/db.server";
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 
 function runReset(...args: string[]) {
-  return spawnSync(process.execPath, ["--import", "tsx", "scripts/two-factor-reset.ts", ...args], {
+  return spawnSync(process.execPath, ["build/scripts/two-factor-reset.js", ...args], {
     cwd: repoRoot,
     env: process.env,
     encoding: "utf8",

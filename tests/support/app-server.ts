@@ -4,19 +4,19 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 /**
- * The production build started as in production (server/index.ts) on a data directory of its
- * own, for the benchmarks and for a browser test that must not share the test
+ * The production build started as in production (`node build/server/index.js`) on a data
+ * directory of its own, for the benchmarks and for a browser test that must not share the test
  * server's database; and any child server waited for and stopped the same way.
  */
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const serverEntry = path.join(repoRoot, "server", "index.ts");
+export const serverEntry = path.join(repoRoot, "build", "server", "index.js");
 export const serverBuild = path.join(repoRoot, "build", "index.js");
 
 export type Server = { child: ChildProcess; stderr: () => string; stdout: () => string };
 
 export function requireBuild() {
-  if (!fs.existsSync(serverBuild)) {
-    throw new Error(`${serverBuild} is missing: run \`npx remix build\` first.`);
+  for (const file of [serverBuild, serverEntry]) {
+    if (!fs.existsSync(file)) throw new Error(`${file} is missing: run \`npm run build\` first.`);
   }
 }
 
@@ -44,29 +44,25 @@ export function startServer(
   env: Record<string, string>,
   nodeArgs: string[] = [],
 ) {
-  const child = spawn(
-    process.execPath,
-    [...nodeArgs, "--import", "tsx", serverEntry, serverBuild],
-    {
-      cwd: repoRoot,
-      env: {
-        ...process.env,
-        NODE_ENV: "production",
-        HOST: "127.0.0.1",
-        PORT: String(port),
-        APP_URL: `http://127.0.0.1:${port}`,
-        DATABASE_PATH: path.join(dataDir, "app.db"),
-        STORAGE_DIR: path.join(dataDir, "uploads"),
-        OUTBOX_DIR: path.join(dataDir, "outbox"),
-        SCHEDULER: "off",
-        SMTP_URL: "",
-        // The heap cap of the deployed machine (fly.toml), so memory behaves as in production.
-        NODE_OPTIONS: "--max-old-space-size=256",
-        ...env,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
+  const child = spawn(process.execPath, [...nodeArgs, serverEntry, serverBuild], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      APP_URL: `http://127.0.0.1:${port}`,
+      DATABASE_PATH: path.join(dataDir, "app.db"),
+      STORAGE_DIR: path.join(dataDir, "uploads"),
+      OUTBOX_DIR: path.join(dataDir, "outbox"),
+      SCHEDULER: "off",
+      SMTP_URL: "",
+      // The heap cap of the deployed machine (fly.toml), so memory behaves as in production.
+      NODE_OPTIONS: "--max-old-space-size=256",
+      ...env,
     },
-  );
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   return watchServer(child);
 }
 

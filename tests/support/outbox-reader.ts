@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { runInRequestContext } from "#server/request-context";
+import { runInRequestContext } from "~/platform/request-context.server";
 
 /**
  * The outbox check for an APP_URL set by the calling test file before any

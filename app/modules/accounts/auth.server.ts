@@ -1,7 +1,6 @@
 import { eq } from "drizzle-orm";
 import { Authenticator } from "remix-auth";
 import { FormStrategy } from "remix-auth-form";
-import { OAuth2Strategy } from "remix-auth-oauth2";
 import { users } from "#db/schema";
 import { recordSecurityEvent } from "~/modules/admin/security-events.server";
 import { db } from "~/platform/db.server";
@@ -153,7 +152,10 @@ export const authenticator = new Authenticator<SessionUser>();
 
 authenticator.use(new FormStrategy(({ form, request }) => verifyLogin(request, form)), "password");
 
+// Loaded only when configured: most deployments have no provider, and the
+// package is a noticeable part of a cold start (docs/decisions/0083-one-build.md).
 if (oauthConfigured) {
+  const { OAuth2Strategy } = await import("remix-auth-oauth2");
   authenticator.use(
     new OAuth2Strategy(
       {

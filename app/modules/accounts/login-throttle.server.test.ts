@@ -1,8 +1,8 @@
 import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
 import { securityEvents, users } from "#db/schema";
-import { runInRequestContext } from "#server/request-context";
 import { db } from "~/platform/db.server";
+import { runInRequestContext } from "~/platform/request-context.server";
 import { requestPasswordReset, resetPassword } from "./accounts.server";
 import { INVALID_LOGIN_MESSAGE, verifyLogin } from "./auth.server";
 import {

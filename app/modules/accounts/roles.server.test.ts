@@ -2,8 +2,8 @@ import { eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
 import { createUser as createUserRow } from "#db/factories";
 import { securityEvents, sessions, twoFactorSecrets, userRoles } from "#db/schema";
-import { runInRequestContext } from "#server/request-context";
 import { db } from "~/platform/db.server";
+import { runInRequestContext } from "~/platform/request-context.server";
 import {
   findUserIdByEmail,
   grantRole,

@@ -1,5 +1,4 @@
 import { eq } from "drizzle-orm";
-import { simpleParser } from "mailparser";
 import addressparser from "nodemailer/lib/addressparser/index.js";
 import { folders } from "#db/schema";
 import { LIMITS } from "~/modules/billing/limits";
@@ -57,6 +56,8 @@ export async function readInboundEmail(request: Request): Promise<InboundEmail |
       .catch(() => new FormData());
     return { subject: text(form.get("subject")) ?? "", from: text(form.get("from")) };
   }
+  // Loaded on the first inbound message, not at every start (docs/decisions/0083-one-build.md).
+  const { simpleParser } = await import("mailparser");
   const message = await simpleParser(body, { skipHtmlToText: true, skipTextToHtml: true });
   return { subject: message.subject ?? "", from: message.from?.value[0]?.address ?? null };
 }

@@ -10,11 +10,11 @@ import {
   resubscribeRequests,
   users,
 } from "#db/schema";
-import { runInRequestContext } from "#server/request-context";
 import { FolderNotFoundError, listFolders } from "~/modules/folders/folders.server";
 import { listOutbox, readOutboxMessage } from "~/modules/sending/mailer.server";
 import { db } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
+import { runInRequestContext } from "~/platform/request-context.server";
 import {
   dontAskAgainToken,
   isValidResubscribeToken,

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { PassThrough } from "node:stream";
-import { type AddressObject, simpleParser } from "mailparser";
+import type { AddressObject } from "mailparser";
 import nodemailer, { type Transporter } from "nodemailer";
 import addressparser from "nodemailer/lib/addressparser/index.js";
 import type Mail from "nodemailer/lib/mailer";
@@ -263,6 +263,8 @@ const OUTBOX_ID = /^[\w.-]+\.eml$/;
 /** The header block of our messages is far smaller; attachments are not read for the list. */
 const HEADER_READ_BYTES = 64 * 1024;
 const PARSE_OPTIONS = { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true } as const;
+/** Only the outbox pages read mail back: the parser is loaded when they do, not at every start. */
+const readMail = () => import("mailparser");
 
 function outboxPath(id: string) {
   if (!OUTBOX_ID.test(id) || id.includes("..")) return null;
@@ -299,7 +301,7 @@ export async function listOutbox(): Promise<OutboxEntry[]> {
     } catch {
       continue; // removed meanwhile
     }
-    const parsed = await simpleParser(head, PARSE_OPTIONS);
+    const parsed = await (await readMail()).simpleParser(head, PARSE_OPTIONS);
     entries.push({
       id,
       subject: parsed.subject ?? "",
@@ -323,7 +325,7 @@ export async function readOutboxMessage(id: string): Promise<OutboxMessage | nul
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw error;
   }
-  const parsed = await simpleParser(bytes, PARSE_OPTIONS);
+  const parsed = await (await readMail()).simpleParser(bytes, PARSE_OPTIONS);
   return {
     id,
     subject: parsed.subject ?? "",

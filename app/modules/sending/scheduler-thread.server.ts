@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import type { PassResult } from "./sending.server";
@@ -15,8 +16,11 @@ export type SchedulerThreadReply =
   | { type: "passed"; result: PassResult }
   | { type: "failed"; message: string };
 
-/** Found from the working directory, as the migrations are: the server build lives in build/. */
-const WORKER_FILE = path.resolve("app/modules/sending/scheduler-worker.mjs");
+/**
+ * scheduler-worker.ts as `npm run build` compiles it (scripts/build-server.ts), found from the
+ * working directory as the migrations are; unit tests of the thread run after the build too.
+ */
+const WORKER_FILE = path.resolve("build/server/scheduler-worker.js");
 /** Its heap: a pass holds four sends at a time, whatever the number of folders (bench:scale). */
 const WORKER_HEAP_MB = 128;
 
@@ -31,8 +35,11 @@ function settle(outcome: { result: PassResult } | { error: Error }) {
 }
 
 function startWorker() {
+  if (!fs.existsSync(WORKER_FILE)) {
+    throw new Error(`${WORKER_FILE} is missing: run \`npm run build\` first.`);
+  }
   const started = new Worker(WORKER_FILE, {
-    // The entry registers tsx itself; the server's own flags (a profiler, a preload) stay its own.
+    // The server's own flags (a profiler, a preload) stay its own.
     execArgv: [],
     resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
   });

@@ -1,0 +1,59 @@
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+/**
+ * The second half of `npm run build` (after `remix build`): what runs in
+ * production beside the Remix build, compiled to plain JavaScript so that no
+ * process needs TypeScript at run time. Packages stay imports of
+ * node_modules; our own modules (and the path aliases of tsconfig.json) are
+ * bundled in. (esbuild's `packages: "external"` would also take the aliases
+ * for packages, hence the list.) docs/decisions/0083-one-build.md.
+ *
+ * - build/server/index.js: the HTTP server (server/index.ts), which loads build/index.js;
+ * - build/server/scheduler-worker.js: the scheduler's thread;
+ * - build/scripts/*.js: the operator's commands that run inside the image.
+ */
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+export const OPERATOR_SCRIPTS = [
+  "admin-grant",
+  "admin-revoke",
+  "db-backup",
+  "db-migrate",
+  "db-restore",
+  "send-due",
+  "two-factor-reset",
+];
+
+const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
+const packages = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies });
+
+const shared = {
+  absWorkingDir: root,
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  external: packages.flatMap((name) => [name, `${name}/*`]),
+  jsx: "automatic",
+  sourcemap: true,
+  logLevel: "warning",
+} as const;
+
+await Promise.all([
+  build({
+    ...shared,
+    entryPoints: {
+      index: "server/index.ts",
+      "scheduler-worker": "app/modules/sending/scheduler-worker.ts",
+    },
+    outdir: "build/server",
+  }),
+  build({
+    ...shared,
+    entryPoints: Object.fromEntries(OPERATOR_SCRIPTS.map((name) => [name, `scripts/${name}.ts`])),
+    outdir: "build/scripts",
+  }),
+]);
