@@ -123,7 +123,7 @@ test.describe("two-factor sign-in", () => {
 
     await enterCode(page, await currentCode(secret));
     await expect(page.getByRole("heading", { name: "My Folders" })).toBeVisible();
-    expect(sessionsOf(user.id)).toHaveLength(1);
+    expect(sessionsOf(user.id).map((session) => session.signInMethod)).toEqual(["totp"]);
   });
 
   test("a recovery code signs in once and is gone", async ({ page, context }) => {
@@ -136,6 +136,7 @@ test.describe("two-factor sign-in", () => {
     await enterCode(page, "ABCD-EFGH-JKMN");
     await expect(page.getByRole("heading", { name: "My Folders" })).toBeVisible();
     await expect(page.getByText("You used a recovery code")).toBeVisible();
+    expect(sessionsOf(user.id).map((session) => session.signInMethod)).toEqual(["recovery-code"]);
     expect(
       testDb().select().from(recoveryCodes).where(eq(recoveryCodes.userId, user.id)).all(),
     ).toHaveLength(1);
@@ -179,7 +180,8 @@ test.describe("two-factor sign-in", () => {
     testDb().delete(sessions).where(eq(sessions.userId, user.id)).run();
     await logInWithPassword(page, user.email);
     await expect(page.getByRole("heading", { name: "My Folders" })).toBeVisible();
-    expect(sessionsOf(user.id)).toHaveLength(1);
+    // Skipping the code does not make it a second-factor session.
+    expect(sessionsOf(user.id).map((session) => session.signInMethod)).toEqual(["password"]);
   });
 
   test("a password reset keeps the second factor", async ({ page }) => {
