@@ -106,7 +106,7 @@ export default function StepUpPage() {
           Sign in again with your second factor to go on
           {codes
             ? ": enter the 6-digit code from your authenticator app, or one of your recovery codes."
-            : ": use your passkey."}
+            : ": use a passkey of this account (this needs JavaScript)."}
         </p>
       }
       footer={
