@@ -34,9 +34,12 @@ export function PasskeySignInButton({
   redirectTo,
   // Not "Log in…": the log-in form's own button is "Log In", and tests find buttons by name.
   label = "Use a passkey",
+  // Signing in, or (on /login/step-up) confirming it's you on the current session.
+  action = "/passkeys/sign-in",
 }: {
   redirectTo?: string | null;
   label?: string;
+  action?: "/passkeys/sign-in" | "/passkeys/step-up";
 }) {
   const available = usePasskeysAvailable();
   const post = usePasskeyPost();
@@ -47,13 +50,13 @@ export function PasskeySignInButton({
     setBusy(true);
     setError(null);
     try {
-      const started = await post("/passkeys/sign-in", { intent: "options" });
+      const started = await post(action, { intent: "options" });
       const response = await startAuthentication({
         optionsJSON: started.json.options as Parameters<
           typeof startAuthentication
         >[0]["optionsJSON"],
       });
-      const finished = await post("/passkeys/sign-in", {
+      const finished = await post(action, {
         intent: "verify",
         response: JSON.stringify(response),
         redirectTo: redirectTo ?? "",

@@ -38,6 +38,7 @@ export async function signIn(databasePath: string, userId: number) {
         sid: crypto.createHash("sha256").update(token).digest("hex"),
         userId,
         expire: new Date(Date.now() + 30 * 24 * 60 * 60 * 1000),
+        signInMethod: "password",
       })
       .run();
   } finally {

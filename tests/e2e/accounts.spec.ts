@@ -500,6 +500,12 @@ test.describe("third-party sign-in", () => {
     await page.getByRole("button", { name: "Continue with Example ID" }).click();
     await expect(page.locator("summary", { hasText: "Olive Auth" })).toBeVisible();
     expect(findUser(email)?.emailVerified).toBe(true);
+    const signInMethods = testDb()
+      .select({ method: sessions.signInMethod })
+      .from(sessions)
+      .where(eq(sessions.userId, findUser(email)!.id))
+      .all();
+    expect(signInMethods).toEqual([{ method: "oauth" }]);
 
     const existing = await createUser({ firstName: "Linked", lastName: "Person" });
     await context.clearCookies();

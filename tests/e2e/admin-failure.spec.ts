@@ -1,7 +1,7 @@
 import { createUser as createUserRow } from "#db/factories";
 import { userRoles } from "#db/schema";
 import { expect, test } from "./fixtures";
-import { enableTwoFactor, signIn, uniqueEmail } from "./support/accounts";
+import { enableTwoFactor, signInWithSecondFactor, uniqueEmail } from "./support/accounts";
 import { startPrivateServer } from "./support/private-server";
 
 /**
@@ -28,7 +28,7 @@ test("the admin dashboards show the spec's message when their figures cannot be 
   });
   db.insert(userRoles).values({ userId: admin.id, role: "admin", grantReason: "e2e" }).run();
   await enableTwoFactor(admin.id, db);
-  await signIn(context, admin.id, origin, db);
+  await signInWithSecondFactor(context, admin.id, origin, db);
 
   await page.goto(`${origin}/admin/dashboard`);
   await expect(page.getByRole("heading", { level: 1, name: "Admin Dashboard" })).toBeVisible();

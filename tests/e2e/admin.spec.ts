@@ -1,12 +1,13 @@
 import crypto from "node:crypto";
 import { and, eq } from "drizzle-orm";
-import { securityEvents, userRoles } from "#db/schema";
+import { securityEvents, sessions, userRoles } from "#db/schema";
 import { expect, test } from "./fixtures";
 import {
   createUser,
   currentCode,
   enableTwoFactor,
   signIn,
+  signInWithSecondFactor,
   TEST_PASSWORD,
   testDb,
 } from "./support/accounts";
@@ -27,6 +28,10 @@ function unauthorizedEventsOf(userId: number | null) {
     .filter((event) => event.userId === userId);
 }
 
+function sessionsOf(userId: number) {
+  return testDb().select().from(sessions).where(eq(sessions.userId, userId)).all();
+}
+
 function activeRoles(userId: number) {
   return testDb()
     .select()
@@ -45,7 +50,7 @@ test.describe("admin dashboards", () => {
   }) => {
     test.setTimeout(90_000); // four accessibility checks
     const admin = await createAdmin();
-    await signIn(context, admin.id, baseURL!);
+    await signInWithSecondFactor(context, admin.id, baseURL!);
 
     await page.goto("/");
     await page.getByText("Grace Admin").click();
@@ -120,7 +125,7 @@ test.describe("admin dashboards", () => {
         })),
       )
       .run();
-    await signIn(context, admin.id, baseURL!);
+    await signInWithSecondFactor(context, admin.id, baseURL!);
     await page.goto("/admin/dashboard");
     const tabs = page.getByRole("navigation", { name: "Dashboard sections" });
     await tabs.getByRole("link", { name: "Security" }).click();
@@ -230,7 +235,7 @@ test.describe("admin dashboards", () => {
   test("a form posted from another site grants nothing", async ({ page, context, baseURL }) => {
     const admin = await createAdmin();
     const target = await createUser();
-    await signIn(context, admin.id, baseURL!);
+    await signInWithSecondFactor(context, admin.id, baseURL!);
     // Another site's page (the test's fake sign-in provider) with a form aimed at ours.
     await page.goto(`${process.env.E2E_OAUTH_ORIGIN}/`);
     await page.setContent(`
@@ -245,6 +250,52 @@ test.describe("admin dashboards", () => {
     expect([403, 500]).toContain((await answer).status());
     await expect(page.getByRole("button", { name: "Submit again" })).toHaveCount(0);
     expect(activeRoles(target.id)).toEqual([]);
+  });
+
+  test("a password-only session of an admin is asked for the second factor, then opens the page", async ({
+    page,
+    context,
+    baseURL,
+    expectAccessible,
+  }) => {
+    const admin = await createAdmin();
+    const colleague = await createUser();
+    await signIn(context, admin.id, baseURL!, testDb(), { method: "password" });
+
+    await page.goto("/admin/dashboard?tab=security");
+    await expect(page).toHaveURL(
+      /\/login\/step-up\?redirectTo=%2Fadmin%2Fdashboard%3Ftab%3Dsecurity$/,
+    );
+    await expect(page.getByRole("heading", { level: 1, name: "Confirm it's you" })).toBeVisible();
+    await expect(page.getByRole("region", { name: "Notifications" })).toContainText(
+      "Sign in again with your second factor to open the admin pages.",
+    );
+    await expectAccessible();
+
+    // The actions refuse too: a well-formed grant with this session's CSRF token changes nothing.
+    const csrf = await page.locator('input[name="csrf"]').first().inputValue();
+    const post = await page.request.post("/admin/dashboard?tab=security", {
+      form: { csrf, intent: "grant", email: colleague.email, role: "admin" },
+      headers: { Origin: baseURL! },
+      maxRedirects: 0,
+    });
+    expect(post.status()).toBe(302);
+    expect(post.headers().location).toMatch(/^\/login\/step-up\?/);
+    expect(activeRoles(colleague.id)).toEqual([]);
+    expect(unauthorizedEventsOf(admin.id).map((event) => event.details)).toEqual([
+      { reason: "no_second_factor_session" },
+      { reason: "no_second_factor_session" },
+    ]);
+
+    await page.getByLabel("Code", { exact: true }).fill("000000");
+    await page.getByRole("button", { name: "Confirm" }).click();
+    await expect(page.getByText("That code is not valid")).toBeVisible();
+    await page.getByLabel("Code", { exact: true }).fill(await currentCode(admin.twoFactorSecret));
+    await page.getByRole("button", { name: "Confirm" }).click();
+    await expect(page).toHaveURL(/\/admin\/dashboard\?tab=security$/);
+    await expect(page.getByRole("heading", { name: "Admin roles" })).toBeVisible();
+    // The session was replaced by one signed in with the code.
+    expect(sessionsOf(admin.id).map((session) => session.signInMethod)).toEqual(["totp"]);
   });
 
   test("a signed-out visitor is sent to log in and comes back as an admin", async ({ page }) => {

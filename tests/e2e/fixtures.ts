@@ -1,6 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import { type Browser, test as base, expect, type Page } from "@playwright/test";
-import { createUser, signIn } from "./support/accounts";
+import { createUser, type SignInMethod, signIn, testDb } from "./support/accounts";
 
 async function blockingViolations(page: Page) {
   const results = await new AxeBuilder({ page }).analyze();
@@ -29,17 +29,22 @@ async function blockingViolationsWithoutJavaScript(page: Page, browser: Browser,
   }
 }
 
-type Login = (overrides?: Parameters<typeof createUser>[0]) => ReturnType<typeof createUser>;
+type Login = (
+  overrides?: Parameters<typeof createUser>[0],
+  options?: { method?: SignInMethod },
+) => ReturnType<typeof createUser>;
 
 export const test = base.extend<{ expectAccessible: () => Promise<void>; login: Login }>({
   /**
    * A new verified sender, signed in to this test's browser by a session
-   * made directly (not the log-in form, which has tests of its own).
+   * made directly (not the log-in form, which has tests of its own): a
+   * password session unless `method` asks for another ("totp" for a
+   * second-factor session).
    */
   login: async ({ context, baseURL }, use) => {
-    await use(async (overrides) => {
+    await use(async (overrides, options) => {
       const user = await createUser(overrides);
-      await signIn(context, user.id, baseURL!);
+      await signIn(context, user.id, baseURL!, testDb(), options);
       return user;
     });
   },

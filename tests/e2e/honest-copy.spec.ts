@@ -1,7 +1,14 @@
 import { createUser as createUserRow } from "#db/factories";
 import { securityEvents, userRoles } from "#db/schema";
 import { expect, test } from "./fixtures";
-import { createUser, enableTwoFactor, signIn, testDb, uniqueEmail } from "./support/accounts";
+import {
+  createUser,
+  enableTwoFactor,
+  signIn,
+  signInWithSecondFactor,
+  testDb,
+  uniqueEmail,
+} from "./support/accounts";
 import { startPrivateServer } from "./support/private-server";
 
 const IPHONE =
@@ -98,7 +105,7 @@ test.describe("copy that says what is true", () => {
       .insert(userRoles)
       .values({ userId: admin.id, role: "admin", grantReason: "e2e" })
       .run();
-    // Admin pages open only to admins with a second factor.
+    // Admin pages open only to admins on a session signed in with a second factor.
     await enableTwoFactor(admin.id);
     testDb()
       .insert(securityEvents)
@@ -109,7 +116,7 @@ test.describe("copy that says what is true", () => {
         details: { note: "a long description of what happened" },
       })
       .run();
-    await signIn(context, admin.id, baseURL!);
+    await signInWithSecondFactor(context, admin.id, baseURL!);
     await page.setViewportSize({ width: 375, height: 740 });
     await page.goto("/admin/dashboard");
     const items = page.getByRole("region", { name: "Recent activity" }).getByRole("listitem");

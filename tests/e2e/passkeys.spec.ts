@@ -1,10 +1,32 @@
+import type { BrowserContext, Page } from "@playwright/test";
 import { eq } from "drizzle-orm";
-import { passkeys, sessions } from "#db/schema";
+import { passkeys, sessions, userRoles } from "#db/schema";
+import { createSoftwarePasskey } from "#tests/support/software-passkey";
 import { expect, test } from "./fixtures";
 import { createUser, enableTwoFactor, signIn, TEST_PASSWORD, testDb } from "./support/accounts";
 
 function passkeysOf(userId: number) {
   return testDb().select().from(passkeys).where(eq(passkeys.userId, userId)).all();
+}
+
+function sessionsOf(userId: number) {
+  return testDb().select().from(sessions).where(eq(sessions.userId, userId)).all();
+}
+
+/** Chromium's virtual authenticator: a platform passkey that verifies the user by itself. */
+async function addVirtualAuthenticator(context: BrowserContext, page: Page) {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("WebAuthn.enable");
+  await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: {
+      protocol: "ctap2",
+      transport: "internal",
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
 }
 
 test.describe("passkeys", () => {
@@ -15,19 +37,7 @@ test.describe("passkeys", () => {
     javaScriptEnabled,
   }) => {
     test.skip(!javaScriptEnabled, "WebAuthn is a browser call; the no-JavaScript test is below");
-    // Chromium's virtual authenticator: a platform passkey that verifies the user by itself.
-    const cdp = await context.newCDPSession(page);
-    await cdp.send("WebAuthn.enable");
-    await cdp.send("WebAuthn.addVirtualAuthenticator", {
-      options: {
-        protocol: "ctap2",
-        transport: "internal",
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
+    await addVirtualAuthenticator(context, page);
     const user = await createUser();
     await enableTwoFactor(user.id);
     await signIn(context, user.id, baseURL!);
@@ -46,9 +56,7 @@ test.describe("passkeys", () => {
     await page.getByRole("button", { name: "Use a passkey", exact: true }).click();
     await expect(page).toHaveURL(/\/profile$/);
     await expect(page.getByRole("heading", { name: "Profile Settings" })).toBeVisible();
-    expect(testDb().select().from(sessions).where(eq(sessions.userId, user.id)).all()).toHaveLength(
-      1,
-    );
+    expect(sessionsOf(user.id).map((session) => session.signInMethod)).toEqual(["passkey"]);
     expect(passkeysOf(user.id)[0]?.lastUsedAt).toBeInstanceOf(Date);
 
     await page.getByRole("button", { name: /^Remove/ }).click();
@@ -82,5 +90,79 @@ test.describe("passkeys", () => {
     await expect(
       page.getByText("Adding a passkey needs JavaScript in a browser that supports passkeys."),
     ).toBeVisible();
+  });
+
+  test("an admin on a password session confirms with a passkey to open the admin pages", async ({
+    page,
+    context,
+    baseURL,
+    javaScriptEnabled,
+  }) => {
+    test.skip(!javaScriptEnabled, "WebAuthn is a browser call; without it the code form is tested");
+    await addVirtualAuthenticator(context, page);
+    const admin = await createUser({ firstName: "Grace", lastName: "Admin" });
+    testDb()
+      .insert(userRoles)
+      .values({ userId: admin.id, role: "admin", grantReason: "e2e" })
+      .run();
+    await enableTwoFactor(admin.id);
+    await signIn(context, admin.id, baseURL!);
+    await page.goto("/profile");
+    await page.getByRole("button", { name: "Add a passkey" }).click();
+    await expect(page.getByRole("region", { name: "Notifications" })).toContainText(
+      "Passkey added",
+    );
+    // Adding a passkey does not raise the session it was added in.
+    expect(sessionsOf(admin.id).map((session) => session.signInMethod)).toEqual(["password"]);
+
+    await page.goto("/admin/security");
+    await expect(page).toHaveURL(/\/login\/step-up\?redirectTo=%2Fadmin%2Fsecurity$/);
+    await page.getByRole("button", { name: "Use a passkey instead" }).click();
+    await expect(page).toHaveURL(/\/admin\/security$/);
+    await expect(page.getByRole("heading", { level: 1, name: "Security Dashboard" })).toBeVisible();
+    expect(sessionsOf(admin.id).map((session) => session.signInMethod)).toEqual(["passkey"]);
+  });
+
+  test("a captured passkey sign-in posted again is refused", async ({
+    page,
+    baseURL,
+    javaScriptEnabled,
+  }) => {
+    test.skip(!javaScriptEnabled, "one run is enough: the replay is an HTTP request");
+    // A synced passkey's signature counter stays at 0, so only the server's
+    // single-use challenge tells the replay from the real sign-in.
+    const user = await createUser();
+    const key = createSoftwarePasskey(baseURL!);
+    testDb()
+      .insert(passkeys)
+      .values({ id: key.id, userId: user.id, publicKey: key.publicKey, name: "Synced" })
+      .run();
+    await page.goto("/login");
+    const csrf = await page.locator('input[name="csrf"]').first().inputValue();
+    const started = await page.request.post("/passkeys/sign-in", {
+      form: { csrf, intent: "options" },
+    });
+    const { options } = (await started.json()) as { options: { challenge: string } };
+    const body = {
+      csrf,
+      intent: "verify",
+      response: JSON.stringify(key.signIn(options.challenge)),
+      redirectTo: "/",
+    };
+    // What an eavesdropper of this one request holds: its cookies and its body.
+    const cookieHeader = (await page.context().cookies())
+      .map((cookie) => `${cookie.name}=${cookie.value}`)
+      .join("; ");
+    const signedIn = await page.request.post("/passkeys/sign-in", { form: body });
+    expect(signedIn.status()).toBe(200);
+    expect(sessionsOf(user.id)).toHaveLength(1);
+
+    const replayed = await fetch(`${baseURL}/passkeys/sign-in`, {
+      method: "POST",
+      headers: { Cookie: cookieHeader },
+      body: new URLSearchParams(body),
+    });
+    expect(replayed.status).toBe(400);
+    expect(sessionsOf(user.id)).toHaveLength(1);
   });
 });

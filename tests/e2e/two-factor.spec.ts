@@ -123,7 +123,7 @@ test.describe("two-factor sign-in", () => {
 
     await enterCode(page, await currentCode(secret));
     await expect(page.getByRole("heading", { name: "My Folders" })).toBeVisible();
-    expect(sessionsOf(user.id)).toHaveLength(1);
+    expect(sessionsOf(user.id).map((session) => session.signInMethod)).toEqual(["totp"]);
   });
 
   test("a recovery code signs in once and is gone", async ({ page, context }) => {
@@ -136,6 +136,7 @@ test.describe("two-factor sign-in", () => {
     await enterCode(page, "ABCD-EFGH-JKMN");
     await expect(page.getByRole("heading", { name: "My Folders" })).toBeVisible();
     await expect(page.getByText("You used a recovery code")).toBeVisible();
+    expect(sessionsOf(user.id).map((session) => session.signInMethod)).toEqual(["recovery-code"]);
     expect(
       testDb().select().from(recoveryCodes).where(eq(recoveryCodes.userId, user.id)).all(),
     ).toHaveLength(1);
@@ -179,7 +180,8 @@ test.describe("two-factor sign-in", () => {
     testDb().delete(sessions).where(eq(sessions.userId, user.id)).run();
     await logInWithPassword(page, user.email);
     await expect(page.getByRole("heading", { name: "My Folders" })).toBeVisible();
-    expect(sessionsOf(user.id)).toHaveLength(1);
+    // Skipping the code does not make it a second-factor session.
+    expect(sessionsOf(user.id).map((session) => session.signInMethod)).toEqual(["password"]);
   });
 
   test("a password reset keeps the second factor", async ({ page }) => {
@@ -249,10 +251,61 @@ test.describe("two-factor sign-in", () => {
     const secret = (await page.getByTestId("totp-secret").innerText()).trim();
     await page.getByLabel("Code from the app").fill(await currentCode(secret));
     await page.getByRole("button", { name: "Turn on" }).click();
-    await expect(page.getByRole("list", { name: "Recovery codes" })).toBeVisible();
+    const codes = page.getByRole("list", { name: "Recovery codes" });
+    await expect(codes).toBeVisible();
+    const recoveryCode = (await codes.getByRole("listitem").first().innerText()).trim();
 
+    // Enrolling does not raise the session it happened in: it was signed in with a password.
     await page.goto("/admin/security");
+    await expect(page).toHaveURL(/\/login\/step-up\?redirectTo=%2Fadmin%2Fsecurity$/);
+    expect(sessionsOf(admin.id).map((session) => session.signInMethod)).toEqual(["password"]);
+    await page.getByLabel("Code", { exact: true }).fill(recoveryCode);
+    await page.getByRole("button", { name: "Confirm" }).click();
     await expect(page.getByRole("heading", { level: 1, name: "Security Dashboard" })).toBeVisible();
     await expect(page.getByText("Two-factor set-ups")).toBeVisible();
+    expect(sessionsOf(admin.id).map((session) => session.signInMethod)).toEqual(["recovery-code"]);
+  });
+
+  test("an admin's session from before enrolment, or on a trusted device, does not open admin pages", async ({
+    page,
+    context,
+    baseURL,
+  }) => {
+    const admin = await createUser();
+    testDb()
+      .insert(userRoles)
+      .values({ userId: admin.id, role: "admin", grantReason: "e2e" })
+      .run();
+    const secret = await enableTwoFactor(admin.id);
+    // A session made before sign-in methods were recorded.
+    await signIn(context, admin.id, baseURL!);
+    testDb()
+      .update(sessions)
+      .set({ signInMethod: null })
+      .where(eq(sessions.userId, admin.id))
+      .run();
+    await page.goto("/admin/dashboard");
+    await expect(page).toHaveURL(/\/login\/step-up\?redirectTo=%2Fadmin%2Fdashboard$/);
+
+    // Log in with the code and trust the device: that session opens admin pages...
+    await context.clearCookies();
+    await logInWithPassword(page, admin.email);
+    await expectCodeStep(page);
+    await enterCode(page, await currentCode(secret), { trust: true });
+    await expect(page.getByRole("heading", { name: "My Folders" })).toBeVisible();
+    await page.goto("/admin/dashboard");
+    await expect(page.getByRole("heading", { level: 1, name: "Admin Dashboard" })).toBeVisible();
+
+    // ...but the next log-in on the trusted device, with the password alone, does not.
+    const trust = (await context.cookies()).filter((cookie) => cookie.name.includes("2fa_trust"));
+    await context.clearCookies();
+    await context.addCookies(trust);
+    await logInWithPassword(page, admin.email);
+    await expect(page.getByRole("heading", { name: "My Folders" })).toBeVisible();
+    await page.goto("/admin/dashboard");
+    await expect(page).toHaveURL(/\/login\/step-up\?redirectTo=%2Fadmin%2Fdashboard$/);
+    await expect(
+      page.getByText("Sign in again with your second factor to open the admin pages."),
+    ).toBeVisible();
   });
 });

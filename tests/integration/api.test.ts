@@ -103,7 +103,7 @@ describe("authentication", () => {
     expect(unknown.json).toEqual({ error: { code: "unauthorized", message: "Unauthorized" } });
     expect(unknown.headers.get("WWW-Authenticate")).toMatch(/^Bearer/);
 
-    const cookie = (await createSession(user.id, new Request(ORIGIN))).split(";")[0]!;
+    const cookie = (await createSession(user.id, new Request(ORIGIN), "password")).split(";")[0]!;
     const withCookie = await call("POST", "/folders", {
       body: folderBody(),
       headers: { Cookie: cookie },
@@ -535,7 +535,7 @@ describe("connecting the Chrome extension", () => {
     `/extension/connect?${new URLSearchParams({ return: returnUrl, state: "s".repeat(32) })}`;
 
   async function signedIn(userId: number, path: string) {
-    const cookie = (await createSession(userId, new Request(ORIGIN))).split(";")[0]!;
+    const cookie = (await createSession(userId, new Request(ORIGIN), "password")).split(";")[0]!;
     const probe = new Request(`${ORIGIN}${path}`, { headers: { Cookie: cookie } });
     const { token } = await issueCsrfToken(probe, (await getCurrentSession(probe))!.sessionId);
     return { cookie, csrf: token };

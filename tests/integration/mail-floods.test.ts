@@ -63,7 +63,7 @@ async function anonymousForm(
 }
 
 async function signedInForm(userId: number, path: string) {
-  const setCookie = await createSession(userId, new Request(`${ORIGIN}/`));
+  const setCookie = await createSession(userId, new Request(`${ORIGIN}/`), "password");
   const cookie = setCookie.split(";")[0]!;
   const session = await getCurrentSession(
     new Request(`${ORIGIN}${path}`, { headers: { Cookie: cookie } }),

@@ -55,7 +55,7 @@ function userById(id: number) {
 }
 
 async function signedInRequest(userId: number, path: string) {
-  const setCookie = await createSession(userId, new Request("http://localhost:3000/"));
+  const setCookie = await createSession(userId, new Request("http://localhost:3000/"), "password");
   const cookie = setCookie.split(";")[0]!;
   const probe = new Request(`http://localhost:3000${path}`, { headers: { Cookie: cookie } });
   const session = await getCurrentSession(probe);

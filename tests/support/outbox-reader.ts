@@ -15,10 +15,14 @@ export function testOutboxOpenToAdminsOnly(appUrl: string) {
 
     const createUser = (email: string) =>
       db.insert(users).values({ email, emailVerified: true }).returning().get();
-    async function statusFor(userId?: number, peerAddress = "203.0.113.20") {
+    async function statusFor(
+      userId?: number,
+      peerAddress = "203.0.113.20",
+      method: "password" | "totp" = "totp",
+    ) {
       const headers = new Headers();
       if (userId !== undefined) {
-        const setCookie = await createSession(userId, new Request(`${appUrl}/`));
+        const setCookie = await createSession(userId, new Request(`${appUrl}/`), method);
         headers.set("Cookie", setCookie.split(";")[0]!);
       }
       const request = new Request(`${appUrl}/dev/outbox`, { headers });
@@ -37,6 +41,8 @@ export function testOutboxOpenToAdminsOnly(appUrl: string) {
       .run();
     const sender = createUser("outbox-sender@example.com");
     expect(await statusFor(admin.id)).toBe("open");
+    // Only on a session signed in with the second factor.
+    expect(await statusFor(admin.id, "203.0.113.20", "password")).toBe(404);
     expect(await statusFor(sender.id)).toBe(404);
     expect(await statusFor()).toBe(404);
     // From this machine itself (`npm start` on a laptop), whatever APP_URL says.

@@ -56,7 +56,7 @@ describe("linking a provider identity", () => {
       emailVerified: false,
       passwordHash: await hashPassword("squatter's"),
     });
-    await createSession(squatter.id, request);
+    await createSession(squatter.id, request, "password");
 
     const owner = findOrCreateOAuthUser(identity(email, true));
     expect(owner.id).toBe(squatter.id);
@@ -72,7 +72,7 @@ describe("linking a provider identity", () => {
       emailVerified: true,
       passwordHash: await hashPassword("owner's"),
     });
-    await createSession(user.id, request);
+    await createSession(user.id, request, "password");
     const linked = findOrCreateOAuthUser(identity(email, true));
     expect(linked.passwordHash).toBe(user.passwordHash);
     expect(sessionsOf(user.id)).toHaveLength(1);

@@ -8,19 +8,22 @@ import {
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
 } from "@simplewebauthn/server";
-import { and, desc, eq } from "drizzle-orm";
-import { z } from "zod";
-import { passkeys } from "#db/schema";
-import { db } from "~/platform/db.server";
+import { and, desc, eq, lte } from "drizzle-orm";
+import { passkeys, webauthnChallenges } from "#db/schema";
+import { db, writeTransaction } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
+import { consumeRateLimits, type RateLimit } from "~/platform/rate-limit.server";
+import { clientIp } from "~/platform/request-info.server";
 import type { SessionUser } from "./session.server";
 
 /**
- * Passkeys with @simplewebauthn/server. The relying party is APP_URL's host;
- * each ceremony's challenge lives in a signed cookie for five minutes, so a
- * response is checked against the challenge this browser was given. A
- * passkey asks its device for the user's PIN or biometrics, so it signs in
- * alone: it is both factors (docs/decisions/0070-passkeys.md).
+ * Passkeys with @simplewebauthn/server. The relying party is APP_URL's host.
+ * Each ceremony's challenge is held on the server (`webauthn_challenges`) for
+ * five minutes and deleted by the answer that uses it, so a signed response
+ * works once; a signed cookie binds it to the browser it was given to
+ * (docs/decisions/0105-passkey-challenges-held-on-the-server.md). A passkey
+ * asks its device for the user's PIN or biometrics, so it signs in alone: it
+ * is both factors (docs/decisions/0070-passkeys.md).
  */
 const CHALLENGE_TTL_MS = 5 * 60 * 1000;
 const relyingParty = () => {
@@ -40,29 +43,75 @@ const challengeCookie = createCookie(
   },
 );
 
-const ChallengeSchema = z.object({
-  challenge: z.string(),
-  purpose: z.enum(["register", "sign-in"]),
-  userId: z.number().int().nullable(),
-  expiresAt: z.number(),
-});
-type Challenge = z.infer<typeof ChallengeSchema>;
+type Purpose = (typeof webauthnChallenges.$inferSelect)["purpose"];
 
-async function readChallenge(request: Request, purpose: Challenge["purpose"]) {
-  const parsed = ChallengeSchema.safeParse(
-    await challengeCookie.parse(request.headers.get("Cookie")),
-  );
-  if (!parsed.success || parsed.data.purpose !== purpose || parsed.data.expiresAt <= Date.now()) {
-    return null;
-  }
-  return parsed.data;
+/**
+ * Anyone can ask for sign-in options, and each one is a row until it expires:
+ * 20 per client address and 5,000 in all every five minutes keep the table
+ * small (at most about 5,000 live sign-in rows), at the price of passkey
+ * sign-in pausing for everyone while a flood lasts; password and code stay.
+ */
+export const SIGN_IN_OPTIONS_PER_CLIENT: RateLimit = {
+  name: "passkey_options_client",
+  points: 20,
+  durationSeconds: CHALLENGE_TTL_MS / 1000,
+};
+export const SIGN_IN_OPTIONS_IN_ALL: RateLimit = {
+  name: "passkey_options_all",
+  points: 5000,
+  durationSeconds: CHALLENGE_TTL_MS / 1000,
+};
+
+export const PASSKEY_OPTIONS_THROTTLED =
+  "Too many passkey attempts. Please wait a few minutes, or use another way in.";
+
+/**
+ * Stores a new challenge and returns the cookie naming it. Expired rows go on
+ * every write; a new registration replaces the user's unanswered one.
+ */
+function issueChallenge(challenge: string, purpose: Purpose, userId: number | null) {
+  const now = new Date();
+  writeTransaction((tx) => {
+    tx.delete(webauthnChallenges).where(lte(webauthnChallenges.expiresAt, now)).run();
+    if (purpose === "register" && userId !== null) {
+      tx.delete(webauthnChallenges)
+        .where(
+          and(eq(webauthnChallenges.purpose, "register"), eq(webauthnChallenges.userId, userId)),
+        )
+        .run();
+    }
+    tx.insert(webauthnChallenges)
+      .values({
+        challenge,
+        purpose,
+        userId,
+        expiresAt: new Date(now.getTime() + CHALLENGE_TTL_MS),
+      })
+      .run();
+  });
+  return challengeCookie.serialize(challenge);
+}
+
+/**
+ * The challenge this browser was given, taken off the server in the same
+ * statement that finds it (so of two answers to it, only one gets it), and
+ * only if it is for `purpose`, for `userId` (null: a sign-in naming no
+ * account) and not expired. Null otherwise; either way it is gone.
+ */
+async function takeChallenge(request: Request, purpose: Purpose, userId: number | null) {
+  const challenge = await challengeCookie.parse(request.headers.get("Cookie"));
+  if (typeof challenge !== "string" || challenge.length === 0) return null;
+  const row = db
+    .delete(webauthnChallenges)
+    .where(eq(webauthnChallenges.challenge, challenge))
+    .returning()
+    .get();
+  if (!row || row.purpose !== purpose || row.userId !== userId) return null;
+  if (row.expiresAt.getTime() <= Date.now()) return null;
+  return row.challenge;
 }
 
 const clearChallenge = () => challengeCookie.serialize("", { maxAge: 0 });
-
-function saveChallenge(challenge: Omit<Challenge, "expiresAt">) {
-  return challengeCookie.serialize({ ...challenge, expiresAt: Date.now() + CHALLENGE_TTL_MS });
-}
 
 export function listPasskeys(userId: number) {
   return db
@@ -108,14 +157,7 @@ export async function registrationOptions(user: SessionUser) {
     })),
     authenticatorSelection: { residentKey: "required", userVerification: "required" },
   });
-  return {
-    options,
-    cookie: await saveChallenge({
-      challenge: options.challenge,
-      purpose: "register",
-      userId: user.id,
-    }),
-  };
+  return { options, cookie: await issueChallenge(options.challenge, "register", user.id) };
 }
 
 /** Checks the browser's answer and stores the passkey; null when it does not verify. */
@@ -125,12 +167,12 @@ export async function finishRegistration(
   response: RegistrationResponseJSON,
   name: string,
 ) {
-  const challenge = await readChallenge(request, "register");
-  if (!challenge || challenge.userId !== user.id) return null;
+  const challenge = await takeChallenge(request, "register", user.id);
+  if (!challenge) return null;
   const rp = relyingParty();
   const verification = await verifyRegistrationResponse({
     response,
-    expectedChallenge: challenge.challenge,
+    expectedChallenge: challenge,
     expectedOrigin: rp.origin,
     expectedRPID: rp.id,
     requireUserVerification: true,
@@ -150,32 +192,54 @@ export async function finishRegistration(
   return { cookie: await clearChallenge() };
 }
 
-/** Options for `startAuthentication`: any passkey of this site (the device offers its own). */
-export async function signInOptions() {
+/**
+ * Options for `startAuthentication`, or null when this client (or everyone)
+ * has asked for too many. Without `userId`, any passkey of this site (the
+ * device offers its own); with it (a signed-in owner confirming it is them),
+ * only that account's.
+ */
+export async function signInOptions(request: Request, userId: number | null = null) {
+  const allowed = await consumeRateLimits([
+    { limit: SIGN_IN_OPTIONS_PER_CLIENT, key: clientIp(request) ?? "unknown" },
+    { limit: SIGN_IN_OPTIONS_IN_ALL, key: "all" },
+  ]);
+  if (!allowed.allowed) return null;
   const rp = relyingParty();
+  const allowCredentials =
+    userId === null
+      ? undefined
+      : db
+          .select({ id: passkeys.id, transports: passkeys.transports })
+          .from(passkeys)
+          .where(eq(passkeys.userId, userId))
+          .all()
+          .map((key) => ({ id: key.id, transports: key.transports as AuthenticatorTransport[] }));
   const options = await generateAuthenticationOptions({
     rpID: rp.id,
     userVerification: "required",
+    allowCredentials,
   });
-  return {
-    options,
-    cookie: await saveChallenge({ challenge: options.challenge, purpose: "sign-in", userId: null }),
-  };
+  return { options, cookie: await issueChallenge(options.challenge, "sign-in", userId) };
 }
 
-/** The account whose passkey signed the challenge, or null. */
+/**
+ * The account whose passkey signed the challenge, or null. With `userId`,
+ * the challenge must have been issued for that account and the passkey be
+ * one of its own.
+ */
 export async function finishSignInWithPasskey(
   request: Request,
   response: AuthenticationResponseJSON,
+  userId: number | null = null,
 ) {
-  const challenge = await readChallenge(request, "sign-in");
+  const challenge = await takeChallenge(request, "sign-in", userId);
   if (!challenge) return null;
   const stored = db.select().from(passkeys).where(eq(passkeys.id, response.id)).get();
-  if (!stored) return null;
+  if (!stored || (userId !== null && stored.userId !== userId)) return null;
   const rp = relyingParty();
   const verification = await verifyAuthenticationResponse({
     response,
-    expectedChallenge: challenge.challenge,
+    expectedChallenge: challenge,
     expectedOrigin: rp.origin,
     expectedRPID: rp.id,
     requireUserVerification: true,

@@ -13,7 +13,7 @@ import {
   revokeRole,
   roleHistory,
 } from "./roles.server";
-import { createSession } from "./session.server";
+import { createSession, type SignInMethod } from "./session.server";
 
 let counter = 0;
 function createUser() {
@@ -21,11 +21,23 @@ function createUser() {
   return createUserRow(db, { email: `roles${counter}@example.com`, emailVerified: true });
 }
 
-async function signedInRequest(userId: number, path = "/admin/dashboard") {
-  const setCookie = await createSession(userId, new Request("http://localhost:3000/login"));
+async function signedInRequest(
+  userId: number,
+  path = "/admin/dashboard",
+  method: SignInMethod = "totp",
+  init: RequestInit = {},
+) {
+  const setCookie = await createSession(userId, new Request("http://localhost:3000/login"), method);
   return new Request(`http://localhost:3000${path}`, {
+    ...init,
     headers: { Cookie: setCookie.split(";")[0]! },
   });
+}
+
+function enableTwoFactor(userId: number) {
+  db.insert(twoFactorSecrets)
+    .values({ userId, secret: "JBSWY3DPEHPK3PXP", enabledAt: new Date() })
+    .run();
 }
 
 function unauthorizedEvents() {
@@ -104,19 +116,58 @@ describe("requireAdmin", () => {
     expect((thrown as Response).status).toBe(302);
     expect((thrown as Response).headers.get("Location")).toBe("/profile/two-factor");
 
-    db.insert(twoFactorSecrets)
-      .values({ userId: admin.id, secret: "JBSWY3DPEHPK3PXP", enabledAt: new Date() })
-      .run();
+    enableTwoFactor(admin.id);
     const user = await requireAdmin(await signedInRequest(admin.id));
     expect(user.id).toBe(admin.id);
   });
 
+  test.each(["totp", "recovery-code", "passkey"] as const)(
+    "lets an admin in on a session signed in with %s",
+    async (method) => {
+      const admin = createUser();
+      grantRole(admin.id, "admin");
+      enableTwoFactor(admin.id);
+      const user = await requireAdmin(await signedInRequest(admin.id, "/admin/security", method));
+      expect(user.id).toBe(admin.id);
+    },
+  );
+
+  test.each([
+    ["password", "GET"],
+    ["password", "POST"],
+    ["oauth", "GET"],
+    ["email-link", "POST"],
+    [null, "GET"],
+    [null, "POST"],
+  ] as const)(
+    "sends an admin on a %s session (%s) to confirm with a second factor",
+    async (method, verb) => {
+      const admin = createUser();
+      grantRole(admin.id, "admin");
+      enableTwoFactor(admin.id);
+      const request = await signedInRequest(admin.id, "/admin/dashboard?tab=security", "totp", {
+        method: verb,
+      });
+      // Null: a session from before the sign-in method was recorded.
+      db.update(sessions).set({ signInMethod: method }).where(eq(sessions.userId, admin.id)).run();
+      const thrown = await requireAdmin(request).catch((error: unknown) => error);
+      expect(thrown).toBeInstanceOf(Response);
+      expect((thrown as Response).status).toBe(302);
+      expect((thrown as Response).headers.get("Location")).toBe(
+        "/login/step-up?redirectTo=%2Fadmin%2Fdashboard%3Ftab%3Dsecurity",
+      );
+      expect(unauthorizedEvents().at(-1)).toMatchObject({
+        userId: admin.id,
+        requestMethod: verb,
+        details: { reason: "no_second_factor_session" },
+      });
+    },
+  );
+
   test("records an admin's access once per screen every 10 minutes", async () => {
     const admin = createUser();
     grantRole(admin.id, "admin");
-    db.insert(twoFactorSecrets)
-      .values({ userId: admin.id, secret: "JBSWY3DPEHPK3PXP", enabledAt: new Date() })
-      .run();
+    enableTwoFactor(admin.id);
     const accessEvents = () =>
       db
         .select()

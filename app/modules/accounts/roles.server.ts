@@ -6,11 +6,12 @@ import { ACCESS_DENIED_REDIRECT_MS, type AccessDenied } from "~/modules/admin/ad
 import { recordSecurityEvent } from "~/modules/admin/security-events.server";
 import { db, prepareOnce, writeTransaction } from "~/platform/db.server";
 import { consumeRateLimits, type RateLimit } from "~/platform/rate-limit.server";
-import { clientIp, isLoopback } from "~/platform/request-info.server";
+import { clientIp, isLoopback, pathOf } from "~/platform/request-info.server";
 import { createToastHeaders, redirectWithToast } from "~/platform/toast.server";
 import {
   type CurrentSession,
   getCurrentSession,
+  isSecondFactorSession,
   loginPath,
   type SessionUser,
 } from "./session.server";
@@ -160,8 +161,11 @@ export type RoleOverview = ReturnType<typeof roleOverview>;
  * Denied" page whose Refresh header moves a browser without JavaScript to /
  * after 1.5 s, and the "Access Denied" toast, which shows there. Both
  * refusals are `unauthorized_access` security events. An admin without
- * two-factor sign-in is sent to set it up first. `what` names the screen in
- * the toast ("the admin dashboard").
+ * two-factor sign-in is sent to set it up first; an admin whose session was
+ * not signed in with a second factor (a password alone, a trusted device, a
+ * session from before enrolment) is sent to give one on this session
+ * (docs/decisions/0104-admin-needs-a-second-factor-session.md). `what` names
+ * the screen in the toast ("the admin dashboard").
  */
 /**
  * Signed-out visits to admin pages are recorded, but anyone can make them:
@@ -253,21 +257,48 @@ export async function requireAdmin(request: Request, what = "this page"): Promis
       description: `Admins need two-factor sign-in to open ${what}.`,
     });
   }
+  if (!isSecondFactorSession(session)) {
+    recordSecurityEvent(request, {
+      eventType: "unauthorized_access",
+      severity: "medium",
+      userId: session.user.id,
+      sessionId: session.sessionId,
+      responseStatus: 302,
+      details: { reason: "no_second_factor_session" },
+    });
+    throw await redirectWithToast(stepUpPath(pathOf(request)), STEP_UP_TOAST);
+  }
   await recordAdminAccess(request, session);
   return session.user;
+}
+
+export const STEP_UP_TOAST = {
+  title: "Confirm it's you",
+  description: "Sign in again with your second factor to open the admin pages.",
+};
+
+/** The page where a signed-in owner gives a second factor on this session, then goes on to `redirectTo`. */
+export function stepUpPath(redirectTo: string) {
+  return `/login/step-up?${new URLSearchParams({ redirectTo })}`;
 }
 
 /**
  * The outbox (`/dev/outbox`) holds every e-mail written without SMTP, sign-in
  * and password links included. It is open to everyone only for requests from
  * this machine itself (the client address is loopback, as for `npm start` on a
- * laptop), never because of APP_URL; to anyone else, only to admins. Everyone
+ * laptop), never because of APP_URL; to anyone else, only to admins on a
+ * second-factor session (as for requireAdmin). Everyone
  * else gets the 404 of a page that does not exist: it is not advertised.
  */
 export async function requireOutboxReader(request: Request) {
   if (isLoopback(clientIp(request))) return;
   const session = await getCurrentSession(request);
-  if (!session || !isAdmin(session.user.id) || !hasTwoFactor(session.user.id)) {
+  if (
+    !session ||
+    !isAdmin(session.user.id) ||
+    !hasTwoFactor(session.user.id) ||
+    !isSecondFactorSession(session)
+  ) {
     throw new Response("Not Found", { status: 404 });
   }
 }

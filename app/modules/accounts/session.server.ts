@@ -3,7 +3,7 @@ import { createCookie, redirect } from "@remix-run/node";
 import { and, eq, gt, ne, sql } from "drizzle-orm";
 import { sessions, users } from "#db/schema";
 import type { User } from "#db/types";
-import { db, prepareOnce } from "~/platform/db.server";
+import { db, prepareOnce, writeTransaction } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
 import { clientIp, pathOf, userAgent } from "~/platform/request-info.server";
 
@@ -31,6 +31,26 @@ export const sessionCookie = createCookie(
 
 export type SessionUser = User;
 
+/** How a session was signed in (`sessions.sign_in_method`); null for sessions from before it was recorded. */
+export type SignInMethod = NonNullable<(typeof sessions.$inferSelect)["signInMethod"]>;
+export type SecondFactorMethod = Extract<SignInMethod, "totp" | "recovery-code" | "passkey">;
+
+const SECOND_FACTOR_METHODS: ReadonlySet<SignInMethod | null> = new Set<SecondFactorMethod>([
+  "totp",
+  "recovery-code",
+  "passkey",
+]);
+
+/**
+ * Whether this session itself was opened (or raised) with a second factor. A
+ * property of the session, not of the account: enrolling a second factor
+ * later, or a device trusted at log-in, does not make it one
+ * (docs/decisions/0104-admin-needs-a-second-factor-session.md).
+ */
+export function isSecondFactorSession(session: Pick<CurrentSession, "signInMethod">) {
+  return SECOND_FACTOR_METHODS.has(session.signInMethod);
+}
+
 export function hashToken(token: string) {
   return crypto.createHash("sha256").update(token).digest("hex");
 }
@@ -48,6 +68,7 @@ export type CurrentSession = {
   user: SessionUser;
   /** The hashed id stored in the table; binds CSRF tokens to this session. */
   sessionId: string;
+  signInMethod: SignInMethod | null;
   /** A refreshed cookie to send when the session's expiry was moved forward. */
   renewedCookie: string | null;
 };
@@ -67,7 +88,7 @@ export function getCurrentSession(request: Request): Promise<CurrentSession | nu
 /** The live session of a hashed token and its user; `now` in epoch ms, as `expire` is stored. */
 const liveSessionQuery = prepareOnce((database) =>
   database
-    .select({ user: users, expire: sessions.expire })
+    .select({ user: users, expire: sessions.expire, signInMethod: sessions.signInMethod })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
     .where(
@@ -94,7 +115,7 @@ async function lookUpSession(request: Request): Promise<CurrentSession | null> {
       .run();
     renewedCookie = await sessionCookie.serialize(token);
   }
-  return { user: row.user, sessionId, renewedCookie };
+  return { user: row.user, sessionId, signInMethod: row.signInMethod, renewedCookie };
 }
 
 export async function getUser(request: Request) {
@@ -132,18 +153,48 @@ export async function requireAnonymous(request: Request) {
   if (await getUser(request)) throw redirect("/");
 }
 
-/** Starts a session and returns the Set-Cookie header for it. */
-export async function createSession(userId: number, request: Request): Promise<string> {
+function newSessionRow(userId: number, request: Request, method: SignInMethod) {
   const token = randomToken();
-  db.insert(sessions)
-    .values({
-      sid: hashToken(token),
-      userId,
-      expire: new Date(Date.now() + SESSION_TTL_MS),
-      ipAddress: clientIp(request),
-      userAgent: userAgent(request),
-    })
-    .run();
+  const row = {
+    sid: hashToken(token),
+    userId,
+    expire: new Date(Date.now() + SESSION_TTL_MS),
+    ipAddress: clientIp(request),
+    userAgent: userAgent(request),
+    signInMethod: method,
+  } satisfies typeof sessions.$inferInsert;
+  return { token, row };
+}
+
+/** Starts a session signed in by `method` and returns the Set-Cookie header for it. */
+export async function createSession(
+  userId: number,
+  request: Request,
+  method: SignInMethod,
+): Promise<string> {
+  const { token, row } = newSessionRow(userId, request, method);
+  db.insert(sessions).values(row).run();
+  return sessionCookie.serialize(token);
+}
+
+/**
+ * The owner of `session` has just given a second factor on it: the session
+ * is replaced by a new one (a new token, as on any change of privilege)
+ * signed in by that factor, and counted as re-verified now. Returns the
+ * Set-Cookie header of the new session.
+ */
+export async function raiseToSecondFactorSession(
+  request: Request,
+  session: CurrentSession,
+  method: SecondFactorMethod,
+): Promise<string> {
+  const { token, row } = newSessionRow(session.user.id, request, method);
+  writeTransaction((tx) => {
+    tx.delete(sessions).where(eq(sessions.sid, session.sessionId)).run();
+    tx.insert(sessions)
+      .values({ ...row, reauthenticatedAt: new Date(), reauthenticatedBy: method })
+      .run();
+  });
   return sessionCookie.serialize(token);
 }
 

@@ -5,7 +5,12 @@ import { twoFactorSecrets } from "#db/schema";
 import { db } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
 import { safeRedirectPath } from "~/platform/redirect";
-import { createSession, type SessionUser } from "./session.server";
+import {
+  createSession,
+  type SecondFactorMethod,
+  type SessionUser,
+  type SignInMethod,
+} from "./session.server";
 
 /**
  * The step between a right password (or third-party sign-in) and a session,
@@ -68,20 +73,23 @@ async function trustsThisDevice(request: Request, userId: number, enrolled: Date
 }
 
 /**
- * After the first factor: a session and a redirect for an account without
- * two-factor sign-in (or on a device it trusts); otherwise the pending cookie
- * and a redirect to the code step.
+ * After the first factor (`method`): a session and a redirect for an account
+ * without two-factor sign-in (or on a device it trusts); otherwise the
+ * pending cookie and a redirect to the code step. A trusted device skips the
+ * code but the session is still a `method` one: it does not open admin pages
+ * (docs/decisions/0104-admin-needs-a-second-factor-session.md).
  */
 export async function continueSignIn(
   request: Request,
   user: SessionUser,
   redirectTo: string | null | undefined,
+  method: Extract<SignInMethod, "password" | "oauth">,
 ) {
   const target = safeRedirectPath(redirectTo);
   const enrolled = enrolledAt(user.id);
   if (!enrolled || (await trustsThisDevice(request, user.id, enrolled))) {
     return redirect(target, {
-      headers: { "Set-Cookie": await createSession(user.id, request) },
+      headers: { "Set-Cookie": await createSession(user.id, request, method) },
     });
   }
   const pending = await pendingCookie.serialize({
@@ -100,14 +108,17 @@ export async function readPendingSignIn(request: Request) {
   return parsed.data;
 }
 
-/** The code passed: the session starts, the pending cookie goes, and the device is trusted if asked. */
+/**
+ * The second factor (`method`) passed: the session starts, the pending cookie
+ * goes, and the device is trusted if asked.
+ */
 export async function finishSignIn(
   request: Request,
   pending: { userId: number; redirectTo: string },
-  { trustDevice }: { trustDevice: boolean },
+  { trustDevice, method }: { trustDevice: boolean; method: SecondFactorMethod },
 ) {
   const headers = new Headers();
-  headers.append("Set-Cookie", await createSession(pending.userId, request));
+  headers.append("Set-Cookie", await createSession(pending.userId, request, method));
   headers.append("Set-Cookie", await pendingCookie.serialize("", { maxAge: 0 }));
   const enrolled = enrolledAt(pending.userId);
   if (trustDevice && enrolled) {

@@ -125,7 +125,7 @@ test("turning it off removes the secret and the recovery codes", async () => {
 
 test("the operator's reset turns it off, ends every session and is recorded", async () => {
   const { user } = await enrolledUser();
-  await createSession(user.id, new Request("http://localhost/login"));
+  await createSession(user.id, new Request("http://localhost/login"), "password");
   expect(db.select().from(sessions).where(eq(sessions.userId, user.id)).all()).toHaveLength(1);
 
   expect(resetTwoFactorByOperator(user.id, "called them back on their known number")).toBe(true);

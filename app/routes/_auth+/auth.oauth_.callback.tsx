@@ -12,7 +12,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   if (!oauthConfigured) throw data("Not Found", { status: 404 });
   try {
     const user = await authenticator.authenticate("oauth", request);
-    return await continueSignIn(request, user, "/");
+    return await continueSignIn(request, user, "/", "oauth");
   } catch (error) {
     if (error instanceof Response) throw error;
     if (!(error instanceof LoginError)) console.error("oauth sign-in failed", error);

@@ -55,7 +55,7 @@ export async function action({ request }: ActionFunctionArgs) {
     }
     throw error;
   }
-  throw await continueSignIn(request, user, submission.value.redirectTo);
+  throw await continueSignIn(request, user, submission.value.redirectTo, "password");
 }
 
 export default function LoginPage() {

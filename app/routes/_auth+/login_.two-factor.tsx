@@ -83,6 +83,7 @@ export async function action({ request }: ActionFunctionArgs) {
   await recordSuccessfulSecondFactor(pending.userId, ip);
   const headers = await finishSignIn(request, pending, {
     trustDevice: submission.value.trustDevice === true,
+    method: method === "totp" ? "totp" : "recovery-code",
   });
   if (method === "recovery") {
     const left = recoveryCodesLeft(pending.userId);

@@ -1,7 +1,11 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
 import { z } from "zod";
-import { finishSignInWithPasskey, signInOptions } from "~/modules/accounts/passkeys.server";
+import {
+  finishSignInWithPasskey,
+  PASSKEY_OPTIONS_THROTTLED,
+  signInOptions,
+} from "~/modules/accounts/passkeys.server";
 import { finishSignIn, readPendingSignIn } from "~/modules/accounts/two-factor-login.server";
 import { recordSecurityEvent } from "~/modules/admin/security-events.server";
 import { readProtectedForm } from "~/platform/csrf.server";
@@ -26,10 +30,11 @@ export async function action({ request }: ActionFunctionArgs) {
   const submission = parseIntentForm(await readProtectedForm(request), PasskeySignInSchema);
   const form = submission.status === "success" ? submission.value : null;
   if (form?.intent === "options") {
-    const { options, cookie } = await signInOptions();
+    const started = await signInOptions(request);
+    if (!started) return Response.json({ error: PASSKEY_OPTIONS_THROTTLED }, { status: 429 });
     return Response.json(
-      { options },
-      { headers: { "Set-Cookie": cookie, "Cache-Control": "no-store" } },
+      { options: started.options },
+      { headers: { "Set-Cookie": started.cookie, "Cache-Control": "no-store" } },
     );
   }
   let response: AuthenticationResponseJSON | null = null;
@@ -57,7 +62,7 @@ export async function action({ request }: ActionFunctionArgs) {
   const headers = await finishSignIn(
     request,
     { userId: signedIn.userId, redirectTo },
-    { trustDevice: false },
+    { trustDevice: false, method: "passkey" },
   );
   headers.append("Set-Cookie", signedIn.cookie);
   return Response.json({ redirectTo }, { headers });

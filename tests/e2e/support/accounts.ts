@@ -44,16 +44,21 @@ const sessionCookie = createCookie("thoughtfully_session", {
   secrets: [process.env.E2E_SESSION_SECRET!],
 });
 
+export type SignInMethod = NonNullable<(typeof sessions.$inferInsert)["signInMethod"]>;
+
 /**
  * Signs a browser context in without the login form: a session row and its
- * signed cookie, exactly what a successful login would produce. `database` is
- * the shared test server's unless a test runs a server of its own.
+ * signed cookie, exactly what a successful login by `method` would produce
+ * (a password by default; admin pages need a second-factor session, see
+ * `signInWithSecondFactor`). `database` is the shared test server's unless a
+ * test runs a server of its own.
  */
 export async function signIn(
   context: BrowserContext,
   userId: number,
   baseURL: string,
   database = testDb(),
+  { method = "password" }: { method?: SignInMethod } = {},
 ) {
   const token = crypto.randomBytes(32).toString("base64url");
   database
@@ -62,12 +67,23 @@ export async function signIn(
       sid: crypto.createHash("sha256").update(token).digest("hex"),
       userId,
       expire: new Date(Date.now() + 30 * 24 * 60 * 60 * 1000),
+      signInMethod: method,
     })
     .run();
   const header = await sessionCookie.serialize(token);
   const value = header.split(";")[0]!.split("=").slice(1).join("=");
   await context.addCookies([{ name: "thoughtfully_session", value, url: baseURL }]);
   return { token, cookieValue: value };
+}
+
+/** As `signIn`, for a session signed in with an authenticator code: what admin pages ask for. */
+export function signInWithSecondFactor(
+  context: BrowserContext,
+  userId: number,
+  baseURL: string,
+  database = testDb(),
+) {
+  return signIn(context, userId, baseURL, database, { method: "totp" });
 }
 
 export function createFolderRow(

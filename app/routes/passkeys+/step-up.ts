@@ -1,0 +1,69 @@
+import type { ActionFunctionArgs } from "@remix-run/node";
+import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
+import { z } from "zod";
+import {
+  finishSignInWithPasskey,
+  PASSKEY_OPTIONS_THROTTLED,
+  signInOptions,
+} from "~/modules/accounts/passkeys.server";
+import { getCurrentSession, raiseToSecondFactorSession } from "~/modules/accounts/session.server";
+import { recordSecurityEvent } from "~/modules/admin/security-events.server";
+import { readProtectedForm } from "~/platform/csrf.server";
+import { parseIntentForm } from "~/platform/intent.server";
+import { safeRedirectPath } from "~/platform/redirect";
+
+/**
+ * Confirming it's you with a passkey on the current session (the passkey way
+ * of /login/step-up; JavaScript only). Only the signed-in account's own
+ * passkeys count; the session is then replaced by a passkey session.
+ */
+const PasskeyStepUpSchema = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal("options") }),
+  z.object({
+    intent: z.literal("verify"),
+    response: z.string().max(20_000),
+    redirectTo: z.string().optional(),
+  }),
+]);
+
+export async function action({ request }: ActionFunctionArgs) {
+  const session = await getCurrentSession(request);
+  if (!session) return Response.json({ error: "Please log in again." }, { status: 401 });
+  const submission = parseIntentForm(await readProtectedForm(request), PasskeyStepUpSchema);
+  const form = submission.status === "success" ? submission.value : null;
+  if (form?.intent === "options") {
+    const started = await signInOptions(request, session.user.id);
+    if (!started) return Response.json({ error: PASSKEY_OPTIONS_THROTTLED }, { status: 429 });
+    return Response.json(
+      { options: started.options },
+      { headers: { "Set-Cookie": started.cookie, "Cache-Control": "no-store" } },
+    );
+  }
+  let response: AuthenticationResponseJSON | null = null;
+  try {
+    response = form ? (JSON.parse(form.response) as AuthenticationResponseJSON) : null;
+  } catch {
+    response = null;
+  }
+  const confirmed = response
+    ? await finishSignInWithPasskey(request, response, session.user.id)
+    : null;
+  if (!confirmed) {
+    recordSecurityEvent(request, {
+      eventType: "two_factor_failed",
+      severity: "medium",
+      userId: session.user.id,
+      sessionId: session.sessionId,
+      responseStatus: 400,
+      details: { method: "passkey", step: "step-up" },
+    });
+    return Response.json(
+      { error: "That passkey did not work. Please try again." },
+      { status: 400 },
+    );
+  }
+  const headers = new Headers();
+  headers.append("Set-Cookie", await raiseToSecondFactorSession(request, session, "passkey"));
+  headers.append("Set-Cookie", confirmed.cookie);
+  return Response.json({ redirectTo: safeRedirectPath(form?.redirectTo) }, { headers });
+}
