@@ -2,9 +2,9 @@ import { eq } from "drizzle-orm";
 import { expect, test } from "vitest";
 import { createUser } from "#db/factories";
 import { passkeys, webauthnChallenges } from "#db/schema";
-import { runInRequestContext } from "#server/request-context";
 import { createSoftwarePasskey } from "#tests/support/software-passkey";
 import { db } from "~/platform/db.server";
+import { runInRequestContext } from "~/platform/request-context.server";
 import {
   finishRegistration,
   finishSignInWithPasskey,

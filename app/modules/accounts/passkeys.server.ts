@@ -1,12 +1,8 @@
 import { createCookie } from "@remix-run/node";
-import {
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransport,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
+import type {
+  AuthenticationResponseJSON,
+  AuthenticatorTransport,
+  RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import { and, desc, eq, lte } from "drizzle-orm";
 import { passkeys, webauthnChallenges } from "#db/schema";
@@ -26,6 +22,12 @@ import type { SessionUser } from "./session.server";
  * is both factors (docs/decisions/0070-passkeys.md).
  */
 const CHALLENGE_TTL_MS = 5 * 60 * 1000;
+/**
+ * Loaded at the first ceremony, not at every start: the library and its
+ * cryptography packages were the largest part of a cold start's module loading
+ * (docs/decisions/0083-one-build.md).
+ */
+const webauthn = () => import("@simplewebauthn/server");
 const relyingParty = () => {
   const url = new URL(env.APP_URL);
   return { id: url.hostname, origin: url.origin, name: "Thoughtfully" };
@@ -144,6 +146,7 @@ export async function registrationOptions(user: SessionUser) {
     .from(passkeys)
     .where(eq(passkeys.userId, user.id))
     .all();
+  const { generateRegistrationOptions } = await webauthn();
   const options = await generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
@@ -170,6 +173,7 @@ export async function finishRegistration(
   const challenge = await takeChallenge(request, "register", user.id);
   if (!challenge) return null;
   const rp = relyingParty();
+  const { verifyRegistrationResponse } = await webauthn();
   const verification = await verifyRegistrationResponse({
     response,
     expectedChallenge: challenge,
@@ -214,6 +218,7 @@ export async function signInOptions(request: Request, userId: number | null = nu
           .where(eq(passkeys.userId, userId))
           .all()
           .map((key) => ({ id: key.id, transports: key.transports as AuthenticatorTransport[] }));
+  const { generateAuthenticationOptions } = await webauthn();
   const options = await generateAuthenticationOptions({
     rpID: rp.id,
     userVerification: "required",
@@ -237,6 +242,7 @@ export async function finishSignInWithPasskey(
   const stored = db.select().from(passkeys).where(eq(passkeys.id, response.id)).get();
   if (!stored || (userId !== null && stored.userId !== userId)) return null;
   const rp = relyingParty();
+  const { verifyAuthenticationResponse } = await webauthn();
   const verification = await verifyAuthenticationResponse({
     response,
     expectedChallenge: challenge,
