@@ -104,6 +104,7 @@ function PasswordForm({ redirectTo }: { redirectTo: string }) {
     lastResult: actionData?.intent === "password" ? actionData.result : null,
     constraint: getZodConstraint(PasswordReauthenticationSchema),
     shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
     onValidate: ({ formData }) =>
       parseWithZod(formData, { schema: PasswordReauthenticationSchema }),
   });
@@ -133,6 +134,7 @@ function CodeForm({ redirectTo }: { redirectTo: string }) {
     lastResult: actionData?.intent === "code" ? actionData.result : null,
     constraint: getZodConstraint(CodeReauthenticationSchema),
     shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
     onValidate: ({ formData }) => parseWithZod(formData, { schema: CodeReauthenticationSchema }),
   });
   return (
