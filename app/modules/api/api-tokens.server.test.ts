@@ -1,6 +1,7 @@
 import { expect, test } from "vitest";
 import { createUser } from "#db/factories";
 import { db } from "~/platform/db.server";
+import { API_OPERATIONS } from "./api-operations.server";
 import { ApiTokenSchema } from "./api-token-validation";
 import {
   ApiTokenRuleError,
@@ -102,4 +103,13 @@ test("the lifetimes offered are the only ones the form accepts", () => {
   expect(ApiTokenSchema.parse({ name: "x" }).expiresInDays).toBe(90);
   expect(ApiTokenSchema.parse({ name: "x", expiresInDays: "365" }).expiresInDays).toBe(365);
   expect(ApiTokenSchema.safeParse({ name: "x", expiresInDays: "366" }).success).toBe(false);
+});
+
+test("no API operation mints a token or touches a way in: a token alone cannot add another", () => {
+  // Credentials change only in the browser, after "Confirm it's you"
+  // (docs/decisions/0107-reauthentication-window.md); the API may only read its own token.
+  const credentialPaths = API_OPERATIONS.filter((operation) =>
+    /token|passkey|two-factor|totp|recovery|password|session|email/i.test(operation.path),
+  ).map((operation) => `${operation.method} ${operation.path}`);
+  expect(credentialPaths).toEqual(["GET /token"]);
 });
