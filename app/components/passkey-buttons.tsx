@@ -83,6 +83,49 @@ export function PasskeySignInButton({
   );
 }
 
+/** "Confirm it's you" with a passkey of this account, then on to `redirectTo`. */
+export function PasskeyReauthenticateButton({ redirectTo }: { redirectTo: string }) {
+  const available = usePasskeysAvailable();
+  const post = usePasskeyPost();
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  if (!available) return null;
+  async function confirm() {
+    setBusy(true);
+    setError(null);
+    try {
+      const started = await post("/passkeys/reauthenticate", { intent: "options" });
+      const response = await startAuthentication({
+        optionsJSON: started.json.options as Parameters<
+          typeof startAuthentication
+        >[0]["optionsJSON"],
+      });
+      const finished = await post("/passkeys/reauthenticate", {
+        intent: "verify",
+        response: JSON.stringify(response),
+        redirectTo,
+      });
+      if (!finished.ok) throw new Error(String(finished.json.error));
+      window.location.assign(String(finished.json.redirectTo ?? "/profile"));
+    } catch {
+      setError("That passkey did not work. Please try again, or use another way.");
+      setBusy(false);
+    }
+  }
+  return (
+    <div className="space-y-2">
+      <button type="button" className="btn-secondary w-full" disabled={busy} onClick={confirm}>
+        {busy ? "Waiting for your passkey..." : "Confirm with a passkey"}
+      </button>
+      {error ? (
+        <p role="alert" className="text-sm text-red-700">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
 export function AddPasskeyButton() {
   const available = usePasskeysAvailable();
   const post = usePasskeyPost();
@@ -101,6 +144,11 @@ export function AddPasskeyButton() {
     setError(null);
     try {
       const started = await post("/passkeys/register", { intent: "options" });
+      // The server asks who you are first: off to "Confirm it's you", then back here.
+      if (typeof started.json.reauthenticate === "string") {
+        window.location.assign(started.json.reauthenticate);
+        return;
+      }
       const response = await startRegistration({
         optionsJSON: started.json.options as Parameters<typeof startRegistration>[0]["optionsJSON"],
       });

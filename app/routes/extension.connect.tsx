@@ -7,7 +7,13 @@ import {
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { AppShell } from "~/components/app-shell";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/forms";
-import { requireUser } from "~/modules/accounts/session.server";
+import { noticeCredentialChange } from "~/modules/accounts/credential-notices.server";
+import { requireReauthenticatedUser } from "~/modules/accounts/reauthentication.server";
+import {
+  API_TOKEN_LIFETIMES_DAYS,
+  DEFAULT_API_TOKEN_LIFETIME_DAYS,
+  TokenLifetimeSchema,
+} from "~/modules/api/api-token-validation";
 import { createApiToken } from "~/modules/api/api-tokens.server";
 import {
   EXTENSION_TOKEN_NAME,
@@ -20,7 +26,9 @@ import { invariantResponse, RuleError } from "~/platform/errors.server";
 /**
  * "Connect" for the Chrome extension: with the user's consent, a write token
  * for it, handed over through a link to the extension's own page. The
- * extension never reads the app's cookies.
+ * extension never reads the app's cookies. Minting a token asks for a session
+ * that proved who it is just now (docs/decisions/0107-reauthentication-window.md),
+ * and the token expires like any other.
  */
 export const meta: MetaFunction = () => [{ title: "Connect the extension · Thoughtfully" }];
 
@@ -31,17 +39,30 @@ function parseRequest(values: Record<string, unknown>) {
 }
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  const user = await requireUser(request);
+  const { user } = await requireReauthenticatedUser(request);
   const connect = parseRequest(Object.fromEntries(new URL(request.url).searchParams));
   return { ...connect, email: user.email };
 }
 
 export async function action({ request }: ActionFunctionArgs) {
-  const user = await requireUser(request);
   const formData = await readProtectedForm(request);
   const connect = parseRequest(Object.fromEntries(formData));
+  const { user } = await requireReauthenticatedUser(request, {
+    redirectTo: `/extension/connect?${new URLSearchParams(connect)}`,
+  });
+  const lifetime = TokenLifetimeSchema.safeParse(formData.get("expiresInDays") ?? undefined);
+  invariantResponse(lifetime.success, "Bad Request", 400);
   try {
-    const { token } = createApiToken(user.id, { name: EXTENSION_TOKEN_NAME, scope: "write" });
+    const { id, token } = createApiToken(user.id, {
+      name: EXTENSION_TOKEN_NAME,
+      scope: "write",
+      expiresInDays: lifetime.data,
+    });
+    await noticeCredentialChange(request, user, {
+      kind: "api-token-created",
+      name: EXTENSION_TOKEN_NAME,
+      credential: String(id),
+    });
     return data(
       { finishUrl: extensionFinishUrl(connect.return, connect.state, token), error: null },
       { headers: { "Cache-Control": "no-store" } },
@@ -82,6 +103,24 @@ export default function ConnectExtension() {
               <CsrfInput />
               <input type="hidden" name="return" value={connect.return} />
               <input type="hidden" name="state" value={connect.state} />
+              <label
+                htmlFor="expires-in-days"
+                className="w-full text-sm font-medium text-stone-800"
+              >
+                Its access expires after
+                <select
+                  id="expires-in-days"
+                  name="expiresInDays"
+                  defaultValue={DEFAULT_API_TOKEN_LIFETIME_DAYS}
+                  className="mt-1 block w-full rounded-lg border border-stone-300 bg-white px-3 py-2 text-stone-900"
+                >
+                  {API_TOKEN_LIFETIMES_DAYS.map((days) => (
+                    <option key={days} value={days}>
+                      {days === 365 ? "1 year (the longest)" : `${days} days`}
+                    </option>
+                  ))}
+                </select>
+              </label>
               <SubmitButton pendingText="Connecting..." className="btn-primary">
                 Connect extension
               </SubmitButton>

@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { securityEvents, sessions, users } from "#db/schema";
 import { expect, test } from "./fixtures";
 import {
+  confirmWithPassword,
   createUser,
   findUser,
   signIn,
@@ -311,6 +312,7 @@ test.describe("signed in", () => {
     const user = await login();
     await page.goto("/profile");
     await page.getByRole("link", { name: "Delete Account" }).click();
+    await confirmWithPassword(page);
     const dialog = page.getByRole("dialog", { name: "Are you absolutely sure?" });
     await expect(dialog).toBeVisible();
     await expect(dialog).toContainText("folders and all of their contents");

@@ -1,9 +1,10 @@
 import { expect, test } from "./fixtures";
-import { createFolderRow, createUser, signIn } from "./support/accounts";
+import { confirmWithPassword, createFolderRow, createUser, signIn } from "./support/accounts";
 
 /**
  * API tokens from Profile Settings, with and without JavaScript: created,
- * shown once, used by a program, listed with their last use, and revoked.
+ * shown once, used by a program, listed with their last use and expiry, and
+ * revoked. Creating one asks "Confirm it's you" first.
  */
 test("a token is created on the profile page, works once shown, and stops when revoked", async ({
   page,
@@ -19,9 +20,12 @@ test("a token is created on the profile page, works once shown, and stops when r
   await page.goto("/profile");
   await expect(page.getByText("No tokens yet.")).toBeVisible();
   await page.getByRole("link", { name: "New API token" }).click();
+  await confirmWithPassword(page);
   const form = page.getByRole("dialog", { name: "New API token" });
   await form.getByLabel("Name").fill("Phone shortcut");
   await form.getByLabel("Access").selectOption("write");
+  await expect(form.getByLabel("Expires after")).toHaveValue("90");
+  await form.getByLabel("Expires after").selectOption("30");
   await form.getByRole("button", { name: "Create token" }).click();
   const shown = page.getByRole("dialog", { name: "Your new API token" });
   await expect(shown).toBeVisible();
@@ -48,7 +52,7 @@ test("a token is created on the profile page, works once shown, and stops when r
   await page.reload();
   const listed = page.getByRole("region", { name: "API tokens" });
   await expect(listed.getByRole("listitem")).toHaveText(
-    /^Phone shortcutRead and write · created .+ · last used: (?!Never).+Revoke/,
+    /^Phone shortcutRead and write · created .+ · last used: (?!Never).+ · expires .+Revoke/,
   );
   await listed.getByRole("button", { name: "Revoke Phone shortcut" }).click();
   await expect(page.getByText("Token revoked")).toBeVisible();

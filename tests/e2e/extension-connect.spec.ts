@@ -1,7 +1,13 @@
 import { eq } from "drizzle-orm";
 import { apiTokens } from "#db/schema";
 import { expect, test } from "./fixtures";
-import { createFolderRow, createUser, signIn, testDb } from "./support/accounts";
+import {
+  confirmWithPassword,
+  createFolderRow,
+  createUser,
+  signIn,
+  testDb,
+} from "./support/accounts";
 import { clickToolbarIcon, pointExtensionAt, withExtensionBrowser } from "./support/extension";
 import { itemsOf } from "./support/items";
 
@@ -31,6 +37,7 @@ test("connected, the extension saves the page into the chosen folder without ope
       context.waitForEvent("page"),
       popup.getByRole("button", { name: "Connect" }).click(),
     ]);
+    await confirmWithPassword(connectPage);
     await expect(
       connectPage.getByRole("heading", { name: "Connect the Chrome extension" }),
     ).toBeVisible();

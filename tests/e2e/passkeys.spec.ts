@@ -3,7 +3,14 @@ import { eq } from "drizzle-orm";
 import { passkeys, sessions, userRoles } from "#db/schema";
 import { createSoftwarePasskey } from "#tests/support/software-passkey";
 import { expect, test } from "./fixtures";
-import { createUser, enableTwoFactor, signIn, TEST_PASSWORD, testDb } from "./support/accounts";
+import {
+  confirmWithPassword,
+  createUser,
+  enableTwoFactor,
+  signIn,
+  TEST_PASSWORD,
+  testDb,
+} from "./support/accounts";
 
 function passkeysOf(userId: number) {
   return testDb().select().from(passkeys).where(eq(passkeys.userId, userId)).all();
@@ -43,6 +50,11 @@ test.describe("passkeys", () => {
     await signIn(context, user.id, baseURL!);
 
     await page.goto("/profile");
+    // Adding a way in asks who you are first, then comes back here.
+    await page.getByRole("button", { name: "Add a passkey" }).click();
+    await confirmWithPassword(page);
+    await expect(page).toHaveURL(/\/profile$/);
+    expect(passkeysOf(user.id)).toEqual([]);
     await page.getByRole("button", { name: "Add a passkey" }).click();
     await expect(page.getByRole("region", { name: "Notifications" })).toContainText(
       "Passkey added",

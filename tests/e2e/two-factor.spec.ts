@@ -12,6 +12,7 @@ import {
 import { expect, test } from "./fixtures";
 import {
   addRecoveryCodes,
+  confirmWithPassword,
   createUser,
   currentCode,
   enableTwoFactor,
@@ -19,6 +20,7 @@ import {
   TEST_PASSWORD,
   testDb,
 } from "./support/accounts";
+import { linkIn, waitForMail } from "./support/mail";
 
 function eventsOf(userId: number, eventType: (typeof securityEvents.$inferSelect)["eventType"]) {
   return testDb()
@@ -59,6 +61,7 @@ test.describe("two-factor sign-in", () => {
     const user = await login();
     await page.goto("/profile");
     await page.getByRole("link", { name: "Set up two-factor sign-in" }).click();
+    await confirmWithPassword(page);
     await page.getByRole("button", { name: "Start set-up" }).click();
     await expect(
       page.getByRole("img", { name: "QR code for your authenticator app" }),
@@ -243,10 +246,20 @@ test.describe("two-factor sign-in", () => {
     await signIn(context, admin.id, baseURL!);
     for (const path of ["/admin/dashboard", "/admin/security"]) {
       await page.goto(path);
-      await expect(page).toHaveURL(/\/profile\/two-factor$/);
+      await expect(page).toHaveURL(
+        /\/reauthenticate\?redirectTo=%2Fprofile%2Ftwo-factor&by=email$/,
+      );
       await expect(page.getByText("Admins need two-factor sign-in")).toBeVisible();
     }
 
+    // A password alone never leads to admin: the first second factor is confirmed from the mailbox.
+    await expect(page.getByLabel("Password", { exact: true })).toHaveCount(0);
+    await page.getByRole("button", { name: "E-mail me a link" }).click();
+    await page.goto(
+      linkIn(await waitForMail(admin.email, /Confirm it is you/), "/reauthenticate/email"),
+    );
+    await page.getByRole("button", { name: "Confirm it is me" }).click();
+    await expect(page).toHaveURL(/\/profile\/two-factor$/);
     await page.getByRole("button", { name: "Start set-up" }).click();
     const secret = (await page.getByTestId("totp-secret").innerText()).trim();
     await page.getByLabel("Code from the app").fill(await currentCode(secret));

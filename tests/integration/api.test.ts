@@ -4,6 +4,7 @@ import sharp from "sharp";
 import { describe, expect, test } from "vitest";
 import { createUser } from "#db/factories";
 import { apiTokens, contentItems, folders } from "#db/schema";
+import { recordReauthentication } from "~/modules/accounts/reauthentication.server";
 import { createSession, getCurrentSession } from "~/modules/accounts/session.server";
 import { API_TOKEN_RATE_LIMIT } from "~/modules/api/api.server";
 import { createApiToken, revokeApiToken } from "~/modules/api/api-tokens.server";
@@ -119,7 +120,7 @@ describe("authentication", () => {
     const row = db.select().from(apiTokens).where(eq(apiTokens.id, id)).get()!;
     expect(row.lastUsedAt).not.toBeNull();
     expect(row.tokenHash).not.toContain(token.slice(4));
-    expect(revokeApiToken(user.id, id)).toBe(true);
+    expect(revokeApiToken(user.id, id)).toBe("script");
     expect((await call("GET", "/usage", { token })).status).toBe(401);
   });
 
@@ -537,7 +538,10 @@ describe("connecting the Chrome extension", () => {
   async function signedIn(userId: number, path: string) {
     const cookie = (await createSession(userId, new Request(ORIGIN), "password")).split(";")[0]!;
     const probe = new Request(`${ORIGIN}${path}`, { headers: { Cookie: cookie } });
-    const { token } = await issueCsrfToken(probe, (await getCurrentSession(probe))!.sessionId);
+    const { sessionId } = (await getCurrentSession(probe))!;
+    // The owner confirmed it is them just now, as minting a token asks.
+    recordReauthentication(sessionId, "password");
+    const { token } = await issueCsrfToken(probe, sessionId);
     return { cookie, csrf: token };
   }
 

@@ -25,6 +25,7 @@ const { db } = await import("~/platform/db.server");
 const { folders, processedStripeEvents, users } = await import("#db/schema");
 const { createSession, getCurrentSession } = await import("~/modules/accounts/session.server");
 const { issueCsrfToken } = await import("~/platform/csrf.server");
+const { recordReauthentication } = await import("~/modules/accounts/reauthentication.server");
 const { createCheckoutSession, createPortalSession } = await import(
   "~/modules/billing/billing.server"
 );
@@ -59,6 +60,8 @@ async function signedInRequest(userId: number, path: string) {
   const cookie = setCookie.split(";")[0]!;
   const probe = new Request(`http://localhost:3000${path}`, { headers: { Cookie: cookie } });
   const session = await getCurrentSession(probe);
+  // The owner confirmed it is them just now, as deleting the account asks.
+  recordReauthentication(session!.sessionId, "password");
   const { token } = await issueCsrfToken(probe, session!.sessionId);
   return { cookie, token };
 }

@@ -3,7 +3,16 @@ import { eq } from "drizzle-orm";
 import { simpleParser } from "mailparser";
 import { describe, expect, test } from "vitest";
 import { createFolder, createUser } from "#db/factories";
-import { folders, referralCodes, referrals, securityEvents, sessions, users } from "#db/schema";
+import {
+  apiTokens,
+  folders,
+  passkeys,
+  referralCodes,
+  referrals,
+  securityEvents,
+  sessions,
+  users,
+} from "#db/schema";
 import { waitForBackgroundWork } from "~/lifecycle.server";
 import { localParts, nextSendAt } from "~/modules/folders/schedule.server";
 import { db } from "~/platform/db.server";
@@ -126,6 +135,52 @@ describe("password reset", () => {
     expect(
       db.select().from(securityEvents).where(eq(securityEvents.eventType, "password_reset")).all(),
     ).toHaveLength(1);
+  });
+
+  test("evicts everyone: every API token, the security stamp, and the passkeys not kept", async () => {
+    await newUser("evict@example.com");
+    const user = db.select().from(users).where(eq(users.email, "evict@example.com")).get()!;
+    db.insert(apiTokens)
+      .values({ userId: user.id, name: "Script", tokenHash: "evict-token", scope: "write" })
+      .run();
+    const passkey = (id: string, name: string) => ({
+      id,
+      userId: user.id,
+      publicKey: "key",
+      name,
+    });
+    db.insert(passkeys)
+      .values([
+        passkey("kept", "My phone"),
+        passkey("ticked", "Laptop"),
+        passkey("unlisted", "New"),
+      ])
+      .run();
+    requestPasswordReset("evict@example.com");
+    const token = await tokenFromOutbox("evict@example.com", "/reset-password");
+    // The form listed "kept" and "ticked" and the owner unticked "kept"; "unlisted"
+    // was added after the form was shown, so nobody chose to keep it.
+    expect(
+      await resetPassword(request, token, "a new password", { keepPasskeyIds: ["kept"] }),
+    ).toBe(true);
+    const after = db.select().from(users).where(eq(users.id, user.id)).get()!;
+    expect(after.securityStamp).not.toBe(user.securityStamp);
+    expect(db.select().from(apiTokens).where(eq(apiTokens.userId, user.id)).all()).toEqual([]);
+    expect(
+      db.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.userId, user.id)).all(),
+    ).toEqual([{ id: "kept" }]);
+    await waitForBackgroundWork();
+    const notices = [];
+    for (const file of fs.readdirSync(env.OUTBOX_DIR)) {
+      const mail = await simpleParser(fs.readFileSync(`${env.OUTBOX_DIR}/${file}`));
+      if (
+        mail.subject === "Your password was reset" &&
+        mail.text?.replace(/\s+/g, " ").includes("2 passkeys were removed")
+      ) {
+        notices.push(mail);
+      }
+    }
+    expect(notices).toHaveLength(1);
   });
 
   test("an expired token is refused", async () => {

@@ -1,6 +1,15 @@
-import { and, eq, gt, isNotNull } from "drizzle-orm";
+import { and, eq, gt, isNotNull, notInArray } from "drizzle-orm";
 import { createElement } from "react";
-import { contentItems, folders, referralCodes, referrals, uploadDrafts, users } from "#db/schema";
+import {
+  apiTokens,
+  contentItems,
+  folders,
+  passkeys,
+  referralCodes,
+  referrals,
+  uploadDrafts,
+  users,
+} from "#db/schema";
 import type { Transaction } from "#db/types";
 import { AccountExists, accountExistsSubject } from "#emails/account-exists";
 import { renderEmail } from "#emails/render.server";
@@ -13,7 +22,9 @@ import { sendEmail } from "~/modules/sending/mailer.server";
 import { releaseFiles } from "~/modules/uploads/stored-files.server";
 import { db, writeTransaction } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
+import { noticeCredentialChange } from "./credential-notices.server";
 import { clearLoginAttempts } from "./login-throttle.server";
+import { listPasskeys } from "./passkeys.server";
 import { hashPassword } from "./password.server";
 import { hashToken, randomToken, revokeUserSessions } from "./session.server";
 import { zoneAfterProfileSave } from "./time-zones.server";
@@ -162,48 +173,73 @@ export function requestPasswordReset(email: string) {
   );
 }
 
+function userOfResetToken(tx: Pick<typeof db, "select">, token: string) {
+  return tx
+    .select()
+    .from(users)
+    .where(
+      and(
+        eq(users.passwordResetToken, hashToken(token)),
+        gt(users.passwordResetExpiresAt, new Date()),
+      ),
+    )
+    .get();
+}
+
+/** The passkeys the reset form lists (reading the link changes nothing); empty for a dead link. */
+export function passkeysOfResetToken(token: string) {
+  const user = userOfResetToken(db, token);
+  return user ? listPasskeys(user.id) : [];
+}
+
 /**
- * Sets the new password, spends the token, ends every session of the account,
- * removes a provider link the unverified account had, and clears its failed
- * log-ins (whoever ran them up cannot keep the owner out).
+ * Sets the new password, spends the token, and evicts everyone else: every
+ * session, every API token and every trusted device end (the security stamp
+ * changes), and every passkey goes except those the owner chose to keep on
+ * the form. A provider link the unverified account had is removed, its
+ * failed log-ins are cleared (whoever ran them up cannot keep the owner
+ * out), and the owner is told. docs/decisions/0108-password-reset-evicts-everyone.md.
  */
-export async function resetPassword(request: Request, token: string, password: string) {
+export async function resetPassword(
+  request: Request,
+  token: string,
+  password: string,
+  { keepPasskeyIds = [] }: { keepPasskeyIds?: string[] } = {},
+) {
   const passwordHash = await hashPassword(password);
   const reset = writeTransaction((tx) => {
-    const user = tx
-      .select({ id: users.id, email: users.email, emailVerified: users.emailVerified })
-      .from(users)
-      .where(
-        and(
-          eq(users.passwordResetToken, hashToken(token)),
-          gt(users.passwordResetExpiresAt, new Date()),
-        ),
-      )
-      .get();
+    const user = userOfResetToken(tx, token);
     if (!user) return null;
     tx.update(users)
       .set({
         passwordHash,
         passwordResetToken: null,
         passwordResetExpiresAt: null,
+        securityStamp: randomToken(),
         // A provider link made while the address was unverified was never
         // vouched for; the owner who just proved the address drops it.
         ...(user.emailVerified ? {} : { authProvider: "password", authProviderId: null }),
       })
       .where(eq(users.id, user.id))
       .run();
-    return user;
+    tx.delete(apiTokens).where(eq(apiTokens.userId, user.id)).run();
+    const passkeysRemoved = tx
+      .delete(passkeys)
+      .where(and(eq(passkeys.userId, user.id), notInArray(passkeys.id, keepPasskeyIds)))
+      .run().changes;
+    return { user, passkeysRemoved };
   });
   if (reset === null) return false;
-  const userId = reset.id;
-  revokeUserSessions(userId);
-  await clearLoginAttempts(reset.email);
+  const { user, passkeysRemoved } = reset;
+  revokeUserSessions(user.id);
+  await clearLoginAttempts(user.email);
   recordSecurityEvent(request, {
     eventType: "password_reset",
     severity: "medium",
-    userId,
-    details: { sessionsRevoked: true },
+    userId: user.id,
+    details: { sessionsRevoked: true, apiTokensRevoked: true, passkeysRemoved },
   });
+  await noticeCredentialChange(request, user, { kind: "password-reset", passkeysRemoved });
   return true;
 }
 

@@ -1,7 +1,7 @@
 import { createCookie, redirect } from "@remix-run/node";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
-import { twoFactorSecrets } from "#db/schema";
+import { twoFactorSecrets, users } from "#db/schema";
 import { db } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
 import { safeRedirectPath } from "~/platform/redirect";
@@ -17,8 +17,10 @@ import {
  * for accounts with two-factor sign-in. No session exists until the code
  * passes: the browser holds only a short-lived signed "pending" cookie naming
  * the account. "Trust this device" is a second signed cookie, bound to the
- * account's current enrolment, so turning two-factor off (or setting it up
- * again) ends every trusted device. docs/decisions/0061-two-factor-sign-in.md.
+ * account's current enrolment and security stamp, so turning two-factor off
+ * (or setting it up again) or resetting the password ends every trusted
+ * device. docs/decisions/0061-two-factor-sign-in.md and
+ * docs/decisions/0108-password-reset-evicts-everyone.md.
  */
 export const PENDING_TTL_MS = 10 * 60 * 1000;
 export const TRUST_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -49,6 +51,7 @@ const PendingSchema = z.object({
 const TrustSchema = z.object({
   userId: z.number().int(),
   enrolledAt: z.number(),
+  stamp: z.string(),
   expiresAt: z.number(),
 });
 
@@ -62,12 +65,20 @@ function enrolledAt(userId: number) {
   );
 }
 
+function securityStamp(userId: number) {
+  return (
+    db.select({ stamp: users.securityStamp }).from(users).where(eq(users.id, userId)).get()
+      ?.stamp ?? null
+  );
+}
+
 async function trustsThisDevice(request: Request, userId: number, enrolled: Date) {
   const parsed = TrustSchema.safeParse(await trustCookie.parse(request.headers.get("Cookie")));
   return (
     parsed.success &&
     parsed.data.userId === userId &&
     parsed.data.enrolledAt === enrolled.getTime() &&
+    parsed.data.stamp === securityStamp(userId) &&
     parsed.data.expiresAt > Date.now()
   );
 }
@@ -121,12 +132,14 @@ export async function finishSignIn(
   headers.append("Set-Cookie", await createSession(pending.userId, request, method));
   headers.append("Set-Cookie", await pendingCookie.serialize("", { maxAge: 0 }));
   const enrolled = enrolledAt(pending.userId);
-  if (trustDevice && enrolled) {
+  const stamp = securityStamp(pending.userId);
+  if (trustDevice && enrolled && stamp !== null) {
     headers.append(
       "Set-Cookie",
       await trustCookie.serialize({
         userId: pending.userId,
         enrolledAt: enrolled.getTime(),
+        stamp,
         expiresAt: Date.now() + TRUST_TTL_MS,
       } satisfies z.infer<typeof TrustSchema>),
     );

@@ -75,6 +75,9 @@ export const ResetPasswordSchema = z
     token: z.string().min(1),
     password: PasswordSchema,
     confirmPassword: z.string({ required_error: "Passwords don't match" }),
+    /** Every passkey the form listed, and those whose "remove" box stayed ticked. */
+    listedPasskey: z.array(z.string().max(1024)).max(100).default([]),
+    removePasskey: z.array(z.string().max(1024)).max(100).default([]),
   })
   .refine((value) => value.password === value.confirmPassword, {
     message: "Passwords don't match",

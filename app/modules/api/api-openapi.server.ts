@@ -18,7 +18,7 @@ extendZodWithOpenApi(z);
  */
 const ERRORS = {
   400: "Invalid input: `error.fields` holds the form's messages by field",
-  401: "No token, or an unknown or revoked one",
+  401: "No token, or an unknown, revoked or expired one (error code token_expired)",
   403: "A read token asked to write, or a plan rule refused (folder limit, Premium frequency)",
   404: "No such folder or item (another user's is not found either)",
   409: "The folder's state refuses it (paused, being sent, all unsubscribed, asked already)",

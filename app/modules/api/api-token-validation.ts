@@ -4,6 +4,23 @@ import { z } from "zod";
 export const API_TOKEN_SCOPES = ["read", "write"] as const;
 export type ApiTokenScope = (typeof API_TOKEN_SCOPES)[number];
 
+/**
+ * How long a new token lives: a choice up to a year, 90 days unless chosen
+ * (docs/decisions/0108-password-reset-evicts-everyone.md, "API tokens").
+ */
+export const API_TOKEN_LIFETIMES_DAYS = [7, 30, 90, 365] as const;
+export const DEFAULT_API_TOKEN_LIFETIME_DAYS = 90;
+export const MAX_API_TOKEN_LIFETIME_DAYS = 365;
+
+export const TokenLifetimeSchema = z.coerce
+  .number()
+  .int()
+  .refine(
+    (days) => (API_TOKEN_LIFETIMES_DAYS as readonly number[]).includes(days),
+    "Choose one of the offered lifetimes",
+  )
+  .default(DEFAULT_API_TOKEN_LIFETIME_DAYS);
+
 export const ApiTokenSchema = z.object({
   name: z
     .string({ required_error: "Please name the token" })
@@ -11,6 +28,7 @@ export const ApiTokenSchema = z.object({
     .min(1, "Please name the token")
     .max(60, "Max characters: 60"),
   scope: z.enum(API_TOKEN_SCOPES).default("read"),
+  expiresInDays: TokenLifetimeSchema,
 });
 
 export type ApiTokenInput = z.output<typeof ApiTokenSchema>;

@@ -164,6 +164,15 @@ export function compileOperations(operations: ApiOperation[]): CompiledOperation
 function principalOf(request: Request): ApiPrincipal {
   const token = bearerToken(request);
   const principal = token ? authenticateApiToken(token) : null;
+  if (principal === "expired") {
+    throw new ApiError(
+      401,
+      "token_expired",
+      "This token has expired. Create a new one under Profile Settings → API tokens.",
+      undefined,
+      { "WWW-Authenticate": 'Bearer realm="thoughtfully", error="invalid_token"' },
+    );
+  }
   if (!principal) {
     throw new ApiError(401, "unauthorized", "Unauthorized", undefined, {
       "WWW-Authenticate": 'Bearer realm="thoughtfully"',

@@ -21,16 +21,36 @@ export type MailEndpoint =
   | "password-reset"
   | "verification"
   | "test-email"
-  | "send-now";
+  | "send-now"
+  | "reauthentication"
+  | "security-notice";
 
 const PER_ADDRESS_PER_HOUR = 3;
 const PER_CLIENT_PER_HOUR = 10;
+
+/**
+ * Notices of credential changes go to the account's own address, one per
+ * change: more than the links someone asks for, still bounded
+ * (docs/decisions/0109-credential-change-notices.md).
+ */
+const SECURITY_NOTICES_PER_ACCOUNT_PER_HOUR = 10;
+
+/** Sent from a signed-in account to its own address: the account's limit bounds them. */
+const SIGNED_IN_ENDPOINTS: readonly MailEndpoint[] = [
+  "send-now",
+  "test-email",
+  "reauthentication",
+  "security-notice",
+];
 
 function limitsFor(endpoint: MailEndpoint): { address: RateLimit; client: RateLimit } {
   return {
     address: {
       name: `mail:${endpoint}:address`,
-      points: PER_ADDRESS_PER_HOUR,
+      points:
+        endpoint === "security-notice"
+          ? SECURITY_NOTICES_PER_ACCOUNT_PER_HOUR
+          : PER_ADDRESS_PER_HOUR,
       durationSeconds: HOUR,
     },
     client: { name: `mail:${endpoint}:client`, points: PER_CLIENT_PER_HOUR, durationSeconds: HOUR },
@@ -48,10 +68,10 @@ export async function refuseMailBurst(
   address: string,
 ): Promise<string | null> {
   const limits = limitsFor(endpoint);
-  // Send Now and Send me a test come from a signed-in, verified account: its
-  // own limit bounds them, and a per-client one would only stop people who
-  // share an address (an office, a family) from sending their own folders.
-  const signedIn = endpoint === "send-now" || endpoint === "test-email";
+  // Send Now, Send me a test and the account's own notices come from a
+  // signed-in account: its own limit bounds them, and a per-client one would
+  // only stop people who share an address (an office, a family).
+  const signedIn = SIGNED_IN_ENDPOINTS.includes(endpoint);
   const verdict: RateLimitVerdict = await consumeRateLimits([
     { limit: limits.address, key: comparableEmail(address) },
     { limit: limits.client, key: signedIn ? null : clientIp(request) },

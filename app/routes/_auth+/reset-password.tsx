@@ -9,7 +9,7 @@ import {
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
 import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/forms";
-import { resetPassword } from "~/modules/accounts/accounts.server";
+import { passkeysOfResetToken, resetPassword } from "~/modules/accounts/accounts.server";
 import { ResetPasswordSchema } from "~/modules/accounts/user-validation";
 import { readProtectedForm } from "~/platform/csrf.server";
 
@@ -20,9 +20,27 @@ export const meta: MetaFunction = () => [
   { name: "robots", content: "noindex" },
 ];
 
-/** Reading the link changes nothing; the token is checked when the form is sent. */
+/**
+ * Reading the link changes nothing; the token is checked when the form is
+ * sent. The form lists the account's passkeys, each ticked for removal: a
+ * reset evicts everyone, and a passkey someone else added would outlive it.
+ * docs/decisions/0108-password-reset-evicts-everyone.md.
+ */
 export async function loader({ request }: LoaderFunctionArgs) {
-  return data({ token: new URL(request.url).searchParams.get("token") || null });
+  const token = new URL(request.url).searchParams.get("token") || null;
+  const passkeys = token ? passkeysOfResetToken(token) : [];
+  const day = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeZone: "UTC" });
+  return data(
+    {
+      token,
+      passkeys: passkeys.map((key) => ({
+        id: key.id,
+        name: key.name,
+        added: day.format(key.createdAt),
+      })),
+    },
+    { headers: { "Cache-Control": "no-store" } },
+  );
 }
 
 export async function action({ request }: ActionFunctionArgs) {
@@ -35,8 +53,10 @@ export async function action({ request }: ActionFunctionArgs) {
       { status: 400 },
     );
   }
-  const { token, password } = submission.value;
-  const ok = await resetPassword(request, token, password);
+  const { token, password, listedPasskey, removePasskey } = submission.value;
+  // A passkey is kept only when the form listed it and its box was unticked.
+  const keepPasskeyIds = listedPasskey.filter((id) => !removePasskey.includes(id));
+  const ok = await resetPassword(request, token, password, { keepPasskeyIds });
   if (!ok) {
     return data(
       {
@@ -51,16 +71,19 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function ResetPasswordPage() {
-  const { token } = useLoaderData<typeof loader>();
+  const { token, passkeys } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const [form, fields] = useForm({
     id: "reset-password",
     lastResult: actionData?.result,
+    defaultValue: { removePasskey: passkeys.map((key) => key.id) },
     constraint: getZodConstraint(ResetPasswordSchema),
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
     onValidate: ({ formData }) => parseWithZod(formData, { schema: ResetPasswordSchema }),
   });
+
+  const ticked = [fields.removePasskey.initialValue ?? []].flat();
 
   if (actionData?.state === "success") {
     return (
@@ -129,6 +152,31 @@ export default function ResetPasswordPage() {
           }}
           errors={fields.confirmPassword.errors}
         />
+        <p className="text-sm text-stone-700">
+          Resetting signs out every device, revokes every API token and forgets every trusted
+          device.
+        </p>
+        {passkeys.length > 0 ? (
+          <fieldset className="space-y-2">
+            <legend className="text-sm font-medium text-stone-800">
+              Passkeys: untick those you made and keep
+            </legend>
+            {passkeys.map((key) => (
+              <label key={key.id} className="flex items-center gap-2 text-sm text-stone-800">
+                <input type="hidden" name="listedPasskey" value={key.id} />
+                <input
+                  type="checkbox"
+                  name="removePasskey"
+                  value={key.id}
+                  defaultChecked={ticked.includes(key.id)}
+                  key={fields.removePasskey.key}
+                  className="h-4 w-4 rounded border-stone-400"
+                />
+                Remove “{key.name}” (added {key.added})
+              </label>
+            ))}
+          </fieldset>
+        ) : null}
         <SubmitButton pendingText="Resetting...">Reset Password</SubmitButton>
       </Form>
     </AuthCard>

@@ -1,8 +1,14 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import type { RegistrationResponseJSON } from "@simplewebauthn/server";
 import { z } from "zod";
+import { noticeCredentialChange } from "~/modules/accounts/credential-notices.server";
 import { finishRegistration, registrationOptions } from "~/modules/accounts/passkeys.server";
-import { requireUser } from "~/modules/accounts/session.server";
+import {
+  enrolmentNeedsEmail,
+  isRecentlyReauthenticated,
+  reauthenticatePath,
+} from "~/modules/accounts/reauthentication.server";
+import { getCurrentSession, requireUser } from "~/modules/accounts/session.server";
 import { recordSecurityEvent } from "~/modules/admin/security-events.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { parseIntentForm } from "~/platform/intent.server";
@@ -11,8 +17,11 @@ import { createToastHeaders } from "~/platform/toast.server";
 /**
  * Adding a passkey from Profile Settings (JavaScript only: the browser's
  * WebAuthn call needs it). "options" starts the ceremony, "verify" stores
- * the passkey the browser made. Plain `Response.json`: a resource route's
- * answer, with its status and cookies, goes to the browser as it is.
+ * the passkey the browser made. Both ask for a session that proved who it
+ * is just now (by e-mail for an admin's first second factor); otherwise the
+ * answer names the page that asks (docs/decisions/0107-reauthentication-window.md).
+ * Plain `Response.json`: a resource route's answer, with its status and
+ * cookies, goes to the browser as it is.
  */
 const PasskeyRegistrationSchema = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("options") }),
@@ -25,7 +34,18 @@ const PasskeyRegistrationSchema = z.discriminatedUnion("intent", [
 
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
+  const session = (await getCurrentSession(request))!;
   const submission = parseIntentForm(await readProtectedForm(request), PasskeyRegistrationSchema);
+  const emailOnly = enrolmentNeedsEmail(user.id);
+  if (!isRecentlyReauthenticated(session.sessionId, { emailOnly })) {
+    return Response.json(
+      {
+        error: "Please confirm it's you first.",
+        reauthenticate: reauthenticatePath("/profile", { emailOnly }),
+      },
+      { status: 403 },
+    );
+  }
   const form = submission.status === "success" ? submission.value : null;
   if (form?.intent === "options") {
     const { options, cookie } = await registrationOptions(user);
@@ -40,10 +60,8 @@ export async function action({ request }: ActionFunctionArgs) {
   } catch {
     response = null;
   }
-  const saved =
-    form && response
-      ? await finishRegistration(request, user, response, form.name || "Passkey")
-      : null;
+  const name = form?.name || "Passkey";
+  const saved = form && response ? await finishRegistration(request, user, response, name) : null;
   if (!saved) {
     return Response.json(
       { error: "That passkey could not be added. Please try again." },
@@ -56,6 +74,11 @@ export async function action({ request }: ActionFunctionArgs) {
     userId: user.id,
     responseStatus: 200,
     details: { method: "passkey" },
+  });
+  await noticeCredentialChange(request, user, {
+    kind: "passkey-added",
+    name,
+    credential: response!.id,
   });
   const headers = await createToastHeaders({
     title: "Passkey added",

@@ -1,10 +1,14 @@
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
-import { removePasskey } from "~/modules/accounts/passkeys.server";
+import { noticeCredentialChange } from "~/modules/accounts/credential-notices.server";
+import { listPasskeys, removePasskey } from "~/modules/accounts/passkeys.server";
 import { requireUser } from "~/modules/accounts/session.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
-/** Removing a passkey from Profile Settings: a plain form, so it works without JavaScript. */
+/**
+ * Removing a passkey from Profile Settings: a plain form, so it works without
+ * JavaScript. Taking a way in away needs no proof; the owner is told.
+ */
 export async function loader() {
   return redirect("/profile");
 }
@@ -13,7 +17,9 @@ export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const formData = await readProtectedForm(request);
   const passkeyId = String(formData.get("passkeyId") ?? "").slice(0, 1024);
+  const name = listPasskeys(user.id).find((key) => key.id === passkeyId)?.name;
   const removed = removePasskey(user.id, passkeyId);
+  if (removed) await noticeCredentialChange(request, user, { kind: "passkey-removed", name });
   return redirectWithToast("/profile", {
     title: removed ? "Passkey removed" : "That passkey was already removed",
     description: removed ? "It can no longer sign in to your account." : undefined,

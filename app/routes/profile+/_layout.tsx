@@ -88,6 +88,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       scope: token.scope,
       created: day.format(token.createdAt),
       lastUsed: token.lastUsedAt ? day.format(token.lastUsedAt) : "Never used",
+      expiry: `${token.expiresAt.getTime() > Date.now() ? "expires" : "expired"} ${day.format(token.expiresAt)}`,
     })),
   };
 }
@@ -401,7 +402,8 @@ export default function ProfileSettings() {
           </h2>
           <p className="mt-2 text-sm text-stone-700">
             Scripts, phone shortcuts and the Chrome extension use a token to reach your folders
-            through the Thoughtfully API. Revoke one you no longer use.
+            through the Thoughtfully API. Each expires (90 days unless you choose otherwise, a year
+            at most); a password reset revokes them all. Revoke one you no longer use.
           </p>
           {apiTokens.length > 0 ? (
             <ul className="mt-4 divide-y divide-stone-200 text-sm">
@@ -410,7 +412,7 @@ export default function ProfileSettings() {
                   <span className="font-medium text-stone-900">{token.name}</span>
                   <span className="text-stone-600">
                     {token.scope === "write" ? "Read and write" : "Read only"} · created{" "}
-                    {token.created} · last used: {token.lastUsed}
+                    {token.created} · last used: {token.lastUsed} · {token.expiry}
                   </span>
                   <Form method="post" action="/profile/tokens" className="ml-auto">
                     <CsrfInput />

@@ -3,15 +3,20 @@ import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Dialog } from "~/components/dialog";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/forms";
 import { deleteAccount } from "~/modules/accounts/accounts.server";
-import { destroySession, requireUser } from "~/modules/accounts/session.server";
+import { requireReauthenticatedUser } from "~/modules/accounts/reauthentication.server";
+import { destroySession } from "~/modules/accounts/session.server";
 import { BillingError, cancelSubscriptionNow } from "~/modules/billing/billing.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
 export const meta: MetaFunction = () => [{ title: "Delete Account · Thoughtfully" }];
 
+/** Deleting asks for a session that proved who it is just now (docs/decisions/0107-reauthentication-window.md). */
+const requireProof = (request: Request) =>
+  requireReauthenticatedUser(request, { redirectTo: "/profile/delete" });
+
 export async function loader({ request }: LoaderFunctionArgs) {
-  const user = await requireUser(request);
+  const { user } = await requireProof(request);
   return {
     subscription: user.stripeSubscriptionId
       ? {
@@ -27,7 +32,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 }
 
 export async function action({ request }: ActionFunctionArgs) {
-  const user = await requireUser(request);
+  const { user } = await requireProof(request);
   await readProtectedForm(request);
   // Billing first: an account that is gone must not go on being charged.
   try {

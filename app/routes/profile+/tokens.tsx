@@ -10,8 +10,14 @@ import { Form, Link, useActionData } from "@remix-run/react";
 import { z } from "zod";
 import { Dialog } from "~/components/dialog";
 import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/forms";
+import { noticeCredentialChange } from "~/modules/accounts/credential-notices.server";
+import { requireReauthenticatedUser } from "~/modules/accounts/reauthentication.server";
 import { requireUser } from "~/modules/accounts/session.server";
-import { ApiTokenSchema } from "~/modules/api/api-token-validation";
+import {
+  API_TOKEN_LIFETIMES_DAYS,
+  ApiTokenSchema,
+  DEFAULT_API_TOKEN_LIFETIME_DAYS,
+} from "~/modules/api/api-token-validation";
 import { createApiToken, revokeApiToken } from "~/modules/api/api-tokens.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { RuleError } from "~/platform/errors.server";
@@ -21,7 +27,10 @@ import { redirectWithToast } from "~/platform/toast.server";
 /**
  * New API token (a dialog over Profile Settings), and revoking one from the
  * profile's list. A new token is shown once, in the answer to the form that
- * created it; only its hash is kept.
+ * created it; only its hash is kept. Creating one asks for a session that
+ * proved who it is just now, so the dialog asks before anything is typed
+ * (docs/decisions/0107-reauthentication-window.md); the owner is told of
+ * each token made or revoked.
  */
 export const meta: MetaFunction = () => [{ title: "New API token · Thoughtfully" }];
 
@@ -31,8 +40,10 @@ const TokenActionSchema = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("revoke"), tokenId: z.coerce.number().int() }),
 ]);
 
+const TOKEN_FORM_PATH = "/profile/tokens";
+
 export async function loader({ request }: LoaderFunctionArgs) {
-  await requireUser(request);
+  await requireReauthenticatedUser(request, { redirectTo: TOKEN_FORM_PATH });
   return null;
 }
 
@@ -43,17 +54,31 @@ export async function action({ request }: ActionFunctionArgs) {
     return data({ result: submission.reply(), created: null }, { status: 400 });
   }
   if (submission.value.intent === "revoke") {
-    const revoked = revokeApiToken(user.id, submission.value.tokenId);
+    const revokedName = revokeApiToken(user.id, submission.value.tokenId);
+    const revoked = revokedName !== null;
+    if (revoked) {
+      await noticeCredentialChange(request, user, { kind: "api-token-revoked", name: revokedName });
+    }
     return redirectWithToast("/profile", {
       title: revoked ? "Token revoked" : "That token was already revoked",
       description: revoked ? "Programs using it can no longer reach your account." : undefined,
     });
   }
-  const { name, scope } = submission.value;
+  await requireReauthenticatedUser(request, { redirectTo: TOKEN_FORM_PATH });
+  const { name, scope, expiresInDays } = submission.value;
   try {
-    const { token } = createApiToken(user.id, { name, scope });
+    const { id, token, expiresAt } = createApiToken(user.id, { name, scope, expiresInDays });
+    await noticeCredentialChange(request, user, {
+      kind: "api-token-created",
+      name,
+      credential: String(id),
+    });
+    const expires = new Intl.DateTimeFormat("en-US", {
+      timeZone: user.timeZone,
+      dateStyle: "long",
+    }).format(expiresAt);
     return data(
-      { result: null, created: { token, name, scope } },
+      { result: null, created: { token, name, scope, expires } },
       { headers: { "Cache-Control": "no-store" } },
     );
   } catch (error) {
@@ -70,7 +95,7 @@ export default function NewApiToken() {
   const [form, fields] = useForm({
     id: "new-api-token",
     lastResult: actionData?.result,
-    defaultValue: { scope: "read" },
+    defaultValue: { scope: "read", expiresInDays: String(DEFAULT_API_TOKEN_LIFETIME_DAYS) },
     constraint: getZodConstraint(ApiTokenSchema),
     shouldValidate: "onBlur",
     onValidate: ({ formData }) => parseWithZod(formData, { schema: ApiTokenSchema }),
@@ -81,7 +106,8 @@ export default function NewApiToken() {
       <Dialog title="Your new API token" closeTo="/profile">
         <p className="text-sm text-stone-700">
           Copy it now: it is shown only this once. Anyone holding it can{" "}
-          {created.scope === "write" ? "read and change" : "read"} your folders.
+          {created.scope === "write" ? "read and change" : "read"} your folders. It expires on{" "}
+          {created.expires}.
         </p>
         <label htmlFor="new-token" className="mt-4 block text-sm font-medium text-stone-800">
           {created.name} ({created.scope})
@@ -101,6 +127,7 @@ export default function NewApiToken() {
     );
   }
   const scopeProps = getSelectProps(fields.scope);
+  const lifetimeProps = getSelectProps(fields.expiresInDays);
   return (
     <Dialog title="New API token" closeTo="/profile">
       <Form method="post" {...getFormProps(form)} className="space-y-4">
@@ -126,6 +153,24 @@ export default function NewApiToken() {
             <option value="write">Write: also add, change and send</option>
           </select>
           <ErrorList errors={fields.scope.errors} />
+        </div>
+        <div>
+          <label htmlFor={lifetimeProps.id} className="block text-sm font-medium text-stone-800">
+            Expires after
+          </label>
+          <select
+            {...lifetimeProps}
+            key={lifetimeProps.key}
+            className="mt-1 block w-full rounded-lg border border-stone-300 bg-white px-3 py-2 text-stone-900"
+          >
+            {API_TOKEN_LIFETIMES_DAYS.map((days) => (
+              <option key={days} value={days}>
+                {days === 365 ? "1 year (the longest)" : `${days} days`}
+                {days === DEFAULT_API_TOKEN_LIFETIME_DAYS ? " (recommended)" : ""}
+              </option>
+            ))}
+          </select>
+          <ErrorList errors={fields.expiresInDays.errors} />
         </div>
         <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
           <Link to="/profile" className="btn-secondary" preventScrollReset>

@@ -10,8 +10,13 @@ import {
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Dialog } from "~/components/dialog";
 import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/forms";
+import { noticeCredentialChange } from "~/modules/accounts/credential-notices.server";
+import {
+  enrolmentNeedsEmail,
+  requireRecentReauthentication,
+} from "~/modules/accounts/reauthentication.server";
 import { isAdmin } from "~/modules/accounts/roles.server";
-import { requireUser } from "~/modules/accounts/session.server";
+import { getCurrentSession, requireUser } from "~/modules/accounts/session.server";
 import {
   confirmEnrolment,
   disableTwoFactor,
@@ -38,14 +43,27 @@ import { redirectWithToast } from "~/platform/toast.server";
 /**
  * Two-factor sign-in from Profile Settings (a dialog over it): set up with a
  * QR code and the secret as text, confirmed by a first code; new recovery
- * codes; turning it off. Every change asks for a current code. Recovery codes
- * are shown once, in the answer to the form that made them.
+ * codes; turning it off. Setting up asks for a session that proved who it
+ * is just now (by e-mail for an admin's first second factor); new codes and
+ * turning off ask for a current code, which is that proof. The owner is told
+ * of each change. Recovery codes are shown once, in the answer to the form
+ * that made them. docs/decisions/0107-reauthentication-window.md.
  */
 export const meta: MetaFunction = () => [{ title: "Two-factor sign-in · Thoughtfully" }];
+
+/** Setting up (not yet on): only for a session that proved who it is just now. */
+async function requireSetUpProof(request: Request, userId: number) {
+  const session = (await getCurrentSession(request))!;
+  requireRecentReauthentication(request, session, {
+    redirectTo: "/profile/two-factor",
+    emailOnly: enrolmentNeedsEmail(userId),
+  });
+}
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const state = twoFactorState(user.id);
+  if (state.status !== "on") await requireSetUpProof(request, user.id);
   const admin = isAdmin(user.id);
   if (state.status === "pending") {
     return {
@@ -72,6 +90,8 @@ export async function action({ request }: ActionFunctionArgs) {
       { status: 400 },
     );
   }
+  const { intent } = submission.value;
+  if (intent === "start" || intent === "confirm") await requireSetUpProof(request, user.id);
   if (submission.value.intent === "start") {
     await startEnrolment(user.id);
     return redirect("/profile/two-factor");
@@ -95,7 +115,7 @@ export async function action({ request }: ActionFunctionArgs) {
       { status: 429 },
     );
   }
-  const { intent, code } = submission.value;
+  const { code } = submission.value;
   const wrongCode = () => {
     recordSecurityEvent(request, {
       eventType: "two_factor_failed",
@@ -124,6 +144,11 @@ export async function action({ request }: ActionFunctionArgs) {
       userId: user.id,
       responseStatus: 200,
     });
+    const state = twoFactorState(user.id);
+    await noticeCredentialChange(request, user, {
+      kind: "two-factor-on",
+      credential: state.status === "on" ? String(state.enabledAt.getTime()) : undefined,
+    });
     return data({ result: null, intent, recoveryCodes }, { headers: noStore });
   }
 
@@ -140,12 +165,14 @@ export async function action({ request }: ActionFunctionArgs) {
     });
   }
   if (intent === "new-recovery-codes") {
+    await noticeCredentialChange(request, user, { kind: "recovery-codes-replaced" });
     return data(
       { result: null, intent, recoveryCodes: replaceRecoveryCodes(user.id) },
       { headers: noStore },
     );
   }
   disableTwoFactor(user.id);
+  await noticeCredentialChange(request, user, { kind: "two-factor-off" });
   recordSecurityEvent(request, {
     eventType: "two_factor_disabled",
     severity: "medium",

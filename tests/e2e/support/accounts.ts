@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import path from "node:path";
 import { generateTOTP } from "@epic-web/totp";
-import type { BrowserContext } from "@playwright/test";
+import { type BrowserContext, expect, type Page } from "@playwright/test";
 import { createCookie } from "@remix-run/node";
 import { asc, eq } from "drizzle-orm";
 import { openDatabase } from "#db/connection";
@@ -129,4 +129,14 @@ export function addRecoveryCodes(userId: number, codes: string[], database = tes
     .insert(recoveryCodes)
     .values(codes.map((code) => ({ userId, codeHash: hash(code) })))
     .run();
+}
+
+/**
+ * "Confirm it's you" with the password, on the page a sensitive change sent
+ * the browser to (docs/decisions/0107-reauthentication-window.md).
+ */
+export async function confirmWithPassword(page: Page, password = TEST_PASSWORD) {
+  await expect(page.getByRole("heading", { name: "Confirm it's you" })).toBeVisible();
+  await page.getByLabel("Password", { exact: true }).fill(password);
+  await page.getByRole("button", { name: "Confirm with password" }).click();
 }

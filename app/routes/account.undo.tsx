@@ -1,0 +1,102 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { AuthCard, authLinkClass } from "~/components/auth-card";
+import { CsrfInput, SubmitButton } from "~/components/forms";
+import {
+  describeChange,
+  undoRemovesCredential,
+} from "~/modules/accounts/credential-notices.server";
+import { readUndoLink, undoCredentialChange } from "~/modules/accounts/credential-undo.server";
+import { readProtectedForm } from "~/platform/csrf.server";
+
+/**
+ * The link in a credential notice: "It was not me". Opening it changes
+ * nothing (mail scanners open links); its one button undoes the change and
+ * secures the account. docs/decisions/0109-credential-change-notices.md.
+ */
+export const meta: MetaFunction = () => [
+  { title: "Secure your account · Thoughtfully" },
+  { name: "robots", content: "noindex" },
+];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const token = new URL(request.url).searchParams.get("token") ?? "";
+  const found = readUndoLink(token);
+  if (!found) return { token, change: null };
+  return {
+    token,
+    change: {
+      subject: describeChange({ kind: found.link.kind }).subject,
+      removesCredential: undoRemovesCredential(found.link.kind),
+    },
+  };
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const formData = await readProtectedForm(request);
+  const undone = await undoCredentialChange(request, String(formData.get("token") ?? ""));
+  return { undone };
+}
+
+export default function UndoCredentialChange() {
+  const { token, change } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  if (actionData?.undone) {
+    const { removed, resetLinkSent, email } = actionData.undone;
+    return (
+      <AuthCard
+        title="Your account is secured"
+        description={
+          <div role="status" className="space-y-3">
+            <p>
+              {removed ? "The change was undone. " : ""}Every device was signed out.{" "}
+              {resetLinkSent
+                ? `We sent a link to ${email}: choose a new password with it, which also revokes every API token and lets you remove passkeys.`
+                : "Ask for a password reset link in a little while: too many e-mails were sent just now."}
+            </p>
+          </div>
+        }
+      >
+        <Link to="/forgot-password" className="btn-primary w-full">
+          Reset my password
+        </Link>
+      </AuthCard>
+    );
+  }
+  if (!change || actionData) {
+    return (
+      <AuthCard
+        title="Secure your account"
+        description={
+          <p role="alert">
+            This link is invalid or older than 7 days. You can still reset your password.
+          </p>
+        }
+      >
+        <Link to="/forgot-password" className={`${authLinkClass} text-sm`}>
+          Reset my password
+        </Link>
+      </AuthCard>
+    );
+  }
+  return (
+    <AuthCard
+      title="Secure your account"
+      description={
+        <p>
+          We told you: “{change.subject}”. If it was not you,{" "}
+          {change.removesCredential ? "this undoes it, " : ""}signs out every device and e-mails you
+          a link to choose a new password.
+        </p>
+      }
+    >
+      <Form method="post">
+        <CsrfInput />
+        <input type="hidden" name="token" value={token} />
+        <SubmitButton pendingText="Securing...">
+          {change.removesCredential ? "Undo it and secure my account" : "Secure my account"}
+        </SubmitButton>
+      </Form>
+    </AuthCard>
+  );
+}
