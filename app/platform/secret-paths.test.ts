@@ -1,0 +1,134 @@
+import fc from "fast-check";
+import { describe, expect, test } from "vitest";
+import { carriesSecret, loggablePath, REDACTED, redactPathIn } from "./secret-paths";
+
+/** The URL the router matches, built as the Express adapter builds it: origin + raw target. */
+const routerUrl = (target: string) => new URL(`http://127.0.0.1:3000${target}`);
+const CODE = "MTI6bXVtQGV4YW1wbGUuY29t.Zm9vYmFyYmF6cXV4";
+
+describe("loggablePath", () => {
+  test.each([
+    ["/v/CODE", "/v/[redacted]"],
+    ["/v-files/CODE/12/0", "/v-files/[redacted]/[redacted]/[redacted]"],
+    ["/u/CODE", "/u/[redacted]"],
+    ["/t/o/CODE", "/t/o/[redacted]"],
+    ["/t/c/CODE?url=https%3A%2F%2Fexample.com", "/t/c/[redacted]?…"],
+    ["/files/CODE", "/files/[redacted]"],
+    ["/%76/CODE", "/v/[redacted]"],
+    ["/V/CODE", "/V/[redacted]"],
+    ["//v//CODE/", "/v/[redacted]"],
+    ["/x/../v/./CODE", "/v/[redacted]"],
+    ["/x/%2e%2e/v/CODE", "/v/[redacted]"],
+    ["/v\\CODE", "/v/[redacted]"],
+    ["/v/CODE.data", "/v/[redacted]"],
+    ["/v/CODE/more/segments", "/v/[redacted]/[redacted]/[redacted]"],
+    ["/v%2FCODE", "/v/[redacted]"],
+    ["/t/o.data/CODE", "/t/o.data/[redacted]"],
+  ])("%s is logged as %s", (target, logged) => {
+    expect(loggablePath(routerUrl(target.replace("CODE", CODE)))).toBe(logged);
+  });
+
+  test.each([
+    ["/login", "/login"],
+    ["/folders/12/items/3/edit", "/folders/12/items/3/edit"],
+    ["/reset-password?token=SECRET", "/reset-password?…"],
+    ["/v", "/v"],
+    ["/webhooks/../login", "/login"],
+    ["/", "/"],
+  ])("%s, with no secret in its path, is logged as %s", (target, logged) => {
+    expect(loggablePath(routerUrl(target))).toBe(logged);
+  });
+
+  test("no decoded control character reaches the line", () => {
+    expect(loggablePath(routerUrl("/a%0Ab%0D%00"))).toBe("/a%0Ab%0D%00");
+  });
+
+  const hex = (character: string) =>
+    [...new TextEncoder().encode(character)]
+      .map((byte) => `%${byte.toString(16).padStart(2, "0")}`)
+      .join("");
+  /** One character as sent: itself, percent-encoded in either case, or (letters) in the other case. */
+  const spelled = (character: string, casing: boolean) =>
+    fc.constantFrom(
+      character,
+      hex(character),
+      hex(character).toUpperCase(),
+      casing ? character.toUpperCase() : character,
+    );
+  const spelledWord = (word: string, casing: boolean) =>
+    fc
+      .tuple(...[...word].map((character) => spelled(character, casing)))
+      .map((parts) => parts.join(""));
+  const separator = fc.constantFrom(
+    "/",
+    "//",
+    "\\",
+    "/./",
+    "/%2e/",
+    "/x/../",
+    "/x/%2E%2e/",
+    "/x/.%2e/",
+  );
+  const code = fc.stringMatching(/^[A-Za-z0-9_-]{16,40}\.[A-Za-z0-9_-]{16,43}$/);
+  const prefix = fc.constantFrom(["v"], ["v-files"], ["u"], ["t", "o"], ["t", "c"], ["files"]);
+  const tail = fc.constantFrom("", "/", "//", ".data", "/1/0", "/1/0.data", "?url=x", "/?a=b");
+
+  /** A secret route's address with its code, spelled in any way the router would still serve. */
+  const spelledAddress = fc
+    .tuple(prefix, code, tail, fc.array(separator, { minLength: 4, maxLength: 4 }))
+    .chain(([words, secret, end, separators]) =>
+      fc
+        .tuple(...words.map((word) => spelledWord(word, true)), spelledWord(secret, false))
+        .map((parts) => ({
+          secret,
+          target: `${parts.map((part, index) => `${separators[index]}${part}`).join("")}${end}`,
+        })),
+    );
+
+  test("a code never appears in the line, however the path is spelled", () => {
+    fc.assert(
+      fc.property(spelledAddress, ({ secret, target }) => {
+        const line = loggablePath(routerUrl(target));
+        expect(line).not.toContain(secret);
+        expect(decodeURIComponent(line)).not.toContain(secret);
+        expect(line).toContain(REDACTED);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+describe("carriesSecret", () => {
+  test.each([
+    ["/v/CODE", true],
+    ["/%56/CODE", true],
+    ["/reset-password?token=x", true],
+    ["/Reset-Password.data?token=x", true],
+    ["/auth/oauth/callback?code=x&state=y", true],
+    ["/reset-password", false],
+    ["/login?token=x", false],
+    ["/folders/12", false],
+  ])("%s: %s", (target, carries) => {
+    expect(carriesSecret(routerUrl(target))).toBe(carries);
+  });
+});
+
+describe("redactPathIn", () => {
+  test("an error naming a secret path names it redacted", () => {
+    const url = routerUrl(`/v/${CODE}`);
+    const message = `Error: You made a POST request to "/v/${CODE}" but did not provide an \`action\``;
+    expect(redactPathIn(message, url)).toBe(
+      'Error: You made a POST request to "/v/[redacted]" but did not provide an `action`',
+    );
+  });
+
+  test("a code sent percent-encoded or with `.data` is redacted in each spelling", () => {
+    const url = routerUrl(`/v/${CODE.replace(".", "%2E")}.data`);
+    const text = `at "/v/${CODE}" and "/v/${CODE.replace(".", "%2E")}.data" and ${CODE}.data`;
+    expect(redactPathIn(text, url)).toBe('at "/v/[redacted]" and "/v/[redacted]" and [redacted]');
+  });
+
+  test("leaves an error about any other path as it is", () => {
+    expect(redactPathIn("at /app/build/index.js", routerUrl("/a"))).toBe("at /app/build/index.js");
+  });
+});
