@@ -1,0 +1,200 @@
+import http from "node:http";
+import path from "node:path";
+import { defineRoutes } from "@remix-run/dev/dist/config/routes.js";
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { NO_SCRIPT_POLICY } from "~/platform/security-headers.server";
+import remixConfig from "../../remix.config.js";
+import {
+  requireBuild,
+  type Server,
+  startServer,
+  stopServer,
+  waitForHealth,
+} from "../support/app-server";
+import { freePort } from "../support/free-port";
+import { SmtpSink } from "../support/smtp-sink";
+
+/**
+ * The production server (server/index.ts) on this test file's database: an
+ * issue is really sent (through a real SMTP server on loopback) from this
+ * process, then its recipient's web version and every route of the table are
+ * fetched from the server, and its request log and error output are read.
+ * Needs `remix build` first. docs/decisions/0111-secret-paths-never-logged.md,
+ * docs/decisions/0112-security-headers-on-every-answer.md
+ */
+const sink = new SmtpSink();
+let server: Server;
+let base: string;
+let webPath: string;
+
+/** A verified sender's folder with a photo, sent to one recipient; the path of their web version. */
+async function sendIssue() {
+  const [{ db }, schema, { sendNow }, { storage }] = await Promise.all([
+    import("~/platform/db.server"),
+    import("#db/schema"),
+    import("~/modules/sending/sending.server"),
+    import("~/platform/storage.server"),
+  ]);
+  const user = db
+    .insert(schema.users)
+    .values({ email: "sender@example.com", firstName: "Ada", emailVerified: true })
+    .returning()
+    .get();
+  const folder = db
+    .insert(schema.folders)
+    .values({
+      userId: user.id,
+      name: "Family",
+      recipients: [{ name: "Mum", email: "mum@example.com" }],
+    })
+    .returning()
+    .get();
+  const jpeg = await sharp({ create: { width: 20, height: 10, channels: 3, background: "#0a0" } })
+    .jpeg()
+    .toBuffer();
+  const { key } = await storage.put(
+    (async function* () {
+      yield jpeg;
+    })(),
+  );
+  db.insert(schema.contentItems)
+    .values({
+      folderId: folder.id,
+      type: "photo",
+      title: "Our garden",
+      filePaths: [key],
+      thumbnailPaths: [""],
+      fileNames: ["garden.jpg"],
+      fileSizes: [jpeg.length],
+      mimeTypes: ["image/jpeg"],
+      sortOrder: 0,
+    })
+    .run();
+  await sendNow(user.id, folder.id);
+  const html = String(sink.to("mum@example.com")[0]?.html);
+  const web = /https?:\/\/[^/"]+(\/v\/[A-Za-z0-9_.-]+)/.exec(html)?.[1];
+  if (!web) throw new Error("The message has no web-version link");
+  return web;
+}
+
+beforeAll(async () => {
+  requireBuild();
+  process.env.SMTP_URL = await sink.start();
+  process.env.MAIL_FROM = "Thoughtfully <hello@thoughtfully.test>";
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  // This file's own data directory (tests/setup/isolated-environment.ts), shared with the server.
+  server = startServer(port, path.dirname(process.env.DATABASE_PATH!), {
+    SESSION_SECRET: process.env.SESSION_SECRET!,
+  });
+  await waitForHealth(base, server);
+  webPath = await sendIssue();
+}, 60_000);
+
+afterAll(async () => {
+  if (server) await stopServer(server);
+  await sink.stop();
+});
+
+function expectNoScriptPage(response: Response) {
+  expect(response.headers.get("content-security-policy")).toBe(NO_SCRIPT_POLICY);
+  expect(response.headers.get("x-frame-options")).toBe("DENY");
+  expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+}
+
+describe("the web version", () => {
+  test("is served with a policy that allows no script, no framing and no Referer", async () => {
+    const response = await fetch(`${base}${webPath}`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(await response.text()).toContain("Our garden");
+    expectNoScriptPage(response);
+    expect(response.headers.get("referrer-policy")).toBe("no-referrer");
+  });
+});
+
+/** Every route's path, its dynamic segments filled with a value of the right kind. */
+async function everyRoutePath() {
+  const manifest = await remixConfig.routes!(defineRoutes);
+  const fullPath = (id: string | undefined): string => {
+    const route = id ? manifest[id] : undefined;
+    if (!route) return "";
+    return [fullPath(route.parentId), route.path ?? ""].filter(Boolean).join("/");
+  };
+  return Object.values(manifest).map((route) =>
+    `/${fullPath(route.id)}`
+      .replace(/:(code|fileKey)/g, "bm90LWEtY29kZQ.bm90LWEtc2lnbmF0dXJl")
+      .replace(/:[^/]+/g, "1")
+      .replace("*", "anything"),
+  );
+}
+
+describe("every answer carries the security headers", () => {
+  test("each route of the table, signed out: nosniff always, a policy on anything that can be a page", async () => {
+    const paths = await everyRoutePath();
+    expect(paths).toContain("/v/bm90LWEtY29kZQ.bm90LWEtc2lnbmF0dXJl");
+    const missing: string[] = [];
+    for (const pathname of [...paths, "/favicon.svg", "/no-such-page", "/v/x/y/z"]) {
+      const response = await fetch(`${base}${pathname}`, { redirect: "manual" });
+      await response.arrayBuffer();
+      const type = response.headers.get("content-type") ?? "";
+      const canBePage = type === "" || /html|xml/i.test(type);
+      if (response.headers.get("x-content-type-options") !== "nosniff") {
+        missing.push(`${pathname}: nosniff`);
+      }
+      if (canBePage && !response.headers.get("content-security-policy")) {
+        missing.push(`${pathname} (${response.status}, ${type || "no type"}): policy`);
+      }
+      if (canBePage && response.headers.get("x-frame-options") !== "DENY") {
+        missing.push(`${pathname}: X-Frame-Options`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+});
+
+/** A raw GET with chosen headers (fetch will not send a made-up Host). */
+function rawRequest(method: string, target: string, headers: Record<string, string> = {}) {
+  return new Promise<number>((resolve, reject) => {
+    const request = http.request(`${base}${target}`, { method, headers });
+    request.on("response", (response) => {
+      response.resume();
+      response.on("end", () => resolve(response.statusCode ?? 0));
+    });
+    request.on("error", reject);
+    request.end();
+  });
+}
+
+describe("the request log", () => {
+  test("writes no recipient's code, however the address is spelled", async () => {
+    const code = webPath.split("/")[2]!;
+    const spellings = [
+      webPath,
+      `/%76/${code}`,
+      `/V/${code}/`,
+      `//v/${code}`,
+      `/webhooks/../v/${code}`,
+      `/x/%2e%2e/v/${code}`,
+      `/v/${code}.data`,
+      `/v/${code}?_data=routes%2Fv.%24code`,
+      `/u/${code}`,
+      `/t/o/${code}`,
+      `/t/c/${code}?url=https%3A%2F%2Fexample.com`,
+      `/files/${code}`,
+    ];
+    for (const target of spellings) await rawRequest("GET", target);
+    // The router's own errors name the address: a POST to a route with no action.
+    expect(await rawRequest("POST", webPath)).toBe(405);
+    // A Host header that moves the path (without a port, which would cut it off): the router serves /v/CODE.
+    expect(await rawRequest("GET", `/${code}`, { Host: "localhost/v" })).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(server.stdout()).toContain("GET /v/[redacted] 200");
+    expect(server.stdout()).toContain("POST /v/[redacted] 405");
+    expect(server.stdout()).not.toContain(code);
+    expect(server.stderr()).not.toContain(code);
+    expect(server.stdout()).not.toContain(code.slice(0, 24));
+    expect(server.stderr()).not.toContain(code.slice(0, 24));
+  });
+});
