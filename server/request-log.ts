@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import { loggablePath } from "../app/platform/secret-paths";
+import { loggablePath } from "~/platform/secret-paths";
 import { type ExpressRequest, routerUrl } from "./router-url";
 
 /**

@@ -1,11 +1,9 @@
-import { defineRoutes } from "@remix-run/dev/dist/config/routes.js";
 import { describe, expect, test } from "vitest";
 import { SECRET_ROUTES } from "~/platform/secret-paths";
-import remixConfig from "../../remix.config.js";
+import { routeTable } from "../support/route-table";
 
 /**
- * The route table as `remix build` makes it (remix.config.js, remix-flat-routes
- * naming), each route with its whole path: every dynamic segment is either a
+ * The route table as `remix build` makes it: every dynamic segment is either a
  * secret, and then its route is in app/platform/secret-paths.ts so the request
  * log redacts it, or a name known to carry none. A new name must be sorted
  * into one or the other. docs/decisions/0111-secret-paths-never-logged.md
@@ -14,20 +12,6 @@ const SECRET_LIKE = /code|token|key|secret|sig|hash|nonce|otp|state|password|cre
 const KNOWN_SECRET_NAMES = ["code", "fileKey"];
 /** Database ids and enum values, each checked against the signed-in owner by its route. */
 const NOT_SECRET_NAMES = ["folderId", "itemId", "issueId", "index", "type", "draftId", "id"];
-
-async function routeTable() {
-  const manifest = await remixConfig.routes!(defineRoutes);
-  const fullPath = (id: string | undefined): string => {
-    const route = id ? manifest[id] : undefined;
-    if (!route) return "";
-    return [fullPath(route.parentId), route.path ?? ""].filter(Boolean).join("/");
-  };
-  return Object.values(manifest).map((route) => ({
-    id: route.id,
-    path: `/${fullPath(route.id)}`,
-    params: (fullPath(route.id).match(/:[^/]+/g) ?? []).map((param) => param.slice(1)),
-  }));
-}
 
 describe("routes whose path carries a secret", () => {
   test("the table is read (a route known to carry a code is in it)", async () => {
