@@ -25,15 +25,20 @@ import { SmtpSink } from "../support/smtp-sink";
 const sink = new SmtpSink();
 let server: Server;
 let base: string;
+let issue: Awaited<ReturnType<typeof sendIssue>>;
 let webPath: string;
 
-/** A verified sender's folder with a photo, sent to one recipient; the path of their web version. */
+/**
+ * A verified sender's folder with a photo, sent to one recipient: the path of
+ * their web version, the ids of what was sent and a cookie of the sender's session.
+ */
 async function sendIssue() {
-  const [{ db }, schema, { sendNow }, { storage }] = await Promise.all([
+  const [{ db }, schema, { sendNow }, { storage }, sessions] = await Promise.all([
     import("~/platform/db.server"),
     import("#db/schema"),
     import("~/modules/sending/sending.server"),
     import("~/platform/storage.server"),
+    import("~/modules/accounts/session.server"),
   ]);
   const user = db
     .insert(schema.users)
@@ -57,7 +62,8 @@ async function sendIssue() {
       yield jpeg;
     })(),
   );
-  db.insert(schema.contentItems)
+  const item = db
+    .insert(schema.contentItems)
     .values({
       folderId: folder.id,
       type: "photo",
@@ -69,12 +75,16 @@ async function sendIssue() {
       mimeTypes: ["image/jpeg"],
       sortOrder: 0,
     })
-    .run();
+    .returning()
+    .get();
   await sendNow(user.id, folder.id);
+  const ledger = db.select().from(schema.sendLedger).get()!;
+  const setCookie = await sessions.createSession(user.id, new Request("http://localhost/"));
   const html = String(sink.to("mum@example.com")[0]?.html);
   const web = /https?:\/\/[^/"]+(\/v\/[A-Za-z0-9_.-]+)/.exec(html)?.[1];
   if (!web) throw new Error("The message has no web-version link");
-  return web;
+  const cookie = setCookie.split(";")[0]!;
+  return { web, folderId: folder.id, itemId: item.id, issueId: ledger.id, fileKey: key, cookie };
 }
 
 beforeAll(async () => {
@@ -88,7 +98,8 @@ beforeAll(async () => {
     SESSION_SECRET: process.env.SESSION_SECRET!,
   });
   await waitForHealth(base, server);
-  webPath = await sendIssue();
+  issue = await sendIssue();
+  webPath = issue.web;
 }, 60_000);
 
 afterAll(async () => {
@@ -113,37 +124,62 @@ describe("the web version", () => {
   });
 });
 
-/** Every route's path, its dynamic segments filled with a value of the right kind. */
+/** Every route's path, its dynamic segments filled with the sent issue's own values. */
 async function everyRoutePath() {
+  const values: Record<string, string | number> = {
+    code: webPath.split("/")[2]!,
+    fileKey: issue.fileKey,
+    folderId: issue.folderId,
+    itemId: issue.itemId,
+    issueId: issue.issueId,
+    index: 0,
+    type: "photo",
+  };
   return (await routeTable()).map((route) =>
     route.path
-      .replace(/:(code|fileKey)/g, "bm90LWEtY29kZQ.bm90LWEtc2lnbmF0dXJl")
-      .replace(/:[^/]+/g, "1")
+      .replace(/:([^/]+)/g, (_, name: string) => String(values[name] ?? 1))
       .replace("*", "anything"),
   );
 }
 
-describe("every answer carries the security headers", () => {
-  test("each route of the table, signed out: nosniff always, a policy on anything that can be a page", async () => {
-    const paths = await everyRoutePath();
-    expect(paths).toContain("/v/bm90LWEtY29kZQ.bm90LWEtc2lnbmF0dXJl");
-    const missing: string[] = [];
-    for (const pathname of [...paths, "/favicon.svg", "/no-such-page", "/v/x/y/z"]) {
-      const response = await fetch(`${base}${pathname}`, { redirect: "manual" });
-      await response.arrayBuffer();
-      const type = response.headers.get("content-type") ?? "";
-      const canBePage = type === "" || /html|xml/i.test(type);
-      if (response.headers.get("x-content-type-options") !== "nosniff") {
-        missing.push(`${pathname}: nosniff`);
-      }
-      if (canBePage && !response.headers.get("content-security-policy")) {
-        missing.push(`${pathname} (${response.status}, ${type || "no type"}): policy`);
-      }
-      if (canBePage && response.headers.get("x-frame-options") !== "DENY") {
-        missing.push(`${pathname}: X-Frame-Options`);
-      }
+/** What is missing from the answer to a GET of each path, signed in with `cookie` if given. */
+async function missingHeaders(paths: string[], cookie?: string) {
+  const missing: string[] = [];
+  for (const pathname of paths) {
+    const response = await fetch(`${base}${pathname}`, {
+      redirect: "manual",
+      headers: cookie ? { Cookie: cookie } : {},
+    });
+    await response.arrayBuffer();
+    const type = response.headers.get("content-type") ?? "";
+    const canBePage = type === "" || /html|xml/i.test(type);
+    const where = `${pathname} (${response.status}, ${type || "no type"})`;
+    if (response.headers.get("x-content-type-options") !== "nosniff") {
+      missing.push(`${where}: nosniff`);
     }
-    expect(missing).toEqual([]);
+    if (canBePage && !response.headers.get("content-security-policy")) {
+      missing.push(`${where}: policy`);
+    }
+    if (canBePage && response.headers.get("x-frame-options") !== "DENY") {
+      missing.push(`${where}: X-Frame-Options`);
+    }
+  }
+  return missing;
+}
+
+describe("every answer carries the security headers", () => {
+  test("each route of the table, signed out and signed in: nosniff always, a policy on anything that can be a page", async () => {
+    const paths = await everyRoutePath();
+    expect(paths).toContain(webPath);
+    expect(paths).toContain(`/files/${issue.fileKey}`);
+    const extra = ["/favicon.svg", "/no-such-page", "/v/x/y/z", "/v/not-a-code"];
+    expect(await missingHeaders([...paths, ...extra])).toEqual([]);
+    const ownFolder = await fetch(`${base}/folders/${issue.folderId}`, {
+      headers: { Cookie: issue.cookie },
+      redirect: "manual",
+    });
+    expect(ownFolder.status).toBe(200);
+    expect(await missingHeaders([...paths, ...extra], issue.cookie)).toEqual([]);
   });
 });
 
