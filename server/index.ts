@@ -41,8 +41,8 @@ app.disable("x-powered-by");
 // error), gets its security headers completed as it goes out.
 // docs/decisions/0112-security-headers-on-every-answer.md
 app.use((req: ExpressRequest, res: NodeResponse, next: Next) => {
-  const url = routerUrl(req);
-  const addressCarriesSecret = url === null || carriesSecret(url);
+  const address = routerUrl(req);
+  const addressCarriesSecret = address === null || carriesSecret(address);
   onHeaders(res, () => completeSecurityHeaders(res, { addressCarriesSecret }));
   next();
 });

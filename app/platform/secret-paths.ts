@@ -1,13 +1,14 @@
 /**
- * The routes whose address carries a bearer secret, in a path segment (the
- * `:name` segments of `path`) or in the query (`query`): whoever reads the
- * address can act as its owner. One list, read by the request log
- * (server/request-log.ts) to write `[redacted]` in place of those segments,
- * and by the security headers to keep such addresses out of Referer. A test
- * walks the route table and fails when a route with a code-like segment is
- * missing here. docs/decisions/0111-secret-paths-never-logged.md
+ * The routes whose path carries a bearer secret in its `:name` segments:
+ * whoever reads the address can act as its owner. One list, read by the
+ * request log (server/request-log.ts) to write `[redacted]` in place of those
+ * segments, and by the security headers to keep such addresses out of Referer.
+ * Secrets in a query (reset, verification and unsubscribe tokens, OAuth's
+ * code) need no list: the log never writes a query. A test walks the route
+ * table and fails when a route with a code-like segment is missing here.
+ * docs/decisions/0111-secret-paths-never-logged.md
  */
-export type SecretRoute = { path: string; query?: readonly string[]; carries: string };
+export type SecretRoute = { path: string; carries: string };
 
 export const SECRET_ROUTES: readonly SecretRoute[] = [
   { path: "/v/:code", carries: "a recipient's web-version code (it encodes their address)" },
@@ -16,12 +17,6 @@ export const SECRET_ROUTES: readonly SecretRoute[] = [
   { path: "/t/o/:code", carries: "a tracked copy's open code" },
   { path: "/t/c/:code", carries: "a tracked copy's click code" },
   { path: "/files/:fileKey", carries: "a stored file's key" },
-  { path: "/reset-password", query: ["token"], carries: "a password-reset token" },
-  { path: "/verify-email", query: ["token"], carries: "an e-mail verification token" },
-  { path: "/unsubscribe", query: ["token", "email"], carries: "a recipient's signed link" },
-  { path: "/resubscribe", query: ["token", "email"], carries: "a recipient's signed link" },
-  { path: "/auth/oauth/callback", query: ["code", "state"], carries: "an OAuth code" },
-  { path: "/extension/connect", query: ["state"], carries: "the extension's hand-over state" },
 ];
 
 export const REDACTED = "[redacted]";
@@ -93,14 +88,9 @@ export function loggablePath(url: URL) {
   return `/${path}${url.search ? "?…" : ""}`;
 }
 
-/** Whether the address of `url` carries a secret, in its path or its query. */
+/** Whether the path of `url` carries a secret. */
 export function carriesSecret(url: URL) {
-  const segments = routerSegments(url);
-  if (secretPositions(segments).size > 0) return true;
-  const path = `/${segments.map(comparable).join("/")}`;
-  return SECRET_ROUTES.some(
-    (route) => route.query?.some((name) => url.searchParams.has(name)) && route.path === path,
-  );
+  return secretPositions(routerSegments(url)).size > 0;
 }
 
 /** Shorter dynamic segments are ids and indexes (`/v-files/CODE/12/0`), not worth replacing in text. */

@@ -28,10 +28,20 @@ describe("completeSecurityHeaders", () => {
     expect(headers.get("X-Content-Type-Options")).toBe("nosniff");
   });
 
-  test("an answer without a type could be sniffed as a page, so it is treated as one", () => {
+  test("an answer without a type could be sniffed as a page, so it gets the policy", () => {
     const headers = answer({});
     completeSecurityHeaders(headers, { addressCarriesSecret: false });
     expect(headers.get("Content-Security-Policy")).toBe(NO_SCRIPT_POLICY);
+    expect(headers.get("X-Frame-Options")).toBe("DENY");
+    // A redirect's Referrer-Policy would apply to the request it leads to.
+    expect(headers.get("Referrer-Policy")).toBeUndefined();
+  });
+
+  test("a page without a policy keeps the Referrer-Policy it chose", () => {
+    const headers = answer({ "Content-Type": "text/html", "Referrer-Policy": "same-origin" });
+    completeSecurityHeaders(headers, { addressCarriesSecret: false });
+    expect(headers.get("Content-Security-Policy")).toBe(NO_SCRIPT_POLICY);
+    expect(headers.get("Referrer-Policy")).toBe("same-origin");
   });
 
   test("the no-script policy allows no script, no frame and no form at all", () => {

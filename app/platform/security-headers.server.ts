@@ -77,9 +77,11 @@ type ResponseHeaders = {
 /**
  * Completes the headers of any answer just before they are sent, whichever
  * code made it (server/index.ts calls this for every response): nosniff on
- * all; on anything that can render as a page and brought no policy of its own,
- * NO_SCRIPT_POLICY, no framing and no Referer; and no Referer from an address
- * that carries a code (app/platform/secret-paths.ts), whatever the route said.
+ * all; on anything that can render as a page (or has no type, and so may be
+ * sniffed as one) and brought no policy of its own, NO_SCRIPT_POLICY and no
+ * framing, and on such a page no Referer unless it chose one; and no Referer
+ * from an address whose path carries a code (app/platform/secret-paths.ts),
+ * whatever the route said.
  */
 export function completeSecurityHeaders(
   response: ResponseHeaders,
@@ -87,11 +89,16 @@ export function completeSecurityHeaders(
 ) {
   response.setHeader("X-Content-Type-Options", "nosniff");
   const contentType = response.getHeader("Content-Type");
-  const isDocument = contentType === undefined || DOCUMENT_TYPE.test(String(contentType));
-  if (isDocument && response.getHeader("Content-Security-Policy") === undefined) {
+  const isPage = contentType !== undefined && DOCUMENT_TYPE.test(String(contentType));
+  if ((isPage || contentType === undefined) && !response.getHeader("Content-Security-Policy")) {
     response.setHeader("Content-Security-Policy", NO_SCRIPT_POLICY);
     response.setHeader("X-Frame-Options", "DENY");
-    response.setHeader("Referrer-Policy", "no-referrer");
+    // Not on an untyped answer (a redirect): its policy would carry over to the next request.
+    if (isPage && !response.getHeader("Referrer-Policy")) {
+      response.setHeader("Referrer-Policy", "no-referrer");
+    }
   }
+  // Only addresses without forms: a page with Referrer-Policy: no-referrer posts with
+  // "Origin: null", which the CSRF check refuses.
   if (request.addressCarriesSecret) response.setHeader("Referrer-Policy", "no-referrer");
 }
