@@ -122,6 +122,23 @@ describe("the web version", () => {
     expectNoScriptPage(response);
     expect(response.headers.get("referrer-policy")).toBe("no-referrer");
   });
+
+  test("every address with a code in its path sends no Referer, the owner's file included", async () => {
+    const code = webPath.split("/")[2]!;
+    for (const [pathname, cookie] of [
+      [`/u/${code}`, ""],
+      [`/%55/${code}`, ""],
+      [`/t/c/${code}`, ""],
+      [`/files/${issue.fileKey}`, issue.cookie],
+    ] as const) {
+      const response = await fetch(`${base}${pathname}`, {
+        redirect: "manual",
+        headers: cookie ? { Cookie: cookie } : {},
+      });
+      await response.arrayBuffer();
+      expect(response.headers.get("referrer-policy"), pathname).toBe("no-referrer");
+    }
+  });
 });
 
 /** Every route's path, its dynamic segments filled with the sent issue's own values. */
