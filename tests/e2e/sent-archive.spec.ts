@@ -208,5 +208,11 @@ test.describe("the web version", () => {
     expect(await styleOf(/^You receive this because/, "margin-top")).toBe("0px");
     expect(await styleOf(/^You receive this because/, "margin-bottom")).toBe("10px");
     expect(violations).toEqual([]);
+
+    // The sandbox keeps its links working: the recipient can still leave, and post the form after.
+    await page.getByRole("link", { name: "Unsubscribe" }).click();
+    await expect(page.getByRole("heading", { level: 1, name: "Unsubscribe" })).toBeVisible();
+    await page.getByRole("button", { name: "Unsubscribe" }).click();
+    await expect(page.getByRole("heading", { name: "You're unsubscribed" })).toBeVisible();
   });
 });
