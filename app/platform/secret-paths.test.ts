@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
+import { spelledSecretAddress } from "#tests/support/spelled-address";
 import { carriesSecret, loggablePath, REDACTED, redactPathIn } from "./secret-paths";
 
 /** The URL the router matches, built as the Express adapter builds it: origin + raw target. */
@@ -43,51 +44,9 @@ describe("loggablePath", () => {
     expect(loggablePath(routerUrl("/a%0Ab%0D%00"))).toBe("/a%0Ab%0D%00");
   });
 
-  const hex = (character: string) =>
-    [...new TextEncoder().encode(character)]
-      .map((byte) => `%${byte.toString(16).padStart(2, "0")}`)
-      .join("");
-  /** One character as sent: itself, percent-encoded in either case, or (letters) in the other case. */
-  const spelled = (character: string, casing: boolean) =>
-    fc.constantFrom(
-      character,
-      hex(character),
-      hex(character).toUpperCase(),
-      casing ? character.toUpperCase() : character,
-    );
-  const spelledWord = (word: string, casing: boolean) =>
-    fc
-      .tuple(...[...word].map((character) => spelled(character, casing)))
-      .map((parts) => parts.join(""));
-  const separator = fc.constantFrom(
-    "/",
-    "//",
-    "\\",
-    "/./",
-    "/%2e/",
-    "/x/../",
-    "/x/%2E%2e/",
-    "/x/.%2e/",
-  );
-  const code = fc.stringMatching(/^[A-Za-z0-9_-]{16,40}\.[A-Za-z0-9_-]{16,43}$/);
-  const prefix = fc.constantFrom(["v"], ["v-files"], ["u"], ["t", "o"], ["t", "c"], ["files"]);
-  const tail = fc.constantFrom("", "/", "//", ".data", "/1/0", "/1/0.data", "?url=x", "/?a=b");
-
-  /** A secret route's address with its code, spelled in any way the router would still serve. */
-  const spelledAddress = fc
-    .tuple(prefix, code, tail, fc.array(separator, { minLength: 4, maxLength: 4 }))
-    .chain(([words, secret, end, separators]) =>
-      fc
-        .tuple(...words.map((word) => spelledWord(word, true)), spelledWord(secret, false))
-        .map((parts) => ({
-          secret,
-          target: `${parts.map((part, index) => `${separators[index]}${part}`).join("")}${end}`,
-        })),
-    );
-
   test("a code never appears in the line, however the path is spelled", () => {
     fc.assert(
-      fc.property(spelledAddress, ({ secret, target }) => {
+      fc.property(spelledSecretAddress, ({ secret, target }) => {
         const line = loggablePath(routerUrl(target));
         expect(line).not.toContain(secret);
         expect(decodeURIComponent(line)).not.toContain(secret);

@@ -1,7 +1,10 @@
-import http from "node:http";
+import http, { type ServerResponse } from "node:http";
 import path from "node:path";
+import fc from "fast-check";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { requestLogLine } from "#server/request-log";
+import type { ExpressRequest } from "#server/router-url";
 import { NO_SCRIPT_POLICY } from "~/platform/security-headers.server";
 import {
   requireBuild,
@@ -13,6 +16,7 @@ import {
 import { freePort } from "../support/free-port";
 import { routeTable } from "../support/route-table";
 import { SmtpSink } from "../support/smtp-sink";
+import { spelledSecretAddress } from "../support/spelled-address";
 
 /**
  * The production server (server/index.ts) on this test file's database: an
@@ -214,6 +218,33 @@ function rawRequest(method: string, target: string, headers: Record<string, stri
 }
 
 describe("the request log", () => {
+  test("its line never holds a code, however the target and the Host header spell the address", () => {
+    const response = { statusCode: 200, getHeader: () => undefined } as unknown as ServerResponse;
+    fc.assert(
+      fc.property(
+        spelledSecretAddress,
+        fc.boolean(),
+        fc.constantFrom("GET", "POST", "HEAD"),
+        ({ secret, prefix, target }, prefixInHost, method) => {
+          // Express takes the Host header up to its port as `hostname`, and the adapter puts it before the target.
+          const sent = prefixInHost ? target.slice(prefix.length) : target;
+          const request = {
+            method,
+            protocol: "http",
+            hostname: prefixInHost ? `localhost${prefix}` : "127.0.0.1",
+            url: sent,
+            originalUrl: sent,
+          } as ExpressRequest;
+          const line = requestLogLine(request, response, 1.5);
+          expect(line).toMatch(new RegExp(`^${method} /\\S* 200 - - 1\\.500 ms$`));
+          expect(line).not.toContain(secret);
+          expect(decodeURIComponent(line)).not.toContain(secret);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
   test("writes no recipient's code, however the address is spelled", async () => {
     const code = webPath.split("/")[2]!;
     const spellings = [
