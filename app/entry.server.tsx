@@ -1,3 +1,4 @@
+import { inspect } from "node:util";
 import type {
   ActionFunctionArgs,
   EntryContext,
@@ -8,6 +9,7 @@ import { startServerProcess } from "~/lifecycle.server";
 import { billingFormActionOrigins } from "~/modules/billing/billing.server";
 import { env } from "~/platform/env.server";
 import { renderDocument } from "~/platform/render-document.server";
+import { redactPathIn } from "~/platform/secret-paths";
 import { applySecurityHeaders, createNonce } from "~/platform/security-headers.server";
 
 startServerProcess();
@@ -52,5 +54,7 @@ export const handleDataRequest: HandleDataRequestFunction = (response) => {
 
 export function handleError(error: unknown, { request }: LoaderFunctionArgs | ActionFunctionArgs) {
   if (request.signal.aborted) return;
-  console.error(error);
+  // The router's own errors (a POST to a route without an action) name the
+  // address, and some carry a code: docs/decisions/0111-secret-paths-never-logged.md
+  console.error(redactPathIn(inspect(error), new URL(request.url)));
 }

@@ -2,8 +2,11 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import url from "node:url";
 import { createRequestHandler, installGlobals, type ServerBuild } from "@remix-run/node";
+import { carriesSecret } from "~/platform/secret-paths";
+import { completeSecurityHeaders } from "~/platform/security-headers.server";
 import { bodyLimitFor, checkBody, refuseTooLarge } from "./body-limit";
 import { logRequests } from "./request-log";
+import { type ExpressRequest, routerUrl } from "./router-url";
 
 /**
  * The production server: what `remix-serve` does (compression, static files,
@@ -23,6 +26,8 @@ const compression = serveRequire("compression");
 // The adapter's request and response converters (its package index exports only the whole handler).
 const { createRemixRequest, sendRemixResponse } = serveRequire("@remix-run/express/dist/server.js");
 serveRequire("source-map-support").install();
+// Compression's own hook for "just before the headers go out".
+const onHeaders = createRequire(serveRequire.resolve("compression"))("on-headers");
 
 const buildPath = path.resolve(process.argv[2] ?? "build/index.js");
 const build: ServerBuild = await import(url.pathToFileURL(buildPath).href);
@@ -34,6 +39,15 @@ const handleRemixRequest = createRequestHandler(build, process.env.NODE_ENV);
 
 const app = express();
 app.disable("x-powered-by");
+// Every answer, whoever wrote it (Remix, the static files, a refusal, an
+// error), gets its security headers completed as it goes out.
+// docs/decisions/0112-security-headers-on-every-answer.md
+app.use((req: ExpressRequest, res: NodeResponse, next: Next) => {
+  const address = routerUrl(req);
+  const addressCarriesSecret = address === null || carriesSecret(address);
+  onHeaders(res, () => completeSecurityHeaders(res, { addressCarriesSecret }));
+  next();
+});
 app.use(compression());
 app.use(
   build.publicPath,
@@ -42,7 +56,7 @@ app.use(
 app.use(express.static("public", { maxAge: "1h" }));
 
 type Next = (error?: unknown) => void;
-type NodeRequest = import("node:http").IncomingMessage & { path: string };
+type NodeRequest = ExpressRequest & { path: string };
 type NodeResponse = import("node:http").ServerResponse;
 
 app.all("*", async (req: NodeRequest, res: NodeResponse, next: Next) => {

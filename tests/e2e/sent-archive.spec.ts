@@ -183,4 +183,36 @@ test.describe("the web version", () => {
       .where(eq(folderRecipientStates.folderId, folder.id))
       .run();
   });
+
+  test("shows its pictures and styles under its no-script policy, which blocks nothing it needs", async ({
+    page,
+  }) => {
+    const { ledger, mum } = await sentIssue();
+    const violations: string[] = [];
+    // Chromium reports each refusal on the console, with or without JavaScript. (Its notes
+    // on the sandbox blocking scripts are about Playwright's own, the page has none.)
+    page.on("console", (message) => {
+      if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+    });
+    const response = await page.goto(webVersionPath(ledger.id, mum));
+    expect(response?.headers()["content-security-policy"]).toMatch(/^default-src 'none'/);
+    const photo = page.getByRole("img", { name: "garden.jpg" });
+    await expect(photo).toBeVisible();
+    expect(await photo.evaluate((image: HTMLImageElement) => image.naturalWidth)).toBe(30);
+    // The styles inlined on each element, and those kept in <head> (the paragraph spacing).
+    const styleOf = (text: RegExp, property: string) =>
+      page
+        .getByText(text)
+        .evaluate((element, name) => getComputedStyle(element).getPropertyValue(name), property);
+    expect(await styleOf(/^Our garden$/, "font-size")).toBe("19px");
+    expect(await styleOf(/^You receive this because/, "margin-top")).toBe("0px");
+    expect(await styleOf(/^You receive this because/, "margin-bottom")).toBe("10px");
+    expect(violations).toEqual([]);
+
+    // The sandbox keeps its links working: the recipient can still leave, and post the form after.
+    await page.getByRole("link", { name: "Unsubscribe" }).click();
+    await expect(page.getByRole("heading", { level: 1, name: "Unsubscribe" })).toBeVisible();
+    await page.getByRole("button", { name: "Unsubscribe" }).click();
+    await expect(page.getByRole("heading", { name: "You're unsubscribed" })).toBeVisible();
+  });
 });
