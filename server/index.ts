@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import url from "node:url";
 import { createRequestHandler, installGlobals, type ServerBuild } from "@remix-run/node";
-import { bodyLimitFor, checkBody, refuseTooLarge } from "./body-limit";
+import { boundBody, createBodyPolicies, refuseTooLarge } from "./body-limit";
 import { runInRequestContext } from "./request-context";
 import { logRequests } from "./request-log";
 
@@ -29,6 +29,7 @@ const buildPath = path.resolve(process.argv[2] ?? "build/index.js");
 const build: ServerBuild = await import(url.pathToFileURL(buildPath).href);
 installGlobals({ nativeFetch: build.future.v3_singleFetch });
 const handleRemixRequest = createRequestHandler(build, process.env.NODE_ENV);
+const bodyPolicyOf = createBodyPolicies(build);
 
 const app = express();
 app.disable("x-powered-by");
@@ -40,19 +41,17 @@ app.use(
 app.use(express.static("public", { maxAge: "1h" }));
 
 type Next = (error?: unknown) => void;
-type NodeRequest = import("node:http").IncomingMessage & { path: string };
+type NodeRequest = import("node:http").IncomingMessage;
 type NodeResponse = import("node:http").ServerResponse;
 
 app.all("*", async (req: NodeRequest, res: NodeResponse, next: Next) => {
   logRequests(req, res);
   try {
-    const limit = bodyLimitFor(req.method ?? "GET", req.path);
-    const verdict = limit === null ? { kind: "pass" as const } : await checkBody(req, limit);
-    if (verdict.kind === "too-large") return refuseTooLarge(req, res);
-    let request: Request = createRemixRequest(req, res);
-    if (verdict.kind === "buffered") {
-      request = new Request(request, { body: verdict.body, duplex: "half" } as RequestInit);
-    }
+    // The limit is decided on the very URL Remix routes (its own parse, Host header included).
+    const remixRequest: Request = createRemixRequest(req, res);
+    const verdict = await boundBody(remixRequest, bodyPolicyOf(remixRequest));
+    if (verdict.kind === "too-large") return refuseTooLarge(remixRequest, req, res);
+    const request = verdict.request;
     const peerAddress = req.socket.remoteAddress ?? null;
     const response = await runInRequestContext({ peerAddress }, () => handleRemixRequest(request));
     await sendRemixResponse(res, response);

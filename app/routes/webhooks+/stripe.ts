@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import type Stripe from "stripe";
+import type { RouteBodyLimit } from "#server/route-body-limit";
 import {
   BillingNotConfigured,
   checkoutPaysForPremium,
@@ -21,6 +22,9 @@ import { readBodyText } from "~/platform/request-body.server";
 export async function loader() {
   throw new Response("Method Not Allowed", { status: 405, headers: { Allow: "POST" } });
 }
+
+/** Stripe's raw body, read by readBodyText with the same limit (docs/decisions/0101-body-limits-by-route.md). */
+export const bodyLimit: RouteBodyLimit = { any: LIMITS.webhookMaxBodyBytes };
 
 export async function action({ request }: ActionFunctionArgs) {
   await replayWritesToPrimary(request);
