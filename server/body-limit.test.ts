@@ -219,6 +219,7 @@ describe("the body limit is the limit of the route Remix serves", () => {
 });
 
 describe("bounding a body", () => {
+  const keep = { answered: new AbortController().signal, abandon: () => {} };
   const post = (body: BodyInit | ReadableStream<Uint8Array>, headers: HeadersInit = {}) =>
     new Request("http://localhost/x", {
       method: "POST",
@@ -236,28 +237,75 @@ describe("bounding a body", () => {
 
   test("a declared length over the limit is refused without reading", async () => {
     const request = post(streamOf([10]), { "content-length": "101" });
-    expect(await boundBody(request, { limitBytes: 100, streamed: true })).toEqual({
+    expect(await boundBody(request, { limitBytes: 100, streamed: true }, keep)).toEqual({
       kind: "too-large",
     });
     expect(request.bodyUsed).toBe(false);
   });
 
   test("a form without a length is read up to the limit, and refused past it", async () => {
-    const within = await boundBody(post(streamOf([50, 50])), { limitBytes: 100, streamed: false });
-    expect(within.kind === "read" && (await within.request.arrayBuffer()).byteLength).toBe(100);
-    expect(await boundBody(post(streamOf([50, 51])), { limitBytes: 100, streamed: false })).toEqual(
-      {
-        kind: "too-large",
-      },
+    const within = await boundBody(
+      post(streamOf([50, 50])),
+      { limitBytes: 100, streamed: false },
+      keep,
     );
+    expect(within.kind === "read" && (await within.request.arrayBuffer()).byteLength).toBe(100);
+    expect(
+      await boundBody(post(streamOf([50, 51])), { limitBytes: 100, streamed: false }, keep),
+    ).toEqual({
+      kind: "too-large",
+    });
   });
 
   test("a streamed body passes on until the limit, then ends with BodyTooLargeError", async () => {
-    const verdict = await boundBody(post(streamOf([60, 60])), { limitBytes: 100, streamed: true });
+    const verdict = await boundBody(
+      post(streamOf([60, 60])),
+      { limitBytes: 100, streamed: true },
+      keep,
+    );
     if (verdict.kind !== "read") throw new Error("expected the body to be passed on");
     const error = await verdict.request.arrayBuffer().catch((caught: unknown) => caught);
     expect(isBodyTooLarge(error)).toBe(true);
     expect(isBodyTooLarge(new Error("other", { cause: new BodyTooLargeError(1) }))).toBe(true);
     expect(isBodyTooLarge(new Error("other"))).toBe(false);
+  });
+
+  test("past the limit, or once answered, the rest of a streamed body is abandoned, never cancelled", async () => {
+    let cancelled = false;
+    const endless = () =>
+      new ReadableStream<Uint8Array>({
+        pull(controller) {
+          controller.enqueue(new Uint8Array(60));
+        },
+        cancel() {
+          cancelled = true;
+        },
+      });
+    let abandoned = 0;
+    const abandon = () => {
+      abandoned += 1;
+    };
+    const overflowing = post(endless());
+    const verdict = await boundBody(
+      overflowing,
+      { limitBytes: 100, streamed: true },
+      { answered: new AbortController().signal, abandon },
+    );
+    if (verdict.kind !== "read") throw new Error("expected the body to be passed on");
+    await verdict.request.arrayBuffer().catch(() => {});
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(abandoned).toBe(1);
+
+    const answered = new AbortController();
+    const unread = post(endless());
+    await boundBody(
+      unread,
+      { limitBytes: 1_000_000, streamed: true },
+      { answered: answered.signal, abandon },
+    );
+    answered.abort();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(abandoned).toBe(2);
+    expect(cancelled).toBe(false);
   });
 });

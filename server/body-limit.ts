@@ -95,16 +95,24 @@ export function createBodyPolicies(build: RouteTable) {
     bodyPolicyOf(routeOf(new URL(request.url)), request.headers.get("content-type"));
 }
 
-/** A stream that passes bytes on until more than `limitBytes` went through, then errors. */
+/**
+ * A stream that passes bytes on until more than `limitBytes` went through,
+ * then errors; `stop` ends it early (both sides, a pending write included).
+ */
 export function countingStream(limitBytes: number) {
   let received = 0;
-  return new TransformStream<Uint8Array, Uint8Array>({
+  let control: TransformStreamDefaultController<Uint8Array> | undefined;
+  const stream = new TransformStream<Uint8Array, Uint8Array>({
+    start(controller) {
+      control = controller;
+    },
     transform(chunk, controller) {
       received += chunk.byteLength;
       if (received > limitBytes) controller.error(new BodyTooLargeError(limitBytes));
       else controller.enqueue(chunk);
     },
   });
+  return Object.assign(stream, { stop: (reason: Error) => control?.error(reason) });
 }
 
 function withBody(request: Request, body: BodyInit) {
@@ -113,25 +121,44 @@ function withBody(request: Request, body: BodyInit) {
 
 export type BodyVerdict = { kind: "read"; request: Request } | { kind: "too-large" };
 
+/** What the server does with a streamed body the route stops reading. */
+export type Abandonment = {
+  /** Aborted once the answer is out: a body still arriving is let go. */
+  answered: AbortSignal;
+  /** Called when the rest of the body will not be read (past the limit, or after the answer). */
+  abandon: () => void;
+};
+
 /**
  * A declared Content-Length over the limit is refused without reading a byte
  * (Node's parser never delivers more than the declared length). Otherwise a
- * streamed body goes on through a counter that ends it past the limit, and a
- * form without a length is read here up to the limit and abandoned as soon
- * as it passes it.
+ * streamed body goes on through a counter that ends it past the limit (the
+ * route answers; the rest is abandoned, never read), and a form
+ * without a length is read here up to the limit and abandoned as soon as it
+ * passes it.
  */
-export async function boundBody(request: Request, policy: BodyPolicy): Promise<BodyVerdict> {
+export async function boundBody(
+  request: Request,
+  policy: BodyPolicy,
+  { answered, abandon }: Abandonment,
+): Promise<BodyVerdict> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > policy.limitBytes) return { kind: "too-large" };
-  if (!request.body) return { kind: "read", request };
+  const source = request.body;
+  if (!source) return { kind: "read", request };
   if (policy.streamed) {
-    return {
-      kind: "read",
-      request: withBody(request, request.body.pipeThrough(countingStream(policy.limitBytes))),
-    };
+    const counter = countingStream(policy.limitBytes);
+    const stop = () => counter.stop(new Error("The request was answered"));
+    answered.addEventListener("abort", stop, { once: true });
+    // preventCancel: cancelling the source would destroy the socket before the route's 413 is read.
+    source
+      .pipeTo(counter.writable, { preventCancel: true })
+      .catch(() => abandon())
+      .finally(() => answered.removeEventListener("abort", stop));
+    return { kind: "read", request: withBody(request, counter.readable) };
   }
   if (declared !== null) return { kind: "read", request };
-  const reader = request.body.getReader();
+  const reader = source.getReader();
   const chunks: Uint8Array[] = [];
   let received = 0;
   for (;;) {
@@ -147,29 +174,26 @@ export async function boundBody(request: Request, policy: BodyPolicy): Promise<B
   return { kind: "read", request: withBody(request, Buffer.concat(chunks)) };
 }
 
-/** How long the rest of a refused body is read and thrown away before the connection is cut. */
-const DISCARD_MS = 1_000;
+/** How long a connection whose body is left unread stays open once answered. */
+const CLOSE_DELAY_MS = 1_000;
 
 /**
- * 413 at once. The rest of the body is read and thrown away as it arrives,
- * never kept, for at most DISCARD_MS, then the connection is cut: closing it
- * at once would reset it before the client has read the answer.
+ * The rest of a body left unread is never read: it waits in the socket (the
+ * kernel's buffers, not our memory) and the connection is cut CLOSE_DELAY_MS
+ * after the answer is out. Cutting at once would reset the connection before
+ * the client has read the answer; reading the rest would only churn memory.
  */
-export function refuseTooLarge(
-  request: Request,
-  nodeRequest: IncomingMessage,
-  response: ServerResponse,
-) {
+export function closeAfterAnswer(nodeRequest: IncomingMessage, response: ServerResponse) {
+  const cut = () => {
+    setTimeout(() => nodeRequest.socket.destroy(), CLOSE_DELAY_MS);
+  };
+  if (response.writableFinished) cut();
+  else response.once("finish", cut);
+}
+
+/** 413 at once; the body is left unread and the connection closed (closeAfterAnswer). */
+export function refuseTooLarge(nodeRequest: IncomingMessage, response: ServerResponse) {
   response.writeHead(413, { "Content-Type": "text/plain; charset=utf-8" });
   response.end("Request body too large");
-  if (!request.body) return;
-  const cut = setTimeout(() => nodeRequest.socket.destroy(), DISCARD_MS);
-  const reader = request.body.getReader();
-  const discard = async () => {
-    while (!(await reader.read()).done);
-  };
-  // A read fails only once the connection is gone, which is the end sought.
-  discard()
-    .catch(() => {})
-    .finally(() => clearTimeout(cut));
+  closeAfterAnswer(nodeRequest, response);
 }

@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import url from "node:url";
 import { createRequestHandler, installGlobals, type ServerBuild } from "@remix-run/node";
-import { boundBody, createBodyPolicies, refuseTooLarge } from "./body-limit";
+import { boundBody, closeAfterAnswer, createBodyPolicies, refuseTooLarge } from "./body-limit";
 import { runInRequestContext } from "./request-context";
 import { logRequests } from "./request-log";
 
@@ -49,8 +49,13 @@ app.all("*", async (req: NodeRequest, res: NodeResponse, next: Next) => {
   try {
     // The limit is decided on the very URL Remix routes (its own parse, Host header included).
     const remixRequest: Request = createRemixRequest(req, res);
-    const verdict = await boundBody(remixRequest, bodyPolicyOf(remixRequest));
-    if (verdict.kind === "too-large") return refuseTooLarge(remixRequest, req, res);
+    const answered = new AbortController();
+    res.once("close", () => answered.abort());
+    const verdict = await boundBody(remixRequest, bodyPolicyOf(remixRequest), {
+      answered: answered.signal,
+      abandon: () => closeAfterAnswer(req, res),
+    });
+    if (verdict.kind === "too-large") return refuseTooLarge(req, res);
     const request = verdict.request;
     const peerAddress = req.socket.remoteAddress ?? null;
     const response = await runInRequestContext({ peerAddress }, () => handleRemixRequest(request));
