@@ -1,7 +1,7 @@
 import type { UploadHandler } from "@remix-run/node";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { hostileText } from "../../tests/support/hostile-text";
+import { hostileText } from "#tests/support/hostile-text";
 import { MultipartRefusedError, parseMultipartForm, readDisposition } from "./multipart.server";
 
 const BOUNDARY = "----formboundary7MA4YWxkTrZu0gW";
