@@ -77,7 +77,9 @@ export default defineConfig({
     stdout: "ignore",
     stderr: "pipe",
     env: {
-      NODE_ENV: "production",
+      // The production build, but not NODE_ENV=production: that refuses the loopback
+      // switch below (docs/decisions/0103-loopback-previews-never-in-production.md).
+      NODE_ENV: "test",
       PORT: String(port),
       APP_URL: baseURL,
       DATABASE_PATH: path.join(dataDir, "app.db"),

@@ -22,6 +22,7 @@ export default defineConfig({
       "storage/**/*.test.ts",
       "tests/integration/**/*.test.ts",
       "tests/repository/**/*.test.ts",
+      "server/**/*.test.ts",
     ],
     setupFiles: ["./tests/setup/isolated-environment.ts"],
     pool: "forks",

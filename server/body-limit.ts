@@ -1,84 +1,203 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { createRequire } from "node:module";
+import type { ServerBuild } from "@remix-run/node";
+import {
+  BodyTooLargeError,
+  FORM_BODY_LIMIT_BYTES,
+  type RouteBodyLimit,
+} from "~/platform/route-body-limit";
 
 /**
- * Every request body is bounded before the app sees it, so one large POST
- * cannot fill the 512 MB machine's memory: forms are a few kilobytes, and
- * only uploads (which stream to disk under their own per-file limits,
- * app/modules/uploads/uploads.server.ts) and webhooks (which read with their own
- * limits, app/platform/request-body.server.ts) may send more.
- * docs/decisions/0054-security-limits.md.
+ * Every request body is bounded before the app reads it, by the route that
+ * will serve it (docs/decisions/0101-body-limits-by-route.md): the route is
+ * found from the Remix request's own URL with the route tree and matcher
+ * Remix's request handler uses, and chosen the way it chooses the route whose
+ * action runs. A route that takes more than a form declares it in its module
+ * (`export const bodyLimit: RouteBodyLimit`); there is no list of paths here.
  */
-export const FORM_BODY_LIMIT_BYTES = 64 * 1024;
 
-/**
- * The routes that take uploads (`parseUploadForm`) or read their body with a
- * limit of their own; `.data` is the same route's single-fetch form.
- */
-const OWN_LIMIT_PATHS = [
-  /^\/upload(?:\/_index)?(?:\.data)?\/?$/,
-  /^\/folders\/[^/]+\/add\/[^/]+(?:\.data)?\/?$/,
-  /^\/folders\/[^/]+\/items\/[^/]+\/edit(?:\.data)?\/?$/,
-  /^\/api\/v1\/folders\/[^/]+\/upload\/?$/,
-  /^\/api\/v1\/items\/[^/]+\/add-files\/?$/,
-  /^\/webhooks\//,
-];
+type RouteModule = {
+  default?: unknown;
+  ErrorBoundary?: unknown;
+  bodyLimit?: RouteBodyLimit;
+};
+type Route = { id: string; path?: string; index?: boolean; module: RouteModule };
+type RouteMatch = { route: Route };
+export type RouteTable = Pick<ServerBuild, "routes" | "basename" | "future">;
 
-/** The most bytes `method` on `pathname` may send; null when the route keeps its own limit. */
-export function bodyLimitFor(method: string, pathname: string): number | null {
-  if (method === "GET" || method === "HEAD") return null;
-  return OWN_LIMIT_PATHS.some((pattern) => pattern.test(pathname)) ? null : FORM_BODY_LIMIT_BYTES;
+// The copies @remix-run/node's request handler itself runs (server-runtime's
+// route tree, its router's matcher), so a path is matched exactly as it is there.
+const requireFromNode = createRequire(createRequire(import.meta.url).resolve("@remix-run/node"));
+const { createRoutes } = requireFromNode("@remix-run/server-runtime/dist/routes.js") as {
+  createRoutes: (manifest: ServerBuild["routes"]) => unknown[];
+};
+const { matchRoutes } = createRequire(requireFromNode.resolve("@remix-run/server-runtime"))(
+  "@remix-run/router",
+) as {
+  matchRoutes: (routes: unknown[], pathname: string, basename?: string) => RouteMatch[] | null;
+};
+
+/** Remix's choice for a submission: the leaf with `?index`, else the deepest route with a path of its own. */
+function submissionTarget(matches: RouteMatch[], search: string): Route | null {
+  const leaf = matches.at(-1);
+  if (!leaf) return null;
+  if (leaf.route.index && new URLSearchParams(search).getAll("index").some((value) => !value)) {
+    return leaf.route;
+  }
+  const withPath = matches.filter((match, index) => index === 0 || Boolean(match.route.path));
+  return withPath.at(-1)?.route ?? null;
 }
 
-export type BodyVerdict =
-  | { kind: "pass" }
-  | { kind: "buffered"; body: Buffer }
-  | { kind: "too-large" };
+/**
+ * The route whose action reads the body of a request to `url`, following
+ * @remix-run/server-runtime's requestHandler: `?_data` names it, a
+ * single-fetch `.data` URL is the same path's submission, a resource route
+ * (no component, no error boundary) serves itself, a document its target.
+ */
+export function createRouteFinder(build: RouteTable) {
+  const routes = createRoutes(build.routes);
+  const matchesOf = (pathname: string) => matchRoutes(routes, pathname, build.basename) ?? [];
+  return (url: URL): Route | null => {
+    if (url.searchParams.has("_data")) {
+      const id = url.searchParams.get("_data");
+      return matchesOf(url.pathname).find((match) => match.route.id === id)?.route ?? null;
+    }
+    if (build.future.v3_singleFetch && url.pathname.endsWith(".data")) {
+      // Set as Remix sets it, so the URL parser resolves what the cut uncovers (`/..data`).
+      const handlerUrl = new URL(url);
+      handlerUrl.pathname = url.pathname.replace(/\.data$/, "").replace(/^\/_root$/, "/");
+      return submissionTarget(matchesOf(handlerUrl.pathname), url.search);
+    }
+    const matches = matchesOf(url.pathname);
+    const leaf = matches.at(-1)?.route;
+    if (leaf && leaf.module.default == null && leaf.module.ErrorBoundary == null) return leaf;
+    return submissionTarget(matches, url.search);
+  };
+}
+
+/** How much of a body may be read, and whether it streams to the app (counted) or is read here first. */
+export type BodyPolicy = { limitBytes: number; streamed: boolean };
+
+function isMultipart(contentType: string | null) {
+  return contentType?.split(";")[0]?.trim().toLowerCase() === "multipart/form-data";
+}
+
+/** A route's declared limit for this body's type, else the form limit. */
+export function bodyPolicyOf(route: Route | null, contentType: string | null): BodyPolicy {
+  const declared = route?.module.bodyLimit;
+  if (declared?.any) return { limitBytes: declared.any, streamed: true };
+  if (declared?.multipart && isMultipart(contentType)) {
+    return { limitBytes: declared.multipart, streamed: true };
+  }
+  return { limitBytes: FORM_BODY_LIMIT_BYTES, streamed: false };
+}
+
+/** The policy for each request of `build`, from the Remix request's URL (the one the router matches). */
+export function createBodyPolicies(build: RouteTable) {
+  const routeOf = createRouteFinder(build);
+  return (request: Request) =>
+    bodyPolicyOf(routeOf(new URL(request.url)), request.headers.get("content-type"));
+}
+
+/**
+ * A stream that passes bytes on until more than `limitBytes` went through,
+ * then errors; `stop` ends it early (both sides, a pending write included).
+ */
+export function countingStream(limitBytes: number) {
+  let received = 0;
+  let control: TransformStreamDefaultController<Uint8Array> | undefined;
+  const stream = new TransformStream<Uint8Array, Uint8Array>({
+    start(controller) {
+      control = controller;
+    },
+    transform(chunk, controller) {
+      received += chunk.byteLength;
+      if (received > limitBytes) controller.error(new BodyTooLargeError(limitBytes));
+      else controller.enqueue(chunk);
+    },
+  });
+  return Object.assign(stream, { stop: (reason: Error) => control?.error(reason) });
+}
+
+function withBody(request: Request, body: BodyInit) {
+  return new Request(request, { body, duplex: "half" } as RequestInit);
+}
+
+export type BodyVerdict = { kind: "read"; request: Request } | { kind: "too-large" };
+
+/** What the server does with a streamed body the route stops reading. */
+export type Abandonment = {
+  /** Aborted once the answer is out: a body still arriving is let go. */
+  answered: AbortSignal;
+  /** Called when the rest of the body will not be read (past the limit, or after the answer). */
+  abandon: () => void;
+};
 
 /**
  * A declared Content-Length over the limit is refused without reading a byte
- * (Node's parser never delivers more than the declared length). A chunked
- * body is read up to the limit and abandoned as soon as it passes it; what
- * was read is handed on, since the stream cannot be read twice.
+ * (Node's parser never delivers more than the declared length). Otherwise a
+ * streamed body goes on through a counter that ends it past the limit (the
+ * route answers; the rest is abandoned, never read), and a form
+ * without a length is read here up to the limit and abandoned as soon as it
+ * passes it.
  */
-export function checkBody(request: IncomingMessage, limit: number): Promise<BodyVerdict> {
-  const declared = request.headers["content-length"];
-  if (declared !== undefined) {
-    return Promise.resolve(Number(declared) > limit ? { kind: "too-large" } : { kind: "pass" });
+export async function boundBody(
+  request: Request,
+  policy: BodyPolicy,
+  { answered, abandon }: Abandonment,
+): Promise<BodyVerdict> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > policy.limitBytes) return { kind: "too-large" };
+  const source = request.body;
+  if (!source) return { kind: "read", request };
+  if (policy.streamed) {
+    const counter = countingStream(policy.limitBytes);
+    const stop = () => counter.stop(new Error("The request was answered"));
+    answered.addEventListener("abort", stop, { once: true });
+    // preventCancel: cancelling the source would destroy the socket before the route's 413 is read.
+    source
+      .pipeTo(counter.writable, { preventCancel: true })
+      .catch(() => abandon())
+      .finally(() => answered.removeEventListener("abort", stop));
+    return { kind: "read", request: withBody(request, counter.readable) };
   }
-  if (request.headers["transfer-encoding"] === undefined) return Promise.resolve({ kind: "pass" });
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    const onData = (chunk: Buffer) => {
-      received += chunk.byteLength;
-      if (received > limit) {
-        request.off("data", onData);
-        request.pause();
-        resolve({ kind: "too-large" });
-        return;
-      }
-      chunks.push(chunk);
-    };
-    request.on("data", onData);
-    request.once("end", () => resolve({ kind: "buffered", body: Buffer.concat(chunks) }));
-    request.once("error", reject);
-  });
+  if (declared !== null) return { kind: "read", request };
+  const reader = source.getReader();
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    received += value.byteLength;
+    if (received > policy.limitBytes) {
+      reader.releaseLock();
+      return { kind: "too-large" };
+    }
+    chunks.push(value);
+  }
+  return { kind: "read", request: withBody(request, Buffer.concat(chunks)) };
 }
 
-/** How long the rest of a refused body is read and thrown away before the connection is cut. */
-const DISCARD_MS = 1_000;
+/** How long a connection whose body is left unread stays open once answered. */
+const CLOSE_DELAY_MS = 1_000;
 
 /**
- * 413 at once. The rest of the body is read and thrown away as it arrives,
- * never kept, for at most DISCARD_MS, then the connection is cut: closing it
- * at once would reset it before the client has read the answer.
+ * The rest of a body left unread is never read: it waits in the socket (the
+ * kernel's buffers, not our memory) and the connection is cut CLOSE_DELAY_MS
+ * after the answer is out. Cutting at once would reset the connection before
+ * the client has read the answer; reading the rest would only churn memory.
  */
-export function refuseTooLarge(request: IncomingMessage, response: ServerResponse) {
+export function closeAfterAnswer(nodeRequest: IncomingMessage, response: ServerResponse) {
+  const cut = () => {
+    setTimeout(() => nodeRequest.socket.destroy(), CLOSE_DELAY_MS);
+  };
+  if (response.writableFinished) cut();
+  else response.once("finish", cut);
+}
+
+/** 413 at once; the body is left unread and the connection closed (closeAfterAnswer). */
+export function refuseTooLarge(nodeRequest: IncomingMessage, response: ServerResponse) {
   response.writeHead(413, { "Content-Type": "text/plain; charset=utf-8" });
   response.end("Request body too large");
-  const cut = setTimeout(() => request.socket.destroy(), DISCARD_MS);
-  const keep = () => clearTimeout(cut);
-  request.once("end", keep);
-  request.socket.once("close", keep);
-  request.resume();
+  closeAfterAnswer(nodeRequest, response);
 }

@@ -4,7 +4,7 @@ import url from "node:url";
 import { createRequestHandler, installGlobals, type ServerBuild } from "@remix-run/node";
 import { carriesSecret } from "~/platform/secret-paths";
 import { completeSecurityHeaders } from "~/platform/security-headers.server";
-import { bodyLimitFor, checkBody, refuseTooLarge } from "./body-limit";
+import { boundBody, closeAfterAnswer, createBodyPolicies, refuseTooLarge } from "./body-limit";
 import { logRequests } from "./request-log";
 import { type ExpressRequest, routerUrl } from "./router-url";
 
@@ -36,6 +36,7 @@ const { runInRequestContext } = build.entry.module as typeof build.entry.module 
   Pick<typeof import("~/entry.server"), "runInRequestContext">;
 installGlobals({ nativeFetch: build.future.v3_singleFetch });
 const handleRemixRequest = createRequestHandler(build, process.env.NODE_ENV);
+const bodyPolicyOf = createBodyPolicies(build);
 
 const app = express();
 app.disable("x-powered-by");
@@ -56,19 +57,22 @@ app.use(
 app.use(express.static("public", { maxAge: "1h" }));
 
 type Next = (error?: unknown) => void;
-type NodeRequest = ExpressRequest & { path: string };
+type NodeRequest = ExpressRequest;
 type NodeResponse = import("node:http").ServerResponse;
 
 app.all("*", async (req: NodeRequest, res: NodeResponse, next: Next) => {
   logRequests(req, res);
   try {
-    const limit = bodyLimitFor(req.method ?? "GET", req.path);
-    const verdict = limit === null ? { kind: "pass" as const } : await checkBody(req, limit);
+    // The limit is decided on the very URL Remix routes (its own parse, Host header included).
+    const remixRequest: Request = createRemixRequest(req, res);
+    const answered = new AbortController();
+    res.once("close", () => answered.abort());
+    const verdict = await boundBody(remixRequest, bodyPolicyOf(remixRequest), {
+      answered: answered.signal,
+      abandon: () => closeAfterAnswer(req, res),
+    });
     if (verdict.kind === "too-large") return refuseTooLarge(req, res);
-    let request: Request = createRemixRequest(req, res);
-    if (verdict.kind === "buffered") {
-      request = new Request(request, { body: verdict.body, duplex: "half" } as RequestInit);
-    }
+    const request = verdict.request;
     const peerAddress = req.socket.remoteAddress ?? null;
     const response = await runInRequestContext({ peerAddress }, () => handleRemixRequest(request));
     await sendRemixResponse(res, response);

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { type CsrfFailure, isCsrfFailure } from "./csrf";
-import { issueCsrfToken, validateCsrf } from "./csrf.server";
+import { issueCsrfToken, KEPT_FIELDS_MAX_CHARS, validateCsrf } from "./csrf.server";
 
 function post(headers: Record<string, string>, fields: Record<string, string>) {
   const formData = new FormData();
@@ -54,5 +54,21 @@ describe("validateCsrf", () => {
       expect(failure?.reason).toBe("cross_origin");
       expect(failure?.fields).toEqual([]);
     }
+  });
+
+  test("an expired form's fields are kept up to a few KB, however much was posted", async () => {
+    const fields: Record<string, string> = { intent: "update", title: "t".repeat(1_000_000) };
+    for (let index = 0; index < 500; index += 1) fields[`field${index}`] = "v".repeat(100);
+    const failure = await failureOf({ "Sec-Fetch-Site": "same-origin" }, fields);
+    const kept = failure?.fields.reduce(
+      (sum, field) => sum + field.name.length + field.value.length,
+      0,
+    );
+    expect(kept).toBeLessThanOrEqual(KEPT_FIELDS_MAX_CHARS);
+    expect(failure?.fields.slice(0, 2)).toEqual([
+      { name: "intent", value: "update", secret: false },
+      { name: "title", value: "t".repeat(KEPT_FIELDS_MAX_CHARS - 6 - 5 - 6), secret: false },
+    ]);
+    expect(JSON.stringify(failure).length).toBeLessThan(2 * KEPT_FIELDS_MAX_CHARS);
   });
 });

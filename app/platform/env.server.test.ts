@@ -84,37 +84,46 @@ describe("parseEnv", () => {
 });
 
 describe("parseEnv: link previews", () => {
-  test("loopback fetches are off by default and refused on a deployment", () => {
+  test("loopback fetches are off by default", () => {
     expect(parseEnv(base).LINK_PREVIEW_ALLOW_LOOPBACK).toBe(false);
-    expect(
-      parseEnv({ ...base, NODE_ENV: "test", LINK_PREVIEW_ALLOW_LOOPBACK: "true" })
-        .LINK_PREVIEW_ALLOW_LOOPBACK,
-    ).toBe(true);
-    expect(
-      parseEnv({
-        ...base,
-        NODE_ENV: "production",
-        APP_URL: "http://localhost:4123",
-        LINK_PREVIEW_ALLOW_LOOPBACK: "true",
-      }).LINK_PREVIEW_ALLOW_LOOPBACK,
-    ).toBe(true);
-    expect(() =>
-      parseEnv({
-        ...base,
-        NODE_ENV: "production",
-        APP_URL: "https://thoughtfully.example",
-        SESSION_SECRET: "x".repeat(32),
-        LINK_PREVIEW_ALLOW_LOOPBACK: "true",
-      }),
-    ).toThrowError(/LINK_PREVIEW_ALLOW_LOOPBACK is for tests only/);
-    expect(() =>
-      parseEnv({
-        ...base,
-        NODE_ENV: "production",
-        APP_URL: "http://thoughtfully.example",
-        LINK_PREVIEW_ALLOW_LOOPBACK: "true",
-      }),
-    ).toThrowError(/LINK_PREVIEW_ALLOW_LOOPBACK is for tests only/);
+  });
+
+  test.each([
+    ["test", undefined],
+    ["test", "http://127.0.0.1:4123"],
+    ["development", "http://localhost:3000"],
+    [undefined, undefined],
+  ])("the switch is accepted with NODE_ENV=%s and APP_URL=%s", (nodeEnv, appUrl) => {
+    const source = {
+      ...base,
+      NODE_ENV: nodeEnv,
+      APP_URL: appUrl,
+      LINK_PREVIEW_ALLOW_LOOPBACK: "true",
+    };
+    expect(parseEnv(source).LINK_PREVIEW_ALLOW_LOOPBACK).toBe(true);
+  });
+
+  test.each([
+    // The Docker image's defaults: NODE_ENV=production, no APP_URL.
+    ["production", undefined],
+    ["production", "http://localhost:4123"],
+    ["production", "http://127.0.0.1:8080"],
+    ["production", "https://thoughtfully.example"],
+    ["production", "http://thoughtfully.example"],
+    ["test", "https://thoughtfully.example"],
+    ["development", "https://localhost:3000"],
+  ])("the switch is refused with NODE_ENV=%s and APP_URL=%s", (nodeEnv, appUrl) => {
+    const source = {
+      ...base,
+      NODE_ENV: nodeEnv,
+      APP_URL: appUrl,
+      LINK_PREVIEW_ALLOW_LOOPBACK: "true",
+    };
+    expect(() => parseEnv(source)).toThrowError(
+      new ConfigError(
+        "Invalid configuration: LINK_PREVIEW_ALLOW_LOOPBACK is for tests only (refused with NODE_ENV=production or an https APP_URL)",
+      ),
+    );
   });
 });
 

@@ -98,7 +98,7 @@ const envSchema = z.object({
   LINK_PREVIEWS: z.enum(["on", "off"], { message: 'must be "on" or "off"' }).default("on"),
   /**
    * Tests only: link previews may fetch from 127.0.0.1 and ::1 (a page server
-   * the tests start), on any port. Refused on a real (https) deployment.
+   * the tests start), on any port. Refused with NODE_ENV=production or an https APP_URL.
    */
   LINK_PREVIEW_ALLOW_LOOPBACK: z
     .enum(["true", "false"], { message: 'must be "true" or "false"' })
@@ -180,12 +180,12 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
       "Invalid configuration: THOUGHTFULLY_FAULT_POINT is for tests only (NODE_ENV=test)",
     );
   }
-  // The browser tests run the production build, but on a loopback APP_URL: that, or
-  // NODE_ENV=test, is what may let previews reach loopback; nothing a deployment has.
-  const servesLoopbackOnly = /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/.test(appUrl);
-  if (values.LINK_PREVIEW_ALLOW_LOOPBACK && values.NODE_ENV !== "test" && !servesLoopbackOnly) {
+  // Every deployment runs with NODE_ENV=production (the Dockerfile sets it), whatever
+  // its APP_URL says, and a public one is https: either refuses the switch
+  // (docs/decisions/0103-loopback-previews-never-in-production.md).
+  if (values.LINK_PREVIEW_ALLOW_LOOPBACK && (values.NODE_ENV === "production" || isHttps)) {
     throw new ConfigError(
-      "Invalid configuration: LINK_PREVIEW_ALLOW_LOOPBACK is for tests only (not on a deployment)",
+      "Invalid configuration: LINK_PREVIEW_ALLOW_LOOPBACK is for tests only (refused with NODE_ENV=production or an https APP_URL)",
     );
   }
   return {

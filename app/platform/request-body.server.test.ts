@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+import { countingStream } from "#server/body-limit";
 import { readBodyText } from "./request-body.server";
 
 /** A POST whose body arrives in `chunks`, without a Content-Length (as a chunked upload). */
@@ -36,6 +37,16 @@ describe("readBodyText", () => {
   test("refuses a streamed body once it passes the limit", async () => {
     expect(await readBodyText(streamedRequest(["12345", "67890", "1"]), 10)).toBeNull();
     expect(await readBodyText(streamedRequest(["12345", "67890"]), 10)).toBe("1234567890");
+  });
+
+  test("reads a body the server ended past the route's limit as too long, not as a failure", async () => {
+    const counted = streamedRequest(["12345", "67890", "1"]).body!.pipeThrough(countingStream(10));
+    const request = new Request("http://localhost/", {
+      method: "POST",
+      body: counted,
+      duplex: "half",
+    } as RequestInit);
+    expect(await readBodyText(request, 20)).toBeNull();
   });
 
   test("reads an empty body as empty text", async () => {

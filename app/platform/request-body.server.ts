@@ -1,8 +1,11 @@
+import { isBodyTooLarge } from "./route-body-limit";
+
 /**
  * A request body as text, or null when it is longer than `maxBytes`: read
  * chunk by chunk and abandoned once over, so an endpoint that takes raw
  * bodies (the Stripe webhook) cannot be made to hold an arbitrary amount in
- * memory. A Content-Length over the limit is refused before reading.
+ * memory. A Content-Length over the limit is refused before reading, and so
+ * is a body the server ended for passing the route's limit (server/body-limit.ts).
  */
 export async function readBodyText(request: Request, maxBytes: number): Promise<string | null> {
   const declared = Number(request.headers.get("content-length"));
@@ -12,7 +15,14 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
   let received = 0;
   const reader = request.body.getReader();
   for (;;) {
-    const { done, value } = await reader.read();
+    let read: ReadableStreamReadResult<Uint8Array>;
+    try {
+      read = await reader.read();
+    } catch (error) {
+      if (isBodyTooLarge(error)) return null;
+      throw error;
+    }
+    const { done, value } = read;
     if (done) break;
     received += value.byteLength;
     if (received > maxBytes) {

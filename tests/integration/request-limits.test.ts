@@ -1,12 +1,21 @@
+import { execFileSync } from "node:child_process";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { createCookie } from "@remix-run/node";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { bodyLimitFor, FORM_BODY_LIMIT_BYTES } from "#server/body-limit";
+import { openDatabase } from "#db/connection";
+import { createUser } from "#db/factories";
+import { sessions } from "#db/schema";
+import { UPLOAD_BODY_MAX_BYTES } from "~/modules/uploads/upload-kinds";
 import {
+  repoRoot,
   requireBuild,
   type Server,
+  serverBuild,
   startServer,
   stopServer,
   waitForHealth,
@@ -14,18 +23,23 @@ import {
 import { freePort } from "../support/free-port";
 
 /**
- * The production server (server/index.ts) on loopback, attacked from outside
- * with no account: a 40 MB form post must be refused with 413 before it is
- * read, without growing the server's memory, and the request log must not
- * print the tokens of the links we e-mail. Needs `npm run build` first.
+ * The production server (server/index.ts) on loopback under its production
+ * heap cap, attacked from outside and from a signed-in session: a 40 MB post
+ * to any route that reads a body, however its path is spelled, must be
+ * refused with 413 before it is read, without growing the server's memory,
+ * and the request log must not print the tokens of the links we e-mail.
+ * Needs `npm run build` first.
  */
 const MB = 1024 * 1024;
 const ATTACK_BYTES = 40 * MB;
 const ALLOWED_GROWTH_BYTES = 20 * MB;
 
+const SESSION_SECRET = "s".repeat(40);
+
 let server: Server;
 let base: string;
 let dataDir: string;
+let sessionCookie: string;
 
 function rssBytes(pid: number) {
   const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
@@ -33,18 +47,34 @@ function rssBytes(pid: number) {
   return kib * 1024;
 }
 
+type Post = {
+  /** The request target as sent, spelled as the test wants it. */
+  target: string;
+  total: number;
+  chunked?: boolean;
+  headers?: http.OutgoingHttpHeaders;
+};
+
 /**
- * POSTs `total` bytes of form data to `pathname`, as fast as the socket takes
+ * POSTs `total` bytes of form data to `target`, as fast as the socket takes
  * them, with a Content-Length or chunked; resolves with the status as soon as
  * an answer arrives, however much of the body was sent by then.
  */
-function postLargeBody(pathname: string, total: number, chunked: boolean) {
-  return new Promise<{ status: number; sentBytes: number }>((resolve, reject) => {
-    const headers: http.OutgoingHttpHeaders = {
+function postLargeBody({ target, total, chunked = false, headers = {} }: Post) {
+  return new Promise<{ status: number; sentBytes: number }>((resolve) => {
+    const allHeaders: http.OutgoingHttpHeaders = {
       "Content-Type": "application/x-www-form-urlencoded",
+      ...headers,
     };
-    if (!chunked) headers["Content-Length"] = total;
-    const request = http.request(`${base}${pathname}`, { method: "POST", headers });
+    if (!chunked) allHeaders["Content-Length"] = total;
+    const { hostname, port } = new URL(base);
+    const request = http.request({
+      hostname,
+      port,
+      path: target,
+      method: "POST",
+      headers: allHeaders,
+    });
     const chunk = Buffer.alloc(64 * 1024, "a");
     let sentBytes = 0;
     let answered = false;
@@ -52,9 +82,12 @@ function postLargeBody(pathname: string, total: number, chunked: boolean) {
       answered = true;
       response.resume();
       resolve({ status: response.statusCode ?? 0, sentBytes });
+      // Nothing more to send or read: let the server see the end now.
+      request.destroy();
     });
-    request.on("error", (error) => {
-      if (!answered) reject(error);
+    // A connection cut before any answer counts as no answer (status 0), not as a test error.
+    request.on("error", () => {
+      if (!answered) resolve({ status: 0, sentBytes });
     });
     const pump = () => {
       while (!answered && sentBytes < total) {
@@ -65,6 +98,78 @@ function postLargeBody(pathname: string, total: number, chunked: boolean) {
     };
     pump();
   });
+}
+
+type ActionRoute = { id: string; path: string; index: boolean };
+
+/**
+ * Every route of the build that has an action, with its full path: read from
+ * the build itself (a child process imports it, as the server does), so a
+ * route added later is attacked too.
+ */
+function routesWithActions(): ActionRoute[] {
+  const script = `
+    const build = await import(${JSON.stringify(pathToFileURL(serverBuild).href)});
+    const routes = Object.values(build.routes);
+    const full = (route) => {
+      const parent = route.parentId ? full(build.routes[route.parentId]) : "";
+      return [parent, route.path ?? ""].filter(Boolean).join("/");
+    };
+    const withActions = routes.filter((route) => route.module.action).map((route) => ({
+      id: route.id, path: "/" + full(route), index: Boolean(route.index),
+    }));
+    console.log("ROUTES " + JSON.stringify(withActions));
+    process.exit(0);`;
+  const output = execFileSync(
+    process.execPath,
+    ["--import", "tsx", "--input-type=module", "--eval", script],
+    {
+      cwd: repoRoot,
+      encoding: "utf8",
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        APP_URL: base,
+        SESSION_SECRET,
+        DATABASE_PATH: path.join(dataDir, "routes.db"),
+        STORAGE_DIR: path.join(dataDir, "uploads"),
+        OUTBOX_DIR: path.join(dataDir, "outbox"),
+        SCHEDULER: "off",
+      },
+    },
+  );
+  const line = output.split("\n").find((text) => text.startsWith("ROUTES "));
+  return JSON.parse(line!.slice("ROUTES ".length));
+}
+
+/** A concrete path for a route pattern: each parameter filled, a splat given a segment. */
+function concretePath(pattern: string) {
+  return (
+    pattern
+      .replace(/:[^/]+/g, "1")
+      .replace(/\*$/, "x")
+      .replace(/\/+$/, "") || "/"
+  );
+}
+
+/** One path written as an attacker would: dot segments, encodings, slashes, `.data`. */
+function spellings(pathname: string): string[] {
+  const rest = pathname === "/" ? "" : pathname;
+  const [first = "", ...others] = pathname.slice(1);
+  const encodedFirst = first
+    ? `/%${first.charCodeAt(0).toString(16).toUpperCase()}${others.join("")}`
+    : "/";
+  return [
+    pathname,
+    `/webhooks/..${rest}`,
+    `/webhooks/%2e%2e${rest}`,
+    `/upload/%2E%2E${rest}`,
+    `/${rest}`,
+    `${rest}/.`,
+    `${rest}/`,
+    pathname === "/" ? "/_root.data" : `${rest}.data`,
+    encodedFirst,
+  ];
 }
 
 /** The highest resident memory of the server while `work` runs, sampled every 10 ms. */
@@ -89,8 +194,29 @@ beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "thoughtfully-limits-"));
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  server = startServer(port, dataDir, { SESSION_SECRET: "s".repeat(40) });
+  // Billing configured, so the Stripe webhook reads its body (unconfigured, it answers 503 unread).
+  server = startServer(port, dataDir, {
+    SESSION_SECRET,
+    STRIPE_SECRET_KEY: "sk_test_limits",
+    STRIPE_PRICE_ID: "price_limits",
+    STRIPE_WEBHOOK_SECRET: "whsec_limits",
+  });
   await waitForHealth(base, server);
+  // Signed in as a login would leave it: a session row and its signed cookie.
+  const database = openDatabase(path.join(dataDir, "app.db"), { migrate: false });
+  const user = createUser(database, { emailVerified: true });
+  const token = crypto.randomBytes(32).toString("base64url");
+  database
+    .insert(sessions)
+    .values({
+      sid: crypto.createHash("sha256").update(token).digest("hex"),
+      userId: user.id,
+      expire: new Date(Date.now() + 86_400_000),
+    })
+    .run();
+  database.$client.close();
+  const cookie = createCookie("thoughtfully_session", { secrets: [SESSION_SECRET] });
+  sessionCookie = (await cookie.serialize(token)).split(";")[0]!;
   // Warm up the routes under test so their first render is not counted as growth.
   await fetch(`${base}/login`);
   await fetch(`${base}/unsubscribe`);
@@ -102,40 +228,102 @@ afterAll(async () => {
 });
 
 describe("bounded request bodies", () => {
-  test("only uploads and webhooks keep their own limits; every other post is bounded", () => {
-    expect(bodyLimitFor("POST", "/login")).toBe(FORM_BODY_LIMIT_BYTES);
-    expect(bodyLimitFor("POST", "/login.data")).toBe(FORM_BODY_LIMIT_BYTES);
-    expect(bodyLimitFor("POST", "/unsubscribe")).toBe(FORM_BODY_LIMIT_BYTES);
-    expect(bodyLimitFor("POST", "/folders/3/send")).toBe(FORM_BODY_LIMIT_BYTES);
-    expect(bodyLimitFor("POST", "/uploads-elsewhere")).toBe(FORM_BODY_LIMIT_BYTES);
-    expect(bodyLimitFor("GET", "/login")).toBeNull();
-    expect(bodyLimitFor("POST", "/upload")).toBeNull();
-    expect(bodyLimitFor("POST", "/folders/3/add/photo")).toBeNull();
-    expect(bodyLimitFor("POST", "/folders/3/add/file.data")).toBeNull();
-    expect(bodyLimitFor("POST", "/folders/3/items/9/edit")).toBeNull();
-    expect(bodyLimitFor("POST", "/webhooks/stripe")).toBeNull();
-    expect(bodyLimitFor("POST", "/api/v1/folders/3/upload")).toBeNull();
-    expect(bodyLimitFor("POST", "/api/v1/items/9/add-files")).toBeNull();
-    expect(bodyLimitFor("POST", "/api/v1/folders")).toBe(FORM_BODY_LIMIT_BYTES);
-  });
-
   test.each([
     ["/login", false],
     ["/login", true],
     ["/unsubscribe", false],
   ])(
     "a 40 MB post to %s (chunked: %s) gets 413 at once, memory stays flat",
-    async (pathname, chunked) => {
+    async (target, chunked) => {
       const idle = rssBytes(server.child.pid!);
       const started = performance.now();
       const { result, peak } = await peakRssDuring(() =>
-        postLargeBody(pathname, ATTACK_BYTES, chunked),
+        postLargeBody({ target, total: ATTACK_BYTES, chunked }),
       );
       expect(result.status).toBe(413);
       expect(performance.now() - started).toBeLessThan(5_000);
       expect(peak - idle).toBeLessThan(ALLOWED_GROWTH_BYTES);
     },
   );
+
+  test("40 MB to every route that reads a body, by any spelling, signed in or not: 413 or 400, memory flat", async () => {
+    const routes = routesWithActions();
+    // The API reads bodies through its one splat route; name its upload too.
+    const paths = routes.map((route) => ({
+      path: concretePath(route.path),
+      search: route.index ? "?index" : "",
+    }));
+    paths.push({ path: "/api/v1/folders/1/upload", search: "" });
+    expect(paths.map((entry) => entry.path)).toEqual(
+      expect.arrayContaining(["/login", "/upload", "/folders/1/add/1", "/webhooks/stripe"]),
+    );
+    const attacks: Post[] = paths.flatMap(({ path: pathname, search }) =>
+      spellings(pathname).flatMap((spelled, index) =>
+        [{}, { Cookie: sessionCookie }].map((headers) => ({
+          target: `${spelled}${search}`,
+          total: ATTACK_BYTES,
+          // The plain spelling also chunked: counted as it arrives, not declared.
+          chunked: index === 0 && "Cookie" in headers,
+          headers,
+        })),
+      ),
+    );
+    // Each route and spelling once, unmeasured, so code loaded on first use is not counted as growth.
+    for (let at = 0; at < attacks.length; at += 4) {
+      await Promise.all(attacks.slice(at, at + 4).map(postLargeBody));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const idle = rssBytes(server.child.pid!);
+    const { result: answers, peak } = await peakRssDuring(async () => {
+      const statuses: string[] = [];
+      for (let at = 0; at < attacks.length; at += 4) {
+        const batch = attacks.slice(at, at + 4);
+        const results = await Promise.all(batch.map(postLargeBody));
+        results.forEach(({ status }, index) => {
+          const attack = batch[index]!;
+          if (status !== 413 && status !== 400) {
+            statuses.push(
+              `${attack.target} ${attack.headers?.Cookie ? "signed in" : ""}: ${status}`,
+            );
+          }
+        });
+      }
+      return statuses;
+    });
+    expect(answers).toEqual([]);
+    expect(peak - idle).toBeLessThan(ALLOWED_GROWTH_BYTES);
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+  }, 120_000);
+
+  test("the Host header cannot move the limit: it is decided on the URL Remix routes", async () => {
+    // Remix builds its URL from Host and the target: this one is served by /login.
+    const { status } = await postLargeBody({
+      target: "/upload?index",
+      total: ATTACK_BYTES,
+      headers: {
+        Host: "127.0.0.1/login?",
+        Cookie: sessionCookie,
+        "Content-Type": "multipart/form-data; boundary=x",
+      },
+    });
+    expect(status).toBe(413);
+  });
+
+  test("an upload route takes a multipart body up to its declared limit, refuses one above at once", async () => {
+    const { status } = await postLargeBody({
+      target: "/upload?index",
+      total: UPLOAD_BODY_MAX_BYTES + 1,
+      headers: { Cookie: sessionCookie, "Content-Type": "multipart/form-data; boundary=x" },
+    });
+    expect(status).toBe(413);
+    // Under the limit, the body reaches the route (refused there: no CSRF token, not a real form).
+    const small = await postLargeBody({
+      target: "/upload?index",
+      total: 128 * 1024,
+      headers: { Cookie: sessionCookie, "Content-Type": "multipart/form-data; boundary=x" },
+    });
+    expect(small.status).not.toBe(413);
+  });
 
   test("a small form still reaches the app (refused there for its missing CSRF token)", async () => {
     const response = await fetch(`${base}/login`, {

@@ -90,3 +90,18 @@ export function tooLarge(name: string, kind: UploadKind, cause?: unknown) {
     { limitBytes: maxBytes, cause },
   );
 }
+
+/**
+ * Parts (files and text fields) one upload form may send: the most files of
+ * an item and the fields of the widest form (ten folders chosen, title, text,
+ * token) fit with room to spare; more is not one of our forms.
+ */
+export const UPLOAD_FORM_MAX_PARTS = 64;
+
+/**
+ * The most an upload request may send (the routes' `bodyLimit`,
+ * docs/decisions/0101-body-limits-by-route.md): a full item's files at the
+ * per-file limit, plus 1 MB for part headers and text fields.
+ */
+export const UPLOAD_BODY_MAX_BYTES =
+  Math.max(LIMITS.item.maxPhotos, LIMITS.item.maxFiles) * LIMITS.item.maxFileBytes + 1024 * 1024;

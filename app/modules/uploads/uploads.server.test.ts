@@ -6,10 +6,11 @@ import sharp from "sharp";
 import { beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { createUser } from "#db/factories";
 import { securityEvents, securityRejections } from "#db/schema";
+import { countingStream } from "#server/body-limit";
 import { db } from "~/platform/db.server";
 import { storage } from "~/platform/storage.server";
 import { storedKeys } from "./stored-files.server";
-import { UploadRejectedError } from "./upload-kinds";
+import { UPLOAD_FORM_MAX_PARTS, UploadRejectedError } from "./upload-kinds";
 import { parseUploadForm } from "./uploads.server";
 
 const MB = 1024 * 1024;
@@ -703,5 +704,50 @@ describe("files", () => {
       ),
     );
     expect(notMultipart).toMatchObject({ code: "UPLOAD_FAILED", status: 400 });
+  });
+
+  test("more parts than an upload form has are refused with a clear 400, nothing kept", async () => {
+    const fields = Object.fromEntries(
+      Array.from({ length: UPLOAD_FORM_MAX_PARTS }, (_, index) => [`field${index}`, "v"]),
+    );
+    const error = await rejection(
+      parseUploadForm(
+        uploadRequest([new File([part(minimalPdf())], "one.pdf")], fields),
+        "file",
+        userId,
+      ),
+    );
+    expect(error).toMatchObject({
+      code: "UPLOAD_FAILED",
+      status: 400,
+      message: `The form has more than ${UPLOAD_FORM_MAX_PARTS} fields and files.`,
+    });
+    expect(filesOnDisk()).toEqual([]);
+  });
+
+  test("a body the server ends past the route's limit is a 413 naming it, nothing kept", async () => {
+    const complete = uploadRequest([
+      new File([part(minimalPdf())], "first.pdf"),
+      new File([part(Buffer.concat([minimalPdf(), Buffer.alloc(2 * MB)]))], "second.pdf"),
+    ]);
+    const request = new Request(complete.url, {
+      method: "POST",
+      body: complete.body!.pipeThrough(countingStream(MB)),
+      headers: { "content-type": complete.headers.get("content-type")! },
+      duplex: "half",
+    } as RequestInit);
+    const error = await rejection(parseUploadForm(request, "file", userId));
+    expect(error).toMatchObject({ code: "FILE_TOO_LARGE", status: 413 });
+    expect(error.message).toBe("An upload can be up to 51 MB in all.");
+    expect(filesOnDisk()).toEqual([]);
+  });
+
+  test("a file name with ; = and ' is read, not a 500", async () => {
+    const { stored } = await parseUploadForm(
+      uploadRequest([new File([part(minimalPdf())], "Tom's report; v=2.pdf")]),
+      "file",
+      userId,
+    );
+    expect(stored.map((upload) => upload.name)).toEqual(["Tom's report; v=2.pdf"]);
   });
 });

@@ -3,7 +3,6 @@ import {
   type UploadHandler,
   unstable_composeUploadHandlers,
   unstable_createMemoryUploadHandler,
-  unstable_parseMultipartFormData,
 } from "@remix-run/node";
 import { eq } from "drizzle-orm";
 import { type FileTypeResult, fileTypeFromBuffer } from "file-type";
@@ -11,6 +10,8 @@ import { users } from "#db/schema";
 import { FileTooLargeError } from "#storage/index";
 import { LIMITS } from "~/modules/billing/limits";
 import { db } from "~/platform/db.server";
+import { MultipartRefusedError, parseMultipartForm } from "~/platform/multipart.server";
+import { isBodyTooLarge } from "~/platform/route-body-limit";
 import { storage } from "~/platform/storage.server";
 import {
   acceptedType,
@@ -30,7 +31,9 @@ import {
   type StoredUpload,
   tooLarge,
   UNVERIFIED_UPLOAD_MESSAGE,
+  UPLOAD_BODY_MAX_BYTES,
   UPLOAD_FIELD,
+  UPLOAD_FORM_MAX_PARTS,
   type UploadContext,
   type UploadKind,
   UploadRejectedError,
@@ -164,17 +167,14 @@ function asUploadError(error: unknown): unknown {
       { status: 507, cause: error },
     );
   }
-  if (
-    error instanceof Error &&
-    (error.message === "Could not parse content as FormData." ||
-      error.message.startsWith("malformed multipart"))
-  ) {
+  if (error instanceof MultipartRefusedError) {
+    return new UploadRejectedError("UPLOAD_FAILED", error.message, { cause: error });
+  }
+  if (isBodyTooLarge(error)) {
     return new UploadRejectedError(
-      "UPLOAD_FAILED",
-      "The upload could not be read. Please try again.",
-      {
-        cause: error,
-      },
+      "FILE_TOO_LARGE",
+      `An upload can be up to ${Math.floor(UPLOAD_BODY_MAX_BYTES / (1024 * 1024))} MB in all.`,
+      { status: 413, cause: error },
     );
   }
   return error;
@@ -200,8 +200,9 @@ function hasVerifiedEmail(userId: number) {
 }
 
 /**
- * Parses a multipart form: `files` parts through the upload pipeline (for a
- * verified account only), text fields (64 KB each at most) into the FormData.
+ * Parses a multipart form of at most UPLOAD_FORM_MAX_PARTS parts: `files`
+ * parts through the upload pipeline (for a verified account only), text
+ * fields (64 KB each at most) into the FormData.
  * On any failure (a refused file, a file too large, a dropped connection, a
  * full disk) every file already stored for this request is deleted before the
  * error is thrown.
@@ -229,7 +230,10 @@ export async function parseUploadForm(
     },
   );
   try {
-    const formData = await unstable_parseMultipartFormData(request, handler);
+    const formData = await parseMultipartForm(request, handler, {
+      maxParts: UPLOAD_FORM_MAX_PARTS,
+      tooManyPartsMessage: `The form has more than ${UPLOAD_FORM_MAX_PARTS} fields and files.`,
+    });
     return { formData, stored };
   } catch (error) {
     await deleteStoredFiles(storedKeys(stored));

@@ -1,7 +1,9 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { handleApiRequest } from "~/modules/api/api.server";
 import { COMPILED_API_OPERATIONS } from "~/modules/api/api-operations.server";
+import { UPLOAD_BODY_MAX_BYTES } from "~/modules/uploads/upload-kinds";
 import { replayWritesToPrimary } from "~/platform/replication.server";
+import type { RouteBodyLimit } from "~/platform/route-body-limit";
 
 /**
  * The JSON API (README: API). Authorised by a personal access token in the
@@ -11,6 +13,12 @@ import { replayWritesToPrimary } from "~/platform/replication.server";
 export function loader({ request }: LoaderFunctionArgs) {
   return handleApiRequest(request, COMPILED_API_OPERATIONS);
 }
+
+/**
+ * The upload operations stream up to a full item's files; JSON bodies stay
+ * within a form's limit (docs/decisions/0101-body-limits-by-route.md).
+ */
+export const bodyLimit: RouteBodyLimit = { multipart: UPLOAD_BODY_MAX_BYTES };
 
 export async function action({ request }: ActionFunctionArgs) {
   await replayWritesToPrimary(request);

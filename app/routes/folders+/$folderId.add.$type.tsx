@@ -26,10 +26,12 @@ import {
   deletingStoredOnFailure,
   storedKeys,
 } from "~/modules/uploads/stored-files.server";
+import { UPLOAD_BODY_MAX_BYTES } from "~/modules/uploads/upload-kinds";
 import { parseUploadForm } from "~/modules/uploads/uploads.server";
 import { readProtectedForm, validateCsrf } from "~/platform/csrf.server";
 import { orNotFound, RuleError } from "~/platform/errors.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
+import type { RouteBodyLimit } from "~/platform/route-body-limit";
 import { redirectWithToast } from "~/platform/toast.server";
 
 const TITLES = { link: "Add Link", musing: "Add Musing", photo: "Add Photo", file: "Add File" };
@@ -50,6 +52,9 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     capacity: type === "photo" || type === "file" ? uploadCapacity(folder) : null,
   };
 }
+
+/** Uploads stream up to a full item's files (docs/decisions/0101-body-limits-by-route.md); any other body is a form. */
+export const bodyLimit: RouteBodyLimit = { multipart: UPLOAD_BODY_MAX_BYTES };
 
 export async function action({ request, params }: ActionFunctionArgs) {
   await replayWritesToPrimary(request);

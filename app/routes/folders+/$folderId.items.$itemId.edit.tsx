@@ -29,10 +29,12 @@ import {
   deletingStoredOnFailure,
   storedKeys,
 } from "~/modules/uploads/stored-files.server";
+import { UPLOAD_BODY_MAX_BYTES } from "~/modules/uploads/upload-kinds";
 import { parseUploadForm } from "~/modules/uploads/uploads.server";
 import { readProtectedForm, validateCsrf } from "~/platform/csrf.server";
 import { invariantResponse, orNotFound } from "~/platform/errors.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
+import type { RouteBodyLimit } from "~/platform/route-body-limit";
 import { redirectWithToast } from "~/platform/toast.server";
 import { formatBytes } from "~/utils/format";
 
@@ -80,6 +82,9 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     capacity: item.type === "photo" || item.type === "file" ? uploadCapacity(folder) : null,
   };
 }
+
+/** Uploads stream up to a full item's files (docs/decisions/0101-body-limits-by-route.md); any other body is a form. */
+export const bodyLimit: RouteBodyLimit = { multipart: UPLOAD_BODY_MAX_BYTES };
 
 export async function action({ request, params }: ActionFunctionArgs) {
   await replayWritesToPrimary(request);

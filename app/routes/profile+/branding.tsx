@@ -5,7 +5,6 @@ import {
   type LoaderFunctionArgs,
   type MetaFunction,
   unstable_createMemoryUploadHandler,
-  unstable_parseMultipartFormData,
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { NEWSLETTER_TEMPLATES, TEMPLATE_LABELS } from "#emails/newsletter-themes";
@@ -25,6 +24,8 @@ import {
 import { readProtectedForm, validateCsrf } from "~/platform/csrf.server";
 import { RuleError } from "~/platform/errors.server";
 import { parseIntentForm } from "~/platform/intent.server";
+import { MultipartRefusedError, parseMultipartForm } from "~/platform/multipart.server";
+import type { RouteBodyLimit } from "~/platform/route-body-limit";
 import { redirectWithToast } from "~/platform/toast.server";
 
 /**
@@ -37,6 +38,8 @@ export const meta: MetaFunction = () => [{ title: "Newsletter look · Thoughtful
 const HEADER_FIELD = "headerImage";
 /** The image and the CSRF token: anything much bigger is not this form. */
 const HEADER_REQUEST_MAX_BYTES = HEADER_UPLOAD_MAX_BYTES + 16 * 1024;
+/** The image and the CSRF token, with room: more parts are not this form. */
+const HEADER_FORM_MAX_PARTS = 8;
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
@@ -63,11 +66,13 @@ async function uploadHeaderImage(request: Request, user: Awaited<ReturnType<type
   }
   let formData: FormData;
   try {
-    formData = await unstable_parseMultipartFormData(
+    formData = await parseMultipartForm(
       request,
       unstable_createMemoryUploadHandler({ maxPartSize: HEADER_UPLOAD_MAX_BYTES }),
+      { maxParts: HEADER_FORM_MAX_PARTS, tooManyPartsMessage: "This is not the header image form" },
     );
-  } catch {
+  } catch (error) {
+    if (error instanceof MultipartRefusedError) return imageProblem(error.message, 400);
     return imageProblem("The header image can be up to 2 MB", 413);
   }
   await validateCsrf(request, formData);
@@ -83,6 +88,9 @@ async function uploadHeaderImage(request: Request, user: Awaited<ReturnType<type
   }
   return redirectWithToast("/profile/branding", { title: "Header image saved" });
 }
+
+/** The header image streams in multipart; the look's form is a form (docs/decisions/0101-body-limits-by-route.md). */
+export const bodyLimit: RouteBodyLimit = { multipart: HEADER_REQUEST_MAX_BYTES };
 
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);

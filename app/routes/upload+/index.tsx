@@ -22,6 +22,7 @@ import {
 } from "~/modules/uploads/stored-files.server";
 import { createDraft, getDraft, updateDraftContent } from "~/modules/uploads/upload-drafts.server";
 import type { StoredUpload } from "~/modules/uploads/upload-kinds";
+import { UPLOAD_BODY_MAX_BYTES } from "~/modules/uploads/upload-kinds";
 import {
   draftFormValues,
   draftSummary,
@@ -32,6 +33,7 @@ import { parseUploadForm } from "~/modules/uploads/uploads.server";
 import { readProtectedForm, validateCsrf } from "~/platform/csrf.server";
 import { orNotFound } from "~/platform/errors.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
+import type { RouteBodyLimit } from "~/platform/route-body-limit";
 import { formatBytes } from "~/utils/format";
 
 /**
@@ -74,6 +76,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const type = parseWizardType(new URL(request.url).searchParams.get("type"));
   return { type, draft: null, values: EMPTY_ITEM, capacity };
 }
+
+/** Uploads stream up to a full item's files (docs/decisions/0101-body-limits-by-route.md); any other body is a form. */
+export const bodyLimit: RouteBodyLimit = { multipart: UPLOAD_BODY_MAX_BYTES };
 
 export async function action({ request }: ActionFunctionArgs) {
   await replayWritesToPrimary(request);

@@ -1,6 +1,8 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
+import { LIMITS } from "~/modules/billing/limits";
 import { applyInboundEmail, readInboundEmail } from "~/modules/recipients/inbound-email.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
+import type { RouteBodyLimit } from "~/platform/route-body-limit";
 
 /**
  * Mail to MAIL_FROM's address, POSTed by whatever receives that mailbox (see
@@ -12,6 +14,9 @@ import { replayWritesToPrimary } from "~/platform/replication.server";
 export async function loader() {
   throw new Response("Method Not Allowed", { status: 405, headers: { Allow: "POST" } });
 }
+
+/** The raw e-mail, read with the same limit (docs/decisions/0101-body-limits-by-route.md). */
+export const bodyLimit: RouteBodyLimit = { any: LIMITS.inboundEmailMaxBodyBytes };
 
 export async function action({ request }: ActionFunctionArgs) {
   await replayWritesToPrimary(request);

@@ -10,6 +10,7 @@ import { LIMITS } from "~/modules/billing/limits";
 import { applyStripeEvent } from "~/modules/recipients/subscriptions.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
 import { readBodyText } from "~/platform/request-body.server";
+import type { RouteBodyLimit } from "~/platform/route-body-limit";
 
 /**
  * Stripe's webhook, POST only. Exempt from our CSRF token: Stripe signs its
@@ -21,6 +22,9 @@ import { readBodyText } from "~/platform/request-body.server";
 export async function loader() {
   throw new Response("Method Not Allowed", { status: 405, headers: { Allow: "POST" } });
 }
+
+/** Stripe's raw body, read by readBodyText with the same limit (docs/decisions/0101-body-limits-by-route.md). */
+export const bodyLimit: RouteBodyLimit = { any: LIMITS.webhookMaxBodyBytes };
 
 export async function action({ request }: ActionFunctionArgs) {
   await replayWritesToPrimary(request);

@@ -1,0 +1,315 @@
+import { createRequestHandler, type ServerBuild } from "@remix-run/node";
+import fc from "fast-check";
+import { describe, expect, test } from "vitest";
+import {
+  BodyTooLargeError,
+  FORM_BODY_LIMIT_BYTES,
+  isBodyTooLarge,
+} from "~/platform/route-body-limit";
+import { boundBody, createBodyPolicies, createRouteFinder } from "./body-limit";
+
+/**
+ * The app's route shapes (`remix routes`): a splat, pathless-parent index
+ * routes, layouts with an index and children, nested dynamic routes,
+ * resource routes. Each route with an action declares a limit of its own, so
+ * a route chosen wrongly shows as a wrong limit. Remix's own request handler
+ * over these routes is the oracle: its actions record which one ran.
+ */
+const MB = 1024 * 1024;
+const Component = () => null;
+type Shape = { path?: string; index?: boolean; parentId?: string; page?: boolean; limit?: number };
+const SHAPES: Record<string, Shape> = {
+  root: { path: "", page: true },
+  "routes/$": { path: "*", parentId: "root", page: true },
+  "routes/_auth+/login": { path: "login", parentId: "root", page: true },
+  "routes/_marketing+/index": { index: true, parentId: "root", page: true },
+  "routes/add+/_layout": { path: "add", parentId: "root", page: true },
+  "routes/add+/_index": { index: true, parentId: "routes/add+/_layout", page: true },
+  "routes/add+/$folderId": { path: ":folderId", parentId: "routes/add+/_layout", page: true },
+  "routes/folders+/$folderId": { path: "folders/:folderId", parentId: "root", page: true },
+  "routes/folders+/$folderId.add.$type": {
+    path: "add/:type",
+    parentId: "routes/folders+/$folderId",
+    page: true,
+    limit: 51 * MB,
+  },
+  "routes/folders+/$folderId.items.$itemId.edit": {
+    path: "items/:itemId/edit",
+    parentId: "routes/folders+/$folderId",
+    page: true,
+    limit: 52 * MB,
+  },
+  "routes/upload+/_layout": { path: "upload", parentId: "root", page: true },
+  "routes/upload+/index": {
+    index: true,
+    parentId: "routes/upload+/_layout",
+    page: true,
+    limit: 53 * MB,
+  },
+  "routes/upload+/$draftId.check": { path: ":draftId/check", parentId: "routes/upload+/_layout" },
+  "routes/api+/v1.$": { path: "api/v1/*", parentId: "root", limit: 54 * MB },
+  "routes/webhooks+/stripe": { path: "webhooks/stripe", parentId: "root", limit: 1 * MB },
+  "routes/profile+/_layout": { path: "profile", parentId: "root", page: true },
+  "routes/profile+/branding": {
+    path: "branding",
+    parentId: "routes/profile+/_layout",
+    page: true,
+    limit: 2 * MB,
+  },
+};
+
+function syntheticBuild(ran: { id: string | null }) {
+  const routes = Object.fromEntries(
+    Object.entries(SHAPES).map(([id, shape]) => [
+      id,
+      {
+        id,
+        path: shape.path,
+        index: shape.index,
+        parentId: shape.parentId,
+        module: {
+          ...(shape.page ? { default: Component } : {}),
+          ...(shape.limit ? { bodyLimit: { multipart: shape.limit } } : {}),
+          action: () => {
+            ran.id = id;
+            return null;
+          },
+        },
+      },
+    ]),
+  );
+  return {
+    mode: "production",
+    entry: { module: { default: () => new Response("document") } },
+    routes,
+    assets: { routes: {}, entry: { imports: [], module: "" }, url: "", version: "1" },
+    publicPath: "/build/",
+    assetsBuildDirectory: "public/build",
+    future: { v3_singleFetch: true, v3_relativeSplatPath: true, v3_throwAbortReason: true },
+    isSpaMode: false,
+  } as unknown as ServerBuild;
+}
+
+const ran: { id: string | null } = { id: null };
+const build = syntheticBuild(ran);
+const handle = createRequestHandler(build, "test");
+const findRoute = createRouteFinder(build);
+const policyOf = createBodyPolicies(build);
+
+/** The route whose action Remix runs for a small multipart POST to `href`, or null when none does. */
+async function routeRemixRuns(href: string) {
+  ran.id = null;
+  const body = new FormData();
+  body.append("a", "b");
+  await handle(new Request(href, { method: "POST", body })).catch(() => {});
+  return ran.id;
+}
+
+/** `pathname` written another way that a URL parse brings back to it (or to a sibling). */
+const spelledPath = (pathname: string) =>
+  fc
+    .record({
+      detour: fc.constantFrom(
+        "",
+        "/x/..",
+        "/x/%2e%2e",
+        "/x/%2E%2E",
+        "/webhooks/..",
+        "/.",
+        "/upload/.%2E",
+      ),
+      detourAt: fc.nat(),
+      encodeAt: fc.option(fc.nat(), { nil: undefined }),
+      upper: fc.boolean(),
+      prefix: fc.constantFrom("", "/", "/./"),
+      suffix: fc.constantFrom("", "/", "/.", ".data", "/.data", "//"),
+      search: fc.constantFrom(
+        "",
+        "?index",
+        "?index=",
+        "?_data=routes/upload%2B/index",
+        "?a=1&index",
+      ),
+    })
+    .map(({ detour, detourAt, encodeAt, upper, prefix, suffix, search }) => {
+      let base = upper ? pathname.toUpperCase() : pathname;
+      if (encodeAt !== undefined) {
+        const letters = [...base.matchAll(/[a-z]/gi)];
+        const letter = letters[encodeAt % Math.max(letters.length, 1)];
+        if (letter?.index !== undefined) {
+          const code = `%${letter[0].charCodeAt(0).toString(16).toUpperCase()}`;
+          base = `${base.slice(0, letter.index)}${code}${base.slice(letter.index + 1)}`;
+        }
+      }
+      const segments = base.split("/").filter(Boolean);
+      segments.splice(detourAt % (segments.length + 1), 0, detour.replace(/^\//, ""));
+      const path = `/${segments.filter(Boolean).join("/")}`;
+      return `http://localhost${prefix}${path}${suffix}${search}`;
+    });
+
+const PATHS = [
+  "/login",
+  "/",
+  "/upload",
+  "/upload/abc/check",
+  "/add",
+  "/add/5",
+  "/folders/3/add/photo",
+  "/folders/3/add/link",
+  "/folders/3/items/9/edit",
+  "/api/v1/folders/3/upload",
+  "/webhooks/stripe",
+  "/profile/branding",
+  "/nothing/here",
+  "/_root",
+];
+
+describe("the body limit is the limit of the route Remix serves", () => {
+  test("for any spelling of any path, the route found is the one whose action runs", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...PATHS).chain(spelledPath), async (href) => {
+        const url = new URL(href);
+        const served = await routeRemixRuns(href);
+        const found = findRoute(url);
+        if (served !== null) expect(found?.id).toBe(served);
+        const multipart = new Request(url, {
+          method: "POST",
+          headers: { "content-type": "multipart/form-data; boundary=x" },
+        });
+        const expected = served ? (SHAPES[served]?.limit ?? FORM_BODY_LIMIT_BYTES) : null;
+        if (expected !== null) expect(policyOf(multipart).limitBytes).toBe(expected);
+      }),
+      { numRuns: 600 },
+    );
+  });
+
+  test.each([
+    ["http://localhost/webhooks/../login", "routes/_auth+/login"],
+    ["http://localhost/webhooks/%2e%2e/login", "routes/_auth+/login"],
+    ["http://localhost/upload/%2E%2E/login", "routes/_auth+/login"],
+    ["http://localhost/%6Cogin", "routes/_auth+/login"],
+    ["http://localhost/login.data", "routes/_auth+/login"],
+    ["http://localhost/upload?index", "routes/upload+/index"],
+    ["http://localhost/upload.data?index", "routes/upload+/index"],
+    ["http://localhost/upload", "routes/upload+/_layout"],
+    ["http://localhost/upload/x/check?_data=routes/upload%2B/_layout", "routes/upload+/_layout"],
+    ["http://localhost/profile/branding/x/...data", "routes/profile+/branding"],
+    ["http://localhost/upload?_data=routes/api%2B/v1.$", null],
+    ["http://localhost/api/v1/folders/3/upload", "routes/api+/v1.$"],
+  ])("%s is served by %s", async (href, id) => {
+    expect(findRoute(new URL(href))?.id ?? null, "found").toBe(id);
+    expect(await routeRemixRuns(href), "served").toBe(id);
+  });
+
+  test("a declared multipart limit is for multipart bodies only; other bodies are forms", () => {
+    const to = (href: string, contentType: string) =>
+      policyOf(new Request(href, { method: "POST", headers: { "content-type": contentType } }));
+    expect(to("http://localhost/upload?index", "multipart/form-data; boundary=x")).toEqual({
+      limitBytes: 53 * MB,
+      streamed: true,
+    });
+    expect(to("http://localhost/upload?index", "application/x-www-form-urlencoded")).toEqual({
+      limitBytes: FORM_BODY_LIMIT_BYTES,
+      streamed: false,
+    });
+    expect(to("http://localhost/upload?index", "text/plain; multipart/form-data")).toEqual({
+      limitBytes: FORM_BODY_LIMIT_BYTES,
+      streamed: false,
+    });
+    expect(to("http://localhost/webhooks/../upload?index", "application/json").limitBytes).toBe(
+      FORM_BODY_LIMIT_BYTES,
+    );
+  });
+});
+
+describe("bounding a body", () => {
+  const keep = { answered: new AbortController().signal, abandon: () => {} };
+  const post = (body: BodyInit | ReadableStream<Uint8Array>, headers: HeadersInit = {}) =>
+    new Request("http://localhost/x", {
+      method: "POST",
+      body,
+      headers,
+      duplex: "half",
+    } as RequestInit);
+  const streamOf = (chunks: number[]) =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const size of chunks) controller.enqueue(new Uint8Array(size));
+        controller.close();
+      },
+    });
+
+  test("a declared length over the limit is refused without reading", async () => {
+    const request = post(streamOf([10]), { "content-length": "101" });
+    expect(await boundBody(request, { limitBytes: 100, streamed: true }, keep)).toEqual({
+      kind: "too-large",
+    });
+    expect(request.bodyUsed).toBe(false);
+  });
+
+  test("a form without a length is read up to the limit, and refused past it", async () => {
+    const within = await boundBody(
+      post(streamOf([50, 50])),
+      { limitBytes: 100, streamed: false },
+      keep,
+    );
+    expect(within.kind === "read" && (await within.request.arrayBuffer()).byteLength).toBe(100);
+    expect(
+      await boundBody(post(streamOf([50, 51])), { limitBytes: 100, streamed: false }, keep),
+    ).toEqual({
+      kind: "too-large",
+    });
+  });
+
+  test("a streamed body passes on until the limit, then ends with BodyTooLargeError", async () => {
+    const verdict = await boundBody(
+      post(streamOf([60, 60])),
+      { limitBytes: 100, streamed: true },
+      keep,
+    );
+    if (verdict.kind !== "read") throw new Error("expected the body to be passed on");
+    const error = await verdict.request.arrayBuffer().catch((caught: unknown) => caught);
+    expect(isBodyTooLarge(error)).toBe(true);
+    expect(isBodyTooLarge(new Error("other", { cause: new BodyTooLargeError(1) }))).toBe(true);
+    expect(isBodyTooLarge(new Error("other"))).toBe(false);
+  });
+
+  test("past the limit, or once answered, the rest of a streamed body is abandoned, never cancelled", async () => {
+    let cancelled = false;
+    const endless = () =>
+      new ReadableStream<Uint8Array>({
+        pull(controller) {
+          controller.enqueue(new Uint8Array(60));
+        },
+        cancel() {
+          cancelled = true;
+        },
+      });
+    let abandoned = 0;
+    const abandon = () => {
+      abandoned += 1;
+    };
+    const overflowing = post(endless());
+    const verdict = await boundBody(
+      overflowing,
+      { limitBytes: 100, streamed: true },
+      { answered: new AbortController().signal, abandon },
+    );
+    if (verdict.kind !== "read") throw new Error("expected the body to be passed on");
+    await verdict.request.arrayBuffer().catch(() => {});
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(abandoned).toBe(1);
+
+    const answered = new AbortController();
+    const unread = post(endless());
+    await boundBody(
+      unread,
+      { limitBytes: 1_000_000, streamed: true },
+      { answered: answered.signal, abandon },
+    );
+    answered.abort();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(abandoned).toBe(2);
+    expect(cancelled).toBe(false);
+  });
+});
