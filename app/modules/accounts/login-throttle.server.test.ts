@@ -52,7 +52,9 @@ function countEvents(eventType: "failed_login" | "rate_limit_exceeded", email: s
     .get()!.n;
 }
 
-describe("password log-in throttling", () => {
+// Every attempt spends a real scrypt check (unknown e-mails a decoy one), about a quarter of a
+// second each on a 2-CPU machine: a file of 100 of them needs more than the default timeout.
+describe("password log-in throttling", { timeout: 60_000 }, () => {
   test("60 wrong passwords at the same moment get five password checks", async () => {
     const email = await createUser();
     const answers = await Promise.all(
