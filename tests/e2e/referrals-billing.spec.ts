@@ -4,6 +4,7 @@ import Stripe from "stripe";
 import { users } from "#db/schema";
 import { expect, test } from "./fixtures";
 import {
+  confirmWithPassword,
   createUser,
   findUser,
   signIn,
@@ -183,6 +184,7 @@ test.describe("Premium", () => {
 
     // Deleting the account says what happens to the subscription, and ends it.
     await page.getByRole("link", { name: "Delete Account" }).click();
+    await confirmWithPassword(page);
     const dialog = page.getByRole("dialog", { name: "Are you absolutely sure?" });
     await expect(
       dialog.getByText(
