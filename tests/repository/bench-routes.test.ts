@@ -1,9 +1,13 @@
-import { UNSAFE_defineRoutes as defineRoutes } from "@remix-run/dev";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { type AppConfig, UNSAFE_defineRoutes as defineRoutes } from "@remix-run/dev";
 import { afterEach, expect, test, vi } from "vitest";
-import config from "../../remix.config.js";
+import { repoRoot } from "#tests/support/app-server";
 
 /** The paths of the route tree remix.config.js gives the build, as `remix build` reads it. */
 async function routePaths() {
+  const configUrl = pathToFileURL(path.join(repoRoot, "remix.config.js")).href;
+  const config: AppConfig = (await import(configUrl)).default;
   const routes = await config.routes!(defineRoutes);
   return Object.values(routes).map((route) => route.path);
 }
