@@ -1,10 +1,11 @@
 import type { ReactNode } from "react";
+import type { ItemView } from "~/modules/folders/dashboard.server";
 import { formatBytes } from "~/utils/format";
 
-const EXPECTATION_LABELS = {
+const EXPECTATION_LABELS: Record<NonNullable<ItemView["responseExpectation"]>, string> = {
   expecting: "Hoping for a reply",
   not_expecting: "No reply needed",
-} as const;
+};
 
 /** A photo or file of an item; `key` is null once a sent item's files are no longer stored. */
 export type ItemFileView = {
@@ -15,16 +16,10 @@ export type ItemFileView = {
 };
 
 /** What an item shows, whether saved (the dashboard) or sent (a sent issue); absent fields are left out. */
-export type ItemContentView = {
-  type: "link" | "photo" | "file" | "musing";
-  title: string;
-  urls?: string[];
-  note?: string | null;
-  commentText?: string;
-  questionText?: string;
-  responseExpectation?: keyof typeof EXPECTATION_LABELS;
-  files?: ItemFileView[];
-};
+export type ItemContentView = Pick<
+  ItemView,
+  "type" | "title" | "urls" | "commentText" | "questionText" | "responseExpectation"
+> & { note?: string | null; files?: ItemFileView[] };
 
 function FileLine({ file }: { file: ItemFileView }) {
   return (
