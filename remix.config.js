@@ -5,7 +5,16 @@ export default {
   ignoredRouteFiles: ["**/*"],
   routes: async (defineRoutes) =>
     flatRoutes("routes", defineRoutes, {
-      ignoredRouteFiles: [".*", "**/*.css", "**/*.test.{js,jsx,ts,tsx}", "**/__*.*"],
+      // The benchmarks' own pages (app/routes/bench.*) are in the route tree only of a build
+      // made with BENCH=1, which bench/dashboard.ts makes; every other build, production's
+      // included, leaves them out.
+      ignoredRouteFiles: [
+        ".*",
+        "**/*.css",
+        "**/*.test.{js,jsx,ts,tsx}",
+        "**/__*.*",
+        ...(process.env.BENCH === "1" ? [] : ["bench.*"]),
+      ],
     }),
   serverModuleFormat: "esm",
   serverPlatform: "node",

@@ -2,7 +2,7 @@ import { useLocation, useRouteLoaderData } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { AppShell } from "~/components/app-shell";
 import { DelegatedForm, DelegatedLink } from "~/components/delegated-navigation";
-import { folderListHtml } from "~/components/folder-card";
+import { FolderButton, FolderCards } from "~/components/folder-card";
 import { CsrfInput } from "~/components/forms";
 import { ItemList } from "~/components/item-list";
 import { useRefreshWhilePreviewsPending } from "~/components/pending-previews";
@@ -30,41 +30,6 @@ function Bar({ ratio, label }: { ratio: number; label: string }) {
   );
 }
 
-/**
- * A button that posts its intent to its folder's URL (`formAction`); the
- * folder cards write the same button as HTML (`folderButtonHtml`).
- */
-export function FolderButton({
-  folderId,
-  intent,
-  label,
-  children,
-  disabled,
-  className,
-}: {
-  folderId: number;
-  intent: string;
-  label: string;
-  children: ReactNode;
-  disabled?: boolean;
-  className: string;
-}) {
-  return (
-    <button
-      type="submit"
-      formAction={`/folders/${folderId}`}
-      name="intent"
-      value={intent}
-      aria-label={label}
-      title={label}
-      disabled={disabled}
-      className={className}
-    >
-      {children}
-    </button>
-  );
-}
-
 /** A FolderButton in a POST form of its own; `returnTo` brings the user back to this page. */
 function ActionButton(props: Parameters<typeof FolderButton>[0]) {
   const location = useLocation();
@@ -84,11 +49,9 @@ function FolderList({ folders, selectedId }: { folders: Folder[]; selectedId?: n
     <DelegatedForm preventScrollReset className="contents">
       <CsrfInput />
       <input type="hidden" name="returnTo" value={`${location.pathname}${location.search}`} />
-      <ul
-        className="space-y-2"
-        // biome-ignore lint/security/noDangerouslySetInnerHtml: built by `html`, which escapes every value (app/utils/html.ts)
-        dangerouslySetInnerHTML={{ __html: folderListHtml(folders, selectedId).value }}
-      />
+      <ul className="space-y-2">
+        <FolderCards folders={folders} selectedId={selectedId} />
+      </ul>
     </DelegatedForm>
   );
 }

@@ -1,6 +1,5 @@
 import { useNavigate, useSubmit } from "@remix-run/react";
 import { type ReactNode, useEffect } from "react";
-import { html, type SafeHtml } from "~/utils/html";
 
 type DelegatedLinkProps = {
   /** An absolute path of this app ("/folders/3/edit"). */
@@ -37,15 +36,6 @@ export function DelegatedLink(props: DelegatedLinkProps) {
       {props.children}
     </a>
   );
-}
-
-/** The same link in markup written as HTML (item-card.ts, folder-card.ts). */
-export function delegatedLinkHtml(props: Omit<DelegatedLinkProps, "children">, content: SafeHtml) {
-  return html`<a href="${props.to}"${props.className && html` class="${props.className}"`}${
-    props["aria-label"] && html` aria-label="${props["aria-label"]}"`
-  }${props["aria-current"] && html` aria-current="${props["aria-current"]}"`} data-delegated-link="${
-    props.preventScrollReset ? KEEP_SCROLL : ""
-  }">${content}</a>`;
 }
 
 type DelegatedFormProps = {

@@ -1,7 +1,7 @@
 import { useLocation } from "@remix-run/react";
 import { DelegatedForm, DelegatedLink } from "~/components/delegated-navigation";
 import { CsrfInput } from "~/components/forms";
-import { itemListHtml } from "~/components/item-card";
+import { ItemCards } from "~/components/item-card";
 import type { DashboardData, ItemView } from "~/modules/folders/dashboard.server";
 
 export function ItemList({
@@ -31,17 +31,16 @@ export function ItemList({
       >
         <CsrfInput />
         <input type="hidden" name="returnTo" value={returnTo} />
-        <ol
-          className="space-y-3"
-          // biome-ignore lint/security/noDangerouslySetInnerHtml: built by `html`, which escapes every value (app/utils/html.ts)
-          dangerouslySetInnerHTML={{
-            __html: itemListHtml(items, {
+        <ol className="space-y-3">
+          <ItemCards
+            items={items}
+            page={{
               folderId,
               offset: (pagination.page - 1) * pagination.limit,
               total: pagination.total,
-            }).value,
-          }}
-        />
+            }}
+          />
+        </ol>
       </DelegatedForm>
       {pagination.totalPages > 1 ? (
         <nav aria-label="Pages" className="flex items-center justify-between text-sm">

@@ -8,7 +8,8 @@ import { useLoaderData } from "@remix-run/react";
  * dashboard. `?bytes=N` pads its rows' text so the page comes out about N
  * bytes long; the benchmark asks for the size of the dashboard it measures and
  * prints both sizes. What the dashboard costs beyond it is our loaders and
- * components, not Remix, React or the HTTP stack. Linked from nowhere.
+ * components, not Remix, React or the HTTP stack. Only a bench build
+ * (`BENCH=1 remix build`, remix.config.js) has this route.
  */
 export const meta: MetaFunction = () => [
   { title: "Benchmark baseline · Thoughtfully" },
@@ -35,8 +36,6 @@ const DEFAULT_BYTES = 100_000;
 const MAX_BYTES = 2_000_000;
 
 export function loader({ request }: LoaderFunctionArgs) {
-  // Only the benchmark turns this on; everywhere else the page does not exist.
-  if (process.env.BENCH_ROUTES !== "on") throw new Response("Not Found", { status: 404 });
   const requested = Number(new URL(request.url).searchParams.get("bytes") ?? DEFAULT_BYTES);
   const bytes = Number.isSafeInteger(requested)
     ? Math.min(Math.max(requested, 0), MAX_BYTES)

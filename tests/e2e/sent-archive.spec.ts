@@ -120,7 +120,11 @@ test.describe("the sent archive", () => {
     await dialog.getByRole("link", { name: /\d{4}/ }).click();
 
     const issue = page.getByRole("dialog", { name: /^Sent / });
-    await expect(issue.getByText("Tide tables for the bay")).toBeVisible();
+    // Each item drawn as on the dashboard (ItemContent), a heading under "What was sent".
+    await expect(
+      issue.getByRole("heading", { level: 4, name: "Tide tables for the bay" }),
+    ).toBeVisible();
+    await expect(issue.getByRole("link", { name: "https://example.com/tides" })).toBeVisible();
     await expect(issue.getByRole("img", { name: "garden.jpg" })).toBeVisible();
     await expect(issue.getByRole("row", { name: new RegExp(`${mum} Delivered`) })).toBeVisible();
     await expect(

@@ -3,13 +3,13 @@ import { Form, Link, useLoaderData } from "@remix-run/react";
 import { Dialog } from "~/components/dialog";
 import { DialogErrorBoundary } from "~/components/error-boundary";
 import { CsrfInput, SubmitButton } from "~/components/forms";
+import { ItemContent } from "~/components/item-content";
 import { requireUser } from "~/modules/accounts/session.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { deleteSentIssue, filesKept, getSentIssue } from "~/modules/sending/sent-archive.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { invariantResponse } from "~/platform/errors.server";
 import { redirectWithToast } from "~/platform/toast.server";
-import { formatBytes } from "~/utils/format";
 
 /**
  * One sent issue, read-only: when it went, what it carried, and what happened
@@ -52,11 +52,15 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       title: item.title,
       urls: item.urls,
       note: item.note,
-      files: item.filePaths.map((key, index) => ({
-        key: filesKept(item) ? key : null,
-        name: item.fileNames[index] ?? "file",
-        size: item.fileSizes[index] ?? 0,
-      })),
+      files: item.filePaths.map((key, index) => {
+        const kept = filesKept(item);
+        return {
+          key: kept ? key : null,
+          thumbnailKey: (kept && item.thumbnailPaths[index]) || null,
+          name: item.fileNames[index] ?? "file",
+          size: item.fileSizes[index] ?? 0,
+        };
+      }),
     })),
   };
 }
@@ -88,38 +92,7 @@ export default function SentIssue() {
           <ol className="mt-2 space-y-3">
             {items.map((item) => (
               <li key={item.id} className="rounded-lg border border-stone-200 p-3 text-sm">
-                <p className="font-medium text-stone-900">{item.title}</p>
-                {item.urls.map((url) => (
-                  <p key={url} className="break-all">
-                    <a href={url} rel="noreferrer noopener" className="underline">
-                      {url}
-                    </a>
-                  </p>
-                ))}
-                {item.note ? <p className="whitespace-pre-line">{item.note}</p> : null}
-                {item.files.map((file, index) =>
-                  file.key && item.type === "photo" ? (
-                    <img
-                      // biome-ignore lint/suspicious/noArrayIndexKey: a file's place in its item is its identity
-                      key={index}
-                      src={`/files/${encodeURIComponent(file.key)}`}
-                      alt={file.name}
-                      className="mt-2 max-h-64 rounded"
-                    />
-                  ) : (
-                    // biome-ignore lint/suspicious/noArrayIndexKey: a file's place in its item is its identity
-                    <p key={index}>
-                      {file.key ? (
-                        <a href={`/files/${encodeURIComponent(file.key)}`} className="underline">
-                          {file.name}
-                        </a>
-                      ) : (
-                        `${file.name} (no longer stored)`
-                      )}{" "}
-                      <span className="text-stone-600">({formatBytes(file.size)})</span>
-                    </p>
-                  ),
-                )}
+                <ItemContent item={item} titleTag="h4" />
               </li>
             ))}
           </ol>

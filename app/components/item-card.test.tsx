@@ -1,17 +1,18 @@
 import fc from "fast-check";
 import { DomUtils, parseDocument } from "htmlparser2";
+import { renderToString } from "react-dom/server";
 import { describe, expect, test } from "vitest";
 import { hostileText } from "#tests/support/hostile-text";
 import type { ItemView } from "~/modules/folders/dashboard.server";
-import { type ItemCardPlace, itemCardHtml, itemListHtml } from "./item-card";
+import { ItemCard, type ItemCardPlace, ItemCards } from "./item-card";
 
 type Element = ReturnType<typeof DomUtils.getElementsByTagName>[number];
 
 const middle: ItemCardPlace = { folderId: 7, isFirst: false, isLast: false };
 
-/** The card as a browser would read it: parsed, not matched as text. */
+/** The card as the server sends it and a browser reads it: parsed, not matched as text. */
 function parseCard(item: ItemView, place = middle) {
-  const document = parseDocument(itemCardHtml(item, place).value);
+  const document = parseDocument(renderToString(<ItemCard item={item} place={place} />));
   const all = (tag: string) => DomUtils.getElementsByTagName(tag, document.children);
   const text = (element: Element | undefined) => (element ? DomUtils.textContent(element) : null);
   const button = (intent: string) =>
@@ -28,7 +29,7 @@ const link: ItemView = {
   commentText: "Made me think of you.",
 };
 
-describe("itemCardHtml", () => {
+describe("ItemCard", () => {
   test("a link: its title, its addresses opening in a new tab, its comment", () => {
     const card = parseCard(link);
     expect(card.text(card.all("p")[0])).toBe("link");
@@ -207,12 +208,14 @@ describe("itemCardHtml", () => {
   });
 });
 
-describe("itemListHtml", () => {
+describe("ItemCards", () => {
   const items = [11, 12, 13].map((id) => ({ ...link, id, title: `Item ${id}` }));
 
   /** Each card's list element, with whether it may move up and down. */
   function parseList(page: { offset: number; total: number }) {
-    const document = parseDocument(itemListHtml(items, { folderId: 7, ...page }).value);
+    const document = parseDocument(
+      renderToString(<ItemCards items={items} page={{ folderId: 7, ...page }} />),
+    );
     return document.children.map((node) => {
       const card = node as Element;
       const button = (intent: string) =>
