@@ -35,7 +35,12 @@ const build: ServerBuild = await import(url.pathToFileURL(buildPath).href);
 const { runInRequestContext } = build.entry.module as typeof build.entry.module &
   Pick<typeof import("~/entry.server"), "runInRequestContext">;
 installGlobals({ nativeFetch: build.future.v3_singleFetch });
-const handleRemixRequest = createRequestHandler(build, process.env.NODE_ENV);
+// Error details reach the browser only in development: the browser tests' NODE_ENV=test
+// server answers errors as production does (docs/decisions/0103-loopback-previews-never-in-production.md).
+const handleRemixRequest = createRequestHandler(
+  build,
+  process.env.NODE_ENV === "development" ? "development" : "production",
+);
 const bodyPolicyOf = createBodyPolicies(build);
 
 const app = express();
