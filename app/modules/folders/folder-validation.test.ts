@@ -29,6 +29,34 @@ describe("FolderSchema", () => {
     });
   });
 
+  test.each([
+    ["ann@example.com", "ANN@example.com"],
+    ["ann@example.com", "ann+news@example.com"],
+    ["a.nn@gmail.com", "ann@googlemail.com"],
+  ])("refuses a second row for the same mailbox (%s, %s)", (first, second) => {
+    const submission = parse({
+      name: "Family",
+      "recipients[0].name": "Ann",
+      "recipients[0].email": first,
+      "recipients[1].name": "Annie",
+      "recipients[1].email": second,
+    });
+    expect(errorsOf(submission)).toMatchObject({
+      "recipients[1].email": ["Annie has the same email address as Ann"],
+    });
+  });
+
+  test("different mailboxes are different recipients", () => {
+    const submission = parse({
+      name: "Family",
+      "recipients[0].name": "Ann",
+      "recipients[0].email": "ann@example.com",
+      "recipients[1].name": "Bo",
+      "recipients[1].email": "bo@example.com",
+    });
+    expect(submission.status).toBe("success");
+  });
+
   test("drops incomplete rows and needs one complete recipient", () => {
     const submission = parse({ name: "Family", "recipients[0].name": "Only a name" });
     expect(errorsOf(submission)).toMatchObject({

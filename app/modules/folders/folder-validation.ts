@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "~/modules/billing/limits";
-import { canonicalEmail } from "~/modules/recipients/email-address";
+import { canonicalEmail, mailboxKey } from "~/modules/recipients/email-address";
 
 /**
  * The Folder Details form, shared by the browser and the action. Messages are
@@ -74,6 +74,22 @@ export const FolderSchema = z
         message: "Please add at least one recipient",
       });
     }
+    // One mailbox, one copy: "ann+news@" and "ann@" would send Ann the issue twice.
+    const firstRowOfMailbox = new Map<string, string>();
+    value.recipients.forEach((row, index) => {
+      const mailbox = row.name && row.email ? mailboxKey(row.email) : null;
+      if (!mailbox) return;
+      const earlier = firstRowOfMailbox.get(mailbox);
+      if (earlier === undefined) {
+        firstRowOfMailbox.set(mailbox, row.name!);
+        return;
+      }
+      context.addIssue({
+        code: "custom",
+        path: ["recipients", index, "email"],
+        message: `${row.name} has the same email address as ${earlier}`,
+      });
+    });
     if (value.signoffEnabled && !value.personalSignoff) {
       context.addIssue({
         code: "custom",
