@@ -109,7 +109,11 @@ export function FolderForm({
         {rows.map((row, index) => {
           const rowFields = row.getFieldset();
           return (
-            <div key={row.key} className="grid gap-2 sm:grid-cols-[1fr_1.4fr_auto] sm:items-start">
+            <div
+              // Conform keys rows it added itself; rows from the server have none.
+              key={row.key ?? index}
+              className="grid gap-2 sm:grid-cols-[1fr_1.4fr_auto] sm:items-start"
+            >
               <Field
                 label={`Recipient ${index + 1} name`}
                 errors={rowFields.name.errors}
