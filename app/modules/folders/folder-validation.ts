@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "~/modules/billing/limits";
-import { canonicalEmail } from "~/modules/recipients/email-address";
+import { canonicalEmail } from "~/platform/email-address";
 
 /**
  * The Folder Details form, shared by the browser and the action. Messages are
