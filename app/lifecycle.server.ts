@@ -2,16 +2,17 @@ import { Cron } from "croner";
 import { backupDatabase } from "#db/backup";
 import { takeAnalyticsSnapshot } from "~/modules/admin/admin-metrics.server";
 import { previewPassSettled, requestPreviewPass } from "~/modules/items/link-preview-queue.server";
+import { pruneExpiredRecords, sweepOrphanFiles } from "~/modules/jobs/maintenance.server";
 import { canonicalizeStoredAddresses } from "~/modules/recipients/recipients.server";
-import { closeMailer } from "~/modules/sending/mailer.server";
 import {
   runSchedulerPassOnItsThread,
   stopSchedulerThread,
 } from "~/modules/sending/scheduler-thread.server";
-import { pruneExpiredRecords, sweepOrphanFiles } from "~/modules/uploads/maintenance.server";
 import { expireDrafts } from "~/modules/uploads/upload-drafts.server";
+import { waitForBackgroundWork } from "~/platform/background-work.server";
 import { db } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
+import { closeMailer } from "~/platform/mailer.server";
 import { isPrimaryAtStart, onPrimaryOnly } from "~/platform/replication.server";
 import { singleton } from "~/platform/singleton.server";
 
@@ -42,19 +43,6 @@ class ServerProcess {
 
   onShutdown(hook: ShutdownHook) {
     this.hooks.push(hook);
-  }
-
-  private readonly background = new Set<Promise<unknown>>();
-
-  runInBackground(label: string, task: () => Promise<unknown>) {
-    const running = task()
-      .catch((error) => console.error(`[background] ${label} failed`, error))
-      .finally(() => this.background.delete(running));
-    this.background.add(running);
-  }
-
-  waitForBackgroundWork() {
-    return Promise.allSettled([...this.background]);
   }
 
   get isStopping() {
@@ -143,7 +131,7 @@ class ServerProcess {
     }, SHUTDOWN_DEADLINE_MS);
     deadline.unref();
     await Promise.allSettled(this.hooks.map((hook) => hook()));
-    await this.waitForBackgroundWork();
+    await waitForBackgroundWork();
     await closeMailer();
   }
 
@@ -162,12 +150,3 @@ export function startServerProcess() {
 }
 
 export const onShutdown = (hook: ShutdownHook) => serverProcess.onShutdown(hook);
-
-/**
- * Work the response should not wait for (and whose duration must not leak,
- * such as whether an account exists). Failures are logged; shutdown waits.
- */
-export const runInBackground = (label: string, task: () => Promise<unknown>) =>
-  serverProcess.runInBackground(label, task);
-
-export const waitForBackgroundWork = () => serverProcess.waitForBackgroundWork();

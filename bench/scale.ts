@@ -153,7 +153,7 @@ async function main({ dataDir, killOnTimeout }: Run) {
       import("#db/schema"),
       import("#emails/newsletter.server"),
       import("~/modules/recipients/recipient-links.server"),
-      import("~/modules/sending/mailer.server"),
+      import("~/platform/mailer.server"),
       import("drizzle-orm"),
     ]);
     closers.push(() => {

@@ -21,7 +21,7 @@ import { type Sink, startSink, stopSink } from "./support/sink-process";
  * counts messages, bytes and recipients. The app's modules are imported after
  * the environment points them at a temporary data directory and the sink.
  * Both senders use the production transport, made by createSmtpTransport
- * (app/modules/sending/mailer.server.ts: pooled, 5 connections of 100 messages each,
+ * (app/platform/mailer.server.ts: pooled, 5 connections of 100 messages each,
  * TCP_NODELAY on every connection). The baseline sends one message at a time:
  * issue 25's target is measured against it. The pass delivers four ledgers at
  * once (LEDGERS_AT_ONCE, app/modules/sending/sending.server.ts), each message's
@@ -192,7 +192,7 @@ async function main({ dataDir, killOnTimeout }: Run) {
       import("~/modules/sending/sending.server"),
       import("#emails/newsletter.server"),
       import("~/modules/recipients/recipient-links.server"),
-      import("~/modules/sending/mailer.server"),
+      import("~/platform/mailer.server"),
       import("drizzle-orm"),
     ]);
     closers.push(() => {

@@ -206,7 +206,7 @@ export const folderRecipientStates = sqliteTable(
       .notNull()
       .references(() => folders.id, { onDelete: "cascade" }),
     email: text("email").notNull(),
-    /** The mailbox `email` delivers to (app/modules/recipients/email-address.ts, `mailboxKey`). */
+    /** The mailbox `email` delivers to (app/platform/email-address.ts, `mailboxKey`). */
     mailbox: text("mailbox").notNull().default(""),
     status: text("status", { enum: ["active", "unsubscribed", "bounced"] })
       .notNull()
@@ -416,7 +416,7 @@ export const emailUnsubscribes = sqliteTable(
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
     email: text("email").notNull().unique(),
-    /** The mailbox `email` delivers to (app/modules/recipients/email-address.ts, `mailboxKey`). */
+    /** The mailbox `email` delivers to (app/platform/email-address.ts, `mailboxKey`). */
     mailbox: text("mailbox").notNull().default(""),
     unsubscribedAt: integer("unsubscribed_at", { mode: "timestamp_ms" })
       .notNull()

@@ -1,7 +1,7 @@
-import { waitForBackgroundWork } from "~/lifecycle.server";
-import { closeMailer } from "~/modules/sending/mailer.server";
 import { runSchedulerPass } from "~/modules/sending/sending.server";
+import { waitForBackgroundWork } from "~/platform/background-work.server";
 import { db } from "~/platform/db.server";
+import { closeMailer } from "~/platform/mailer.server";
 
 /** `npm run send:due`: one scheduler pass by hand (safe beside a running server). */
 const result = await runSchedulerPass();

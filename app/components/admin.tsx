@@ -13,12 +13,8 @@ import { type ReactNode, useEffect, useId, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
 import { AppShell } from "~/components/app-shell";
 import { CsrfInput } from "~/components/forms";
-import {
-  ACCESS_DENIED_REDIRECT_MS,
-  formatUtc,
-  isAccessDenied,
-  type Level,
-} from "~/modules/admin/admin-display";
+import { ACCESS_DENIED_REDIRECT_MS, isAccessDenied } from "~/modules/accounts/access-denied";
+import { formatUtc, type Level } from "~/modules/admin/admin-display";
 
 /** The admin dashboards poll every 2 minutes while auto-refresh is on (docs/product-rules.md, Admin dashboards). */
 export const ADMIN_POLL_MS = 2 * 60 * 1000;

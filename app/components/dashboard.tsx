@@ -6,7 +6,7 @@ import { FolderButton, FolderCards } from "~/components/folder-card";
 import { CsrfInput } from "~/components/forms";
 import { ItemList } from "~/components/item-list";
 import { useRefreshWhilePreviewsPending } from "~/components/pending-previews";
-import type { DashboardData, FolderSummary } from "~/modules/folders/dashboard.server";
+import type { DashboardData, FolderSummary } from "~/modules/dashboard/dashboard.server";
 import { sendNowBlocker } from "~/modules/sending/send-now";
 import type { loader as rootLoader } from "~/root";
 import { formatBytes, pluralize } from "~/utils/format";

@@ -3,7 +3,7 @@ import { DomUtils, parseDocument } from "htmlparser2";
 import { renderToString } from "react-dom/server";
 import { describe, expect, test } from "vitest";
 import { hostileText } from "#tests/support/hostile-text";
-import type { FolderSummary } from "~/modules/folders/dashboard.server";
+import type { FolderSummary } from "~/modules/dashboard/dashboard.server";
 import { FolderCards } from "./folder-card";
 
 type Element = ReturnType<typeof DomUtils.getElementsByTagName>[number];

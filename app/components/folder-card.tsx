@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { DelegatedLink } from "~/components/delegated-navigation";
-import type { FolderSummary } from "~/modules/folders/dashboard.server";
+import type { FolderSummary } from "~/modules/dashboard/dashboard.server";
 import { formatBytes, pluralize } from "~/utils/format";
 
 /**

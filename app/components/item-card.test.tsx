@@ -3,7 +3,7 @@ import { DomUtils, parseDocument } from "htmlparser2";
 import { renderToString } from "react-dom/server";
 import { describe, expect, test } from "vitest";
 import { hostileText } from "#tests/support/hostile-text";
-import type { ItemView } from "~/modules/folders/dashboard.server";
+import type { ItemView } from "~/modules/dashboard/dashboard.server";
 import { ItemCard, type ItemCardPlace, ItemCards } from "./item-card";
 
 type Element = ReturnType<typeof DomUtils.getElementsByTagName>[number];

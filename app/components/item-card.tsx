@@ -1,6 +1,6 @@
 import { DelegatedLink } from "~/components/delegated-navigation";
 import { ItemContent } from "~/components/item-content";
-import type { ItemView } from "~/modules/folders/dashboard.server";
+import type { ItemView } from "~/modules/dashboard/dashboard.server";
 
 /**
  * One saved item's card on the dashboard: its content and its controls. Its

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import type { ItemView } from "~/modules/folders/dashboard.server";
+import type { ItemView } from "~/modules/dashboard/dashboard.server";
 import { formatBytes } from "~/utils/format";
 
 const EXPECTATION_LABELS: Record<NonNullable<ItemView["responseExpectation"]>, string> = {

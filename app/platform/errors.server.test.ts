@@ -1,6 +1,6 @@
 import { expect, test, vi } from "vitest";
 import { FolderNotFoundError, FolderRuleError } from "~/modules/folders/folders.server";
-import { ItemNotFoundError, QuotaExceededError } from "~/modules/items/items.server";
+import { ItemNotFoundError, QuotaExceededError } from "~/modules/items/item-rules.server";
 import { SendRuleError } from "~/modules/sending/sending.server";
 import { DraftNotFoundError } from "~/modules/uploads/upload-drafts.server";
 import { invariantResponse, NotFoundError, orNotFound, RuleError } from "./errors.server";

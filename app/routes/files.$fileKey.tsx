@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { requireUser } from "~/modules/accounts/session.server";
-import { findOwnedFile, storedFileResponse } from "~/modules/uploads/files.server";
+import { findOwnedFile, storedFileResponse } from "~/modules/files/files.server";
 
 /**
  * A stored file, to its owner only: anyone else (and any malformed key) gets

@@ -17,7 +17,7 @@ import {
   referralLink,
   referralStats,
 } from "~/modules/billing/referrals.server";
-import { loadDashboardPage } from "~/modules/folders/dashboard.server";
+import { loadDashboardPage } from "~/modules/dashboard/dashboard.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { formatBytes, pluralize } from "~/utils/format";
 

@@ -22,7 +22,7 @@ import {
 } from "~/modules/billing/billing.server";
 import { LIMITS } from "~/modules/billing/limits";
 import { isPremium } from "~/modules/billing/quota.server";
-import { loadDashboardPage } from "~/modules/folders/dashboard.server";
+import { loadDashboardPage } from "~/modules/dashboard/dashboard.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { formatBytes } from "~/utils/format";
 

@@ -1,10 +1,10 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
+import { storedFileResponse } from "~/modules/files/files.server";
 import {
   takeRecipientLinkUse,
   tooManyLinkUses,
 } from "~/modules/sending/recipient-link-limit.server";
 import { webVersionFile } from "~/modules/sending/web-version.server";
-import { storedFileResponse } from "~/modules/uploads/files.server";
 
 /** A photo or file of a web version, to whoever holds that recipient's link while it works. */
 export async function loader({ params }: LoaderFunctionArgs) {

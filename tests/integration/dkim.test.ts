@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 test("signs the unsubscribe headers", async () => {
-  const { sendEmail, closeMailer } = await import("~/modules/sending/mailer.server");
+  const { sendEmail, closeMailer } = await import("~/platform/mailer.server");
   await sendEmail({
     to: "grace@example.net",
     subject: "Signed",

@@ -10,7 +10,7 @@ import {
   renderNewsletter,
   renderWebVersion,
 } from "#emails/newsletter.server";
-import { listOutbox, readOutboxMessage, sendEmail } from "~/modules/sending/mailer.server";
+import { listOutbox, readOutboxMessage, sendEmail } from "~/platform/mailer.server";
 import { storage } from "~/platform/storage.server";
 
 let nextId = 1;

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { openDatabase } from "#db/connection";
 import { createUser } from "#db/factories";
 import { sessions } from "#db/schema";
-import { UPLOAD_BODY_MAX_BYTES } from "~/modules/uploads/upload-kinds";
+import { UPLOAD_BODY_MAX_BYTES } from "~/modules/files/upload-kinds";
 import {
   repoRoot,
   requireBuild,

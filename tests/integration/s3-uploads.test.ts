@@ -20,7 +20,7 @@ const [{ db }, { contentItems }, { storage }, { S3Storage }, uploads, storedFile
     import("~/platform/storage.server"),
     import("#storage/s3"),
     import("~/modules/uploads/uploads.server"),
-    import("~/modules/uploads/stored-files.server"),
+    import("~/modules/files/stored-files.server"),
     import("drizzle-orm"),
   ]);
 

@@ -23,7 +23,7 @@ async function loadApp() {
     import("~/platform/db.server"),
     import("#db/schema"),
     import("~/modules/sending/sending.server"),
-    import("~/modules/sending/mailer.server"),
+    import("~/platform/mailer.server"),
     import("drizzle-orm"),
   ]);
   return { db, schema, sending, mailer, drizzle };

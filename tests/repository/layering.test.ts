@@ -143,3 +143,170 @@ describe("imports use one style", () => {
     expect(landing("app/modules/items/a.ts", "~/platform/db.server")).toBeNull();
   });
 });
+
+/**
+ * Domains that stack (docs/decisions/0084-domains-that-stack.md): each domain
+ * module may import only the domains below it in this order, lowest first.
+ * Services more than one domain needs live under them, in app/platform or in
+ * a module low in the order (files), never inside a domain that also uses its
+ * callers. A domain missing from the list fails the check until it is placed.
+ */
+const DOMAIN_ORDER = [
+  "billing",
+  "files",
+  "folders",
+  "accounts",
+  "items",
+  "recipients",
+  "sending",
+  "uploads",
+  "admin",
+  "dashboard",
+  "api",
+  "jobs",
+];
+
+type AppImport = { path: string; specifier: string; target: string; typeOnly: boolean };
+
+const importStatement =
+  /^\s*(?:import|export)\s+(type\s+)?(?:[^"';]*?\s+from\s+)?["']([^"']+)["']|import\s*\(\s*["']([^"']+)["']\s*\)/gm;
+
+/** The specifiers a source imports, static or dynamic; `import type` loads nothing at run time. */
+function importsIn(source: string) {
+  return [...source.matchAll(importStatement)].map((match) => ({
+    specifier: (match[2] ?? match[3]) as string,
+    typeOnly: match[1] !== undefined,
+  }));
+}
+
+/** The app file a `~/` or relative specifier names, or null for packages and other aliases. */
+function appFileFor(path: string, specifier: string, files: Set<string>): string | null {
+  let base: string;
+  if (specifier.startsWith("~/")) base = `app/${specifier.slice(2)}`;
+  else if (specifier.startsWith(".")) base = posix.join(posix.dirname(path), specifier);
+  else return null;
+  return (
+    [base, `${base}.ts`, `${base}.tsx`, `${base}/index.ts`].find((file) => files.has(file)) ?? null
+  );
+}
+
+function appImports(): AppImport[] {
+  const files = new Set(sourceFiles().filter((path) => path.startsWith("app/")));
+  return [...files].flatMap((path) =>
+    importsIn(readFileSync(`${root}/${path}`, "utf8")).flatMap(({ specifier, typeOnly }) => {
+      const target = appFileFor(path, specifier, files);
+      return target === null ? [] : [{ path, specifier, target, typeOnly }];
+    }),
+  );
+}
+
+const domainOf = (path: string) => /^app\/modules\/([^/]+)\//.exec(path)?.[1] ?? null;
+
+/** Imports between two domains, by code (tests may set up with any module, as above). */
+function crossDomainImports(imports: AppImport[]) {
+  return imports.flatMap((entry) => {
+    const from = domainOf(entry.path);
+    const to = domainOf(entry.target);
+    if (from === null || to === null || from === to || /\.test\.tsx?$/.test(entry.path)) return [];
+    return [{ ...entry, from, to }];
+  });
+}
+
+/** Pairs of domains that import each other, each named once. */
+function mutualPairs(edges: { from: string; to: string }[]) {
+  const seen = new Set(edges.map(({ from, to }) => `${from}>${to}`));
+  return [...seen]
+    .map((edge) => edge.split(">") as [string, string])
+    .filter(([from, to]) => from < to && seen.has(`${to}>${from}`))
+    .map(([from, to]) => `${from} <-> ${to}`);
+}
+
+/** Imports from a domain to one at or above it in the order, or to one missing from it. */
+function upwardImports(edges: { from: string; to: string; path: string; specifier: string }[]) {
+  const rank = (domain: string) => DOMAIN_ORDER.indexOf(domain);
+  return edges
+    .filter(({ from, to }) => rank(from) === -1 || rank(to) === -1 || rank(to) >= rank(from))
+    .map(({ path, specifier, from, to }) => `${path} imports ${specifier} (${from} -> ${to})`);
+}
+
+/** Every group of files that import one another round a circle (Tarjan's strongly connected components). */
+function circles(graph: Map<string, string[]>) {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node) as number);
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node) as number, low.get(next) as number));
+      } else if (stack.includes(next)) {
+        low.set(node, Math.min(low.get(node) as number, index.get(next) as number));
+      }
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const group: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop() as string;
+      group.push(member);
+    } while (member !== node);
+    if (group.length > 1 || graph.get(node)?.includes(node)) found.push(group.sort());
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return found;
+}
+
+describe("domains stack in one order", () => {
+  test("every domain has its place in the order", () => {
+    const domains = [...new Set(sourceFiles().map(domainOf))].filter((domain) => domain !== null);
+    expect(domains.filter((domain) => !DOMAIN_ORDER.includes(domain))).toEqual([]);
+  });
+
+  test("no two domains import each other", () => {
+    expect(mutualPairs(crossDomainImports(appImports()))).toEqual([]);
+  });
+
+  test("a domain imports only domains below it", () => {
+    expect(upwardImports(crossDomainImports(appImports()))).toEqual([]);
+  });
+
+  test("no files under app/ import one another in a circle", () => {
+    // A type-only import is erased from the build: it loads nothing, so it closes no circle.
+    const graph = new Map<string, string[]>();
+    for (const { path, target, typeOnly } of appImports()) {
+      if (!typeOnly) graph.set(path, [...(graph.get(path) ?? []), target]);
+    }
+    expect(circles(graph).map((group) => group.join(", "))).toEqual([]);
+  });
+
+  test("the checks see pairs, upward imports, circles and type-only imports", () => {
+    const edge = (from: string, to: string) => ({ from, to, path: `${from}.ts`, specifier: to });
+    expect(mutualPairs([edge("b", "a"), edge("a", "b"), edge("a", "c")])).toEqual(["a <-> b"]);
+    expect(upwardImports([edge("items", "billing"), edge("billing", "items")])).toEqual([
+      "billing.ts imports items (billing -> items)",
+    ]);
+    expect(upwardImports([edge("items", "nowhere")])).toHaveLength(1);
+    const graph = new Map([
+      ["a", ["b"]],
+      ["b", ["c"]],
+      ["c", ["a"]],
+      ["d", ["a", "d"]],
+    ]);
+    expect(circles(graph)).toEqual([["a", "b", "c"], ["d"]]);
+    expect(
+      importsIn(
+        'import type { A } from "~/a";\nimport {\n  type B,\n  c,\n} from "./b";\nconst d = await import("./d");',
+      ),
+    ).toEqual([
+      { specifier: "~/a", typeOnly: true },
+      { specifier: "./b", typeOnly: false },
+      { specifier: "./d", typeOnly: false },
+    ]);
+    expect(domainOf("app/modules/items/items.server.ts")).toBe("items");
+    expect(domainOf("app/platform/db.server.ts")).toBeNull();
+  });
+});

@@ -1,6 +1,6 @@
-import { closeMailer } from "~/modules/sending/mailer.server";
 import { sendNow } from "~/modules/sending/sending.server";
 import { db } from "~/platform/db.server";
+import { closeMailer } from "~/platform/mailer.server";
 
 /**
  * Send Now in a process of its own, for the crash tests: the production

@@ -13,8 +13,8 @@ import {
   sessions,
   users,
 } from "#db/schema";
-import { waitForBackgroundWork } from "~/lifecycle.server";
 import { localParts, nextSendAt } from "~/modules/folders/schedule.server";
+import { waitForBackgroundWork } from "~/platform/background-work.server";
 import { db } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
 import {

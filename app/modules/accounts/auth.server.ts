@@ -2,10 +2,10 @@ import { eq } from "drizzle-orm";
 import { Authenticator } from "remix-auth";
 import { FormStrategy } from "remix-auth-form";
 import { users } from "#db/schema";
-import { recordSecurityEvent } from "~/modules/admin/security-events.server";
 import { db } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
 import { clientIp } from "~/platform/request-info.server";
+import { recordSecurityEvent } from "~/platform/security-events.server";
 import {
   recordSuccessfulLogin,
   THROTTLED_MESSAGE,

@@ -4,7 +4,7 @@ import { simpleParser } from "mailparser";
 import { expect, test } from "vitest";
 import { createUser } from "#db/factories";
 import { passkeys, sessions, twoFactorSecrets, users } from "#db/schema";
-import { waitForBackgroundWork } from "~/lifecycle.server";
+import { waitForBackgroundWork } from "~/platform/background-work.server";
 import { db } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
 import { signPayload } from "~/platform/signed-payload.server";

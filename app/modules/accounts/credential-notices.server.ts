@@ -2,10 +2,10 @@ import { createElement } from "react";
 import { z } from "zod";
 import { CredentialChange } from "#emails/credential-change";
 import { renderEmail } from "#emails/render.server";
-import { runInBackground } from "~/lifecycle.server";
-import { refuseMailBurst } from "~/modules/sending/mail-limits.server";
-import { sendEmail } from "~/modules/sending/mailer.server";
+import { runInBackground } from "~/platform/background-work.server";
 import { env } from "~/platform/env.server";
+import { refuseMailBurst } from "~/platform/mail-limits.server";
+import { sendEmail } from "~/platform/mailer.server";
 import { clientIp, userAgent } from "~/platform/request-info.server";
 import { readSignedPayload, signPayload } from "~/platform/signed-payload.server";
 

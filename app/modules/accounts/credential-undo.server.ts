@@ -1,8 +1,8 @@
 import { and, eq } from "drizzle-orm";
 import { apiTokens, users } from "#db/schema";
-import { recordSecurityEvent } from "~/modules/admin/security-events.server";
-import { refuseMailBurst } from "~/modules/sending/mail-limits.server";
 import { db } from "~/platform/db.server";
+import { refuseMailBurst } from "~/platform/mail-limits.server";
+import { recordSecurityEvent } from "~/platform/security-events.server";
 import { requestPasswordReset } from "./accounts.server";
 import { readUndoToken, type UndoLink } from "./credential-notices.server";
 import { removePasskey } from "./passkeys.server";

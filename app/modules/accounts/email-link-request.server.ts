@@ -1,6 +1,6 @@
 import { parseWithZod } from "@conform-to/zod";
 import { data } from "@remix-run/node";
-import { type MailEndpoint, refuseMailBurst } from "~/modules/sending/mail-limits.server";
+import { type MailEndpoint, refuseMailBurst } from "~/platform/mail-limits.server";
 import { EmailLinkRequestSchema } from "./user-validation";
 
 /**

@@ -4,7 +4,7 @@ import { simpleParser } from "mailparser";
 import { describe, expect, test } from "vitest";
 import { createUser } from "#db/factories";
 import { sessions, twoFactorSecrets } from "#db/schema";
-import { waitForBackgroundWork } from "~/lifecycle.server";
+import { waitForBackgroundWork } from "~/platform/background-work.server";
 import { db } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
 import { hashPassword } from "./password.server";

@@ -2,12 +2,12 @@ import { data, redirect } from "@remix-run/node";
 import { and, desc, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { userRoles, users } from "#db/schema";
-import { ACCESS_DENIED_REDIRECT_MS, type AccessDenied } from "~/modules/admin/admin-display";
-import { recordSecurityEvent } from "~/modules/admin/security-events.server";
 import { db, prepareOnce, writeTransaction } from "~/platform/db.server";
 import { consumeRateLimits, type RateLimit } from "~/platform/rate-limit.server";
 import { clientIp, isLoopback, pathOf } from "~/platform/request-info.server";
+import { recordSecurityEvent } from "~/platform/security-events.server";
 import { createToastHeaders, redirectWithToast } from "~/platform/toast.server";
+import { ACCESS_DENIED_REDIRECT_MS, type AccessDenied } from "./access-denied";
 import {
   type CurrentSession,
   getCurrentSession,

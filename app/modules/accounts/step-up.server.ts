@@ -1,5 +1,5 @@
-import { recordSecurityEvent } from "~/modules/admin/security-events.server";
 import { clientIp } from "~/platform/request-info.server";
+import { recordSecurityEvent } from "~/platform/security-events.server";
 import { type CurrentSession, raiseToSecondFactorSession } from "./session.server";
 import {
   recordSuccessfulSecondFactor,

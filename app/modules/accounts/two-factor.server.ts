@@ -3,7 +3,6 @@ import { generateTOTP, getTOTPAuthUri, verifyTOTP } from "@epic-web/totp";
 import { and, count, eq, isNotNull, isNull, lt, or } from "drizzle-orm";
 import QRCode from "qrcode";
 import { recoveryCodes, twoFactorSecrets } from "#db/schema";
-import { recordOperatorSecurityEvent } from "~/modules/admin/security-events.server";
 import { db, writeTransaction } from "~/platform/db.server";
 import {
   consumeRateLimits,
@@ -11,6 +10,7 @@ import {
   refundRateLimit,
   resetRateLimit,
 } from "~/platform/rate-limit.server";
+import { recordOperatorSecurityEvent } from "~/platform/security-events.server";
 import { revokeUserSessions } from "./session.server";
 
 /**

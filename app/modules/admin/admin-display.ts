@@ -66,17 +66,6 @@ export function formatUtc(iso: string, seconds = false) {
   return `${iso.slice(0, 10)} ${iso.slice(11, seconds ? 19 : 16)} UTC`;
 }
 
-export type AccessDenied = { kind: "access_denied"; redirectTo: "/" };
-
-export function isAccessDenied(value: unknown): value is AccessDenied {
-  return (
-    typeof value === "object" && value !== null && (value as AccessDenied).kind === "access_denied"
-  );
-}
-
-/** A refused admin is sent to / after 1.5 s (docs/product-rules.md, Admin dashboards). */
-export const ACCESS_DENIED_REDIRECT_MS = 1500;
-
 export const EVENT_LABELS: Record<string, string> = {
   failed_login: "Failed login",
   rate_limit_exceeded: "Rate limit exceeded",

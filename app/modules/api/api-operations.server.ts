@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { getUsage } from "~/modules/billing/quota.server";
 import { referralLink, referralStats } from "~/modules/billing/referrals.server";
+import { deleteStoredFiles, storedKeys } from "~/modules/files/stored-files.server";
 import { FolderSchema } from "~/modules/folders/folder-validation";
 import {
   createFolder,
@@ -13,12 +14,12 @@ import {
   togglePause,
   updateFolder,
 } from "~/modules/folders/folders.server";
+import { getItem } from "~/modules/items/item-rules.server";
 import { schemaFor, UploadDetailsSchema } from "~/modules/items/item-validation";
 import {
   createTextItem,
   createUploadItem,
   deleteItem,
-  getItem,
   type Item,
   type ListedItem,
   listItems,
@@ -28,11 +29,10 @@ import {
   updateUploadItem,
 } from "~/modules/items/items.server";
 import { recipientStates, requestResubscription } from "~/modules/recipients/recipients.server";
-import { refuseMailBurst } from "~/modules/sending/mail-limits.server";
 import { renderPreview } from "~/modules/sending/preview.server";
 import { sendNow } from "~/modules/sending/sending.server";
-import { deleteStoredFiles, storedKeys } from "~/modules/uploads/stored-files.server";
 import { parseUploadForm } from "~/modules/uploads/uploads.server";
+import { refuseMailBurst } from "~/platform/mail-limits.server";
 import {
   type ApiContext,
   ApiError,

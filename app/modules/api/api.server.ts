@@ -1,10 +1,14 @@
 import { parseWithZod } from "@conform-to/zod";
 import { ZodError, type z } from "zod";
+import { UploadRejectedError } from "~/modules/files/upload-kinds";
 import { FolderNotFoundError, FolderRuleError } from "~/modules/folders/folders.server";
-import { ItemNotFoundError, ItemRuleError, QuotaExceededError } from "~/modules/items/items.server";
+import {
+  ItemNotFoundError,
+  ItemRuleError,
+  QuotaExceededError,
+} from "~/modules/items/item-rules.server";
 import { RecipientRuleError } from "~/modules/recipients/recipients.server";
 import { SendRuleError } from "~/modules/sending/sending.server";
-import { UploadRejectedError } from "~/modules/uploads/upload-kinds";
 import { consumeRateLimit, type RateLimit } from "~/platform/rate-limit.server";
 import { readBodyText } from "~/platform/request-body.server";
 import type { ApiTokenScope } from "./api-token-validation";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "~/modules/billing/limits";
-import { canonicalEmail, mailboxKey } from "~/modules/recipients/email-address";
+import { canonicalEmail, mailboxKey } from "~/platform/email-address";
 
 /**
  * The Folder Details form, shared by the browser and the action. Messages are

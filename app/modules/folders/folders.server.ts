@@ -3,7 +3,7 @@ import { contentItems, folders, users } from "#db/schema";
 import type { Folder } from "#db/types";
 import { LIMITS } from "~/modules/billing/limits";
 import { canCreateFolder, folderSizeLimit, getUsage } from "~/modules/billing/quota.server";
-import { releaseFiles } from "~/modules/uploads/stored-files.server";
+import { releaseFiles } from "~/modules/files/stored-files.server";
 import { db, prepareOnce, prepareSqlOnce, writeTransaction } from "~/platform/db.server";
 import { NotFoundError, RuleError } from "~/platform/errors.server";
 import type { FolderFrequency, FolderInput } from "./folder-validation";

@@ -1,10 +1,10 @@
 import { parseWithZod } from "@conform-to/zod";
 import { data } from "@remix-run/node";
-import { UploadRejectedError } from "~/modules/uploads/upload-kinds";
+import { UploadRejectedError } from "~/modules/files/upload-kinds";
 import { invariantResponse } from "~/platform/errors.server";
+import { ItemRuleError, QuotaExceededError } from "./item-rules.server";
 import type { UploadProblem } from "./item-validation";
 import { ITEM_TYPES, type ItemType, schemaFor } from "./item-validation";
-import { ItemRuleError, QuotaExceededError } from "./items.server";
 
 export function parseItemType(value: string | undefined): ItemType {
   invariantResponse(ITEM_TYPES.includes(value as ItemType));

@@ -3,6 +3,7 @@ import { describe, expect, test } from "vitest";
 import { createFolder, createItem, createUser } from "#db/factories";
 import { contentItems, deletedItems } from "#db/schema";
 import { db } from "~/platform/db.server";
+import { ItemNotFoundError } from "./item-rules.server";
 import {
   deleteItemUndoably,
   purgeExpiredDeletions,
@@ -10,7 +11,6 @@ import {
   UNDO_WINDOW_MS,
   undoableFileKeys,
 } from "./item-undo.server";
-import { ItemNotFoundError } from "./items.server";
 
 let counter = 0;
 

@@ -1,49 +1,21 @@
 import { and, asc, count, desc, eq, isNull, type Placeholder, sql } from "drizzle-orm";
-import { contentItems, folders } from "#db/schema";
+import { contentItems } from "#db/schema";
 import type { ContentItem } from "#db/types";
 import { LIMITS } from "~/modules/billing/limits";
-import { folderSizeLimit, getUsage } from "~/modules/billing/quota.server";
-import {
-  type Folder,
-  folderContentSize,
-  getFolder,
-  recipientsOf,
-  reconcileStoragePause,
-} from "~/modules/folders/folders.server";
-import { releaseFiles } from "~/modules/uploads/stored-files.server";
-import type { StoredUpload } from "~/modules/uploads/upload-kinds";
+import { releaseFiles } from "~/modules/files/stored-files.server";
+import type { StoredUpload } from "~/modules/files/upload-kinds";
+import { type Folder, getFolder, reconcileStoragePause } from "~/modules/folders/folders.server";
 import { db, prepareOnce, writeTransaction } from "~/platform/db.server";
-import { NotFoundError, RuleError } from "~/platform/errors.server";
+import { assertFits, getItem, ItemNotFoundError, ItemRuleError } from "./item-rules.server";
 import type { LinkInput, MusingInput, UploadDetailsInput } from "./item-validation";
-import { previewColumnsFor, requestPreviewPass } from "./link-preview-queue.server";
+import { previewColumnsFor } from "./link-preview-columns";
+import { requestPreviewPass } from "./link-preview-queue.server";
 
 /**
  * Content items: the links, musings, photos and files saved into a folder and
  * waiting for its next delivery. Every query goes through the folder's owner.
  */
 export type Item = ContentItem;
-
-export class ItemNotFoundError extends NotFoundError {}
-
-export type QuotaErrorCode = "STORAGE_QUOTA_EXCEEDED" | "FOLDER_SIZE_EXCEEDED";
-
-/** Refused because the upload would not fit: carries the figures (docs/product-rules.md, Pages and messages). */
-export class QuotaExceededError extends RuleError {
-  constructor(
-    readonly code: QuotaErrorCode,
-    message: string,
-    readonly details: {
-      currentUsage: number;
-      limit: number;
-      uploadSize: number;
-      folderCount: number;
-    },
-  ) {
-    super(message);
-  }
-}
-
-export class ItemRuleError extends RuleError {}
 
 const PAGE_SIZE = LIMITS.item.pageSize;
 
@@ -158,21 +130,6 @@ export function listItems(folderId: number, requestedPage: number) {
   };
 }
 
-export function getItem(userId: number, itemId: number): { item: Item; folder: Folder } {
-  const row = Number.isSafeInteger(itemId)
-    ? db
-        .select({ item: contentItems, folder: folders })
-        .from(contentItems)
-        .innerJoin(folders, eq(folders.id, contentItems.folderId))
-        .where(
-          and(eq(contentItems.id, itemId), eq(folders.userId, userId), isNull(contentItems.sentAt)),
-        )
-        .get()
-    : undefined;
-  if (!row) throw new ItemNotFoundError();
-  return row;
-}
-
 function nextSortOrder(folderId: number) {
   const last = db
     .select({ sortOrder: contentItems.sortOrder })
@@ -222,56 +179,6 @@ export function createTextItem(userId: number, folderId: number, input: LinkInpu
   });
   if (created.previewStatus === "pending") requestPreviewPass();
   return created;
-}
-
-const MB = 1024 * 1024;
-const inMb = (bytes: number) => `${(bytes / MB).toFixed(1)} MB`;
-
-/**
- * Checks that `uploadSize` more bytes fit the account's storage (items and
- * upload drafts; `exceptDraftId` leaves out a draft whose files these are).
- * Called inside the write transaction that stores the row, so two uploads at
- * once are checked one after the other and cannot together pass a limit.
- */
-export function assertStorageFits(
-  userId: number,
-  uploadSize: number,
-  options: { exceptDraftId?: string } = {},
-) {
-  const usage = getUsage(userId, options);
-  const accountAfter = usage.totalStorageBytes + uploadSize;
-  if (accountAfter > usage.limits.maxStorageBytes) {
-    throw new QuotaExceededError(
-      "STORAGE_QUOTA_EXCEEDED",
-      `You're using ${inMb(usage.totalStorageBytes)} of your ${inMb(usage.limits.maxStorageBytes)} across ${usage.folderCount} folders, and this upload needs ${inMb(uploadSize)} more. Use Send Now on a full folder to free space, or upgrade to Premium.`,
-      {
-        currentUsage: usage.totalStorageBytes,
-        limit: usage.limits.maxStorageBytes,
-        uploadSize,
-        folderCount: usage.folderCount,
-      },
-    );
-  }
-  return usage;
-}
-
-/** Checks that `uploadSize` more bytes fit the folder and the account (see assertStorageFits). */
-export function assertFits(
-  userId: number,
-  folder: Folder,
-  uploadSize: number,
-  options: { exceptDraftId?: string } = {},
-) {
-  const usage = assertStorageFits(userId, uploadSize, options);
-  const current = folderContentSize(folder.id);
-  const limit = folderSizeLimit(recipientsOf(folder));
-  if (current + uploadSize > limit) {
-    throw new QuotaExceededError(
-      "FOLDER_SIZE_EXCEEDED",
-      `This folder holds ${inMb(current)} of its ${inMb(limit)}, and this upload needs ${inMb(uploadSize)} more. Use Send Now to deliver it and start fresh.`,
-      { currentUsage: current, limit, uploadSize, folderCount: usage.folderCount },
-    );
-  }
 }
 
 function fileColumns(stored: StoredUpload[]) {

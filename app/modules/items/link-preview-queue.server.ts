@@ -2,26 +2,10 @@ import { env } from "~/platform/env.server";
 import { singleton } from "~/platform/singleton.server";
 
 /**
- * What saving a link needs from link previews, kept apart from the fetching
- * (app/modules/items/link-previews.server.ts, which reads items) so the items module
- * can call it without a cycle.
+ * Asks for link previews to be fetched, without loading the fetching
+ * (app/modules/items/link-previews.server.ts) until a pass runs: saving a link
+ * calls it on every save.
  */
-
-/** The preview columns of a newly saved link, or of an edit that changed its first address. */
-export function previewColumnsFor(urls: string[]) {
-  const first = urls.find((url) => /^https?:\/\//i.test(url)) ?? null;
-  return {
-    previewStatus: first ? ("pending" as const) : null,
-    previewUrl: first,
-    previewTitle: null,
-    previewDescription: null,
-    previewSiteName: null,
-    previewImageKey: null,
-    previewImageSize: 0,
-    previewAttempts: 0,
-    previewNextAttemptAt: null,
-  };
-}
 
 const queue = singleton("link-preview-queue", () => ({
   running: null as Promise<void> | null,

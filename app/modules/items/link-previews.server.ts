@@ -2,7 +2,7 @@ import { Readable } from "node:stream";
 import { and, asc, eq, isNull, lte, or } from "drizzle-orm";
 import sharp from "sharp";
 import { contentItems, folders } from "#db/schema";
-import { releaseFiles } from "~/modules/uploads/stored-files.server";
+import { releaseFiles } from "~/modules/files/stored-files.server";
 import { db, writeTransaction } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
 import { consumeRateLimit, type RateLimit } from "~/platform/rate-limit.server";
@@ -14,8 +14,8 @@ import {
   ItemNotFoundError,
   ItemRuleError,
   QuotaExceededError,
-} from "./items.server";
-import { previewColumnsFor } from "./link-preview-queue.server";
+} from "./item-rules.server";
+import { previewColumnsFor } from "./link-preview-columns";
 import { openGraphScraper } from "./open-graph.server";
 /**
  * Link previews: the card (picture, title, site, a line of description) a

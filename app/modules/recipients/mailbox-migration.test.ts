@@ -4,7 +4,7 @@ import Database from "better-sqlite3";
 import fc from "fast-check";
 import { expect, test } from "vitest";
 import { migrationsFolder } from "#db/connection";
-import { canonicalEmail, mailboxKey } from "./email-address";
+import { canonicalEmail, mailboxKey } from "~/platform/email-address";
 
 /**
  * Migration 0012 computes each stored opt-out's mailbox in SQL; it must be

@@ -11,9 +11,9 @@ import {
   users,
 } from "#db/schema";
 import { FolderNotFoundError, listFolders } from "~/modules/folders/folders.server";
-import { listOutbox, readOutboxMessage } from "~/modules/sending/mailer.server";
 import { db } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
+import { listOutbox, readOutboxMessage } from "~/platform/mailer.server";
 import { runInRequestContext } from "~/platform/request-context.server";
 import {
   dontAskAgainToken,

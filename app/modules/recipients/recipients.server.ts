@@ -15,16 +15,16 @@ import type { FolderRecipientState, Transaction } from "#db/types";
 import { renderEmail } from "#emails/render.server";
 import { ResubscribeRequest, resubscribeRequestSubject } from "#emails/resubscribe-request";
 import { type Folder, getFolder, recipientsOf } from "~/modules/folders/folders.server";
-import { sendEmail } from "~/modules/sending/mailer.server";
 import { db, prepareSqlOnce, writeTransaction } from "~/platform/db.server";
-import { NotFoundError, RuleError } from "~/platform/errors.server";
-import { clientIp, userAgent } from "~/platform/request-info.server";
 import {
   comparableEmail,
   comparableMailbox,
   mailboxKey,
   mailboxLikePattern,
-} from "./email-address";
+} from "~/platform/email-address";
+import { NotFoundError, RuleError } from "~/platform/errors.server";
+import { sendEmail } from "~/platform/mailer.server";
+import { clientIp, userAgent } from "~/platform/request-info.server";
 import { recordRecipientChoice } from "./recipient-choices.server";
 import { dontAskAgainUrl, resubscribeUrl } from "./recipient-links.server";
 
@@ -33,7 +33,7 @@ import { dontAskAgainUrl, resubscribeUrl } from "./recipient-links.server";
  * folder_recipient_states row, status unsubscribed) or everything from
  * Thoughtfully (an email_unsubscribes row, plus the folder rows); a permanent
  * delivery failure marks them bounced. Addresses are stored in their
- * canonical form (~/modules/recipients/email-address); opt-outs and states
+ * canonical form (~/platform/email-address); opt-outs and states
  * are matched on the mailbox an address delivers to (`mailboxKey`: one row
  * per mailbox and folder, docs/decisions/0110-one-mailbox-one-opt-out.md),
  * so `name+tag@…` or a dotted Gmail spelling cannot slip past an opt-out.

@@ -1,6 +1,6 @@
 import { parentPort } from "node:worker_threads";
 import { db } from "~/platform/db.server";
-import { closeMailer } from "./mailer.server";
+import { closeMailer } from "~/platform/mailer.server";
 import type { SchedulerThreadReply, SchedulerThreadRequest } from "./scheduler-thread.server";
 import { runSchedulerPass } from "./sending.server";
 

@@ -21,7 +21,6 @@ import type { SessionUser } from "~/modules/accounts/session.server";
 import { isPremium } from "~/modules/billing/quota.server";
 import { type Folder, reconcileStoragePause } from "~/modules/folders/folders.server";
 import { nextSendAt, occurrenceKey } from "~/modules/folders/schedule.server";
-import { comparableEmail } from "~/modules/recipients/email-address";
 import {
   clickUrlBase,
   compactUnsubscribeUrl,
@@ -42,14 +41,15 @@ import {
   writeTransactionWithAsyncFsync,
   writeTransactionWithoutFsync,
 } from "~/platform/db.server";
+import { comparableEmail } from "~/platform/email-address";
 import { env } from "~/platform/env.server";
 import { RuleError } from "~/platform/errors.server";
 import { faultPoint } from "~/platform/fault-points.server";
+import { sendEmail } from "~/platform/mailer.server";
 import { storage } from "~/platform/storage.server";
 import { createAcceptanceTurns } from "./acceptance-turn.server";
 import { newsletterBrandingFor } from "./branding.server";
 import { listIdHeader } from "./list-id.server";
-import { sendEmail } from "./mailer.server";
 import { claimLedger, stillHolds, whileHolding } from "./send-claim.server";
 
 /**

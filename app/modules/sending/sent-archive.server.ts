@@ -8,8 +8,8 @@ import {
 } from "#db/schema";
 import type { SendLedger, SendLedgerRecipient } from "#db/types";
 import { archiveFileCutoff, SENT_ISSUES_PER_PAGE } from "~/modules/billing/limits";
+import { releaseFiles } from "~/modules/files/stored-files.server";
 import { itemFileKeys } from "~/modules/items/items.server";
-import { releaseFiles } from "~/modules/uploads/stored-files.server";
 import { db, writeTransaction } from "~/platform/db.server";
 
 /**

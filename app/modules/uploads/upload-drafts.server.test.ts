@@ -5,12 +5,13 @@ import { eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
 import { createFolder as createFolderRow, createUser as createUserRow } from "#db/factories";
 import { contentItems, type DraftFile, type folders, uploadDrafts, type users } from "#db/schema";
-import { deleteItem, QuotaExceededError, removeItemFile } from "~/modules/items/items.server";
+import { releaseFiles, stillReferencedKeys } from "~/modules/files/stored-files.server";
+import { QuotaExceededError } from "~/modules/items/item-rules.server";
+import { deleteItem, removeItemFile } from "~/modules/items/items.server";
+import { sweepOrphanFiles } from "~/modules/jobs/maintenance.server";
 import { db } from "~/platform/db.server";
 import { storage } from "~/platform/storage.server";
-import { sweepOrphanFiles } from "./maintenance.server";
 import { NO_VALID_FOLDERS } from "./multi-folder";
-import { releaseFiles, stillReferencedKeys } from "./stored-files.server";
 import {
   checkFolderSelection,
   createDraft,

@@ -4,20 +4,20 @@ import { z } from "zod";
 import { type DraftFile, uploadDrafts } from "#db/schema";
 import type { UploadDraft } from "#db/types";
 import { folderSizeLimit, folderStats, getUsage } from "~/modules/billing/quota.server";
+import { releaseFiles } from "~/modules/files/stored-files.server";
 import { type Folder, listFolders, recipientsOf } from "~/modules/folders/folders.server";
+import {
+  assertStorageFits,
+  ItemRuleError,
+  QuotaExceededError,
+} from "~/modules/items/item-rules.server";
 import type {
   ItemType,
   LinkInput,
   MusingInput,
   UploadDetailsInput,
 } from "~/modules/items/item-validation";
-import {
-  assertStorageFits,
-  createTextItem,
-  createUploadItem,
-  ItemRuleError,
-  QuotaExceededError,
-} from "~/modules/items/items.server";
+import { createTextItem, createUploadItem } from "~/modules/items/items.server";
 import { db, writeTransaction } from "~/platform/db.server";
 import { NotFoundError, RuleError } from "~/platform/errors.server";
 import {
@@ -30,7 +30,6 @@ import {
   selectAFile,
   TOO_MANY_FOLDERS,
 } from "./multi-folder";
-import { releaseFiles } from "./stored-files.server";
 
 /**
  * "Upload to Multiple Folders" (docs/product-rules.md, Uploads): a draft holds the

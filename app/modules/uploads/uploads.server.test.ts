@@ -7,10 +7,10 @@ import { beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { createUser } from "#db/factories";
 import { securityEvents, securityRejections } from "#db/schema";
 import { countingStream } from "#server/body-limit";
+import { storedKeys } from "~/modules/files/stored-files.server";
+import { UPLOAD_FORM_MAX_PARTS, UploadRejectedError } from "~/modules/files/upload-kinds";
 import { db } from "~/platform/db.server";
 import { storage } from "~/platform/storage.server";
-import { storedKeys } from "./stored-files.server";
-import { UPLOAD_FORM_MAX_PARTS, UploadRejectedError } from "./upload-kinds";
 import { parseUploadForm } from "./uploads.server";
 
 const MB = 1024 * 1024;

@@ -9,10 +9,6 @@ import { type FileTypeResult, fileTypeFromBuffer } from "file-type";
 import { users } from "#db/schema";
 import { FileTooLargeError } from "#storage/index";
 import { LIMITS } from "~/modules/billing/limits";
-import { db } from "~/platform/db.server";
-import { MultipartRefusedError, parseMultipartForm } from "~/platform/multipart.server";
-import { isBodyTooLarge } from "~/platform/route-body-limit";
-import { storage } from "~/platform/storage.server";
 import {
   acceptedType,
   classifyThreat,
@@ -23,9 +19,9 @@ import {
   recordRejection,
   sanitizeFilename,
   withExtension,
-} from "./file-inspection.server";
-import { reencodePhoto } from "./photo-processing.server";
-import { deleteStoredFiles, storedKeys } from "./stored-files.server";
+} from "~/modules/files/file-inspection.server";
+import { reencodePhoto } from "~/modules/files/photo-processing.server";
+import { deleteStoredFiles, storedKeys } from "~/modules/files/stored-files.server";
 import {
   KIND_TEXT,
   type StoredUpload,
@@ -37,7 +33,11 @@ import {
   type UploadContext,
   type UploadKind,
   UploadRejectedError,
-} from "./upload-kinds";
+} from "~/modules/files/upload-kinds";
+import { db } from "~/platform/db.server";
+import { MultipartRefusedError, parseMultipartForm } from "~/platform/multipart.server";
+import { isBodyTooLarge } from "~/platform/route-body-limit";
+import { storage } from "~/platform/storage.server";
 
 /**
  * The upload pipeline (docs/product-rules.md, "Accounts and security"): a file's

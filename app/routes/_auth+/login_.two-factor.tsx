@@ -22,9 +22,9 @@ import {
 } from "~/modules/accounts/two-factor.server";
 import { finishSignIn, readPendingSignIn } from "~/modules/accounts/two-factor-login.server";
 import { SecondFactorSchema } from "~/modules/accounts/two-factor-validation";
-import { recordSecurityEvent } from "~/modules/admin/security-events.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { clientIp } from "~/platform/request-info.server";
+import { recordSecurityEvent } from "~/platform/security-events.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
 export const meta: MetaFunction = () => [

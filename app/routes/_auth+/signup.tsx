@@ -14,8 +14,8 @@ import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/forms";
 import { signUp } from "~/modules/accounts/accounts.server";
 import { requireAnonymous } from "~/modules/accounts/session.server";
 import { SignupSchema } from "~/modules/accounts/user-validation";
-import { refuseMailBurst } from "~/modules/sending/mail-limits.server";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { refuseMailBurst } from "~/platform/mail-limits.server";
 
 export const meta: MetaFunction = () => [
   { title: "Create your account · Thoughtfully" },

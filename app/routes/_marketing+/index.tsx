@@ -3,7 +3,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { DashboardPage } from "~/components/dashboard";
 import { PublicLayout } from "~/components/public-layout";
 import { getUser } from "~/modules/accounts/session.server";
-import { loadDashboardPage } from "~/modules/folders/dashboard.server";
+import { loadDashboardPage } from "~/modules/dashboard/dashboard.server";
 
 export const meta: MetaFunction = () => [
   { title: "Thoughtfully · Share Thoughtfully. Save now to send later." },

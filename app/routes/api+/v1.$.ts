@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { handleApiRequest } from "~/modules/api/api.server";
 import { COMPILED_API_OPERATIONS } from "~/modules/api/api-operations.server";
-import { UPLOAD_BODY_MAX_BYTES } from "~/modules/uploads/upload-kinds";
+import { UPLOAD_BODY_MAX_BYTES } from "~/modules/files/upload-kinds";
 import { replayWritesToPrimary } from "~/platform/replication.server";
 import type { RouteBodyLimit } from "~/platform/route-body-limit";
 

@@ -2,8 +2,8 @@ import { json, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/nod
 import { Link, useLoaderData } from "@remix-run/react";
 import { StaticPage } from "~/components/public-layout";
 import { requireOutboxReader } from "~/modules/accounts/roles.server";
-import { listOutbox } from "~/modules/sending/mailer.server";
 import { env } from "~/platform/env.server";
+import { listOutbox } from "~/platform/mailer.server";
 
 export const meta: MetaFunction = () => [
   { title: "Outbox · Thoughtfully" },

@@ -2,8 +2,8 @@ import { json, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/nod
 import { Link, useLoaderData } from "@remix-run/react";
 import { StaticPage } from "~/components/public-layout";
 import { requireOutboxReader } from "~/modules/accounts/roles.server";
-import { readOutboxMessage } from "~/modules/sending/mailer.server";
 import { invariantResponse } from "~/platform/errors.server";
+import { readOutboxMessage } from "~/platform/mailer.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.message.subject || "E-mail"} · Outbox · Thoughtfully` },

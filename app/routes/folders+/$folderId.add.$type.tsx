@@ -10,6 +10,12 @@ import { Dialog } from "~/components/dialog";
 import { DialogErrorBoundary } from "~/components/error-boundary";
 import { ItemForm } from "~/components/item-form";
 import { requireUser } from "~/modules/accounts/session.server";
+import {
+  deleteStoredFiles,
+  deletingStoredOnFailure,
+  storedKeys,
+} from "~/modules/files/stored-files.server";
+import { UPLOAD_BODY_MAX_BYTES } from "~/modules/files/upload-kinds";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder, recipientsOf, uploadCapacity } from "~/modules/folders/folders.server";
 import {
@@ -21,12 +27,6 @@ import {
 } from "~/modules/items/item-routes.server";
 import { EMPTY_ITEM, schemaFor } from "~/modules/items/item-validation";
 import { createTextItem, createUploadItem } from "~/modules/items/items.server";
-import {
-  deleteStoredFiles,
-  deletingStoredOnFailure,
-  storedKeys,
-} from "~/modules/uploads/stored-files.server";
-import { UPLOAD_BODY_MAX_BYTES } from "~/modules/uploads/upload-kinds";
 import { parseUploadForm } from "~/modules/uploads/uploads.server";
 import { readProtectedForm, validateCsrf } from "~/platform/csrf.server";
 import { orNotFound, RuleError } from "~/platform/errors.server";

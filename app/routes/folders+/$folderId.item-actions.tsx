@@ -2,12 +2,13 @@ import { type ActionFunctionArgs, redirect } from "@remix-run/node";
 import { z } from "zod";
 import { requireUser } from "~/modules/accounts/session.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
+import { getItem } from "~/modules/items/item-rules.server";
 import {
   deleteItemUndoably,
   purgeExpiredDeletions,
   UNDO_WINDOW_MS,
 } from "~/modules/items/item-undo.server";
-import { getItem, moveItem, removeItemFile } from "~/modules/items/items.server";
+import { moveItem, removeItemFile } from "~/modules/items/items.server";
 import { removePreview, removePreviewImage } from "~/modules/items/link-previews.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { invariantResponse, orNotFound } from "~/platform/errors.server";

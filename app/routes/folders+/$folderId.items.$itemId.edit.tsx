@@ -12,6 +12,12 @@ import { CsrfInput } from "~/components/forms";
 import { ItemForm } from "~/components/item-form";
 import { requireUser } from "~/modules/accounts/session.server";
 import { LIMITS } from "~/modules/billing/limits";
+import {
+  deleteStoredFiles,
+  deletingStoredOnFailure,
+  storedKeys,
+} from "~/modules/files/stored-files.server";
+import { UPLOAD_BODY_MAX_BYTES } from "~/modules/files/upload-kinds";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { recipientsOf, uploadCapacity } from "~/modules/folders/folders.server";
 import {
@@ -21,15 +27,10 @@ import {
   unexpectedSaveProblem,
   uploadProblemFor,
 } from "~/modules/items/item-routes.server";
+import { getItem } from "~/modules/items/item-rules.server";
 import type { ItemFormValues } from "~/modules/items/item-validation";
 import { schemaFor } from "~/modules/items/item-validation";
-import { getItem, updateTextItem, updateUploadItem } from "~/modules/items/items.server";
-import {
-  deleteStoredFiles,
-  deletingStoredOnFailure,
-  storedKeys,
-} from "~/modules/uploads/stored-files.server";
-import { UPLOAD_BODY_MAX_BYTES } from "~/modules/uploads/upload-kinds";
+import { updateTextItem, updateUploadItem } from "~/modules/items/items.server";
 import { parseUploadForm } from "~/modules/uploads/uploads.server";
 import { readProtectedForm, validateCsrf } from "~/platform/csrf.server";
 import { invariantResponse, orNotFound } from "~/platform/errors.server";

@@ -14,13 +14,13 @@ import { folderSizeLimit, folderStats } from "~/modules/billing/quota.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder, recipientsOf } from "~/modules/folders/folders.server";
 import { activeRecipients } from "~/modules/recipients/recipients.server";
-import { refuseMailBurst } from "~/modules/sending/mail-limits.server";
-import { sendEmail } from "~/modules/sending/mailer.server";
 import { renderPreview } from "~/modules/sending/preview.server";
 import { previewSizeInWords } from "~/modules/sending/preview-size";
 import { sendNowBlocker } from "~/modules/sending/send-now";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { orNotFound } from "~/platform/errors.server";
+import { refuseMailBurst } from "~/platform/mail-limits.server";
+import { sendEmail } from "~/platform/mailer.server";
 import { storage } from "~/platform/storage.server";
 import { redirectWithToast } from "~/platform/toast.server";
 

@@ -1,10 +1,10 @@
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
 import { requireUser } from "~/modules/accounts/session.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
-import { refuseMailBurst } from "~/modules/sending/mail-limits.server";
 import { sendNow } from "~/modules/sending/sending.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { invariantResponse, RuleError } from "~/platform/errors.server";
+import { refuseMailBurst } from "~/platform/mail-limits.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
 export async function loader({ params }: ActionFunctionArgs) {

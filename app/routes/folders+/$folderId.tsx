@@ -3,7 +3,7 @@ import { Outlet, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
 import { DashboardPage } from "~/components/dashboard";
 import { requireUser } from "~/modules/accounts/session.server";
-import { loadDashboardPage } from "~/modules/folders/dashboard.server";
+import { loadDashboardPage } from "~/modules/dashboard/dashboard.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { moveFolder, togglePause } from "~/modules/folders/folders.server";
 import { readProtectedForm } from "~/platform/csrf.server";

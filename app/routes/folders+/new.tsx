@@ -11,7 +11,7 @@ import { Dialog } from "~/components/dialog";
 import { FolderForm, NEW_FOLDER_VALUES } from "~/components/folder-form";
 import { requireUser } from "~/modules/accounts/session.server";
 import { canCreateFolder, getUsage } from "~/modules/billing/quota.server";
-import { loadDashboardPage } from "~/modules/folders/dashboard.server";
+import { loadDashboardPage } from "~/modules/dashboard/dashboard.server";
 import { FolderSchema } from "~/modules/folders/folder-validation";
 import {
   allowedFrequencies,

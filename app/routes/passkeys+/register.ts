@@ -9,9 +9,9 @@ import {
   reauthenticatePath,
 } from "~/modules/accounts/reauthentication.server";
 import { getCurrentSession, requireUser } from "~/modules/accounts/session.server";
-import { recordSecurityEvent } from "~/modules/admin/security-events.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { parseIntentForm } from "~/platform/intent.server";
+import { recordSecurityEvent } from "~/platform/security-events.server";
 import { createToastHeaders } from "~/platform/toast.server";
 
 /**

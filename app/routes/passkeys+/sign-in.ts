@@ -7,10 +7,10 @@ import {
   signInOptions,
 } from "~/modules/accounts/passkeys.server";
 import { finishSignIn, readPendingSignIn } from "~/modules/accounts/two-factor-login.server";
-import { recordSecurityEvent } from "~/modules/admin/security-events.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { parseIntentForm } from "~/platform/intent.server";
 import { safeRedirectPath } from "~/platform/redirect";
+import { recordSecurityEvent } from "~/platform/security-events.server";
 
 /**
  * Signing in with a passkey, from the log-in page or in place of a code at

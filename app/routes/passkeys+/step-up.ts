@@ -7,10 +7,10 @@ import {
   signInOptions,
 } from "~/modules/accounts/passkeys.server";
 import { getCurrentSession, raiseToSecondFactorSession } from "~/modules/accounts/session.server";
-import { recordSecurityEvent } from "~/modules/admin/security-events.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { parseIntentForm } from "~/platform/intent.server";
 import { safeRedirectPath } from "~/platform/redirect";
+import { recordSecurityEvent } from "~/platform/security-events.server";
 
 /**
  * Confirming it's you with a passkey on the current session (the passkey way

@@ -34,10 +34,10 @@ import {
   TwoFactorCodeSchema,
   TwoFactorSettingsSchema,
 } from "~/modules/accounts/two-factor-validation";
-import { recordSecurityEvent } from "~/modules/admin/security-events.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { parseIntentForm } from "~/platform/intent.server";
 import { clientIp } from "~/platform/request-info.server";
+import { recordSecurityEvent } from "~/platform/security-events.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
 /**

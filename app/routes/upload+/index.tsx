@@ -11,18 +11,18 @@ import {
 } from "~/components/upload-wizard";
 import { requireUser } from "~/modules/accounts/session.server";
 import { getUsage } from "~/modules/billing/quota.server";
-import { refusedUploadReply } from "~/modules/items/item-routes.server";
-import { EMPTY_ITEM } from "~/modules/items/item-validation";
-import { QuotaExceededError } from "~/modules/items/items.server";
-import { WIZARD_TYPES } from "~/modules/uploads/multi-folder";
 import {
   deleteStoredFiles,
   deletingStoredOnFailure,
   storedKeys,
-} from "~/modules/uploads/stored-files.server";
+} from "~/modules/files/stored-files.server";
+import type { StoredUpload } from "~/modules/files/upload-kinds";
+import { UPLOAD_BODY_MAX_BYTES } from "~/modules/files/upload-kinds";
+import { refusedUploadReply } from "~/modules/items/item-routes.server";
+import { QuotaExceededError } from "~/modules/items/item-rules.server";
+import { EMPTY_ITEM } from "~/modules/items/item-validation";
+import { WIZARD_TYPES } from "~/modules/uploads/multi-folder";
 import { createDraft, getDraft, updateDraftContent } from "~/modules/uploads/upload-drafts.server";
-import type { StoredUpload } from "~/modules/uploads/upload-kinds";
-import { UPLOAD_BODY_MAX_BYTES } from "~/modules/uploads/upload-kinds";
 import {
   draftFormValues,
   draftSummary,

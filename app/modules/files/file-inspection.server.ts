@@ -1,9 +1,9 @@
 import { Readable } from "node:stream";
 import { type FileTypeResult, fileTypeFromStream } from "file-type";
 import { securityRejections } from "#db/schema";
-import { recordSecurityEvent } from "~/modules/admin/security-events.server";
 import { db } from "~/platform/db.server";
 import { clientIp, userAgent } from "~/platform/request-info.server";
+import { recordSecurityEvent } from "~/platform/security-events.server";
 import { storage } from "~/platform/storage.server";
 import type { UploadContext, UploadKind } from "./upload-kinds";
 

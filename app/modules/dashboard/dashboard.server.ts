@@ -6,11 +6,16 @@ import {
   getUsage,
   isApproachingLimits,
 } from "~/modules/billing/quota.server";
+import { FREQUENCY_LABELS } from "~/modules/folders/folder-validation";
+import {
+  type Folder,
+  FolderNotFoundError,
+  listFolders,
+  recipientsOf,
+} from "~/modules/folders/folders.server";
+import { deliveryLabels, scheduleLine } from "~/modules/folders/schedule.server";
 import { type ListedItem, listItems } from "~/modules/items/items.server";
 import { unsubscribedCounts } from "~/modules/recipients/recipients.server";
-import { FREQUENCY_LABELS } from "./folder-validation";
-import { type Folder, FolderNotFoundError, listFolders, recipientsOf } from "./folders.server";
-import { deliveryLabels, scheduleLine } from "./schedule.server";
 
 /**
  * Everything the dashboard shows, in a constant number of queries whatever

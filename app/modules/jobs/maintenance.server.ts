@@ -1,12 +1,12 @@
 import { and, gt, isNotNull, isNull, lt, or } from "drizzle-orm";
 import { contentItems, csrfTokens, securityEvents, sessions, users } from "#db/schema";
 import { archiveFileCutoff } from "~/modules/billing/limits";
+import { removeOrphanFiles } from "~/modules/files/stored-files.server";
 import { purgeExpiredDeletions, undoableFileKeys } from "~/modules/items/item-undo.server";
 import { itemFileKeys } from "~/modules/items/items.server";
 import { pruneAnalyticsDetails } from "~/modules/sending/delivery-analytics.server";
+import { draftFileKeys } from "~/modules/uploads/upload-drafts.server";
 import { db } from "~/platform/db.server";
-import { removeOrphanFiles } from "./stored-files.server";
-import { draftFileKeys } from "./upload-drafts.server";
 
 /**
  * Deletes stored files that no unsent content item refers to (left by a crash

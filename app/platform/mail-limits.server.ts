@@ -1,4 +1,4 @@
-import { comparableEmail } from "~/modules/recipients/email-address";
+import { comparableEmail } from "~/platform/email-address";
 import {
   consumeRateLimits,
   type RateLimit,

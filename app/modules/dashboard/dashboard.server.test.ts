@@ -2,9 +2,9 @@ import { describe, expect, test } from "vitest";
 import { createFolder as createFolderRow, createUser as createUserRow } from "#db/factories";
 import { contentItems, folderRecipientStates } from "#db/schema";
 import { dismissBannerCookie } from "~/modules/accounts/preferences.server";
+import { FolderNotFoundError } from "~/modules/folders/folders.server";
 import { db } from "~/platform/db.server";
 import { loadDashboard, loadDashboardPage } from "./dashboard.server";
-import { FolderNotFoundError } from "./folders.server";
 
 let counter = 0;
 
