@@ -5,6 +5,7 @@ import type {
   RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import { and, desc, eq, lte } from "drizzle-orm";
+import { z } from "zod";
 import { passkeys, webauthnChallenges } from "#db/schema";
 import { db, writeTransaction } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
@@ -66,6 +67,38 @@ export const SIGN_IN_OPTIONS_IN_ALL: RateLimit = {
 
 export const PASSKEY_OPTIONS_THROTTLED =
   "Too many passkey attempts. Please wait a few minutes, or use another way in.";
+
+/**
+ * The form every passkey sign-in ceremony posts (signing in, stepping up,
+ * confirming it's you): first for options, then with the browser's answer.
+ */
+export const PasskeyAuthenticationSchema = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal("options") }),
+  z.object({
+    intent: z.literal("verify"),
+    response: z.string().max(20_000),
+    redirectTo: z.string().optional(),
+  }),
+]);
+
+/** The browser's answer as posted, or null when it is not JSON. */
+export function parseAuthenticationResponse(text: string): AuthenticationResponseJSON | null {
+  try {
+    return JSON.parse(text) as AuthenticationResponseJSON;
+  } catch {
+    return null;
+  }
+}
+
+/** The options answer of a ceremony (for `userId`'s passkeys only, when given), or 429. */
+export async function signInOptionsResponse(request: Request, userId: number | null = null) {
+  const started = await signInOptions(request, userId);
+  if (!started) return Response.json({ error: PASSKEY_OPTIONS_THROTTLED }, { status: 429 });
+  return Response.json(
+    { options: started.options },
+    { headers: { "Set-Cookie": started.cookie, "Cache-Control": "no-store" } },
+  );
+}
 
 /**
  * Stores a new challenge and returns the cookie naming it. Expired rows go on

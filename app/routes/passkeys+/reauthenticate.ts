@@ -1,7 +1,9 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
-import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
-import { z } from "zod";
-import { PASSKEY_OPTIONS_THROTTLED, signInOptions } from "~/modules/accounts/passkeys.server";
+import {
+  PasskeyAuthenticationSchema,
+  parseAuthenticationResponse,
+  signInOptionsResponse,
+} from "~/modules/accounts/passkeys.server";
 import { reauthenticateWithPasskey } from "~/modules/accounts/reauthentication.server";
 import { getCurrentSession, requireUser } from "~/modules/accounts/session.server";
 import { readProtectedForm } from "~/platform/csrf.server";
@@ -13,37 +15,15 @@ import { safeRedirectPath } from "~/platform/redirect";
  * only; the page offers the other ways without it). Another account's
  * passkey proves nothing here. docs/decisions/0107-reauthentication-window.md.
  */
-const PasskeyReauthenticationSchema = z.discriminatedUnion("intent", [
-  z.object({ intent: z.literal("options") }),
-  z.object({
-    intent: z.literal("verify"),
-    response: z.string().max(20_000),
-    redirectTo: z.string().optional(),
-  }),
-]);
-
 export async function action({ request }: ActionFunctionArgs) {
   await requireUser(request);
   const session = (await getCurrentSession(request))!;
-  const submission = parseIntentForm(
-    await readProtectedForm(request),
-    PasskeyReauthenticationSchema,
-  );
+  const submission = parseIntentForm(await readProtectedForm(request), PasskeyAuthenticationSchema);
   const form = submission.status === "success" ? submission.value : null;
   if (form?.intent === "options") {
-    const started = await signInOptions(request, session.user.id);
-    if (!started) return Response.json({ error: PASSKEY_OPTIONS_THROTTLED }, { status: 429 });
-    return Response.json(
-      { options: started.options },
-      { headers: { "Set-Cookie": started.cookie, "Cache-Control": "no-store" } },
-    );
+    return signInOptionsResponse(request, session.user.id);
   }
-  let response: AuthenticationResponseJSON | null = null;
-  try {
-    response = form ? (JSON.parse(form.response) as AuthenticationResponseJSON) : null;
-  } catch {
-    response = null;
-  }
+  const response = form ? parseAuthenticationResponse(form.response) : null;
   const verified = response ? await reauthenticateWithPasskey(request, session, response) : null;
   if (!verified) {
     return Response.json(

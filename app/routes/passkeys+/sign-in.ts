@@ -1,10 +1,9 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
-import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
-import { z } from "zod";
 import {
   finishSignInWithPasskey,
-  PASSKEY_OPTIONS_THROTTLED,
-  signInOptions,
+  PasskeyAuthenticationSchema,
+  parseAuthenticationResponse,
+  signInOptionsResponse,
 } from "~/modules/accounts/passkeys.server";
 import { finishSignIn, readPendingSignIn } from "~/modules/accounts/two-factor-login.server";
 import { readProtectedForm } from "~/platform/csrf.server";
@@ -17,32 +16,13 @@ import { recordSecurityEvent } from "~/platform/security-events.server";
  * the two-factor step (JavaScript only; both pages offer the other methods
  * without it). A passkey checks the user on its device, so it signs in alone.
  */
-const PasskeySignInSchema = z.discriminatedUnion("intent", [
-  z.object({ intent: z.literal("options") }),
-  z.object({
-    intent: z.literal("verify"),
-    response: z.string().max(20_000),
-    redirectTo: z.string().optional(),
-  }),
-]);
-
 export async function action({ request }: ActionFunctionArgs) {
-  const submission = parseIntentForm(await readProtectedForm(request), PasskeySignInSchema);
+  const submission = parseIntentForm(await readProtectedForm(request), PasskeyAuthenticationSchema);
   const form = submission.status === "success" ? submission.value : null;
   if (form?.intent === "options") {
-    const started = await signInOptions(request);
-    if (!started) return Response.json({ error: PASSKEY_OPTIONS_THROTTLED }, { status: 429 });
-    return Response.json(
-      { options: started.options },
-      { headers: { "Set-Cookie": started.cookie, "Cache-Control": "no-store" } },
-    );
+    return signInOptionsResponse(request);
   }
-  let response: AuthenticationResponseJSON | null = null;
-  try {
-    response = form ? (JSON.parse(form.response) as AuthenticationResponseJSON) : null;
-  } catch {
-    response = null;
-  }
+  const response = form ? parseAuthenticationResponse(form.response) : null;
   const signedIn = response ? await finishSignInWithPasskey(request, response) : null;
   if (!signedIn) {
     recordSecurityEvent(request, {

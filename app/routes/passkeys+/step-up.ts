@@ -1,10 +1,9 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
-import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
-import { z } from "zod";
 import {
   finishSignInWithPasskey,
-  PASSKEY_OPTIONS_THROTTLED,
-  signInOptions,
+  PasskeyAuthenticationSchema,
+  parseAuthenticationResponse,
+  signInOptionsResponse,
 } from "~/modules/accounts/passkeys.server";
 import { getCurrentSession, raiseToSecondFactorSession } from "~/modules/accounts/session.server";
 import { readProtectedForm } from "~/platform/csrf.server";
@@ -17,34 +16,15 @@ import { recordSecurityEvent } from "~/platform/security-events.server";
  * of /login/step-up; JavaScript only). Only the signed-in account's own
  * passkeys count; the session is then replaced by a passkey session.
  */
-const PasskeyStepUpSchema = z.discriminatedUnion("intent", [
-  z.object({ intent: z.literal("options") }),
-  z.object({
-    intent: z.literal("verify"),
-    response: z.string().max(20_000),
-    redirectTo: z.string().optional(),
-  }),
-]);
-
 export async function action({ request }: ActionFunctionArgs) {
   const session = await getCurrentSession(request);
   if (!session) return Response.json({ error: "Please log in again." }, { status: 401 });
-  const submission = parseIntentForm(await readProtectedForm(request), PasskeyStepUpSchema);
+  const submission = parseIntentForm(await readProtectedForm(request), PasskeyAuthenticationSchema);
   const form = submission.status === "success" ? submission.value : null;
   if (form?.intent === "options") {
-    const started = await signInOptions(request, session.user.id);
-    if (!started) return Response.json({ error: PASSKEY_OPTIONS_THROTTLED }, { status: 429 });
-    return Response.json(
-      { options: started.options },
-      { headers: { "Set-Cookie": started.cookie, "Cache-Control": "no-store" } },
-    );
+    return signInOptionsResponse(request, session.user.id);
   }
-  let response: AuthenticationResponseJSON | null = null;
-  try {
-    response = form ? (JSON.parse(form.response) as AuthenticationResponseJSON) : null;
-  } catch {
-    response = null;
-  }
+  const response = form ? parseAuthenticationResponse(form.response) : null;
   const confirmed = response
     ? await finishSignInWithPasskey(request, response, session.user.id)
     : null;
