@@ -58,6 +58,13 @@ export const users = sqliteTable("users", {
    * ("trust this device") end with it (docs/product-rules.md, "Credentials").
    */
   securityStamp: text("security_stamp").notNull().default(""),
+  /**
+   * The sender's mail harmed delivery for everyone (bounce or complaint rate
+   * over its limit): nothing of theirs is sent until an admin lifts it
+   * (docs/product-rules.md, "Deliverability").
+   */
+  sendingPausedAt: timestamp("sending_paused_at"),
+  sendingPausedReason: text("sending_paused_reason"),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -725,3 +732,57 @@ export const webauthnChallenges = sqliteTable(
   },
   (table) => [index("webauthn_challenges_expires_idx").on(table.expiresAt)],
 );
+
+/**
+ * What a relay or a mail server told us later about a copy we sent: the
+ * mailbox does not exist (hard bounce), is full or away for now (soft
+ * bounce), or its owner marked the newsletter as spam (complaint). Matched
+ * to the copy by its per-recipient return path, never by what the report
+ * claims; `source` and `sourceEventId` make a report counted once however
+ * often it is delivered.
+ */
+export const deliveryReports = sqliteTable(
+  "delivery_reports",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    /** Where it came from: a relay's webhook (ses, postmark, mailgun, sendgrid, resend), a DSN or ARF message, or the SMTP answer itself. */
+    source: text("source").notNull(),
+    sourceEventId: text("source_event_id").notNull(),
+    ledgerRecipientId: integer("ledger_recipient_id").references(() => sendLedgerRecipients.id, {
+      onDelete: "set null",
+    }),
+    senderUserId: integer("sender_user_id").references(() => users.id, { onDelete: "cascade" }),
+    folderId: integer("folder_id").references(() => folders.id, { onDelete: "set null" }),
+    email: text("email").notNull(),
+    /** The mailbox `email` delivers to (app/platform/email-address.ts, `mailboxKey`). */
+    mailbox: text("mailbox").notNull(),
+    kind: text("kind", { enum: ["hard_bounce", "soft_bounce", "complaint"] }).notNull(),
+    detail: text("detail"),
+    occurredAt: timestamp("occurred_at").notNull(),
+    /** When the report reached us; rates are counted over this. */
+    createdAt: createdAt(),
+  },
+  (table) => [
+    uniqueIndex("delivery_reports_source_event_uq").on(table.source, table.sourceEventId),
+    index("delivery_reports_sender_idx").on(table.senderUserId, table.createdAt),
+    index("delivery_reports_mailbox_idx").on(table.mailbox, table.createdAt),
+  ],
+);
+
+/**
+ * A mailbox no sender may mail: it does not exist, it kept refusing for a
+ * while, or its owner reported spam. Keyed by mailbox, as opt-outs are, so no
+ * other spelling of the address gets through. A complaint is lifted only by
+ * the recipient re-subscribing from a link they followed themselves.
+ */
+export const mailboxSuppressions = sqliteTable("mailbox_suppressions", {
+  mailbox: text("mailbox").primaryKey(),
+  /** The address as it was reported, for the sender's and the admin's pages. */
+  email: text("email").notNull(),
+  reason: text("reason", { enum: ["hard_bounce", "soft_bounce", "complaint"] }).notNull(),
+  /** Null: until lifted. Set for soft bounces, which suppress for a while. */
+  suppressedUntil: timestamp("suppressed_until"),
+  reportId: integer("report_id").references(() => deliveryReports.id, { onDelete: "set null" }),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
