@@ -12,7 +12,7 @@ import {
 import { type ReactNode, useEffect, useId, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
 import { AppShell } from "~/components/app-shell";
-import { CsrfInput } from "~/components/forms";
+import { CsrfInput } from "~/components/ui/forms";
 import { ACCESS_DENIED_REDIRECT_MS, isAccessDenied } from "~/modules/accounts/access-denied";
 import { formatUtc, type Level } from "~/modules/admin/admin-display";
 
@@ -105,23 +105,6 @@ export function Panel({
       </div>
       <div className="mt-4">{children}</div>
     </section>
-  );
-}
-
-export const SEVERITY_STYLES: Record<string, string> = {
-  low: "bg-stone-200 text-stone-800",
-  medium: "bg-amber-100 text-amber-900",
-  high: "bg-orange-200 text-orange-900",
-  critical: "bg-red-700 text-white",
-};
-
-export function SeverityBadge({ severity }: { severity: string }) {
-  return (
-    <span
-      className={`inline-block rounded-full px-2 py-0.5 text-xs font-semibold capitalize ${SEVERITY_STYLES[severity] ?? SEVERITY_STYLES.low}`}
-    >
-      {severity}
-    </span>
   );
 }
 

@@ -1,9 +1,9 @@
 import { useLocation, useNavigation, useRouteLoaderData } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { DelegatedForm, DelegatedLink } from "~/components/delegated-navigation";
-import { CsrfInput } from "~/components/forms";
 import { Logo } from "~/components/logo";
 import { SiteFooter } from "~/components/public-layout";
+import { CsrfInput } from "~/components/ui/forms";
 import type { loader as rootLoader } from "~/root";
 
 type ShellUser = { email: string; firstName: string | null; lastName: string | null };

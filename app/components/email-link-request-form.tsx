@@ -1,7 +1,7 @@
 import { getFormProps, getInputProps, type SubmissionResult, useForm } from "@conform-to/react";
 import { getZodConstraint, parseWithZod } from "@conform-to/zod";
 import { Form } from "@remix-run/react";
-import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/forms";
+import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { EmailLinkRequestSchema } from "~/modules/accounts/user-validation";
 
 /** The one-field form of the pages that e-mail a link (forgot password, resend verification). */

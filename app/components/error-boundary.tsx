@@ -1,5 +1,5 @@
 import { isRouteErrorResponse, Link, useParams, useRouteError } from "@remix-run/react";
-import { Dialog } from "~/components/dialog";
+import { Dialog } from "~/components/ui/dialog";
 
 /**
  * The error boundary of every dialog route. A dialog whose folder, item or

@@ -10,7 +10,7 @@ import { getZodConstraint, parseWithZod } from "@conform-to/zod";
 import { Form, Link } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
-import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/forms";
+import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { LIMITS } from "~/modules/billing/limits";
 import {
   type FolderFrequency,

@@ -11,7 +11,7 @@ import { type KeyboardEvent, useEffect, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
 import type { ZodTypeAny } from "zod";
 import { FilePicker, type UploadCapacity } from "~/components/file-picker";
-import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/forms";
+import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { LIMITS } from "~/modules/billing/limits";
 import {
   INVALID_URL_ON_KEY,

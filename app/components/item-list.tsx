@@ -1,7 +1,7 @@
 import { useLocation } from "@remix-run/react";
 import { DelegatedForm, DelegatedLink } from "~/components/delegated-navigation";
-import { CsrfInput } from "~/components/forms";
 import { ItemCards } from "~/components/item-card";
+import { CsrfInput } from "~/components/ui/forms";
 import type { DashboardData, ItemView } from "~/modules/dashboard/dashboard.server";
 
 export function ItemList({

@@ -2,7 +2,7 @@ import type { HeadersFunction, MetaFunction } from "@remix-run/node";
 import { Form, Link } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { AuthCard } from "~/components/auth-card";
-import { CsrfInput, FormAlert, SubmitButton } from "~/components/forms";
+import { CsrfInput, FormAlert, SubmitButton } from "~/components/ui/forms";
 
 /**
  * The pages a recipient reaches from a link in an e-mail (unsubscribe,

@@ -1,6 +1,6 @@
 import { Form } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
-import { CsrfInput } from "~/components/forms";
+import { CsrfInput } from "~/components/ui/forms";
 import type { Toast } from "~/platform/toast.server";
 
 const TOAST_DURATION_MS = 5000;

@@ -1,5 +1,5 @@
 import { Form } from "@remix-run/react";
-import { CsrfInput } from "~/components/forms";
+import { CsrfInput } from "~/components/ui/forms";
 import type { ItemType } from "~/modules/items/item-validation";
 import { formatBytes, pluralize } from "~/utils/format";
 

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
-import { CsrfInput, SubmitButton } from "~/components/forms";
+import { CsrfInput, SubmitButton } from "~/components/ui/forms";
 import {
   describeChange,
   undoRemovesCredential,

@@ -6,7 +6,7 @@ import {
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { AppShell } from "~/components/app-shell";
-import { CsrfInput, FormAlert, SubmitButton } from "~/components/forms";
+import { CsrfInput, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { noticeCredentialChange } from "~/modules/accounts/credential-notices.server";
 import { requireReauthenticatedUser } from "~/modules/accounts/reauthentication.server";
 import {

@@ -7,8 +7,8 @@ import {
 import { Form, useLoaderData, useNavigation } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
 import { DashboardPage } from "~/components/dashboard";
-import { Dialog } from "~/components/dialog";
-import { CsrfInput, SubmitButton } from "~/components/forms";
+import { Dialog } from "~/components/ui/dialog";
+import { CsrfInput, SubmitButton } from "~/components/ui/forms";
 import { requireUser } from "~/modules/accounts/session.server";
 import { LIMITS } from "~/modules/billing/limits";
 import { getUsage } from "~/modules/billing/quota.server";

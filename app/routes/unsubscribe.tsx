@@ -6,13 +6,13 @@ import {
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { AuthCard } from "~/components/auth-card";
-import { FormAlert, SubmitButton } from "~/components/forms";
 import {
   RecipientChoiceDone,
   RecipientLinkProblem,
   recipientPageHeaders,
   recipientPageMeta,
 } from "~/components/recipient-page";
+import { FormAlert, SubmitButton } from "~/components/ui/forms";
 import {
   isValidUnsubscribeToken,
   readLinkParams,

@@ -10,8 +10,8 @@ import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import Stripe from "stripe";
 import { z } from "zod";
 import { DashboardPage } from "~/components/dashboard";
-import { Dialog } from "~/components/dialog";
-import { CsrfInput, FormAlert, SubmitButton } from "~/components/forms";
+import { Dialog } from "~/components/ui/dialog";
+import { CsrfInput, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { requireUser } from "~/modules/accounts/session.server";
 import {
   BillingError,

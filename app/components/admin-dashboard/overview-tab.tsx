@@ -1,4 +1,5 @@
-import { Panel, SeverityBadge, Stat, StatGrid } from "~/components/admin";
+import { Panel, Stat, StatGrid } from "~/components/admin";
+import { SeverityBadge } from "~/components/ui/badge";
 import {
   formatCents,
   formatNumber,

@@ -8,7 +8,7 @@ import {
 import { getZodConstraint, parseWithZod } from "@conform-to/zod";
 import { Form } from "@remix-run/react";
 import { Panel, ScrollingTable, Stat, StatGrid } from "~/components/admin";
-import { CsrfInput, ErrorList, Field, SubmitButton } from "~/components/forms";
+import { CsrfInput, ErrorList, Field, SubmitButton } from "~/components/ui/forms";
 import type { RoleOverview } from "~/modules/accounts/roles.server";
 import { formatNumber, formatUtc, levels } from "~/modules/admin/admin-display";
 import type { getSecurityDashboard } from "~/modules/admin/admin-metrics.server";

@@ -1,7 +1,7 @@
 import type { MetaFunction } from "@remix-run/node";
 import { Form, Link } from "@remix-run/react";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
-import { CsrfInput, Field, SubmitButton } from "~/components/forms";
+import { CsrfInput, Field, SubmitButton } from "~/components/ui/forms";
 
 export const meta: MetaFunction = () => [
   { title: "Check your email · Thoughtfully" },

@@ -9,8 +9,8 @@ import {
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { AuthCard, AuthNotice, authLinkClass } from "~/components/auth-card";
-import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/forms";
 import { PasskeySignInButton } from "~/components/passkey-buttons";
+import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { authenticator, LoginError, oauthConfigured } from "~/modules/accounts/auth.server";
 import { getUser } from "~/modules/accounts/session.server";
 import { continueSignIn } from "~/modules/accounts/two-factor-login.server";

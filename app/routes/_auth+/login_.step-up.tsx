@@ -10,8 +10,8 @@ import {
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
-import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/forms";
 import { PasskeySignInButton } from "~/components/passkey-buttons";
+import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { listPasskeys } from "~/modules/accounts/passkeys.server";
 import {
   getCurrentSession,

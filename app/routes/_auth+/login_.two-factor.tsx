@@ -9,8 +9,8 @@ import {
 } from "@remix-run/node";
 import { Form, Link, useActionData } from "@remix-run/react";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
-import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/forms";
 import { PasskeySignInButton } from "~/components/passkey-buttons";
+import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
 import {
   INVALID_CODE_MESSAGE,
   RECOVERY_CODE_COUNT,

@@ -9,8 +9,8 @@ import {
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { AuthCard, AuthNotice, authLinkClass } from "~/components/auth-card";
-import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/forms";
 import { PasskeyReauthenticateButton } from "~/components/passkey-buttons";
+import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { listPasskeys } from "~/modules/accounts/passkeys.server";
 import {
   emailReauthenticationLink,

@@ -8,7 +8,7 @@ import {
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
-import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/forms";
+import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { passkeysOfResetToken, resetPassword } from "~/modules/accounts/accounts.server";
 import { ResetPasswordSchema } from "~/modules/accounts/user-validation";
 import { readProtectedForm } from "~/platform/csrf.server";

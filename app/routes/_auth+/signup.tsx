@@ -10,7 +10,7 @@ import {
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
-import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/forms";
+import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { signUp } from "~/modules/accounts/accounts.server";
 import { requireAnonymous } from "~/modules/accounts/session.server";
 import { SignupSchema } from "~/modules/accounts/user-validation";

@@ -8,7 +8,7 @@ import {
 import { Form, Link, useActionData, useLoaderData, useNavigate } from "@remix-run/react";
 import { useEffect } from "react";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
-import { CsrfInput, SubmitButton } from "~/components/forms";
+import { CsrfInput, SubmitButton } from "~/components/ui/forms";
 import { verifyEmailToken } from "~/modules/accounts/accounts.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 

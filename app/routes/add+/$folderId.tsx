@@ -6,8 +6,8 @@ import {
   type MetaFunction,
 } from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
-import { Dialog } from "~/components/dialog";
 import { ItemForm } from "~/components/item-form";
+import { Dialog } from "~/components/ui/dialog";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder, recipientsOf } from "~/modules/folders/folders.server";
 import {

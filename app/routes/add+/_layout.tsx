@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, Outlet, useLoaderData } from "@remix-run/react";
 import { AppShell } from "~/components/app-shell";
-import { ErrorList } from "~/components/forms";
+import { ErrorList } from "~/components/ui/forms";
 import {
   captureForm,
   captureQuery,

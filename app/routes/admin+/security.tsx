@@ -11,10 +11,10 @@ import {
   adminHeaders,
   Panel,
   ScrollingTable,
-  SeverityBadge,
   Stat,
   StatGrid,
 } from "~/components/admin";
+import { SeverityBadge } from "~/components/ui/badge";
 import { requireAdmin } from "~/modules/accounts/roles.server";
 import { EVENT_LABELS, formatNumber, formatUtc, levels } from "~/modules/admin/admin-display";
 import { getSecurityDashboard, type Trend } from "~/modules/admin/admin-metrics.server";

@@ -6,9 +6,9 @@ import {
   type MetaFunction,
 } from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
-import { Dialog } from "~/components/dialog";
 import { DialogErrorBoundary } from "~/components/error-boundary";
 import { ItemForm } from "~/components/item-form";
+import { Dialog } from "~/components/ui/dialog";
 import { requireUser } from "~/modules/accounts/session.server";
 import {
   deleteStoredFiles,

@@ -6,10 +6,10 @@ import {
   type MetaFunction,
 } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
-import { Dialog } from "~/components/dialog";
 import { DialogErrorBoundary } from "~/components/error-boundary";
-import { CsrfInput } from "~/components/forms";
 import { ItemForm } from "~/components/item-form";
+import { Dialog } from "~/components/ui/dialog";
+import { CsrfInput } from "~/components/ui/forms";
 import { requireUser } from "~/modules/accounts/session.server";
 import { LIMITS } from "~/modules/billing/limits";
 import {

@@ -6,9 +6,9 @@ import {
   type RenderedNewsletter,
 } from "#emails/newsletter.server";
 import { HEADER_IMAGE_CID } from "#emails/newsletter-themes";
-import { Dialog } from "~/components/dialog";
 import { DialogErrorBoundary } from "~/components/error-boundary";
-import { CsrfInput, SubmitButton } from "~/components/forms";
+import { Dialog } from "~/components/ui/dialog";
+import { CsrfInput, SubmitButton } from "~/components/ui/forms";
 import { requireUser } from "~/modules/accounts/session.server";
 import { folderSizeLimit, folderStats } from "~/modules/billing/quota.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";

@@ -7,8 +7,8 @@ import {
 } from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { DashboardPage } from "~/components/dashboard";
-import { Dialog } from "~/components/dialog";
 import { FolderForm, NEW_FOLDER_VALUES } from "~/components/folder-form";
+import { Dialog } from "~/components/ui/dialog";
 import { requireUser } from "~/modules/accounts/session.server";
 import { canCreateFolder, getUsage } from "~/modules/billing/quota.server";
 import { loadDashboardPage } from "~/modules/dashboard/dashboard.server";

@@ -10,8 +10,8 @@ import { Form, Link, Outlet, useActionData, useLoaderData } from "@remix-run/rea
 import { TEMPLATE_LABELS } from "#emails/newsletter-themes";
 import { AppShell } from "~/components/app-shell";
 import { Bookmarklet } from "~/components/bookmarklet";
-import { CsrfInput, ErrorList, Field, SubmitButton } from "~/components/forms";
 import { AddPasskeyButton } from "~/components/passkey-buttons";
+import { CsrfInput, ErrorList, Field, SubmitButton } from "~/components/ui/forms";
 import { updateProfile } from "~/modules/accounts/accounts.server";
 import { listPasskeys } from "~/modules/accounts/passkeys.server";
 import { requireUser } from "~/modules/accounts/session.server";

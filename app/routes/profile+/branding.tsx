@@ -8,8 +8,8 @@ import {
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { NEWSLETTER_TEMPLATES, TEMPLATE_LABELS } from "#emails/newsletter-themes";
-import { Dialog } from "~/components/dialog";
-import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/forms";
+import { Dialog } from "~/components/ui/dialog";
+import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { requireUser } from "~/modules/accounts/session.server";
 import { isPremium } from "~/modules/billing/quota.server";
 import {

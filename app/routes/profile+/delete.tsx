@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { Dialog } from "~/components/dialog";
-import { CsrfInput, FormAlert, SubmitButton } from "~/components/forms";
+import { Dialog } from "~/components/ui/dialog";
+import { CsrfInput, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { deleteAccount } from "~/modules/accounts/accounts.server";
 import { requireReauthenticatedUser } from "~/modules/accounts/reauthentication.server";
 import { destroySession } from "~/modules/accounts/session.server";

@@ -8,8 +8,8 @@ import {
 } from "@remix-run/node";
 import { Form, Link, useActionData } from "@remix-run/react";
 import { z } from "zod";
-import { Dialog } from "~/components/dialog";
-import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/forms";
+import { Dialog } from "~/components/ui/dialog";
+import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { noticeCredentialChange } from "~/modules/accounts/credential-notices.server";
 import { requireReauthenticatedUser } from "~/modules/accounts/reauthentication.server";
 import { requireUser } from "~/modules/accounts/session.server";

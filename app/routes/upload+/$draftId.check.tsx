@@ -3,9 +3,9 @@ import { Form, Link, useActionData, useLoaderData, useLocation, useSubmit } from
 import { useEffect, useRef, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
 import { z } from "zod";
-import { Dialog } from "~/components/dialog";
 import { DialogErrorBoundary } from "~/components/error-boundary";
-import { CsrfInput, FormAlert, SubmitButton } from "~/components/forms";
+import { Dialog } from "~/components/ui/dialog";
+import { CsrfInput, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { DiscardDraftForm, DraftLine, WIZARD_TITLE, WizardSteps } from "~/components/upload-wizard";
 import { requireUser } from "~/modules/accounts/session.server";
 import { FAILED_TO_ADD_CONTENT, NO_VALID_FOLDERS } from "~/modules/uploads/multi-folder";

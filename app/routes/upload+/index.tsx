@@ -1,7 +1,7 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
-import { Dialog } from "~/components/dialog";
 import { ItemForm } from "~/components/item-form";
+import { Dialog } from "~/components/ui/dialog";
 import {
   DiscardDraftForm,
   DraftLine,
