@@ -12,6 +12,7 @@ import {
 import { type ReactNode, useEffect, useId, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
 import { AppShell } from "~/components/app-shell";
+import { DataTable } from "~/components/ui/data-table";
 import { CsrfInput } from "~/components/ui/forms";
 import { ACCESS_DENIED_REDIRECT_MS, isAccessDenied } from "~/modules/accounts/access-denied";
 import { formatUtc, type Level } from "~/modules/admin/admin-display";
@@ -240,31 +241,22 @@ export function BarChart({
       </svg>
       <details className="mt-2 text-sm">
         <summary className="cursor-pointer text-stone-700">{title}: data table</summary>
-        <table className="mt-2 w-full text-left">
-          <caption className="sr-only">{title} by day</caption>
-          <thead>
-            <tr>
-              <th scope="col" className="py-1 font-semibold">
-                Date
-              </th>
-              <th scope="col" className="py-1 text-right font-semibold">
-                Value
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {points.map((point) => (
-              <tr key={point.date} className="border-t border-stone-100">
-                <th scope="row" className="py-0.5 font-normal">
-                  {point.date}
-                </th>
-                <td className="py-0.5 text-right tabular-nums">
-                  {point.value === null ? "—" : format(point.value)}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          caption={`${title} by day`}
+          captionHidden
+          className="mt-2"
+          rows={points}
+          rowKey={(point) => point.date}
+          columns={[
+            { id: "date", header: "Date", rowHeader: true, cell: (point) => point.date },
+            {
+              id: "value",
+              header: "Value",
+              align: "end",
+              cell: (point) => (point.value === null ? "—" : format(point.value)),
+            },
+          ]}
+        />
       </details>
     </figure>
   );
@@ -294,20 +286,6 @@ export function AdminPage({
         {children}
       </div>
     </AppShell>
-  );
-}
-
-/**
- * A table that scrolls sideways inside its panel when the screen is too
- * narrow for it. A region that scrolls must be reachable by keyboard, so it
- * takes focus and carries a name.
- */
-export function ScrollingTable({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus (WCAG 2.1.1).
-    <section aria-label={label} tabIndex={0} className="mt-2 overflow-x-auto">
-      {children}
-    </section>
   );
 }
 

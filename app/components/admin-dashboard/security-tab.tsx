@@ -7,7 +7,8 @@ import {
 } from "@conform-to/react";
 import { getZodConstraint, parseWithZod } from "@conform-to/zod";
 import { Form } from "@remix-run/react";
-import { Panel, ScrollingTable, Stat, StatGrid } from "~/components/admin";
+import { Panel, Stat, StatGrid } from "~/components/admin";
+import { type DataColumn, DataTable } from "~/components/ui/data-table";
 import { CsrfInput, ErrorList, Field, SubmitButton } from "~/components/ui/forms";
 import type { RoleOverview } from "~/modules/accounts/roles.server";
 import { formatNumber, formatUtc, levels } from "~/modules/admin/admin-display";
@@ -16,6 +17,25 @@ import { GrantRoleSchema } from "~/modules/admin/role-validation";
 import { SecurityLink } from "./tab-nav";
 
 type SecurityMetrics = ReturnType<typeof getSecurityDashboard>["metrics"];
+
+const ROLE_HISTORY_COLUMNS: DataColumn<RoleOverview["history"][number]>[] = [
+  { id: "user", header: "User", cell: (row) => row.email },
+  { id: "role", header: "Role", cell: (row) => row.role },
+  {
+    id: "granted",
+    header: "Granted",
+    cell: (row) =>
+      `${formatUtc(row.grantedAt)} by ${row.grantedBy ?? "command line"}${row.grantReason ? `: ${row.grantReason}` : ""}`,
+  },
+  {
+    id: "revoked",
+    header: "Revoked",
+    cell: (row) =>
+      row.revokedAt
+        ? `${formatUtc(row.revokedAt)} by ${row.revokedBy ?? "command line"}${row.revokeReason ? `: ${row.revokeReason}` : ""}`
+        : "Active",
+  },
+];
 
 function RolesPanel({
   roles,
@@ -107,43 +127,14 @@ function RolesPanel({
       </Form>
 
       <h3 className="mt-6 font-semibold text-stone-900">History</h3>
-      <ScrollingTable label="Role history table">
-        <table className="w-full text-left text-sm">
-          <thead>
-            <tr className="text-stone-700">
-              <th scope="col" className="py-1 pr-3">
-                User
-              </th>
-              <th scope="col" className="py-1 pr-3">
-                Role
-              </th>
-              <th scope="col" className="py-1 pr-3">
-                Granted
-              </th>
-              <th scope="col" className="py-1">
-                Revoked
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {roles.history.map((row) => (
-              <tr key={row.id} className="border-t border-stone-200 align-top">
-                <td className="py-1 pr-3">{row.email}</td>
-                <td className="py-1 pr-3">{row.role}</td>
-                <td className="py-1 pr-3">
-                  {formatUtc(row.grantedAt)} by {row.grantedBy ?? "command line"}
-                  {row.grantReason ? `: ${row.grantReason}` : ""}
-                </td>
-                <td className="py-1">
-                  {row.revokedAt
-                    ? `${formatUtc(row.revokedAt)} by ${row.revokedBy ?? "command line"}${row.revokeReason ? `: ${row.revokeReason}` : ""}`
-                    : "Active"}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </ScrollingTable>
+      <DataTable
+        caption="Role history"
+        captionHidden
+        className="mt-2"
+        columns={ROLE_HISTORY_COLUMNS}
+        rows={roles.history}
+        rowKey={(row) => row.id}
+      />
     </Panel>
   );
 }

@@ -10,11 +10,11 @@ import {
   AdminPage,
   adminHeaders,
   Panel,
-  ScrollingTable,
   Stat,
   StatGrid,
 } from "~/components/admin";
 import { SeverityBadge } from "~/components/ui/badge";
+import { DataTable } from "~/components/ui/data-table";
 import { requireAdmin } from "~/modules/accounts/roles.server";
 import { EVENT_LABELS, formatNumber, formatUtc, levels } from "~/modules/admin/admin-display";
 import { getSecurityDashboard, type Trend } from "~/modules/admin/admin-metrics.server";
@@ -106,74 +106,55 @@ export default function SecurityDashboard() {
       </Panel>
       <div className="grid gap-6 lg:grid-cols-2">
         <Panel title="Recent events">
-          {security.recentEvents.length === 0 ? (
-            <p className="text-stone-700">No security events yet.</p>
-          ) : (
-            <ScrollingTable label="Recent events table">
-              <table className="w-full text-left text-sm">
-                <thead>
-                  <tr className="text-stone-700">
-                    <th scope="col" className="py-1 pr-2">
-                      Event
-                    </th>
-                    <th scope="col" className="py-1 pr-2">
-                      Severity
-                    </th>
-                    <th scope="col" className="py-1 pr-2">
-                      IP address
-                    </th>
-                    <th scope="col" className="py-1">
-                      Time
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {security.recentEvents.map((event) => (
-                    <tr key={event.id} className="border-t border-stone-200">
-                      <td className="py-1 pr-2">
-                        {EVENT_LABELS[event.eventType] ?? event.eventType}
-                      </td>
-                      <td className="py-1 pr-2">
-                        <SeverityBadge severity={event.severity} />
-                      </td>
-                      <td className="py-1 pr-2">{event.ipAddress ?? "Unknown"}</td>
-                      <td className="py-1">
-                        <time dateTime={event.createdAt}>{formatUtc(event.createdAt)}</time>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </ScrollingTable>
-          )}
+          <DataTable
+            caption="Recent events"
+            captionHidden
+            className="mt-2"
+            empty={<p className="text-stone-700">No security events yet.</p>}
+            rows={security.recentEvents}
+            rowKey={(event) => event.id}
+            columns={[
+              {
+                id: "event",
+                header: "Event",
+                cell: (event) => EVENT_LABELS[event.eventType] ?? event.eventType,
+              },
+              {
+                id: "severity",
+                header: "Severity",
+                cell: (event) => <SeverityBadge severity={event.severity} />,
+              },
+              { id: "ip", header: "IP address", cell: (event) => event.ipAddress ?? "Unknown" },
+              {
+                id: "time",
+                header: "Time",
+                cell: (event) => (
+                  <time dateTime={event.createdAt}>{formatUtc(event.createdAt)}</time>
+                ),
+              },
+            ]}
+          />
         </Panel>
         <Panel title="Top IP addresses">
-          {security.breakdowns.topIPs.length === 0 ? (
-            <p className="text-stone-700">No events with a known address in the last 24 hours.</p>
-          ) : (
-            <ScrollingTable label="Top IP addresses table">
-              <table className="w-full text-left text-sm">
-                <thead>
-                  <tr className="text-stone-700">
-                    <th scope="col" className="py-1 pr-2">
-                      IP address
-                    </th>
-                    <th scope="col" className="py-1 text-right">
-                      Events
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {security.breakdowns.topIPs.map((row) => (
-                    <tr key={row.ip} className="border-t border-stone-200">
-                      <td className="py-1 pr-2">{row.ip}</td>
-                      <td className="py-1 text-right tabular-nums">{formatNumber(row.count)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </ScrollingTable>
-          )}
+          <DataTable
+            caption="Top IP addresses"
+            captionHidden
+            className="mt-2"
+            empty={
+              <p className="text-stone-700">No events with a known address in the last 24 hours.</p>
+            }
+            rows={security.breakdowns.topIPs}
+            rowKey={(row) => row.ip}
+            columns={[
+              { id: "ip", header: "IP address", cell: (row) => row.ip },
+              {
+                id: "events",
+                header: "Events",
+                align: "end",
+                cell: (row) => formatNumber(row.count),
+              },
+            ]}
+          />
         </Panel>
       </div>
     </AdminPage>

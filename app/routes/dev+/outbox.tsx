@@ -1,6 +1,7 @@
 import { json, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { StaticPage } from "~/components/public-layout";
+import { DataTable } from "~/components/ui/data-table";
 import { requireOutboxReader } from "~/modules/accounts/roles.server";
 import { env } from "~/platform/env.server";
 import { listOutbox } from "~/platform/mailer.server";
@@ -39,45 +40,40 @@ export default function Outbox() {
       ) : null}
 
       <h2>Messages</h2>
-      {messages.length === 0 ? (
-        <p>No e-mails yet.</p>
-      ) : (
-        <div className="mt-4 overflow-x-auto rounded-2xl border border-stone-200 bg-white shadow-sm">
-          <table className="w-full text-left text-sm">
-            <thead className="border-b border-stone-200 bg-stone-50 text-stone-600">
-              <tr>
-                <th scope="col" className="px-4 py-3 font-semibold">
-                  Subject
-                </th>
-                <th scope="col" className="px-4 py-3 font-semibold">
-                  To
-                </th>
-                <th scope="col" className="px-4 py-3 font-semibold">
-                  Date
-                </th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-stone-200">
-              {messages.map((message) => (
-                <tr key={message.id} className="align-top">
-                  <td className="px-4 py-3">
-                    <Link
-                      to={`/dev/outbox/${encodeURIComponent(message.id)}`}
-                      className="font-medium text-brand-700 underline underline-offset-2 hover:text-brand-900"
-                    >
-                      {message.subject || "(no subject)"}
-                    </Link>
-                  </td>
-                  <td className="break-all px-4 py-3 text-stone-700">{message.to}</td>
-                  <td className="whitespace-nowrap px-4 py-3 text-stone-700">
-                    <time dateTime={message.date}>{formatDate(message.date)}</time>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        caption="Messages"
+        captionHidden
+        className="mt-4"
+        empty={<p>No e-mails yet.</p>}
+        rows={messages}
+        rowKey={(message) => message.id}
+        columns={[
+          {
+            id: "subject",
+            header: "Subject",
+            cell: (message) => (
+              <Link
+                to={`/dev/outbox/${encodeURIComponent(message.id)}`}
+                className="font-medium text-brand-700 underline underline-offset-2 hover:text-brand-900"
+              >
+                {message.subject || "(no subject)"}
+              </Link>
+            ),
+          },
+          {
+            id: "to",
+            header: "To",
+            cellClassName: "break-all text-stone-700",
+            cell: (message) => message.to,
+          },
+          {
+            id: "date",
+            header: "Date",
+            cellClassName: "whitespace-nowrap text-stone-700",
+            cell: (message) => <time dateTime={message.date}>{formatDate(message.date)}</time>,
+          },
+        ]}
+      />
     </StaticPage>
   );
 }

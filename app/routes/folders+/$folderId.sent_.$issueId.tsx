@@ -2,6 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { DialogErrorBoundary } from "~/components/error-boundary";
 import { ItemContent } from "~/components/item-content";
+import { type DataColumn, DataTable } from "~/components/ui/data-table";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
 import { requireUser } from "~/modules/accounts/session.server";
@@ -30,6 +31,24 @@ const OUTCOME_LABEL = {
   failed: "Not delivered",
   pending: "Still sending",
 } as const;
+
+type Recipient = NonNullable<ReturnType<typeof getSentIssue>>["recipients"][number];
+
+const DELIVERY_COLUMNS: DataColumn<Recipient>[] = [
+  {
+    id: "address",
+    header: "Address",
+    cellClassName: "break-all",
+    cell: (recipient) => recipient.email,
+  },
+  { id: "outcome", header: "Outcome", cell: (recipient) => OUTCOME_LABEL[recipient.outcome] },
+];
+
+/** Shown only for a tracked send. */
+const ENGAGEMENT_COLUMNS: DataColumn<Recipient>[] = [
+  { id: "opens", header: "Opens", cell: (recipient) => recipient.opens },
+  { id: "clicks", header: "Clicks", cell: (recipient) => recipient.clicks },
+];
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
@@ -101,26 +120,14 @@ export default function SentIssue() {
           <h3 id="sent-recipients" className="font-semibold text-stone-900">
             Recipients
           </h3>
-          <table className="mt-2 w-full text-left text-sm">
-            <thead>
-              <tr>
-                <th className="py-1">Address</th>
-                <th className="py-1">Outcome</th>
-                {tracked ? <th className="py-1">Opens</th> : null}
-                {tracked ? <th className="py-1">Clicks</th> : null}
-              </tr>
-            </thead>
-            <tbody>
-              {recipients.map((recipient) => (
-                <tr key={recipient.email} className="border-t border-stone-200">
-                  <td className="break-all py-1 pr-2">{recipient.email}</td>
-                  <td className="py-1 pr-2">{OUTCOME_LABEL[recipient.outcome]}</td>
-                  {tracked ? <td className="py-1">{recipient.opens}</td> : null}
-                  {tracked ? <td className="py-1">{recipient.clicks}</td> : null}
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable
+            caption="Recipients"
+            captionHidden
+            className="mt-2"
+            rows={recipients}
+            rowKey={(recipient) => recipient.email}
+            columns={tracked ? [...DELIVERY_COLUMNS, ...ENGAGEMENT_COLUMNS] : DELIVERY_COLUMNS}
+          />
           {tracked ? (
             <p className="mt-2 text-xs text-stone-600">
               Opens are estimates: some mail apps load images for privacy or safety checks, which

@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
 import { z } from "zod";
 import { DialogErrorBoundary } from "~/components/error-boundary";
+import { type DataColumn, DataTable } from "~/components/ui/data-table";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { DiscardDraftForm, DraftLine, WIZARD_TITLE, WizardSteps } from "~/components/upload-wizard";
@@ -270,56 +271,44 @@ function OneByOne({
   );
 }
 
+const FOLDER_LIMIT_COLUMNS: DataColumn<MultiFolderValidation["folderValidations"][number]>[] = [
+  {
+    id: "folder",
+    header: "Folder",
+    rowHeader: true,
+    cell: (folder) => folder.folderName,
+  },
+  {
+    id: "can-accept",
+    header: "Can accept?",
+    cell: (folder) =>
+      folder.canAccept ? (
+        <span className="text-brand-800">Yes</span>
+      ) : (
+        <span className="text-red-700">
+          {folder.sizeAfterUpload > folder.maxSize ? "No, too full. " : "No. "}
+          <Link to={`/folders/${folder.folderId}`} className="underline">
+            Send Now
+          </Link>
+        </span>
+      ),
+  },
+  { id: "now", header: "Now", cell: (folder) => formatBytes(folder.currentSize) },
+  { id: "limit", header: "Limit", cell: (folder) => formatBytes(folder.maxSize) },
+  { id: "after", header: "After", cell: (folder) => formatBytes(folder.sizeAfterUpload) },
+];
+
 function ValidationTable({ validation }: { validation: MultiFolderValidation }) {
   const { userValidation, folderValidations, uploadSize } = validation;
   return (
     <div className="space-y-3">
-      <table className="w-full text-left text-sm">
-        <caption className="sr-only">Folder limits</caption>
-        <thead className="text-xs text-stone-600">
-          <tr>
-            <th scope="col" className="py-1 pr-2 font-medium">
-              Folder
-            </th>
-            <th scope="col" className="py-1 pr-2 font-medium">
-              Can accept?
-            </th>
-            <th scope="col" className="py-1 pr-2 font-medium">
-              Now
-            </th>
-            <th scope="col" className="py-1 pr-2 font-medium">
-              Limit
-            </th>
-            <th scope="col" className="py-1 font-medium">
-              After
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {folderValidations.map((folder) => (
-            <tr key={folder.folderId} className="border-t border-stone-200 align-top">
-              <th scope="row" className="py-2 pr-2 font-medium text-stone-900">
-                {folder.folderName}
-              </th>
-              <td className="py-2 pr-2">
-                {folder.canAccept ? (
-                  <span className="text-brand-800">Yes</span>
-                ) : (
-                  <span className="text-red-700">
-                    {folder.sizeAfterUpload > folder.maxSize ? "No, too full. " : "No. "}
-                    <Link to={`/folders/${folder.folderId}`} className="underline">
-                      Send Now
-                    </Link>
-                  </span>
-                )}
-              </td>
-              <td className="py-2 pr-2">{formatBytes(folder.currentSize)}</td>
-              <td className="py-2 pr-2">{formatBytes(folder.maxSize)}</td>
-              <td className="py-2">{formatBytes(folder.sizeAfterUpload)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable
+        caption="Folder limits"
+        captionHidden
+        rows={folderValidations}
+        rowKey={(folder) => folder.folderId}
+        columns={FOLDER_LIMIT_COLUMNS}
+      />
       <p className={`text-sm ${userValidation.canUpload ? "text-stone-700" : "text-red-700"}`}>
         {userValidation.canUpload
           ? `Your account has room for this upload (${formatBytes(uploadSize)} per folder).`
