@@ -12,6 +12,7 @@ import { AppShell } from "~/components/app-shell";
 import { Bookmarklet } from "~/components/bookmarklet";
 import { AddPasskeyButton } from "~/components/passkey-buttons";
 import { CsrfInput, ErrorList, Field, SubmitButton } from "~/components/ui/forms";
+import { SettingsSection } from "~/components/ui/settings-section";
 import { updateProfile } from "~/modules/accounts/accounts.server";
 import { listPasskeys } from "~/modules/accounts/passkeys.server";
 import { requireUser } from "~/modules/accounts/session.server";
@@ -136,13 +137,7 @@ export default function ProfileSettings() {
       <div className="mx-auto max-w-3xl space-y-6 px-4 py-10 sm:px-6">
         <h1 className="font-serif text-3xl font-semibold text-stone-900">Profile Settings</h1>
 
-        <section
-          aria-labelledby="personal-heading"
-          className="rounded-2xl border border-stone-200 bg-white p-6 shadow-sm"
-        >
-          <h2 id="personal-heading" className="font-serif text-xl font-semibold text-stone-900">
-            Personal information
-          </h2>
+        <SettingsSection id="personal" title="Personal information">
           <Form method="post" {...getFormProps(form)} className="mt-4 grid gap-4 sm:grid-cols-2">
             <CsrfInput />
             <Field
@@ -202,15 +197,9 @@ export default function ProfileSettings() {
               </SubmitButton>
             </div>
           </Form>
-        </section>
+        </SettingsSection>
 
-        <section
-          aria-labelledby="features-heading"
-          className="rounded-2xl border border-stone-200 bg-white p-6 shadow-sm"
-        >
-          <h2 id="features-heading" className="font-serif text-xl font-semibold text-stone-900">
-            Account Features
-          </h2>
+        <SettingsSection id="features" title="Account Features">
           <dl className="mt-4 grid gap-x-6 gap-y-3 text-sm sm:grid-cols-2">
             {[
               ["Plan", features.plan],
@@ -244,15 +233,9 @@ export default function ProfileSettings() {
               Invite friends, get folders
             </Link>
           </div>
-        </section>
+        </SettingsSection>
 
-        <section
-          aria-labelledby="perks-heading"
-          className="rounded-2xl border border-stone-200 bg-white p-6 shadow-sm"
-        >
-          <h2 id="perks-heading" className="font-serif text-xl font-semibold text-stone-900">
-            Premium perks
-          </h2>
+        <SettingsSection id="perks" title="Premium perks">
           <dl className="mt-4 space-y-3 text-sm">
             <div>
               <dt className="text-stone-600">Newsletter look</dt>
@@ -288,18 +271,9 @@ export default function ProfileSettings() {
               </Link>
             )}
           </div>
-        </section>
+        </SettingsSection>
 
-        <section
-          aria-labelledby="save-anywhere-heading"
-          className="rounded-2xl border border-stone-200 bg-white p-6 shadow-sm"
-        >
-          <h2
-            id="save-anywhere-heading"
-            className="font-serif text-xl font-semibold text-stone-900"
-          >
-            Save from any browser
-          </h2>
+        <SettingsSection id="save-anywhere" title="Save from any browser">
           <div className="mt-4">
             <Bookmarklet appUrl={appUrl} />
           </div>
@@ -339,36 +313,27 @@ export default function ProfileSettings() {
               </li>
             </ol>
           </details>
-        </section>
+        </SettingsSection>
 
-        <section
-          aria-labelledby="two-factor-heading"
-          className="rounded-2xl border border-stone-200 bg-white p-6 shadow-sm"
-        >
-          <h2 id="two-factor-heading" className="font-serif text-xl font-semibold text-stone-900">
-            Two-factor sign-in
-          </h2>
-          <p className="mt-2 text-sm text-stone-700">
-            {twoFactorOn
+        <SettingsSection
+          id="two-factor"
+          title="Two-factor sign-in"
+          description={
+            twoFactorOn
               ? "On: log-ins ask for a code from your authenticator app as well as your password."
-              : "Off: log-ins ask only for your password. Add a code from an authenticator app so a stolen password alone cannot open your account."}
-          </p>
+              : "Off: log-ins ask only for your password. Add a code from an authenticator app so a stolen password alone cannot open your account."
+          }
+        >
           <Link to="/profile/two-factor" className="btn-secondary mt-4" preventScrollReset>
             {twoFactorOn ? "Manage two-factor sign-in" : "Set up two-factor sign-in"}
           </Link>
-        </section>
+        </SettingsSection>
 
-        <section
-          aria-labelledby="passkeys-heading"
-          className="rounded-2xl border border-stone-200 bg-white p-6 shadow-sm"
+        <SettingsSection
+          id="passkeys"
+          title="Passkeys"
+          description="A passkey signs you in with your device's screen lock (fingerprint, face or PIN), without your password or a code."
         >
-          <h2 id="passkeys-heading" className="font-serif text-xl font-semibold text-stone-900">
-            Passkeys
-          </h2>
-          <p className="mt-2 text-sm text-stone-700">
-            A passkey signs you in with your device's screen lock (fingerprint, face or PIN),
-            without your password or a code.
-          </p>
           {passkeys.length > 0 ? (
             <ul className="mt-4 divide-y divide-stone-200 text-sm">
               {passkeys.map((key) => (
@@ -391,20 +356,13 @@ export default function ProfileSettings() {
             <p className="mt-4 text-sm text-stone-600">No passkeys yet.</p>
           )}
           <AddPasskeyButton />
-        </section>
+        </SettingsSection>
 
-        <section
-          aria-labelledby="api-tokens-heading"
-          className="rounded-2xl border border-stone-200 bg-white p-6 shadow-sm"
+        <SettingsSection
+          id="api-tokens"
+          title="API tokens"
+          description="Scripts, phone shortcuts and the Chrome extension use a token to reach your folders through the Thoughtfully API. Each expires (90 days unless you choose otherwise, a year at most); a password reset revokes them all. Revoke one you no longer use."
         >
-          <h2 id="api-tokens-heading" className="font-serif text-xl font-semibold text-stone-900">
-            API tokens
-          </h2>
-          <p className="mt-2 text-sm text-stone-700">
-            Scripts, phone shortcuts and the Chrome extension use a token to reach your folders
-            through the Thoughtfully API. Each expires (90 days unless you choose otherwise, a year
-            at most); a password reset revokes them all. Revoke one you no longer use.
-          </p>
           {apiTokens.length > 0 ? (
             <ul className="mt-4 divide-y divide-stone-200 text-sm">
               {apiTokens.map((token) => (
@@ -434,19 +392,14 @@ export default function ProfileSettings() {
           <Link to="/profile/tokens" className="btn-secondary mt-4" preventScrollReset>
             New API token
           </Link>
-        </section>
+        </SettingsSection>
 
-        <section
-          aria-labelledby="actions-heading"
-          className="rounded-2xl border border-red-200 bg-white p-6 shadow-sm"
+        <SettingsSection
+          id="actions"
+          title="Account Actions"
+          tone="danger"
+          description="Deleting your account removes your folders, their contents and every file at once. It cannot be undone."
         >
-          <h2 id="actions-heading" className="font-serif text-xl font-semibold text-stone-900">
-            Account Actions
-          </h2>
-          <p className="mt-2 text-sm text-stone-700">
-            Deleting your account removes your folders, their contents and every file at once. It
-            cannot be undone.
-          </p>
           <Link
             to="/profile/delete"
             className="btn mt-4 bg-red-700 text-white hover:bg-red-800"
@@ -454,7 +407,7 @@ export default function ProfileSettings() {
           >
             Delete Account
           </Link>
-        </section>
+        </SettingsSection>
       </div>
       <Outlet />
     </AppShell>
