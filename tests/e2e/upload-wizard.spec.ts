@@ -187,6 +187,35 @@ test.describe("upload to multiple folders", () => {
     for (const key of inFirst!.filePaths) expect(fs.existsSync(storedPath(key))).toBe(true);
   });
 
+  test("on a 375 px phone the folder limits scroll inside their table, not the dialog", async ({
+    page,
+    context,
+    baseURL,
+  }) => {
+    const user = await createUser();
+    // A name with nowhere to break makes the table wider than the phone.
+    createFolderRow(user.id, { name: "Greatgrandparentsandgodparentsandcousins", sortOrder: 0 });
+    await signIn(context, user.id, baseURL!);
+    await page.setViewportSize({ width: 375, height: 812 });
+
+    await openWizard(page);
+    await fillPhotos(page, "Holiday");
+    const dialog = wizard(page);
+    await dialog.getByLabel("Greatgrandparentsandgodparentsandcousins").check();
+    await dialog.getByRole("button", { name: "Next" }).click();
+    await expect(page).toHaveURL(/\/upload\/[0-9a-f]{32}\/check$/);
+
+    await expect(dialog.getByRole("row").filter({ hasText: "Greatgrand" })).toContainText("Yes");
+    const overflow = (element: HTMLElement) => element.scrollWidth - element.clientWidth;
+    expect(await dialog.evaluate(overflow), "the dialog scrolls sideways").toBeLessThanOrEqual(0);
+    const table = dialog.getByRole("region", { name: "Folder limits table" });
+    expect(await table.evaluate(overflow), "the table is wider than its region").toBeGreaterThan(0);
+    // The region takes focus, so a keyboard scrolls it too.
+    await table.focus();
+    await page.keyboard.press("ArrowRight");
+    await expect.poll(() => table.evaluate((element) => element.scrollLeft)).toBeGreaterThan(0);
+  });
+
   test("a paused folder cannot be selected; Select All skips it", async ({
     page,
     context,
