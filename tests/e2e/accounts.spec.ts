@@ -252,6 +252,18 @@ test.describe("signed in", () => {
     await expect(page.getByRole("link", { name: "Admin Dashboard" })).toHaveCount(0);
   });
 
+  test("each profile section has an address of its own: /profile#api-tokens opens at it", async ({
+    login,
+    page,
+  }) => {
+    await login();
+    await page.goto("/profile#api-tokens");
+    await expect(page.getByRole("heading", { level: 2, name: "API tokens" })).toBeInViewport();
+    await expect(
+      page.getByRole("heading", { level: 1, name: "Profile Settings" }),
+    ).not.toBeInViewport();
+  });
+
   test("signing out ends the session on the server: a copied cookie stops working", async ({
     page,
     context,
