@@ -96,6 +96,28 @@ export function SubmitButton({
   );
 }
 
+/**
+ * The button Enter presses. Enter in a field presses the form's first submit button, which
+ * in a form with Add or Remove buttons before its main one would be "Remove recipient 1".
+ * Put first in such a form, this unseen copy of the main button (same intent, out of the tab
+ * order and of what screen readers list) makes Enter save
+ * (docs/decisions/0127-enter-presses-the-main-button.md). Not `hidden`: a button that is not
+ * rendered is still pressed by Chromium, but not by every browser.
+ */
+export function DefaultSubmit({ intent }: { intent?: string }) {
+  return (
+    <button
+      type="submit"
+      name={intent ? "intent" : undefined}
+      value={intent}
+      tabIndex={-1}
+      aria-hidden
+      data-default-submit=""
+      className="sr-only"
+    />
+  );
+}
+
 export function FormAlert({ errors }: { errors?: string[] | null }) {
   const shown = errors?.filter(Boolean) ?? [];
   if (shown.length === 0) return null;
