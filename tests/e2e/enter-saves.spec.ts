@@ -41,7 +41,7 @@ async function leaveAComment(dialog: Locator, text: string) {
   await field(dialog, "Comment").fill(text);
 }
 
-test("folder form: Enter in a recipient's name, an e-mail or the folder name saves every recipient", async ({
+test("folder form: Enter in a recipient's name, an e-mail, the folder name or a checkbox saves every recipient", async ({
   login,
   page,
 }) => {
@@ -58,6 +58,14 @@ test("folder form: Enter in a recipient's name, an e-mail or the folder name sav
     await enterIn(page.getByRole("dialog", { name: "Folder Details" }), label, value);
     await expect(page).toHaveURL(new RegExp(`/folders/${folder.id}$`));
   }
+  await page.goto(`/folders/${folder.id}/edit`);
+  const copyToMe = page
+    .getByRole("dialog", { name: "Folder Details" })
+    .getByLabel(/Send me a copy/);
+  await copyToMe.check();
+  await copyToMe.press("Enter");
+  await expect(page).toHaveURL(new RegExp(`/folders/${folder.id}$`));
+  expect(saved().ccSender).toBe(true);
   expect(saved().name).toBe("Two dear people");
   expect(saved().recipients).toEqual([
     { name: "Annie", email: "ann@example.com" },
@@ -245,10 +253,15 @@ test("every form with rows' or other buttons starts with the button Enter should
     `/folders/${folder.id}/items/${musing.id}/edit`,
     ...["link", "musing", "photo", "file"].map((type) => `/upload?type=${type}`),
     wizardFolders,
+    `/add/${folder.id}?extension=true&url=${encodeURIComponent(FIVE_LINKS[0]!)}`,
+    `/folders/${folder.id}/recipients`,
+    "/invite",
     "/profile",
     "/profile/branding",
+    "/profile/two-factor",
   ]) {
-    await page.goto(path);
+    const response = await page.goto(path);
+    expect(response?.status(), path).toBe(200);
     misses.push(...(await formsWhereEnterMissesTheMainButton(page)));
   }
   // With several links, the link form has a Remove button per link before Save.
