@@ -113,7 +113,7 @@ test("link form: Enter in the fifth link saves all five; item edit: Enter in Tit
   ]);
 });
 
-test("item edit: Enter in Title saves a link item with two links, keeping both", async ({
+test("item edit: Enter in Title or on a radio button saves a link item with two links, keeping both", async ({
   login,
   page,
 }) => {
@@ -129,9 +129,18 @@ test("item edit: Enter in Title saves a link item with two links, keeping both",
   });
   await page.goto(`/folders/${folder.id}/items/${item.id}/edit`);
   await enterIn(page.getByRole("dialog", { name: "Edit Link" }), "Title", "Two short reads");
-  await expect(page.getByText("Changes saved")).toBeVisible();
+  await expect(page).toHaveURL(new RegExp(`/folders/${folder.id}#item-${item.id}$`));
   expect(itemsOf(folder.id).map((saved) => [saved.title, saved.urls])).toEqual([
     ["Two short reads", urls],
+  ]);
+
+  await page.goto(`/folders/${folder.id}/items/${item.id}/edit`);
+  const hopeForAReply = page.getByRole("radio", { name: /^Yes/ });
+  await hopeForAReply.check();
+  await hopeForAReply.press("Enter");
+  await expect(page).toHaveURL(new RegExp(`/folders/${folder.id}#item-${item.id}$`));
+  expect(itemsOf(folder.id).map((saved) => [saved.responseExpectation, saved.urls])).toEqual([
+    ["expecting", urls],
   ]);
 });
 
