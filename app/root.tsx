@@ -84,6 +84,13 @@ function Document({ children }: { children: ReactNode }) {
         <Links />
       </head>
       <body className="min-h-screen">
+        {/* Every layout's <main> is #main (app-shell.tsx, public-layout.tsx). */}
+        <a
+          href="#main"
+          className="sr-only focus:not-sr-only focus:fixed focus:left-2 focus:top-2 focus:z-50 focus:rounded-lg focus:bg-white focus:px-4 focus:py-3 focus:font-medium focus:text-brand-900 focus:shadow-lg"
+        >
+          Skip to content
+        </a>
         {children}
         <ScrollRestoration nonce={nonce} />
         <Scripts nonce={nonce} />

@@ -10,7 +10,14 @@ import { getZodConstraint, parseWithZod } from "@conform-to/zod";
 import { Form, Link } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
-import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
+import {
+  CsrfInput,
+  DefaultSubmit,
+  ErrorList,
+  Field,
+  FormAlert,
+  SubmitButton,
+} from "~/components/ui/forms";
 import { LIMITS } from "~/modules/billing/limits";
 import {
   type FolderFrequency,
@@ -91,6 +98,7 @@ export function FolderForm({
 
   return (
     <Form method="post" {...getFormProps(form)} className="space-y-5" preventScrollReset>
+      <DefaultSubmit />
       <CsrfInput />
       <FormAlert errors={form.errors} />
       <Field

@@ -11,7 +11,14 @@ import { type KeyboardEvent, useEffect, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
 import type { ZodTypeAny } from "zod";
 import { FilePicker, type UploadCapacity } from "~/components/file-picker";
-import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
+import {
+  CsrfInput,
+  DefaultSubmit,
+  ErrorList,
+  Field,
+  FormAlert,
+  SubmitButton,
+} from "~/components/ui/forms";
 import { LIMITS } from "~/modules/billing/limits";
 import {
   INVALID_URL_ON_KEY,
@@ -143,6 +150,7 @@ export function ItemForm({
       className="space-y-4"
       preventScrollReset
     >
+      <DefaultSubmit />
       <CsrfInput />
       {uploadProblem ? (
         <div role="alert" className="rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm">

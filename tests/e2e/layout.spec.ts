@@ -87,6 +87,8 @@ async function targetProblems(page: Page, root: string, { wholeOnScreen = false 
         ...scope.querySelectorAll(selector),
       ].filter((element) => {
         if (!element.checkVisibility({ visibilityProperty: true })) return false;
+        // Out of sight, of the tab order and of screen readers: Enter's button (DefaultSubmit).
+        if (element.hasAttribute("data-default-submit")) return false;
         // A link inside a sentence is exempt (WCAG 2.5.8 "inline").
         return !(element instanceof HTMLAnchorElement && element.closest("p"));
       });

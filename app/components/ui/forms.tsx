@@ -59,6 +59,16 @@ export function Field({ label, hint, errors, inputProps, className = "" }: Field
   );
 }
 
+/** Whether a submission by this button (its intent, its action) is in flight. */
+function useSubmitting({ intent, formAction }: { intent?: string; formAction?: string }) {
+  const navigation = useNavigation();
+  return (
+    navigation.state === "submitting" &&
+    (intent === undefined || navigation.formData?.get("intent") === intent) &&
+    (formAction === undefined || navigation.formAction === formAction)
+  );
+}
+
 /**
  * A submit button that shows its pending label while this form's submission
  * is in flight (JavaScript only; without it the browser's own loading shows).
@@ -76,11 +86,7 @@ export function SubmitButton({
   intent?: string;
   className?: string;
 }) {
-  const navigation = useNavigation();
-  const pending =
-    navigation.state === "submitting" &&
-    (intent === undefined || navigation.formData?.get("intent") === intent) &&
-    (formAction === undefined || navigation.formAction === formAction);
+  const pending = useSubmitting({ intent, formAction });
   return (
     <button
       type="submit"
@@ -93,6 +99,31 @@ export function SubmitButton({
     >
       {pending ? pendingText : children}
     </button>
+  );
+}
+
+/**
+ * The button Enter presses. Enter in a field presses the form's first submit button, which
+ * in a form with Add or Remove buttons before its main one would be "Remove recipient 1".
+ * Put first in such a form, this unseen copy of the main button (same intent, out of the tab
+ * order and of what screen readers list) makes Enter save
+ * (docs/decisions/0127-enter-presses-the-main-button.md). Rendered but unseen rather than
+ * `hidden`: Chromium presses a `hidden` one too, but only Chromium is tested here.
+ */
+export function DefaultSubmit({ intent }: { intent?: string }) {
+  // Disabled with the main button, so Enter pressed twice does not save twice.
+  const pending = useSubmitting({ intent });
+  return (
+    <button
+      type="submit"
+      name={intent ? "intent" : undefined}
+      value={intent}
+      disabled={pending}
+      tabIndex={-1}
+      aria-hidden
+      data-default-submit=""
+      className="sr-only"
+    />
   );
 }
 

@@ -3,7 +3,7 @@ import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
 import { DialogErrorBoundary } from "~/components/error-boundary";
 import { Dialog } from "~/components/ui/dialog";
-import { CsrfInput, FormAlert, SubmitButton } from "~/components/ui/forms";
+import { CsrfInput, DefaultSubmit, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { DiscardDraftForm, DraftLine, WIZARD_TITLE, WizardSteps } from "~/components/upload-wizard";
 import { requireUser } from "~/modules/accounts/session.server";
 import { LIMITS } from "~/modules/billing/limits";
@@ -93,6 +93,7 @@ export default function ChooseFolders() {
         </p>
       ) : (
         <Form method="post" key={draft.folderIds.join(",")} className="space-y-4">
+          <DefaultSubmit intent="next" />
           <CsrfInput />
           <FormAlert errors={actionData?.error ? [actionData.error] : null} />
           {actionData?.notice ? (
