@@ -5,7 +5,9 @@ import { DialogErrorBoundary } from "~/components/error-boundary";
 import { CsrfInput, SubmitButton } from "~/components/forms";
 import { ItemContent } from "~/components/item-content";
 import { requireUser } from "~/modules/accounts/session.server";
+import { issueReportNotices } from "~/modules/deliverability/suppression-notices.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
+import { getFolder, recipientsOf } from "~/modules/folders/folders.server";
 import { deleteSentIssue, filesKept, getSentIssue } from "~/modules/sending/sent-archive.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { invariantResponse } from "~/platform/errors.server";
@@ -35,6 +37,10 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const issue = getSentIssue(user.id, parseFolderId(params.folderId), parseIssueId(params.issueId));
   invariantResponse(issue);
+  const reports =
+    issueReportNotices(user.id, [issue.id], recipientsOf(getFolder(user.id, issue.folder.id))).get(
+      issue.id,
+    ) ?? [];
   const format = new Intl.DateTimeFormat("en-GB", {
     dateStyle: "full",
     timeStyle: "short",
@@ -45,7 +51,12 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     id: issue.id,
     sentAt: format.format(issue.sentAt),
     tracked: issue.tracked,
-    recipients: issue.recipients,
+    recipients: issue.recipients.map((recipient) => ({
+      ...recipient,
+      reports: reports
+        .filter((report) => report.email === recipient.email)
+        .map((report) => report.notice),
+    })),
     items: issue.items.map((item) => ({
       id: item.id,
       type: item.type,
@@ -114,7 +125,14 @@ export default function SentIssue() {
               {recipients.map((recipient) => (
                 <tr key={recipient.email} className="border-t border-stone-200">
                   <td className="break-all py-1 pr-2">{recipient.email}</td>
-                  <td className="py-1 pr-2">{OUTCOME_LABEL[recipient.outcome]}</td>
+                  <td className="py-1 pr-2">
+                    {OUTCOME_LABEL[recipient.outcome]}
+                    {recipient.reports.map((report) => (
+                      <span key={report} className="block text-red-800">
+                        {report}
+                      </span>
+                    ))}
+                  </td>
                   {tracked ? <td className="py-1">{recipient.opens}</td> : null}
                   {tracked ? <td className="py-1">{recipient.clicks}</td> : null}
                 </tr>
