@@ -49,7 +49,7 @@ function senderIdOf(value: string | undefined) {
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireAdmin(request, "the sender page");
   const now = new Date();
-  const review = senderReview(senderIdOf(params.userId), now);
+  const review = senderReview(senderIdOf(params.id), now);
   invariantResponse(review, "Not Found", 404);
   const { rates } = review;
   return data({
@@ -83,7 +83,7 @@ const SenderActionSchema = z.discriminatedUnion("intent", [
 export async function action({ request, params }: ActionFunctionArgs) {
   const formData = await readProtectedForm(request);
   const admin = await requireAdmin(request, "the sender page");
-  const senderId = senderIdOf(params.userId);
+  const senderId = senderIdOf(params.id);
   const submission = parseIntentForm(formData, SenderActionSchema);
   invariantResponse(submission.status === "success", "Bad Request", 400);
   const lifted = liftSendingPause(request, admin.id, senderId);
