@@ -175,6 +175,7 @@ test.describe("the sender sees reports in plain words", () => {
 test("a paused sender sees why on the dashboard, and Send Now is refused with it", async ({
   login,
   page,
+  expectAccessible,
 }) => {
   const user = await login();
   const folder = createFolderRow(user.id, { name: "Family" });
@@ -199,6 +200,7 @@ test("a paused sender sees why on the dashboard, and Send Now is refused with it
   ).toEqual([]);
   await page.goto("/");
   await expect(page.getByRole("region", { name: "Your sending is paused" })).toBeVisible();
+  await expectAccessible();
 });
 
 test.describe("the admin's postmaster view", () => {
@@ -235,6 +237,7 @@ test.describe("the admin's postmaster view", () => {
     await row.getByRole("link", { name: user.email }).click();
     await expect(page).toHaveURL(new RegExp(`/admin/senders/${user.id}$`));
     await expect(page.getByText(reason)).toBeVisible();
+    await expectAccessible();
     await page.getByRole("button", { name: "Lift the pause" }).click();
     await expect(page.getByRole("region", { name: "Notifications" })).toContainText("Pause lifted");
     await expect(page.getByText("Active: their mail is sent.")).toBeVisible();
