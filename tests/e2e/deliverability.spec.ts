@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import {
   deliveryReports,
@@ -93,6 +94,14 @@ async function senderWithReports() {
   return { user, folder, ledger, mum, sam };
 }
 
+function suppressionOf(email: string) {
+  return testDb()
+    .select()
+    .from(mailboxSuppressions)
+    .where(eq(mailboxSuppressions.mailbox, email))
+    .get();
+}
+
 function pause(userId: number, reason: string) {
   testDb()
     .update(users)
@@ -170,6 +179,36 @@ test.describe("the sender sees reports in plain words", () => {
     await expect(dialog.getByLabel("Recipient 2 email")).toHaveValue(gone);
     await expect(dialog.getByLabel("Recipient 3 email")).toHaveValue(spam);
   });
+});
+
+test("only the recipient lifts their complaint, by re-subscribing from their own link", async ({
+  context,
+  baseURL,
+  page,
+}) => {
+  const { user, folder, sam } = await senderWithReports();
+  const token = crypto
+    .createHmac("sha256", process.env.E2E_SESSION_SECRET!)
+    .update(`resubscribe:${folder.id}:${sam}`)
+    .digest("base64url");
+  const query = new URLSearchParams({ email: sam, folder: String(folder.id), token });
+  await page.goto(`${baseURL}/resubscribe?${query}`);
+  // Opening the link (as a mail scanner does) lifts nothing: only the press does.
+  expect(suppressionOf(sam)).toBeDefined();
+  await page.getByRole("button", { name: "Re-subscribe" }).click();
+  await expect(
+    page.getByRole("heading", { name: "You're back on the list for Family" }),
+  ).toBeVisible();
+  expect(suppressionOf(sam)).toBeUndefined();
+
+  await signIn(context, user.id, baseURL!, testDb());
+  await page.goto(`/folders/${folder.id}/recipients`);
+  const recipients = page.getByRole("dialog", { name: 'Recipients of "Family"' });
+  await expect(
+    recipients.getByText("Mum's address no longer exists: nothing is sent to it"),
+  ).toBeVisible();
+  await expect(recipients.getByText(/Sam marked your newsletter as spam/)).toHaveCount(0);
+  await expect(recipients.getByText("Not mailed")).toHaveCount(1);
 });
 
 test("a paused sender sees why on the dashboard, and Send Now is refused with it", async ({
