@@ -222,7 +222,7 @@ test("a paused sender sees why on the dashboard, and Send Now is refused with it
   // The confirmation was open before the pause: its Send Now is refused all the same.
   await page.goto(`/folders/${folder.id}/confirm-send`);
   const reason =
-    "2 of the people who got your last 20 newsletters marked them as spam (10 %; the limit is 0.1 %).";
+    "2 people marked your newsletter as spam, out of 20 copies sent recently (10 %; the limit is 0.1 %).";
   pause(user.id, reason);
   await page.getByRole("dialog").getByRole("button", { name: "Send Now" }).click();
   const toast = page.getByRole("region", { name: "Notifications" });
@@ -260,7 +260,8 @@ test.describe("the admin's postmaster view", () => {
     expectAccessible,
   }) => {
     const { user } = await senderWithReports();
-    const reason = "3 of the addresses your last 20 newsletters went to no longer exist.";
+    const reason =
+      "3 of the addresses you sent to no longer exist, out of 20 copies sent recently (15 %; the limit is 5 %).";
     pause(user.id, reason);
     const admin = await createAdmin();
     await signInWithSecondFactor(context, admin.id, baseURL!);

@@ -125,6 +125,9 @@ describe("the rates and their limits", () => {
     expect(limitBroken(senderRates(user.id, NOW))).toBeNull();
     report(user.id, "hard_bounce", "gone3@x.test");
     expect(limitBroken(senderRates(user.id, NOW))).toBe("hard-bounces");
+    expect(pauseExplanation(senderRates(user.id, NOW), "hard-bounces")).toBe(
+      "3 of the addresses you sent to no longer exist, out of 60 copies sent recently (5 %; the limit is 5 %).",
+    );
     // One more copy and 3 of 61 is under 5 %.
     addCopies(folder.id, 1, new Date(NOW.getTime() - DAY));
     expect(limitBroken(senderRates(user.id, NOW))).toBeNull();
@@ -169,7 +172,7 @@ describe("reviewSenderReputation", () => {
     const paused = db.select().from(users).where(eq(users.id, user.id)).get()!;
     expect(paused.sendingPausedAt).toEqual(NOW);
     expect(paused.sendingPausedReason).toBe(
-      "2 of the people who got your last 20 newsletters marked them as spam (10 %; the limit is 0.1 %).",
+      "2 people marked your newsletter as spam, out of 20 copies sent recently (10 %; the limit is 0.1 %).",
     );
     expect(pauseEvents(user.id)).toEqual(["sending_paused"]);
     const mails = outboxFiles().slice(before);

@@ -158,9 +158,9 @@ export function formatRate(value: number) {
 /** The pause's explanation, in words for the sender and the admins; stored with the pause. */
 export function pauseExplanation(rates: SenderRates, broken: LimitBroken) {
   if (broken === "complaints") {
-    return `${rates.complaints} of the people who got your last ${rates.copies} newsletters marked them as spam (${formatRate(rates.complaintRate)}; the limit is ${formatRate(REPUTATION_LIMITS.complaints.rate)}).`;
+    return `${rates.complaints} people marked your newsletter as spam, out of ${rates.copies} copies sent recently (${formatRate(rates.complaintRate)}; the limit is ${formatRate(REPUTATION_LIMITS.complaints.rate)}).`;
   }
-  return `${rates.hardBounces} of the addresses your last ${rates.copies} newsletters went to no longer exist (${formatRate(rates.bounceRate)}; the limit is ${formatRate(REPUTATION_LIMITS.hardBounces.rate)}).`;
+  return `${rates.hardBounces} of the addresses you sent to no longer exist, out of ${rates.copies} copies sent recently (${formatRate(rates.bounceRate)}; the limit is ${formatRate(REPUTATION_LIMITS.hardBounces.rate)}).`;
 }
 
 export type SendingPause = { pausedAt: Date; reason: string };
