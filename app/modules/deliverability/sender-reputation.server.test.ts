@@ -18,6 +18,7 @@ import { mailboxKey } from "~/platform/email-address";
 import {
   liftSendingPause,
   limitBroken,
+  pauseExplanation,
   postmasterOverview,
   REPUTATION_LIMITS,
   reviewSenderReputation,
