@@ -110,6 +110,32 @@ function UpgradePrompt() {
   );
 }
 
+/** Why nothing of the sender's is sent, and that nothing is lost (docs/product-rules.md, "Senders' reputation"). */
+function SendingPausedBanner({ reason }: { reason: string }) {
+  return (
+    <section
+      aria-labelledby="sending-paused"
+      className="border-b border-red-200 bg-red-50 text-sm text-red-900"
+    >
+      <div className="mx-auto max-w-6xl px-4 py-3 sm:px-6">
+        <h2 id="sending-paused" className="font-semibold">
+          Your sending is paused
+        </h2>
+        <p>{reason}</p>
+        <p>
+          Mail that many people report or cannot receive puts every sender's mail at risk of being
+          blocked. Nothing is sent until an admin has looked into it; your scheduled issues are
+          held, not lost. To talk about it, write to us from the{" "}
+          <DelegatedLink to="/support" className="underline">
+            support page
+          </DelegatedLink>
+          .
+        </p>
+      </div>
+    </section>
+  );
+}
+
 function RecipientsBanner() {
   const location = useLocation();
   return (
@@ -140,9 +166,13 @@ const ADD_BUTTONS = [
 ] as const;
 
 /** Send Now opens its confirmation (a dialog route); when it cannot send, it says why. */
-function SendNowButton({ folder }: { folder: Folder }) {
+function SendNowButton({ folder, senderPaused }: { folder: Folder; senderPaused: boolean }) {
   const root = useRouteLoaderData<typeof rootLoader>("root");
-  const blocker = sendNowBlocker({ ...folder, senderVerified: Boolean(root?.user?.emailVerified) });
+  const blocker = sendNowBlocker({
+    ...folder,
+    senderVerified: Boolean(root?.user?.emailVerified),
+    senderPaused,
+  });
   if (!blocker) {
     return (
       <DelegatedLink
@@ -218,7 +248,7 @@ function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
             >
               {folder.isPaused ? "Re-start Delivery" : "Pause Delivery"}
             </ActionButton>
-            <SendNowButton folder={folder} />
+            <SendNowButton folder={folder} senderPaused={data.sendingPause !== null} />
             <DelegatedLink
               to={`/folders/${folder.id}/edit`}
               className={buttonClass}
@@ -337,6 +367,7 @@ export function DashboardPage({ data, children }: { data: Data; children?: React
   const { folders, selected, usage } = data;
   return (
     <AppShell>
+      {data.sendingPause ? <SendingPausedBanner reason={data.sendingPause.reason} /> : null}
       {data.bannerDismissed ? null : <RecipientsBanner />}
       <div className="mx-auto grid max-w-6xl gap-6 px-4 py-6 sm:px-6 lg:grid-cols-[18rem_1fr]">
         {/* min-w-0: a long unbroken URL or name must not widen the column past the screen.

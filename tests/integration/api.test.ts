@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import sharp from "sharp";
 import { describe, expect, test } from "vitest";
 import { createUser } from "#db/factories";
-import { apiTokens, contentItems, folders } from "#db/schema";
+import { apiTokens, contentItems, folders, mailboxSuppressions } from "#db/schema";
 import { recordReauthentication } from "~/modules/accounts/reauthentication.server";
 import { createSession, getCurrentSession } from "~/modules/accounts/session.server";
 import { API_TOKEN_RATE_LIMIT } from "~/modules/api/api.server";
@@ -218,6 +218,17 @@ describe("folders", () => {
     expect(invalid.json.error.fields).toMatchObject({
       name: ["Please enter a folder name"],
       "recipients.0.email": ["Please enter a valid email address for Mum"],
+    });
+    db.insert(mailboxSuppressions)
+      .values({ mailbox: "gone@example.com", email: "gone@example.com", reason: "hard_bounce" })
+      .run();
+    const suppressed = await call("POST", "/folders", {
+      token,
+      body: { ...folderBody(), recipients: [{ name: "Mum", email: "Gone+news@example.com" }] },
+    });
+    expect(suppressed.status).toBe(400);
+    expect(suppressed.json.error.fields).toEqual({
+      "recipients.0.email": ["Mum's address no longer exists: mail to it comes back undelivered"],
     });
     const noRecipient = await call("POST", "/folders", { token, body: { name: "Alone" } });
     expect(noRecipient.json.error).toMatchObject({

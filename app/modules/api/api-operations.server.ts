@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { getUsage } from "~/modules/billing/quota.server";
 import { referralLink, referralStats } from "~/modules/billing/referrals.server";
+import { suppressedAddressRefusal } from "~/modules/deliverability/suppression-notices.server";
 import { deleteStoredFiles, storedKeys } from "~/modules/files/stored-files.server";
 import { FolderSchema } from "~/modules/folders/folder-validation";
 import {
@@ -121,6 +122,21 @@ function itemView(item: ListedItem | Item, folderId: number): z.input<typeof Ite
 
 const userId = (context: ApiContext) => context.principal.user.id;
 const folderOf = (context: ApiContext) => getFolder(userId(context), context.params.folderId!);
+
+/** The folder form's refusal of suppressed mailboxes, for the same body sent as JSON. */
+function refuseSuppressedAddresses(
+  recipients: { name: string; email: string }[],
+  listed: string[],
+) {
+  const refuse = suppressedAddressRefusal(listed);
+  const fields = Object.fromEntries(
+    recipients.flatMap((recipient, index) => {
+      const refusal = refuse(recipient.email, recipient.name);
+      return refusal ? [[`recipients.${index}.email`, [refusal]]] : [];
+    }),
+  );
+  if (Object.keys(fields).length > 0) throw validationError(fields);
+}
 const itemOf = (context: ApiContext) => getItem(userId(context), context.params.itemId!);
 
 function folderWithItems(folder: Folder, page: number) {
@@ -204,7 +220,10 @@ export const API_OPERATIONS: ApiOperation[] = [
     body: FolderSchema,
     response: FolderViewSchema,
     status: 201,
-    handle: (context, { body }) => folderView(createFolder(userId(context), body)),
+    handle: (context, { body }) => {
+      refuseSuppressedAddresses(body.recipients, []);
+      return folderView(createFolder(userId(context), body));
+    },
   },
   {
     method: "GET",
@@ -222,8 +241,11 @@ export const API_OPERATIONS: ApiOperation[] = [
     scope: "write",
     body: FolderSchema,
     response: FolderViewSchema,
-    handle: (context, { body }) =>
-      folderView(updateFolder(userId(context), context.params.folderId!, body)),
+    handle: (context, { body }) => {
+      const listed = recipientsOf(folderOf(context)).map((recipient) => recipient.email);
+      refuseSuppressedAddresses(body.recipients, listed);
+      return folderView(updateFolder(userId(context), context.params.folderId!, body));
+    },
   },
   {
     method: "DELETE",

@@ -6,6 +6,7 @@ import {
   getUsage,
   isApproachingLimits,
 } from "~/modules/billing/quota.server";
+import { sendingPauseOf } from "~/modules/deliverability/sender-reputation.server";
 import { FREQUENCY_LABELS } from "~/modules/folders/folder-validation";
 import {
   type Folder,
@@ -138,6 +139,7 @@ export function loadDashboard(user: SessionUser, selectedId: number | null, page
       approachingLimits: isApproachingLimits(usage),
     },
     emailVerified: user.emailVerified,
+    sendingPause: sendingPauseOf(user),
   };
 }
 

@@ -6,6 +6,7 @@ import {
   emailUnsubscribes,
   folderRecipientStates,
   folders,
+  mailboxSuppressions,
   resubscribeRefusals,
   resubscribeRequests,
   users,
@@ -476,6 +477,23 @@ describe("one mailbox, one opt-out", () => {
     // The other sender's folder is not this one.
     const other = createFolder(createUser().id, ["kim@example.com"]);
     expect(activeEmails(other.id)).toEqual(["kim@example.com"]);
+  });
+
+  test("re-subscribing from the recipient's own link lifts their mailbox's suppression, whatever its reason", () => {
+    const sender = createUser();
+    const folder = createFolder(sender.id, ["Sam.Doe+family@gmail.com"]);
+    db.insert(mailboxSuppressions)
+      .values([
+        { mailbox: "samdoe@gmail.com", email: "samdoe@gmail.com", reason: "complaint" },
+        { mailbox: "other@example.com", email: "other@example.com", reason: "hard_bounce" },
+      ])
+      .run();
+
+    resubscribe(folder.id, "sam.doe+family@gmail.com");
+
+    expect(
+      db.select({ mailbox: mailboxSuppressions.mailbox }).from(mailboxSuppressions).all(),
+    ).toEqual([{ mailbox: "other@example.com" }]);
   });
 
   test("re-subscribing from the recipient's own link lifts the opt-out for the mailbox", () => {

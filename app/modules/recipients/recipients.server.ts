@@ -5,6 +5,7 @@ import {
   emailUnsubscribes,
   folderRecipientStates,
   folders,
+  mailboxSuppressions,
   type Recipient,
   resubscribeRefusals,
   resubscribeRequests,
@@ -474,7 +475,7 @@ export function unsubscribe({
 
 /**
  * The recipient's own "Re-subscribe" (from a signed link): their mailbox is
- * active again in this folder. An "everything" opt-out of the mailbox ends
+ * active again in this folder, and no longer suppressed for anyone. An "everything" opt-out of the mailbox ends
  * too, but the other folders that list it keep it unsubscribed (their rows
  * are written first), so saying yes to one sender does not bring back the
  * others.
@@ -511,6 +512,9 @@ export function resubscribe(folderId: number, email: string) {
       unsubscribedAt: null,
       unsubscribeReason: null,
     });
+    // Their own click lifts their complaint, and proves a bounced mailbox takes mail again
+    // (docs/decisions/0126-suppressions-in-the-senders-words.md).
+    tx.delete(mailboxSuppressions).where(eq(mailboxSuppressions.mailbox, mailbox)).run();
     refreshFolderSubscription(folder.id, tx);
   });
 }

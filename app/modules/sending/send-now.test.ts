@@ -20,6 +20,7 @@ describe("sendNowBlocker", () => {
     [{ pauseReason: "storage_exceeded" }, "over its size limit"],
     [{ isPaused: true }, "Delivery is paused"],
     [{ itemCount: 0 }, "Nothing to send yet"],
+    [{ senderPaused: true }, "Your sending is paused"],
   ])("%o says why not", (change, reason) => {
     expect(sendNowBlocker({ ...ready, ...change })).toContain(reason);
   });

@@ -9,8 +9,11 @@ export function sendNowBlocker(folder: {
   isPaused: boolean;
   pauseReason: string | null;
   senderVerified: boolean;
+  /** The sender's sending is paused (docs/decisions/0125-paused-senders-sends-are-held.md). */
+  senderPaused?: boolean;
 }) {
   if (!folder.senderVerified) return "Confirm your e-mail address to send.";
+  if (folder.senderPaused) return "Your sending is paused: see why at the top of the page.";
   if (folder.isUnsubscribed) return "Every recipient has unsubscribed.";
   if (folder.pauseReason === "storage_exceeded") {
     return "This folder is over its size limit: remove something to send it.";

@@ -19,6 +19,7 @@ import {
 } from "#emails/newsletter.server";
 import type { SessionUser } from "~/modules/accounts/session.server";
 import { isPremium } from "~/modules/billing/quota.server";
+import { reviewSenderReputation } from "~/modules/deliverability/sender-reputation.server";
 import { type Folder, reconcileStoragePause } from "~/modules/folders/folders.server";
 import { nextSendAt, occurrenceKey } from "~/modules/folders/schedule.server";
 import {
@@ -582,7 +583,7 @@ async function finishIfDone(ledgerId: number, now: Date) {
 /** Folders whose time has come: not paused, not unsubscribed, sender verified. */
 function dueFolderIds(now: Date) {
   return db
-    .select({ id: folders.id, nextSendAt: folders.nextSendAt })
+    .select({ id: folders.id, nextSendAt: folders.nextSendAt, userId: folders.userId })
     .from(folders)
     .innerJoin(users, eq(users.id, folders.userId))
     .where(
@@ -610,8 +611,9 @@ function resumableLedgerIds(now: Date) {
       .where(and(eq(sendLedgerRecipients.ledgerId, sendLedger.id), ...conditions));
   const pending = eq(sendLedgerRecipients.status, "pending");
   return db
-    .select({ id: sendLedger.id })
+    .select({ id: sendLedger.id, userId: folders.userId })
     .from(sendLedger)
+    .innerJoin(folders, eq(folders.id, sendLedger.folderId))
     .where(
       and(
         eq(sendLedger.status, "sending"),
@@ -630,8 +632,26 @@ function resumableLedgerIds(now: Date) {
       ),
     )
     .orderBy(asc(sendLedger.id))
-    .all()
-    .map((row) => row.id);
+    .all();
+}
+
+/**
+ * Whether each sender may send now: judged once per pass, before any of their
+ * folders (docs/decisions/0125-paused-senders-sends-are-held.md). A paused
+ * sender's due folders are left as they are, clock unmoved, and their open
+ * ledgers keep their pending copies: lifting the pause sends what was held,
+ * once, on the next pass.
+ */
+function senderCheck(now: Date) {
+  const verdicts = new Map<number, boolean>();
+  return (userId: number) => {
+    let maySend = verdicts.get(userId);
+    if (maySend === undefined) {
+      maySend = !reviewSenderReputation(userId, now).paused;
+      verdicts.set(userId, maySend);
+    }
+    return maySend;
+  };
 }
 
 export type PassResult = { opened: number; messages: number };
@@ -655,7 +675,8 @@ const OPEN_BATCH = 20;
  */
 export async function runSchedulerPass(now = new Date()): Promise<PassResult> {
   let opened = 0;
-  const due = dueFolderIds(now);
+  const maySend = senderCheck(now);
+  const due = dueFolderIds(now).filter((folder) => maySend(folder.userId));
   for (let start = 0; start < due.length; start += OPEN_BATCH) {
     // One commit for a batch of folders: each commit costs more than opening a ledger.
     const openedNow = writeTransactionWithoutFsync(
@@ -674,7 +695,9 @@ export async function runSchedulerPass(now = new Date()): Promise<PassResult> {
     await new Promise((resolve) => setImmediate(resolve));
   }
   let messages = 0;
-  const ledgerIds = resumableLedgerIds(now);
+  const ledgerIds = resumableLedgerIds(now)
+    .filter((ledger) => maySend(ledger.userId))
+    .map((ledger) => ledger.id);
   let next = 0;
   const sendInTurn = async () => {
     while (next < ledgerIds.length) {
@@ -693,12 +716,24 @@ export async function runSchedulerPass(now = new Date()): Promise<PassResult> {
   return { opened, messages };
 }
 
+/** Send Now's refusal to a paused sender, with the pause's explanation. */
+function sendingPausedMessage(userId: number) {
+  const reason = db
+    .select({ reason: users.sendingPausedReason })
+    .from(users)
+    .where(eq(users.id, userId))
+    .get()?.reason;
+  return `Your sending is paused${reason ? `: ${reason}` : "."} An admin has been told and will look into it.`;
+}
+
 /**
  * Send Now (docs/product-rules.md, Folders and items: disabled with no items, when unsubscribed, or with any
  * pause reason; needs a verified sender). A send already under way for the
  * folder refuses a second one, so a double click sends once.
  */
 export async function sendNow(userId: number, folderId: number, now = new Date()) {
+  if (reviewSenderReputation(userId, now).paused)
+    throw new SendRuleError(sendingPausedMessage(userId));
   const ledger = writeTransaction(() => {
     const folder = db
       .select()

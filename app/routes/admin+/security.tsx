@@ -18,6 +18,11 @@ import { DataTable } from "~/components/ui/data-table";
 import { requireAdmin } from "~/modules/accounts/roles.server";
 import { EVENT_LABELS, formatNumber, formatUtc, levels } from "~/modules/admin/admin-display";
 import { getSecurityDashboard, type Trend } from "~/modules/admin/admin-metrics.server";
+import {
+  formatRate,
+  postmasterOverview,
+  REPUTATION_LIMITS,
+} from "~/modules/deliverability/sender-reputation.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { redirectRefreshed } from "~/platform/toast.server";
 
@@ -31,7 +36,28 @@ export const headers = adminHeaders;
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireAdmin(request, "the security dashboard");
   const now = new Date();
-  return data({ generatedAt: now.toISOString(), security: getSecurityDashboard(now) });
+  const postmaster = postmasterOverview(now);
+  return data({
+    generatedAt: now.toISOString(),
+    security: getSecurityDashboard(now),
+    postmaster: {
+      service: {
+        copies: postmaster.service.copies,
+        complaintRate: formatRate(postmaster.service.complaintRate),
+        bounceRate: formatRate(postmaster.service.bounceRate),
+      },
+      suppressed: postmaster.suppressed,
+      senders: postmaster.senders.slice(0, POSTMASTER_SENDERS).map((sender) => ({
+        ...sender,
+        complaintRate: formatRate(sender.complaintRate),
+        bounceRate: formatRate(sender.bounceRate),
+      })),
+      limits: {
+        complaintRate: formatRate(REPUTATION_LIMITS.complaints.rate),
+        bounceRate: formatRate(REPUTATION_LIMITS.hardBounces.rate),
+      },
+    },
+  });
 }
 
 /** The page's only form is Refresh. */
@@ -40,6 +66,9 @@ export async function action({ request }: ActionFunctionArgs) {
   await requireAdmin(request, "the security dashboard");
   return redirectRefreshed(request);
 }
+
+/** The postmaster table's length: the worst senders, the paused first. */
+const POSTMASTER_SENDERS = 20;
 
 const ARROWS = { up: "↑", down: "↓", stable: "→" } as const;
 
@@ -59,7 +88,7 @@ function TrendStat({ label, trend }: { label: string; trend: Trend }) {
 }
 
 export default function SecurityDashboard() {
-  const { generatedAt, security } = useLoaderData<typeof loader>();
+  const { generatedAt, security, postmaster } = useLoaderData<typeof loader>();
   const m = security.metrics;
   return (
     <AdminPage
@@ -103,6 +132,86 @@ export default function SecurityDashboard() {
           <TrendStat label="Security events" trend={security.trends.securityEvents} />
           <TrendStat label="File threats" trend={security.trends.fileThreats} />
         </StatGrid>
+      </Panel>
+      <Panel title="Postmaster: the last 30 days">
+        <StatGrid>
+          <Stat label="Copies sent" value={formatNumber(postmaster.service.copies)} />
+          <Stat
+            label="Complaint rate"
+            value={postmaster.service.complaintRate}
+            hint={`A sender is paused at ${postmaster.limits.complaintRate}`}
+          />
+          <Stat
+            label="Hard bounce rate"
+            value={postmaster.service.bounceRate}
+            hint={`A sender is paused at ${postmaster.limits.bounceRate}`}
+          />
+          <Stat
+            label="Suppressed: no longer exist"
+            value={formatNumber(postmaster.suppressed.hard_bounce)}
+          />
+          <Stat
+            label="Suppressed: reported spam"
+            value={formatNumber(postmaster.suppressed.complaint)}
+          />
+          <Stat
+            label="Suppressed for a while: kept refusing"
+            value={formatNumber(postmaster.suppressed.soft_bounce)}
+          />
+        </StatGrid>
+        {postmaster.senders.length === 0 ? (
+          <p className="mt-3 text-stone-700">No sender has sent anything in the last 30 days.</p>
+        ) : (
+          <DataTable
+            caption="Senders by complaint and bounce rate"
+            captionHidden
+            className="mt-3"
+            rows={postmaster.senders}
+            rowKey={(sender) => sender.userId}
+            columns={[
+              {
+                id: "sender",
+                header: "Sender",
+                cellClassName: "break-all",
+                cell: (sender) => (
+                  <Link to={`/admin/senders/${sender.userId}`} className="underline">
+                    {sender.email}
+                  </Link>
+                ),
+              },
+              {
+                id: "copies",
+                header: "Copies",
+                align: "end",
+                cell: (sender) => formatNumber(sender.copies),
+              },
+              {
+                id: "complaints",
+                header: "Complaints",
+                align: "end",
+                cell: (sender) => `${formatNumber(sender.complaints)} (${sender.complaintRate})`,
+              },
+              {
+                id: "hard-bounces",
+                header: "Hard bounces",
+                align: "end",
+                cell: (sender) => `${formatNumber(sender.hardBounces)} (${sender.bounceRate})`,
+              },
+              {
+                id: "sending",
+                header: "Sending",
+                cell: (sender) =>
+                  sender.paused ? (
+                    <span className="rounded-full bg-red-700 px-2 py-0.5 text-xs font-semibold text-white">
+                      Paused
+                    </span>
+                  ) : (
+                    "Active"
+                  ),
+              },
+            ]}
+          />
+        )}
       </Panel>
       <div className="grid gap-6 lg:grid-cols-2">
         <Panel title="Recent events">

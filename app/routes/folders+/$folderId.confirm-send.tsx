@@ -40,6 +40,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
         isPaused: folder.isPaused,
         pauseReason: folder.pauseReason,
         senderVerified: user.emailVerified,
+        senderPaused: user.sendingPausedAt !== null,
       }) ?? null,
   };
 }

@@ -10,8 +10,9 @@ import { DialogErrorBoundary } from "~/components/error-boundary";
 import { FolderForm, type FolderFormValues } from "~/components/folder-form";
 import { Dialog } from "~/components/ui/dialog";
 import { requireUser } from "~/modules/accounts/session.server";
+import { suppressedAddressRefusal } from "~/modules/deliverability/suppression-notices.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
-import { FolderSchema } from "~/modules/folders/folder-validation";
+import { folderSchema } from "~/modules/folders/folder-validation";
 import {
   allowedFrequencies,
   getFolder,
@@ -46,8 +47,11 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const folderId = parseFolderId(params.folderId);
   const formData = await readProtectedForm(request);
-  orNotFound(() => getFolder(user.id, folderId));
-  const submission = parseWithZod(formData, { schema: FolderSchema });
+  const folder = orNotFound(() => getFolder(user.id, folderId));
+  const listed = recipientsOf(folder).map((recipient) => recipient.email);
+  const submission = parseWithZod(formData, {
+    schema: folderSchema(suppressedAddressRefusal(listed)),
+  });
   if (submission.status !== "success") {
     return data({ result: submission.reply() }, { status: submission.status ? 400 : 200 });
   }

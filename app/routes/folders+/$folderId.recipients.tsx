@@ -5,6 +5,7 @@ import { DialogErrorBoundary } from "~/components/error-boundary";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput } from "~/components/ui/forms";
 import { requireUser } from "~/modules/accounts/session.server";
+import { recipientSuppressionNotices } from "~/modules/deliverability/suppression-notices.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder } from "~/modules/folders/folders.server";
 import {
@@ -54,15 +55,21 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     year: "numeric",
   });
   const day = (date: Date | null) => (date ? format.format(date) : "an unknown date");
+  const states = recipientStates(folder.id);
+  const suppressed = recipientSuppressionNotices(user.id, states, day);
   return {
     folderId: folder.id,
     folderName: folder.name,
-    recipients: recipientStates(folder.id).map((state) => ({
-      name: state.name,
-      email: state.email,
-      status: state.status,
-      lines: statusLines(state, day),
-    })),
+    recipients: states.map((state) => {
+      const notice = suppressed.get(state.email);
+      return {
+        name: state.name,
+        email: state.email,
+        // An opt-out says more than a suppression: it is the recipient's own choice.
+        status: notice && state.status === "active" ? ("suppressed" as const) : state.status,
+        lines: notice ? [notice, ...statusLines(state, day)] : statusLines(state, day),
+      };
+    }),
   };
 }
 
@@ -99,6 +106,7 @@ const STATUS_BADGES = {
   active: ["Active", "bg-brand-50 text-brand-900 border-brand-200"],
   unsubscribed: ["Unsubscribed", "bg-amber-50 text-amber-900 border-amber-200"],
   bounced: ["Bounced", "bg-red-50 text-red-800 border-red-200"],
+  suppressed: ["Not mailed", "bg-red-50 text-red-800 border-red-200"],
 } as const;
 
 export default function FolderRecipients() {

@@ -4,7 +4,9 @@ import { DialogErrorBoundary } from "~/components/error-boundary";
 import { Dialog } from "~/components/ui/dialog";
 import { requireUser } from "~/modules/accounts/session.server";
 import { isPremium } from "~/modules/billing/quota.server";
+import { issueReportNotices } from "~/modules/deliverability/suppression-notices.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
+import { getFolder, recipientsOf } from "~/modules/folders/folders.server";
 import { listSentIssues } from "~/modules/sending/sent-archive.server";
 import { invariantResponse, orNotFound } from "~/platform/errors.server";
 import { pluralize } from "~/utils/format";
@@ -19,6 +21,11 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const page = Number(new URL(request.url).searchParams.get("page") ?? "1");
   const archive = orNotFound(() => listSentIssues(user.id, folderId, page));
   invariantResponse(archive);
+  const reports = issueReportNotices(
+    user.id,
+    archive.issues.map((issue) => issue.id),
+    recipientsOf(getFolder(user.id, folderId)),
+  );
   const format = new Intl.DateTimeFormat("en-GB", {
     dateStyle: "medium",
     timeStyle: "short",
@@ -31,7 +38,11 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     pageCount: archive.pageCount,
     total: archive.total,
     premium: isPremium(user),
-    issues: archive.issues.map((issue) => ({ ...issue, sentAt: format.format(issue.sentAt) })),
+    issues: archive.issues.map((issue) => ({
+      ...issue,
+      sentAt: format.format(issue.sentAt),
+      reports: (reports.get(issue.id) ?? []).map((report) => report.notice),
+    })),
   };
 }
 
@@ -63,6 +74,11 @@ export default function SentIssues() {
                   {issue.outcomes.left > 0 ? ` · ${issue.outcomes.left} skipped (left)` : ""}
                   {issue.outcomes.failed > 0 ? ` · ${issue.outcomes.failed} failed` : ""}
                 </p>
+                {issue.reports.map((report) => (
+                  <p key={report} className="text-sm text-red-800">
+                    {report}
+                  </p>
+                ))}
                 {issue.engagement ? (
                   <p className="text-sm text-stone-700">
                     Opened by about {issue.engagement.opened} ·{" "}

@@ -6,7 +6,9 @@ import { type DataColumn, DataTable } from "~/components/ui/data-table";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
 import { requireUser } from "~/modules/accounts/session.server";
+import { issueReportNotices } from "~/modules/deliverability/suppression-notices.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
+import { getFolder, recipientsOf } from "~/modules/folders/folders.server";
 import { deleteSentIssue, filesKept, getSentIssue } from "~/modules/sending/sent-archive.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { invariantResponse } from "~/platform/errors.server";
@@ -32,7 +34,7 @@ const OUTCOME_LABEL = {
   pending: "Still sending",
 } as const;
 
-type Recipient = NonNullable<ReturnType<typeof getSentIssue>>["recipients"][number];
+type Recipient = Awaited<ReturnType<typeof loader>>["recipients"][number];
 
 const DELIVERY_COLUMNS: DataColumn<Recipient>[] = [
   {
@@ -41,7 +43,20 @@ const DELIVERY_COLUMNS: DataColumn<Recipient>[] = [
     cellClassName: "break-all",
     cell: (recipient) => recipient.email,
   },
-  { id: "outcome", header: "Outcome", cell: (recipient) => OUTCOME_LABEL[recipient.outcome] },
+  {
+    id: "outcome",
+    header: "Outcome",
+    cell: (recipient) => (
+      <>
+        {OUTCOME_LABEL[recipient.outcome]}
+        {recipient.reports.map((report) => (
+          <span key={report} className="block text-red-800">
+            {report}
+          </span>
+        ))}
+      </>
+    ),
+  },
 ];
 
 /** Shown only for a tracked send. */
@@ -54,6 +69,10 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const issue = getSentIssue(user.id, parseFolderId(params.folderId), parseIssueId(params.issueId));
   invariantResponse(issue);
+  const reports =
+    issueReportNotices(user.id, [issue.id], recipientsOf(getFolder(user.id, issue.folder.id))).get(
+      issue.id,
+    ) ?? [];
   const format = new Intl.DateTimeFormat("en-GB", {
     dateStyle: "full",
     timeStyle: "short",
@@ -64,7 +83,12 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     id: issue.id,
     sentAt: format.format(issue.sentAt),
     tracked: issue.tracked,
-    recipients: issue.recipients,
+    recipients: issue.recipients.map((recipient) => ({
+      ...recipient,
+      reports: reports
+        .filter((report) => report.email === recipient.email)
+        .map((report) => report.notice),
+    })),
     items: issue.items.map((item) => ({
       id: item.id,
       type: item.type,

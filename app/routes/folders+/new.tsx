@@ -12,7 +12,8 @@ import { Dialog } from "~/components/ui/dialog";
 import { requireUser } from "~/modules/accounts/session.server";
 import { canCreateFolder, getUsage } from "~/modules/billing/quota.server";
 import { loadDashboardPage } from "~/modules/dashboard/dashboard.server";
-import { FolderSchema } from "~/modules/folders/folder-validation";
+import { suppressedAddressRefusal } from "~/modules/deliverability/suppression-notices.server";
+import { folderSchema } from "~/modules/folders/folder-validation";
 import {
   allowedFrequencies,
   createFolder,
@@ -51,7 +52,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const formData = await readProtectedForm(request);
-  const submission = parseWithZod(formData, { schema: FolderSchema });
+  const submission = parseWithZod(formData, {
+    schema: folderSchema(suppressedAddressRefusal([])),
+  });
   if (submission.status !== "success") {
     return data({ result: submission.reply() }, { status: submission.status ? 400 : 200 });
   }
