@@ -39,32 +39,34 @@ export function OneTimeCodeField({
   else otherMode.set(RECOVERY_CODE_PARAM, "");
   const otherModeSearch = String(otherMode);
   return (
-    <div>
-      <Field
-        label={label}
-        hint={recovery ? RECOVERY_CODE_HINT : hint}
-        inputProps={{
-          ...inputProps,
-          type: "text",
-          inputMode: recovery ? "text" : "numeric",
-          autoComplete: recovery ? "off" : "one-time-code",
-          autoCapitalize: "none",
-          autoCorrect: "off",
-          spellCheck: false,
-          autoFocus,
-        }}
-        errors={errors}
-      />
-      {acceptsRecoveryCode ? (
-        <Link
-          to={{ pathname, search: otherModeSearch && `?${otherModeSearch}` }}
-          replace
-          preventScrollReset
-          className="mt-2 inline-flex min-h-11 items-center text-sm font-medium text-brand-800 underline underline-offset-2"
-        >
-          {recovery ? "Use a code from your app instead" : "Use a recovery code instead"}
-        </Link>
-      ) : null}
-    </div>
+    <Field
+      label={label}
+      labelAside={
+        acceptsRecoveryCode ? (
+          <Link
+            to={{ pathname, search: otherModeSearch && `?${otherModeSearch}` }}
+            replace
+            preventScrollReset
+            className="inline-flex min-h-11 items-center text-sm font-medium text-brand-800 underline underline-offset-2"
+          >
+            {recovery ? "Use a code from your app instead" : "Use a recovery code instead"}
+          </Link>
+        ) : null
+      }
+      hint={recovery ? RECOVERY_CODE_HINT : hint}
+      inputProps={{
+        ...inputProps,
+        // A new input for the other mode: it mounts, so it takes the focus after a client-side switch too.
+        key: `${inputProps.key ?? ""}-${recovery ? "recovery" : "app"}`,
+        type: "text",
+        inputMode: recovery ? "text" : "numeric",
+        autoComplete: recovery ? "off" : "one-time-code",
+        autoCapitalize: "none",
+        autoCorrect: "off",
+        spellCheck: false,
+        autoFocus,
+      }}
+      errors={errors}
+    />
   );
 }
