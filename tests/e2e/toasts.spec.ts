@@ -68,9 +68,12 @@ test.describe("toasts on a phone", () => {
     expect(box.y + box.height).toBeLessThanOrEqual(740);
     expect(box.y).toBeGreaterThan(header.y + header.height);
 
-    // The account menu is free to open while the toast is up.
-    await page.getByRole("banner").locator("summary").click();
+    // The account menu opens and closes from its button while the toast is up (a <details>).
+    const accountMenu = page.getByRole("banner").locator("summary");
+    await accountMenu.click();
     await expect(page.getByRole("link", { name: "Profile Settings" })).toBeVisible();
+    await accountMenu.click();
+    await expect(page.getByRole("link", { name: "Profile Settings" })).toBeHidden();
 
     await toast.getByText("✕").click();
     await expect(toast).toBeHidden();
