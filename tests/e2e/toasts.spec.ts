@@ -53,6 +53,7 @@ test.describe("toasts on a phone", () => {
   test("sit at the bottom, clear of the header, and the ✕ closes them, with or without JavaScript", async ({
     page,
     login,
+    expectAccessible,
   }) => {
     const sender = await login();
     const folder = createFolderRow(sender.id, { name: "Family news" });
@@ -67,6 +68,7 @@ test.describe("toasts on a phone", () => {
     expect(box.y + box.height).toBeGreaterThan(740 - 40);
     expect(box.y + box.height).toBeLessThanOrEqual(740);
     expect(box.y).toBeGreaterThan(header.y + header.height);
+    await expectAccessible();
 
     // The account menu opens and closes from its button while the toast is up (a <details>).
     const accountMenu = page.getByRole("banner").locator("summary");
