@@ -1,6 +1,7 @@
 import { useLocation, useNavigation, useRouteLoaderData } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { DelegatedForm, DelegatedLink } from "~/components/delegated-navigation";
+import { useDetailsMenu } from "~/components/details-menu";
 import { Logo } from "~/components/logo";
 import { SiteFooter } from "~/components/public-layout";
 import { CsrfInput } from "~/components/ui/forms";
@@ -32,14 +33,16 @@ function SignOutButton() {
 
 /**
  * The user menu is a <details> element: it opens and closes without
- * JavaScript, and every entry is a real link or form.
+ * JavaScript, and every entry is a real link or form. With JavaScript,
+ * Escape and a tap outside close it too.
  */
 function UserMenu({ user, isAdmin }: { user: ShellUser; isAdmin: boolean }) {
+  const menu = useDetailsMenu();
   const itemClass = "flex min-h-11 items-center px-4 text-sm text-stone-800 hover:bg-stone-100";
   return (
     // ml-auto: should the header wrap, the menu still sits at the right edge, where its
     // right-anchored panel opens inside the screen.
-    <details className="group relative ml-auto">
+    <details ref={menu} className="group relative ml-auto">
       <summary className="flex min-h-11 cursor-pointer list-none items-center gap-2 rounded-full border border-stone-300 bg-white px-3 text-sm font-medium text-stone-800 hover:bg-stone-100 [&::-webkit-details-marker]:hidden">
         <span className="max-w-[5rem] truncate min-[360px]:max-w-[9rem] sm:max-w-[16rem]">
           {displayName(user)}

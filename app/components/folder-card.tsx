@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { DelegatedLink } from "~/components/delegated-navigation";
+import { useDetailsMenu } from "~/components/details-menu";
 import type { FolderSummary } from "~/modules/dashboard/dashboard.server";
 import { formatBytes, pluralize } from "~/utils/format";
 
@@ -67,8 +68,9 @@ export function FolderButton({
 
 function FolderMenu({ folder }: { folder: FolderSummary }) {
   const pauseLabel = folder.isPaused ? "Resume Delivery" : "Pause Delivery";
+  const menu = useDetailsMenu();
   return (
-    <details className="relative">
+    <details ref={menu} className="relative">
       <summary className={MENU_SUMMARY} aria-label={`Actions for ${folder.name}`}>
         <Icon path={ICON_PATHS.more} />
       </summary>

@@ -1,20 +1,27 @@
 import { Form } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
+import { useHydrated } from "remix-utils/use-hydrated";
 import { CsrfInput } from "~/components/ui/forms";
 import type { Toast } from "~/platform/toast.server";
 
 const TOAST_DURATION_MS = 5000;
+const DISMISS_CLASS =
+  "flex h-11 w-11 shrink-0 items-center justify-center rounded-full text-sm text-stone-600 hover:bg-stone-100";
 /** How far right a toast must be dragged before letting go closes it (50 px: docs/product-rules.md, Pages and messages). */
 export const SWIPE_THRESHOLD_PX = 50;
 /** The key that moves focus to the notifications (docs/product-rules.md, Pages and messages). */
 const HOTKEY = "F8";
 
 /**
- * Shows the server's flash message. Without JavaScript it simply stays on the
- * page; with it, it closes after 5 s unless hovered or focused, and one new
- * toast replaces the last. Dragging it right by 50 px or more closes it
- * (a mouse or a finger: pointer events), and F8 moves focus to it, so a
- * keyboard user can reach its buttons from anywhere on the page.
+ * Shows the server's flash message at the bottom of the screen (of a phone's
+ * whole width; at the right on a wider screen), away from the header and its
+ * menus. Without JavaScript it stays until its ✕ is tapped: the ✕ is the
+ * label of a checkbox that hides the toast by CSS. With JavaScript it closes
+ * after 5 s unless hovered or focused, and one new toast replaces the last.
+ * Dragging it right by 50 px or more closes it (a mouse or a finger: pointer
+ * events), and F8 moves focus to it, so a keyboard user can reach its
+ * buttons from anywhere on the page
+ * (docs/decisions/0131-toasts-and-menus-that-get-out-of-the-way.md).
  */
 export function Toaster({ toast }: { toast: Toast | null }) {
   const [visible, setVisible] = useState<Toast | null>(toast);
@@ -23,6 +30,7 @@ export function Toaster({ toast }: { toast: Toast | null }) {
   const swipeStart = useRef<number | null>(null);
   const remaining = useRef(TOAST_DURATION_MS);
   const viewport = useRef<HTMLElement>(null);
+  const hydrated = useHydrated();
 
   useEffect(() => {
     function focusOnHotkey(event: KeyboardEvent) {
@@ -64,7 +72,7 @@ export function Toaster({ toast }: { toast: Toast | null }) {
       ref={viewport}
       tabIndex={-1}
       aria-label={`Notifications (${HOTKEY})`}
-      className="pointer-events-none fixed inset-x-0 top-3 z-50 flex justify-center px-3 outline-none sm:bottom-4 sm:left-auto sm:right-4 sm:top-auto sm:w-[420px]"
+      className="pointer-events-none fixed inset-x-0 bottom-[max(0.75rem,env(safe-area-inset-bottom))] z-50 flex justify-center px-3 outline-none sm:bottom-4 sm:left-auto sm:right-4 sm:w-[420px]"
     >
       {visible ? (
         /* biome-ignore lint/a11y/noStaticElementInteractions: hovering only pauses the auto-close timer and dragging is a shortcut for the dismiss button, which stays the control */
@@ -89,7 +97,7 @@ export function Toaster({ toast }: { toast: Toast | null }) {
             setSwipeX(0);
           }}
           style={swipeX > 0 ? { transform: `translateX(${swipeX}px)` } : undefined}
-          className={`pointer-events-auto w-full touch-pan-y select-none rounded-xl border px-4 py-3 shadow-lg ${
+          className={`pointer-events-auto w-full touch-pan-y select-none rounded-xl border px-4 py-3 shadow-lg has-[.toast-dismiss:checked]:hidden ${
             destructive
               ? "border-red-200 bg-red-50 text-red-900"
               : "border-brand-200 bg-white text-stone-900"
@@ -108,14 +116,26 @@ export function Toaster({ toast }: { toast: Toast | null }) {
                 </button>
               </Form>
             ) : null}
-            <button
-              type="button"
-              onClick={() => setVisible(null)}
-              className="flex h-11 w-11 shrink-0 items-center justify-center rounded-full text-sm text-stone-600 hover:bg-stone-100"
-              aria-label="Dismiss notification"
-            >
-              ✕
-            </button>
+            {hydrated ? (
+              <button
+                type="button"
+                onClick={() => setVisible(null)}
+                className={DISMISS_CLASS}
+                aria-label="Dismiss notification"
+              >
+                ✕
+              </button>
+            ) : (
+              <label className={`${DISMISS_CLASS} cursor-pointer has-[:focus-visible]:ring-2`}>
+                <input
+                  type="checkbox"
+                  autoComplete="off"
+                  className="toast-dismiss sr-only"
+                  aria-label="Dismiss notification"
+                />
+                <span aria-hidden="true">✕</span>
+              </label>
+            )}
           </div>
         </div>
       ) : null}

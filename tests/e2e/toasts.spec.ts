@@ -46,3 +46,38 @@ test.describe("toasts with JavaScript", () => {
     await expect(toast).toBeHidden();
   });
 });
+
+test.describe("toasts on a phone", () => {
+  test.use({ viewport: { width: 375, height: 740 } });
+
+  test("sit at the bottom, clear of the header, and the ✕ closes them, with or without JavaScript", async ({
+    page,
+    login,
+    expectAccessible,
+  }) => {
+    const sender = await login();
+    const folder = createFolderRow(sender.id, { name: "Family news" });
+    createItemRows(folder.id, 2);
+    await page.goto(`/folders/${folder.id}`);
+
+    await page.getByRole("button", { name: "Delete Item 1" }).click();
+    const toast = page.getByRole("status").filter({ hasText: "Item deleted" });
+    await expect(toast).toBeVisible();
+    const box = (await toast.boundingBox())!;
+    const header = (await page.getByRole("banner").boundingBox())!;
+    expect(box.y + box.height).toBeGreaterThan(740 - 40);
+    expect(box.y + box.height).toBeLessThanOrEqual(740);
+    expect(box.y).toBeGreaterThan(header.y + header.height);
+    await expectAccessible();
+
+    // The account menu opens and closes from its button while the toast is up (a <details>).
+    const accountMenu = page.getByRole("banner").locator("summary");
+    await accountMenu.click();
+    await expect(page.getByRole("link", { name: "Profile Settings" })).toBeVisible();
+    await accountMenu.click();
+    await expect(page.getByRole("link", { name: "Profile Settings" })).toBeHidden();
+
+    await toast.getByText("✕").click();
+    await expect(toast).toBeHidden();
+  });
+});

@@ -23,6 +23,8 @@ export function ErrorList({ id, errors }: { id?: string; errors?: string[] | nul
 
 type FieldProps = {
   label: string;
+  /** Beside the label, e.g. a link to another way of answering: above the field, where errors shown on blur cannot move it. */
+  labelAside?: ReactNode;
   hint?: ReactNode;
   errors?: string[] | null;
   inputProps: InputHTMLAttributes<HTMLInputElement> & { key?: string | null };
@@ -30,17 +32,27 @@ type FieldProps = {
 };
 
 /** A labelled input with its hint and its error messages beneath it (docs/product-rules.md, Pages and messages). */
-export function Field({ label, hint, errors, inputProps, className = "" }: FieldProps) {
+export function Field({ label, labelAside, hint, errors, inputProps, className = "" }: FieldProps) {
   const fallbackId = useId();
   const { key, ...props } = inputProps;
   const id = props.id ?? fallbackId;
   const errorId = errors?.length ? `${id}-error` : undefined;
   const hintId = hint ? `${id}-hint` : undefined;
+  const labelElement = (
+    <label htmlFor={id} className="block text-sm font-medium text-stone-800">
+      {label}
+    </label>
+  );
   return (
     <div className={className}>
-      <label htmlFor={id} className="block text-sm font-medium text-stone-800">
-        {label}
-      </label>
+      {labelAside ? (
+        <div className="flex flex-wrap items-end justify-between gap-x-4">
+          {labelElement}
+          {labelAside}
+        </div>
+      ) : (
+        labelElement
+      )}
       <input
         key={key ?? undefined}
         {...props}

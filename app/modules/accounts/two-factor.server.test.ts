@@ -9,6 +9,7 @@ import {
   confirmEnrolment,
   disableTwoFactor,
   enrolmentQrCode,
+  enrolmentUri,
   hasTwoFactor,
   newRecoveryCodes,
   RECOVERY_CODE_COUNT,
@@ -153,8 +154,22 @@ test("recovery codes look like xxxx-xxxx-xxxx without look-alike characters", ()
     expect(code).toMatch(/^[a-hjkmnp-z2-9]{4}(-[a-hjkmnp-z2-9]{4}){2}$/);
 });
 
+test("the otpauth URI names the issuer and the account and carries the secret and settings", () => {
+  const uri = new URL(enrolmentUri("JBSWY3DPEHPK3PXP", "ada@example.com"));
+  expect(uri.protocol).toBe("otpauth:");
+  expect(uri.host).toBe("totp");
+  expect(decodeURIComponent(uri.pathname)).toBe("/Thoughtfully:ada@example.com");
+  expect(Object.fromEntries(uri.searchParams)).toEqual({
+    secret: "JBSWY3DPEHPK3PXP",
+    issuer: "Thoughtfully",
+    algorithm: "SHA1",
+    digits: "6",
+    period: "30",
+  });
+});
+
 test("the QR code is an SVG data URL", async () => {
-  const url = await enrolmentQrCode("JBSWY3DPEHPK3PXP", "ada@example.com");
+  const url = await enrolmentQrCode(enrolmentUri("JBSWY3DPEHPK3PXP", "ada@example.com"));
   expect(url.startsWith("data:image/svg+xml;base64,")).toBe(true);
   expect(Buffer.from(url.split(",")[1]!, "base64").toString()).toContain("<svg");
 });

@@ -69,9 +69,16 @@ export async function startEnrolment(userId: number) {
   return twoFactorState(userId);
 }
 
-/** What an authenticator app scans: the otpauth URI as an SVG QR code, in a data URL. */
-export async function enrolmentQrCode(secret: string, accountName: string) {
-  const uri = getTOTPAuthUri({ ...TOTP_SETTINGS, secret, accountName, issuer: ISSUER });
+/**
+ * The otpauth URI an authenticator app reads: scanned from a QR code on
+ * another screen, or opened as a link on the phone that holds the app.
+ */
+export function enrolmentUri(secret: string, accountName: string) {
+  return getTOTPAuthUri({ ...TOTP_SETTINGS, secret, accountName, issuer: ISSUER });
+}
+
+/** The otpauth URI as an SVG QR code, in a data URL. */
+export async function enrolmentQrCode(uri: string) {
   const svg = await QRCode.toString(uri, { type: "svg", margin: 2 });
   return `data:image/svg+xml;base64,${Buffer.from(svg).toString("base64")}`;
 }

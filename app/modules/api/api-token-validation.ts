@@ -3,6 +3,11 @@ import { z } from "zod";
 /** The "New token" form on the profile page, shared by the browser and the action. */
 export const API_TOKEN_SCOPES = ["read", "write"] as const;
 export type ApiTokenScope = (typeof API_TOKEN_SCOPES)[number];
+/**
+ * Write unless chosen: what the form's own example, a phone shortcut that
+ * adds items, needs (docs/decisions/0130-set-ups-on-one-phone.md).
+ */
+export const DEFAULT_API_TOKEN_SCOPE: ApiTokenScope = "write";
 
 /**
  * How long a new token lives: a choice up to a year, 90 days unless chosen
@@ -27,7 +32,7 @@ export const ApiTokenSchema = z.object({
     .trim()
     .min(1, "Please name the token")
     .max(60, "Max characters: 60"),
-  scope: z.enum(API_TOKEN_SCOPES).default("read"),
+  scope: z.enum(API_TOKEN_SCOPES).default(DEFAULT_API_TOKEN_SCOPE),
   expiresInDays: TokenLifetimeSchema,
 });
 

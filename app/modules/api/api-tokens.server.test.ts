@@ -105,6 +105,11 @@ test("the lifetimes offered are the only ones the form accepts", () => {
   expect(ApiTokenSchema.safeParse({ name: "x", expiresInDays: "366" }).success).toBe(false);
 });
 
+test("a new token may write unless read only is chosen: the form's example, a phone shortcut, adds items", () => {
+  expect(ApiTokenSchema.parse({ name: "Phone shortcut" }).scope).toBe("write");
+  expect(ApiTokenSchema.parse({ name: "Reader", scope: "read" }).scope).toBe("read");
+});
+
 test("no API operation mints a token or touches a way in: a token alone cannot add another", () => {
   // Credentials change only in the browser, after "Confirm it's you"
   // (docs/decisions/0107-reauthentication-window.md); the API may only read its own token.

@@ -10,8 +10,9 @@ import {
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
+import { OneTimeCodeField } from "~/components/one-time-code-field";
 import { PasskeySignInButton } from "~/components/passkey-buttons";
-import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
+import { CsrfInput, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { listPasskeys } from "~/modules/accounts/passkeys.server";
 import {
   getCurrentSession,
@@ -122,14 +123,11 @@ export default function StepUpPage() {
           <CsrfInput />
           <input type="hidden" name="redirectTo" value={redirectTo} />
           <FormAlert errors={form.errors} />
-          <Field
+          <OneTimeCodeField
             label="Code"
-            inputProps={{
-              ...getInputProps(fields.code, { type: "text" }),
-              autoComplete: "one-time-code",
-              spellCheck: false,
-            }}
+            inputProps={getInputProps(fields.code, { type: "text" })}
             errors={fields.code.errors}
+            acceptsRecoveryCode
           />
           <SubmitButton pendingText="Checking...">Confirm</SubmitButton>
         </Form>

@@ -9,8 +9,9 @@ import {
 } from "@remix-run/node";
 import { Form, Link, useActionData } from "@remix-run/react";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
+import { OneTimeCodeField } from "~/components/one-time-code-field";
 import { PasskeySignInButton } from "~/components/passkey-buttons";
-import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
+import { CsrfInput, FormAlert, SubmitButton } from "~/components/ui/forms";
 import {
   INVALID_CODE_MESSAGE,
   RECOVERY_CODE_COUNT,
@@ -134,14 +135,11 @@ export default function TwoFactorStep() {
       <Form method="post" className="space-y-5" {...getFormProps(form)}>
         <CsrfInput />
         <FormAlert errors={form.errors} />
-        <Field
+        <OneTimeCodeField
           label="Code"
-          inputProps={{
-            ...getInputProps(fields.code, { type: "text" }),
-            autoComplete: "one-time-code",
-            spellCheck: false,
-          }}
+          inputProps={getInputProps(fields.code, { type: "text" })}
           errors={fields.code.errors}
+          acceptsRecoveryCode
         />
         <label className="flex items-center gap-2 text-sm text-stone-800">
           <input

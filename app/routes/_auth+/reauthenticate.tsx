@@ -9,6 +9,7 @@ import {
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { AuthCard, AuthNotice, authLinkClass } from "~/components/auth-card";
+import { OneTimeCodeField } from "~/components/one-time-code-field";
 import { PasskeyReauthenticateButton } from "~/components/passkey-buttons";
 import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { listPasskeys } from "~/modules/accounts/passkeys.server";
@@ -127,7 +128,8 @@ function PasswordForm({ redirectTo }: { redirectTo: string }) {
   );
 }
 
-function CodeForm({ redirectTo }: { redirectTo: string }) {
+/** The code field takes the focus unless the password form sits above it. */
+function CodeForm({ redirectTo, autoFocus }: { redirectTo: string; autoFocus: boolean }) {
   const actionData = useActionData<typeof action>();
   const [form, fields] = useForm({
     id: "reauthenticate-code",
@@ -143,15 +145,13 @@ function CodeForm({ redirectTo }: { redirectTo: string }) {
       <input type="hidden" name="intent" value="code" />
       <input type="hidden" name="redirectTo" value={redirectTo} />
       <FormAlert errors={form.errors} />
-      <Field
+      <OneTimeCodeField
         label="Code"
         hint="From your authenticator app, or a recovery code"
-        inputProps={{
-          ...getInputProps(fields.code, { type: "text" }),
-          autoComplete: "one-time-code",
-          spellCheck: false,
-        }}
+        inputProps={getInputProps(fields.code, { type: "text" })}
         errors={fields.code.errors}
+        acceptsRecoveryCode
+        autoFocus={autoFocus}
       />
       <SubmitButton pendingText="Checking...">Confirm with code</SubmitButton>
     </Form>
@@ -224,7 +224,7 @@ export default function Reauthenticate() {
     >
       <div className="space-y-6">
         {state.password ? <PasswordForm redirectTo={state.redirectTo} /> : null}
-        {state.code ? <CodeForm redirectTo={state.redirectTo} /> : null}
+        {state.code ? <CodeForm redirectTo={state.redirectTo} autoFocus={!state.password} /> : null}
         {state.passkey ? <PasskeyReauthenticateButton redirectTo={state.redirectTo} /> : null}
         <EmailForm redirectTo={state.redirectTo} primary={onlyEmail} />
       </div>

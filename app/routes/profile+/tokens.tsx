@@ -8,6 +8,7 @@ import {
 } from "@remix-run/node";
 import { Form, Link, useActionData } from "@remix-run/react";
 import { z } from "zod";
+import { CopyButton } from "~/components/copy-button";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { noticeCredentialChange } from "~/modules/accounts/credential-notices.server";
@@ -17,6 +18,7 @@ import {
   API_TOKEN_LIFETIMES_DAYS,
   ApiTokenSchema,
   DEFAULT_API_TOKEN_LIFETIME_DAYS,
+  DEFAULT_API_TOKEN_SCOPE,
 } from "~/modules/api/api-token-validation";
 import { createApiToken, revokeApiToken } from "~/modules/api/api-tokens.server";
 import { readProtectedForm } from "~/platform/csrf.server";
@@ -95,7 +97,10 @@ export default function NewApiToken() {
   const [form, fields] = useForm({
     id: "new-api-token",
     lastResult: actionData?.result,
-    defaultValue: { scope: "read", expiresInDays: String(DEFAULT_API_TOKEN_LIFETIME_DAYS) },
+    defaultValue: {
+      scope: DEFAULT_API_TOKEN_SCOPE,
+      expiresInDays: String(DEFAULT_API_TOKEN_LIFETIME_DAYS),
+    },
     constraint: getZodConstraint(ApiTokenSchema),
     shouldValidate: "onBlur",
     onValidate: ({ formData }) => parseWithZod(formData, { schema: ApiTokenSchema }),
@@ -112,12 +117,18 @@ export default function NewApiToken() {
         <label htmlFor="new-token" className="mt-4 block text-sm font-medium text-stone-800">
           {created.name} ({created.scope})
         </label>
-        <input
+        {/* A textarea, not an input: the whole token shows on a phone, wrapped, and one tap
+            selects all of it for copying without JavaScript. */}
+        <textarea
           id="new-token"
           readOnly
+          rows={2}
           value={created.token}
-          className="mt-1 block w-full rounded-lg border border-stone-300 bg-stone-50 px-3 py-2 font-mono text-sm"
+          className="mt-1 block w-full select-all resize-none break-all rounded-lg border border-stone-300 bg-stone-50 px-3 py-2 font-mono text-sm"
         />
+        <div className="mt-2">
+          <CopyButton text={created.token} label="Copy token" />
+        </div>
         <div className="mt-6 flex justify-end">
           <Link to="/profile" className="btn-primary" preventScrollReset>
             Done

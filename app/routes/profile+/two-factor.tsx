@@ -7,9 +7,12 @@ import {
   type MetaFunction,
   redirect,
 } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import { useHydrated } from "remix-utils/use-hydrated";
+import { CopyButton } from "~/components/copy-button";
+import { OneTimeCodeField } from "~/components/one-time-code-field";
 import { Dialog } from "~/components/ui/dialog";
-import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
+import { CsrfInput, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { noticeCredentialChange } from "~/modules/accounts/credential-notices.server";
 import {
   enrolmentNeedsEmail,
@@ -21,6 +24,7 @@ import {
   confirmEnrolment,
   disableTwoFactor,
   enrolmentQrCode,
+  enrolmentUri,
   INVALID_CODE_MESSAGE,
   recordSuccessfulSecondFactor,
   replaceRecoveryCodes,
@@ -39,6 +43,7 @@ import { parseIntentForm } from "~/platform/intent.server";
 import { clientIp } from "~/platform/request-info.server";
 import { recordSecurityEvent } from "~/platform/security-events.server";
 import { redirectWithToast } from "~/platform/toast.server";
+import type { loader as rootLoader } from "~/root";
 
 /**
  * Two-factor sign-in from Profile Settings (a dialog over it): set up with a
@@ -66,11 +71,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
   if (state.status !== "on") await requireSetUpProof(request, user.id);
   const admin = isAdmin(user.id);
   if (state.status === "pending") {
+    const otpauthUri = enrolmentUri(state.secret, user.email);
     return {
       status: "pending" as const,
       admin,
       secret: state.secret,
-      qrCode: await enrolmentQrCode(state.secret, user.email),
+      otpauthUri,
+      qrCode: await enrolmentQrCode(otpauthUri),
     };
   }
   if (state.status === "on") {
@@ -191,12 +198,14 @@ function CodeForm({
   hint,
   submit,
   pending,
+  autoFocus = true,
 }: {
   intent: "confirm" | "disable" | "new-recovery-codes";
   label: string;
   hint: string;
   submit: string;
   pending: string;
+  autoFocus?: boolean;
 }) {
   const actionData = useActionData<typeof action>();
   const [form, fields] = useForm({
@@ -213,15 +222,14 @@ function CodeForm({
       <CsrfInput />
       <input type="hidden" name="intent" value={intent} />
       <FormAlert errors={form.errors} />
-      <Field
+      <OneTimeCodeField
         label={label}
         hint={hint}
-        inputProps={{
-          ...getInputProps(fields.code, { type: "text" }),
-          autoComplete: "one-time-code",
-          spellCheck: false,
-        }}
+        inputProps={getInputProps(fields.code, { type: "text" })}
         errors={fields.code.errors}
+        // Set-up's first code can only come from the app; the others may be recovery codes.
+        acceptsRecoveryCode={intent !== "confirm"}
+        autoFocus={autoFocus}
       />
       <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
         <Link to="/profile" className="btn-secondary" preventScrollReset>
@@ -235,7 +243,47 @@ function CodeForm({
   );
 }
 
+/**
+ * The set-up key in groups of four, as authenticator apps show it: each group
+ * is a flex item, so a line breaks only between groups, and no space is in
+ * the text, so copying it gives the key as the app expects it.
+ */
+function KeyInGroups({ secret }: { secret: string }) {
+  return (
+    <code
+      data-testid="totp-secret"
+      className="flex select-all flex-wrap gap-x-2 font-mono text-base text-stone-900"
+    >
+      {secret.match(/.{1,4}/g)?.map((group, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: a group's place in the key is what it is
+        <span key={index}>{group}</span>
+      ))}
+    </code>
+  );
+}
+
+/** The recovery codes as a text file: what Download saves and Copy copies. */
+function recoveryCodesText(codes: string[], email: string) {
+  return [
+    `Thoughtfully recovery codes for ${email}`,
+    "Each code lets you log in once without your authenticator app.",
+    "",
+    ...codes,
+    "",
+  ].join("\n");
+}
+
+/**
+ * Shown once. Download is a link to a `data:` URL made with the page, so it
+ * works without JavaScript and without the server keeping the codes (only
+ * their hashes are kept); Copy and Print need JavaScript, and without it the
+ * page says to use the browser's Print
+ * (docs/decisions/0130-set-ups-on-one-phone.md).
+ */
 function RecoveryCodes({ codes }: { codes: string[] }) {
+  const root = useRouteLoaderData<typeof rootLoader>("root");
+  const hydrated = useHydrated();
+  const text = recoveryCodesText(codes, root?.user?.email ?? "your account");
   return (
     <Dialog title="Your recovery codes" closeTo="/profile">
       <p className="text-sm text-stone-700">
@@ -244,13 +292,30 @@ function RecoveryCodes({ codes }: { codes: string[] }) {
       </p>
       <ul
         aria-label="Recovery codes"
-        className="mt-4 grid grid-cols-2 gap-2 rounded-lg bg-stone-50 p-4 font-mono text-sm"
+        className="mt-4 grid select-all grid-cols-2 gap-2 rounded-lg bg-stone-50 p-4 font-mono text-sm"
       >
         {codes.map((code) => (
           <li key={code}>{code}</li>
         ))}
       </ul>
-      <div className="mt-6 flex justify-end">
+      <div className="mt-4 flex flex-wrap items-center gap-2 print:hidden">
+        <a
+          href={`data:text/plain;charset=utf-8,${encodeURIComponent(text)}`}
+          download="thoughtfully-recovery-codes.txt"
+          className="btn-secondary"
+        >
+          Download
+        </a>
+        <CopyButton text={text} label="Copy" />
+        {hydrated ? (
+          <button type="button" onClick={() => window.print()} className="btn-secondary">
+            Print
+          </button>
+        ) : (
+          <p className="text-sm text-stone-600">To print them, use your browser's Print.</p>
+        )}
+      </div>
+      <div className="mt-6 flex justify-end print:hidden">
         <Link to="/profile" className="btn-primary" preventScrollReset>
           Done
         </Link>
@@ -294,6 +359,7 @@ export default function TwoFactorSettings() {
               hint="A code from your authenticator app, or a recovery code."
               submit="Turn off two-factor sign-in"
               pending="Turning off..."
+              autoFocus={false}
             />
           </section>
         </div>
@@ -306,20 +372,28 @@ export default function TwoFactorSettings() {
       <Dialog title="Set up two-factor sign-in" closeTo="/profile">
         <ol className="list-decimal space-y-3 pl-5 text-sm text-stone-700">
           <li>
-            Scan this QR code with an authenticator app (1Password, Google Authenticator, Authy…).
-            <img
-              src={state.qrCode}
-              alt="QR code for your authenticator app"
-              width={180}
-              height={180}
-              className="mt-2"
-            />
+            Add this account to an authenticator app (1Password, Google Authenticator, Authy…): on
+            the phone that has the app, tap Add to authenticator; on another device, scan the QR
+            code with the phone.
+            {/* The link opens the app on this phone, where the QR code cannot be scanned. */}
+            <div className="mt-2 flex flex-wrap items-center gap-4">
+              <a href={state.otpauthUri} className="btn-primary">
+                Add to authenticator
+              </a>
+              <img
+                src={state.qrCode}
+                alt="QR code for your authenticator app"
+                width={180}
+                height={180}
+              />
+            </div>
           </li>
           <li>
-            Or type this key into the app:{" "}
-            <code data-testid="totp-secret" className="break-all font-mono text-stone-900">
-              {state.secret}
-            </code>
+            Or type this key into the app:
+            <div className="mt-1 flex flex-wrap items-center gap-x-4 gap-y-2">
+              <KeyInGroups secret={state.secret} />
+              <CopyButton text={state.secret} label="Copy key" />
+            </div>
           </li>
           <li>Enter the 6-digit code the app shows.</li>
         </ol>
