@@ -158,6 +158,7 @@ const DOMAIN_ORDER = [
   "accounts",
   "items",
   "recipients",
+  "deliverability",
   "sending",
   "uploads",
   "admin",
