@@ -76,7 +76,12 @@ function complaintOf(feedbackReport: string) {
 export async function readReportMessage(raw: string): Promise<ReportMessage | null> {
   // Loaded on the first inbound message, not at every start (docs/decisions/0083-one-build.md).
   const { simpleParser } = await import("mailparser");
-  const message = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true });
+  // keepDeliveryStatus: the status part as an attachment, not folded into the text.
+  const message = await simpleParser(raw, {
+    skipHtmlToText: true,
+    skipTextToHtml: true,
+    keepDeliveryStatus: true,
+  });
   const contentType = message.headers.get("content-type");
   if (!contentType || typeof contentType !== "object" || !("params" in contentType)) return null;
   if (contentType.value.toLowerCase() !== "multipart/report") return null;
