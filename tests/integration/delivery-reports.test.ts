@@ -444,4 +444,34 @@ describe("reports of bounces and complaints", () => {
       .sort();
     expect(reached).toEqual(["friend@example.test", "other@example.test"]);
   });
+
+  test("a 5xx answer while sending is a hard bounce too: no sender mails that mailbox again", async () => {
+    const ada = app.factories.createUser(app.db, {
+      email: "ada2@example.test",
+      emailVerified: true,
+    });
+    const cara = app.factories.createUser(app.db, {
+      email: "cara@example.test",
+      emailVerified: true,
+    });
+    const mine = app.factories.createFolder(app.db, ada.id, {
+      recipients: [{ name: "Old", email: "old.address@example.test" }],
+    });
+    const theirs = app.factories.createFolder(app.db, cara.id, {
+      recipients: [
+        { name: "Old", email: "Old.Address+news@example.test" },
+        { name: "New", email: "new.address@example.test" },
+      ],
+    });
+    sink.refuse.set("old.address@example.test", 550);
+    addItem(mine.id, "Hello");
+    await app.sending.sendNow(ada.id, mine.id);
+    expect(suppressed("old.address@example.test")).toBe("hard_bounce");
+    const before = sink.messages.length;
+    addItem(theirs.id, "Hello");
+    await app.sending.sendNow(cara.id, theirs.id);
+    expect(sink.messages.slice(before).flatMap((message) => message.envelopeTo)).toEqual([
+      "new.address@example.test",
+    ]);
+  });
 });
