@@ -9,8 +9,8 @@ import { COPY_METADATA_KEY, readCopyToken } from "./copy-token.server";
 import { type DeliveryReportKind, recordDeliveryReport } from "./delivery-reports.server";
 
 /**
- * The relays' bounce and complaint webhooks (docs/deploy.md, "Bounces and
- * complaints"): each body's signature or token is checked first, in constant
+ * The relays' bounce and complaint webhooks (docs/decisions/0122-relay-webhooks.md;
+ * set-up in docs/deploy.md): each body's signature or token is checked first, in constant
  * time; then each event is matched to its copy by the token the copy carried
  * (copy-token.server.ts) and recorded. Events with no genuine token are
  * logged and answered like the others, so the relay does not retry them.
