@@ -258,7 +258,7 @@ export function applyRelayReports(source: string, reports: RelayReport[]): Relay
 }
 
 /**
- * A relay's webhook, whole: rate limit, configuration, body limit,
+ * A relay's webhook, whole: rate limit, body limit, configuration,
  * signature, then the reports. Plain Responses: relays read the status.
  */
 export async function receiveRelayWebhook(name: RelayName, request: Request): Promise<Response> {
@@ -270,10 +270,11 @@ export async function receiveRelayWebhook(name: RelayName, request: Request): Pr
       { status: 429, headers: { "Retry-After": String(verdict.retryAfterSeconds) } },
     );
   }
-  const secret = relay.secret();
-  if (!secret) return Response.json({ error: "not configured" }, { status: 404 });
+  // Read (bounded) before anything else answers, so an oversized body is always refused as such.
   const rawBody = await readBodyText(request, LIMITS.webhookMaxBodyBytes);
   if (rawBody === null) return Response.json({ error: "body too large" }, { status: 413 });
+  const secret = relay.secret();
+  if (!secret) return Response.json({ error: "not configured" }, { status: 404 });
   if (!relay.verify(request, rawBody, secret)) {
     console.warn(`[deliverability] ${name} webhook with a bad signature refused`);
     return Response.json({ error: "invalid signature" }, { status: 401 });
