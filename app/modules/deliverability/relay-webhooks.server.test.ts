@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { RELAYS } from "./relay-webhooks.server";
+import { RELAY_WEBHOOK_REQUESTS, RELAYS, refuseOverRateLimit } from "./relay-webhooks.server";
 
 const meta = { thoughtfully_copy: "c1-000000000000000000000000" };
 
@@ -56,4 +56,14 @@ test("SendGrid: bounces, blocks and spam reports in a batch; the rest is left ou
     ["b", "soft_bounce", null],
     ["c", "complaint", null],
   ]);
+});
+
+test("past the rate limit, a client is asked to come back later", async () => {
+  const request = new Request("http://localhost/webhooks/postmark", { method: "POST" });
+  for (let taken = 0; taken < RELAY_WEBHOOK_REQUESTS.points; taken += 1) {
+    expect(await refuseOverRateLimit(request)).toBeNull();
+  }
+  const refused = await refuseOverRateLimit(request);
+  expect(refused?.status).toBe(429);
+  expect(Number(refused?.headers.get("Retry-After"))).toBeGreaterThan(0);
 });

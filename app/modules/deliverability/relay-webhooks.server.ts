@@ -257,19 +257,24 @@ export function applyRelayReports(source: string, reports: RelayReport[]): Relay
   return outcome;
 }
 
+/** A 429 (relays and mail hooks retry) once the client is past RELAY_WEBHOOK_REQUESTS; null until then. */
+export async function refuseOverRateLimit(request: Request): Promise<Response | null> {
+  const verdict = await consumeRateLimit(RELAY_WEBHOOK_REQUESTS, clientIp(request) ?? "unknown");
+  if (verdict.allowed) return null;
+  return Response.json(
+    { error: "too many requests" },
+    { status: 429, headers: { "Retry-After": String(verdict.retryAfterSeconds) } },
+  );
+}
+
 /**
  * A relay's webhook, whole: rate limit, body limit, configuration,
  * signature, then the reports. Plain Responses: relays read the status.
  */
 export async function receiveRelayWebhook(name: RelayName, request: Request): Promise<Response> {
   const relay = RELAYS[name];
-  const verdict = await consumeRateLimit(RELAY_WEBHOOK_REQUESTS, clientIp(request) ?? "unknown");
-  if (!verdict.allowed) {
-    return Response.json(
-      { error: "too many requests" },
-      { status: 429, headers: { "Retry-After": String(verdict.retryAfterSeconds) } },
-    );
-  }
+  const refused = await refuseOverRateLimit(request);
+  if (refused) return refused;
   // Read (bounded) before anything else answers, so an oversized body is always refused as such.
   const rawBody = await readBodyText(request, LIMITS.webhookMaxBodyBytes);
   if (rawBody === null) return Response.json({ error: "body too large" }, { status: 413 });

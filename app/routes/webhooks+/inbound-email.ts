@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { LIMITS } from "~/modules/billing/limits";
+import { refuseOverRateLimit } from "~/modules/deliverability/relay-webhooks.server";
 import {
   applyReportMessage,
   readReportMessage,
@@ -28,6 +29,8 @@ export async function action({ request }: ActionFunctionArgs) {
   if (request.method !== "POST") {
     throw new Response("Method Not Allowed", { status: 405, headers: { Allow: "POST" } });
   }
+  const refused = await refuseOverRateLimit(request);
+  if (refused) return refused;
   const email = await readInboundEmail(request);
   if (!email) return Response.json({ error: "message too large" }, { status: 413 });
   // Bounces and abuse reports come back to the same address (docs/deploy.md, "Bounces and complaints").
