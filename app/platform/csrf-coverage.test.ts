@@ -20,6 +20,8 @@ const EXEMPT_ROUTES: Record<string, string> = {
   "webhooks+/mailgun.ts": "Mailgun signs its webhook (HMAC); the signature is the proof",
   "webhooks+/postmark.ts": "Postmark sends the webhook's basic-auth password; it is the proof",
   "webhooks+/sendgrid.ts": "SendGrid signs its webhook (ECDSA); the signature is the proof",
+  "webhooks+/ses.ts":
+    "SNS signs each message with Amazon's certificate; the signature is the proof",
   "webhooks+/stripe.ts": "Stripe signs its webhook; the signature is the proof",
 };
 
@@ -64,6 +66,7 @@ test("the exemptions are exactly the ones documented", () => {
     "webhooks+/mailgun.ts",
     "webhooks+/postmark.ts",
     "webhooks+/sendgrid.ts",
+    "webhooks+/ses.ts",
     "webhooks+/stripe.ts",
   ]);
 });

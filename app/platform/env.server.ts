@@ -68,6 +68,8 @@ const envSchema = z.object({
   POSTMARK_WEBHOOK_TOKEN: optionalText,
   MAILGUN_WEBHOOK_SIGNING_KEY: optionalText,
   SENDGRID_WEBHOOK_PUBLIC_KEY: optionalText,
+  /** The SNS topic Amazon SES publishes bounces and complaints to; no other topic is accepted. */
+  SES_SNS_TOPIC_ARN: optionalText,
   CHROME_EXTENSION_URL: z.string().url("must be a full URL").optional(),
   SESSION_SECRET: optionalText.refine(
     (value) => value === undefined || value.length >= 32,

@@ -32,6 +32,8 @@ const SENDGRID_PUBLIC_KEY = sendgridKeys.publicKey
   .export({ type: "spki", format: "der" })
   .toString("base64");
 
+const SES_TOPIC = "arn:aws:sns:eu-west-1:123456789012:thoughtfully-ses";
+
 let server: Server;
 let base: string;
 let dataDir: string;
@@ -89,6 +91,7 @@ beforeAll(async () => {
     POSTMARK_WEBHOOK_TOKEN: POSTMARK_TOKEN,
     MAILGUN_WEBHOOK_SIGNING_KEY: MAILGUN_KEY,
     SENDGRID_WEBHOOK_PUBLIC_KEY: SENDGRID_PUBLIC_KEY,
+    SES_SNS_TOPIC_ARN: SES_TOPIC,
   });
   await waitForHealth(base, server);
 }, 60_000);
@@ -345,6 +348,29 @@ describe("reports of bounces and complaints", () => {
     ]);
     expect(answer.status).toBe(200);
     expect(await answer.json()).toEqual({ recorded: 1, duplicates: 0, unmatched: 3 });
+    expect(suppressed("friend@example.test")).toBeNull();
+  });
+
+  test("Amazon SES: messages from another topic, or with a certificate from anywhere but SNS, are refused unread", async () => {
+    const { token } = copyTo("friend@example.test");
+    const message = {
+      Type: "Notification",
+      MessageId: "sns-1",
+      TopicArn: SES_TOPIC,
+      Timestamp: new Date().toISOString(),
+      SignatureVersion: "2",
+      Signature: "AAAA",
+      SigningCertURL: "https://sns.eu-west-1.amazonaws.com.evil.test/cert.pem",
+      Message: JSON.stringify({
+        notificationType: "Complaint",
+        complaint: { feedbackId: "ses-forged" },
+        mail: { headers: [{ name: "X-Thoughtfully-Copy", value: token }] },
+      }),
+    };
+    const json = { "Content-Type": "application/json" };
+    expect((await post("/webhooks/ses", JSON.stringify(message), json)).status).toBe(401);
+    const otherTopic = { ...message, TopicArn: "arn:aws:sns:eu-west-1:999999999999:mine" };
+    expect((await post("/webhooks/ses", JSON.stringify(otherTopic), json)).status).toBe(401);
     expect(suppressed("friend@example.test")).toBeNull();
   });
 
