@@ -7,7 +7,7 @@ import { expect, test } from "vitest";
  * allowed to skip it are listed here, each for a reason outside our control:
  * the one-click unsubscribe of RFC 8058 (posted by mail clients), mail
  * handed over from our mailbox (the subject's signed token is the proof) and
- * the Stripe webhook (signed by Stripe instead), and the JSON API (a bearer
+ * the Stripe webhook and the mail relays' webhooks (signed by them instead), and the JSON API (a bearer
  * token in the Authorization header, which no other site can make a browser send).
  */
 const EXEMPT_ROUTES: Record<string, string> = {
@@ -17,6 +17,11 @@ const EXEMPT_ROUTES: Record<string, string> = {
     "RFC 8058 one-click: mail clients post without our token; the signed link is the proof",
   "webhooks+/inbound-email.ts":
     "mail to our address comes from mail servers; the signed token in the subject is the proof",
+  "webhooks+/mailgun.ts": "Mailgun signs its webhook (HMAC); the signature is the proof",
+  "webhooks+/postmark.ts": "Postmark sends the webhook's basic-auth password; it is the proof",
+  "webhooks+/sendgrid.ts": "SendGrid signs its webhook (ECDSA); the signature is the proof",
+  "webhooks+/ses.ts":
+    "SNS signs each message with Amazon's certificate; the signature is the proof",
   "webhooks+/stripe.ts": "Stripe signs its webhook; the signature is the proof",
 };
 
@@ -58,6 +63,10 @@ test("the exemptions are exactly the ones documented", () => {
     "api+/v1.$.ts",
     "unsubscribe.tsx",
     "webhooks+/inbound-email.ts",
+    "webhooks+/mailgun.ts",
+    "webhooks+/postmark.ts",
+    "webhooks+/sendgrid.ts",
+    "webhooks+/ses.ts",
     "webhooks+/stripe.ts",
   ]);
 });

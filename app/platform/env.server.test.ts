@@ -45,8 +45,16 @@ describe("parseEnv", () => {
     ["APP_URL", "not a url"],
     ["SMTP_URL", "http://mail.example"],
     ["SESSION_SECRET", "short"],
+    ["BOUNCE_ADDRESS", "Bounces <bounces@example.com>"],
   ])("rejects %s=%s", (name, value) => {
     expect(() => parseEnv({ ...base, [name]: value })).toThrowError(new RegExp(`${name} `));
+  });
+
+  test("a bounce address is optional and bare", () => {
+    expect(parseEnv(base).BOUNCE_ADDRESS).toBeUndefined();
+    expect(
+      parseEnv({ ...base, BOUNCE_ADDRESS: " bounces@bounce.example.com " }).BOUNCE_ADDRESS,
+    ).toBe("bounces@bounce.example.com");
   });
 
   test("requires SESSION_SECRET for an https deployment", () => {

@@ -56,6 +56,20 @@ const envSchema = z.object({
   ),
   MAIL_FROM: z.string().min(3).default("Thoughtfully <no-reply@localhost>"),
   SUPPORT_EMAIL: z.string().email("must be an e-mail address").default("support@thoughtfully.app"),
+  /**
+   * A mailbox that receives mail and hands it to /webhooks/inbound-email: set, each newsletter
+   * copy's return path is this address tagged with the copy (VERP), so bounces name their copy.
+   */
+  BOUNCE_ADDRESS: optionalText.refine(
+    (value) => value === undefined || z.string().email().safeParse(value).success,
+    "must be a bare e-mail address such as bounces@bounce.example.com",
+  ),
+  /** The relays' webhooks for bounces and complaints (docs/deploy.md); unset, that webhook answers 404. */
+  POSTMARK_WEBHOOK_TOKEN: optionalText,
+  MAILGUN_WEBHOOK_SIGNING_KEY: optionalText,
+  SENDGRID_WEBHOOK_PUBLIC_KEY: optionalText,
+  /** The SNS topic Amazon SES publishes bounces and complaints to; no other topic is accepted. */
+  SES_SNS_TOPIC_ARN: optionalText,
   CHROME_EXTENSION_URL: z.string().url("must be a full URL").optional(),
   SESSION_SECRET: optionalText.refine(
     (value) => value === undefined || value.length >= 32,

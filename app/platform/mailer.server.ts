@@ -29,6 +29,8 @@ export type OutgoingEmail = {
   headers?: Mail.Headers;
   attachments?: Attachment[];
   messageId?: string;
+  /** The envelope sender (MAIL FROM, Return-Path) when it is not the From address: where bounces go. */
+  returnPath?: string;
   /** Shown before our address ("Ada Lovelace via Thoughtfully"); the address stays MAIL_FROM's. */
   fromName?: string;
   /**
@@ -206,6 +208,10 @@ export async function sendEmail(email: OutgoingEmail): Promise<{ messageId: stri
     dkim: dkimOptions(),
     waitBeforeEnd: email.waitBeforeEnd,
     textEncoding: email.textEncoding,
+    // nodemailer takes the envelope whole: its recipients are the message's own.
+    envelope: email.returnPath
+      ? { from: email.returnPath, to: [email.to], ...(email.cc ? { cc: [email.cc] } : {}) }
+      : undefined,
   };
 
   if (env.SMTP_URL) {

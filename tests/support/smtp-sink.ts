@@ -1,7 +1,7 @@
 import { type ParsedMail, simpleParser } from "mailparser";
 import { SMTPServer, type SMTPServerSession } from "smtp-server";
 
-export type ReceivedMessage = ParsedMail & { envelopeTo: string[] };
+export type ReceivedMessage = ParsedMail & { envelopeTo: string[]; envelopeFrom: string | null };
 
 /**
  * A real SMTP server on loopback for tests: it keeps every message it
@@ -47,6 +47,7 @@ export class SmtpSink {
           this.messages.push(
             Object.assign(parsed, {
               envelopeTo: session.envelope.rcptTo.map((rcpt) => rcpt.address.toLowerCase()),
+              envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : null,
             }),
           );
           callback();

@@ -58,10 +58,9 @@ const activeEmails = (folderId: number) =>
 
 describe("readInboundEmail", () => {
   test("reads subject and sender from a raw message", async () => {
-    const email = await readInboundEmail(
-      post(rawMessage("Mum <Mum@Example.com>", "unsubscribe-7-abc"), "message/rfc822"),
-    );
-    expect(email).toEqual({ subject: "unsubscribe-7-abc", from: "Mum@Example.com" });
+    const raw = rawMessage("Mum <Mum@Example.com>", "unsubscribe-7-abc");
+    const email = await readInboundEmail(post(raw, "message/rfc822"));
+    expect(email).toEqual({ subject: "unsubscribe-7-abc", from: "Mum@Example.com", raw });
   });
 
   test("reads form fields (SendGrid, Mailgun) and JSON (Postmark)", async () => {
@@ -72,6 +71,7 @@ describe("readInboundEmail", () => {
     expect(await readInboundEmail(request)).toEqual({
       subject: "unsubscribe-7-abc",
       from: "Mum <mum@example.com>",
+      raw: null,
     });
     // A boundary with capitals, as browsers and providers write them.
     const boundary = "----SendGridBoundaryAbCdEf";
@@ -89,16 +89,29 @@ describe("readInboundEmail", () => {
     ].join("\r\n");
     expect(
       await readInboundEmail(post(multipart, `multipart/form-data; boundary=${boundary}`)),
-    ).toEqual({ subject: "unsubscribe-7-abc", from: "mum@example.com" });
+    ).toEqual({ subject: "unsubscribe-7-abc", from: "mum@example.com", raw: null });
     const json = JSON.stringify({ From: "mum@example.com", Subject: "unsubscribe-7-abc" });
     expect(await readInboundEmail(post(json, "application/json"))).toEqual({
       subject: "unsubscribe-7-abc",
       from: "mum@example.com",
+      raw: null,
     });
     expect(await readInboundEmail(post("{not json", "application/json"))).toEqual({
       subject: "",
       from: null,
+      raw: null,
     });
+    // The raw message, where the provider posts it too (SendGrid's raw mode, Postmark's RawEmail).
+    const rawForm = new FormData();
+    rawForm.set("email", "Subject: hi\r\n\r\nbody");
+    expect(
+      (await readInboundEmail(new Request("http://localhost/", { method: "POST", body: rawForm })))
+        ?.raw,
+    ).toBe("Subject: hi\r\n\r\nbody");
+    const rawJson = JSON.stringify({ Subject: "hi", RawEmail: "Subject: hi\r\n\r\nbody" });
+    expect((await readInboundEmail(post(rawJson, "application/json")))?.raw).toBe(
+      "Subject: hi\r\n\r\nbody",
+    );
   });
 
   test("refuses a body over the limit", async () => {

@@ -15,7 +15,12 @@ import { UnknownFolderError, unsubscribe } from "./recipients.server";
  * unsubscribeMailto) is acted on; everything else is ignored. The token in the
  * subject is the proof, as on the https link, so the hook needs no secret.
  */
-export type InboundEmail = { subject: string; from: string | null };
+export type InboundEmail = {
+  subject: string;
+  from: string | null;
+  /** The whole message when it was posted as one (raw, or in a raw-message form field), for bounce reports. */
+  raw: string | null;
+};
 
 export type InboundOutcome =
   | { outcome: "unsubscribed"; folderId: number; email: string }
@@ -29,7 +34,7 @@ function text(value: unknown) {
  * The subject and sender of a posted message, in the forms providers post
  * them: the raw message (message/rfc822 and anything not listed), form fields
  * `subject` and `from` (SendGrid's Inbound Parse, Mailgun's routes), or JSON
- * `Subject` and `From` (Postmark). Null when the body is over the limit.
+ * `Subject` and `From` (Postmark), each with the raw message when it is there. Null when the body is over the limit.
  */
 export async function readInboundEmail(request: Request): Promise<InboundEmail | null> {
   const body = await readBodyText(request, LIMITS.inboundEmailMaxBodyBytes);
@@ -43,23 +48,33 @@ export async function readInboundEmail(request: Request): Promise<InboundEmail |
       const parsed: unknown = JSON.parse(body);
       if (parsed && typeof parsed === "object") fields = parsed as Record<string, unknown>;
     } catch {
-      return { subject: "", from: null };
+      return { subject: "", from: null, raw: null };
     }
     return {
       subject: text(fields.Subject) ?? text(fields.subject) ?? "",
       from: text(fields.From) ?? text(fields.from),
+      raw: text(fields.RawEmail),
     };
   }
   if (mediaType === "multipart/form-data" || mediaType === "application/x-www-form-urlencoded") {
     const form = await new Response(body, { headers: { "Content-Type": contentType } })
       .formData()
       .catch(() => new FormData());
-    return { subject: text(form.get("subject")) ?? "", from: text(form.get("from")) };
+    return {
+      subject: text(form.get("subject")) ?? "",
+      from: text(form.get("from")),
+      // SendGrid's "POST the raw, full MIME message" and Mailgun's MIME route.
+      raw: text(form.get("email")) ?? text(form.get("body-mime")),
+    };
   }
   // Loaded on the first inbound message, not at every start (docs/decisions/0083-one-build.md).
   const { simpleParser } = await import("mailparser");
   const message = await simpleParser(body, { skipHtmlToText: true, skipTextToHtml: true });
-  return { subject: message.subject ?? "", from: message.from?.value[0]?.address ?? null };
+  return {
+    subject: message.subject ?? "",
+    from: message.from?.value[0]?.address ?? null,
+    raw: body,
+  };
 }
 
 /** "Ada <ada@example.com>" or "ada@example.com" → "ada@example.com" (nodemailer's parser, as the mailer uses). */
@@ -73,7 +88,10 @@ function bareAddress(from: string) {
  * tried first, then every address the folder lists, so a reply from another
  * address of the same person (an alias, a forward) still works.
  */
-export function applyInboundEmail({ subject, from }: InboundEmail): InboundOutcome {
+export function applyInboundEmail({
+  subject,
+  from,
+}: Pick<InboundEmail, "subject" | "from">): InboundOutcome {
   const request = readUnsubscribeSubject(subject);
   if (!request) return { outcome: "ignored", reason: "not an unsubscribe request" };
   const folder = db.select().from(folders).where(eq(folders.id, request.folderId)).get();

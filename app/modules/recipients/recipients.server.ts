@@ -71,20 +71,26 @@ const blockedMailboxesQuery = prepareSqlOnce<{ mailbox: string }>(sql`
      and ${folderRecipientStates.status} in ('unsubscribed', 'bounced')
   union
   select ${emailUnsubscribes.mailbox} from ${emailUnsubscribes}
-   where ${emailUnsubscribes.mailbox} in (select value from json_each(${sql.placeholder("mailboxes")}))`);
+   where ${emailUnsubscribes.mailbox} in (select value from json_each(${sql.placeholder("mailboxes")}))
+  union
+  select ${mailboxSuppressions.mailbox} from ${mailboxSuppressions}
+   where ${mailboxSuppressions.mailbox} in (select value from json_each(${sql.placeholder("mailboxes")}))
+     and (${mailboxSuppressions.suppressedUntil} is null or ${mailboxSuppressions.suppressedUntil} > ${sql.placeholder("nowMs")})`);
 
 /**
  * The folder's recipients that get its e-mail: neither unsubscribed nor
- * bounced in this folder, nor unsubscribed from everything. One statement,
- * compiled once: the sending pass asks it for every due folder.
+ * bounced in this folder, nor unsubscribed from everything, nor suppressed
+ * for every sender after a bounce or a complaint
+ * (docs/decisions/0121-suppression-by-mailbox.md). One statement, compiled
+ * once: the sending pass asks it for every due folder.
  */
-export function activeRecipients(folder: Folder): Recipient[] {
+export function activeRecipients(folder: Folder, now = new Date()): Recipient[] {
   const recipients = recipientsOf(folder);
   if (recipients.length === 0) return [];
   const mailboxes = [...new Set(recipients.map((recipient) => mailboxOf(recipient.email)))];
   const blocked = new Set(
     blockedMailboxesQuery
-      .all({ folderId: folder.id, mailboxes: JSON.stringify(mailboxes) })
+      .all({ folderId: folder.id, mailboxes: JSON.stringify(mailboxes), nowMs: now.getTime() })
       .map((row) => row.mailbox),
   );
   return recipients.filter((recipient) => !blocked.has(mailboxOf(recipient.email)));
@@ -102,6 +108,12 @@ const optedOutQuery = prepareSqlOnce<{ optedOut: number }>(sql`
           where ${emailUnsubscribes.mailbox} = ${sql.placeholder("mailbox")}
       ) as optedOut`);
 
+/** Asked before every message too: compiled once. Reads the table the deliverability domain writes. */
+const suppressedQuery = prepareSqlOnce<{ reason: string }>(sql`
+    select 'suppressed: ' || ${mailboxSuppressions.reason} as reason from ${mailboxSuppressions}
+     where ${mailboxSuppressions.mailbox} = ${sql.placeholder("mailbox")}
+       and (${mailboxSuppressions.suppressedUntil} is null or ${mailboxSuppressions.suppressedUntil} > ${sql.placeholder("nowMs")})`);
+
 /**
  * Whether an address's mailbox left this folder or everything (or the
  * address has no canonical form): it gets no mail from the folder, and no
@@ -115,21 +127,26 @@ export function hasOptedOut(folderId: number, email: string): boolean {
 /**
  * The send step's last check, made for each message just before it goes out,
  * whatever the folder or the ledger holds: an address with no canonical form,
- * or one that left this folder or everything, is not mailed and its ledger
- * row is recorded as skipped. Returns true when the message must not be sent.
+ * one that left this folder or everything, or one whose mailbox is suppressed
+ * after a bounce or a complaint, is not mailed and its ledger row is recorded
+ * as skipped (`lastError` says which). Returns true when the message must not be sent.
  * Another bug elsewhere (a spelling that slipped past validation, a stale
  * ledger) cannot reach someone who said stop.
  */
 export function skipIfOptedOut(
   folderId: number,
   ledgerRecipient: { id: number; email: string },
+  now = new Date(),
 ): boolean {
-  if (!hasOptedOut(folderId, ledgerRecipient.email)) return false;
+  const mailbox = mailboxKey(ledgerRecipient.email);
+  const skippedFor = !mailbox
+    ? "not a bare address"
+    : hasOptedOut(folderId, ledgerRecipient.email)
+      ? "opted out"
+      : suppressedQuery.get({ mailbox, nowMs: now.getTime() })?.reason;
+  if (!skippedFor) return false;
   db.update(sendLedgerRecipients)
-    .set({
-      status: "skipped",
-      lastError: mailboxKey(ledgerRecipient.email) ? "opted out" : "not a bare address",
-    })
+    .set({ status: "skipped", lastError: skippedFor })
     .where(eq(sendLedgerRecipients.id, ledgerRecipient.id))
     .run();
   return true;

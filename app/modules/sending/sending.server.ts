@@ -20,6 +20,8 @@ import {
 import type { SessionUser } from "~/modules/accounts/session.server";
 import { isPremium } from "~/modules/billing/quota.server";
 import { reviewSenderReputation } from "~/modules/deliverability/sender-reputation.server";
+import { copyHeaders, returnPathFor } from "~/modules/deliverability/copy-token.server";
+import { recordDeliveryReport } from "~/modules/deliverability/delivery-reports.server";
 import { type Folder, reconcileStoragePause } from "~/modules/folders/folders.server";
 import { nextSendAt, occurrenceKey } from "~/modules/folders/schedule.server";
 import {
@@ -309,8 +311,10 @@ function isPermanent(error: unknown) {
   return typeof code === "number" && code >= 500 && code < 600;
 }
 
-function messageHeaders(folder: Folder, email: string) {
+function messageHeaders(folder: Folder, recipient: SendLedgerRecipient) {
+  const { email } = recipient;
   return {
+    ...copyHeaders(recipient.id),
     "List-Unsubscribe": `<${unsubscribeUrl(folder.id, email)}>, <${unsubscribeMailto(folder.id, email)}>`,
     "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
     "List-ID": listIdHeader(folder, appHost()),
@@ -456,7 +460,8 @@ async function sendOne(
       text,
       replyTo: sender.email,
       fromName: `${senderName} via Thoughtfully`,
-      headers: messageHeaders(folder, recipient.email),
+      headers: messageHeaders(folder, recipient),
+      returnPath: returnPathFor(recipient.id) ?? undefined,
       attachments,
       messageId: messageIdFor(ledger.id, recipient.email),
       waitBeforeEnd: turn.take,
@@ -533,7 +538,18 @@ function recordFailure(
       })
       .run();
   });
-  if (permanent && recipient.kind === "recipient") markBounced(folder.id, recipient.email, message);
+  if (permanent && recipient.kind === "recipient") {
+    markBounced(folder.id, recipient.email, message);
+    // The same rule as a relay's later report: the mailbox is suppressed for every sender.
+    recordDeliveryReport({
+      source: "smtp",
+      sourceEventId: String(recipient.id),
+      ledgerRecipientId: recipient.id,
+      kind: "hard_bounce",
+      detail: message,
+      occurredAt: now,
+    });
+  }
   console.error(`[send] folder ${folder.id} to ${recipient.email} failed: ${message}`);
 }
 

@@ -1,5 +1,10 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { LIMITS } from "~/modules/billing/limits";
+import { refuseOverRateLimit } from "~/modules/deliverability/relay-webhooks.server";
+import {
+  applyReportMessage,
+  readReportMessage,
+} from "~/modules/deliverability/report-messages.server";
 import { applyInboundEmail, readInboundEmail } from "~/modules/recipients/inbound-email.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
 import type { RouteBodyLimit } from "~/platform/route-body-limit";
@@ -9,7 +14,8 @@ import type { RouteBodyLimit } from "~/platform/route-body-limit";
  * README, "Unsubscribing by e-mail"). Exempt from our CSRF token: senders of
  * mail have none, and the signed token in the subject is the proof. Any
  * message we can read answers 200, acted on or not, so providers do not retry
- * mail that is simply not for us.
+ * mail that is simply not for us. Delivery status and abuse reports
+ * (multipart/report) are recorded as bounces and complaints instead.
  */
 export async function loader() {
   throw new Response("Method Not Allowed", { status: 405, headers: { Allow: "POST" } });
@@ -23,7 +29,12 @@ export async function action({ request }: ActionFunctionArgs) {
   if (request.method !== "POST") {
     throw new Response("Method Not Allowed", { status: 405, headers: { Allow: "POST" } });
   }
+  const refused = await refuseOverRateLimit(request);
+  if (refused) return refused;
   const email = await readInboundEmail(request);
   if (!email) return Response.json({ error: "message too large" }, { status: 413 });
+  // Bounces and abuse reports come back to the same address (docs/deploy.md, "Bounces and complaints").
+  const report = email.raw ? await readReportMessage(email.raw) : null;
+  if (report) return Response.json(applyReportMessage(report));
   return Response.json(applyInboundEmail(email));
 }
