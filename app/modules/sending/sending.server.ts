@@ -19,9 +19,9 @@ import {
 } from "#emails/newsletter.server";
 import type { SessionUser } from "~/modules/accounts/session.server";
 import { isPremium } from "~/modules/billing/quota.server";
-import { reviewSenderReputation } from "~/modules/deliverability/sender-reputation.server";
 import { copyHeaders, returnPathFor } from "~/modules/deliverability/copy-token.server";
 import { recordDeliveryReport } from "~/modules/deliverability/delivery-reports.server";
+import { reviewSenderReputation } from "~/modules/deliverability/sender-reputation.server";
 import { type Folder, reconcileStoragePause } from "~/modules/folders/folders.server";
 import { nextSendAt, occurrenceKey } from "~/modules/folders/schedule.server";
 import {
