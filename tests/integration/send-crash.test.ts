@@ -277,10 +277,7 @@ describe("the server's scheduler stopped at each point of a send", () => {
       const seeded = seedRound(`server-${point.replace("#", "-")}`);
       // The scheduler's pass at start reaches the point.
       const crashed = await schedulingServer(point);
-      const exit = await new Promise((resolve) =>
-        crashed.child.once("exit", (code, signal) => resolve({ code, signal })),
-      );
-      expect(exit, crashed.stderr()).toEqual({ code: null, signal: "SIGKILL" });
+      expect(await crashed.exited, crashed.stderr()).toEqual({ code: null, signal: "SIGKILL" });
 
       const servers = await Promise.all([schedulingServer(), schedulingServer()]);
       try {

@@ -48,7 +48,13 @@ export function thisFilesDataDir() {
   return path.dirname(process.env.DATABASE_PATH!);
 }
 
-export type BuiltServer = Server & { base: string; dataDir: string; stop: () => Promise<void> };
+export type BuiltServer = Server & {
+  base: string;
+  dataDir: string;
+  /** Settles when the process exits, with its code or the signal that ended it. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stop: () => Promise<void>;
+};
 
 /**
  * The production build (`node build/server/index.js`, as in production) on a free port, its
@@ -68,8 +74,17 @@ export async function launchBuiltServer(
     { SESSION_SECRET: process.env.SESSION_SECRET!, ...env },
     nodeArgs,
   );
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    server.child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
   whenDone(() => stopServer(server));
-  return { ...server, base: `http://127.0.0.1:${port}`, dataDir, stop: () => stopServer(server) };
+  return {
+    ...server,
+    base: `http://127.0.0.1:${port}`,
+    dataDir,
+    exited,
+    stop: () => stopServer(server),
+  };
 }
 
 /** As `launchBuiltServer`, once `/healthz` answers. */
