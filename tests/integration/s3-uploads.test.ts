@@ -65,7 +65,7 @@ function pdfUpload() {
 let userId: number;
 
 beforeAll(() => {
-  userId = createUser(db, { email: "s3@example.com", emailVerified: true }).id;
+  userId = createUser(db).id;
 });
 
 afterAll(async () => {
