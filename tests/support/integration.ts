@@ -13,6 +13,7 @@ import { SmtpSink } from "./smtp-sink";
  * (tests/setup/isolated-environment.ts); these add the real parts a file asks for, each
  * stopped or removed when the test that asked ends, or the file when asked outside a test.
  * Call them at the top of the file (top-level await) or inside a test, not in a hook.
+ * docs/decisions/0118-one-integration-set-up-and-no-waiting.md
  */
 function whenDone(cleanup: () => unknown) {
   const run = async () => {
