@@ -11,7 +11,7 @@ import { createUser } from "#db/factories";
 import { sessions } from "#db/schema";
 import { UPLOAD_BODY_MAX_BYTES } from "~/modules/files/upload-kinds";
 import { repoRoot, serverBuild } from "../support/app-server";
-import { startBuiltServer } from "../support/integration";
+import { startBuiltServer, waitUntil } from "../support/integration";
 
 /**
  * The production server (server/index.ts) on loopback under its production
@@ -319,7 +319,11 @@ describe("the request log", () => {
     for (const pathname of ["/reset-password", "/verify-email", "/unsubscribe", "/resubscribe"]) {
       await fetch(`${base}${pathname}?token=${token}`).then((response) => response.arrayBuffer());
     }
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitUntil(
+      () => server.stdout().includes("GET /resubscribe?… "),
+      5_000,
+      "The request log's lines",
+    );
     expect(server.stdout()).toContain("GET /reset-password?… ");
     expect(server.stdout()).not.toContain(token);
     expect(server.stderr()).not.toContain(token);

@@ -6,7 +6,12 @@ import { createFolder, createUser } from "#db/factories";
 import { requestLogLine } from "#server/request-log";
 import type { ExpressRequest } from "#server/router-url";
 import { NO_SCRIPT_POLICY } from "~/platform/security-headers.server";
-import { startBuiltServer, startSmtpSink, thisFilesDataDir } from "../support/integration";
+import {
+  startBuiltServer,
+  startSmtpSink,
+  thisFilesDataDir,
+  waitUntil,
+} from "../support/integration";
 import { routeTable } from "../support/route-table";
 import { spelledSecretAddress } from "../support/spelled-address";
 
@@ -231,7 +236,11 @@ describe("the request log", () => {
     expect(await rawRequest("POST", webPath)).toBe(405);
     // A Host header that moves the path (without a port, which would cut it off): the router serves /v/CODE.
     expect(await rawRequest("GET", `/${code}`, { Host: "localhost/v" })).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitUntil(
+      () => server.stdout().includes("POST /v/[redacted] 405"),
+      5_000,
+      "The request log's lines",
+    );
     expect(server.stdout()).toContain("GET /v/[redacted] 200");
     expect(server.stdout()).toContain("POST /v/[redacted] 405");
     expect(server.stdout()).not.toContain(code);
