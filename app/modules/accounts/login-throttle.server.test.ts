@@ -1,8 +1,8 @@
-import crypto from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { createUser } from "#db/factories";
 import { securityEvents, users } from "#db/schema";
+import { cheapPasswordHash } from "#tests/support/cheap-password-hash";
 import { db } from "~/platform/db.server";
 import { runInRequestContext } from "~/platform/request-context.server";
 import { requestPasswordReset, resetPassword } from "./accounts.server";
@@ -18,21 +18,8 @@ import { hashToken } from "./session.server";
 const PASSWORD = "the right password";
 const MINUTE = 60_000;
 
-/**
- * A real scrypt hash at a small cost (N=2^10, p=1): a stored hash carries its
- * own settings, so each check takes about a millisecond instead of a quarter
- * of a second. These tests count attempts; hashing cost has its own tests in
- * auth.server.test.ts and password.server.test.ts.
- */
-const salt = crypto.randomBytes(16);
-const cheapHash = [
-  "scrypt",
-  1024,
-  8,
-  1,
-  salt.toString("base64"),
-  crypto.scryptSync(PASSWORD, salt, 64, { N: 1024, r: 8, p: 1 }).toString("base64"),
-].join("$");
+// These tests count attempts: hashing cost has its own in auth.server.test.ts and password.server.test.ts.
+const cheapHash = cheapPasswordHash(PASSWORD);
 
 function senderEmail() {
   return createUser(db, { passwordHash: cheapHash }).email;
