@@ -1,4 +1,4 @@
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { rateLimits } from "#db/schema";
 import { db } from "./db.server";
 import {
@@ -52,8 +52,12 @@ describe("consumeRateLimit", () => {
     const oneSecond: RateLimit = { name: "test_second", points: 1, durationSeconds: 1 };
     expect((await consumeRateLimit(oneSecond, "x")).allowed).toBe(true);
     expect((await consumeRateLimit(oneSecond, "x")).allowed).toBe(false);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
-    expect((await consumeRateLimit(oneSecond, "x")).allowed).toBe(true);
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 1100 });
+    try {
+      expect((await consumeRateLimit(oneSecond, "x")).allowed).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

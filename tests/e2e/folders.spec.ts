@@ -1,5 +1,5 @@
 import { expect, test } from "./fixtures";
-import { createFolderRow, createUser, foldersOf, signIn } from "./support/accounts";
+import { createFolderRow, createUser, foldersOf } from "./support/accounts";
 import { whileDatabaseRefuses } from "./support/database-faults";
 import { createItemRow, itemsOf } from "./support/items";
 
@@ -71,11 +71,10 @@ test.describe("folders", () => {
     await expectAccessible();
   });
 
-  test("edits, pauses, resumes, reorders and deletes", async ({ page, context, baseURL }) => {
-    const user = await createUser();
+  test("edits, pauses, resumes, reorders and deletes", async ({ page, login }) => {
+    const user = await login();
     const first = createFolderRow(user.id, { name: "First", sortOrder: 0 });
     createFolderRow(user.id, { name: "Second", sortOrder: 1 });
-    await signIn(context, user.id, baseURL!);
 
     await page.goto(`/folders/${first.id}`);
     await page.getByRole("link", { name: "Folder Settings" }).click();
@@ -114,12 +113,8 @@ test.describe("folders", () => {
     expect(foldersOf(user.id).map((folder) => folder.name)).toEqual(["Second"]);
   });
 
-  test("a folder paused for storage cannot be resumed until it fits", async ({
-    page,
-    context,
-    baseURL,
-  }) => {
-    const user = await createUser();
+  test("a folder paused for storage cannot be resumed until it fits", async ({ page, login }) => {
+    const user = await login();
     const folder = createFolderRow(user.id, {
       name: "Too full",
       isPaused: true,
@@ -128,7 +123,6 @@ test.describe("folders", () => {
     });
     // 12 MB of photos against the 10 MB an iCloud recipient can receive.
     createItemRow(folder.id, { type: "photo", title: "Big photos", fileSizes: [6 * MB, 6 * MB] });
-    await signIn(context, user.id, baseURL!);
     await page.goto(`/folders/${folder.id}`);
     await expect(page.getByText("Folder Auto-Paused")).toBeVisible();
     await page.getByRole("button", { name: "Re-start Delivery" }).click();
@@ -142,13 +136,11 @@ test.describe("folders", () => {
 
   test("when the database refuses, the spec's failure messages show and nothing is lost", async ({
     page,
-    context,
-    baseURL,
+    login,
   }) => {
-    const user = await createUser();
+    const user = await login();
     const first = createFolderRow(user.id, { name: "First", sortOrder: 0 });
     createFolderRow(user.id, { name: "Second", sortOrder: 1 });
-    await signIn(context, user.id, baseURL!);
     createItemRow(first.id, { title: "Tea party", sortOrder: 0 });
     createItemRow(first.id, { title: "Garden", sortOrder: 1 });
     const refused = [
@@ -187,12 +179,11 @@ test.describe("folders", () => {
     });
   });
 
-  test("the folder limit stops New and the server", async ({ page, context, baseURL }) => {
-    const user = await createUser();
+  test("the folder limit stops New and the server", async ({ page, login }) => {
+    const user = await login();
     for (let index = 0; index < 5; index += 1) {
       createFolderRow(user.id, { name: `Folder ${index + 1}`, sortOrder: index });
     }
-    await signIn(context, user.id, baseURL!);
     await page.goto("/");
     await page.getByRole("link", { name: "New", exact: true }).click();
     await expect(page.getByText("Folder Limit Reached")).toBeVisible();
@@ -217,14 +208,12 @@ test.describe("folders", () => {
 
   test("a folder-limit refusal from the server opens the upgrade dialog", async ({
     page,
-    context,
-    baseURL,
+    login,
   }) => {
-    const user = await createUser();
+    const user = await login();
     for (let index = 0; index < 4; index += 1) {
       createFolderRow(user.id, { name: `Folder ${index + 1}`, sortOrder: index });
     }
-    await signIn(context, user.id, baseURL!);
     await page.goto("/folders/new");
     const dialog = page.getByRole("dialog", { name: "Folder Details" });
     await dialog.getByLabel("Folder name").fill("Sixth");
@@ -243,11 +232,10 @@ test.describe("folders", () => {
     expect(foldersOf(user.id)).toHaveLength(5);
   });
 
-  test("?folder=ID opens that folder at its own address", async ({ page, context, baseURL }) => {
-    const user = await createUser();
+  test("?folder=ID opens that folder at its own address", async ({ page, login }) => {
+    const user = await login();
     createFolderRow(user.id, { name: "One", sortOrder: 0 });
     const two = createFolderRow(user.id, { name: "Two", sortOrder: 1 });
-    await signIn(context, user.id, baseURL!);
     await page.goto(`/?folder=${two.id}`);
     await expect(page).toHaveURL(new RegExp(`/folders/${two.id}$`));
     await expect(page.getByRole("heading", { level: 2, name: "Two" })).toBeVisible();

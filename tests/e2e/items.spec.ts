@@ -99,13 +99,8 @@ function itemCard(page: Page, title: string) {
 }
 
 test.describe("content items", () => {
-  test("adds a link after fixing bad input", async ({
-    page,
-    context,
-    baseURL,
-    expectAccessible,
-  }) => {
-    const user = await createUser();
+  test("adds a link after fixing bad input", async ({ login, page, expectAccessible }) => {
+    const user = await login();
     const folder = createFolderRow(user.id, { name: "Family" });
     const group = createFolderRow(user.id, {
       name: "Cousins",
@@ -116,7 +111,6 @@ test.describe("content items", () => {
         { name: "Cat", email: "cat@example.com" },
       ],
     });
-    await signIn(context, user.id, baseURL!);
     await page.goto(`/folders/${folder.id}`);
 
     const dialog = await openDialog(page, "Add Link", "Add Link");
@@ -198,15 +192,13 @@ test.describe("content items", () => {
   });
 
   test("Enter and Tab add a link field and move into it, up to five", async ({
+    login,
     page,
-    context,
-    baseURL,
     javaScriptEnabled,
   }) => {
     test.skip(!javaScriptEnabled, "Keys adding fields is JavaScript; without it, Add another link");
-    const user = await createUser();
+    const user = await login();
     const folder = createFolderRow(user.id, { name: "Keys" });
-    await signIn(context, user.id, baseURL!);
     await page.goto(`/folders/${folder.id}`);
     const dialog = await openDialog(page, "Add Link", "Add Link");
     const link = (n: number) => dialog.getByLabel(`Link ${n}`, { exact: true });
@@ -245,10 +237,9 @@ test.describe("content items", () => {
     await expect(link(5)).toHaveValue("https://example.com/5");
   });
 
-  test("adds a musing", async ({ page, context, baseURL, javaScriptEnabled }) => {
-    const user = await createUser();
+  test("adds a musing", async ({ login, page, javaScriptEnabled }) => {
+    const user = await login();
     const folder = createFolderRow(user.id, { name: "Notes" });
-    await signIn(context, user.id, baseURL!);
     await page.goto(`/folders/${folder.id}`);
 
     const dialog = await openDialog(page, "Add Musings", "Add Musing");
@@ -290,14 +281,12 @@ test.describe("content items", () => {
   });
 
   test("when the database refuses, adding and editing keep what was typed", async ({
+    login,
     page,
-    context,
-    baseURL,
   }) => {
-    const user = await createUser();
+    const user = await login();
     const folder = createFolderRow(user.id, { name: "Notes" });
     createItemRow(folder.id, { type: "musing", title: "Earlier", note: "The first note." });
-    await signIn(context, user.id, baseURL!);
     const refused = [
       `INSERT ON content_items WHEN NEW.folder_id = ${folder.id}`,
       `UPDATE OF note ON content_items WHEN OLD.folder_id = ${folder.id}`,
@@ -324,14 +313,12 @@ test.describe("content items", () => {
   });
 
   test("adds photos: resized, without EXIF, with thumbnails", async ({
+    login,
     page,
-    context,
-    baseURL,
     javaScriptEnabled,
   }) => {
-    const user = await createUser();
+    const user = await login();
     const folder = createFolderRow(user.id, { name: "Holiday" });
-    await signIn(context, user.id, baseURL!);
     const originals = await Promise.all([
       jpegWithGps(2000, 1000, 200),
       jpegWithGps(2000, 1000, 40),
@@ -397,14 +384,9 @@ test.describe("content items", () => {
     await expectNoStrayFiles(before);
   });
 
-  test("adds files, removes one while editing and saves the title", async ({
-    page,
-    context,
-    baseURL,
-  }) => {
-    const user = await createUser();
+  test("adds files, removes one while editing and saves the title", async ({ login, page }) => {
+    const user = await login();
     const folder = createFolderRow(user.id, { name: "Paperwork" });
-    await signIn(context, user.id, baseURL!);
     await page.goto(`/folders/${folder.id}`);
 
     const add = await openDialog(page, "Add Files", "Add File");
@@ -468,12 +450,11 @@ test.describe("content items", () => {
     ]);
   });
 
-  test("reorders and deletes items", async ({ page, context, baseURL }) => {
-    const user = await createUser();
+  test("reorders and deletes items", async ({ login, page }) => {
+    const user = await login();
     const folder = createFolderRow(user.id, { name: "Order" });
     createItemRow(folder.id, { title: "First", sortOrder: 0 });
     createItemRow(folder.id, { title: "Second", sortOrder: 1 });
-    await signIn(context, user.id, baseURL!);
     await page.goto(`/folders/${folder.id}`);
 
     const titles = page
@@ -496,15 +477,13 @@ test.describe("content items", () => {
   });
 
   test("the dashboard's links open dialogs in place with JavaScript, as pages without", async ({
+    login,
     page,
-    context,
-    baseURL,
     javaScriptEnabled,
   }) => {
-    const user = await createUser();
+    const user = await login();
     const folder = createFolderRow(user.id, { name: "Links" });
     createItemRow(folder.id, { title: "Long read", sortOrder: 0 });
-    await signIn(context, user.id, baseURL!);
     await page.goto(`/folders/${folder.id}`);
     await markDocument(page);
     await page.getByRole("link", { name: "Edit Long read" }).click();
@@ -514,16 +493,14 @@ test.describe("content items", () => {
   });
 
   test("the dashboard's forms post in place with JavaScript, as whole pages without", async ({
+    login,
     page,
-    context,
-    baseURL,
     javaScriptEnabled,
   }) => {
-    const user = await createUser();
+    const user = await login();
     const folder = createFolderRow(user.id, { name: "Forms" });
     createItemRow(folder.id, { title: "First", sortOrder: 0 });
     createItemRow(folder.id, { title: "Second", sortOrder: 1 });
-    await signIn(context, user.id, baseURL!);
     await page.goto(`/folders/${folder.id}`);
     await markDocument(page);
     await page.getByRole("button", { name: "Move First down" }).click();
@@ -541,15 +518,10 @@ test.describe("content items", () => {
     expect(await stayedInDocument(page)).toBe(javaScriptEnabled);
   });
 
-  test("paginates 51 items and steps back when the last page empties", async ({
-    page,
-    context,
-    baseURL,
-  }) => {
-    const user = await createUser();
+  test("paginates 51 items and steps back when the last page empties", async ({ login, page }) => {
+    const user = await login();
     const folder = createFolderRow(user.id, { name: "Lots" });
     createItemRows(folder.id, 51);
-    await signIn(context, user.id, baseURL!);
     const list = page.getByRole("region", { name: "Saved items" });
     const titles = list.getByRole("heading", { level: 3 });
 
@@ -576,14 +548,9 @@ test.describe("content items", () => {
     await expect(page.getByText("Page 1 of 2")).toBeVisible();
   });
 
-  test("refuses disguised and dangerous uploads and stores nothing", async ({
-    page,
-    context,
-    baseURL,
-  }) => {
-    const user = await createUser();
+  test("refuses disguised and dangerous uploads and stores nothing", async ({ login, page }) => {
+    const user = await login();
     const folder = createFolderRow(user.id, { name: "Guarded" });
-    await signIn(context, user.id, baseURL!);
     const before = storedFiles();
     const executable = Buffer.concat([Buffer.from("MZ"), Buffer.alloc(4096, 0x90)]);
     const html = Buffer.from("<!doctype html><html><body><script>alert(1)</script></body></html>");
@@ -648,14 +615,12 @@ test.describe("content items", () => {
   });
 
   test("refuses a file over 10 MB with File Too Large and stores nothing", async ({
+    login,
     page,
-    context,
-    baseURL,
     javaScriptEnabled,
   }) => {
-    const user = await createUser();
+    const user = await login();
     const folder = createFolderRow(user.id, { name: "Guarded" });
-    await signIn(context, user.id, baseURL!);
     const before = storedFiles();
     await page.goto(`/folders/${folder.id}`);
     const dialog = await openDialog(page, "Add Files", "Add File");
@@ -688,11 +653,10 @@ test.describe("content items", () => {
   });
 
   test("a full folder refuses a photo with Storage Full! and stores nothing", async ({
+    login,
     page,
-    context,
-    baseURL,
   }) => {
-    const user = await createUser();
+    const user = await login();
     const folder = createFolderRow(user.id, { name: "Nearly full" });
     createItemRow(folder.id, {
       type: "file",
@@ -705,7 +669,6 @@ test.describe("content items", () => {
       addComment: true,
       commentText: "Old",
     });
-    await signIn(context, user.id, baseURL!);
     const photo = await noisyJpeg();
     expect(photo.length).toBeGreaterThan(250 * 1024);
     const before = storedFiles();

@@ -116,11 +116,10 @@ test.describe("email preview", () => {
   });
 
   test("shows photos from the sender's own files and sends them inline", async ({
+    login,
     page,
-    context,
-    baseURL,
   }) => {
-    const user = await createUser();
+    const user = await login();
     const folder = createFolderRow(user.id, { name: "Holiday" });
     const storage = new LocalDiskStorage(path.join(process.env.E2E_DATA_DIR!, "uploads"));
     const jpeg = await sharp({
@@ -139,7 +138,6 @@ test.describe("email preview", () => {
       mimeTypes: ["image/jpeg"],
       thumbnailPaths: [""],
     });
-    await signIn(context, user.id, baseURL!);
 
     await page.goto(`/folders/${folder.id}/preview`);
     const frame = page.frameLocator('iframe[title="Email preview"]');
@@ -162,10 +160,9 @@ test.describe("email preview", () => {
     expect(itemsOf(folder.id).map((item) => item.sentAt)).toEqual([null]);
   });
 
-  test("says when the folder is empty", async ({ page, context, baseURL }) => {
-    const user = await createUser();
+  test("says when the folder is empty", async ({ login, page }) => {
+    const user = await login();
     const folder = createFolderRow(user.id, { name: "Empty" });
-    await signIn(context, user.id, baseURL!);
     await page.goto(`/folders/${folder.id}/preview`);
     const dialog = page.getByRole("dialog", { name: "Email Preview" });
     await expect(dialog.getByText(/This folder is empty/)).toBeVisible();

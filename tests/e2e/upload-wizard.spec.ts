@@ -77,13 +77,12 @@ test.describe("upload to multiple folders", () => {
   // Several steps, uploads and an accessibility scan per test: room for a busy machine.
   test.describe.configure({ timeout: 60_000 });
 
-  test("adds a link to three folders at once", async ({ page, context, baseURL }) => {
-    const user = await createUser();
+  test("adds a link to three folders at once", async ({ login, page }) => {
+    const user = await login();
     const targets = ["Family", "Friends", "Work"].map((name, index) =>
       createFolderRow(user.id, { name, sortOrder: index }),
     );
     const untouched = createFolderRow(user.id, { name: "Book club", sortOrder: 3 });
-    await signIn(context, user.id, baseURL!);
 
     await openWizard(page);
     await fillLink(page, "Good reads", "example.com/read");
@@ -131,17 +130,15 @@ test.describe("upload to multiple folders", () => {
   });
 
   test("two photos go to three folders, except the one that is too full", async ({
+    login,
     page,
-    context,
-    baseURL,
     expectAccessible,
   }) => {
-    const user = await createUser();
+    const user = await login();
     const first = createFolderRow(user.id, { name: "Family", sortOrder: 0 });
     const full = createFolderRow(user.id, { name: "Grandparents", sortOrder: 1 });
     const third = createFolderRow(user.id, { name: "Friends", sortOrder: 2 });
     createItemRow(full.id, { type: "file", title: "Big scan", fileSizes: [20 * MB - 10] });
-    await signIn(context, user.id, baseURL!);
 
     await openWizard(page);
     await fillPhotos(page, "Holiday");
@@ -217,12 +214,11 @@ test.describe("upload to multiple folders", () => {
   });
 
   test("a paused folder cannot be selected; Select All skips it", async ({
+    login,
     page,
-    context,
-    baseURL,
     expectAccessible,
   }) => {
-    const user = await createUser();
+    const user = await login();
     const family = createFolderRow(user.id, { name: "Family", sortOrder: 0 });
     const paused = createFolderRow(user.id, {
       name: "On hold",
@@ -231,7 +227,6 @@ test.describe("upload to multiple folders", () => {
       pauseReason: "user",
     });
     const friends = createFolderRow(user.id, { name: "Friends", sortOrder: 2 });
-    await signIn(context, user.id, baseURL!);
 
     await openWizard(page);
     await fillLink(page, "Paused test", "https://example.com/p");
@@ -266,14 +261,9 @@ test.describe("upload to multiple folders", () => {
     expect(itemsOf(paused.id)).toEqual([]);
   });
 
-  test("a refused photo keeps the title typed and starts no draft", async ({
-    page,
-    context,
-    baseURL,
-  }) => {
-    const user = await createUser();
+  test("a refused photo keeps the title typed and starts no draft", async ({ login, page }) => {
+    const user = await login();
     createFolderRow(user.id, { name: "Family" });
-    await signIn(context, user.id, baseURL!);
     await openWizard(page);
     const dialog = wizard(page);
     await dialog.getByRole("link", { name: "Photo", exact: true }).click();
@@ -345,18 +335,17 @@ test.describe("upload to multiple folders", () => {
   });
 
   test("refuses wrong, foreign and too many folders, and another user's draft", async ({
+    login,
     page,
-    context,
     baseURL,
     browser,
   }) => {
-    const user = await createUser({ subscriptionTier: "premium", subscriptionStatus: "active" });
+    const user = await login({ subscriptionTier: "premium", subscriptionStatus: "active" });
     const mine = Array.from({ length: 11 }, (_, index) =>
       createFolderRow(user.id, { name: `Folder ${index + 1}`, sortOrder: index }),
     );
     const stranger = await createUser();
     const theirs = createFolderRow(stranger.id, { name: "Not yours" });
-    await signIn(context, user.id, baseURL!);
 
     await openWizard(page);
     await fillLink(page, "Refusals", "https://example.com/r");

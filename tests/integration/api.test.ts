@@ -23,17 +23,6 @@ import * as profile from "~/routes/profile+/_layout";
  * authorisation cases and the per-token rate limit.
  */
 const ORIGIN = "http://localhost:3000";
-let counter = 0;
-
-function newUser(verified = true) {
-  counter += 1;
-  return createUser(db, {
-    email: `api-${counter}@example.com`,
-    firstName: "Ada",
-    emailVerified: verified,
-    timeZone: "Europe/London",
-  });
-}
 
 function tokenFor(userId: number, scope: "read" | "write" = "write") {
   return createApiToken(userId, { name: `token ${scope}`, scope }).token;
@@ -97,7 +86,7 @@ async function photoForm(count: number, title = "Photos") {
 
 describe("authentication", () => {
   test("no token, an unknown one, or a session cookie alone answer 401 and change nothing", async () => {
-    const user = newUser();
+    const user = createUser(db);
     expect((await call("GET", "/folders")).status).toBe(401);
     const unknown = await call("GET", "/folders", { token: "tht_not-a-real-token" });
     expect(unknown.status).toBe(401);
@@ -114,7 +103,7 @@ describe("authentication", () => {
   });
 
   test("a revoked token answers 401; last use is recorded", async () => {
-    const user = newUser();
+    const user = createUser(db);
     const { id, token } = createApiToken(user.id, { name: "script", scope: "read" });
     expect((await call("GET", "/usage", { token })).status).toBe(200);
     const row = db.select().from(apiTokens).where(eq(apiTokens.id, id)).get()!;
@@ -125,7 +114,7 @@ describe("authentication", () => {
   });
 
   test("a read token reads but cannot write", async () => {
-    const user = newUser();
+    const user = createUser(db);
     const read = tokenFor(user.id, "read");
     expect((await call("GET", "/token", { token: read })).json).toMatchObject({ scope: "read" });
     const refused = await call("POST", "/folders", { token: read, body: folderBody() });
@@ -135,7 +124,7 @@ describe("authentication", () => {
   });
 
   test("a token never opens a page", async () => {
-    const user = newUser();
+    const user = createUser(db);
     const token = tokenFor(user.id);
     const request = new Request(`${ORIGIN}/profile`, {
       headers: { Authorization: `Bearer ${token}` },
@@ -146,7 +135,7 @@ describe("authentication", () => {
   });
 
   test("requests are limited per token, and one token's limit leaves another's alone", async () => {
-    const user = newUser();
+    const user = createUser(db);
     const token = tokenFor(user.id, "read");
     for (let index = 0; index < API_TOKEN_RATE_LIMIT.points; index += 1) {
       expect((await call("GET", "/token", { token })).status).toBe(200);
@@ -161,7 +150,7 @@ describe("authentication", () => {
 
 describe("folders", () => {
   test("create, list, read, update, pause, reorder and delete", async () => {
-    const token = tokenFor(newUser().id);
+    const token = tokenFor(createUser(db).id);
     const first = await newFolder(token, "First");
     const second = await newFolder(token, "Second");
     expect(
@@ -208,7 +197,7 @@ describe("folders", () => {
   });
 
   test("the form's messages and rules: validation, Premium frequencies, the folder limit", async () => {
-    const token = tokenFor(newUser().id);
+    const token = tokenFor(createUser(db).id);
     const invalid = await call("POST", "/folders", {
       token,
       body: { name: "", recipients: [{ name: "Mum", email: "not-an-email" }] },
@@ -255,7 +244,7 @@ describe("folders", () => {
   });
 
   test("bodies are bounded and must be JSON", async () => {
-    const token = tokenFor(newUser().id);
+    const token = tokenFor(createUser(db).id);
     const huge = await call("POST", "/folders", {
       token,
       body: { ...folderBody(), personalSignoff: "x".repeat(70 * 1024) },
@@ -271,13 +260,13 @@ describe("folders", () => {
   });
 
   test("another user's folder and item answer 404, exactly like missing ones", async () => {
-    const owner = tokenFor(newUser().id);
+    const owner = tokenFor(createUser(db).id);
     const folder = await newFolder(owner);
     const item = await call("POST", `/folders/${folder.id}/items`, {
       token: owner,
       body: { type: "musing", title: "Mine", note: "private" },
     });
-    const intruder = tokenFor(newUser().id);
+    const intruder = tokenFor(createUser(db).id);
     for (const [method, path, body] of [
       ["GET", `/folders/${folder.id}`],
       ["PUT", `/folders/${folder.id}`, folderBody("Stolen")],
@@ -302,7 +291,7 @@ describe("folders", () => {
 
 describe("items", () => {
   test("links and musings: add, edit, reorder, delete, with the forms' messages", async () => {
-    const token = tokenFor(newUser().id);
+    const token = tokenFor(createUser(db).id);
     const folder = await newFolder(token);
     const bad = await call("POST", `/folders/${folder.id}/items`, {
       token,
@@ -361,7 +350,7 @@ describe("items", () => {
   });
 
   test("photos: upload, add a file, remove one file, not the last", async () => {
-    const token = tokenFor(newUser().id);
+    const token = tokenFor(createUser(db).id);
     const folder = await newFolder(token);
     const uploaded = await call("POST", `/folders/${folder.id}/upload?type=photo`, {
       token,
@@ -419,7 +408,7 @@ describe("items", () => {
 
 describe("preview, Send Now, recipients, usage and referrals", () => {
   test("preview and Send Now use the send engine; an empty folder is refused with the spec's message", async () => {
-    const token = tokenFor(newUser().id);
+    const token = tokenFor(createUser(db).id);
     const folder = await newFolder(token);
     expect((await call("GET", `/folders/${folder.id}/preview`, { token })).json).toEqual({
       subject: null,
@@ -444,7 +433,7 @@ describe("preview, Send Now, recipients, usage and referrals", () => {
   });
 
   test("Send Now through the API has the web app's mail limit (3 an hour per sender)", async () => {
-    const token = tokenFor(newUser().id);
+    const token = tokenFor(createUser(db).id);
     const folder = await newFolder(token);
     const statuses = [];
     for (let attempt = 0; attempt < 5; attempt += 1) {
@@ -462,7 +451,7 @@ describe("preview, Send Now, recipients, usage and referrals", () => {
   });
 
   test("recipients and re-subscription requests follow the web app's rules", async () => {
-    const token = tokenFor(newUser().id);
+    const token = tokenFor(createUser(db).id);
     const folder = await newFolder(token);
     expect((await call("GET", `/folders/${folder.id}/recipients`, { token })).json).toEqual([
       { email: "mum@example.com", status: "active", resubscribeRequestedAt: null },
@@ -501,7 +490,7 @@ describe("preview, Send Now, recipients, usage and referrals", () => {
   });
 
   test("usage and referral stats", async () => {
-    const token = tokenFor(newUser().id, "read");
+    const token = tokenFor(createUser(db).id, "read");
     expect((await call("GET", "/usage", { token })).json).toEqual({
       folderCount: 0,
       totalStorageBytes: 0,
@@ -520,7 +509,7 @@ describe("the OpenAPI document", () => {
     const response = await openapi.loader();
     const document = await response.json();
     await SwaggerParser.validate(structuredClone(document));
-    const token = tokenFor(newUser().id);
+    const token = tokenFor(createUser(db).id);
     const operations = Object.entries(
       document.paths as Record<string, Record<string, unknown>>,
     ).flatMap(([path, methods]) =>
@@ -557,7 +546,7 @@ describe("connecting the Chrome extension", () => {
   }
 
   test("hands a write token only to an extension page, after the user's consent", async () => {
-    const user = newUser();
+    const user = createUser(db);
     const extensionPage = `chrome-extension://${"a".repeat(32)}/connected.html`;
     const { cookie, csrf } = await signedIn(user.id, "/extension/connect");
     const elsewhere = new Request(`${ORIGIN}${connectUrl("https://evil.example/steal")}`, {

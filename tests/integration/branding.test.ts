@@ -1,14 +1,15 @@
 import sharp from "sharp";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { SmtpSink } from "../support/smtp-sink";
+import { describe, expect, test } from "vitest";
+import { createFolder, createItem, createUser } from "#db/factories";
+import { startSmtpSink } from "../support/integration";
 
 /**
  * Premium branding in a real send: the send engine, a real SMTP server on
  * loopback, the message read back with mailparser. Modules that read the
  * server's address are imported after the sink starts.
  */
-const sink = new SmtpSink();
-let app: Awaited<ReturnType<typeof loadApp>>;
+const sink = await startSmtpSink();
+const app = await loadApp();
 
 async function loadApp() {
   const [{ db }, schema, sending, branding, themes, drizzle] = await Promise.all([
@@ -22,43 +23,11 @@ async function loadApp() {
   return { db, schema, sending, branding, themes, drizzle };
 }
 
-beforeAll(async () => {
-  process.env.SMTP_URL = await sink.start();
-  process.env.MAIL_FROM = "Thoughtfully <hello@thoughtfully.test>";
-  app = await loadApp();
-});
-
-afterAll(async () => {
-  await sink.stop();
-});
-
-let counter = 0;
-function senderWithFolder(premium: boolean, recipient: string) {
-  const { db, schema } = app;
-  counter += 1;
-  const user = db
-    .insert(schema.users)
-    .values({
-      email: `branded${counter}@example.com`,
-      firstName: "Ada",
-      emailVerified: true,
-      ...(premium ? { subscriptionTier: "premium", subscriptionStatus: "active" } : {}),
-    })
-    .returning()
-    .get();
-  const folder = db
-    .insert(schema.folders)
-    .values({
-      userId: user.id,
-      name: "Family",
-      recipients: [{ name: "Mum", email: recipient }],
-      nextSendAt: new Date(Date.now() + 7 * 24 * 3600_000),
-    })
-    .returning()
-    .get();
-  db.insert(schema.contentItems)
-    .values({ folderId: folder.id, type: "musing", title: "Thinking of you", note: "Hello" })
-    .run();
+/** A Premium sender whose folder for `recipient` holds one note. */
+function premiumSenderWithFolder(recipient: string) {
+  const user = createUser(app.db, { subscriptionTier: "premium", subscriptionStatus: "active" });
+  const folder = createFolder(app.db, user.id, { recipients: [{ name: "Mum", email: recipient }] });
+  createItem(app.db, folder.id);
   return { user, folder };
 }
 
@@ -69,7 +38,7 @@ const banner = () =>
 
 describe("branding in a sent newsletter", () => {
   test("a Premium sender's template, accent and header image arrive; the image once, inline by cid", async () => {
-    const { user, folder } = senderWithFolder(true, "mum-branded@example.com");
+    const { user, folder } = premiumSenderWithFolder("mum-branded@example.com");
     app.branding.saveLook(user, { template: "postcard", accentColor: "#7c2d12" });
     await app.branding.saveHeaderImage(user, await banner());
 
@@ -93,7 +62,7 @@ describe("branding in a sent newsletter", () => {
   });
 
   test("a free sender's newsletter has the classic look, whatever was stored", async () => {
-    const { user, folder } = senderWithFolder(true, "mum-lapsed@example.com");
+    const { user, folder } = premiumSenderWithFolder("mum-lapsed@example.com");
     app.branding.saveLook(user, { template: "letter", accentColor: "#1e3a8a" });
     await app.branding.saveHeaderImage(user, await banner());
     app.db

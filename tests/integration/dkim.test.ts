@@ -1,24 +1,16 @@
 import crypto from "node:crypto";
-import { afterAll, beforeAll, expect, test } from "vitest";
-import { SmtpSink } from "../support/smtp-sink";
+import { expect, test } from "vitest";
+import { startSmtpSink } from "../support/integration";
 
 /** With DKIM_* set, every message is signed, List-Unsubscribe-Post included (RFC 8058). */
-const sink = new SmtpSink();
-
-beforeAll(async () => {
-  process.env.SMTP_URL = await sink.start();
-  const { privateKey } = crypto.generateKeyPairSync("rsa", { modulusLength: 2048 });
-  process.env.DKIM_DOMAIN = "thoughtfully.example";
-  process.env.DKIM_SELECTOR = "mail2026";
-  process.env.DKIM_PRIVATE_KEY = privateKey
-    .export({ type: "pkcs8", format: "pem" })
-    .toString()
-    .replaceAll("\n", "\\n");
-});
-
-afterAll(async () => {
-  await sink.stop();
-});
+const sink = await startSmtpSink();
+const { privateKey } = crypto.generateKeyPairSync("rsa", { modulusLength: 2048 });
+process.env.DKIM_DOMAIN = "thoughtfully.example";
+process.env.DKIM_SELECTOR = "mail2026";
+process.env.DKIM_PRIVATE_KEY = privateKey
+  .export({ type: "pkcs8", format: "pem" })
+  .toString()
+  .replaceAll("\n", "\\n");
 
 test("signs the unsubscribe headers", async () => {
   const { sendEmail, closeMailer } = await import("~/platform/mailer.server");

@@ -1,16 +1,19 @@
 import sharp from "sharp";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { afterAll, expect, test } from "vitest";
+import { createFolder, createUser } from "#db/factories";
+import { startSmtpSink } from "../support/integration";
 import { PICTURE_COMMENT, startPreviewPages } from "../support/preview-pages";
-import { SmtpSink } from "../support/smtp-sink";
 
 /**
  * A link saved the ordinary way gets its preview from a page server on
  * loopback (allowed by the test-only setting), and the folder's e-mail,
  * received by a real SMTP server, shows the card with its picture inline.
  */
-const sink = new SmtpSink();
-let pages: Awaited<ReturnType<typeof startPreviewPages>>;
-let app: Awaited<ReturnType<typeof loadApp>>;
+const sink = await startSmtpSink();
+process.env.LINK_PREVIEW_ALLOW_LOOPBACK = "true";
+const pages = await startPreviewPages();
+afterAll(() => pages.close());
+const app = await loadApp();
 
 async function loadApp() {
   const [{ db }, schema, { sendNow }, { createTextItem }, { runPreviewPass }, { storage }] =
@@ -25,35 +28,12 @@ async function loadApp() {
   return { db, schema, sendNow, createTextItem, runPreviewPass, storage };
 }
 
-beforeAll(async () => {
-  process.env.SMTP_URL = await sink.start();
-  process.env.MAIL_FROM = "Thoughtfully <hello@thoughtfully.test>";
-  process.env.LINK_PREVIEW_ALLOW_LOOPBACK = "true";
-  pages = await startPreviewPages();
-  app = await loadApp();
-});
-
-afterAll(async () => {
-  await sink.stop();
-  await pages.close();
-});
-
 test("a sent newsletter carries the link's preview card with its picture inline by cid", async () => {
   const { db, schema, sendNow, createTextItem, runPreviewPass, storage } = app;
-  const user = db
-    .insert(schema.users)
-    .values({ email: "ada@example.com", firstName: "Ada", emailVerified: true })
-    .returning()
-    .get();
-  const folder = db
-    .insert(schema.folders)
-    .values({
-      userId: user.id,
-      name: "Family",
-      recipients: [{ name: "Grace", email: "grace@example.net" }],
-    })
-    .returning()
-    .get();
+  const user = createUser(db);
+  const folder = createFolder(db, user.id, {
+    recipients: [{ name: "Grace", email: "grace@example.net" }],
+  });
   const item = createTextItem(user.id, folder.id, {
     type: "link",
     title: "The tide article",

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "vitest";
-import { createFolder, createUser as createUserRow } from "#db/factories";
+import { createFolder, createItem, createUser } from "#db/factories";
 import { runInRequestContext } from "~/platform/request-context.server";
-import { SmtpSink } from "../support/smtp-sink";
+import { startSmtpSink } from "../support/integration";
 
 /**
  * Nobody can use Thoughtfully to flood an inbox: fifteen requests in a burst
@@ -9,38 +9,23 @@ import { SmtpSink } from "../support/smtp-sink";
  * at most three messages at a real SMTP server, and every refused request
  * gets a "try again in N minutes" answer, never an error page.
  */
-const sink = new SmtpSink();
-process.env.SMTP_URL = await sink.start();
+const sink = await startSmtpSink();
 
 const { db } = await import("~/platform/db.server");
-const { contentItems } = await import("#db/schema");
 const { createSession, getCurrentSession } = await import("~/modules/accounts/session.server");
 const { issueCsrfToken } = await import("~/platform/csrf.server");
 const { waitForBackgroundWork } = await import("~/platform/background-work.server");
 const { getToast } = await import("~/platform/toast.server");
-const { hashPassword } = await import("~/modules/accounts/password.server");
 const signup = await import("~/routes/_auth+/signup");
 const forgotPassword = await import("~/routes/_auth+/forgot-password");
 const resendVerification = await import("~/routes/_auth+/resend-verification");
 const preview = await import("~/routes/folders+/$folderId.preview");
 const send = await import("~/routes/folders+/$folderId.send");
-
-afterAll(() => sink.stop());
+// Mail still on its way reaches the sink before it stops (after-hooks run last first).
+afterAll(waitForBackgroundWork);
 
 const ORIGIN = "http://localhost:3000";
 const BURST = 15;
-let counter = 0;
-
-async function createUser(verified: boolean) {
-  counter += 1;
-  return createUserRow(db, {
-    email: `flood-${counter}@example.test`,
-    firstName: "Flo",
-    passwordHash: await hashPassword("correct horse battery"),
-    emailVerified: verified,
-  });
-}
-
 async function anonymousForm(
   path: string,
   fields: Record<string, string>,
@@ -93,9 +78,8 @@ async function burst(run: () => Promise<unknown>) {
     }
     answers.push(await describeAnswer(outcome));
   }
+  // The sink keeps a message before it answers 250, so each one sent is there now.
   await waitForBackgroundWork();
-  // The sink parses each message after accepting it.
-  await new Promise((resolve) => setTimeout(resolve, 200));
   return answers;
 }
 
@@ -115,7 +99,7 @@ function refusals(answers: { status: number; text: string }[]) {
 
 describe("fifteen requests for one address yield at most three e-mails", () => {
   test("sign-up of an address that has an account", async () => {
-    const owner = await createUser(true);
+    const owner = createUser(db);
     const request = await anonymousForm("/signup", {
       firstName: "Mallory",
       lastName: "M",
@@ -132,7 +116,7 @@ describe("fifteen requests for one address yield at most three e-mails", () => {
   });
 
   test("forgot password", async () => {
-    const owner = await createUser(true);
+    const owner = createUser(db);
     const request = await anonymousForm("/forgot-password", { email: owner.email });
     const answers = await burst(() =>
       forgotPassword.action({ request: request(), params: {}, context: {} }),
@@ -143,7 +127,7 @@ describe("fifteen requests for one address yield at most three e-mails", () => {
   });
 
   test("resend verification", async () => {
-    const owner = await createUser(false);
+    const owner = createUser(db, { emailVerified: false });
     const request = await anonymousForm("/resend-verification", { email: owner.email });
     const answers = await burst(() =>
       resendVerification.action({ request: request(), params: {}, context: {} }),
@@ -153,16 +137,12 @@ describe("fifteen requests for one address yield at most three e-mails", () => {
   });
 
   test("send me a test and Send Now", async () => {
-    const sender = await createUser(true);
+    const sender = createUser(db);
     const folder = createFolder(db, sender.id, {
       name: "Family",
       recipients: [{ name: "Target", email: "target@example.test" }],
     });
-    const addItem = () =>
-      db
-        .insert(contentItems)
-        .values({ folderId: folder.id, type: "musing", title: "Hi", note: "Hello" })
-        .run();
+    const addItem = () => createItem(db, folder.id);
     addItem();
     const testRequest = await signedInForm(sender.id, `/folders/${folder.id}/preview`);
     const testAnswers = await burst(() =>
@@ -192,7 +172,7 @@ describe("fifteen requests for one address yield at most three e-mails", () => {
 test("one client asking for many addresses is limited too", async () => {
   const answers = [];
   for (let index = 0; index < 12; index += 1) {
-    const owner = await createUser(true);
+    const owner = createUser(db);
     const request = await anonymousForm("/forgot-password", { email: owner.email });
     // The server hands the socket's peer to the app this way (app/platform/request-context.server.ts).
     const answer = await runInRequestContext({ peerAddress: "198.51.100.7" }, () =>

@@ -1,6 +1,7 @@
 import { parseWithZod } from "@conform-to/zod";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { SmtpSink } from "../support/smtp-sink";
+import { beforeAll, describe, expect, test } from "vitest";
+import { createFolder, createItem, createUser } from "#db/factories";
+import { startSmtpSink } from "../support/integration";
 
 /**
  * A hostile sender tries to reach an address that opted out of everything by
@@ -8,8 +9,8 @@ import { SmtpSink } from "../support/smtp-sink";
  * spellings written straight into the database past the form, Send Now must
  * deliver nothing to it: counted at a real SMTP server.
  */
-const sink = new SmtpSink();
-let app: Awaited<ReturnType<typeof loadApp>>;
+const sink = await startSmtpSink();
+const app = await loadApp();
 
 async function loadApp() {
   const [{ db }, schema, sending, recipients, validation, drizzle] = await Promise.all([
@@ -23,40 +24,17 @@ async function loadApp() {
   return { db, schema, sending, recipients, validation, drizzle };
 }
 
-beforeAll(async () => {
-  process.env.SMTP_URL = await sink.start();
-  app = await loadApp();
-});
-
-afterAll(async () => {
-  await sink.stop();
-});
-
-let counter = 0;
-function createSender() {
-  counter += 1;
-  return app.db
-    .insert(app.schema.users)
-    .values({ email: `sender${counter}@example.com`, firstName: "Eve", emailVerified: true })
-    .returning()
-    .get();
-}
-
 function createFolderWithItem(userId: number, recipients: { name: string; email: string }[]) {
-  const folder = app.db
-    .insert(app.schema.folders)
-    .values({ userId, name: `Folder ${recipients[0]?.email}`, recipients })
-    .returning()
-    .get();
-  app.db
-    .insert(app.schema.contentItems)
-    .values({ folderId: folder.id, type: "musing", title: "Hello", note: "Hi" })
-    .run();
+  const folder = createFolder(app.db, userId, {
+    name: `Folder ${recipients[0]?.email}`,
+    recipients,
+  });
+  createItem(app.db, folder.id);
   return folder;
 }
 
 function optOutOfEverything(email: string) {
-  const owner = createSender();
+  const owner = createUser(app.db);
   const folder = createFolderWithItem(owner.id, [{ name: "Victim", email }]);
   app.recipients.unsubscribe({ folderId: folder.id, email, scope: "everything" });
 }
@@ -87,7 +65,7 @@ describe("an address that opted out of everything", () => {
   });
 
   test("is mailed under none of its spellings the folder form accepts", async () => {
-    const sender = createSender();
+    const sender = createUser(app.db);
     let accepted = 0;
     for (const spelling of [...SPELLINGS, ...IDN_SPELLINGS]) {
       const formData = new FormData();
@@ -109,7 +87,7 @@ describe("an address that opted out of everything", () => {
   });
 
   test("is mailed under none of its spellings even when they reach the database unchecked", async () => {
-    const sender = createSender();
+    const sender = createUser(app.db);
     const before = sink.to("friend@example.test").length;
     for (const spelling of [...SPELLINGS, ...IDN_SPELLINGS]) {
       const folder = createFolderWithItem(sender.id, [
@@ -127,7 +105,7 @@ describe("an address that opted out of everything", () => {
 });
 
 test("an opt-out made after the send was opened still holds at the ledger", async () => {
-  const sender = createSender();
+  const sender = createUser(app.db);
   const folder = createFolderWithItem(sender.id, [
     { name: "Late", email: "late@example.test" },
     { name: "Friend", email: "friend2@example.test" },
@@ -168,7 +146,7 @@ describe("a mailbox that opted out, written another way", () => {
   });
 
   test("gets nothing from any folder after unsubscribing from everything", async () => {
-    const sender = createSender();
+    const sender = createUser(app.db);
     let accepted = 0;
     for (const spelling of [...MAILBOX_SPELLINGS, ...TAGGED_SPELLINGS]) {
       const formData = new FormData();
@@ -189,7 +167,7 @@ describe("a mailbox that opted out, written another way", () => {
   });
 
   test("gets nothing from a folder it left under another spelling; a different mailbox still does", async () => {
-    const sender = createSender();
+    const sender = createUser(app.db);
     const folder = createFolderWithItem(sender.id, [
       { name: "Lee", email: "lee+family@example.test" },
       { name: "Ba", email: "ba@gmail.com" },

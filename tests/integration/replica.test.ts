@@ -1,18 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { openDatabase } from "#db/connection";
 import { createFolder, createUser } from "#db/factories";
 import { unsubscribeToken } from "~/modules/recipients/recipient-links.server";
-import {
-  requireBuild,
-  type Server,
-  startServer,
-  stopServer,
-  waitForHealth,
-} from "../support/app-server";
-import { freePort } from "../support/free-port";
+import { startBuiltServer, tempDir, waitUntil } from "../support/integration";
 
 /**
  * A LiteFS replica, simulated the way LiteFS marks one: a `.primary` file in
@@ -21,25 +14,15 @@ import { freePort } from "../support/free-port";
  * touching the database, and runs no job even with SCHEDULER=on. The same
  * server without the file (the primary) writes and runs its jobs.
  */
-const dataDir = path.join(process.env.STORAGE_DIR!, "..", "replica");
+const dataDir = tempDir();
 const litefsDir = path.join(dataDir, "litefs");
 const databasePath = path.join(dataDir, "app.db");
-let server: Server | null = null;
-
-afterEach(async () => {
-  if (server) await stopServer(server);
-  server = null;
-});
 
 function seed() {
   fs.mkdirSync(litefsDir, { recursive: true });
   const db = openDatabase(databasePath);
   try {
-    const sender = createUser(db, { email: "sender@example.com" });
-    return createFolder(db, sender.id, {
-      name: "Family",
-      recipients: [{ name: "Mum", email: "mum@example.com" }],
-    });
+    return createFolder(db, createUser(db, { email: "sender@example.com" }).id);
   } finally {
     db.$client.close();
   }
@@ -54,23 +37,12 @@ function count(table: string) {
   }
 }
 
-async function start() {
-  const port = await freePort();
-  server = startServer(port, dataDir, {
-    SESSION_SECRET: process.env.SESSION_SECRET!,
-    LITEFS_DIR: litefsDir,
-    SCHEDULER: "on",
-  });
-  const base = `http://127.0.0.1:${port}`;
-  await waitForHealth(base, server);
-  // The jobs start with the server; the analytics snapshot is taken at once.
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
-  return base;
+function start() {
+  return startBuiltServer({ LITEFS_DIR: litefsDir, SCHEDULER: "on" }, { dataDir });
 }
 
 describe("LiteFS primary and replica", () => {
   test("a replica reads, replays every write to the primary and runs no job; the primary does both", async () => {
-    requireBuild();
     const folder = seed();
     const query = new URLSearchParams({
       folder: String(folder.id),
@@ -85,7 +57,13 @@ describe("LiteFS primary and replica", () => {
       });
 
     fs.writeFileSync(path.join(litefsDir, ".primary"), "primary-machine\n");
-    let base = await start();
+    const replica = await start();
+    let base = replica.base;
+    await waitUntil(
+      () => replica.stdout().includes("[jobs] paused: this machine is a replica"),
+      10_000,
+      "The replica's jobs paused",
+    );
 
     const page = await fetch(`${base}/unsubscribe?${query}`);
     expect(page.status).toBe(200);
@@ -109,16 +87,16 @@ describe("LiteFS primary and replica", () => {
     expect(count("folder_recipient_states")).toBe(0);
     expect(count("email_unsubscribes")).toBe(0);
     expect(count("analytics_snapshots")).toBe(0);
-    await stopServer(server!);
-    server = null;
+    await replica.stop();
 
     // Promoted: LiteFS removes the file on the machine that holds the lease.
     fs.rmSync(path.join(litefsDir, ".primary"));
-    base = await start();
+    base = (await start()).base;
     const written = await oneClick(base);
     expect(written.status).toBe(200);
     expect(written.headers.get("fly-replay")).toBeNull();
     expect(count("folder_recipient_states")).toBe(1);
-    expect(count("analytics_snapshots")).toBe(1);
+    // The jobs start with the server; the analytics snapshot is taken at once.
+    await waitUntil(() => count("analytics_snapshots") === 1, 10_000, "The primary's snapshot");
   }, 60_000);
 });

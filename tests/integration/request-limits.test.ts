@@ -2,25 +2,16 @@ import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
-import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { createCookie } from "@remix-run/node";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { openDatabase } from "#db/connection";
 import { createUser } from "#db/factories";
 import { sessions } from "#db/schema";
 import { UPLOAD_BODY_MAX_BYTES } from "~/modules/files/upload-kinds";
-import {
-  repoRoot,
-  requireBuild,
-  type Server,
-  serverBuild,
-  startServer,
-  stopServer,
-  waitForHealth,
-} from "../support/app-server";
-import { freePort } from "../support/free-port";
+import { repoRoot, serverBuild } from "../support/app-server";
+import { startBuiltServer, waitUntil } from "../support/integration";
 
 /**
  * The production server (server/index.ts) on loopback under its production
@@ -35,11 +26,6 @@ const ATTACK_BYTES = 40 * MB;
 const ALLOWED_GROWTH_BYTES = 20 * MB;
 
 const SESSION_SECRET = "s".repeat(40);
-
-let server: Server;
-let base: string;
-let dataDir: string;
-let sessionCookie: string;
 
 function rssBytes(pid: number) {
   const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
@@ -189,22 +175,10 @@ async function peakRssDuring<T>(work: () => Promise<T>) {
   }
 }
 
-beforeAll(async () => {
-  requireBuild();
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "thoughtfully-limits-"));
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  // Billing configured, so the Stripe webhook reads its body (unconfigured, it answers 503 unread).
-  server = startServer(port, dataDir, {
-    SESSION_SECRET,
-    STRIPE_SECRET_KEY: "sk_test_limits",
-    STRIPE_PRICE_ID: "price_limits",
-    STRIPE_WEBHOOK_SECRET: "whsec_limits",
-  });
-  await waitForHealth(base, server);
-  // Signed in as a login would leave it: a session row and its signed cookie.
+/** Signed in as a login would leave it: a session row and its signed cookie. */
+async function signedInSessionCookie() {
   const database = openDatabase(path.join(dataDir, "app.db"), { migrate: false });
-  const user = createUser(database, { emailVerified: true });
+  const user = createUser(database);
   const token = crypto.randomBytes(32).toString("base64url");
   database
     .insert(sessions)
@@ -216,16 +190,21 @@ beforeAll(async () => {
     .run();
   database.$client.close();
   const cookie = createCookie("thoughtfully_session", { secrets: [SESSION_SECRET] });
-  sessionCookie = (await cookie.serialize(token)).split(";")[0]!;
-  // Warm up the routes under test so their first render is not counted as growth.
-  await fetch(`${base}/login`);
-  await fetch(`${base}/unsubscribe`);
-}, 60_000);
+  return (await cookie.serialize(token)).split(";")[0]!;
+}
 
-afterAll(async () => {
-  if (server) await stopServer(server);
-  fs.rmSync(dataDir, { recursive: true, force: true });
+// Billing configured, so the Stripe webhook reads its body (unconfigured, it answers 503 unread).
+const server = await startBuiltServer({
+  SESSION_SECRET,
+  STRIPE_SECRET_KEY: "sk_test_limits",
+  STRIPE_PRICE_ID: "price_limits",
+  STRIPE_WEBHOOK_SECRET: "whsec_limits",
 });
+const { base, dataDir } = server;
+const sessionCookie = await signedInSessionCookie();
+// Warm up the routes under test so their first render is not counted as growth.
+await fetch(`${base}/login`);
+await fetch(`${base}/unsubscribe`);
 
 describe("bounded request bodies", () => {
   test.each([
@@ -340,7 +319,11 @@ describe("the request log", () => {
     for (const pathname of ["/reset-password", "/verify-email", "/unsubscribe", "/resubscribe"]) {
       await fetch(`${base}${pathname}?token=${token}`).then((response) => response.arrayBuffer());
     }
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitUntil(
+      () => server.stdout().includes("GET /resubscribe?… "),
+      5_000,
+      "The request log's lines",
+    );
     expect(server.stdout()).toContain("GET /reset-password?… ");
     expect(server.stdout()).not.toContain(token);
     expect(server.stderr()).not.toContain(token);

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { paginateListObjectsV2, S3Client } from "@aws-sdk/client-s3";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { createFolder, createItem, createUser } from "#db/factories";
 import { startS3Server } from "../support/s3-server";
 
@@ -65,7 +65,7 @@ function pdfUpload() {
 let userId: number;
 
 beforeAll(() => {
-  userId = createUser(db, { email: "s3@example.com", emailVerified: true }).id;
+  userId = createUser(db).id;
 });
 
 afterAll(async () => {
@@ -130,9 +130,13 @@ describe("uploads on S3 (S3_BUCKET set)", () => {
     // Just stored: an upload may still be writing its row.
     expect(await storedFiles.removeOrphanFiles(new Set([referenced]))).toBe(0);
     expect(await objectsInBucket()).toEqual(expect.arrayContaining([referenced, orphan]));
-    // Bucket objects cannot be back-dated: a cut-off of "now" makes them old.
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
-    expect(await storedFiles.removeOrphanFiles(new Set([referenced]), 0)).toBe(1);
+    // Bucket objects cannot be back-dated (their times are whole seconds): the clock moves on.
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 1_100 });
+    try {
+      expect(await storedFiles.removeOrphanFiles(new Set([referenced]), 0)).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
     const left = await objectsInBucket();
     expect(left).toContain(referenced);
     expect(left).not.toContain(orphan);

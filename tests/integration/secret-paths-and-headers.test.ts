@@ -1,21 +1,18 @@
 import http, { type ServerResponse } from "node:http";
-import path from "node:path";
 import fc from "fast-check";
 import sharp from "sharp";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
+import { createFolder, createUser } from "#db/factories";
 import { requestLogLine } from "#server/request-log";
 import type { ExpressRequest } from "#server/router-url";
 import { NO_SCRIPT_POLICY } from "~/platform/security-headers.server";
 import {
-  requireBuild,
-  type Server,
-  startServer,
-  stopServer,
-  waitForHealth,
-} from "../support/app-server";
-import { freePort } from "../support/free-port";
+  startBuiltServer,
+  startSmtpSink,
+  thisFilesDataDir,
+  waitUntil,
+} from "../support/integration";
 import { routeTable } from "../support/route-table";
-import { SmtpSink } from "../support/smtp-sink";
 import { spelledSecretAddress } from "../support/spelled-address";
 
 /**
@@ -26,11 +23,12 @@ import { spelledSecretAddress } from "../support/spelled-address";
  * Needs `remix build` first. docs/decisions/0111-secret-paths-never-logged.md,
  * docs/decisions/0112-security-headers-on-every-answer.md
  */
-const sink = new SmtpSink();
-let server: Server;
-let base: string;
-let issue: Awaited<ReturnType<typeof sendIssue>>;
-let webPath: string;
+const sink = await startSmtpSink();
+// This file's own data directory (tests/setup/isolated-environment.ts), shared with the server.
+const server = await startBuiltServer({}, { dataDir: thisFilesDataDir() });
+const base = server.base;
+const issue = await sendIssue();
+const webPath = issue.web;
 
 /**
  * A verified sender's folder with a photo, sent to one recipient: the path of
@@ -44,20 +42,8 @@ async function sendIssue() {
     import("~/platform/storage.server"),
     import("~/modules/accounts/session.server"),
   ]);
-  const user = db
-    .insert(schema.users)
-    .values({ email: "sender@example.com", firstName: "Ada", emailVerified: true })
-    .returning()
-    .get();
-  const folder = db
-    .insert(schema.folders)
-    .values({
-      userId: user.id,
-      name: "Family",
-      recipients: [{ name: "Mum", email: "mum@example.com" }],
-    })
-    .returning()
-    .get();
+  const user = createUser(db);
+  const folder = createFolder(db, user.id);
   const jpeg = await sharp({ create: { width: 20, height: 10, channels: 3, background: "#0a0" } })
     .jpeg()
     .toBuffer();
@@ -94,26 +80,6 @@ async function sendIssue() {
   const cookie = setCookie.split(";")[0]!;
   return { web, folderId: folder.id, itemId: item.id, issueId: ledger.id, fileKey: key, cookie };
 }
-
-beforeAll(async () => {
-  requireBuild();
-  process.env.SMTP_URL = await sink.start();
-  process.env.MAIL_FROM = "Thoughtfully <hello@thoughtfully.test>";
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  // This file's own data directory (tests/setup/isolated-environment.ts), shared with the server.
-  server = startServer(port, path.dirname(process.env.DATABASE_PATH!), {
-    SESSION_SECRET: process.env.SESSION_SECRET!,
-  });
-  await waitForHealth(base, server);
-  issue = await sendIssue();
-  webPath = issue.web;
-}, 60_000);
-
-afterAll(async () => {
-  if (server) await stopServer(server);
-  await sink.stop();
-});
 
 function expectNoScriptPage(response: Response) {
   expect(response.headers.get("content-security-policy")).toBe(NO_SCRIPT_POLICY);
@@ -270,7 +236,11 @@ describe("the request log", () => {
     expect(await rawRequest("POST", webPath)).toBe(405);
     // A Host header that moves the path (without a port, which would cut it off): the router serves /v/CODE.
     expect(await rawRequest("GET", `/${code}`, { Host: "localhost/v" })).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitUntil(
+      () => server.stdout().includes("POST /v/[redacted] 405"),
+      5_000,
+      "The request log's lines",
+    );
     expect(server.stdout()).toContain("GET /v/[redacted] 200");
     expect(server.stdout()).toContain("POST /v/[redacted] 405");
     expect(server.stdout()).not.toContain(code);

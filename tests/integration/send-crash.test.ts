@@ -1,10 +1,13 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, describe, expect, test } from "vitest";
+import { createFolder, createItem, createUser } from "#db/factories";
 import type { SendFaultPoint } from "~/platform/fault-points";
-import { requireBuild, type Server, startServer, stopServer } from "../support/app-server";
-import { freePort } from "../support/free-port";
-import { SmtpSink } from "../support/smtp-sink";
+import {
+  launchBuiltServer,
+  startSmtpSink,
+  thisFilesDataDir,
+  waitUntil,
+} from "../support/integration";
 
 /**
  * Real processes against one database file and a real SMTP server: `npm run
@@ -14,9 +17,11 @@ import { SmtpSink } from "../support/smtp-sink";
  * The production code stops itself there (THOUGHTFULLY_FAULT_POINT, SIGKILL),
  * or, while the SMTP server holds back its answer, is killed from outside.
  */
-const sink = new SmtpSink();
-let smtpUrl = "";
-let app: Awaited<ReturnType<typeof loadApp>>;
+// Read by the app's modules when first imported: the later in-process pass sends to the sink too.
+const sink = await startSmtpSink();
+const smtpUrl = process.env.SMTP_URL!;
+const app = await loadApp();
+afterAll(() => app.mailer.closeMailer());
 
 async function loadApp() {
   const [{ db }, schema, sending, mailer, drizzle] = await Promise.all([
@@ -28,17 +33,6 @@ async function loadApp() {
   ]);
   return { db, schema, sending, mailer, drizzle };
 }
-
-beforeAll(async () => {
-  smtpUrl = await sink.start();
-  // Read by the app's modules when first imported: the later in-process pass sends to the sink too.
-  process.env.SMTP_URL = smtpUrl;
-  app = await loadApp();
-});
-afterAll(async () => {
-  await app.mailer.closeMailer();
-  await sink.stop();
-});
 
 type Run = ChildProcess & { done: Promise<{ code: number | null; signal: string | null }> };
 
@@ -74,27 +68,15 @@ const sendDue = (faultPoint?: string) => run("scripts/send-due.ts", [], faultPoi
 let counter = 0;
 /** A verified sender's folder, due a minute ago, with one note and `recipients`. */
 function seedDueFolder(recipients: string[], ccSender = false) {
-  const { db, schema } = app;
+  const { db } = app;
   counter += 1;
-  const user = db
-    .insert(schema.users)
-    .values({ email: `crash-sender${counter}@example.com`, emailVerified: true, firstName: "Sam" })
-    .returning()
-    .get();
-  const folder = db
-    .insert(schema.folders)
-    .values({
-      userId: user.id,
-      name: `Crash ${counter}`,
-      recipients: recipients.map((email) => ({ name: email.split("@")[0]!, email })),
-      ccSender,
-      nextSendAt: new Date(Date.now() - 60_000),
-    })
-    .returning()
-    .get();
-  db.insert(schema.contentItems)
-    .values({ folderId: folder.id, type: "musing", title: "Hello", note: `Note ${counter}` })
-    .run();
+  const user = createUser(db);
+  const folder = createFolder(db, user.id, {
+    recipients: recipients.map((email) => ({ name: email.split("@")[0]!, email })),
+    ccSender,
+    nextSendAt: new Date(Date.now() - 60_000),
+  });
+  createItem(db, folder.id, { note: `Note ${counter}` });
   return { folder, user, addresses: [...recipients, ...(ccSender ? [user.email] : [])] };
 }
 
@@ -106,14 +88,6 @@ function seedRound(label: string) {
     seedDueFolder([`${label}-a1@example.com`, `${label}-a2@example.com`], true),
     seedDueFolder([`${label}-b1@example.com`, `${label}-b2@example.com`]),
   ];
-}
-
-async function waitFor(condition: () => boolean, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 async function expectKilled(killed: Run) {
@@ -216,7 +190,7 @@ describe("npm run send:due stopped at each point of a send", () => {
     const stalled = sink.stalled;
     const killed = sendDue();
     try {
-      await waitFor(() => sink.stalled > stalled, 20_000);
+      await waitUntil(() => sink.stalled > stalled, 20_000, "The message held at the SMTP server");
       killed.kill("SIGKILL");
       await expectKilled(killed);
     } finally {
@@ -275,15 +249,16 @@ test("two schedulers started together send each message once", async () => {
 }, 30_000);
 
 /** The production build with its scheduler on, on this test's database, sending to the sink. */
-async function schedulingServer(faultPoint?: string): Promise<Server> {
-  const dataDir = path.dirname(process.env.DATABASE_PATH!);
-  return startServer(await freePort(), dataDir, {
-    NODE_ENV: "test",
-    SCHEDULER: "on",
-    SMTP_URL: smtpUrl,
-    SESSION_SECRET: "crash-test-session-secret-0123456789abcdef",
-    THOUGHTFULLY_FAULT_POINT: faultPoint ?? "",
-  });
+function schedulingServer(faultPoint?: string) {
+  return launchBuiltServer(
+    {
+      NODE_ENV: "test",
+      SCHEDULER: "on",
+      SMTP_URL: smtpUrl,
+      THOUGHTFULLY_FAULT_POINT: faultPoint ?? "",
+    },
+    { dataDir: thisFilesDataDir() },
+  );
 }
 
 const SERVER_POINTS = [
@@ -295,8 +270,6 @@ const SERVER_POINTS = [
 ];
 
 describe("the server's scheduler stopped at each point of a send", () => {
-  beforeAll(() => requireBuild());
-
   test.each(SERVER_POINTS)(
     "killed at %s: resumed by two servers, each message once",
     async (point) => {
@@ -304,10 +277,7 @@ describe("the server's scheduler stopped at each point of a send", () => {
       const seeded = seedRound(`server-${point.replace("#", "-")}`);
       // The scheduler's pass at start reaches the point.
       const crashed = await schedulingServer(point);
-      const exit = await new Promise((resolve) =>
-        crashed.child.once("exit", (code, signal) => resolve({ code, signal })),
-      );
-      expect(exit, crashed.stderr()).toEqual({ code: null, signal: "SIGKILL" });
+      expect(await crashed.exited, crashed.stderr()).toEqual({ code: null, signal: "SIGKILL" });
 
       const servers = await Promise.all([schedulingServer(), schedulingServer()]);
       try {
@@ -323,9 +293,9 @@ describe("the server's scheduler stopped at each point of a send", () => {
               ),
             )
             .all().length;
-        await waitFor(() => unfinished() === 0, 30_000);
+        await waitUntil(() => unfinished() === 0, 30_000, "Every send finished");
       } finally {
-        await Promise.all(servers.map(stopServer));
+        await Promise.all(servers.map((server) => server.stop()));
       }
       await expectExactlyOnce(seeded, point.startsWith("smtp-accepted"));
     },

@@ -1,14 +1,15 @@
 import sharp from "sharp";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { SmtpSink } from "../support/smtp-sink";
+import { describe, expect, test } from "vitest";
+import { createFolder, createUser } from "#db/factories";
+import { startSmtpSink } from "../support/integration";
 
 /**
  * The send engine against a real SMTP server on loopback, read back with
  * mailparser. The server address must be in the environment before the app's
  * modules read it, so they are imported after the sink starts.
  */
-const sink = new SmtpSink();
-let app: Awaited<ReturnType<typeof loadApp>>;
+const sink = await startSmtpSink();
+const app = await loadApp();
 
 async function loadApp() {
   const [{ db }, schema, sending, links, { storage }, drizzle, claims] = await Promise.all([
@@ -22,16 +23,6 @@ async function loadApp() {
   ]);
   return { db, schema, sending, links, storage, drizzle, claims };
 }
-
-beforeAll(async () => {
-  process.env.SMTP_URL = await sink.start();
-  process.env.MAIL_FROM = "Thoughtfully <hello@thoughtfully.test>";
-  app = await loadApp();
-});
-
-afterAll(async () => {
-  await sink.stop();
-});
 
 async function storeBytes(bytes: Buffer) {
   const { key } = await app.storage.put(
@@ -52,29 +43,14 @@ async function seedFolder(options: {
 }) {
   const { db, schema } = app;
   counter += 1;
-  const user = db
-    .insert(schema.users)
-    .values({
-      email: `sender${counter}@example.com`,
-      firstName: "Ada",
-      lastName: "Lovelace",
-      emailVerified: true,
-      timeZone: "Europe/London",
-    })
-    .returning()
-    .get();
-  const folder = db
-    .insert(schema.folders)
-    .values({
-      userId: user.id,
-      name: `Family ${counter}`,
-      recipients: options.recipients.map((email, index) => ({ name: `R${index}`, email })),
-      ccSender: options.ccSender ?? false,
-      personalSignoff: "Love, Ada",
-      nextSendAt: options.nextSendAt ?? new Date(Date.now() - 60_000),
-    })
-    .returning()
-    .get();
+  const user = createUser(db, { timeZone: "Europe/London" });
+  const folder = createFolder(db, user.id, {
+    name: `Family ${counter}`,
+    recipients: options.recipients.map((email, index) => ({ name: `R${index}`, email })),
+    ccSender: options.ccSender ?? false,
+    personalSignoff: "Love, Ada",
+    nextSendAt: options.nextSendAt ?? new Date(Date.now() - 60_000),
+  });
   const keys: string[] = [];
   if (options.items !== false) {
     db.insert(schema.contentItems)

@@ -40,16 +40,8 @@ afterAll(() => fake.close());
 const signer = new Stripe("sk_test_unused", { telemetry: false });
 let counter = 0;
 
-function newUser() {
-  counter += 1;
-  return createUser(db, {
-    email: `payer-${counter}@example.com`,
-    firstName: "Pat",
-    lastName: "Payer",
-    emailVerified: true,
-    timeZone: "Europe/London",
-  });
-}
+/** A sender in London, where the delivery times below are written. */
+const londonSender = () => createUser(db, { timeZone: "Europe/London" });
 
 function userById(id: number) {
   return db.select().from(users).where(eq(users.id, id)).get()!;
@@ -164,7 +156,7 @@ beforeEach(() => {
 
 describe("checkout and portal through the real stripe library", () => {
   test("Upgrade creates the customer once, then a Checkout session, and answers 303 to it", async () => {
-    const user = newUser();
+    const user = londonSender();
     const first = await upgradeRoute.action({
       request: await postForm(user.id, "/upgrade"),
       params: {},
@@ -199,7 +191,7 @@ describe("checkout and portal through the real stripe library", () => {
   });
 
   test("Manage billing opens the customer portal for the stored customer", async () => {
-    const user = newUser();
+    const user = londonSender();
     await createCheckoutSession(user);
     const response = (await portalRoute.action({
       request: await postForm(user.id, "/billing/portal"),
@@ -212,7 +204,7 @@ describe("checkout and portal through the real stripe library", () => {
     expect(call.path).toBe("/v1/billing_portal/sessions");
     expect(call.params.get("customer")).toBe(userById(user.id).stripeCustomerId);
     expect(call.params.get("return_url")).toBe("http://localhost:3000/profile");
-    await expect(createPortalSession(newUser())).rejects.toThrow(/no billing account/);
+    await expect(createPortalSession(londonSender())).rejects.toThrow(/no billing account/);
   });
 
   test("a wrong secret key is Stripe's error, not a crash", async () => {
@@ -226,7 +218,7 @@ describe("checkout and portal through the real stripe library", () => {
 
 describe("the webhook", () => {
   test("upgrade then cancel moves the user to premium and back", async () => {
-    const user = newUser();
+    const user = londonSender();
     const sessionId = await startCheckout(user.id);
     const customer = userById(user.id).stripeCustomerId!;
     const daily = createFolder(db, user.id, {
@@ -278,7 +270,7 @@ describe("the webhook", () => {
   });
 
   test("a wrong signature, a tampered body or a stale signature answers 400 and changes nothing", async () => {
-    const user = newUser();
+    const user = londonSender();
     const payload = checkoutCompleted(user.id, "cus_x", "sub_x", "cs_test_never_created");
     const before = db.select().from(processedStripeEvents).all().length;
 
@@ -310,7 +302,7 @@ describe("the webhook", () => {
   });
 
   test("the same event twice has one effect", async () => {
-    const user = newUser();
+    const user = londonSender();
     const customer = "cus_twice";
     db.update(users).set({ stripeCustomerId: customer }).where(eq(users.id, user.id)).run();
     fake.addCustomer(customer);
@@ -340,7 +332,7 @@ describe("the webhook", () => {
   });
 
   test("a checkout that is not paid, or not for our price, grants nothing", async () => {
-    const user = newUser();
+    const user = londonSender();
     const sessionId = await startCheckout(user.id);
     const customer = userById(user.id).stripeCustomerId!;
     const unpaid = await postWebhook(
@@ -362,7 +354,7 @@ describe("the webhook", () => {
   });
 
   test("a paid invoice of the current subscription moves the paid-until date on", async () => {
-    const user = newUser();
+    const user = londonSender();
     const sessionId = await startCheckout(user.id);
     const customer = userById(user.id).stripeCustomerId!;
     await postWebhook(checkoutCompleted(user.id, customer, "sub_I", sessionId));
@@ -391,7 +383,7 @@ describe("the webhook", () => {
 });
 
 test("visiting the success page alone grants nothing", async () => {
-  const user = newUser();
+  const user = londonSender();
   await createCheckoutSession(user);
   const { cookie } = await signedInRequest(user.id, "/billing/success");
   const result = await successRoute.loader({
@@ -410,7 +402,7 @@ test("visiting the success page alone grants nothing", async () => {
 
 describe("deleting a Premium account", () => {
   async function premiumUser(subscriptionId: string) {
-    const user = newUser();
+    const user = londonSender();
     const sessionId = await startCheckout(user.id);
     const customer = userById(user.id).stripeCustomerId!;
     await postWebhook(checkoutCompleted(user.id, customer, subscriptionId, sessionId));

@@ -1,6 +1,7 @@
 import sharp from "sharp";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { SmtpSink } from "../support/smtp-sink";
+import { describe, expect, test } from "vitest";
+import { createFolder, createUser } from "#db/factories";
+import { startSmtpSink } from "../support/integration";
 
 /**
  * A send through a real SMTP server on loopback, read back with mailparser,
@@ -9,8 +10,8 @@ import { SmtpSink } from "../support/smtp-sink";
  * redirect. The server address must be in the environment before the app's
  * modules read it, so they are imported after the sink starts.
  */
-const sink = new SmtpSink();
-let app: Awaited<ReturnType<typeof loadApp>>;
+const sink = await startSmtpSink();
+const app = await loadApp();
 
 async function loadApp() {
   const [
@@ -37,43 +38,20 @@ async function loadApp() {
   return { db, schema, sending, drizzle, storage, webRoute, fileRoute, openRoute, clickRoute };
 }
 
-beforeAll(async () => {
-  process.env.SMTP_URL = await sink.start();
-  process.env.MAIL_FROM = "Thoughtfully <hello@thoughtfully.test>";
-  app = await loadApp();
-});
-
-afterAll(async () => {
-  await sink.stop();
-});
-
 let counter = 0;
 
 /** A verified sender (free or Premium) whose folder has a link and a photo, sent to two people. */
 async function sendIssue(tier: "free" | "premium") {
   const { db, schema } = app;
   counter += 1;
-  const user = db
-    .insert(schema.users)
-    .values({
-      email: `web-sender${counter}@example.com`,
-      firstName: "Ada",
-      emailVerified: true,
-      subscriptionTier: tier,
-      subscriptionStatus: tier === "premium" ? "active" : "inactive",
-    })
-    .returning()
-    .get();
+  const user = createUser(db, {
+    subscriptionTier: tier,
+    subscriptionStatus: tier === "premium" ? "active" : "inactive",
+  });
   const recipients = [`mum${counter}@example.com`, `dad${counter}@example.com`];
-  const folder = db
-    .insert(schema.folders)
-    .values({
-      userId: user.id,
-      name: `Family ${counter}`,
-      recipients: recipients.map((email, index) => ({ name: `R${index}`, email })),
-    })
-    .returning()
-    .get();
+  const folder = createFolder(db, user.id, {
+    recipients: recipients.map((email, index) => ({ name: `R${index}`, email })),
+  });
   const jpeg = await sharp({ create: { width: 20, height: 20, channels: 3, background: "#00f" } })
     .jpeg()
     .toBuffer();

@@ -16,11 +16,8 @@ import {
 } from "./credential-notices.server";
 import { undoCredentialChange } from "./credential-undo.server";
 
-let counter = 0;
-function newUser() {
-  counter += 1;
-  return createUser(db, { email: `notices-${counter}@example.com`, timeZone: "Europe/Paris" });
-}
+/** A sender in Paris: notices give times in the owner's time zone. */
+const parisSender = () => createUser(db, { timeZone: "Europe/Paris" });
 
 const request = new Request("http://localhost:3000/account/undo", {
   method: "POST",
@@ -38,7 +35,7 @@ async function mailsTo(email: string) {
 }
 
 test("a notice says what, when and from where, with a link that undoes it", async () => {
-  const user = newUser();
+  const user = parisSender();
   await noticeCredentialChange(
     request,
     user,
@@ -70,7 +67,7 @@ test("undo links expire after 7 days and are signed for their purpose only", () 
 });
 
 test("undoing an added passkey removes it, ends every session and mails a reset link", async () => {
-  const user = newUser();
+  const user = parisSender();
   db.insert(passkeys)
     .values({ id: "added", userId: user.id, publicKey: "key", name: "Added" })
     .run();
@@ -94,7 +91,7 @@ test("undoing an added passkey removes it, ends every session and mails a reset 
 });
 
 test("two-factor is turned off only while it is the enrolment the notice named", async () => {
-  const user = newUser();
+  const user = parisSender();
   const enabledAt = new Date("2026-11-01T00:00:00Z");
   db.insert(twoFactorSecrets).values({ userId: user.id, secret: "S", enabledAt }).run();
   const stale = undoToken(user.id, { kind: "two-factor-on", credential: "12345" });

@@ -34,7 +34,7 @@ function answering(setCookie: string) {
 
 /** A registered software passkey of a new user. */
 async function userWithPasskey() {
-  const user = newUser();
+  const user = createUser(db);
   const key = createSoftwarePasskey(ORIGIN);
   const { options, cookie } = await registrationOptions(user);
   const saved = await finishRegistration(
@@ -55,12 +55,6 @@ async function startSignIn(userId: number | null = null) {
   return started;
 }
 
-let counter = 0;
-function newUser() {
-  counter += 1;
-  return createUser(db, { email: `passkeys-${counter}@example.com`, firstName: "Ada" });
-}
-
 function storePasskey(userId: number, id: string) {
   db.insert(passkeys)
     .values({ id, userId, publicKey: "AAAA", name: `Key ${id}` })
@@ -68,8 +62,8 @@ function storePasskey(userId: number, id: string) {
 }
 
 test("only its owner lists or removes a passkey", () => {
-  const owner = newUser();
-  const other = newUser();
+  const owner = createUser(db);
+  const other = createUser(db);
   storePasskey(owner.id, "cred-owner");
   expect(listPasskeys(other.id)).toEqual([]);
   expect(removePasskey(other.id, "cred-owner")).toBe(false);
@@ -79,7 +73,7 @@ test("only its owner lists or removes a passkey", () => {
 });
 
 test("registration asks for a discoverable, user-verifying passkey and excludes the user's own", async () => {
-  const user = newUser();
+  const user = createUser(db);
   storePasskey(user.id, "cred-existing");
   const { options, cookie } = await registrationOptions(user);
   expect(options.rp.id).toBe("localhost");
@@ -107,7 +101,7 @@ test("sign-in options require user verification and name no account", async () =
 });
 
 test("a registration answer adds its passkey once; the same answer again adds nothing", async () => {
-  const user = newUser();
+  const user = createUser(db);
   const key = createSoftwarePasskey(ORIGIN);
   const { options, cookie } = await registrationOptions(user);
   const answer = key.register(options.challenge);
@@ -176,7 +170,7 @@ test("a challenge is refused once expired, for another purpose, or for another a
 });
 
 test("expired challenges are deleted when a new one is stored; one open registration per user", async () => {
-  const user = newUser();
+  const user = createUser(db);
   const stale = await startSignIn();
   db.update(webauthnChallenges)
     .set({ expiresAt: new Date(Date.now() - 1) })

@@ -4,10 +4,10 @@ import { simpleParser } from "mailparser";
 import { describe, expect, test } from "vitest";
 import { createUser } from "#db/factories";
 import { sessions, twoFactorSecrets } from "#db/schema";
+import { cheapPasswordHash } from "#tests/support/cheap-password-hash";
 import { waitForBackgroundWork } from "~/platform/background-work.server";
 import { db } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
-import { hashPassword } from "./password.server";
 import {
   acceptReauthenticationLink,
   EMAIL_LINK_TTL_MS,
@@ -25,7 +25,8 @@ import { grantRole } from "./roles.server";
 import type { CurrentSession } from "./session.server";
 
 const PASSWORD = "the owner's password";
-const passwordHash = hashPassword(PASSWORD);
+// Checks against a cheap hash: these tests are about the proofs, not hashing cost.
+const passwordHash = cheapPasswordHash(PASSWORD);
 let counter = 0;
 
 /** A user and a signed-in session of theirs, as getCurrentSession would return it. */
@@ -33,7 +34,7 @@ async function signedIn(values: Parameters<typeof createUser>[1] = {}): Promise<
   counter += 1;
   const user = createUser(db, {
     email: `reauth-${counter}@example.com`,
-    passwordHash: await passwordHash,
+    passwordHash,
     ...values,
   });
   return { user, sessionId: newSession(user.id), renewedCookie: null, signInMethod: "password" };

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
-import { createUser as createUserRow } from "#db/factories";
+import { createUser } from "#db/factories";
 import { securityEvents, sessions, twoFactorSecrets, userRoles } from "#db/schema";
 import { db } from "~/platform/db.server";
 import { runInRequestContext } from "~/platform/request-context.server";
@@ -14,12 +14,6 @@ import {
   roleHistory,
 } from "./roles.server";
 import { createSession, type SignInMethod } from "./session.server";
-
-let counter = 0;
-function createUser() {
-  counter += 1;
-  return createUserRow(db, { email: `roles${counter}@example.com`, emailVerified: true });
-}
 
 async function signedInRequest(
   userId: number,
@@ -50,8 +44,8 @@ function unauthorizedEvents() {
 
 describe("grant and revoke", () => {
   test("keep the history: who, when and why", () => {
-    const granter = createUser();
-    const subject = createUser();
+    const granter = createUser(db);
+    const subject = createUser(db);
     expect(isAdmin(subject.id)).toBe(false);
     expect(grantRole(subject.id, "admin", { grantedBy: granter.id, reason: " on call " })).toBe(
       "granted",
@@ -99,7 +93,7 @@ describe("grant and revoke", () => {
   });
 
   test("finds users by e-mail whatever the case", () => {
-    const subject = createUser();
+    const subject = createUser(db);
     expect(findUserIdByEmail(subject.email.toUpperCase())).toBe(subject.id);
     expect(findUserIdByEmail("nobody@example.com")).toBeNull();
   });
@@ -107,7 +101,7 @@ describe("grant and revoke", () => {
 
 describe("requireAdmin", () => {
   test("sends an admin without two-factor sign-in to set it up, then lets them through", async () => {
-    const admin = createUser();
+    const admin = createUser(db);
     grantRole(admin.id, "admin");
     const thrown = await requireAdmin(await signedInRequest(admin.id)).catch(
       (error: unknown) => error,
@@ -124,7 +118,7 @@ describe("requireAdmin", () => {
   test.each(["totp", "recovery-code", "passkey"] as const)(
     "lets an admin in on a session signed in with %s",
     async (method) => {
-      const admin = createUser();
+      const admin = createUser(db);
       grantRole(admin.id, "admin");
       enableTwoFactor(admin.id);
       const user = await requireAdmin(await signedInRequest(admin.id, "/admin/security", method));
@@ -142,7 +136,7 @@ describe("requireAdmin", () => {
   ] as const)(
     "sends an admin on a %s session (%s) to confirm with a second factor",
     async (method, verb) => {
-      const admin = createUser();
+      const admin = createUser(db);
       grantRole(admin.id, "admin");
       enableTwoFactor(admin.id);
       const request = await signedInRequest(admin.id, "/admin/dashboard?tab=security", "totp", {
@@ -165,7 +159,7 @@ describe("requireAdmin", () => {
   );
 
   test("records an admin's access once per screen every 10 minutes", async () => {
-    const admin = createUser();
+    const admin = createUser(db);
     grantRole(admin.id, "admin");
     enableTwoFactor(admin.id);
     const accessEvents = () =>
@@ -235,7 +229,7 @@ describe("requireAdmin", () => {
   });
 
   test("refuses a signed-in user with 403, a Refresh to / and a security event", async () => {
-    const user = createUser();
+    const user = createUser(db);
     const before = unauthorizedEvents().length;
     const request = await signedInRequest(user.id);
     const thrown = (await runInRequestContext({ peerAddress: "203.0.113.7" }, () =>

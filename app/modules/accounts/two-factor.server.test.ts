@@ -23,17 +23,11 @@ import {
   verifySecondFactor,
 } from "./two-factor.server";
 
-let counter = 0;
-function newUser() {
-  counter += 1;
-  return createUser(db, { email: `two-factor-${counter}@example.com` });
-}
-
 const codeFor = async (secret: string) =>
   (await generateTOTP({ secret, period: 30, digits: 6, algorithm: "SHA-1" })).otp;
 
 async function enrolledUser() {
-  const user = newUser();
+  const user = createUser(db);
   const state = await startEnrolment(user.id);
   if (state.status !== "pending") throw new Error("expected a pending set-up");
   const codes = await confirmEnrolment(user.id, await codeFor(state.secret));
@@ -42,7 +36,7 @@ async function enrolledUser() {
 }
 
 test("set-up stays pending until a right code, then gives ten recovery codes stored hashed", async () => {
-  const user = newUser();
+  const user = createUser(db);
   const state = await startEnrolment(user.id);
   expect(state.status).toBe("pending");
   if (state.status !== "pending") return;
@@ -61,7 +55,7 @@ test("set-up stays pending until a right code, then gives ten recovery codes sto
 });
 
 test("starting set-up again replaces a pending secret but never an enabled one", async () => {
-  const user = newUser();
+  const user = createUser(db);
   const first = await startEnrolment(user.id);
   const second = await startEnrolment(user.id);
   expect(first.status === "pending" && second.status === "pending").toBe(true);
@@ -175,11 +169,11 @@ test("the QR code is an SVG data URL", async () => {
 });
 
 test("code attempts are throttled per account: the sixth in 15 minutes is refused", async () => {
-  const user = newUser();
+  const user = createUser(db);
   expect(SECOND_FACTOR_ACCOUNT_LIMITS[0]!.points).toBe(5);
   for (let i = 0; i < 5; i += 1) {
     expect((await takeSecondFactorAttempt(user.id, null)).allowed).toBe(true);
   }
   expect((await takeSecondFactorAttempt(user.id, null)).allowed).toBe(false);
-  expect((await takeSecondFactorAttempt(newUser().id, null)).allowed).toBe(true);
+  expect((await takeSecondFactorAttempt(createUser(db).id, null)).allowed).toBe(true);
 });

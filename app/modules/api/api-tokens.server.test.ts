@@ -12,12 +12,6 @@ import {
   revokeApiToken,
 } from "./api-tokens.server";
 
-let counter = 0;
-function newUser() {
-  counter += 1;
-  return createUser(db, { email: `tokens-${counter}@example.com` });
-}
-
 const withAuthorization = (value: string) =>
   new Request("http://localhost:3000/api/v1/folders", { headers: { Authorization: value } });
 
@@ -30,8 +24,8 @@ test("reads only a bearer token of ours from the Authorization header", () => {
 });
 
 test("a token is its user's until revoked, and only its owner can revoke it", () => {
-  const owner = newUser();
-  const other = newUser();
+  const owner = createUser(db);
+  const other = createUser(db);
   const { id, token } = createApiToken(owner.id, { name: "Script", scope: "read" });
   expect(authenticateApiToken(token)).toMatchObject({ tokenId: id, scope: "read" });
   expect(authenticateApiToken(token)).toMatchObject({ user: { id: owner.id } });
@@ -45,7 +39,7 @@ test("a token is its user's until revoked, and only its owner can revoke it", ()
 test("last use is recorded at most once a minute", () => {
   const start = new Date("2026-01-01T10:00:00Z");
   const { id, token } = createApiToken(
-    newUser().id,
+    createUser(db).id,
     { name: "Shortcut", scope: "write" },
     new Date(start.getTime() - 1000),
   );
@@ -62,7 +56,7 @@ test("last use is recorded at most once a minute", () => {
 });
 
 test("at most 20 tokens per user", () => {
-  const user = newUser();
+  const user = createUser(db);
   for (let index = 0; index < 20; index += 1) {
     createApiToken(user.id, { name: `T${index}`, scope: "read" });
   }
@@ -74,7 +68,7 @@ test("at most 20 tokens per user", () => {
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 test("a token expires after 90 days unless another lifetime is chosen, and never after more than a year", () => {
-  const user = newUser();
+  const user = createUser(db);
   const now = new Date("2026-03-01T00:00:00Z");
   const byDefault = createApiToken(user.id, { name: "Default", scope: "read" }, now);
   const week = createApiToken(user.id, { name: "Week", scope: "read", expiresInDays: 7 }, now);
@@ -90,7 +84,7 @@ test("a token expires after 90 days unless another lifetime is chosen, and never
 });
 
 test("an expired token is refused as expired, and its last use stays as it was", () => {
-  const user = newUser();
+  const user = createUser(db);
   const now = new Date("2026-03-01T00:00:00Z");
   const { token } = createApiToken(user.id, { name: "Week", scope: "read", expiresInDays: 7 }, now);
   const lastMoment = new Date(now.getTime() + 7 * DAY_MS - 1);

@@ -1,10 +1,6 @@
 import { describe, expect, test } from "vitest";
-import {
-  createFolder as createFolderRow,
-  createItem as createItemRow,
-  createUser as createUserRow,
-} from "#db/factories";
-import { referrals, uploadDrafts, type users } from "#db/schema";
+import { createFolder, createItem, createUser } from "#db/factories";
+import { referrals, uploadDrafts } from "#db/schema";
 import { db } from "~/platform/db.server";
 import { LIMITS } from "./limits";
 import {
@@ -18,24 +14,14 @@ import {
 } from "./quota.server";
 
 const MB = 1024 * 1024;
-let counter = 0;
-
-function createUser(values: Partial<typeof users.$inferInsert> = {}) {
-  counter += 1;
-  return createUserRow(db, { email: `user${counter}@example.com`, ...values });
-}
-
-function createFolder(userId: number, name = "Folder") {
-  return createFolderRow(db, userId, { name });
-}
-
-function createItem(folderId: number, fileSizes: number[], sentAt: Date | null = null) {
-  return createItemRow(db, folderId, { type: "file", title: "Item", fileSizes, sentAt });
+/** A file item whose files weigh `fileSizes`; a sent one (`sentAt`) no longer holds them. */
+function fileItem(folderId: number, fileSizes: number[], sentAt: Date | null = null) {
+  return createItem(db, folderId, { type: "file", fileSizes, sentAt });
 }
 
 function refer(referrerUserId: number, count: number, status: "pending" | "completed") {
   for (let i = 0; i < count; i++) {
-    const invitee = createUser();
+    const invitee = createUser(db);
     db.insert(referrals)
       .values({
         referrerUserId,
@@ -50,7 +36,7 @@ function refer(referrerUserId: number, count: number, status: "pending" | "compl
 
 describe("getUsage", () => {
   test("a new free user: nothing used, the free limits", () => {
-    const user = createUser();
+    const user = createUser(db);
     expect(getUsage(user.id)).toEqual({
       folderCount: 0,
       totalStorageBytes: 0,
@@ -61,17 +47,17 @@ describe("getUsage", () => {
   });
 
   test("counts folders and sums the files of unsent items only, of this user only", () => {
-    const user = createUser();
-    const other = createUser();
-    const a = createFolder(user.id, "A");
-    const b = createFolder(user.id, "B");
-    createFolder(user.id, "Empty");
-    createItem(a.id, [1000, 2000]);
-    createItem(a.id, []);
-    createItem(b.id, [3 * MB]);
-    createItem(b.id, [5 * MB], new Date()); // sent: its files are gone
-    const otherFolder = createFolder(other.id);
-    createItem(otherFolder.id, [7 * MB]);
+    const user = createUser(db);
+    const other = createUser(db);
+    const a = createFolder(db, user.id, { name: "A" });
+    const b = createFolder(db, user.id, { name: "B" });
+    createFolder(db, user.id, { name: "Empty" });
+    fileItem(a.id, [1000, 2000]);
+    fileItem(a.id, []);
+    fileItem(b.id, [3 * MB]);
+    fileItem(b.id, [5 * MB], new Date()); // sent: its files are gone
+    const otherFolder = createFolder(db, other.id);
+    fileItem(otherFolder.id, [7 * MB]);
 
     const usage = getUsage(user.id);
     expect(usage.folderCount).toBe(3);
@@ -80,8 +66,8 @@ describe("getUsage", () => {
   });
 
   test("upload drafts' files count too, except the draft being moved into folders", () => {
-    const user = createUser();
-    createItem(createFolder(user.id).id, [1 * MB]);
+    const user = createUser(db);
+    fileItem(createFolder(db, user.id).id, [1 * MB]);
     const draft = (id: string, sizes: number[]) =>
       db
         .insert(uploadDrafts)
@@ -104,11 +90,11 @@ describe("getUsage", () => {
     expect(getUsage(user.id, { exceptDraftId: `quota-a-${user.id}` }).totalStorageBytes).toBe(
       3 * MB,
     );
-    expect(getUsage(createUser().id).totalStorageBytes).toBe(0);
+    expect(getUsage(createUser(db).id).totalStorageBytes).toBe(0);
   });
 
   test("completed referrals add a folder and 10 MB each; pending ones nothing", () => {
-    const user = createUser();
+    const user = createUser(db);
     refer(user.id, 2, "completed");
     refer(user.id, 3, "pending");
     expect(getUsage(user.id)).toMatchObject({
@@ -119,7 +105,7 @@ describe("getUsage", () => {
   });
 
   test("the referral bonus is capped at +5 folders and +50 MB", () => {
-    const user = createUser();
+    const user = createUser(db);
     refer(user.id, 7, "completed");
     expect(getUsage(user.id)).toMatchObject({
       limits: {
@@ -131,7 +117,7 @@ describe("getUsage", () => {
   });
 
   test("an active premium user has no limits", () => {
-    const user = createUser({ subscriptionTier: "premium", subscriptionStatus: "active" });
+    const user = createUser(db, { subscriptionTier: "premium", subscriptionStatus: "active" });
     refer(user.id, 1, "completed");
     const usage = getUsage(user.id);
     expect(usage.tier).toBe("premium");
@@ -144,7 +130,7 @@ describe("getUsage", () => {
 
   test("a premium subscription that is not active counts as free", () => {
     for (const subscriptionStatus of ["canceled", "past_due", "inactive"]) {
-      const user = createUser({ subscriptionTier: "premium", subscriptionStatus });
+      const user = createUser(db, { subscriptionTier: "premium", subscriptionStatus });
       expect(getUsage(user.id)).toMatchObject({
         tier: "free",
         limits: { maxFolders: 5, maxStorageBytes: 50 * MB },
@@ -177,19 +163,19 @@ describe("folderSizeLimit", () => {
 
 describe("folderStats", () => {
   test("item count and bytes of every folder, unsent items only, empty folders included", () => {
-    const user = createUser();
-    const other = createUser();
-    const a = createFolder(user.id, "A");
-    const b = createFolder(user.id, "B");
-    const empty = createFolder(user.id, "Empty");
-    const onlySent = createFolder(user.id, "Sent");
-    createItem(a.id, [100, 200, 300]);
-    createItem(a.id, [50]);
-    createItem(a.id, []);
-    createItem(b.id, [MB]);
-    createItem(onlySent.id, [MB], new Date());
-    const elsewhere = createFolder(other.id);
-    createItem(elsewhere.id, [42]);
+    const user = createUser(db);
+    const other = createUser(db);
+    const a = createFolder(db, user.id, { name: "A" });
+    const b = createFolder(db, user.id, { name: "B" });
+    const empty = createFolder(db, user.id, { name: "Empty" });
+    const onlySent = createFolder(db, user.id, { name: "Sent" });
+    fileItem(a.id, [100, 200, 300]);
+    fileItem(a.id, [50]);
+    fileItem(a.id, []);
+    fileItem(b.id, [MB]);
+    fileItem(onlySent.id, [MB], new Date());
+    const elsewhere = createFolder(db, other.id);
+    fileItem(elsewhere.id, [42]);
 
     const stats = folderStats(user.id);
     expect(stats).toEqual(
@@ -252,14 +238,14 @@ describe("limit checks", () => {
   });
 
   test("the referral bonus raises the limits the checks use", () => {
-    const user = createUser();
+    const user = createUser(db);
     refer(user.id, 1, "completed");
-    for (let i = 0; i < 5; i++) createFolder(user.id);
+    for (let i = 0; i < 5; i++) createFolder(db, user.id);
     const current = getUsage(user.id);
     expect(current.limits.maxFolders).toBe(6);
     expect(canCreateFolder(current)).toBe(true);
     expect(isApproachingLimits(current)).toBe(true); // 5 of 6
-    createFolder(user.id);
+    createFolder(db, user.id);
     expect(canCreateFolder(getUsage(user.id))).toBe(false);
   });
 });

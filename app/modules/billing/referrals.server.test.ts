@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
-import { createUser } from "#db/factories";
+import { createUser, uniqueEmail } from "#db/factories";
 import { referralCodes, referrals, users } from "#db/schema";
 import { signUp, verifyEmailToken } from "~/modules/accounts/accounts.server";
 import { hashToken } from "~/modules/accounts/session.server";
@@ -16,12 +16,6 @@ import {
   referralLink,
   referralStats,
 } from "./referrals.server";
-
-let counter = 0;
-function newUser() {
-  counter += 1;
-  return createUser(db, { email: `ref-${counter}@example.com`, emailVerified: true });
-}
 
 async function signUpWith(email: string, ref?: string) {
   await signUp({
@@ -54,7 +48,7 @@ describe("codes", () => {
     expect(code).toHaveLength(CODE_LENGTH);
     expect(CODE_LENGTH).toBeLessThanOrEqual(10);
 
-    const owner = newUser();
+    const owner = createUser(db);
     expect(getReferralCode(owner.id)).toBeNull();
     const first = ensureReferralCode(owner.id);
     expect(ensureReferralCode(owner.id)).toBe(first);
@@ -63,7 +57,7 @@ describe("codes", () => {
     ).toHaveLength(1);
 
     // A collision takes the next candidate.
-    const other = newUser();
+    const other = createUser(db);
     const candidates = [first, "ZZZZ2222"];
     expect(ensureReferralCode(other.id, () => candidates.shift()!)).toBe("ZZZZ2222");
   });
@@ -81,10 +75,10 @@ describe("codes", () => {
 
 describe("referrals", () => {
   test("a verified invitee grows the inviter's stats and limits, up to the cap", async () => {
-    const inviter = newUser();
+    const inviter = createUser(db);
     const code = ensureReferralCode(inviter.id);
     for (let index = 0; index < 6; index++) {
-      const invitee = await signUpWith(`friend-${counter}-${index}@example.com`, code);
+      const invitee = await signUpWith(uniqueEmail(`friend-${index}`), code);
       expect(referralStats(inviter.id, getUsage(inviter.id)).completedReferrals).toBe(index);
       verify(invitee.id);
     }
@@ -99,16 +93,16 @@ describe("referrals", () => {
   });
 
   test("self-referral, a second referral of the same invitee and unknown codes give nothing and never block sign-up", async () => {
-    const inviter = newUser();
+    const inviter = createUser(db);
     const code = ensureReferralCode(inviter.id);
     // The inviter "signs up" again with their own code: the address has an account already.
     await signUpWith(inviter.email, code);
-    const invitee = await signUpWith(`once-${counter}@example.com`, code);
+    const invitee = await signUpWith(uniqueEmail("once"), code);
     // A second sign-up of the same invitee, with another person's code.
-    const otherCode = ensureReferralCode(newUser().id);
+    const otherCode = ensureReferralCode(createUser(db).id);
     await signUpWith(invitee.email, otherCode);
     verify(invitee.id);
-    const unknown = await signUpWith(`unknown-${counter}@example.com`, "NOSUCH99");
+    const unknown = await signUpWith(uniqueEmail("unknown"), "NOSUCH99");
     expect(unknown).toBeDefined();
 
     const rows = db.select().from(referrals).where(eq(referrals.inviteeUserId, invitee.id)).all();

@@ -1,26 +1,10 @@
 import { describe, expect, test } from "vitest";
-import { createFolder as createFolderRow, createUser as createUserRow } from "#db/factories";
+import { createFolder, createUser } from "#db/factories";
 import { contentItems, folderRecipientStates } from "#db/schema";
 import { dismissBannerCookie } from "~/modules/accounts/preferences.server";
 import { FolderNotFoundError } from "~/modules/folders/folders.server";
 import { db } from "~/platform/db.server";
 import { loadDashboard, loadDashboardPage } from "./dashboard.server";
-
-let counter = 0;
-
-function createUser() {
-  counter += 1;
-  return createUserRow(db, { email: `dashboard${counter}@example.com`, emailVerified: true });
-}
-
-function createFolder(userId: number, name: string, sortOrder: number) {
-  return createFolderRow(db, userId, {
-    name,
-    recipients: [{ name: "Mum", email: "mum@example.com" }],
-    nextSendAt: new Date(Date.now() + 3 * 24 * 60 * 60 * 1000),
-    sortOrder,
-  });
-}
 
 function addItems(folderId: number, count: number) {
   if (count === 0) return;
@@ -51,9 +35,9 @@ function addItems(folderId: number, count: number) {
 
 /** A user with `folderCount` folders of `itemsEach` unsent items; returns the user and folders. */
 function createSender(folderCount: number, itemsEach: number) {
-  const user = createUser();
+  const user = createUser(db);
   const created = Array.from({ length: folderCount }, (_, index) => {
-    const folder = createFolder(user.id, `Folder ${index + 1}`, index);
+    const folder = createFolder(db, user.id, { name: `Folder ${index + 1}`, sortOrder: index });
     addItems(folder.id, itemsEach);
     return folder;
   });
@@ -115,11 +99,11 @@ describe("loadDashboard", () => {
   });
 
   test("without a selected folder, selects the first by sort order", () => {
-    const user = createUser();
+    const user = createUser(db);
     // Created out of order: the row inserted first sorts last.
-    createFolder(user.id, "Later", 2);
-    const first = createFolder(user.id, "First", 0);
-    createFolder(user.id, "Middle", 1);
+    createFolder(db, user.id, { name: "Later", sortOrder: 2 });
+    const first = createFolder(db, user.id, { name: "First", sortOrder: 0 });
+    createFolder(db, user.id, { name: "Middle", sortOrder: 1 });
     addItems(first.id, 3);
 
     const dashboard = loadDashboard(user, null);
@@ -129,8 +113,8 @@ describe("loadDashboard", () => {
   });
 
   test("the recipients line says No active recipients once every recipient has left", () => {
-    const user = createUser();
-    const folder = createFolder(user.id, "Mum only", 0);
+    const user = createUser(db);
+    const folder = createFolder(db, user.id, { name: "Mum only", sortOrder: 0 });
     expect(loadDashboard(user, folder.id).folders[0]!.recipientLabel).toBe("Mum <mum@example.com>");
     db.insert(folderRecipientStates)
       .values({
@@ -165,7 +149,7 @@ describe("loadDashboardPage", () => {
 
   test("refuses another sender's folder", async () => {
     const { folders } = createSender(1, 0);
-    const stranger = createUser();
+    const stranger = createUser(db);
     await expect(loadDashboardPage(page(), stranger, folders[0]!.id)).rejects.toBeInstanceOf(
       FolderNotFoundError,
     );

@@ -16,8 +16,8 @@ let counter = 0;
 
 function senderWithItem() {
   counter += 1;
-  const user = createUser(db, { email: `undo${counter}@example.com` });
-  const folder = createFolder(db, user.id, { name: "Folder" });
+  const user = createUser(db);
+  const folder = createFolder(db, user.id);
   const item = createItem(db, folder.id, {
     type: "file",
     title: "Minutes",

@@ -5,15 +5,8 @@ import { contentItems } from "#db/schema";
 import { db } from "~/platform/db.server";
 import { listItems } from "./items.server";
 
-function folderWithItems(
-  email: string,
-  items: Omit<typeof contentItems.$inferInsert, "folderId">[],
-) {
-  const user = createUser(db, { email, emailVerified: true });
-  const folder = createFolder(db, user.id, {
-    name: "Family news",
-    recipients: [{ name: "Mum", email: "mum@example.com" }],
-  });
+function folderWithItems(items: Omit<typeof contentItems.$inferInsert, "folderId">[]) {
+  const folder = createFolder(db, createUser(db).id);
   db.insert(contentItems)
     .values(items.map((item) => ({ ...item, folderId: folder.id })))
     .run();
@@ -22,7 +15,7 @@ function folderWithItems(
 
 describe("listItems", () => {
   test("reads every listed field of a stored item, lists and flags included", () => {
-    const folder = folderWithItems("list-items-full@example.com", [
+    const folder = folderWithItems([
       {
         type: "photo",
         title: "Holiday",
@@ -84,7 +77,6 @@ describe("listItems", () => {
 
   test("pages of 50 in the sender's order; a page past the end is the last", () => {
     const folder = folderWithItems(
-      "list-items-pages@example.com",
       Array.from({ length: 51 }, (_, index) => ({
         type: "musing" as const,
         title: `Musing ${index}`,

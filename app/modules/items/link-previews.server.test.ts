@@ -26,15 +26,9 @@ beforeAll(async () => {
 });
 afterAll(() => pages.close());
 
-let counter = 0;
 function senderWithFolder() {
-  counter += 1;
-  const user = createUser(db, { email: `previews${counter}@example.com`, emailVerified: true });
-  const folder = createFolder(db, user.id, {
-    name: "Family",
-    recipients: [{ name: "Mum", email: "mum@example.com" }],
-  });
-  return { user, folder };
+  const user = createUser(db);
+  return { user, folder: createFolder(db, user.id) };
 }
 
 const link = (url: string) => ({

@@ -7,13 +7,9 @@ import { applyInboundEmail, readInboundEmail } from "./inbound-email.server";
 import { unsubscribeMailto, unsubscribeToken } from "./recipient-links.server";
 import { activeRecipients } from "./recipients.server";
 
-let counter = 0;
-
+/** A folder whose recipients are `emails`. */
 function createFolder(emails: string[]) {
-  counter += 1;
-  const user = createUser(db, { email: `inbound-sender${counter}@example.com`, firstName: "Ada" });
-  return createFolderRow(db, user.id, {
-    name: `Family ${counter}`,
+  return createFolderRow(db, createUser(db).id, {
     recipients: emails.map((email, index) => ({ name: `Person ${index + 1}`, email })),
   });
 }

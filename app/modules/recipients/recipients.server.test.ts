@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
-import { createFolder as createFolderRow, createUser as createUserRow } from "#db/factories";
+import { createFolder as createFolderRow, createUser } from "#db/factories";
 import { readRecipientChoices } from "#db/restore";
 import {
   emailUnsubscribes,
@@ -42,18 +42,6 @@ import {
   unsubscribe,
   unsubscribedCounts,
 } from "./recipients.server";
-
-let counter = 0;
-
-function createUser() {
-  counter += 1;
-  return createUserRow(db, {
-    email: `sender${counter}@example.com`,
-    firstName: "Ada",
-    lastName: "Lovelace",
-    emailVerified: true,
-  });
-}
 
 function createFolder(userId: number, emails: string[], name = "Family") {
   return createFolderRow(db, userId, {
@@ -141,7 +129,7 @@ describe("signed links", () => {
 
 describe("unsubscribing", () => {
   test("from one folder: only that folder stops, nothing global is written", () => {
-    const sender = createUser();
+    const sender = createUser(db);
     const family = createFolder(sender.id, ["mum@example.com", "dad@example.com"]);
     const friends = createFolder(sender.id, ["mum@example.com"], "Friends");
     unsubscribe({ folderId: family.id, email: "Mum@Example.com", reason: "too_frequent" });
@@ -163,8 +151,8 @@ describe("unsubscribing", () => {
   });
 
   test("from everything: every folder of every sender, now and later, skips the address", () => {
-    const sender = createUser();
-    const other = createUser();
+    const sender = createUser(db);
+    const other = createUser(db);
     const family = createFolder(sender.id, ["gran@example.com", "dad@example.com"]);
     const elsewhere = createFolder(other.id, ["Gran@Example.com", "kid@example.com"], "Other");
     const request = new Request("http://localhost:3000/unsubscribe", {
@@ -209,7 +197,7 @@ describe("unsubscribing", () => {
   });
 
   test("the last recipient out marks the folder unsubscribed; repeating changes nothing", () => {
-    const sender = createUser();
+    const sender = createUser(db);
     const folder = createFolder(sender.id, ["a@example.com", "b@example.com"]);
     unsubscribe({ folderId: folder.id, email: "a@example.com" });
     expect(folderRow(folder.id).isUnsubscribed).toBe(false);
@@ -238,7 +226,7 @@ describe("unsubscribing", () => {
   });
 
   test("re-subscribing reverses it, also an opt-out from everything, for this folder only", () => {
-    const sender = createUser();
+    const sender = createUser(db);
     const folder = createFolder(sender.id, ["solo@example.com"]);
     const other = createFolder(sender.id, ["solo@example.com"], "Other");
     unsubscribe({ folderId: folder.id, email: "solo@example.com", scope: "everything" });
@@ -263,7 +251,7 @@ describe("unsubscribing", () => {
   });
 
   test("a bounce keeps the recipient out and is recorded on the folder", () => {
-    const sender = createUser();
+    const sender = createUser(db);
     const folder = createFolder(sender.id, ["typo@example.con", "ok@example.com"]);
     markBounced(folder.id, "typo@example.con", "550 No such user");
     markBounced(folder.id, "typo@example.con", "550 No such user");
@@ -292,7 +280,7 @@ async function mailsTo(address: string) {
 
 describe("asking a recipient back", () => {
   test("sends one e-mail with a signed link, then at most once per 30 days", async () => {
-    const sender = createUser();
+    const sender = createUser(db);
     const folder = createFolder(sender.id, ["back@example.com", "stay@example.com"]);
 
     await expect(requestResubscription(sender.id, folder.id, "stay@example.com")).rejects.toThrow(
@@ -301,7 +289,7 @@ describe("asking a recipient back", () => {
     await expect(requestResubscription(sender.id, folder.id, "nobody@example.com")).rejects.toThrow(
       RecipientRuleError,
     );
-    const stranger = createUser();
+    const stranger = createUser(db);
     await expect(requestResubscription(stranger.id, folder.id, "back@example.com")).rejects.toThrow(
       FolderNotFoundError,
     );
@@ -337,9 +325,9 @@ describe("asking a recipient back", () => {
   });
 
   test("a recipient who left everything can be asked back for this folder", async () => {
-    const sender = createUser();
+    const sender = createUser(db);
     const folder = createFolder(sender.id, ["global@example.com"]);
-    const other = createFolder(createUser().id, ["global@example.com"], "Other");
+    const other = createFolder(createUser(db).id, ["global@example.com"], "Other");
     unsubscribe({ folderId: other.id, email: "global@example.com", scope: "everything" });
     // No row of this folder's own was needed for it to count as unsubscribed.
     db.delete(folderRecipientStates).where(eq(folderRecipientStates.folderId, folder.id)).run();
@@ -354,8 +342,8 @@ describe("asking a recipient back", () => {
 
 describe("what a sender sees of a recipient who left", () => {
   test("their own folder: that and when, never why; another sender's: only no mail", () => {
-    const sender = createUser();
-    const other = createUser();
+    const sender = createUser(db);
+    const other = createUser(db);
     const family = createFolder(sender.id, ["quiet@example.com"]);
     const elsewhere = createFolder(other.id, ["quiet@example.com"], "Elsewhere");
     unsubscribe({
@@ -376,8 +364,8 @@ describe("what a sender sees of a recipient who left", () => {
   });
 
   test("other senders' folder rows get neither the date nor the reason, also after re-subscribing", () => {
-    const family = createFolder(createUser().id, ["private@example.com"]);
-    const elsewhere = createFolder(createUser().id, ["private@example.com"], "Elsewhere");
+    const family = createFolder(createUser(db).id, ["private@example.com"]);
+    const elsewhere = createFolder(createUser(db).id, ["private@example.com"], "Elsewhere");
     unsubscribe({
       folderId: family.id,
       email: "private@example.com",
@@ -409,9 +397,9 @@ describe("what a sender sees of a recipient who left", () => {
 
 describe("one mailbox, one opt-out", () => {
   test("an opt-out from everything holds for every spelling of the mailbox, today's folders and later ones", () => {
-    const elsewhere = createUser();
+    const elsewhere = createUser(db);
     const listedBefore = createFolder(elsewhere.id, ["AB+news@googlemail.com"], "Before");
-    const owner = createUser();
+    const owner = createUser(db);
     const folder = createFolder(owner.id, ["a.b@gmail.com"]);
     unsubscribe({ folderId: folder.id, email: "a.b@gmail.com", scope: "everything" });
 
@@ -454,7 +442,7 @@ describe("one mailbox, one opt-out", () => {
   });
 
   test("leaving one folder holds for every spelling of the mailbox in it", () => {
-    const sender = createUser();
+    const sender = createUser(db);
     const folder = createFolder(sender.id, ["Kim+family@example.com", "lee@example.com"]);
     unsubscribe({ folderId: folder.id, email: "kim+family@example.com" });
     db.update(folders)
@@ -475,7 +463,7 @@ describe("one mailbox, one opt-out", () => {
     ]);
     expect(stateRow(folder.id, "kim+family@example.com")?.mailbox).toBe("kim@example.com");
     // The other sender's folder is not this one.
-    const other = createFolder(createUser().id, ["kim@example.com"]);
+    const other = createFolder(createUser(db).id, ["kim@example.com"]);
     expect(activeEmails(other.id)).toEqual(["kim@example.com"]);
   });
 
@@ -497,7 +485,7 @@ describe("one mailbox, one opt-out", () => {
   });
 
   test("re-subscribing from the recipient's own link lifts the opt-out for the mailbox", () => {
-    const sender = createUser();
+    const sender = createUser(db);
     const folder = createFolder(sender.id, ["c.d+news@gmail.com"]);
     const other = createFolder(sender.id, ["cd@googlemail.com"], "Other");
     unsubscribe({ folderId: folder.id, email: "c.d+news@gmail.com", scope: "everything" });
@@ -518,14 +506,14 @@ describe("one mailbox, one opt-out", () => {
   });
 
   test("don't ask me again and the request limits count per mailbox", async () => {
-    const owner = createUser();
+    const owner = createUser(db);
     unsubscribe({
       folderId: createFolder(owner.id, ["e.f@gmail.com"]).id,
       email: "e.f@gmail.com",
       scope: "everything",
     });
     refuseResubscribeRequests("ef+x@googlemail.com");
-    const sender = createUser();
+    const sender = createUser(db);
     const folder = createFolder(sender.id, ["E.F+news@gmail.com"]);
     await expect(requestResubscription(sender.id, folder.id, "e.f+news@gmail.com")).rejects.toThrow(
       "asked not to be asked again",
@@ -536,7 +524,7 @@ describe("one mailbox, one opt-out", () => {
       email: "gh@example.com",
       scope: "everything",
     });
-    const asker = createUser();
+    const asker = createUser(db);
     const first = createFolder(asker.id, ["gh+one@example.com"]);
     await requestResubscription(asker.id, first.id, "gh+one@example.com");
     const second = createFolder(asker.id, ["GH+two@example.com"], "Second");
@@ -548,7 +536,7 @@ describe("one mailbox, one opt-out", () => {
 
 describe("addresses stored before canonical forms", () => {
   test("non-ASCII domains are rewritten at start, and the opt-out wins a merge", () => {
-    const sender = createUser();
+    const sender = createUser(db);
     const folder = createFolder(sender.id, ["Anna@BÜCHER.example"]);
     db.insert(folderRecipientStates)
       .values([
@@ -583,7 +571,7 @@ describe("addresses stored before canonical forms", () => {
 
 describe("rows written without a mailbox", () => {
   test("are keyed at start, and the opt-out wins where two spellings of one mailbox meet", () => {
-    const sender = createUser();
+    const sender = createUser(db);
     const folder = createFolder(sender.id, ["ij@gmail.com"]);
     db.insert(folderRecipientStates)
       .values([
@@ -609,14 +597,14 @@ describe("rows written without a mailbox", () => {
 
 describe("re-subscribe requests cannot be abused", () => {
   function optedOut(email: string) {
-    const owner = createUser();
+    const owner = createUser(db);
     const folder = createFolder(owner.id, [email]);
     unsubscribe({ folderId: folder.id, email, scope: "everything" });
   }
 
   test("an unverified sender may not ask", async () => {
     optedOut("unverified-target@example.com");
-    const sender = createUser();
+    const sender = createUser(db);
     db.update(users).set({ emailVerified: false }).where(eq(users.id, sender.id)).run();
     const folder = createFolder(sender.id, ["unverified-target@example.com"]);
     await expect(
@@ -627,7 +615,7 @@ describe("re-subscribe requests cannot be abused", () => {
 
   test("recreating the folder does not reset the sender's 30 days", async () => {
     optedOut("recreate@example.com");
-    const sender = createUser();
+    const sender = createUser(db);
     const first = createFolder(sender.id, ["recreate@example.com"]);
     await requestResubscription(sender.id, first.id, "recreate@example.com");
     db.delete(folders).where(eq(folders.id, first.id)).run();
@@ -641,7 +629,7 @@ describe("re-subscribe requests cannot be abused", () => {
   test("one address gets a capped number of requests from all senders together", async () => {
     optedOut("popular@example.com");
     for (let index = 0; index <= RESUBSCRIBE_REQUESTS_PER_ADDRESS; index += 1) {
-      const sender = createUser();
+      const sender = createUser(db);
       const folder = createFolder(sender.id, ["popular@example.com"]);
       const asking = requestResubscription(sender.id, folder.id, "popular@example.com");
       if (index < RESUBSCRIBE_REQUESTS_PER_ADDRESS) await asking;
@@ -653,7 +641,7 @@ describe("re-subscribe requests cannot be abused", () => {
   test("an address that said don't ask me again is never asked", async () => {
     optedOut("never@example.com");
     db.insert(resubscribeRefusals).values({ email: "never@example.com" }).run();
-    const sender = createUser();
+    const sender = createUser(db);
     const folder = createFolder(sender.id, ["never@example.com"]);
     await expect(requestResubscription(sender.id, folder.id, "never@example.com")).rejects.toThrow(
       "asked not to be asked again",
@@ -663,7 +651,7 @@ describe("re-subscribe requests cannot be abused", () => {
 
   test("the request names who asks and its Don't ask me again link stops every sender", async () => {
     optedOut("enough@example.com");
-    const sender = createUser();
+    const sender = createUser(db);
     const folder = createFolder(sender.id, ["enough@example.com"]);
     await requestResubscription(sender.id, folder.id, "enough@example.com");
     const [mail] = await mailsTo("enough@example.com");
@@ -683,7 +671,7 @@ describe("re-subscribe requests cannot be abused", () => {
         (choice) => choice.choice === "refuse-requests" && choice.email === "enough@example.com",
       ),
     ).toHaveLength(2);
-    for (const asker of [sender, createUser()]) {
+    for (const asker of [sender, createUser(db)]) {
       const asked = createFolder(asker.id, ["Enough@Example.com"]);
       await expect(requestResubscription(asker.id, asked.id, "enough@example.com")).rejects.toThrow(
         "asked not to be asked again",

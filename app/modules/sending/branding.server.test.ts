@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import sharp from "sharp";
 import { describe, expect, test } from "vitest";
-import { createUser as createUserRow } from "#db/factories";
+import { createUser } from "#db/factories";
 import { db } from "~/platform/db.server";
 import {
   BrandingRuleError,
@@ -14,12 +14,8 @@ import {
   saveLook,
 } from "./branding.server";
 
-function createUser(premium: boolean) {
-  return createUserRow(db, {
-    email: `${crypto.randomBytes(6).toString("hex")}@example.com`,
-    ...(premium ? { subscriptionTier: "premium", subscriptionStatus: "active" } : {}),
-  });
-}
+const premiumSender = () =>
+  createUser(db, { subscriptionTier: "premium", subscriptionStatus: "active" });
 
 /** A noisy photo: hard to compress, so re-encoding has real work to do. */
 function noisyImage(width: number, height: number) {
@@ -44,7 +40,7 @@ describe("accent colours", () => {
 
 describe("saving the look", () => {
   test("is for Premium senders only", async () => {
-    const free = createUser(false);
+    const free = createUser(db);
     expect(() => saveLook(free, { template: "letter" })).toThrow(BrandingRuleError);
     await expect(saveHeaderImage(free, await noisyImage(100, 50))).rejects.toThrow(
       BrandingRuleError,
@@ -57,7 +53,7 @@ describe("saving the look", () => {
   });
 
   test("a large header image is stored once, at most 1200×400 px and 100 KB", async () => {
-    const sender = createUser(true);
+    const sender = premiumSender();
     saveLook(sender, { template: "postcard", accentColor: "#1e3a8a" });
     await saveHeaderImage(sender, await noisyImage(3000, 1500));
     const saved = getBranding(sender.id);
@@ -79,7 +75,7 @@ describe("saving the look", () => {
   });
 
   test("refuses what is not an image, and a file over 2 MB", async () => {
-    const sender = createUser(true);
+    const sender = premiumSender();
     await expect(saveHeaderImage(sender, Buffer.from("<svg></svg>"))).rejects.toThrow(
       /JPEG, PNG, GIF or WebP/,
     );
@@ -89,7 +85,7 @@ describe("saving the look", () => {
   });
 
   test("a lapsed Premium sender's newsletters go back to the classic look; the settings stay", () => {
-    const sender = createUser(true);
+    const sender = premiumSender();
     saveLook(sender, { template: "letter" });
     const lapsed = { ...sender, subscriptionStatus: "canceled" };
     expect(newsletterBrandingFor(lapsed)).toBeNull();

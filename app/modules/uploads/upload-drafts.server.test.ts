@@ -3,8 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
-import { createFolder as createFolderRow, createUser as createUserRow } from "#db/factories";
-import { contentItems, type DraftFile, type folders, uploadDrafts, type users } from "#db/schema";
+import { createFolder, createUser } from "#db/factories";
+import { contentItems, type DraftFile, uploadDrafts } from "#db/schema";
 import { releaseFiles, stillReferencedKeys } from "~/modules/files/stored-files.server";
 import { QuotaExceededError } from "~/modules/items/item-rules.server";
 import { deleteItem, removeItemFile } from "~/modules/items/items.server";
@@ -41,21 +41,6 @@ const uploadFields = {
   responseExpectation: "na",
 } as unknown as DraftFields;
 
-function createUser(values: Partial<typeof users.$inferInsert> = {}) {
-  return createUserRow(db, {
-    email: `${crypto.randomBytes(6).toString("hex")}@example.com`,
-    ...values,
-  });
-}
-
-function createFolder(userId: number, values: Partial<typeof folders.$inferInsert> = {}) {
-  return createFolderRow(db, userId, {
-    name: `Folder ${crypto.randomBytes(3).toString("hex")}`,
-    recipients: [{ name: "Mum", email: "mum@example.com" }],
-    ...values,
-  });
-}
-
 async function store(bytes: Uint8Array) {
   return storage.put(
     (async function* () {
@@ -85,8 +70,8 @@ const itemsIn = (folderId: number) =>
 
 describe("releaseFiles", () => {
   test("deletes only keys that no unsent item, archived sent item or draft refers to", async () => {
-    const user = createUser();
-    const folder = createFolder(user.id);
+    const user = createUser(db);
+    const folder = createFolder(db, user.id);
     const inItem = (await store(Buffer.from("item"))).key;
     const inThumb = (await store(Buffer.from("thumb"))).key;
     const inDraft = (await store(Buffer.from("draft"))).key;
@@ -142,8 +127,8 @@ describe("releaseFiles", () => {
 describe("one stored file for many folders", () => {
   test("one 5 MB photo added to 10 folders takes about 5 MB of disk, not 50", async () => {
     fs.rmSync(storageDir, { recursive: true, force: true });
-    const user = createUser({ subscriptionTier: "premium", subscriptionStatus: "active" });
-    const targets = Array.from({ length: 10 }, () => createFolder(user.id));
+    const user = createUser(db, { subscriptionTier: "premium", subscriptionStatus: "active" });
+    const targets = Array.from({ length: 10 }, () => createFolder(db, user.id));
     const draft = await createDraft(user.id, "photo", uploadFields, [await storedPhoto(5 * MB)]);
     setDraftFolders(
       user.id,
@@ -166,8 +151,8 @@ describe("one stored file for many folders", () => {
   });
 
   test("deleting the photo from one folder keeps it for the others", async () => {
-    const user = createUser();
-    const [a, b] = [createFolder(user.id), createFolder(user.id)];
+    const user = createUser(db);
+    const [a, b] = [createFolder(db, user.id), createFolder(db, user.id)];
     const photo = await storedPhoto(1000);
     const draft = await createDraft(user.id, "photo", uploadFields, [
       photo,
@@ -190,9 +175,9 @@ describe("one stored file for many folders", () => {
 
 describe("uploading to folders one by one", () => {
   test("each folder in turn leaves the draft; the last one ends it", async () => {
-    const user = createUser();
-    const [a, b] = [createFolder(user.id), createFolder(user.id)];
-    const stranger = createFolder(createUser().id);
+    const user = createUser(db);
+    const [a, b] = [createFolder(db, user.id), createFolder(db, user.id)];
+    const stranger = createFolder(db, createUser(db).id);
     const draft = await createDraft(user.id, "photo", uploadFields, [await storedPhoto(1000)]);
     setDraftFolders(user.id, draft.id, [a.id, b.id]);
 
@@ -216,8 +201,8 @@ describe("uploading to folders one by one", () => {
   });
 
   test("a folder without room refuses and stays in the draft", async () => {
-    const user = createUser();
-    const full = createFolder(user.id);
+    const user = createUser(db);
+    const full = createFolder(db, user.id);
     const draft = await createDraft(user.id, "photo", uploadFields, [await storedPhoto(21 * MB)]);
     setDraftFolders(user.id, draft.id, [full.id]);
     await expect(finishDraftForFolder(user.id, draft.id, full.id)).rejects.toThrow(DraftRuleError);
@@ -228,11 +213,11 @@ describe("uploading to folders one by one", () => {
 
 describe("folder selection rules", () => {
   test("refuses wrong, foreign, paused, too many and no folders", () => {
-    const user = createUser({ subscriptionTier: "premium", subscriptionStatus: "active" });
-    const other = createUser();
-    const theirs = createFolder(other.id);
-    const mine = Array.from({ length: 11 }, () => createFolder(user.id));
-    const paused = createFolder(user.id, { isPaused: true, pauseReason: "user" });
+    const user = createUser(db, { subscriptionTier: "premium", subscriptionStatus: "active" });
+    const other = createUser(db);
+    const theirs = createFolder(db, other.id);
+    const mine = Array.from({ length: 11 }, () => createFolder(db, user.id));
+    const paused = createFolder(db, user.id, { isPaused: true, pauseReason: "user" });
     const ids = mine.map((folder) => String(folder.id));
 
     expect(checkFolderSelection(user.id, [])).toEqual({
@@ -263,8 +248,12 @@ describe("folder selection rules", () => {
 
 describe("finishing a draft", () => {
   test("a link goes to every chosen folder at once", async () => {
-    const user = createUser();
-    const targets = [createFolder(user.id), createFolder(user.id), createFolder(user.id)];
+    const user = createUser(db);
+    const targets = [
+      createFolder(db, user.id),
+      createFolder(db, user.id),
+      createFolder(db, user.id),
+    ];
     const draft = await createDraft(
       user.id,
       "link",
@@ -286,8 +275,12 @@ describe("finishing a draft", () => {
   });
 
   test("a full folder is reported and kept in the draft; the others get the photos", async () => {
-    const user = createUser();
-    const [a, full, c] = [createFolder(user.id), createFolder(user.id), createFolder(user.id)];
+    const user = createUser(db);
+    const [a, full, c] = [
+      createFolder(db, user.id),
+      createFolder(db, user.id),
+      createFolder(db, user.id),
+    ];
     db.insert(contentItems)
       .values({ folderId: full.id, type: "file", title: "big", fileSizes: [20 * MB - 100] })
       .run();
@@ -322,9 +315,9 @@ describe("finishing a draft", () => {
   });
 
   test("another user's draft is not found and stays as it was", async () => {
-    const owner = createUser();
-    const stranger = createUser();
-    const folder = createFolder(owner.id);
+    const owner = createUser(db);
+    const stranger = createUser(db);
+    const folder = createFolder(db, owner.id);
     const photo = await storedPhoto(100);
     const draft = await createDraft(owner.id, "photo", uploadFields, [photo]);
     setDraftFolders(owner.id, draft.id, [folder.id]);
@@ -340,8 +333,8 @@ describe("finishing a draft", () => {
   });
 
   test("a photo draft without files cannot finish", async () => {
-    const user = createUser();
-    const folder = createFolder(user.id);
+    const user = createUser(db);
+    const folder = createFolder(db, user.id);
     const draft = await createDraft(user.id, "photo", uploadFields, []);
     setDraftFolders(user.id, draft.id, [folder.id]);
     await expect(finishDraft(user.id, draft.id, { onlyValid: true })).rejects.toThrow(
@@ -359,10 +352,15 @@ describe("drafts count against the storage limit", () => {
   });
 
   test("a draft that would pass the free 50 MB is refused; finishing one counts it once", async () => {
-    const user = createUser();
+    const user = createUser(db);
     for (const size of [15 * MB, 15 * MB]) {
       db.insert(contentItems)
-        .values({ folderId: createFolder(user.id).id, type: "file", title: "f", fileSizes: [size] })
+        .values({
+          folderId: createFolder(db, user.id).id,
+          type: "file",
+          title: "f",
+          fileSizes: [size],
+        })
         .run();
     }
     const kept = await createDraft(user.id, "file", uploadFields, [sized(15 * MB)]);
@@ -383,7 +381,7 @@ describe("drafts count against the storage limit", () => {
       [],
     );
 
-    const target = createFolder(user.id);
+    const target = createFolder(db, user.id);
     setDraftFolders(user.id, kept.id, [target.id]);
     expect(validateDraft(user.id, getDraft(user.id, kept.id)).userValidation.canUpload).toBe(true);
     const result = await finishDraft(user.id, kept.id, { onlyValid: true });
@@ -393,7 +391,7 @@ describe("drafts count against the storage limit", () => {
 
 describe("draft lifetime", () => {
   test("drafts expire after 24 hours with their files; the sweep keeps live drafts' files", async () => {
-    const user = createUser();
+    const user = createUser(db);
     const old = await storedPhoto(10);
     const live = await storedPhoto(10);
     const yesterday = new Date(Date.now() - 25 * 60 * 60 * 1000);
@@ -414,7 +412,7 @@ describe("draft lifetime", () => {
   });
 
   test("a user keeps at most three drafts", async () => {
-    const user = createUser();
+    const user = createUser(db);
     const photos = [];
     for (let index = 0; index < 4; index += 1) {
       const photo = await storedPhoto(10);

@@ -7,7 +7,7 @@ import { asc, eq } from "drizzle-orm";
 import { openDatabase } from "#db/connection";
 import { createFolder, createUser as createUserRow } from "#db/factories";
 import { folders, recoveryCodes, sessions, twoFactorSecrets, users } from "#db/schema";
-import { hashPassword } from "~/modules/accounts/password.server";
+import { cheapPasswordHash } from "#tests/support/cheap-password-hash";
 
 /** The test process's own handle on the server's database file (WAL allows both). */
 let database: ReturnType<typeof openDatabase> | null = null;
@@ -22,13 +22,14 @@ export function uniqueEmail(label: string) {
 
 export const TEST_PASSWORD = "correct horse battery";
 
+/** A verified sender whose password is `password` (a cheap hash: no browser test is about its cost). */
 export async function createUser(
   overrides: Partial<typeof users.$inferInsert> & { password?: string } = {},
 ) {
   const { password = TEST_PASSWORD, ...values } = overrides;
   return createUserRow(testDb(), {
     email: uniqueEmail("sender"),
-    passwordHash: await hashPassword(password),
+    passwordHash: cheapPasswordHash(password),
     ...values,
   });
 }
