@@ -468,7 +468,7 @@ describe("one mailbox, one opt-out", () => {
   });
 
   test("re-subscribing from the recipient's own link lifts their mailbox's suppression, whatever its reason", () => {
-    const sender = createUser();
+    const sender = createUser(db);
     const folder = createFolder(sender.id, ["Sam.Doe+family@gmail.com"]);
     db.insert(mailboxSuppressions)
       .values([
