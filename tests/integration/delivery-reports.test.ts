@@ -1,17 +1,7 @@
 import crypto from "node:crypto";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import {
-  requireBuild,
-  type Server,
-  startServer,
-  stopServer,
-  waitForHealth,
-} from "../support/app-server";
-import { freePort } from "../support/free-port";
-import { type ReceivedMessage, SmtpSink } from "../support/smtp-sink";
+import { describe, expect, test } from "vitest";
+import { startBuiltServer, startSmtpSink } from "../support/integration";
+import type { ReceivedMessage } from "../support/smtp-sink";
 
 /**
  * Issue 39, end to end with real parts: a newsletter goes out through a real
@@ -23,7 +13,6 @@ import { type ReceivedMessage, SmtpSink } from "../support/smtp-sink";
  * the hard bounce and the complaint keep the next send, of either sender,
  * away from those mailboxes. Needs `npm run build` first.
  */
-const sink = new SmtpSink();
 const BOUNCE_ADDRESS = "bounces@bounce.thoughtfully.test";
 const POSTMARK_TOKEN = crypto.randomBytes(24).toString("hex");
 const MAILGUN_KEY = crypto.randomBytes(24).toString("hex");
@@ -34,10 +23,16 @@ const SENDGRID_PUBLIC_KEY = sendgridKeys.publicKey
 
 const SES_TOPIC = "arn:aws:sns:eu-west-1:123456789012:thoughtfully-ses";
 
-let server: Server;
-let base: string;
-let dataDir: string;
-let app: Awaited<ReturnType<typeof loadApp>>;
+const RELAY_SETTINGS = {
+  BOUNCE_ADDRESS,
+  POSTMARK_WEBHOOK_TOKEN: POSTMARK_TOKEN,
+  MAILGUN_WEBHOOK_SIGNING_KEY: MAILGUN_KEY,
+  SENDGRID_WEBHOOK_PUBLIC_KEY: SENDGRID_PUBLIC_KEY,
+};
+
+const sink = await startSmtpSink();
+Object.assign(process.env, RELAY_SETTINGS);
+const app = await loadApp();
 
 async function loadApp() {
   const [{ db }, schema, sending, suppressions, tokens, factories, addresses] = await Promise.all([
@@ -63,43 +58,17 @@ const FAMILY = [
 const BOOK_CLUB = ["Mum+books@example.test", "SAM@example.test", "other@example.test"].map(
   (email) => ({ name: "Club", email }),
 );
-let family: { id: number; userId: number };
-let bookClub: { id: number; userId: number };
-
-beforeAll(async () => {
-  requireBuild();
-  Object.assign(process.env, {
-    SMTP_URL: await sink.start(),
-    BOUNCE_ADDRESS,
-    POSTMARK_WEBHOOK_TOKEN: POSTMARK_TOKEN,
-    MAILGUN_WEBHOOK_SIGNING_KEY: MAILGUN_KEY,
-    SENDGRID_WEBHOOK_PUBLIC_KEY: SENDGRID_PUBLIC_KEY,
-  });
-  app = await loadApp();
-  const { db, factories } = app;
-  const ada = factories.createUser(db, { email: "ada@example.test", emailVerified: true });
-  const bea = factories.createUser(db, { email: "bea@example.test", emailVerified: true });
-  family = factories.createFolder(db, ada.id, { name: "Family", recipients: FAMILY });
-  bookClub = factories.createFolder(db, bea.id, { name: "Book club", recipients: BOOK_CLUB });
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "thoughtfully-reports-"));
-  server = startServer(port, dataDir, {
-    DATABASE_PATH: process.env.DATABASE_PATH!,
-    SESSION_SECRET: process.env.SESSION_SECRET!,
-    BOUNCE_ADDRESS,
-    POSTMARK_WEBHOOK_TOKEN: POSTMARK_TOKEN,
-    MAILGUN_WEBHOOK_SIGNING_KEY: MAILGUN_KEY,
-    SENDGRID_WEBHOOK_PUBLIC_KEY: SENDGRID_PUBLIC_KEY,
-    SES_SNS_TOPIC_ARN: SES_TOPIC,
-  });
-  await waitForHealth(base, server);
-}, 60_000);
-
-afterAll(async () => {
-  if (server) await stopServer(server);
-  await sink.stop();
-  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+const ada = app.factories.createUser(app.db, { email: "ada@example.test", emailVerified: true });
+const bea = app.factories.createUser(app.db, { email: "bea@example.test", emailVerified: true });
+const family = app.factories.createFolder(app.db, ada.id, { name: "Family", recipients: FAMILY });
+const bookClub = app.factories.createFolder(app.db, bea.id, {
+  name: "Book club",
+  recipients: BOOK_CLUB,
+});
+const { base } = await startBuiltServer({
+  DATABASE_PATH: process.env.DATABASE_PATH!,
+  ...RELAY_SETTINGS,
+  SES_SNS_TOPIC_ARN: SES_TOPIC,
 });
 
 function addItem(folderId: number, title: string) {
