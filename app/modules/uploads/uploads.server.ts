@@ -25,15 +25,17 @@ import { deleteStoredFiles, storedKeys } from "~/modules/files/stored-files.serv
 import {
   KIND_TEXT,
   type StoredUpload,
-  tooLarge,
-  UNVERIFIED_UPLOAD_MESSAGE,
   UPLOAD_BODY_MAX_BYTES,
   UPLOAD_FIELD,
   UPLOAD_FORM_MAX_PARTS,
   type UploadContext,
   type UploadKind,
-  UploadRejectedError,
 } from "~/modules/files/upload-kinds";
+import {
+  tooLarge,
+  UNVERIFIED_UPLOAD_MESSAGE,
+  UploadRejectedError,
+} from "~/modules/files/upload-rejected.server";
 import { db } from "~/platform/db.server";
 import { MultipartRefusedError, parseMultipartForm } from "~/platform/multipart.server";
 import { isBodyTooLarge } from "~/platform/route-body-limit";
