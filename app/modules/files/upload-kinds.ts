@@ -20,7 +20,7 @@ export type StoredUpload = {
 export type UploadContext = {
   request: Request;
   userId: number;
-  /** Filled as files are stored; parseUploadForm deletes them all if the request fails. */
+  /** Filled as files are stored: all deleted if reading fails, and afterwards those nothing refers to (withUpload). */
   stored: StoredUpload[];
   /** Most files accepted in this request; defaults to the per-item limit of the kind. */
   maxFiles?: number;
