@@ -260,7 +260,8 @@ export type Upload = { formData: FormData; stored: StoredUpload[] };
  * stream to storage first; the API passes `csrf: false`, a bearer token being
  * its proof); then `use` runs with the form and the stored files. Afterwards,
  * whether `use` saved, answered a refusal or threw, every stored file that
- * nothing refers to (an item, a draft) is deleted, so no path keeps an orphan.
+ * nothing refers to (an item, a draft) is deleted, so no path keeps an orphan
+ * (docs/decisions/0115-one-upload-helper.md).
  */
 export async function withUpload<T>(
   request: Request,
