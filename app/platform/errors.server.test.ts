@@ -1,4 +1,7 @@
 import { expect, test, vi } from "vitest";
+import { LoginError } from "~/modules/accounts/auth.server";
+import { BillingError, BillingNotConfigured } from "~/modules/billing/billing.server";
+import { UploadRejectedError } from "~/modules/files/upload-rejected.server";
 import { FolderNotFoundError, FolderRuleError } from "~/modules/folders/folders.server";
 import { ItemNotFoundError, QuotaExceededError } from "~/modules/items/item-rules.server";
 import { SendRuleError } from "~/modules/sending/sending.server";
@@ -25,6 +28,15 @@ test("every domain's missing thing is a NotFoundError and every broken rule a Ru
   }
   expect(new FolderRuleError("x")).toBeInstanceOf(RuleError);
   expect(new SendRuleError("x")).toBeInstanceOf(RuleError);
+  for (const error of [
+    new LoginError("x"),
+    new BillingError("x"),
+    new BillingNotConfigured(),
+    new UploadRejectedError("INVALID_FILE_TYPE", "x"),
+  ]) {
+    expect(error).toBeInstanceOf(RuleError);
+  }
+  expect(new UploadRejectedError("INVALID_FILE_TYPE", "x").status).toBe(415);
   expect(Object.getPrototypeOf(QuotaExceededError.prototype)).toBe(RuleError.prototype);
 });
 

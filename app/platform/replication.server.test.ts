@@ -88,7 +88,7 @@ test("every action replays on a replica before it reads its body", () => {
     const replay = action.indexOf("replayWritesToPrimary(");
     const csrf = action.search(/readProtectedForm\(|validateCsrf\(/);
     const body = action.search(
-      /request\.formData\(|parseUploadForm\(|readInboundEmail\(|request\.text\(/,
+      /request\.formData\(|withUpload\(|readInboundEmail\(|request\.text\(/,
     );
     const firstGuard = [replay, csrf].filter((index) => index >= 0).sort((a, b) => a - b)[0];
     expect(firstGuard, `${route} never replays`).toBeDefined();

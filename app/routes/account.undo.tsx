@@ -1,5 +1,7 @@
+import { parseWithZod } from "@conform-to/zod";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { z } from "zod";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
 import {
@@ -8,6 +10,7 @@ import {
 } from "~/modules/accounts/credential-notices.server";
 import { readUndoLink, undoCredentialChange } from "~/modules/accounts/credential-undo.server";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { invariantResponse } from "~/platform/errors.server";
 
 /**
  * The link in a credential notice: "It was not me". Opening it changes
@@ -32,9 +35,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
   };
 }
 
+/** An empty token is an unusable link, answered as one. */
+const LinkTokenSchema = z.object({ token: z.string().default("") });
+
 export async function action({ request }: ActionFunctionArgs) {
-  const formData = await readProtectedForm(request);
-  const undone = await undoCredentialChange(request, String(formData.get("token") ?? ""));
+  const submission = parseWithZod(await readProtectedForm(request), { schema: LinkTokenSchema });
+  invariantResponse(submission.status === "success", "Bad Request", 400);
+  const undone = await undoCredentialChange(request, submission.value.token);
   return { undone };
 }
 

@@ -1,4 +1,6 @@
+import { parseWithZod } from "@conform-to/zod";
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
+import { z } from "zod";
 import { dismissBannerCookie } from "~/modules/accounts/preferences.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { safeRedirectPath } from "~/platform/redirect";
@@ -7,9 +9,13 @@ export async function loader() {
   return redirect("/");
 }
 
+/** Anything but a path of ours goes back to the dashboard (safeRedirectPath). */
+const DismissSchema = z.object({ returnTo: z.string().optional() });
+
 export async function action({ request }: ActionFunctionArgs) {
-  const formData = await readProtectedForm(request);
-  return redirect(safeRedirectPath(formData.get("returnTo")), {
+  const submission = parseWithZod(await readProtectedForm(request), { schema: DismissSchema });
+  const returnTo = submission.status === "success" ? submission.value.returnTo : undefined;
+  return redirect(safeRedirectPath(returnTo), {
     headers: { "Set-Cookie": await dismissBannerCookie() },
   });
 }

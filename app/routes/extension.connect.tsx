@@ -1,3 +1,4 @@
+import { parseWithZod } from "@conform-to/zod";
 import {
   type ActionFunctionArgs,
   data,
@@ -44,19 +45,21 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return { ...connect, email: user.email };
 }
 
+const ConnectFormSchema = ExtensionConnectSchema.extend({ expiresInDays: TokenLifetimeSchema });
+
 export async function action({ request }: ActionFunctionArgs) {
-  const formData = await readProtectedForm(request);
-  const connect = parseRequest(Object.fromEntries(formData));
+  const submission = parseWithZod(await readProtectedForm(request), { schema: ConnectFormSchema });
+  // Only a page of ours posts here, with a valid request and an offered lifetime.
+  invariantResponse(submission.status === "success", "Bad Request", 400);
+  const { expiresInDays, ...connect } = submission.value;
   const { user } = await requireReauthenticatedUser(request, {
     redirectTo: `/extension/connect?${new URLSearchParams(connect)}`,
   });
-  const lifetime = TokenLifetimeSchema.safeParse(formData.get("expiresInDays") ?? undefined);
-  invariantResponse(lifetime.success, "Bad Request", 400);
   try {
     const { id, token } = createApiToken(user.id, {
       name: EXTENSION_TOKEN_NAME,
       scope: "write",
-      expiresInDays: lifetime.data,
+      expiresInDays,
     });
     await noticeCredentialChange(request, user, {
       kind: "api-token-created",

@@ -1,3 +1,4 @@
+import { parseWithZod } from "@conform-to/zod";
 import {
   type ActionFunctionArgs,
   data,
@@ -5,6 +6,7 @@ import {
   type LoaderFunctionArgs,
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { z } from "zod";
 import { AuthCard } from "~/components/auth-card";
 import {
   RecipientChoiceDone,
@@ -19,9 +21,8 @@ import {
 } from "~/modules/recipients/recipient-links.server";
 import {
   folderForRecipient,
-  isUnsubscribeReason,
+  UNSUBSCRIBE_REASONS,
   UnknownFolderError,
-  type UnsubscribeScope,
   unsubscribe,
 } from "~/modules/recipients/recipients.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
@@ -79,6 +80,15 @@ function oneClickAnswer(status: number) {
   return data(null, { status, headers: { [EMPTY_BODY_HEADER]: "1" } });
 }
 
+/** The page's form: the link's fields (else the link's query), why, and how much; any other reason or scope reads as the default. */
+const UnsubscribeFormSchema = z.object({
+  folder: z.string().optional(),
+  email: z.string().optional(),
+  token: z.string().optional(),
+  reason: z.enum(UNSUBSCRIBE_REASONS).catch("unknown"),
+  scope: z.enum(["folder", "everything"]).catch("folder"),
+});
+
 export async function action({ request }: ActionFunctionArgs) {
   await replayWritesToPrimary(request);
   const url = new URL(request.url);
@@ -98,15 +108,19 @@ export async function action({ request }: ActionFunctionArgs) {
     }
   }
 
-  const link = validLink({ get: (name: string) => form.get(name) ?? url.searchParams.get(name) });
+  const submission = parseWithZod(form, { schema: UnsubscribeFormSchema });
+  if (submission.status !== "success") return data({ state: "error" as const }, { status: 400 });
+  const { reason, scope, ...linkFields } = submission.value;
+  const submittedLink = new Map(Object.entries(linkFields));
+  const link = validLink({
+    get: (name: string) => submittedLink.get(name) ?? url.searchParams.get(name),
+  });
   if (!link) return data({ state: "error" as const }, { status: 400 });
-  const reason = form.get("reason");
-  const scope: UnsubscribeScope = form.get("scope") === "everything" ? "everything" : "folder";
   try {
     unsubscribe({
       folderId: link.folderId,
       email: link.email,
-      reason: isUnsubscribeReason(reason) ? reason : "unknown",
+      reason,
       scope,
       request,
     });

@@ -4,6 +4,7 @@ import { FormStrategy } from "remix-auth-form";
 import { users } from "#db/schema";
 import { db } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
+import { RuleError } from "~/platform/errors.server";
 import { clientIp } from "~/platform/request-info.server";
 import { recordSecurityEvent } from "~/platform/security-events.server";
 import {
@@ -18,7 +19,7 @@ import { LoginSchema } from "./user-validation";
 export const INVALID_LOGIN_MESSAGE = "Invalid email or password";
 
 /** A login refused for a reason the form should show (never which part was wrong). */
-export class LoginError extends Error {}
+export class LoginError extends RuleError {}
 
 /** Spent on unknown e-mails too, so timing does not tell which addresses have accounts. */
 const decoyHash = hashPassword("decoy password that matches nothing");

@@ -38,8 +38,6 @@ export function isAdmin(userId: number) {
   return Boolean(activeAdminRoleQuery().get({ userId }));
 }
 
-export class RoleError extends Error {}
-
 type GrantOptions = { grantedBy?: number | null; reason?: string | null; source?: string };
 type RevokeOptions = { revokedBy?: number | null; reason?: string | null; source?: string };
 

@@ -2,7 +2,6 @@ import { z } from "zod";
 import { getUsage } from "~/modules/billing/quota.server";
 import { referralLink, referralStats } from "~/modules/billing/referrals.server";
 import { suppressedAddressRefusal } from "~/modules/deliverability/suppression-notices.server";
-import { deleteStoredFiles, storedKeys } from "~/modules/files/stored-files.server";
 import { FolderSchema } from "~/modules/folders/folder-validation";
 import {
   createFolder,
@@ -32,7 +31,7 @@ import {
 import { recipientStates, requestResubscription } from "~/modules/recipients/recipients.server";
 import { renderPreview } from "~/modules/sending/preview.server";
 import { sendNow } from "~/modules/sending/sending.server";
-import { parseUploadForm } from "~/modules/uploads/uploads.server";
+import { withUpload } from "~/modules/uploads/uploads.server";
 import { refuseMailBurst } from "~/platform/mail-limits.server";
 import {
   type ApiContext,
@@ -155,19 +154,9 @@ function parseWith<Schema extends z.ZodTypeAny>(schema: Schema, value: unknown):
   return parsed.data;
 }
 
-/** Files streamed through the upload pipeline; on any refusal what was stored is deleted. */
-async function withUpload<T>(
-  context: ApiContext,
-  kind: "photo" | "file",
-  save: (formData: FormData, stored: Awaited<ReturnType<typeof parseUploadForm>>["stored"]) => T,
-) {
-  const upload = await parseUploadForm(context.request, kind, userId(context));
-  try {
-    return save(upload.formData, upload.stored);
-  } catch (error) {
-    await deleteStoredFiles(storedKeys(upload.stored));
-    throw error;
-  }
+/** The API's uploads: the pages' upload helper, authorised by the bearer token instead of a CSRF token. */
+function uploadFor(context: ApiContext, kind: "photo" | "file") {
+  return { kind, userId: userId(context), csrf: false };
 }
 
 const folderPath = "/folders/{folderId}";
@@ -369,7 +358,7 @@ export const API_OPERATIONS: ApiOperation[] = [
     handle: async (context, { query }) => {
       const folder = folderOf(context);
       const type: "photo" | "file" = query.type;
-      return withUpload(context, type, (formData, stored) => {
+      return withUpload(context.request, uploadFor(context, type), ({ formData, stored }) => {
         const details = parseFormFields(formData, UploadDetailsSchema);
         if (stored.length === 0) {
           throw validationError({ files: [`Please select at least one ${type}`] });
@@ -413,7 +402,7 @@ export const API_OPERATIONS: ApiOperation[] = [
     handle: async (context) => {
       const { item } = itemOf(context);
       if (item.type !== "photo" && item.type !== "file") throw notFound();
-      return withUpload(context, item.type, (formData, stored) => {
+      return withUpload(context.request, uploadFor(context, item.type), ({ formData, stored }) => {
         const details = parseFormFields(formData, UploadDetailsSchema);
         return itemView(updateUploadItem(userId(context), item.id, details, stored), item.folderId);
       });

@@ -1,6 +1,6 @@
 import { parseWithZod } from "@conform-to/zod";
 import { ZodError, type z } from "zod";
-import { UploadRejectedError } from "~/modules/files/upload-kinds";
+import { UploadRejectedError } from "~/modules/files/upload-rejected.server";
 import { FolderNotFoundError, FolderRuleError } from "~/modules/folders/folders.server";
 import {
   ItemNotFoundError,

@@ -3,6 +3,7 @@ import Stripe from "stripe";
 import { users } from "#db/schema";
 import { db } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
+import { RuleError } from "~/platform/errors.server";
 import { priceLabel } from "./price-label";
 import { isPremium } from "./quota.server";
 
@@ -14,13 +15,14 @@ import { isPremium } from "./quota.server";
  * runs and every billing action answers `BillingNotConfigured`.
  */
 
-export class BillingNotConfigured extends Error {
+/** A refusal told to the person (the upgrade page answers it with a 503). */
+export class BillingNotConfigured extends RuleError {
   constructor() {
     super("Billing is not configured on this server yet, so Premium cannot be bought here.");
   }
 }
 
-export class BillingError extends Error {}
+export class BillingError extends RuleError {}
 
 type StripeSettings = {
   secretKey?: string;

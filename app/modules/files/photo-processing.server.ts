@@ -6,12 +6,8 @@ import {
   recordRejection,
   withExtension,
 } from "./file-inspection.server";
-import {
-  KIND_TEXT,
-  type StoredUpload,
-  type UploadContext,
-  UploadRejectedError,
-} from "./upload-kinds";
+import { KIND_TEXT, type StoredUpload, type UploadContext } from "./upload-kinds";
+import { UploadRejectedError } from "./upload-rejected.server";
 
 /**
  * Photos are re-encoded before anyone sees them: orientation applied, at

@@ -1,9 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
-import { Readable } from "node:stream";
 import { describe, expect, test } from "vitest";
 import { storage } from "~/platform/storage.server";
-import { deletingStoredOnFailure, removeOrphanFiles } from "./stored-files.server";
+import { removeOrphanFiles } from "./stored-files.server";
 
 const storageDir = process.env.STORAGE_DIR!;
 
@@ -42,29 +41,5 @@ describe("removeOrphanFiles", () => {
 
     expect(await removeOrphanFiles(new Set([referenced]), 60 * 1000)).toBe(1);
     expect(await storage.stat(young)).toBeNull();
-  });
-});
-
-describe("deletingStoredOnFailure", () => {
-  async function storeOne() {
-    const { key, size } = await storage.put(Readable.from([Buffer.from("a stored upload")]));
-    return { key, name: "note.txt", size, mimeType: "text/plain" };
-  }
-
-  test("keeps the files when the next step succeeds", async () => {
-    const upload = await storeOne();
-    expect(await deletingStoredOnFailure([upload], () => "saved")).toBe("saved");
-    expect(await storage.stat(upload.key)).not.toBeNull();
-  });
-
-  test("deletes the files when the next step throws, and lets the error go on", async () => {
-    const upload = await storeOne();
-    const refused = new Response("CSRF", { status: 403 });
-    await expect(
-      deletingStoredOnFailure([upload], async () => {
-        throw refused;
-      }),
-    ).rejects.toBe(refused);
-    expect(await storage.stat(upload.key)).toBeNull();
   });
 });

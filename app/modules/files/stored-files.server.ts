@@ -28,23 +28,6 @@ export async function deleteStoredFiles(keys: string[]) {
 }
 
 /**
- * Runs the next step of a request whose files are already stored (they are
- * streamed to storage while the body is read); if the step throws, the files
- * are deleted before the error goes on, so a refused request keeps nothing.
- */
-export async function deletingStoredOnFailure<T>(
-  uploads: StoredUpload[],
-  step: () => T | Promise<T>,
-): Promise<T> {
-  try {
-    return await step();
-  } catch (error) {
-    await deleteStoredFiles(storedKeys(uploads));
-    throw error;
-  }
-}
-
-/**
  * The keys among `keys` that an unsent content item (files or thumbnails), a
  * sent one still in its archive retention (ARCHIVE_FILE_RETENTION_DAYS) or an
  * upload draft still refers to. One file may serve several folders' items

@@ -20,52 +20,14 @@ export type StoredUpload = {
 export type UploadContext = {
   request: Request;
   userId: number;
-  /** Filled as files are stored; parseUploadForm deletes them all if the request fails. */
+  /** Filled as files are stored: all deleted if reading fails, and afterwards those nothing refers to (withUpload). */
   stored: StoredUpload[];
   /** Most files accepted in this request; defaults to the per-item limit of the kind. */
   maxFiles?: number;
 };
 
-export type UploadErrorCode =
-  | "FILE_TOO_LARGE"
-  | "INVALID_FILE_TYPE"
-  | "UPLOAD_FAILED"
-  | "EMAIL_NOT_VERIFIED";
-
-const DEFAULT_STATUS: Record<UploadErrorCode, number> = {
-  FILE_TOO_LARGE: 413,
-  INVALID_FILE_TYPE: 415,
-  UPLOAD_FAILED: 400,
-  EMAIL_NOT_VERIFIED: 403,
-};
-
-export const UNVERIFIED_UPLOAD_MESSAGE =
-  "Please confirm your email address before uploading photos or files: use the link we e-mailed you, or have it sent again.";
-
-/** A refusal the user can act on: `message` is written for them. */
-export class UploadRejectedError extends Error {
-  override name = "UploadRejectedError";
-  readonly status: number;
-  /** For FILE_TOO_LARGE: the limit, so the page can say it. */
-  readonly limitBytes?: number;
-  /** The text fields read before the refusal (those above the files), to show them again. */
-  fieldsRead?: FormData;
-
-  constructor(
-    readonly code: UploadErrorCode,
-    message: string,
-    options: { status?: number; limitBytes?: number; cause?: unknown } = {},
-  ) {
-    super(message, { cause: options.cause });
-    this.status = options.status ?? DEFAULT_STATUS[code];
-    this.limitBytes = options.limitBytes;
-  }
-}
-
 /** The form field that carries files. */
 export const UPLOAD_FIELD = "files";
-
-const MB = 1024 * 1024;
 
 export const KIND_TEXT = {
   photo: {
@@ -81,15 +43,6 @@ export const KIND_TEXT = {
     defaultMaxFiles: LIMITS.item.maxFiles,
   },
 } as const;
-
-export function tooLarge(name: string, kind: UploadKind, cause?: unknown) {
-  const maxBytes = LIMITS.item.maxFileBytes;
-  return new UploadRejectedError(
-    "FILE_TOO_LARGE",
-    `${name} is too large. Maximum ${KIND_TEXT[kind].noun} size is ${Math.round(maxBytes / MB)}MB.`,
-    { limitBytes: maxBytes, cause },
-  );
-}
 
 /**
  * Parts (files and text fields) one upload form may send: the most files of

@@ -1,6 +1,6 @@
 import { parseWithZod } from "@conform-to/zod";
 import { data } from "@remix-run/node";
-import { UploadRejectedError } from "~/modules/files/upload-kinds";
+import { UploadRejectedError } from "~/modules/files/upload-rejected.server";
 import { invariantResponse } from "~/platform/errors.server";
 import { ItemRuleError, QuotaExceededError } from "./item-rules.server";
 import type { UploadProblem } from "./item-validation";

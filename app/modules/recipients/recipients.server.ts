@@ -60,10 +60,6 @@ type StateRow = FolderRecipientState;
 const lower = comparableEmail;
 const mailboxOf = comparableMailbox;
 
-export function isUnsubscribeReason(value: unknown): value is UnsubscribeReason {
-  return UNSUBSCRIBE_REASONS.includes(value as UnsubscribeReason);
-}
-
 /** Of a folder's mailboxes (a JSON array of keys), those that take no mail from it. */
 const blockedMailboxesQuery = prepareSqlOnce<{ mailbox: string }>(sql`
   select ${folderRecipientStates.mailbox} as mailbox from ${folderRecipientStates}

@@ -1,12 +1,15 @@
-import { personalize } from "#emails/newsletter.server";
+import { attachmentsFor, personalize } from "#emails/newsletter.server";
 import type { SessionUser } from "~/modules/accounts/session.server";
 import type { Folder } from "~/modules/folders/folders.server";
+import { refuseMailBurst } from "~/platform/mail-limits.server";
+import { sendEmail } from "~/platform/mailer.server";
+import { storage } from "~/platform/storage.server";
 import { buildNewsletter, unsentItems } from "./sending.server";
 
 /**
  * The folder's next newsletter as it would be sent now (the send engine's
- * renderer), addressed to the sender: for the Email Preview page and the API.
- * Neither changes anything in the folder.
+ * renderer), addressed to the sender: for the Email Preview page and the API,
+ * and its test copy. Neither changes anything in the folder.
  */
 
 /** Stands in for the recipient's own unsubscribe link, in the preview and the test. */
@@ -21,4 +24,43 @@ export function renderPreview(folder: Folder, user: SessionUser) {
     unsubscribeUrl: PREVIEW_UNSUBSCRIBE_URL,
   });
   return { rendered, ...bodies };
+}
+
+export type TestEmailOutcome =
+  | { outcome: "sent" }
+  | { outcome: "unverified" }
+  | { outcome: "nothing-to-send" }
+  | { outcome: "too-many"; retryMessage: string }
+  | { outcome: "failed" };
+
+/**
+ * "Send me a test": the preview's copy, mailed to the sender alone. Changes
+ * nothing in the folder (no ledger entry, no item marked sent).
+ */
+export async function sendTestEmail(
+  request: Request,
+  folder: Folder,
+  user: SessionUser,
+): Promise<TestEmailOutcome> {
+  // An unconfirmed address may not be the user's: never mail it content.
+  if (!user.emailVerified) return { outcome: "unverified" };
+  const preview = renderPreview(folder, user);
+  if (!preview) return { outcome: "nothing-to-send" };
+  const refused = await refuseMailBurst("test-email", request, user.email);
+  if (refused) return { outcome: "too-many", retryMessage: refused };
+  const { rendered, html, text } = preview;
+  try {
+    await sendEmail({
+      to: user.email,
+      subject: `[Test] ${rendered.subject}`,
+      html,
+      text,
+      replyTo: user.email,
+      attachments: await attachmentsFor(rendered, storage),
+    });
+  } catch (error) {
+    console.error(`Test e-mail for folder ${folder.id} failed:`, error);
+    return { outcome: "failed" };
+  }
+  return { outcome: "sent" };
 }

@@ -4,14 +4,17 @@ import zlib from "node:zlib";
 import { eq } from "drizzle-orm";
 import sharp from "sharp";
 import { beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { createUser } from "#db/factories";
+import { createFolder, createUser } from "#db/factories";
 import { securityEvents, securityRejections } from "#db/schema";
 import { countingStream } from "#server/body-limit";
 import { storedKeys } from "~/modules/files/stored-files.server";
-import { UPLOAD_FORM_MAX_PARTS, UploadRejectedError } from "~/modules/files/upload-kinds";
+import { UPLOAD_FORM_MAX_PARTS } from "~/modules/files/upload-kinds";
+import { UploadRejectedError } from "~/modules/files/upload-rejected.server";
+import { UploadDetailsSchema } from "~/modules/items/item-validation";
+import { createUploadItem } from "~/modules/items/items.server";
 import { db } from "~/platform/db.server";
 import { storage } from "~/platform/storage.server";
-import { parseUploadForm } from "./uploads.server";
+import { parseUploadForm, withUpload } from "./uploads.server";
 
 const MB = 1024 * 1024;
 const storageDir = process.env.STORAGE_DIR!;
@@ -749,5 +752,55 @@ describe("files", () => {
       userId,
     );
     expect(stored.map((upload) => upload.name)).toEqual(["Tom's report; v=2.pdf"]);
+  });
+});
+
+describe("withUpload, the one way uploads come in", () => {
+  const pdf = () => new File([part(minimalPdf())], "letter.pdf", { type: "application/pdf" });
+  const options = () => ({ kind: "file" as const, userId, csrf: false });
+
+  test("keeps the files an item refers to once `use` saved it", async () => {
+    const folderId = createFolder(db, userId).id;
+    const saved = await withUpload(uploadRequest([pdf()]), options(), ({ stored }) =>
+      createUploadItem(
+        userId,
+        folderId,
+        "file",
+        UploadDetailsSchema.parse({ title: "A letter", addComment: true, commentText: "For you" }),
+        stored,
+      ),
+    );
+    expect(saved.filePaths).toHaveLength(1);
+    expect(filesOnDisk()).toEqual([pathOfKey(saved.filePaths[0]!)]);
+  });
+
+  test("deletes what nothing refers to when `use` answers a refusal or throws", async () => {
+    const refusal = await withUpload(uploadRequest([pdf()]), options(), ({ stored }) => {
+      expect(filesOnDisk()).toHaveLength(stored.length);
+      return "refused";
+    });
+    expect(refusal).toBe("refused");
+    expect(filesOnDisk()).toEqual([]);
+
+    const fault = new Error("the database went away");
+    await expect(
+      withUpload(uploadRequest([pdf()]), options(), () => {
+        throw fault;
+      }),
+    ).rejects.toBe(fault);
+    expect(filesOnDisk()).toEqual([]);
+  });
+
+  test("a page's form without its CSRF token is refused, and keeps nothing", async () => {
+    let used = false;
+    const refused = await withUpload(uploadRequest([pdf()]), { ...options(), csrf: true }, () => {
+      used = true;
+    }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({
+      data: { kind: "csrf", reason: "missing" },
+      init: { status: 403 },
+    });
+    expect(used).toBe(false);
+    expect(filesOnDisk()).toEqual([]);
   });
 });

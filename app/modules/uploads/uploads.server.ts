@@ -21,19 +21,26 @@ import {
   withExtension,
 } from "~/modules/files/file-inspection.server";
 import { reencodePhoto } from "~/modules/files/photo-processing.server";
-import { deleteStoredFiles, storedKeys } from "~/modules/files/stored-files.server";
+import {
+  deleteStoredFiles,
+  stillReferencedKeys,
+  storedKeys,
+} from "~/modules/files/stored-files.server";
 import {
   KIND_TEXT,
   type StoredUpload,
-  tooLarge,
-  UNVERIFIED_UPLOAD_MESSAGE,
   UPLOAD_BODY_MAX_BYTES,
   UPLOAD_FIELD,
   UPLOAD_FORM_MAX_PARTS,
   type UploadContext,
   type UploadKind,
-  UploadRejectedError,
 } from "~/modules/files/upload-kinds";
+import {
+  tooLarge,
+  UNVERIFIED_UPLOAD_MESSAGE,
+  UploadRejectedError,
+} from "~/modules/files/upload-rejected.server";
+import { validateCsrf } from "~/platform/csrf.server";
 import { db } from "~/platform/db.server";
 import { MultipartRefusedError, parseMultipartForm } from "~/platform/multipart.server";
 import { isBodyTooLarge } from "~/platform/route-body-limit";
@@ -240,5 +247,36 @@ export async function parseUploadForm(
     const refusal = asUploadError(error);
     if (refusal instanceof UploadRejectedError) refusal.fieldsRead = fieldsRead;
     throw refusal;
+  }
+}
+
+export type Upload = { formData: FormData; stored: StoredUpload[] };
+
+/**
+ * The one way every upload route and the API take files in: the multipart
+ * form is read through the upload pipeline (parseUploadForm: a refusal while
+ * reading is thrown, as an UploadRejectedError or QuotaExceededError, with
+ * nothing kept); a page's CSRF token is checked once the form is read (files
+ * stream to storage first; the API passes `csrf: false`, a bearer token being
+ * its proof); then `use` runs with the form and the stored files. Afterwards,
+ * whether `use` saved, answered a refusal or threw, every stored file that
+ * nothing refers to (an item, a draft) is deleted, so no path keeps an orphan
+ * (docs/decisions/0115-one-upload-helper.md).
+ */
+export async function withUpload<T>(
+  request: Request,
+  options: { kind: UploadKind; userId: number; maxFiles?: number; csrf: boolean },
+  use: (upload: Upload) => T | Promise<T>,
+): Promise<T> {
+  const upload = await parseUploadForm(request, options.kind, options.userId, {
+    maxFiles: options.maxFiles,
+  });
+  try {
+    if (options.csrf) await validateCsrf(request, upload.formData);
+    return await use(upload);
+  } finally {
+    const keys = storedKeys(upload.stored);
+    const kept = stillReferencedKeys(keys);
+    await deleteStoredFiles(keys.filter((key) => !kept.has(key)));
   }
 }

@@ -1,5 +1,7 @@
+import { parseWithZod } from "@conform-to/zod";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { z } from "zod";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
 import {
@@ -9,6 +11,7 @@ import {
 } from "~/modules/accounts/reauthentication.server";
 import { getCurrentSession, requireUser } from "~/modules/accounts/session.server";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { invariantResponse } from "~/platform/errors.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
 /**
@@ -35,9 +38,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return { token, status: outcome.status };
 }
 
+/** An empty token is an unusable link, answered as one. */
+const LinkTokenSchema = z.object({ token: z.string().default("") });
+
 export async function action({ request }: ActionFunctionArgs) {
-  const formData = await readProtectedForm(request);
-  const outcome = await linkOutcome(request, String(formData.get("token") ?? ""), true);
+  const submission = parseWithZod(await readProtectedForm(request), { schema: LinkTokenSchema });
+  invariantResponse(submission.status === "success", "Bad Request", 400);
+  const outcome = await linkOutcome(request, submission.value.token, true);
   if (outcome.status === "ok") {
     return redirectWithToast(outcome.redirectTo, {
       title: "Confirmed",

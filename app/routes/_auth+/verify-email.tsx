@@ -1,3 +1,4 @@
+import { parseWithZod } from "@conform-to/zod";
 import {
   type ActionFunctionArgs,
   data,
@@ -7,6 +8,7 @@ import {
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigate } from "@remix-run/react";
 import { useEffect } from "react";
+import { z } from "zod";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
 import { verifyEmailToken } from "~/modules/accounts/accounts.server";
@@ -37,13 +39,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return data({ token: new URL(request.url).searchParams.get("token") || null });
 }
 
+const VerifySchema = z.object({ token: z.string() });
+
 export async function action({ request }: ActionFunctionArgs) {
-  const formData = await readProtectedForm(request);
-  const token = formData.get("token");
-  if (typeof token !== "string" || token.length === 0) {
-    return data({ state: "error" as const }, { status: 400 });
-  }
-  if (verifyEmailToken(token) === "verified") {
+  const submission = parseWithZod(await readProtectedForm(request), { schema: VerifySchema });
+  if (submission.status !== "success") return data({ state: "error" as const }, { status: 400 });
+  if (verifyEmailToken(submission.value.token) === "verified") {
     // The Refresh header moves a browser without JavaScript on to /login (a
     // <meta http-equiv="refresh"> in the page would fail axe's meta-refresh rule).
     return data(

@@ -10,11 +10,6 @@ import { DialogErrorBoundary } from "~/components/error-boundary";
 import { ItemForm } from "~/components/item-form";
 import { Dialog } from "~/components/ui/dialog";
 import { requireUser } from "~/modules/accounts/session.server";
-import {
-  deleteStoredFiles,
-  deletingStoredOnFailure,
-  storedKeys,
-} from "~/modules/files/stored-files.server";
 import { UPLOAD_BODY_MAX_BYTES } from "~/modules/files/upload-kinds";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder, recipientsOf, uploadCapacity } from "~/modules/folders/folders.server";
@@ -27,8 +22,8 @@ import {
 } from "~/modules/items/item-routes.server";
 import { EMPTY_ITEM, schemaFor } from "~/modules/items/item-validation";
 import { createTextItem, createUploadItem } from "~/modules/items/items.server";
-import { parseUploadForm } from "~/modules/uploads/uploads.server";
-import { readProtectedForm, validateCsrf } from "~/platform/csrf.server";
+import { withUpload } from "~/modules/uploads/uploads.server";
+import { readProtectedForm } from "~/platform/csrf.server";
 import { orNotFound, RuleError } from "~/platform/errors.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
 import type { RouteBodyLimit } from "~/platform/route-body-limit";
@@ -88,46 +83,37 @@ export async function action({ request, params }: ActionFunctionArgs) {
     return redirectWithToast(back, { title: "Content added successfully!" });
   }
 
-  let upload: Awaited<ReturnType<typeof parseUploadForm>>;
-  try {
-    upload = await parseUploadForm(request, type, user.id);
-  } catch (error) {
-    return refusedUploadReply(error, type);
-  }
-  const keys = storedKeys(upload.stored);
-  // Multipart bodies are streamed to storage first, so the token is checked
-  // once parsed; a refused request deletes what it stored.
-  await deletingStoredOnFailure(upload.stored, () => validateCsrf(request, upload.formData));
-  try {
-    const submission = parseWithZod(upload.formData, { schema: schemaFor(type) });
-    if (submission.status !== "success" || upload.stored.length === 0) {
-      await deleteStoredFiles(keys);
-      const result = submission.reply(
-        upload.stored.length === 0 && submission.status === "success"
-          ? { formErrors: [`Please select at least one ${type}`] }
-          : undefined,
+  const upload = { kind: type, userId: user.id, csrf: true };
+  return withUpload(request, upload, async ({ formData, stored }) => {
+    try {
+      const submission = parseWithZod(formData, { schema: schemaFor(type) });
+      if (submission.status !== "success" || stored.length === 0) {
+        const result = submission.reply(
+          stored.length === 0 && submission.status === "success"
+            ? { formErrors: [`Please select at least one ${type}`] }
+            : undefined,
+        );
+        return data({ result, problem: null }, { status: 400 });
+      }
+      createUploadItem(
+        user.id,
+        folderId,
+        type,
+        submission.value as Parameters<typeof createUploadItem>[3],
+        stored,
       );
-      return data({ result, problem: null }, { status: 400 });
+    } catch (error) {
+      const mapped = uploadProblemFor(error) ?? unexpectedSaveProblem(error, "add", type);
+      return data(
+        { result: typedValues(formData, type), problem: mapped.problem },
+        { status: mapped.status },
+      );
     }
-    createUploadItem(
-      user.id,
-      folderId,
-      type,
-      submission.value as Parameters<typeof createUploadItem>[3],
-      upload.stored,
-    );
-  } catch (error) {
-    await deleteStoredFiles(keys);
-    const mapped = uploadProblemFor(error) ?? unexpectedSaveProblem(error, "add", type);
-    return data(
-      { result: typedValues(upload.formData, type), problem: mapped.problem },
-      { status: mapped.status },
-    );
-  }
-  return redirectWithToast(back, {
-    title: "Content added successfully!",
-    description: `${upload.stored.length === 1 ? `1 ${NOUNS[type]}` : `${upload.stored.length} ${NOUNS[type]}s`} added`,
-  });
+    return redirectWithToast(back, {
+      title: "Content added successfully!",
+      description: `${stored.length === 1 ? `1 ${NOUNS[type]}` : `${stored.length} ${NOUNS[type]}s`} added`,
+    });
+  }).catch((error: unknown) => refusedUploadReply(error, type));
 }
 
 export default function AddItem() {

@@ -12,6 +12,7 @@ import { moveItem, removeItemFile } from "~/modules/items/items.server";
 import { removePreview, removePreviewImage } from "~/modules/items/link-previews.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { invariantResponse, orNotFound } from "~/platform/errors.server";
+import { parseIntentForm } from "~/platform/intent.server";
 import { safeRedirectPath } from "~/platform/redirect";
 import { redirectWithToast, withFailureToast } from "~/platform/toast.server";
 
@@ -47,13 +48,12 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const folderId = parseFolderId(params.folderId);
   const formData = await readProtectedForm(request);
+  // The item list's buttons name their item in the formaction's query (docs/decisions/0074-one-error-vocabulary.md).
   const addressed = new URL(request.url).searchParams.get("itemId");
-  const parsed = ItemActionSchema.safeParse({
-    ...Object.fromEntries(formData),
-    ...(addressed === null ? {} : { itemId: addressed }),
-  });
-  invariantResponse(parsed.success, "Bad Request", 400);
-  const submission = parsed.data;
+  if (addressed !== null) formData.set("itemId", addressed);
+  const parsed = parseIntentForm(formData, ItemActionSchema);
+  invariantResponse(parsed.status === "success", "Bad Request", 400);
+  const submission = parsed.value;
   const { itemId } = submission;
   const { item } = orNotFound(() => getItem(user.id, itemId));
   invariantResponse(item.folderId === folderId);

@@ -12,11 +12,6 @@ import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput } from "~/components/ui/forms";
 import { requireUser } from "~/modules/accounts/session.server";
 import { LIMITS } from "~/modules/billing/limits";
-import {
-  deleteStoredFiles,
-  deletingStoredOnFailure,
-  storedKeys,
-} from "~/modules/files/stored-files.server";
 import { UPLOAD_BODY_MAX_BYTES } from "~/modules/files/upload-kinds";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { recipientsOf, uploadCapacity } from "~/modules/folders/folders.server";
@@ -31,8 +26,8 @@ import { getItem } from "~/modules/items/item-rules.server";
 import type { ItemFormValues } from "~/modules/items/item-validation";
 import { schemaFor } from "~/modules/items/item-validation";
 import { updateTextItem, updateUploadItem } from "~/modules/items/items.server";
-import { parseUploadForm } from "~/modules/uploads/uploads.server";
-import { readProtectedForm, validateCsrf } from "~/platform/csrf.server";
+import { withUpload } from "~/modules/uploads/uploads.server";
+import { readProtectedForm } from "~/platform/csrf.server";
 import { invariantResponse, orNotFound } from "~/platform/errors.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
 import type { RouteBodyLimit } from "~/platform/route-body-limit";
@@ -114,37 +109,29 @@ export async function action({ request, params }: ActionFunctionArgs) {
 
   const room =
     (item.type === "photo" ? LIMITS.item.maxPhotos : LIMITS.item.maxFiles) - item.filePaths.length;
-  let upload: Awaited<ReturnType<typeof parseUploadForm>>;
-  try {
-    upload = await parseUploadForm(request, item.type, user.id, { maxFiles: Math.max(room, 0) });
-  } catch (error) {
-    return refusedUploadReply(error, item.type);
-  }
-  // Multipart bodies are streamed to storage first, so the token is checked
-  // once parsed; a refused request deletes what it stored.
-  await deletingStoredOnFailure(upload.stored, () => validateCsrf(request, upload.formData));
-  try {
-    const submission = parseWithZod(upload.formData, { schema: schemaFor(item.type) });
-    if (submission.status !== "success") {
-      await deleteStoredFiles(storedKeys(upload.stored));
-      return data({ result: submission.reply(), problem: null }, { status: 400 });
+  const upload = { kind: item.type, userId: user.id, maxFiles: Math.max(room, 0), csrf: true };
+  return withUpload(request, upload, async ({ formData, stored }) => {
+    try {
+      const submission = parseWithZod(formData, { schema: schemaFor(item.type) });
+      if (submission.status !== "success") {
+        return data({ result: submission.reply(), problem: null }, { status: 400 });
+      }
+      // New files upload first, then the item's changes save (docs/product-rules.md, Folders and items).
+      updateUploadItem(
+        user.id,
+        item.id,
+        submission.value as Parameters<typeof updateUploadItem>[2],
+        stored,
+      );
+    } catch (error) {
+      const mapped = uploadProblemFor(error) ?? unexpectedSaveProblem(error, "update", item.type);
+      return data(
+        { result: typedValues(formData, item.type), problem: mapped.problem },
+        { status: mapped.status },
+      );
     }
-    // New files upload first, then the item's changes save (docs/product-rules.md, Folders and items).
-    updateUploadItem(
-      user.id,
-      item.id,
-      submission.value as Parameters<typeof updateUploadItem>[2],
-      upload.stored,
-    );
-  } catch (error) {
-    await deleteStoredFiles(storedKeys(upload.stored));
-    const mapped = uploadProblemFor(error) ?? unexpectedSaveProblem(error, "update", item.type);
-    return data(
-      { result: typedValues(upload.formData, item.type), problem: mapped.problem },
-      { status: mapped.status },
-    );
-  }
-  return redirectWithToast(back, { title: "Changes saved" });
+    return redirectWithToast(back, { title: "Changes saved" });
+  }).catch((error: unknown) => refusedUploadReply(error, item.type));
 }
 
 export default function EditItem() {

@@ -1,10 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
-import {
-  attachmentsFor,
-  GMAIL_CLIP_BYTES,
-  type RenderedNewsletter,
-} from "#emails/newsletter.server";
+import { GMAIL_CLIP_BYTES, type RenderedNewsletter } from "#emails/newsletter.server";
 import { HEADER_IMAGE_CID } from "#emails/newsletter-themes";
 import { DialogErrorBoundary } from "~/components/error-boundary";
 import { Dialog } from "~/components/ui/dialog";
@@ -14,14 +10,11 @@ import { folderSizeLimit, folderStats } from "~/modules/billing/quota.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder, recipientsOf } from "~/modules/folders/folders.server";
 import { activeRecipients } from "~/modules/recipients/recipients.server";
-import { renderPreview } from "~/modules/sending/preview.server";
+import { renderPreview, sendTestEmail } from "~/modules/sending/preview.server";
 import { previewSizeInWords } from "~/modules/sending/preview-size";
 import { sendNowBlocker } from "~/modules/sending/send-now";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { orNotFound } from "~/platform/errors.server";
-import { refuseMailBurst } from "~/platform/mail-limits.server";
-import { sendEmail } from "~/platform/mailer.server";
-import { storage } from "~/platform/storage.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
 /**
@@ -97,49 +90,35 @@ export async function action({ request, params }: ActionFunctionArgs) {
   await readProtectedForm(request);
   const folder = orNotFound(() => getFolder(user.id, folderId));
   const back = `/folders/${folder.id}/preview`;
-  // An unconfirmed address may not be the user's: never mail it content.
-  if (!user.emailVerified) {
-    return redirectWithToast(back, {
-      title: "Confirm your e-mail address first",
-      description: "Test e-mails go to your address once it is confirmed.",
-      variant: "destructive",
-    });
+  const test = await sendTestEmail(request, folder, user);
+  switch (test.outcome) {
+    case "sent":
+      return redirectWithToast(back, { title: `Test sent to ${user.email}` });
+    case "unverified":
+      return redirectWithToast(back, {
+        title: "Confirm your e-mail address first",
+        description: "Test e-mails go to your address once it is confirmed.",
+        variant: "destructive",
+      });
+    case "nothing-to-send":
+      return redirectWithToast(back, {
+        title: "Nothing to send yet",
+        description: "Add something to this folder first.",
+        variant: "destructive",
+      });
+    case "too-many":
+      return redirectWithToast(back, {
+        title: "Too many test e-mails",
+        description: test.retryMessage,
+        variant: "destructive",
+      });
+    case "failed":
+      return redirectWithToast(back, {
+        title: "The test e-mail could not be sent",
+        description: "Please try again in a few minutes.",
+        variant: "destructive",
+      });
   }
-  const preview = renderPreview(folder, user);
-  if (!preview) {
-    return redirectWithToast(back, {
-      title: "Nothing to send yet",
-      description: "Add something to this folder first.",
-      variant: "destructive",
-    });
-  }
-  const refused = await refuseMailBurst("test-email", request, user.email);
-  if (refused) {
-    return redirectWithToast(back, {
-      title: "Too many test e-mails",
-      description: refused,
-      variant: "destructive",
-    });
-  }
-  const { rendered, html, text } = preview;
-  try {
-    await sendEmail({
-      to: user.email,
-      subject: `[Test] ${rendered.subject}`,
-      html,
-      text,
-      replyTo: user.email,
-      attachments: await attachmentsFor(rendered, storage),
-    });
-  } catch (error) {
-    console.error(`Test e-mail for folder ${folder.id} failed:`, error);
-    return redirectWithToast(back, {
-      title: "The test e-mail could not be sent",
-      description: "Please try again in a few minutes.",
-      variant: "destructive",
-    });
-  }
-  return redirectWithToast(back, { title: `Test sent to ${user.email}` });
 }
 
 export default function EmailPreview() {

@@ -1,3 +1,4 @@
+import { parseWithZod } from "@conform-to/zod";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Outlet, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
@@ -30,10 +31,11 @@ const FolderActionSchema = z.object({
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const folderId = parseFolderId(params.folderId);
-  const formData = await readProtectedForm(request);
-  const parsed = FolderActionSchema.safeParse(Object.fromEntries(formData));
-  invariantResponse(parsed.success, "Bad Request", 400);
-  const { intent, returnTo } = parsed.data;
+  const submission = parseWithZod(await readProtectedForm(request), {
+    schema: FolderActionSchema,
+  });
+  invariantResponse(submission.status === "success", "Bad Request", 400);
+  const { intent, returnTo } = submission.value;
   const back = safeRedirectPath(returnTo, `/folders/${folderId}`);
   const failure =
     intent === "toggle-pause" ? "Failed to update folder status" : "Failed to reorder folder";

@@ -1,4 +1,6 @@
+import { parseWithZod } from "@conform-to/zod";
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
+import { z } from "zod";
 import { noticeCredentialChange } from "~/modules/accounts/credential-notices.server";
 import { listPasskeys, removePasskey } from "~/modules/accounts/passkeys.server";
 import { requireUser } from "~/modules/accounts/session.server";
@@ -13,10 +15,13 @@ export async function loader() {
   return redirect("/profile");
 }
 
+const RemoveSchema = z.object({ passkeyId: z.string().max(1024) });
+
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
-  const formData = await readProtectedForm(request);
-  const passkeyId = String(formData.get("passkeyId") ?? "").slice(0, 1024);
+  const submission = parseWithZod(await readProtectedForm(request), { schema: RemoveSchema });
+  // No passkey has a missing or overlong id: such a form removes nothing, as an unknown id does.
+  const passkeyId = submission.status === "success" ? submission.value.passkeyId : "";
   const name = listPasskeys(user.id).find((key) => key.id === passkeyId)?.name;
   const removed = removePasskey(user.id, passkeyId);
   if (removed) await noticeCredentialChange(request, user, { kind: "passkey-removed", name });

@@ -1,4 +1,5 @@
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod";
 import {
   type ActionFunctionArgs,
   data,
@@ -7,6 +8,7 @@ import {
   unstable_createMemoryUploadHandler,
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { z } from "zod";
 import { NEWSLETTER_TEMPLATES, TEMPLATE_LABELS } from "#emails/newsletter-themes";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
@@ -59,6 +61,11 @@ function imageProblem(message: string, status: number) {
   return data({ result: null, imageError: message }, { status });
 }
 
+/** An empty file input sends an empty part, which conform reads as no file. */
+const HeaderImageSchema = z.object({
+  [HEADER_FIELD]: z.instanceof(Blob).refine((file) => file.size > 0),
+});
+
 async function uploadHeaderImage(request: Request, user: Awaited<ReturnType<typeof requireUser>>) {
   const length = Number(request.headers.get("Content-Length") ?? Number.NaN);
   if (!Number.isFinite(length) || length > HEADER_REQUEST_MAX_BYTES) {
@@ -76,10 +83,11 @@ async function uploadHeaderImage(request: Request, user: Awaited<ReturnType<type
     return imageProblem("The header image can be up to 2 MB", 413);
   }
   await validateCsrf(request, formData);
-  const file = formData.get(HEADER_FIELD);
-  if (!(file instanceof Blob) || file.size === 0) {
+  const submission = parseWithZod(formData, { schema: HeaderImageSchema });
+  if (submission.status !== "success") {
     return imageProblem("Please choose an image for the header", 400);
   }
+  const file = submission.value[HEADER_FIELD];
   try {
     await saveHeaderImage(user, Buffer.from(await file.arrayBuffer()));
   } catch (error) {

@@ -13,35 +13,25 @@ import { CopyButton } from "~/components/copy-button";
 import { OneTimeCodeField } from "~/components/one-time-code-field";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/ui/forms";
-import { noticeCredentialChange } from "~/modules/accounts/credential-notices.server";
-import {
-  enrolmentNeedsEmail,
-  requireRecentReauthentication,
-} from "~/modules/accounts/reauthentication.server";
 import { isAdmin } from "~/modules/accounts/roles.server";
-import { getCurrentSession, requireUser } from "~/modules/accounts/session.server";
+import { requireUser } from "~/modules/accounts/session.server";
 import {
-  confirmEnrolment,
-  disableTwoFactor,
   enrolmentQrCode,
   enrolmentUri,
   INVALID_CODE_MESSAGE,
-  recordSuccessfulSecondFactor,
-  replaceRecoveryCodes,
   SECOND_FACTOR_THROTTLED_MESSAGE,
-  startEnrolment,
-  takeSecondFactorAttempt,
   twoFactorState,
-  verifySecondFactor,
 } from "~/modules/accounts/two-factor.server";
+import {
+  changeTwoFactorSettings,
+  requireTwoFactorSetUpProof,
+} from "~/modules/accounts/two-factor-settings.server";
 import {
   TwoFactorCodeSchema,
   TwoFactorSettingsSchema,
 } from "~/modules/accounts/two-factor-validation";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { parseIntentForm } from "~/platform/intent.server";
-import { clientIp } from "~/platform/request-info.server";
-import { recordSecurityEvent } from "~/platform/security-events.server";
 import { redirectWithToast } from "~/platform/toast.server";
 import type { loader as rootLoader } from "~/root";
 
@@ -56,19 +46,10 @@ import type { loader as rootLoader } from "~/root";
  */
 export const meta: MetaFunction = () => [{ title: "Two-factor sign-in · Thoughtfully" }];
 
-/** Setting up (not yet on): only for a session that proved who it is just now. */
-async function requireSetUpProof(request: Request, userId: number) {
-  const session = (await getCurrentSession(request))!;
-  requireRecentReauthentication(request, session, {
-    redirectTo: "/profile/two-factor",
-    emailOnly: enrolmentNeedsEmail(userId),
-  });
-}
-
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const state = twoFactorState(user.id);
-  if (state.status !== "on") await requireSetUpProof(request, user.id);
+  if (state.status !== "on") await requireTwoFactorSetUpProof(request, user.id);
   const admin = isAdmin(user.id);
   if (state.status === "pending") {
     const otpauthUri = enrolmentUri(state.secret, user.email);
@@ -98,98 +79,39 @@ export async function action({ request }: ActionFunctionArgs) {
     );
   }
   const { intent } = submission.value;
-  if (intent === "start" || intent === "confirm") await requireSetUpProof(request, user.id);
-  if (submission.value.intent === "start") {
-    await startEnrolment(user.id);
-    return redirect("/profile/two-factor");
+  const change = await changeTwoFactorSettings(request, user, submission.value);
+  switch (change.outcome) {
+    case "started":
+      return redirect("/profile/two-factor");
+    case "throttled":
+      return data(
+        {
+          result: submission.reply({ formErrors: [SECOND_FACTOR_THROTTLED_MESSAGE] }),
+          intent,
+          recoveryCodes: null,
+        },
+        { status: 429 },
+      );
+    case "wrong-code":
+      return data(
+        {
+          result: submission.reply({ fieldErrors: { code: [INVALID_CODE_MESSAGE] } }),
+          intent,
+          recoveryCodes: null,
+        },
+        { status: 400 },
+      );
+    case "recovery-codes":
+      return data(
+        { result: null, intent, recoveryCodes: change.recoveryCodes },
+        { headers: noStore },
+      );
+    case "turned-off":
+      return redirectWithToast("/profile", {
+        title: "Two-factor sign-in is off",
+        description: "Log-ins now ask only for your password.",
+      });
   }
-  const ip = clientIp(request);
-  const attempt = await takeSecondFactorAttempt(user.id, ip);
-  if (!attempt.allowed) {
-    recordSecurityEvent(request, {
-      eventType: "rate_limit_exceeded",
-      severity: "medium",
-      userId: user.id,
-      responseStatus: 429,
-      details: { reason: "second_factor_throttled" },
-    });
-    return data(
-      {
-        result: submission.reply({ formErrors: [SECOND_FACTOR_THROTTLED_MESSAGE] }),
-        intent: submission.value.intent,
-        recoveryCodes: null,
-      },
-      { status: 429 },
-    );
-  }
-  const { code } = submission.value;
-  const wrongCode = () => {
-    recordSecurityEvent(request, {
-      eventType: "two_factor_failed",
-      severity: "low",
-      userId: user.id,
-      responseStatus: 400,
-      details: { step: intent },
-    });
-    return data(
-      {
-        result: submission.reply({ fieldErrors: { code: [INVALID_CODE_MESSAGE] } }),
-        intent,
-        recoveryCodes: null,
-      },
-      { status: 400 },
-    );
-  };
-
-  if (intent === "confirm") {
-    const recoveryCodes = await confirmEnrolment(user.id, code);
-    if (!recoveryCodes) return wrongCode();
-    await recordSuccessfulSecondFactor(user.id, ip);
-    recordSecurityEvent(request, {
-      eventType: "two_factor_enrolled",
-      severity: "low",
-      userId: user.id,
-      responseStatus: 200,
-    });
-    const state = twoFactorState(user.id);
-    await noticeCredentialChange(request, user, {
-      kind: "two-factor-on",
-      credential: state.status === "on" ? String(state.enabledAt.getTime()) : undefined,
-    });
-    return data({ result: null, intent, recoveryCodes }, { headers: noStore });
-  }
-
-  const method = await verifySecondFactor(user.id, code);
-  if (!method) return wrongCode();
-  await recordSuccessfulSecondFactor(user.id, ip);
-  if (method === "recovery") {
-    recordSecurityEvent(request, {
-      eventType: "recovery_code_used",
-      severity: "medium",
-      userId: user.id,
-      responseStatus: 200,
-      details: { step: intent },
-    });
-  }
-  if (intent === "new-recovery-codes") {
-    await noticeCredentialChange(request, user, { kind: "recovery-codes-replaced" });
-    return data(
-      { result: null, intent, recoveryCodes: replaceRecoveryCodes(user.id) },
-      { headers: noStore },
-    );
-  }
-  disableTwoFactor(user.id);
-  await noticeCredentialChange(request, user, { kind: "two-factor-off" });
-  recordSecurityEvent(request, {
-    eventType: "two_factor_disabled",
-    severity: "medium",
-    userId: user.id,
-    responseStatus: 302,
-  });
-  return redirectWithToast("/profile", {
-    title: "Two-factor sign-in is off",
-    description: "Log-ins now ask only for your password.",
-  });
 }
 
 function CodeForm({

@@ -21,6 +21,7 @@ import {
 import { draftSummary } from "~/modules/uploads/upload-wizard.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { invariantResponse, orNotFound, RuleError } from "~/platform/errors.server";
+import { parseIntentForm } from "~/platform/intent.server";
 import { redirectWithToast } from "~/platform/toast.server";
 import { formatBytes } from "~/utils/format";
 
@@ -44,8 +45,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 const names = (folders: { name: string }[]) => folders.map((folder) => folder.name).join(", ");
 
 /** "Upload to folders one by one": the draft's files to the one folder named by `folderId`. */
-async function uploadToOneFolder(userId: number, draftId: string, formData: FormData) {
-  const folderId = Number(formData.get("folderId"));
+async function uploadToOneFolder(userId: number, draftId: string, folderIdValue: unknown) {
+  const folderId = Number(folderIdValue);
   if (!Number.isSafeInteger(folderId) || folderId <= 0) {
     throw new DraftRuleError("Invalid folder ID");
   }
@@ -63,18 +64,19 @@ async function uploadToOneFolder(userId: number, draftId: string, formData: Form
 const UploadStepSchema = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("upload") }),
   z.object({ intent: z.literal("skip") }),
-  z.object({ intent: z.literal("one") }),
+  z.object({ intent: z.literal("one"), folderId: z.unknown() }),
 ]);
 
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const formData = await readProtectedForm(request);
   const draft = orNotFound(() => getDraft(user.id, params.draftId ?? ""));
-  const parsed = UploadStepSchema.safeParse(Object.fromEntries(formData));
-  invariantResponse(parsed.success, "Bad Request", 400);
-  const { intent } = parsed.data;
+  const parsed = parseIntentForm(formData, UploadStepSchema);
+  invariantResponse(parsed.status === "success", "Bad Request", 400);
+  const step = parsed.value;
+  const { intent } = step;
   try {
-    if (intent === "one") return await uploadToOneFolder(user.id, draft.id, formData);
+    if (step.intent === "one") return await uploadToOneFolder(user.id, draft.id, step.folderId);
     const result = await finishDraft(user.id, draft.id, { onlyValid: intent === "upload" });
     const title = `Uploaded to ${result.added.length} ${result.added.length === 1 ? "folder" : "folders"}`;
     if (result.finished) {

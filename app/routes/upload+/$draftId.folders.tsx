@@ -23,6 +23,7 @@ import {
 import { draftSummary } from "~/modules/uploads/upload-wizard.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { invariantResponse, orNotFound, RuleError } from "~/platform/errors.server";
+import { parseIntentForm } from "~/platform/intent.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
 /** Step 2: the folders (1 to 10; paused ones shown but not selectable). */
@@ -35,7 +36,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 /** The chosen folders are checked by `checkFolderSelection`, whose messages the page shows. */
 const FolderStepSchema = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("select-all") }),
-  z.object({ intent: z.literal("next") }),
+  z.object({ intent: z.literal("next"), folderIds: z.array(z.unknown()) }),
 ]);
 
 type Reply = { error: string | null; notice: string | null };
@@ -45,10 +46,10 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const formData = await readProtectedForm(request);
   const draft = orNotFound(() => getDraft(user.id, params.draftId ?? ""));
   const reply = (body: Reply, status = 200) => data(body, { status });
-  const parsed = FolderStepSchema.safeParse(Object.fromEntries(formData));
-  invariantResponse(parsed.success, "Bad Request", 400);
+  const parsed = parseIntentForm(formData, FolderStepSchema);
+  invariantResponse(parsed.status === "success", "Bad Request", 400);
 
-  if (parsed.data.intent === "select-all") {
+  if (parsed.value.intent === "select-all") {
     const all = selectAll(user.id);
     setDraftFolders(user.id, draft.id, all.folderIds);
     const notes = [
@@ -58,7 +59,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     return reply({ error: null, notice: notes.join(". ") || null });
   }
 
-  const selection = checkFolderSelection(user.id, formData.getAll("folderIds"));
+  const selection = checkFolderSelection(user.id, parsed.value.folderIds);
   if (!selection.ok) return reply({ error: selection.error, notice: null }, 400);
   setDraftFolders(user.id, draft.id, selection.folderIds);
   if (draft.type === "photo" || draft.type === "file") {

@@ -11,15 +11,9 @@ import {
 } from "~/components/upload-wizard";
 import { requireUser } from "~/modules/accounts/session.server";
 import { getUsage } from "~/modules/billing/quota.server";
-import {
-  deleteStoredFiles,
-  deletingStoredOnFailure,
-  storedKeys,
-} from "~/modules/files/stored-files.server";
 import type { StoredUpload } from "~/modules/files/upload-kinds";
 import { UPLOAD_BODY_MAX_BYTES } from "~/modules/files/upload-kinds";
 import { refusedUploadReply } from "~/modules/items/item-routes.server";
-import { QuotaExceededError } from "~/modules/items/item-rules.server";
 import { EMPTY_ITEM } from "~/modules/items/item-validation";
 import { WIZARD_TYPES } from "~/modules/uploads/multi-folder";
 import { createDraft, getDraft, updateDraftContent } from "~/modules/uploads/upload-drafts.server";
@@ -29,8 +23,8 @@ import {
   parseWizardType,
   readContentFields,
 } from "~/modules/uploads/upload-wizard.server";
-import { parseUploadForm } from "~/modules/uploads/uploads.server";
-import { readProtectedForm, validateCsrf } from "~/platform/csrf.server";
+import { withUpload } from "~/modules/uploads/uploads.server";
+import { readProtectedForm } from "~/platform/csrf.server";
 import { orNotFound } from "~/platform/errors.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
 import type { RouteBodyLimit } from "~/platform/route-body-limit";
@@ -86,38 +80,22 @@ export async function action({ request }: ActionFunctionArgs) {
   const draft = draftOf(user.id, request);
   const type = draft?.type ?? parseWizardType(new URL(request.url).searchParams.get("type"));
   const hadFiles = (draft?.files.length ?? 0) > 0;
-  let step: ReturnType<typeof readContentFields>;
-  let stored: StoredUpload[] = [];
-  if (type === "link" || type === "musing") {
-    step = readContentFields(await readProtectedForm(request), type, false);
-  } else {
-    let upload: Awaited<ReturnType<typeof parseUploadForm>>;
-    try {
-      upload = await parseUploadForm(request, type, user.id);
-    } catch (error) {
-      return refusedUploadReply(error, type);
-    }
-    stored = upload.stored;
-    // Multipart bodies are streamed to storage first, so the token is checked
-    // once parsed; a refused request deletes what it stored.
-    await deletingStoredOnFailure(upload.stored, () => validateCsrf(request, upload.formData));
-    step = readContentFields(upload.formData, type, stored.length > 0 || hadFiles);
-    if (!step.ok) await deleteStoredFiles(storedKeys(stored));
-  }
-  if (!step.ok) return data(step.reply, { status: step.status });
-  try {
+  const saveStep = async (step: ReturnType<typeof readContentFields>, stored: StoredUpload[]) => {
+    if (!step.ok) return data(step.reply, { status: step.status });
     if (draft) {
       await updateDraftContent(user.id, draft.id, step.fields, stored.length > 0 ? stored : null);
       return redirect(`/upload/${draft.id}/folders`, 303);
     }
     const created = await createDraft(user.id, type, step.fields, stored);
     return redirect(`/upload/${created.id}/folders`, 303);
-  } catch (error) {
-    // A draft's files count against the storage limit: "Storage Full!" keeps nothing.
-    if (!(error instanceof QuotaExceededError)) throw error;
-    await deleteStoredFiles(storedKeys(stored));
-    return refusedUploadReply(error, type);
+  };
+  if (type === "link" || type === "musing") {
+    return saveStep(readContentFields(await readProtectedForm(request), type, false), []);
   }
+  // A draft's files count against the storage limit: "Storage Full!" keeps nothing.
+  return withUpload(request, { kind: type, userId: user.id, csrf: true }, ({ formData, stored }) =>
+    saveStep(readContentFields(formData, type, stored.length > 0 || hadFiles), stored),
+  ).catch((error: unknown) => refusedUploadReply(error, type));
 }
 
 export default function UploadContent() {
