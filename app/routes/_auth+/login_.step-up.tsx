@@ -95,7 +95,8 @@ export default function StepUpPage() {
     id: "step-up",
     lastResult: actionData?.result,
     constraint: getZodConstraint(StepUpSchema),
-    shouldValidate: "onBlur",
+    // The code field takes focus; checked on blur, leaving it would move the buttons under the tap.
+    shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
     onValidate: ({ formData }) => parseWithZod(formData, { schema: StepUpSchema }),
   });

@@ -113,7 +113,8 @@ export default function TwoFactorStep() {
     id: "two-factor",
     lastResult: actionData?.result,
     constraint: getZodConstraint(SecondFactorSchema),
-    shouldValidate: "onBlur",
+    // The code field takes focus; checked on blur, leaving it would move the buttons under the tap.
+    shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
     onValidate: ({ formData }) => parseWithZod(formData, { schema: SecondFactorSchema }),
   });

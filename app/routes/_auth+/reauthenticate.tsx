@@ -135,7 +135,8 @@ function CodeForm({ redirectTo, autoFocus }: { redirectTo: string; autoFocus: bo
     id: "reauthenticate-code",
     lastResult: actionData?.intent === "code" ? actionData.result : null,
     constraint: getZodConstraint(CodeReauthenticationSchema),
-    shouldValidate: "onBlur",
+    // The code field takes focus; checked on blur, leaving it would move the buttons under the tap.
+    shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
     onValidate: ({ formData }) => parseWithZod(formData, { schema: CodeReauthenticationSchema }),
   });

@@ -135,7 +135,8 @@ function CodeForm({
     // Each form shows only the answer to itself.
     lastResult: actionData?.intent === intent ? actionData.result : null,
     constraint: getZodConstraint(TwoFactorCodeSchema),
-    shouldValidate: "onBlur",
+    // The code field takes focus; checked on blur, leaving it would move the buttons under the tap.
+    shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
     onValidate: ({ formData }) => parseWithZod(formData, { schema: TwoFactorCodeSchema }),
   });
