@@ -242,11 +242,11 @@ function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
             <ActionButton
               folderId={folder.id}
               intent="toggle-pause"
-              label={folder.isPaused ? "Re-start Delivery" : "Pause Delivery"}
+              label={folder.isPaused ? "Resume Delivery" : "Pause Delivery"}
               className={buttonClass}
               disabled={folder.isUnsubscribed}
             >
-              {folder.isPaused ? "Re-start Delivery" : "Pause Delivery"}
+              {folder.isPaused ? "Resume Delivery" : "Pause Delivery"}
             </ActionButton>
             <SendNowButton folder={folder} senderPaused={data.sendingPause !== null} />
             <DelegatedLink

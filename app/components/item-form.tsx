@@ -29,6 +29,7 @@ import {
   schemaFor,
   type UploadProblem,
 } from "~/modules/items/item-validation";
+import { pluralize } from "~/utils/format";
 
 const textareaClass =
   "mt-1 block w-full rounded-lg border border-stone-300 bg-white px-3 py-2 text-stone-900";
@@ -248,8 +249,8 @@ export function ItemForm({
           capacity={capacity}
           hint={
             type === "photo"
-              ? `Up to ${maxFiles - currentFileCount} more photos (JPEG, PNG, GIF or WebP), 10MB each.`
-              : `Up to ${maxFiles - currentFileCount} more files (PDF, DOC or DOCX), 10MB each.`
+              ? `Up to ${pluralize(maxFiles - currentFileCount, "more photo", "more photos")} (JPEG, PNG, GIF or WebP), 10MB each.`
+              : `Up to ${pluralize(maxFiles - currentFileCount, "more file", "more files")} (PDF, DOC or DOCX), 10MB each.`
           }
         />
       ) : null}

@@ -88,7 +88,7 @@ test.describe("folders", () => {
     await page.getByRole("button", { name: "Pause Delivery" }).first().click();
     await expect(page.getByText("Delivery paused")).toBeVisible();
     expect(foldersOf(user.id)[0]?.isPaused).toBe(true);
-    await page.getByRole("button", { name: "Re-start Delivery" }).click();
+    await page.getByRole("button", { name: "Resume Delivery" }).click();
     await expect(page.getByText("Delivery resumed")).toBeVisible();
     expect(foldersOf(user.id)[0]?.isPaused).toBe(false);
 
@@ -125,7 +125,7 @@ test.describe("folders", () => {
     createItemRow(folder.id, { type: "photo", title: "Big photos", fileSizes: [6 * MB, 6 * MB] });
     await page.goto(`/folders/${folder.id}`);
     await expect(page.getByText("Folder Auto-Paused")).toBeVisible();
-    await page.getByRole("button", { name: "Re-start Delivery" }).click();
+    await page.getByRole("button", { name: "Resume Delivery" }).click();
     await expect(page.getByText("Failed to update folder status")).toBeVisible();
     await expect(page.getByText(/paused because it is over its storage limit/)).toBeVisible();
     expect(foldersOf(user.id)[0]).toMatchObject({

@@ -384,6 +384,35 @@ test.describe("content items", () => {
     await expectNoStrayFiles(before);
   });
 
+  test("editing a photo item counts the photos it still takes, one or more", async ({
+    login,
+    page,
+  }) => {
+    const user = await login();
+    const folder = createFolderRow(user.id, { name: "Holiday" });
+    const image = await sharp({
+      create: { width: 8, height: 8, channels: 3, background: "#cc8844" },
+    })
+      .jpeg()
+      .toBuffer();
+    const keys = [writeStoredFile(image), writeStoredFile(image)];
+    createItemRow(folder.id, {
+      type: "photo",
+      title: "Two of us",
+      fileNames: ["a.jpg", "b.jpg"],
+      filePaths: keys,
+      fileSizes: [image.length, image.length],
+      mimeTypes: ["image/jpeg", "image/jpeg"],
+      thumbnailPaths: keys,
+      addComment: true,
+      commentText: "Look",
+    });
+    await page.goto(`/folders/${folder.id}`);
+    await page.getByRole("link", { name: "Edit Two of us" }).click();
+    const edit = page.getByRole("dialog", { name: "Edit Item" });
+    await expect(edit.getByText("Up to 1 more photo (JPEG, PNG, GIF or WebP)")).toBeVisible();
+  });
+
   test("adds files, removes one while editing and saves the title", async ({ login, page }) => {
     const user = await login();
     const folder = createFolderRow(user.id, { name: "Paperwork" });
