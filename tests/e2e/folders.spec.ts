@@ -127,7 +127,13 @@ test.describe("folders", () => {
     await expect(page.getByText("Folder Auto-Paused")).toBeVisible();
     await page.getByRole("button", { name: "Re-start Delivery" }).click();
     await expect(page.getByText("Failed to update folder status")).toBeVisible();
-    await expect(page.getByText(/paused because it is over its storage limit/)).toBeVisible();
+    // The advice names only what works: Send Now stays disabled while the folder is paused.
+    await expect(
+      page.getByText(
+        "This folder is paused because it is over its storage limit. Remove files until it fits: delivery then resumes by itself.",
+      ),
+    ).toBeVisible();
+    await expect(page.getByRole("button", { name: "Send Now" })).toBeDisabled();
     expect(foldersOf(user.id)[0]).toMatchObject({
       isPaused: true,
       pauseReason: "storage_exceeded",
