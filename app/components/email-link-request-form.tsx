@@ -9,8 +9,11 @@ export function EmailLinkRequestForm({
   id,
   lastResult,
   submitLabel,
+  action,
 }: {
   id: string;
+  /** Another route's action, for a page that offers the request in place. */
+  action?: string;
   lastResult: SubmissionResult<string[]> | null | undefined;
   submitLabel: string;
 }) {
@@ -23,7 +26,7 @@ export function EmailLinkRequestForm({
     onValidate: ({ formData }) => parseWithZod(formData, { schema: EmailLinkRequestSchema }),
   });
   return (
-    <Form method="post" className="space-y-5" {...getFormProps(form)}>
+    <Form method="post" action={action} className="space-y-5" {...getFormProps(form)}>
       <CsrfInput />
       <FormAlert errors={form.errors} />
       <Field

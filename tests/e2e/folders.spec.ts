@@ -127,7 +127,13 @@ test.describe("folders", () => {
     await expect(page.getByText("Folder Auto-Paused")).toBeVisible();
     await page.getByRole("button", { name: "Resume Delivery" }).click();
     await expect(page.getByText("Failed to update folder status")).toBeVisible();
-    await expect(page.getByText(/paused because it is over its storage limit/)).toBeVisible();
+    // The advice names only what works: Send Now stays disabled while the folder is paused.
+    await expect(
+      page.getByText(
+        "This folder is paused because it is over its storage limit. Remove files until it fits: delivery then resumes by itself.",
+      ),
+    ).toBeVisible();
+    await expect(page.getByRole("button", { name: "Send Now" })).toBeDisabled();
     expect(foldersOf(user.id)[0]).toMatchObject({
       isPaused: true,
       pauseReason: "storage_exceeded",
@@ -179,20 +185,30 @@ test.describe("folders", () => {
     });
   });
 
-  test("the folder limit stops New and the server", async ({ page, login }) => {
+  test("at the folder limit New offers Upgrade and Invite in place, and the server refuses", async ({
+    page,
+    login,
+  }) => {
     const user = await login();
     for (let index = 0; index < 5; index += 1) {
       createFolderRow(user.id, { name: `Folder ${index + 1}`, sortOrder: index });
     }
     await page.goto("/");
     await page.getByRole("link", { name: "New", exact: true }).click();
-    await expect(page.getByText("Folder Limit Reached")).toBeVisible();
+    const dialog = page.getByRole("dialog", { name: "Folder Limit Reached" });
     await expect(
-      page.getByText(
+      dialog.getByText(
         "Hey there! You've reached your maximum of 5 unique folders. Have you tried adding multiple recipients to a single folder yet?",
       ),
     ).toBeVisible();
-    await expect(page.getByRole("dialog")).toHaveCount(0);
+    await expect(dialog.getByLabel("Folder name")).toHaveCount(0);
+    await expect(dialog.getByRole("link", { name: "Invite friends" })).toHaveAttribute(
+      "href",
+      "/invite",
+    );
+    await dialog.getByRole("link", { name: "Upgrade to Premium" }).click();
+    await expect(page).toHaveURL("/upgrade");
+    await expect(page.getByRole("dialog", { name: "Upgrade to Premium" })).toBeVisible();
 
     const csrf = await page.locator('input[name="csrf"]').first().inputValue();
     await page.request.post("/folders/new", {

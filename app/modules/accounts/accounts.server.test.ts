@@ -19,6 +19,7 @@ import { db } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
 import {
   deleteAccount,
+  passkeysOfResetToken,
   requestPasswordReset,
   resetPassword,
   signUp,
@@ -192,6 +193,16 @@ describe("password reset", () => {
       .where(eq(users.email, "expired@example.com"))
       .run();
     expect(await resetPassword(request, token, "a new password")).toBe(false);
+  });
+
+  test("a live link lists the passkeys; a spent or unknown one is dead before anything is typed", async () => {
+    await newUser("spent@example.com");
+    requestPasswordReset("spent@example.com");
+    const token = await tokenFromOutbox("spent@example.com", "/reset-password");
+    expect(passkeysOfResetToken(token)).toEqual([]);
+    expect(await resetPassword(request, token, "a new password")).toBe(true);
+    expect(passkeysOfResetToken(token)).toBeNull();
+    expect(passkeysOfResetToken("never-issued")).toBeNull();
   });
 });
 

@@ -186,10 +186,14 @@ function userOfResetToken(tx: Pick<typeof db, "select">, token: string) {
     .get();
 }
 
-/** The passkeys the reset form lists (reading the link changes nothing); empty for a dead link. */
+/**
+ * The passkeys the reset form lists (reading the link changes nothing), or
+ * null for a used, expired or unknown link, so the page says so before a
+ * password is typed.
+ */
 export function passkeysOfResetToken(token: string) {
   const user = userOfResetToken(db, token);
-  return user ? listPasskeys(user.id) : [];
+  return user ? listPasskeys(user.id) : null;
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   folderSizeLimit,
   folderStats,
   getUsage,
+  invitesAddFolders,
   isApproachingLimits,
   type Usage,
   usageRatios,
@@ -212,6 +213,13 @@ describe("limit checks", () => {
     expect(canCreateFolder(usage({ folderCount: 500, tier: "premium", limits: unlimited }))).toBe(
       true,
     );
+  });
+
+  test("invitesAddFolders until the referral bonus is used up, never for premium", () => {
+    expect(invitesAddFolders(usage({ folderCount: 5 }))).toBe(true);
+    const fullBonus = { folders: 5, storageBytes: 50 * MB, completedReferrals: 7 };
+    expect(invitesAddFolders(usage({ folderCount: 10, bonus: fullBonus }))).toBe(false);
+    expect(invitesAddFolders(usage({ tier: "premium", limits: unlimited }))).toBe(false);
   });
 
   test("usageRatios, 0 for an infinite limit", () => {

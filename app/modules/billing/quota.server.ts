@@ -154,6 +154,11 @@ export function canCreateFolder(usage: Usage) {
   return usage.folderCount < usage.limits.maxFolders;
 }
 
+/** Whether inviting friends can still raise a free sender's folder limit (the bonus is capped). */
+export function invitesAddFolders(usage: Usage) {
+  return usage.tier === "free" && usage.bonus.folders < LIMITS.referral.maxBonusFolders;
+}
+
 /** Share of each limit in use (0 when the limit is infinite; above 1 when over the limit). */
 export function usageRatios(usage: Usage) {
   return {

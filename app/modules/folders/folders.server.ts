@@ -137,7 +137,7 @@ export function updateFolder(userId: number, folderId: number, input: FolderInpu
 
 /**
  * A folder over its size limit is paused with `storage_exceeded`; once it
- * fits again (files removed or sent) it resumes by itself.
+ * fits again (files removed) it resumes by itself.
  */
 const folderWithTimeZone = prepareOnce((database) =>
   database
@@ -173,8 +173,15 @@ export function reconcileStoragePause(folderId: number) {
 }
 
 /**
+ * Send Now is disabled while a folder is paused (docs/product-rules.md, Folders and items),
+ * so removing files is the only way out to offer.
+ */
+const STORAGE_PAUSE_ADVICE =
+  "This folder is paused because it is over its storage limit. Remove files until it fits: delivery then resumes by itself.";
+
+/**
  * Pauses or resumes. A folder paused because it is over its storage limit
- * resumes only once it fits again (files removed or sent).
+ * resumes only once it fits again (files removed).
  */
 export function togglePause(userId: number, folderId: number): Folder {
   return writeTransaction((tx) => {
@@ -182,9 +189,7 @@ export function togglePause(userId: number, folderId: number): Folder {
     if (folder.isPaused && folder.pauseReason === "storage_exceeded") {
       const size = folderContentSize(folder.id);
       if (size > folderSizeLimit(recipientsOf(folder))) {
-        throw new FolderRuleError(
-          "This folder is paused because it is over its storage limit. Remove files or send it to resume delivery.",
-        );
+        throw new FolderRuleError(STORAGE_PAUSE_ADVICE);
       }
     }
     const resuming = folder.isPaused;

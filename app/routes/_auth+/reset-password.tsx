@@ -8,6 +8,7 @@ import {
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
+import { EmailLinkRequestForm } from "~/components/email-link-request-form";
 import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { passkeysOfResetToken, resetPassword } from "~/modules/accounts/accounts.server";
 import { ResetPasswordSchema } from "~/modules/accounts/user-validation";
@@ -21,19 +22,21 @@ export const meta: MetaFunction = () => [
 ];
 
 /**
- * Reading the link changes nothing; the token is checked when the form is
- * sent. The form lists the account's passkeys, each ticked for removal: a
+ * Reading the link changes nothing. A dead link says so at once and offers a
+ * new one; the token is checked again when the form is sent. The address is
+ * not filled in: an old link must not tell its finder whose it was
+ * (docs/decisions/0133-reset-link-checked-on-open.md). The form lists the account's passkeys, each ticked for removal: a
  * reset evicts everyone, and a passkey someone else added would outlive it.
  * docs/decisions/0108-password-reset-evicts-everyone.md.
  */
 export async function loader({ request }: LoaderFunctionArgs) {
   const token = new URL(request.url).searchParams.get("token") || null;
-  const passkeys = token ? passkeysOfResetToken(token) : [];
+  const passkeys = token ? passkeysOfResetToken(token) : null;
   const day = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeZone: "UTC" });
   return data(
     {
-      token,
-      passkeys: passkeys.map((key) => ({
+      token: passkeys ? token : null,
+      passkeys: (passkeys ?? []).map((key) => ({
         id: key.id,
         name: key.name,
         added: day.format(key.createdAt),
@@ -102,11 +105,22 @@ export default function ResetPasswordPage() {
     return (
       <AuthCard
         title="Reset your password"
-        description={<p role="alert">This reset link is invalid. Please request a new one.</p>}
+        description={<p role="alert">{EXPIRED_MESSAGE}</p>}
+        footer={
+          <p>
+            Remembered it?{" "}
+            <Link to="/login" className={authLinkClass}>
+              Log In
+            </Link>
+          </p>
+        }
       >
-        <Link to="/forgot-password" className="btn-primary w-full">
-          Request a new link
-        </Link>
+        <EmailLinkRequestForm
+          id="new-reset-link"
+          action="/forgot-password"
+          lastResult={null}
+          submitLabel="Send a new link"
+        />
       </AuthCard>
     );
   }

@@ -5,12 +5,12 @@ import {
   type LoaderFunctionArgs,
   type MetaFunction,
 } from "@remix-run/node";
-import { useActionData, useLoaderData } from "@remix-run/react";
+import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { DashboardPage } from "~/components/dashboard";
 import { FolderForm, NEW_FOLDER_VALUES } from "~/components/folder-form";
 import { Dialog } from "~/components/ui/dialog";
 import { requireUser } from "~/modules/accounts/session.server";
-import { canCreateFolder, getUsage } from "~/modules/billing/quota.server";
+import { canCreateFolder, getUsage, invitesAddFolders } from "~/modules/billing/quota.server";
 import { loadDashboardPage } from "~/modules/dashboard/dashboard.server";
 import { suppressedAddressRefusal } from "~/modules/deliverability/suppression-notices.server";
 import { folderSchema } from "~/modules/folders/folder-validation";
@@ -35,17 +35,15 @@ function returnToOf(request: Request) {
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const usage = getUsage(user.id);
-  if (!canCreateFolder(usage)) {
-    throw await redirectWithToast("/", {
-      title: "Folder Limit Reached",
-      description: folderLimitMessage(usage.limits.maxFolders),
-      variant: "destructive",
-    });
-  }
+  // At the limit, New opens the ways past it in place of the form, not a bounce back.
+  const limitReached = canCreateFolder(usage)
+    ? null
+    : { message: folderLimitMessage(usage.limits.maxFolders), invite: invitesAddFolders(usage) };
   return {
     dashboard: await loadDashboardPage(request, user),
     frequencies: allowedFrequencies(user.id),
     returnTo: returnToOf(request),
+    limitReached,
   };
 }
 
@@ -86,9 +84,28 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function NewFolder() {
-  const { dashboard, frequencies, returnTo } = useLoaderData<typeof loader>();
+  const { dashboard, frequencies, returnTo, limitReached } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const closeTo = returnTo ?? (dashboard.selected ? `/folders/${dashboard.selected.id}` : "/");
+  if (limitReached) {
+    return (
+      <DashboardPage data={dashboard}>
+        <Dialog title="Folder Limit Reached" closeTo={closeTo}>
+          <p className="text-sm text-stone-700">{limitReached.message}</p>
+          <div className="mt-6 flex flex-col gap-3 sm:flex-row sm:justify-end">
+            {limitReached.invite ? (
+              <Link to="/invite" className="btn-secondary">
+                Invite friends
+              </Link>
+            ) : null}
+            <Link to="/upgrade" className="btn-primary">
+              Upgrade to Premium
+            </Link>
+          </div>
+        </Dialog>
+      </DashboardPage>
+    );
+  }
   return (
     <DashboardPage data={dashboard}>
       <Dialog title="Folder Details" closeTo={closeTo}>
