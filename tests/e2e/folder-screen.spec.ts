@@ -88,7 +88,6 @@ for (const width of [375, 768, 1024, 1280]) {
     const folder = createFolderRow(user.id, { name: "A folder with a rather long name" });
     await page.setViewportSize({ width, height: 800 });
     await page.goto(`/folders/${folder.id}`);
-    await openMoreMenu(page);
     const tall = await page.evaluate(() =>
       [...document.querySelectorAll<HTMLElement>(".btn-primary, .btn-secondary")]
         .filter((pill) => pill.checkVisibility())
