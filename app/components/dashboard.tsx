@@ -186,7 +186,7 @@ function SendNowButton({ folder, senderPaused }: { folder: Folder; senderPaused:
     );
   }
   return (
-    <div className="flex max-w-[14rem] flex-col">
+    <div className="flex max-w-[14rem] flex-col items-start">
       <button
         type="button"
         disabled
@@ -213,11 +213,13 @@ function MoreMenu({ folder }: { folder: Folder }) {
   const menu = useDetailsMenu();
   const pauseLabel = folder.isPaused ? "Resume Delivery" : "Pause Delivery";
   return (
-    <details ref={menu} className="relative">
+    // Not positioned itself: on a phone the menu spans the row of buttons, wherever "More" wrapped
+    // to, so it never opens past the screen's edge; from `sm` it opens under "More".
+    <details ref={menu}>
       <summary className="btn-secondary cursor-pointer list-none [&::-webkit-details-marker]:hidden">
         More
       </summary>
-      <div className="absolute right-0 z-30 mt-1 w-56 overflow-hidden rounded-xl border border-stone-200 bg-white py-1 shadow-lg">
+      <div className="absolute inset-x-0 z-30 mt-1 overflow-hidden rounded-xl border border-stone-200 bg-white py-1 shadow-lg sm:inset-x-auto sm:w-56">
         <DelegatedLink to={`/folders/${folder.id}/sent`} className={MORE_ENTRY} preventScrollReset>
           Sent
         </DelegatedLink>
@@ -300,7 +302,7 @@ function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
           ) : null}
         </div>
         <AddButtons folder={folder} />
-        <div className="flex flex-wrap items-start gap-2">
+        <div className="relative flex flex-wrap items-start gap-2">
           <SendNowButton folder={folder} senderPaused={data.sendingPause !== null} />
           <DelegatedLink
             to={`/folders/${folder.id}/preview`}
