@@ -14,6 +14,7 @@ test("Add comes first, then Send Now and Email Preview; the rest is behind More"
   page,
   login,
   javaScriptEnabled,
+  expectAccessible,
 }) => {
   const user = await login();
   const folder = createFolderRow(user.id, { name: "Family news" });
@@ -38,6 +39,7 @@ test("Add comes first, then Send Now and Email Preview; the rest is behind More"
 
   await openMoreMenu(page);
   for (const entry of rest) await expect(entry).toBeVisible();
+  await expectAccessible();
   if (javaScriptEnabled) {
     await page.keyboard.press("Escape");
     await expect(rest[0]!).toBeHidden();
