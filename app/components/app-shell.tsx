@@ -103,7 +103,11 @@ export function AppShell({ children }: { children: ReactNode }) {
     <div className="flex min-h-screen flex-col">
       <header className="border-b border-stone-200/70 bg-cream/95">
         <div className="mx-auto flex max-w-6xl flex-wrap items-center justify-between gap-3 px-4 py-3 sm:px-6">
-          <DelegatedLink to="/" className="text-brand-900" aria-label="Thoughtfully home">
+          <DelegatedLink
+            to="/"
+            className="flex min-h-11 items-center text-brand-900"
+            aria-label="Thoughtfully home"
+          >
             <Logo />
           </DelegatedLink>
           {/* On a phone the views take a row of their own below: the account menu stays at the

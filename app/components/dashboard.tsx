@@ -2,6 +2,7 @@ import { useLocation, useRouteLoaderData } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { AppShell } from "~/components/app-shell";
 import { DelegatedForm, DelegatedLink } from "~/components/delegated-navigation";
+import { useDetailsMenu } from "~/components/details-menu";
 import { FolderButton, FolderCards } from "~/components/folder-card";
 import { ItemList } from "~/components/item-list";
 import { useRefreshWhilePreviewsPending } from "~/components/pending-previews";
@@ -177,7 +178,7 @@ function SendNowButton({ folder, senderPaused }: { folder: Folder; senderPaused:
     return (
       <DelegatedLink
         to={`/folders/${folder.id}/confirm-send`}
-        className="btn-secondary px-3 py-1.5"
+        className="btn-secondary"
         preventScrollReset
       >
         Send Now
@@ -185,12 +186,12 @@ function SendNowButton({ folder, senderPaused }: { folder: Folder; senderPaused:
     );
   }
   return (
-    <div className="flex max-w-[14rem] flex-col">
+    <div className="flex max-w-[14rem] flex-col items-start">
       <button
         type="button"
         disabled
         aria-describedby={`send-now-blocker-${folder.id}`}
-        className="btn-secondary px-3 py-1.5"
+        className="btn-secondary"
       >
         Send Now
       </button>
@@ -201,78 +202,118 @@ function SendNowButton({ folder, senderPaused }: { folder: Folder; senderPaused:
   );
 }
 
+const MORE_ENTRY =
+  "flex min-h-11 w-full items-center px-4 text-left text-sm text-stone-800 hover:bg-stone-100 disabled:cursor-not-allowed disabled:opacity-50";
+
+/**
+ * The folder's less frequent actions, behind one "More" button: a <details>
+ * that opens without JavaScript (docs/decisions/0143-one-first-action-per-screen.md).
+ */
+function MoreMenu({ folder }: { folder: Folder }) {
+  const menu = useDetailsMenu();
+  const pauseLabel = folder.isPaused ? "Resume Delivery" : "Pause Delivery";
+  return (
+    // Not positioned itself: on a phone the menu spans the row of buttons, wherever "More" wrapped
+    // to, so it never opens past the screen's edge; from `sm` it opens under "More".
+    <details ref={menu}>
+      <summary className="btn-secondary cursor-pointer list-none [&::-webkit-details-marker]:hidden">
+        More
+      </summary>
+      <div className="absolute inset-x-0 z-30 mt-1 overflow-hidden rounded-xl border border-stone-200 bg-white py-1 shadow-lg sm:inset-x-auto sm:w-56">
+        <DelegatedLink to={`/folders/${folder.id}/sent`} className={MORE_ENTRY} preventScrollReset>
+          Sent
+        </DelegatedLink>
+        <ActionButton
+          folderId={folder.id}
+          intent="toggle-pause"
+          label={pauseLabel}
+          className={MORE_ENTRY}
+          disabled={folder.isUnsubscribed}
+        >
+          {pauseLabel}
+        </ActionButton>
+        <DelegatedLink to={`/folders/${folder.id}/edit`} className={MORE_ENTRY} preventScrollReset>
+          Folder Settings
+        </DelegatedLink>
+        <DelegatedLink
+          to={`/folders/${folder.id}/recipients`}
+          className={MORE_ENTRY}
+          preventScrollReset
+        >
+          Recipients
+        </DelegatedLink>
+        <DelegatedLink
+          to={`/folders/${folder.id}/delete`}
+          className={`${MORE_ENTRY} text-red-700`}
+          preventScrollReset
+        >
+          Delete Folder
+        </DelegatedLink>
+      </div>
+    </details>
+  );
+}
+
+function AddButtons({ folder }: { folder: Folder }) {
+  return (
+    <div className="grid grid-cols-2 gap-2 sm:grid-cols-4">
+      {ADD_BUTTONS.map(([type, label]) =>
+        folder.isUnsubscribed ? (
+          <span
+            key={type}
+            aria-disabled="true"
+            className="btn-primary cursor-not-allowed opacity-50"
+          >
+            {label}
+          </span>
+        ) : (
+          <DelegatedLink
+            key={type}
+            to={`/folders/${folder.id}/add/${type}`}
+            className="btn-primary"
+            preventScrollReset
+          >
+            {label}
+          </DelegatedLink>
+        ),
+      )}
+    </div>
+  );
+}
+
+/** The folder: first what is done most, adding; then sending; the rest behind "More". */
 function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
   useRefreshWhilePreviewsPending(data.items.some((item) => "previewPending" in item));
   const ratio = folder.totalSize / folder.maxSize;
   const autoPaused = folder.pauseReason === "storage_exceeded";
-  const buttonClass = "btn-secondary px-3 py-1.5";
   return (
     <section aria-labelledby="folder-heading" className="space-y-5">
-      <div className="rounded-2xl border border-stone-200 bg-white p-5 shadow-sm">
-        <div className="flex flex-wrap items-start justify-between gap-3">
-          <div className="min-w-0">
-            <h2
-              id="folder-heading"
-              className="break-words font-serif text-2xl font-semibold text-stone-900"
-            >
-              {folder.name}
-            </h2>
-            <p className="mt-1 text-sm text-stone-700">{folder.recipientLabel}</p>
-            {folder.unsubscribedCount > 0 ? (
-              <p className="mt-0.5 text-sm text-amber-800">
-                {folder.unsubscribedCount} unsubscribed
-              </p>
-            ) : null}
-          </div>
-          <div className="flex flex-wrap gap-2">
-            <DelegatedLink
-              to={`/folders/${folder.id}/preview`}
-              className={buttonClass}
-              preventScrollReset
-            >
-              Email Preview
-            </DelegatedLink>
-            <DelegatedLink
-              to={`/folders/${folder.id}/sent`}
-              className={buttonClass}
-              preventScrollReset
-            >
-              Sent
-            </DelegatedLink>
-            <ActionButton
-              folderId={folder.id}
-              intent="toggle-pause"
-              label={folder.isPaused ? "Resume Delivery" : "Pause Delivery"}
-              className={buttonClass}
-              disabled={folder.isUnsubscribed}
-            >
-              {folder.isPaused ? "Resume Delivery" : "Pause Delivery"}
-            </ActionButton>
-            <SendNowButton folder={folder} senderPaused={data.sendingPause !== null} />
-            <DelegatedLink
-              to={`/folders/${folder.id}/edit`}
-              className={buttonClass}
-              preventScrollReset
-            >
-              Folder Settings
-            </DelegatedLink>
-            <DelegatedLink
-              to={`/folders/${folder.id}/recipients`}
-              className={buttonClass}
-              preventScrollReset
-            >
-              Recipients
-            </DelegatedLink>
-            <DelegatedLink
-              to={`/folders/${folder.id}/delete`}
-              className={`${buttonClass} text-red-700`}
-              preventScrollReset
-            >
-              Delete Folder
-            </DelegatedLink>
-          </div>
+      <div className="space-y-4 rounded-2xl border border-stone-200 bg-white p-5 shadow-sm">
+        <div className="min-w-0">
+          <h2
+            id="folder-heading"
+            className="break-words font-serif text-2xl font-semibold text-stone-900"
+          >
+            {folder.name}
+          </h2>
+          <p className="mt-1 text-sm text-stone-700">{folder.recipientLabel}</p>
+          {folder.unsubscribedCount > 0 ? (
+            <p className="mt-0.5 text-sm text-amber-800">{folder.unsubscribedCount} unsubscribed</p>
+          ) : null}
         </div>
-        <dl className="mt-4 grid gap-3 text-sm sm:grid-cols-3">
+        <AddButtons folder={folder} />
+        <div className="relative flex flex-wrap items-start gap-2">
+          <SendNowButton folder={folder} senderPaused={data.sendingPause !== null} />
+          <DelegatedLink
+            to={`/folders/${folder.id}/preview`}
+            className="btn-secondary"
+            preventScrollReset
+          >
+            Email Preview
+          </DelegatedLink>
+          <MoreMenu folder={folder} />
+        </div>
+        <dl className="grid gap-3 text-sm sm:grid-cols-3">
           <div>
             <dt className="text-stone-600">Schedule</dt>
             <dd className="font-medium text-stone-900">
@@ -290,7 +331,7 @@ function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
             </dd>
           </div>
         </dl>
-        <div className="mt-4 text-xs text-stone-700">
+        <div className="text-xs text-stone-700">
           <p>
             {formatBytes(folder.totalSize)} of {formatBytes(folder.maxSize)}
             {autoPaused ? (
@@ -299,28 +340,6 @@ function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
           </p>
           <Bar ratio={ratio} label="Folder size" />
         </div>
-      </div>
-      <div className="grid grid-cols-2 gap-2 sm:grid-cols-4">
-        {ADD_BUTTONS.map(([type, label]) =>
-          folder.isUnsubscribed ? (
-            <span
-              key={type}
-              aria-disabled="true"
-              className="btn-secondary cursor-not-allowed opacity-50"
-            >
-              {label}
-            </span>
-          ) : (
-            <DelegatedLink
-              key={type}
-              to={`/folders/${folder.id}/add/${type}`}
-              className="btn-secondary"
-              preventScrollReset
-            >
-              {label}
-            </DelegatedLink>
-          ),
-        )}
       </div>
       <ItemList folderId={folder.id} items={data.items} pagination={data.pagination} />
     </section>

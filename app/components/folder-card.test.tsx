@@ -12,13 +12,14 @@ function folder(id: number, overrides: Partial<FolderSummary> = {}): FolderSumma
   return {
     id,
     name: `Folder ${id}`,
-    recipientLabel: "2 recipients",
+    recipientLabel: "Mum <mum@example.com>",
+    recipientCountLabel: "2 recipients",
     isPaused: false,
     pauseReason: null,
     isUnsubscribed: false,
     unsubscribedCount: 0,
     frequencyLabel: "Weekly",
-    nextLabel: "2 days",
+    nextLabel: "Mon 30 Nov",
     scheduleLine: "Weekly on Monday at 00:01",
     itemCount: 3,
     totalSize: 2048,
@@ -69,7 +70,7 @@ describe("FolderCards", () => {
       "2 recipients",
       "Folder 1",
       "Weekly · 3 items · 2.0 KB",
-      "Next: 2 days",
+      "Next: Mon 30 Nov",
     ]);
   });
 
@@ -122,10 +123,10 @@ describe("FolderCards", () => {
   test("whatever a sender typed stays text: no element or attribute is added", () => {
     const [plain] = parseList([folder(1)]);
     fc.assert(
-      fc.property(fc.record({ name: hostileText, recipientLabel: hostileText }), (typed) => {
+      fc.property(fc.record({ name: hostileText, recipientCountLabel: hostileText }), (typed) => {
         const [card] = parseList([folder(1, typed)]);
         expect(card!.tags).toEqual(plain!.tags);
-        expect(card!.lines.slice(0, 2)).toEqual([typed.recipientLabel, typed.name]);
+        expect(card!.lines.slice(0, 2)).toEqual([typed.recipientCountLabel, typed.name]);
         expect(card!.button("move-up").attribs["aria-label"]).toBe(`Move ${typed.name} up`);
         expect(card!.all("summary")[0]!.attribs["aria-label"]).toBe(`Actions for ${typed.name}`);
       }),

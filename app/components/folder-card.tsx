@@ -11,14 +11,15 @@ import { formatBytes, pluralize } from "~/utils/format";
  * (docs/decisions/0082-react-only-cards.md).
  */
 
+// 44×44: a thumb's width (docs/decisions/0144-every-control-thumb-sized.md).
 const FOLDER_ICON_BUTTON =
-  "rounded-md p-1.5 text-stone-600 hover:bg-stone-200 hover:text-stone-900 disabled:cursor-not-allowed disabled:opacity-30";
+  "inline-flex h-11 w-11 items-center justify-center rounded-md text-stone-600 hover:bg-stone-200 hover:text-stone-900 disabled:cursor-not-allowed disabled:opacity-30";
 
 const MENU_ITEM =
   "flex min-h-11 w-full items-center px-3 text-left text-sm text-stone-800 hover:bg-stone-100";
 
 const MENU_SUMMARY =
-  "cursor-pointer list-none rounded-md p-1.5 text-stone-600 hover:bg-stone-200 [&::-webkit-details-marker]:hidden";
+  "flex h-11 w-11 cursor-pointer list-none items-center justify-center rounded-md text-stone-600 hover:bg-stone-200 [&::-webkit-details-marker]:hidden";
 
 function Icon({ path }: { path: string }) {
   return (
@@ -111,7 +112,7 @@ export function FolderCard({ folder, place }: { folder: FolderSummary; place: Fo
           aria-current={place.selected ? "page" : undefined}
           className="min-w-0 flex-1"
         >
-          <p className="truncate text-xs text-stone-600">{folder.recipientLabel}</p>
+          <p className="truncate text-xs text-stone-600">{folder.recipientCountLabel}</p>
           <p className="truncate font-semibold text-stone-900">{folder.name}</p>
           <p className="mt-1 text-xs text-stone-600">
             {`${folder.frequencyLabel} · ${pluralize(folder.itemCount, "item")} · ${formatBytes(folder.totalSize)}`}

@@ -51,8 +51,6 @@ export const NEW_FOLDER_VALUES: FolderFormValues = {
 
 const selectClass =
   "mt-1 block w-full rounded-lg border border-stone-300 bg-white px-3 py-2 text-stone-900";
-const smallButton =
-  "rounded-lg border border-stone-300 bg-white px-3 py-1.5 text-sm font-medium text-stone-800 hover:bg-stone-100";
 
 /**
  * The Folder Details form for create and edit. Adding and removing recipient
@@ -143,7 +141,7 @@ export function FolderForm({
               {rows.length > 1 ? (
                 <button
                   {...form.remove.getButtonProps({ name: fields.recipients.name, index })}
-                  className={`${smallButton} sm:mt-6`}
+                  className="btn-small sm:mt-6"
                   aria-label={`Remove recipient ${index + 1}`}
                 >
                   Remove
@@ -160,7 +158,7 @@ export function FolderForm({
               defaultValue: { name: "", email: "" },
             })}
             onClick={() => setFocusNewRow(true)}
-            className={smallButton}
+            className="btn-small"
           >
             Add recipient
           </button>

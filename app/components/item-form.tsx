@@ -33,8 +33,6 @@ import { pluralize } from "~/utils/format";
 
 const textareaClass =
   "mt-1 block w-full rounded-lg border border-stone-300 bg-white px-3 py-2 text-stone-900";
-const smallButton =
-  "rounded-lg border border-stone-300 bg-white px-3 py-1.5 text-sm font-medium text-stone-800 hover:bg-stone-100";
 
 /** "Mum", "Mum and Dad", or "this group" (the prompt names the recipients: docs/product-rules.md, Folders and items). */
 export function recipientPhrase(names: string[]) {
@@ -189,7 +187,7 @@ export function ItemForm({
               {urls.length > 1 ? (
                 <button
                   {...form.remove.getButtonProps({ name: fields.urls.name, index })}
-                  className={smallButton}
+                  className="btn-small"
                   aria-label={`Remove link ${index + 1}`}
                 >
                   Remove
@@ -201,7 +199,7 @@ export function ItemForm({
           {urls.length < LIMITS.item.maxLinks ? (
             <button
               {...form.insert.getButtonProps({ name: fields.urls.name, defaultValue: "" })}
-              className={smallButton}
+              className="btn-small"
             >
               Add another link
             </button>

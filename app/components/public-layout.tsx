@@ -9,7 +9,11 @@ export function PublicHeader() {
         aria-label="Main"
         className="mx-auto flex max-w-6xl flex-wrap items-center justify-between gap-3 px-4 py-4 sm:px-6"
       >
-        <Link to="/" className="text-brand-900" aria-label="Thoughtfully home">
+        <Link
+          to="/"
+          className="flex min-h-11 items-center text-brand-900"
+          aria-label="Thoughtfully home"
+        >
           <Logo />
         </Link>
         <div className="flex items-center gap-1.5 sm:gap-2">
@@ -25,19 +29,21 @@ export function PublicHeader() {
   );
 }
 
+const FOOTER_LINK = "inline-flex min-h-11 items-center hover:text-stone-900 hover:underline";
+
 export function SiteFooter() {
   return (
     <footer className="border-t border-stone-200/70">
       <div className="mx-auto flex max-w-6xl flex-col items-center justify-between gap-3 px-4 py-8 text-sm text-stone-600 sm:flex-row sm:px-6">
         <p>© 2025 Thoughtfully · Produced by a small studio</p>
         <nav aria-label="Footer" className="flex gap-5">
-          <Link to="/privacy-policy" className="hover:text-stone-900 hover:underline">
+          <Link to="/privacy-policy" className={FOOTER_LINK}>
             Privacy Policy
           </Link>
-          <Link to="/support" className="hover:text-stone-900 hover:underline">
+          <Link to="/support" className={FOOTER_LINK}>
             Support
           </Link>
-          <Link to="/chrome-extension" className="hover:text-stone-900 hover:underline">
+          <Link to="/chrome-extension" className={FOOTER_LINK}>
             Chrome Extension
           </Link>
         </nav>

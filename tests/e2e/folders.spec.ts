@@ -1,6 +1,7 @@
 import { expect, test } from "./fixtures";
 import { createFolderRow, createUser, foldersOf } from "./support/accounts";
 import { whileDatabaseRefuses } from "./support/database-faults";
+import { openMoreMenu } from "./support/folder-screen";
 import { createItemRow, itemsOf } from "./support/items";
 
 const MB = 1024 * 1024;
@@ -77,6 +78,7 @@ test.describe("folders", () => {
     createFolderRow(user.id, { name: "Second", sortOrder: 1 });
 
     await page.goto(`/folders/${first.id}`);
+    await openMoreMenu(page);
     await page.getByRole("link", { name: "Folder Settings" }).click();
     const dialog = page.getByRole("dialog", { name: "Folder Details" });
     await expect(dialog.getByLabel("Folder name")).toHaveValue("First");
@@ -85,9 +87,11 @@ test.describe("folders", () => {
     await expect(page.getByText("Folder settings updated successfully!")).toBeVisible();
     await expect(page.getByRole("heading", { level: 2, name: "Renamed" })).toBeVisible();
 
-    await page.getByRole("button", { name: "Pause Delivery" }).first().click();
+    await openMoreMenu(page);
+    await page.getByRole("button", { name: "Pause Delivery" }).click();
     await expect(page.getByText("Delivery paused")).toBeVisible();
     expect(foldersOf(user.id)[0]?.isPaused).toBe(true);
+    await openMoreMenu(page);
     await page.getByRole("button", { name: "Resume Delivery" }).click();
     await expect(page.getByText("Delivery resumed")).toBeVisible();
     expect(foldersOf(user.id)[0]?.isPaused).toBe(false);
@@ -98,7 +102,8 @@ test.describe("folders", () => {
     expect(foldersOf(user.id).map((folder) => folder.name)).toEqual(["Second", "Renamed"]);
     await expect(page.getByRole("button", { name: "Move Renamed down" })).toBeDisabled();
 
-    await page.getByRole("link", { name: "Delete Folder" }).first().click();
+    await openMoreMenu(page);
+    await page.getByRole("link", { name: "Delete Folder" }).click();
     const confirm = page.getByRole("dialog");
     await expect(
       confirm.getByText(
@@ -107,7 +112,8 @@ test.describe("folders", () => {
     ).toBeVisible();
     await confirm.getByRole("link", { name: "Back" }).click();
     await expect(page.getByRole("dialog")).toHaveCount(0);
-    await page.getByRole("link", { name: "Delete Folder" }).first().click();
+    await openMoreMenu(page);
+    await page.getByRole("link", { name: "Delete Folder" }).click();
     await page.getByRole("dialog").getByRole("button", { name: "Delete Folder" }).click();
     await expect(page.getByText("Folder deleted")).toBeVisible();
     expect(foldersOf(user.id).map((folder) => folder.name)).toEqual(["Second"]);
@@ -125,6 +131,7 @@ test.describe("folders", () => {
     createItemRow(folder.id, { type: "photo", title: "Big photos", fileSizes: [6 * MB, 6 * MB] });
     await page.goto(`/folders/${folder.id}`);
     await expect(page.getByText("Folder Auto-Paused")).toBeVisible();
+    await openMoreMenu(page);
     await page.getByRole("button", { name: "Resume Delivery" }).click();
     await expect(page.getByText("Failed to update folder status")).toBeVisible();
     // The advice names only what works: Send Now stays disabled while the folder is paused.
@@ -177,7 +184,8 @@ test.describe("folders", () => {
       await expect(page.getByText("Failed to delete item")).toBeVisible();
       expect(itemsOf(first.id).map((item) => item.title)).toEqual(["Tea party", "Garden"]);
 
-      await page.getByRole("link", { name: "Delete Folder" }).first().click();
+      await openMoreMenu(page);
+      await page.getByRole("link", { name: "Delete Folder" }).click();
       await page.getByRole("dialog").getByRole("button", { name: "Delete Folder" }).click();
       await expect(page.getByText("Failed to delete folder")).toBeVisible();
       await expect(page).toHaveURL(`/folders/${first.id}`);

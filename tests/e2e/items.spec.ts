@@ -7,6 +7,7 @@ import { securityRejections } from "#db/schema";
 import { expect, test } from "./fixtures";
 import { createFolderRow, createUser, signIn, testDb } from "./support/accounts";
 import { whileDatabaseRefuses } from "./support/database-faults";
+import { openMoreMenu } from "./support/folder-screen";
 import {
   createItemRow,
   createItemRows,
@@ -539,6 +540,7 @@ test.describe("content items", () => {
 
     await page.goto(`/folders/${folder.id}`);
     await markDocument(page);
+    await openMoreMenu(page);
     await page
       .locator("section[aria-labelledby=folder-heading]")
       .getByRole("button", { name: "Pause Delivery" })

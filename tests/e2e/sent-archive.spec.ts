@@ -10,6 +10,7 @@ import {
 } from "#db/schema";
 import { expect, test } from "./fixtures";
 import { createFolderRow, createUser, signIn, testDb, uniqueEmail } from "./support/accounts";
+import { openMoreMenu } from "./support/folder-screen";
 import { writeStoredFile } from "./support/items";
 
 /**
@@ -113,6 +114,7 @@ test.describe("the sent archive", () => {
     const { user, folder, mum, dad } = await sentIssue();
     await signIn(context, user.id, baseURL!);
     await page.goto(`/folders/${folder.id}`);
+    await openMoreMenu(page);
     await page.getByRole("link", { name: "Sent", exact: true }).click();
     const dialog = page.getByRole("dialog", { name: 'Sent from "Family"' });
     await expect(dialog.getByText("2 items · 1 delivered · 1 skipped (left)")).toBeVisible();

@@ -3,6 +3,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import { emailUnsubscribes, folderRecipientStates, folders, resubscribeRefusals } from "#db/schema";
 import { expect, test } from "./fixtures";
 import { createFolderRow, createUser, signIn, testDb, uniqueEmail } from "./support/accounts";
+import { openMoreMenu } from "./support/folder-screen";
 import { linkIn, mailsTo, waitForMail } from "./support/mail";
 
 /**
@@ -289,6 +290,7 @@ test.describe("unsubscribe and re-subscribe", () => {
     await signIn(context, sender.id, baseURL!);
     await page.goto(`/folders/${folder.id}`);
     await expect(page.getByText("1 unsubscribed")).toBeVisible();
+    await openMoreMenu(page);
     await page.getByRole("link", { name: "Recipients", exact: true }).click();
     const dialog = page.getByRole("dialog", { name: 'Recipients of "Family news"' });
     await expect(dialog).toBeVisible();

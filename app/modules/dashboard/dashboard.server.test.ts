@@ -126,6 +126,35 @@ describe("loadDashboard", () => {
       .run();
     expect(loadDashboard(user, folder.id).folders[0]!.recipientLabel).toBe("No active recipients");
   });
+
+  test("a folder card counts its recipients, one included, and names the next delivery's day", () => {
+    const user = createUser(db, { timeZone: "Pacific/Kiritimati" });
+    const nextSendAt = new Date(Date.now() + 3 * 86_400_000);
+    createFolder(db, user.id, { name: "Mum only", sortOrder: 0, nextSendAt });
+    createFolder(db, user.id, {
+      name: "Both",
+      sortOrder: 1,
+      recipients: [
+        { name: "Mum", email: "mum@example.com" },
+        { name: "Dad", email: "dad@example.com" },
+      ],
+    });
+    createFolder(db, user.id, { name: "Resting", sortOrder: 2, isPaused: true });
+    const folders = loadDashboard(user, null).folders;
+    expect(folders.map((folder) => folder.recipientCountLabel)).toEqual([
+      "1 recipient",
+      "2 recipients",
+      "1 recipient",
+    ]);
+    const day = new Intl.DateTimeFormat("en-GB", {
+      timeZone: "Pacific/Kiritimati",
+      weekday: "short",
+      day: "numeric",
+      month: "short",
+    }).format(nextSendAt);
+    expect(folders[0]!.nextLabel).toBe(day);
+    expect(folders[2]!.nextLabel).toBe("Paused");
+  });
 });
 
 describe("loadDashboardPage", () => {

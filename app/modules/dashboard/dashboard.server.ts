@@ -17,6 +17,7 @@ import {
 import { deliveryLabels, scheduleLine } from "~/modules/folders/schedule.server";
 import { type ListedItem, listItems } from "~/modules/items/items.server";
 import { unsubscribedCounts } from "~/modules/recipients/recipients.server";
+import { pluralize } from "~/utils/format";
 
 /**
  * Everything the dashboard shows, in a constant number of queries whatever
@@ -36,6 +37,15 @@ function recipientLabel(recipients: { name: string; email: string }[], unsubscri
   return only!.name && only!.name !== "recipient" ? `${only!.name} <${only!.email}>` : only!.email;
 }
 
+/**
+ * A folder card's recipients line: a count for every folder, one recipient
+ * included, so the cards read alike (docs/decisions/0145-folder-cards-read-the-same.md).
+ */
+function recipientCountLabel(recipientCount: number, unsubscribedCount: number) {
+  if (recipientCount === 0 || unsubscribedCount >= recipientCount) return "No active recipients";
+  return pluralize(recipientCount, "recipient");
+}
+
 function folderSummary(
   folder: Folder,
   stats: { itemCount: number; totalSize: number },
@@ -48,6 +58,7 @@ function folderSummary(
     id: folder.id,
     name: folder.name,
     recipientLabel: recipientLabel(recipients, unsubscribedCount),
+    recipientCountLabel: recipientCountLabel(recipients.length, unsubscribedCount),
     isPaused: folder.isPaused,
     pauseReason: folder.pauseReason,
     isUnsubscribed: folder.isUnsubscribed,

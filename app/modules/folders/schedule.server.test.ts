@@ -241,36 +241,38 @@ describe("occurrenceKey", () => {
 describe("nextDeliveryLabel", () => {
   const now = at("2026-11-23T10:00Z"); // Monday
 
-  test("counts calendar days in the user's zone", () => {
+  test("names the delivery's day in the user's zone, the same shape near or far", () => {
     expect(nextDeliveryLabel(null, "UTC", now)).toBe("Not scheduled");
-    expect(nextDeliveryLabel(at("2026-11-23T23:59Z"), "UTC", now)).toBe("Today");
-    expect(nextDeliveryLabel(at("2026-11-24T00:01Z"), "UTC", now)).toBe("Tomorrow");
-    expect(nextDeliveryLabel(at("2026-11-25T00:01Z"), "UTC", now)).toBe("2 days");
-    expect(nextDeliveryLabel(at("2026-11-30T00:01Z"), "UTC", now)).toBe("7 days");
-    expect(nextDeliveryLabel(at("2026-12-01T00:01Z"), "UTC", now)).toBe("Dec 1");
-    expect(nextDeliveryLabel(at("2026-12-03T00:01Z"), "UTC", now)).toBe("Dec 3");
+    expect(nextDeliveryLabel(at("2026-11-23T23:59Z"), "UTC", now)).toBe("Mon 23 Nov");
+    expect(nextDeliveryLabel(at("2026-11-24T00:01Z"), "UTC", now)).toBe("Tue 24 Nov");
+    expect(nextDeliveryLabel(at("2026-11-25T00:01Z"), "UTC", now)).toBe("Wed 25 Nov");
+    expect(nextDeliveryLabel(at("2026-11-30T00:01Z"), "UTC", now)).toBe("Mon 30 Nov");
+    expect(nextDeliveryLabel(at("2026-12-01T00:01Z"), "UTC", now)).toBe("Tue 1 Dec");
+    expect(nextDeliveryLabel(at("2026-12-03T00:01Z"), "UTC", now)).toBe("Thu 3 Dec");
   });
 
   test("uses the zone, not UTC", () => {
     // 00:01 Tuesday in Kiritimati is 10:01 UTC on Monday; 10:00 UTC Monday is Tuesday 00:00 there.
-    expect(nextDeliveryLabel(at("2026-11-23T10:01Z"), "Pacific/Kiritimati", now)).toBe("Today");
-    expect(nextDeliveryLabel(at("2026-11-23T10:01Z"), "UTC", now)).toBe("Today");
-    expect(nextDeliveryLabel(at("2026-11-24T05:01Z"), "America/New_York", now)).toBe("Tomorrow");
-    expect(nextDeliveryLabel(at("2026-12-03T05:01Z"), "America/New_York", now)).toBe("Dec 3");
+    expect(nextDeliveryLabel(at("2026-11-23T10:01Z"), "Pacific/Kiritimati", now)).toBe(
+      "Tue 24 Nov",
+    );
+    expect(nextDeliveryLabel(at("2026-11-23T10:01Z"), "UTC", now)).toBe("Mon 23 Nov");
+    expect(nextDeliveryLabel(at("2026-11-24T05:01Z"), "America/New_York", now)).toBe("Tue 24 Nov");
+    expect(nextDeliveryLabel(at("2026-12-03T05:01Z"), "America/New_York", now)).toBe("Thu 3 Dec");
   });
 
-  test("an overdue delivery reads Today", () => {
-    expect(nextDeliveryLabel(at("2026-11-22T00:01Z"), "UTC", now)).toBe("Today");
+  test("an overdue delivery reads as today, never as a past day", () => {
+    expect(nextDeliveryLabel(at("2026-11-22T00:01Z"), "UTC", now)).toBe("Mon 23 Nov");
   });
 
   test("a page's labels read the same instant in each folder's zone, whatever was asked before", () => {
     const instant = at("2026-11-24T05:01Z");
     for (let round = 0; round < 2; round++) {
-      expect(deliveryLabels("Pacific/Kiritimati", now)(instant)).toBe("Today");
-      expect(deliveryLabels("America/New_York", now)(instant)).toBe("Tomorrow");
-      expect(deliveryLabels("America/Los_Angeles", now)(instant)).toBe("Today");
-      expect(deliveryLabels("UTC", now)(instant)).toBe("Tomorrow");
-      expect(deliveryLabels("UTC", at("2026-11-24T09:00Z"))(instant)).toBe("Today");
+      expect(deliveryLabels("Pacific/Kiritimati", now)(instant)).toBe("Tue 24 Nov");
+      expect(deliveryLabels("America/New_York", now)(instant)).toBe("Tue 24 Nov");
+      expect(deliveryLabels("America/Los_Angeles", now)(instant)).toBe("Mon 23 Nov");
+      expect(deliveryLabels("UTC", now)(instant)).toBe("Tue 24 Nov");
+      expect(deliveryLabels("UTC", at("2026-11-25T09:00Z"))(instant)).toBe("Wed 25 Nov");
     }
   });
 });

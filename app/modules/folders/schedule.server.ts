@@ -203,11 +203,11 @@ export function occurrenceKey(sendAt: Date): string {
   return `${new Date(minute).toISOString().slice(0, 16)}Z`;
 }
 
-const shortDateFormatters = new Map<string, Intl.DateTimeFormat>();
-
 /**
- * The next-delivery label (docs/product-rules.md, Folders and items), counted in calendar days in the
- * user's zone. A delivery already due (in the past, not yet sent) reads "Today".
+ * The next-delivery label (docs/product-rules.md, Folders and items): the
+ * delivery's day in the user's zone, as "Mon 30 Nov", the same shape for every
+ * folder (docs/decisions/0145-folder-cards-read-the-same.md). A delivery already
+ * due (in the past, not yet sent) reads as today.
  */
 export function nextDeliveryLabel(nextSend: Date | null, timeZone: string, now: Date): string {
   return deliveryLabels(timeZone, now)(nextSend);
@@ -233,21 +233,33 @@ function deliveryDayNumber(nextSend: Date, timeZone: string) {
   return day;
 }
 
+const SHORT_MONTHS = [
+  "Jan",
+  "Feb",
+  "Mar",
+  "Apr",
+  "May",
+  "Jun",
+  "Jul",
+  "Aug",
+  "Sep",
+  "Oct",
+  "Nov",
+  "Dec",
+];
+
+/** "Mon 30 Nov": a calendar day, so no time zone is involved any more. */
+function shortDayLabel(dayNum: number) {
+  const { weekday, day, month } = calendarDate(dayNum);
+  return `${WEEKDAYS[weekday - 1]!.slice(0, 3)} ${day} ${SHORT_MONTHS[month - 1]}`;
+}
+
 /** `nextDeliveryLabel` for a page of folders: today's date in the zone is read once, not per folder. */
 export function deliveryLabels(timeZone: string, now: Date) {
   const today = localDayNumber(now, timeZone);
   return (nextSend: Date | null): string => {
     if (!nextSend || Number.isNaN(nextSend.getTime())) return "Not scheduled";
-    const days = deliveryDayNumber(nextSend, timeZone) - today;
-    if (days <= 0) return "Today";
-    if (days === 1) return "Tomorrow";
-    if (days <= 7) return `${days} days`;
-    let formatter = shortDateFormatters.get(timeZone);
-    if (!formatter) {
-      formatter = new Intl.DateTimeFormat("en-US", { timeZone, month: "short", day: "numeric" });
-      shortDateFormatters.set(timeZone, formatter);
-    }
-    return formatter.format(nextSend);
+    return shortDayLabel(Math.max(deliveryDayNumber(nextSend, timeZone), today));
   };
 }
 

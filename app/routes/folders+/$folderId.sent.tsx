@@ -64,7 +64,7 @@ export default function SentIssues() {
               <li key={issue.id} className="py-3">
                 <Link
                   to={`/folders/${folderId}/sent/${issue.id}`}
-                  className="font-medium text-emerald-900 underline"
+                  className="inline-flex min-h-11 items-center font-medium text-emerald-900 underline"
                 >
                   {issue.sentAt}
                 </Link>
@@ -101,7 +101,10 @@ export default function SentIssues() {
           {pageCount > 1 ? (
             <nav aria-label="Sent pages" className="flex items-center justify-between text-sm">
               {page > 1 ? (
-                <Link to={pageLink(page - 1)} className="underline">
+                <Link
+                  to={pageLink(page - 1)}
+                  className="inline-flex min-h-11 items-center underline"
+                >
                   Newer
                 </Link>
               ) : (
@@ -111,7 +114,10 @@ export default function SentIssues() {
                 Page {page} of {pageCount}
               </span>
               {page < pageCount ? (
-                <Link to={pageLink(page + 1)} className="underline">
+                <Link
+                  to={pageLink(page + 1)}
+                  className="inline-flex min-h-11 items-center underline"
+                >
                   Older
                 </Link>
               ) : (
