@@ -400,13 +400,19 @@ export default function ProfileSettings() {
           tone="danger"
           description="Deleting your account removes your folders, their contents and every file at once. It cannot be undone."
         >
-          <Link
-            to="/profile/delete"
-            className="btn mt-4 bg-red-700 text-white hover:bg-red-800"
-            preventScrollReset
-          >
-            Delete Account
-          </Link>
+          <div className="mt-4 flex flex-wrap gap-2">
+            {/* A plain link: the ZIP is a download, not a page. */}
+            <a href="/profile/export" className="btn-secondary">
+              Download my data
+            </a>
+            <Link
+              to="/profile/delete"
+              className="btn bg-red-700 text-white hover:bg-red-800"
+              preventScrollReset
+            >
+              Delete Account
+            </Link>
+          </div>
         </SettingsSection>
       </div>
       <Outlet />
