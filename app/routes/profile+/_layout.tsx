@@ -11,7 +11,7 @@ import { TEMPLATE_LABELS } from "#emails/newsletter-themes";
 import { AppShell } from "~/components/app-shell";
 import { Bookmarklet } from "~/components/bookmarklet";
 import { AddPasskeyButton } from "~/components/passkey-buttons";
-import { CsrfInput, ErrorList, Field, SubmitButton } from "~/components/ui/forms";
+import { CsrfInput, ErrorList, Field, SubmitButton, useKeptDraft } from "~/components/ui/forms";
 import { SettingsSection } from "~/components/ui/settings-section";
 import { updateProfile } from "~/modules/accounts/accounts.server";
 import { listPasskeys } from "~/modules/accounts/passkeys.server";
@@ -121,9 +121,10 @@ export default function ProfileSettings() {
     apiTokens,
   } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
+  const keptDraft = useKeptDraft();
   const [form, fields] = useForm({
     id: "profile",
-    lastResult: actionData?.result,
+    lastResult: actionData?.result ?? keptDraft,
     defaultValue: profile,
     constraint: getZodConstraint(ProfileSchema),
     shouldValidate: "onBlur",
