@@ -21,12 +21,13 @@ import { NavigationDelegation } from "~/components/delegated-navigation";
 import { NotFound } from "~/components/not-found";
 import { PublicLayout } from "~/components/public-layout";
 import { Toaster } from "~/components/toaster";
+import { takeKeptDraft } from "~/modules/accounts/kept-draft.server";
 import { isAdmin } from "~/modules/accounts/roles.server";
 import { getCurrentSession } from "~/modules/accounts/session.server";
 import { isCsrfFailure } from "~/platform/csrf";
 import { issueCsrfToken } from "~/platform/csrf.server";
 import { useNonce } from "~/platform/nonce-provider";
-import { getToast } from "~/platform/toast.server";
+import { getToast, type Toast } from "~/platform/toast.server";
 import tailwindHref from "~/tailwind.css";
 
 export const links: LinksFunction = () => [
@@ -44,12 +45,23 @@ export const meta: MetaFunction = () => [
   },
 ];
 
+const keptDraftToast = (): Toast => ({
+  id: crypto.randomUUID(),
+  title: "What you typed is back",
+  description: "You were signed out before it was saved. Check it, then save it.",
+  variant: "default",
+});
+
 export async function loader({ request }: LoaderFunctionArgs) {
   const session = await getCurrentSession(request);
   const csrf = await issueCsrfToken(request, session?.sessionId ?? null);
   const { toast, setCookie: toastCookie } = await getToast(request);
+  // A form sent after its session ended gets back what was typed, once signed in again.
+  const { keptDraft, setCookie: draftCookie } = session
+    ? takeKeptDraft(request)
+    : { keptDraft: null, setCookie: null };
   const headers = new Headers();
-  for (const cookie of [session?.renewedCookie, csrf.setCookie, toastCookie]) {
+  for (const cookie of [session?.renewedCookie, csrf.setCookie, toastCookie, draftCookie]) {
     if (cookie) headers.append("Set-Cookie", cookie);
   }
   const user = session?.user;
@@ -66,7 +78,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
           }
         : null,
       csrfToken: csrf.token,
-      toast,
+      toast: keptDraft ? (toast ?? keptDraftToast()) : toast,
+      keptDraft,
     },
     { headers },
   );

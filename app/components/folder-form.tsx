@@ -17,6 +17,7 @@ import {
   Field,
   FormAlert,
   SubmitButton,
+  useKeptDraft,
 } from "~/components/ui/forms";
 import { LIMITS } from "~/modules/billing/limits";
 import {
@@ -69,9 +70,10 @@ export function FolderForm({
   cancelTo: string;
 }) {
   const hydrated = useHydrated();
+  const keptDraft = useKeptDraft();
   const [form, fields] = useForm({
     id: "folder-details",
-    lastResult,
+    lastResult: lastResult ?? keptDraft,
     defaultValue,
     constraint: getZodConstraint(FolderSchema),
     shouldValidate: "onSubmit",

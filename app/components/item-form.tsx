@@ -18,6 +18,7 @@ import {
   Field,
   FormAlert,
   SubmitButton,
+  useKeptDraft,
 } from "~/components/ui/forms";
 import { LIMITS } from "~/modules/billing/limits";
 import {
@@ -87,17 +88,18 @@ export function ItemForm({
   const hydrated = useHydrated();
   // One form for four schemas: typed by its fields, validated by the type's schema.
   const schema: ZodTypeAny = schemaFor(type);
+  const keptDraft = useKeptDraft();
   const [form, fields] = useForm<ItemFormValues>({
     id: `item-${type}`,
-    lastResult,
+    lastResult: lastResult ?? keptDraft,
     defaultValue,
     constraint: getZodConstraint(schema),
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
     onValidate: ({ formData }) => parseWithZod(formData, { schema }),
   });
-  const [addComment, setAddComment] = useState(defaultValue.addComment);
-  const [askQuestion, setAskQuestion] = useState(defaultValue.askQuestion);
+  const [addComment, setAddComment] = useState(fields.addComment.initialValue === "on");
+  const [askQuestion, setAskQuestion] = useState(fields.askQuestion.initialValue === "on");
   const urls = fields.urls.getFieldList();
   // Set when Enter or Tab adds a link field: the new field takes the focus once it is rendered.
   const [focusNewLink, setFocusNewLink] = useState(false);

@@ -1,6 +1,13 @@
 import { describe, expect, test } from "vitest";
+import { createUser } from "#db/factories";
+import {
+  createSession,
+  getCurrentSession,
+  revokeUserSessions,
+} from "~/modules/accounts/session.server";
 import { type CsrfFailure, isCsrfFailure } from "./csrf";
 import { issueCsrfToken, KEPT_FIELDS_MAX_CHARS, validateCsrf } from "./csrf.server";
+import { db } from "./db.server";
 
 function post(headers: Record<string, string>, fields: Record<string, string>) {
   const formData = new FormData();
@@ -70,5 +77,36 @@ describe("validateCsrf", () => {
       { name: "title", value: "t".repeat(KEPT_FIELDS_MAX_CHARS - 6 - 5 - 6), secret: false },
     ]);
     expect(JSON.stringify(failure).length).toBeLessThan(2 * KEPT_FIELDS_MAX_CHARS);
+  });
+
+  test("a form made for a session that has since ended goes to log in, keeping what was typed", async () => {
+    const user = createUser(db);
+    const setCookie = await createSession(
+      user.id,
+      new Request("http://localhost:3000/"),
+      "password",
+    );
+    const cookie = setCookie.split(";")[0]!;
+    const page = new Request("http://localhost:3000/profile", { headers: { Cookie: cookie } });
+    const { token } = await issueCsrfToken(page, (await getCurrentSession(page))!.sessionId);
+    revokeUserSessions(user.id);
+
+    const { request, formData } = post(
+      { Cookie: cookie, "Sec-Fetch-Site": "same-origin" },
+      { csrf: token, firstName: "Ada" },
+    );
+    const thrown = await validateCsrf(request, formData).catch((error: unknown) => error);
+    expect(thrown).toBeInstanceOf(Response);
+    const answer = thrown as Response;
+    expect(answer.status).toBe(302);
+    expect(answer.headers.get("Location")).toBe(
+      "/login?reason=session_expired&redirectTo=%2Fadmin%2Fdashboard",
+    );
+    expect(answer.headers.get("Set-Cookie")).toMatch(/^thoughtfully_draft=/);
+
+    // A token of no session of this browser's is the old "submit again" page.
+    expect((await failureOf({ Cookie: cookie }, { csrf: "stale", firstName: "Ada" }))?.reason).toBe(
+      "invalid",
+    );
   });
 });

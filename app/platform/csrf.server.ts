@@ -1,7 +1,12 @@
 import crypto from "node:crypto";
 import { createCookie, data } from "@remix-run/node";
-import { getCurrentSession } from "~/modules/accounts/session.server";
+import {
+  endedSessionIdOf,
+  getCurrentSession,
+  signedOutRedirect,
+} from "~/modules/accounts/session.server";
 import { CSRF_FIELD, type CsrfFailure } from "./csrf";
+import { constantTimeEqual, isCrossSite, tokenFor } from "./csrf-token.server";
 import { env } from "./env.server";
 import { replayWritesToPrimary } from "./replication.server";
 
@@ -25,13 +30,6 @@ const anonymousCookie = createCookie(
     maxAge: 60 * 60 * 24 * 30,
   },
 );
-
-function tokenFor(binding: string) {
-  return crypto
-    .createHmac("sha256", env.SESSION_SECRET)
-    .update(`csrf:${binding}`)
-    .digest("base64url");
-}
 
 async function anonymousBinding(request: Request): Promise<string | null> {
   const value = await anonymousCookie.parse(request.headers.get("Cookie"));
@@ -61,12 +59,6 @@ export async function issueCsrfToken(
     token: tokenFor(`anonymous:${fresh}`),
     setCookie: await anonymousCookie.serialize(fresh),
   };
-}
-
-function constantTimeEqual(a: string, b: string) {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && crypto.timingSafeEqual(left, right);
 }
 
 const SECRET_FIELD = /pass|token|secret|csrf/i;
@@ -100,15 +92,6 @@ function keptFields(formData: FormData | null): CsrfFailure["fields"] {
   return fields;
 }
 
-/** A request another site's page made (Sec-Fetch-Site, else Origin, says so). */
-export function isCrossSite(request: Request) {
-  const fetchSite = request.headers.get("sec-fetch-site");
-  if (fetchSite && fetchSite !== "same-origin" && fetchSite !== "none") return true;
-  const origin = request.headers.get("origin");
-  if (!origin || origin === "null") return origin === "null";
-  return origin !== new URL(request.url).origin && origin !== new URL(env.APP_URL).origin;
-}
-
 /**
  * Throws a 403 when the request does not carry this visitor's token. For a
  * form of ours that had expired, the 403 carries what the user typed (never
@@ -126,6 +109,16 @@ export async function validateCsrf(request: Request, formData: FormData | null) 
   else if (!submitted || typeof submitted !== "string") reason = "missing";
   else if (!binding || !constantTimeEqual(submitted, tokenFor(binding))) reason = "invalid";
   if (!reason) return;
+  // A form made for a session that has since ended (signed out elsewhere): log in,
+  // then back to the form with what was typed, not a "submit again" page.
+  const endedSessionId = reason === "invalid" ? await endedSessionIdOf(request) : null;
+  if (
+    endedSessionId &&
+    typeof submitted === "string" &&
+    constantTimeEqual(submitted, tokenFor(`session:${endedSessionId}`))
+  ) {
+    throw await signedOutRedirect(request, formData ?? undefined);
+  }
   const url = new URL(request.url);
   const session = await getCurrentSession(request);
   const fresh = await issueCsrfToken(request, session?.sessionId ?? null);

@@ -1,4 +1,5 @@
-import { useNavigation, useRouteLoaderData } from "@remix-run/react";
+import type { SubmissionResult } from "@conform-to/react";
+import { useLocation, useNavigation, useRouteLoaderData } from "@remix-run/react";
 import { type InputHTMLAttributes, type ReactNode, useId } from "react";
 import { CSRF_FIELD } from "~/platform/csrf";
 import type { loader as rootLoader } from "~/root";
@@ -7,6 +8,18 @@ import type { loader as rootLoader } from "~/root";
 export function CsrfInput() {
   const data = useRouteLoaderData<typeof rootLoader>("root");
   return <input type="hidden" name={CSRF_FIELD} value={data?.csrfToken ?? ""} />;
+}
+
+/**
+ * What was typed into this page's form before its session ended, as conform's
+ * `lastResult`: it refills the form once, and the person saves it
+ * (docs/decisions/0156-typed-input-survives-a-session-that-ended.md).
+ */
+export function useKeptDraft(): SubmissionResult<string[]> | undefined {
+  const kept = useRouteLoaderData<typeof rootLoader>("root")?.keptDraft;
+  const location = useLocation();
+  if (!kept || kept.page !== `${location.pathname}${location.search}`) return undefined;
+  return { initialValue: kept.initialValue };
 }
 
 export function ErrorList({ id, errors }: { id?: string; errors?: string[] | null }) {

@@ -5,7 +5,8 @@ import { sessions, users } from "#db/schema";
 import type { User } from "#db/types";
 import { db, prepareOnce, writeTransaction } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
-import { clientIp, pathOf, userAgent } from "~/platform/request-info.server";
+import { clientIp, userAgent } from "~/platform/request-info.server";
+import { keepDraftOf, pageOf } from "./kept-draft.server";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 export const SESSION_TTL_MS = 30 * DAY_MS;
@@ -138,14 +139,37 @@ function carriesSessionCookie(request: Request) {
 export function loginPath(request: Request, { explain = true }: { explain?: boolean } = {}) {
   const params = new URLSearchParams();
   if (explain && carriesSessionCookie(request)) params.set("reason", "session_expired");
-  params.set("redirectTo", pathOf(request));
+  // A form's page, not its post's address: Remix's `?index` marks a post, not a page.
+  params.set("redirectTo", pageOf(new URL(request.url)));
   return `/login?${params}`;
+}
+
+/** The stored id of the session cookie this request came with, when that session has ended. */
+export async function endedSessionIdOf(request: Request): Promise<string | null> {
+  if (await getCurrentSession(request)) return null;
+  const token = await readSessionToken(request);
+  return token ? hashToken(token) : null;
+}
+
+const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/**
+ * The way to log in for a signed-out request, coming back here afterwards. A
+ * form sent after its session ended keeps what was typed for the page it
+ * came from (docs/decisions/0156-typed-input-survives-a-session-that-ended.md);
+ * `formData` when the body was read already.
+ */
+export async function signedOutRedirect(request: Request, formData?: FormData) {
+  const location = loginPath(request);
+  const endedSessionId = WRITE_METHODS.has(request.method) ? await endedSessionIdOf(request) : null;
+  const keptDraft = endedSessionId ? await keepDraftOf(request, endedSessionId, formData) : null;
+  return redirect(location, keptDraft ? { headers: { "Set-Cookie": keptDraft } } : undefined);
 }
 
 /** The signed-in user, or a redirect to log in that comes back here afterwards. */
 export async function requireUser(request: Request): Promise<SessionUser> {
   const user = await getUser(request);
-  if (!user) throw redirect(loginPath(request));
+  if (!user) throw await signedOutRedirect(request);
   return user;
 }
 

@@ -1,6 +1,7 @@
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
 import { destroySession } from "~/modules/accounts/session.server";
-import { isCrossSite, readProtectedForm } from "~/platform/csrf.server";
+import { readProtectedForm } from "~/platform/csrf.server";
+import { isCrossSite } from "~/platform/csrf-token.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
 /** Signing out is a POST; following a link here changes nothing. */

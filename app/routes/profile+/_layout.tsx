@@ -11,7 +11,7 @@ import { TEMPLATE_LABELS } from "#emails/newsletter-themes";
 import { AppShell } from "~/components/app-shell";
 import { Bookmarklet } from "~/components/bookmarklet";
 import { AddPasskeyButton } from "~/components/passkey-buttons";
-import { CsrfInput, ErrorList, Field, SubmitButton } from "~/components/ui/forms";
+import { CsrfInput, ErrorList, Field, SubmitButton, useKeptDraft } from "~/components/ui/forms";
 import { SettingsSection } from "~/components/ui/settings-section";
 import { updateProfile } from "~/modules/accounts/accounts.server";
 import { listPasskeys } from "~/modules/accounts/passkeys.server";
@@ -121,9 +121,10 @@ export default function ProfileSettings() {
     apiTokens,
   } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
+  const keptDraft = useKeptDraft();
   const [form, fields] = useForm({
     id: "profile",
-    lastResult: actionData?.result,
+    lastResult: actionData?.result ?? keptDraft,
     defaultValue: profile,
     constraint: getZodConstraint(ProfileSchema),
     shouldValidate: "onBlur",
@@ -400,13 +401,19 @@ export default function ProfileSettings() {
           tone="danger"
           description="Deleting your account removes your folders, their contents and every file at once. It cannot be undone."
         >
-          <Link
-            to="/profile/delete"
-            className="btn mt-4 bg-red-700 text-white hover:bg-red-800"
-            preventScrollReset
-          >
-            Delete Account
-          </Link>
+          <div className="mt-4 flex flex-wrap gap-2">
+            {/* A plain link: the ZIP is a download, not a page. */}
+            <a href="/profile/export" className="btn-secondary">
+              Download my data
+            </a>
+            <Link
+              to="/profile/delete"
+              className="btn bg-red-700 text-white hover:bg-red-800"
+              preventScrollReset
+            >
+              Delete Account
+            </Link>
+          </div>
         </SettingsSection>
       </div>
       <Outlet />

@@ -65,6 +65,16 @@ export default function DeleteAccount() {
         <li>your profile information</li>
         <li>your subscription</li>
       </ul>
+      <div className="mt-4 rounded-lg bg-stone-100 px-4 py-3 text-sm text-stone-800">
+        <p>
+          Before you go, keep a copy: one ZIP file with every folder, item and recipient, and every
+          file you uploaded.
+        </p>
+        {/* A plain link: the ZIP is a download, not a page (docs/decisions/0155-download-my-data.md). */}
+        <a href="/profile/export" className="btn-secondary mt-3 inline-block">
+          Download my data
+        </a>
+      </div>
       {subscription ? (
         <p className="mt-4 rounded-lg bg-amber-50 px-4 py-3 text-sm text-amber-900">
           Your Premium subscription is cancelled with Stripe at once: no further payment is taken.

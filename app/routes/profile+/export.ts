@@ -1,0 +1,28 @@
+import { Readable } from "node:stream";
+import { createReadableStreamFromReadable, type LoaderFunctionArgs } from "@remix-run/node";
+import { exportZip, takeExportAttempt } from "~/modules/accounts/data-export.server";
+import { requireUser } from "~/modules/accounts/session.server";
+import { retryAfterMessage } from "~/platform/rate-limit.server";
+import { redirectWithToast } from "~/platform/toast.server";
+
+/** "Download my data": the account's folders, items and files as one ZIP (docs/decisions/0155-download-my-data.md). */
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  const attempt = await takeExportAttempt(user.id);
+  if (!attempt.allowed) {
+    return redirectWithToast("/profile", {
+      title: "Download not started",
+      description: `You have downloaded your data several times this hour. ${retryAfterMessage(attempt.retryAfterSeconds)}`,
+      variant: "destructive",
+    });
+  }
+  const day = new Date().toISOString().slice(0, 10);
+  return new Response(createReadableStreamFromReadable(Readable.from(exportZip(user.id))), {
+    headers: {
+      "Content-Type": "application/zip",
+      "Content-Disposition": `attachment; filename="thoughtfully-data-${day}.zip"`,
+      "Cache-Control": "private, no-store",
+      "X-Content-Type-Options": "nosniff",
+    },
+  });
+}
