@@ -247,8 +247,8 @@ describe("nextDeliveryLabel", () => {
     expect(nextDeliveryLabel(at("2026-11-24T00:01Z"), "UTC", now)).toBe("Tomorrow");
     expect(nextDeliveryLabel(at("2026-11-25T00:01Z"), "UTC", now)).toBe("2 days");
     expect(nextDeliveryLabel(at("2026-11-30T00:01Z"), "UTC", now)).toBe("7 days");
-    expect(nextDeliveryLabel(at("2026-12-01T00:01Z"), "UTC", now)).toBe("Dec 1");
-    expect(nextDeliveryLabel(at("2026-12-03T00:01Z"), "UTC", now)).toBe("Dec 3");
+    expect(nextDeliveryLabel(at("2026-12-01T00:01Z"), "UTC", now)).toBe("Tue 1 Dec");
+    expect(nextDeliveryLabel(at("2026-12-03T00:01Z"), "UTC", now)).toBe("Thu 3 Dec");
   });
 
   test("uses the zone, not UTC", () => {
@@ -256,7 +256,7 @@ describe("nextDeliveryLabel", () => {
     expect(nextDeliveryLabel(at("2026-11-23T10:01Z"), "Pacific/Kiritimati", now)).toBe("Today");
     expect(nextDeliveryLabel(at("2026-11-23T10:01Z"), "UTC", now)).toBe("Today");
     expect(nextDeliveryLabel(at("2026-11-24T05:01Z"), "America/New_York", now)).toBe("Tomorrow");
-    expect(nextDeliveryLabel(at("2026-12-03T05:01Z"), "America/New_York", now)).toBe("Dec 3");
+    expect(nextDeliveryLabel(at("2026-12-03T05:01Z"), "America/New_York", now)).toBe("Thu 3 Dec");
   });
 
   test("an overdue delivery reads Today", () => {

@@ -4,6 +4,8 @@
  *
  * Pure functions: no database, no clock (callers pass `now`).
  */
+
+import { formatDay } from "~/platform/dates";
 import { ordinal } from "~/utils/ordinal";
 
 export type Schedule = {
@@ -203,8 +205,6 @@ export function occurrenceKey(sendAt: Date): string {
   return `${new Date(minute).toISOString().slice(0, 16)}Z`;
 }
 
-const shortDateFormatters = new Map<string, Intl.DateTimeFormat>();
-
 /**
  * The next-delivery label (docs/product-rules.md, Folders and items), counted in calendar days in the
  * user's zone. A delivery already due (in the past, not yet sent) reads "Today".
@@ -242,12 +242,8 @@ export function deliveryLabels(timeZone: string, now: Date) {
     if (days <= 0) return "Today";
     if (days === 1) return "Tomorrow";
     if (days <= 7) return `${days} days`;
-    let formatter = shortDateFormatters.get(timeZone);
-    if (!formatter) {
-      formatter = new Intl.DateTimeFormat("en-US", { timeZone, month: "short", day: "numeric" });
-      shortDateFormatters.set(timeZone, formatter);
-    }
-    return formatter.format(nextSend);
+    // Within 64 days (see nextSendAfter), so the year goes without saying.
+    return formatDay(nextSend, timeZone, { year: false });
   };
 }
 

@@ -8,6 +8,7 @@ import { issueReportNotices } from "~/modules/deliverability/suppression-notices
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder, recipientsOf } from "~/modules/folders/folders.server";
 import { listSentIssues } from "~/modules/sending/sent-archive.server";
+import { formatDateTime } from "~/platform/dates";
 import { invariantResponse, orNotFound } from "~/platform/errors.server";
 import { pluralize } from "~/utils/format";
 
@@ -26,11 +27,6 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     archive.issues.map((issue) => issue.id),
     recipientsOf(getFolder(user.id, folderId)),
   );
-  const format = new Intl.DateTimeFormat("en-GB", {
-    dateStyle: "medium",
-    timeStyle: "short",
-    timeZone: user.timeZone,
-  });
   return {
     folderId,
     folderName: archive.folder.name,
@@ -40,7 +36,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     premium: isPremium(user),
     issues: archive.issues.map((issue) => ({
       ...issue,
-      sentAt: format.format(issue.sentAt),
+      sentAt: formatDateTime(issue.sentAt, user.timeZone),
       reports: (reports.get(issue.id) ?? []).map((report) => report.notice),
     })),
   };

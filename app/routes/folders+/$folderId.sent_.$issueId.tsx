@@ -11,6 +11,7 @@ import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder, recipientsOf } from "~/modules/folders/folders.server";
 import { deleteSentIssue, filesKept, getSentIssue } from "~/modules/sending/sent-archive.server";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { formatDateTime } from "~/platform/dates";
 import { invariantResponse } from "~/platform/errors.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
@@ -73,15 +74,10 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     issueReportNotices(user.id, [issue.id], recipientsOf(getFolder(user.id, issue.folder.id))).get(
       issue.id,
     ) ?? [];
-  const format = new Intl.DateTimeFormat("en-GB", {
-    dateStyle: "full",
-    timeStyle: "short",
-    timeZone: user.timeZone,
-  });
   return {
     folderId: issue.folder.id,
     id: issue.id,
-    sentAt: format.format(issue.sentAt),
+    sentAt: formatDateTime(issue.sentAt, user.timeZone),
     tracked: issue.tracked,
     recipients: issue.recipients.map((recipient) => ({
       ...recipient,
