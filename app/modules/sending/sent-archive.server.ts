@@ -160,6 +160,7 @@ function firstPictures(ledgers: SendLedger[], now = new Date()) {
       thumbnailPaths: contentItems.thumbnailPaths,
       fileNames: contentItems.fileNames,
       previewImageKey: contentItems.previewImageKey,
+      previewTitle: contentItems.previewTitle,
       previewStatus: contentItems.previewStatus,
       sentAt: contentItems.sentAt,
     })
@@ -178,7 +179,10 @@ function firstPictures(ledgers: SendLedger[], now = new Date()) {
         break;
       }
       if (item.previewStatus === "ready" && item.previewImageKey) {
-        pictures.set(ledger.id, { key: item.previewImageKey, alt: item.title });
+        pictures.set(ledger.id, {
+          key: item.previewImageKey,
+          alt: item.previewTitle ?? item.title,
+        });
         break;
       }
     }
