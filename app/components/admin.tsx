@@ -15,7 +15,8 @@ import { AppShell } from "~/components/app-shell";
 import { DataTable } from "~/components/ui/data-table";
 import { CsrfInput } from "~/components/ui/forms";
 import { ACCESS_DENIED_REDIRECT_MS, isAccessDenied } from "~/modules/accounts/access-denied";
-import { formatUtc, type Level } from "~/modules/admin/admin-display";
+import type { Level } from "~/modules/admin/admin-display";
+import { formatUtc } from "~/platform/dates";
 
 /** The admin dashboards poll every 2 minutes while auto-refresh is on (docs/product-rules.md, Admin dashboards). */
 export const ADMIN_POLL_MS = 2 * 60 * 1000;
@@ -133,7 +134,7 @@ export function RefreshControls({ generatedAt }: { generatedAt: string }) {
   return (
     <div className="flex flex-wrap items-center gap-3 text-sm text-stone-700">
       <p>
-        Last updated: <time dateTime={generatedAt}>{formatUtc(generatedAt, true)}</time>
+        Last updated: <time dateTime={generatedAt}>{formatUtc(generatedAt)}</time>
       </p>
       {hydrated ? (
         <button

@@ -5,6 +5,7 @@ import { useDetailsMenu } from "~/components/details-menu";
 import { Logo } from "~/components/logo";
 import { SiteFooter } from "~/components/public-layout";
 import { CsrfInput } from "~/components/ui/forms";
+import { type View, viewOf } from "~/components/view-tabs";
 import type { loader as rootLoader } from "~/root";
 
 type ShellUser = { email: string; firstName: string | null; lastName: string | null };
@@ -80,9 +81,9 @@ function UserMenu({ user, isAdmin }: { user: ShellUser; isAdmin: boolean }) {
   );
 }
 
-/** A view's tab, marked as the current page on its own path (as <NavLink end> did). */
-function ViewTab({ to, children }: { to: string; children: ReactNode }) {
-  const isActive = useLocation().pathname === to;
+/** A view's tab, marked as the current page on every page of its view. */
+function ViewTab({ to, view, children }: { to: string; view: View; children: ReactNode }) {
+  const isActive = viewOf(useLocation().pathname) === view;
   return (
     <DelegatedLink
       to={to}
@@ -116,8 +117,12 @@ export function AppShell({ children }: { children: ReactNode }) {
             aria-label="Views"
             className="order-last flex w-full items-center justify-center gap-2 rounded-full bg-stone-100 p-1 sm:order-none sm:w-auto"
           >
-            <ViewTab to="/">Share</ViewTab>
-            <ViewTab to="/save">Save</ViewTab>
+            <ViewTab to="/" view="share">
+              Share
+            </ViewTab>
+            <ViewTab to="/save" view="save">
+              Save
+            </ViewTab>
           </nav>
           {user ? <UserMenu user={user} isAdmin={user.isAdmin} /> : null}
         </div>

@@ -1,22 +1,129 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, Link, useLoaderData } from "@remix-run/react";
 import { AppShell } from "~/components/app-shell";
+import { IssueCounts, IssuePages, OpensNote } from "~/components/sent-issues";
 import { requireUser } from "~/modules/accounts/session.server";
+import { isPremium } from "~/modules/billing/quota.server";
+import { archiveFolderChoices, listArchive } from "~/modules/sending/sent-archive.server";
+import { formatDateTime } from "~/platform/dates";
+
+/**
+ * "Save": the archive of every issue the user sent, from every folder or from
+ * one (`?folder=ID`, a plain GET form), newest first, ten a page
+ * (docs/decisions/0149-save-is-the-archive.md).
+ */
 
 export const meta: MetaFunction = () => [{ title: "Save · Thoughtfully" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  await requireUser(request);
-  return null;
+  const user = await requireUser(request);
+  const params = new URL(request.url).searchParams;
+  const folders = archiveFolderChoices(user.id);
+  // Only the user's own folders filter; any other value shows every folder.
+  const folderId = folders.find((folder) => String(folder.id) === params.get("folder"))?.id ?? null;
+  const archive = listArchive(user.id, { folderId, page: Number(params.get("page") ?? "1") });
+  return {
+    folders,
+    folderId,
+    page: archive.page,
+    pageCount: archive.pageCount,
+    total: archive.total,
+    premium: isPremium(user),
+    issues: archive.issues.map((issue) => ({
+      ...issue,
+      sentAt: formatDateTime(issue.sentAt, user.timeZone),
+    })),
+  };
+}
+
+type ArchivedIssue = Awaited<ReturnType<typeof loader>>["issues"][number];
+
+function ArchivedIssueCard({ issue }: { issue: ArchivedIssue }) {
+  const recipients = issue.recipients.map((recipient) => recipient.name ?? recipient.email);
+  return (
+    <article className="flex gap-3 py-4" aria-labelledby={`issue-${issue.id}`}>
+      {issue.picture ? (
+        <img
+          src={`/files/${issue.picture.key}`}
+          alt={issue.picture.alt}
+          loading="lazy"
+          className="h-16 w-16 shrink-0 rounded-lg border border-stone-200 object-cover sm:h-20 sm:w-20"
+        />
+      ) : null}
+      <div className="min-w-0 flex-1 space-y-0.5">
+        <h2 id={`issue-${issue.id}`} className="font-medium">
+          <Link
+            to={`/folders/${issue.folder.id}/sent/${issue.id}?from=save`}
+            className="text-emerald-900 underline"
+          >
+            {issue.sentAt}
+          </Link>
+        </h2>
+        <p className="break-words text-sm text-stone-800">
+          From “{issue.folder.name}”{recipients.length > 0 ? ` to ${recipients.join(", ")}` : ""}
+        </p>
+        <IssueCounts issue={issue} />
+        {/* Answers (recipients' hearts and notes) go here once they exist: issue #37. */}
+      </div>
+    </article>
+  );
 }
 
 export default function SaveView() {
+  const { folders, folderId, page, pageCount, total, premium, issues } =
+    useLoaderData<typeof loader>();
+  const pageLink = (target: number) =>
+    `/save?${new URLSearchParams({ ...(folderId ? { folder: String(folderId) } : {}), page: String(target) })}`;
   return (
     <AppShell>
-      <section className="mx-auto max-w-2xl px-4 py-20 text-center">
+      <section className="mx-auto max-w-3xl space-y-4 px-4 py-6 sm:px-6">
         <h1 className="font-serif text-3xl font-semibold text-stone-900">Save</h1>
-        <p className="mt-4 text-lg text-stone-700">
-          Coming Soon: Save what you've sent, save to send later, and save what's been sent to you.
-        </p>
+        <p className="text-stone-700">Every issue you sent, from every folder, newest first.</p>
+        <Form
+          method="get"
+          action="/save"
+          className="flex flex-wrap items-end gap-2 rounded-xl bg-stone-100 p-3"
+        >
+          <div className="min-w-0 flex-1">
+            <label htmlFor="archive-folder" className="block text-sm font-medium text-stone-800">
+              Folder
+            </label>
+            <select
+              id="archive-folder"
+              name="folder"
+              defaultValue={folderId ?? ""}
+              key={folderId ?? ""}
+              className="mt-1 block min-h-11 w-full rounded-lg border border-stone-300 bg-white px-3 text-stone-900"
+            >
+              <option value="">All folders</option>
+              {folders.map((folder) => (
+                <option key={folder.id} value={folder.id}>
+                  {folder.name}
+                </option>
+              ))}
+            </select>
+          </div>
+          <button type="submit" className="btn-secondary min-h-11">
+            Show
+          </button>
+        </Form>
+        {total === 0 ? (
+          <p className="text-stone-700">
+            {folderId
+              ? "Nothing sent from this folder yet."
+              : "Nothing sent yet. Each issue your folders send is kept here for you to look back at."}
+          </p>
+        ) : (
+          <>
+            <div className="divide-y divide-stone-200">
+              {issues.map((issue) => (
+                <ArchivedIssueCard key={issue.id} issue={issue} />
+              ))}
+            </div>
+            <OpensNote premium={premium} />
+            <IssuePages page={page} pageCount={pageCount} pageLink={pageLink} />
+          </>
+        )}
       </section>
     </AppShell>
   );

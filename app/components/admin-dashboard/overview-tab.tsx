@@ -1,13 +1,8 @@
 import { Panel, Stat, StatGrid } from "~/components/admin";
 import { SeverityBadge } from "~/components/ui/badge";
-import {
-  formatCents,
-  formatNumber,
-  formatUptime,
-  formatUtc,
-  levels,
-} from "~/modules/admin/admin-display";
+import { formatCents, formatNumber, formatUptime, levels } from "~/modules/admin/admin-display";
 import type { Activity, getAdminDashboard } from "~/modules/admin/admin-metrics.server";
+import { formatUtc } from "~/platform/dates";
 
 type AdminDashboard = ReturnType<typeof getAdminDashboard>;
 

@@ -11,9 +11,10 @@ import { Panel, Stat, StatGrid } from "~/components/admin";
 import { type DataColumn, DataTable } from "~/components/ui/data-table";
 import { CsrfInput, ErrorList, Field, SubmitButton } from "~/components/ui/forms";
 import type { RoleOverview } from "~/modules/accounts/roles.server";
-import { formatNumber, formatUtc, levels } from "~/modules/admin/admin-display";
+import { formatNumber, levels } from "~/modules/admin/admin-display";
 import type { getSecurityDashboard } from "~/modules/admin/admin-metrics.server";
 import { GrantRoleSchema } from "~/modules/admin/role-validation";
+import { formatUtc } from "~/platform/dates";
 import { SecurityLink } from "./tab-nav";
 
 type SecurityMetrics = ReturnType<typeof getSecurityDashboard>["metrics"];

@@ -46,7 +46,7 @@ test("a notice says what, when and from where, with a link that undoes it", asyn
   const text = mail?.text?.replace(/\s+/g, " ") ?? "";
   expect(mail?.subject).toBe("A passkey was added to your account");
   expect(text).toContain("“Stranger's phone”");
-  expect(text).toContain("November 26, 2026 at 11:00 AM (Europe/Paris)");
+  expect(text).toContain("Thu 26 Nov 2026, 11:00 (Europe/Paris)");
   expect(text).toContain("Test Browser 1.0");
   const token = decodeURIComponent(/\/account\/undo\?token=([A-Za-z0-9_.%-]+)/.exec(text)![1]!);
   expect(readUndoToken(token)).toMatchObject({

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { CredentialChange } from "#emails/credential-change";
 import { renderEmail } from "#emails/render.server";
 import { runInBackground } from "~/platform/background-work.server";
+import { formatDateTime } from "~/platform/dates";
 import { env } from "~/platform/env.server";
 import { refuseMailBurst } from "~/platform/mail-limits.server";
 import { sendEmail } from "~/platform/mailer.server";
@@ -139,11 +140,7 @@ export async function noticeCredentialChange(
     return;
   }
   const { subject, summary } = describeChange(notice);
-  const when = `${new Intl.DateTimeFormat("en-US", {
-    timeZone: user.timeZone,
-    dateStyle: "long",
-    timeStyle: "short",
-  }).format(now)} (${user.timeZone})`;
+  const when = `${formatDateTime(now, user.timeZone)} (${user.timeZone})`;
   const where =
     [clientIp(request) ?? "an unknown address", userAgent(request)].filter(Boolean).join(", ") ||
     "unknown";

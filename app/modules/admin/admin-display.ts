@@ -61,11 +61,6 @@ export function formatNumber(value: number, digits = 0) {
   });
 }
 
-/** Time stamps as the same text on the server and in the browser: UTC. */
-export function formatUtc(iso: string, seconds = false) {
-  return `${iso.slice(0, 10)} ${iso.slice(11, seconds ? 19 : 16)} UTC`;
-}
-
 export const EVENT_LABELS: Record<string, string> = {
   failed_login: "Failed login",
   rate_limit_exceeded: "Rate limit exceeded",

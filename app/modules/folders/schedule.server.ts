@@ -4,6 +4,8 @@
  *
  * Pure functions: no database, no clock (callers pass `now`).
  */
+
+import { formatDay } from "~/platform/dates";
 import { ordinal } from "~/utils/ordinal";
 
 export type Schedule = {

@@ -16,6 +16,7 @@ import type { FolderRecipientState, Transaction } from "#db/types";
 import { renderEmail } from "#emails/render.server";
 import { ResubscribeRequest, resubscribeRequestSubject } from "#emails/resubscribe-request";
 import { type Folder, getFolder, recipientsOf } from "~/modules/folders/folders.server";
+import { formatDay } from "~/platform/dates";
 import { db, prepareSqlOnce, writeTransaction } from "~/platform/db.server";
 import {
   comparableEmail,
@@ -564,15 +565,6 @@ export function folderForRecipient(folderId: number) {
     .where(eq(folders.id, folderId))
     .get();
   return row ? { folderId: row.id, folderName: row.name, senderName: senderNameOf(row) } : null;
-}
-
-function formatDay(date: Date, timeZone: string) {
-  return new Intl.DateTimeFormat("en-US", {
-    timeZone,
-    month: "long",
-    day: "numeric",
-    year: "numeric",
-  }).format(date);
 }
 
 /**

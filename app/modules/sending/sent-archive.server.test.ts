@@ -1,12 +1,24 @@
 import { eq } from "drizzle-orm";
 import { expect, test } from "vitest";
 import { createFolder, createUser } from "#db/factories";
-import { contentItems, emailDeliveries, sendLedger, sendLedgerRecipients } from "#db/schema";
-import { SENT_ISSUES_PER_PAGE } from "~/modules/billing/limits";
+import {
+  contentItems,
+  emailDeliveries,
+  folders,
+  sendLedger,
+  sendLedgerRecipients,
+} from "#db/schema";
+import { ARCHIVE_FILE_RETENTION_DAYS, SENT_ISSUES_PER_PAGE } from "~/modules/billing/limits";
 import { deleteFolder } from "~/modules/folders/folders.server";
 import { db } from "~/platform/db.server";
 import { storage } from "~/platform/storage.server";
-import { deleteSentIssue, getSentIssue, listSentIssues } from "./sent-archive.server";
+import {
+  archiveFolderChoices,
+  deleteSentIssue,
+  getSentIssue,
+  listArchive,
+  listSentIssues,
+} from "./sent-archive.server";
 
 let counter = 0;
 
@@ -163,4 +175,98 @@ test("deleting the folder deletes its archive and the archived files", async () 
   await deleteFolder(user.id, folder.id);
   expect(await storage.stat(photo)).toBeNull();
   expect(db.select().from(sendLedger).where(eq(sendLedger.id, ledger.id)).get()).toBeUndefined();
+});
+
+test("the archive lists every folder's issues, newest first, and only the user's", async () => {
+  const { user, ledger } = await seedIssue(new Date(Date.UTC(2026, 0, 1)));
+  const holiday = createFolder(db, user.id, {
+    name: "Holiday",
+    recipients: [{ name: "Aunt May", email: "May@Example.com" }],
+  });
+  const link = db
+    .insert(contentItems)
+    .values({
+      folderId: holiday.id,
+      type: "link",
+      title: "Ferry times",
+      urls: ["https://ferry.test/"],
+      previewStatus: "ready",
+      previewImageKey: "preview-key",
+      sentAt: new Date(),
+    })
+    .returning()
+    .get();
+  const later = addLedger(holiday.id, [link.id], new Date(Date.UTC(2026, 1, 1)));
+  db.insert(sendLedgerRecipients)
+    .values({ ledgerId: later.id, email: "may@example.com", status: "sent" })
+    .run();
+  // Someone else's issue never shows, not even asked for by its folder.
+  const stranger = await seedIssue();
+
+  const all = listArchive(user.id, { folderId: null, page: 1 });
+  expect(all.total).toBe(2);
+  expect(all.issues.map((issue) => [issue.id, issue.folder.name])).toEqual([
+    [later.id, "Holiday"],
+    [ledger.id, "Family"],
+  ]);
+  expect(all.issues[0]).toMatchObject({
+    recipients: [{ name: "Aunt May", email: "may@example.com" }],
+    outcomes: { delivered: 1 },
+    picture: { key: "preview-key", alt: "Ferry times" },
+  });
+  // The photo was sent long ago: past the retention, the archive names no picture.
+  expect(all.issues[1]).toMatchObject({
+    recipients: [
+      { name: null, email: "mum@example.com" },
+      { name: null, email: "dad@example.com" },
+      { name: null, email: "gran@example.com" },
+    ],
+    picture: null,
+  });
+
+  expect(
+    listArchive(user.id, { folderId: holiday.id, page: 1 }).issues.map((issue) => issue.id),
+  ).toEqual([later.id]);
+  expect(listArchive(user.id, { folderId: stranger.folder.id, page: 1 }).total).toBe(0);
+  expect(archiveFolderChoices(user.id).map((choice) => choice.name)).toEqual(["Family", "Holiday"]);
+});
+
+test("an issue's first picture is its first photo's thumbnail while it is stored", async () => {
+  const { user, folder, ledger, items, photo } = await seedIssue();
+  expect(listArchive(user.id, { folderId: null, page: 1 }).issues[0]!.picture).toEqual({
+    key: photo,
+    alt: "beach.jpg",
+  });
+  db.update(contentItems)
+    .set({ thumbnailPaths: ["thumb-key"] })
+    .where(eq(contentItems.id, items[0]!.id))
+    .run();
+  expect(listSentIssues(user.id, folder.id, 1)!.issues[0]!.picture?.key).toBe("thumb-key");
+  const expired = new Date(Date.now() - (ARCHIVE_FILE_RETENTION_DAYS + 1) * 86_400_000);
+  db.update(contentItems)
+    .set({ sentAt: expired })
+    .where(eq(contentItems.folderId, folder.id))
+    .run();
+  expect(listArchive(user.id, { folderId: folder.id, page: 1 }).issues[0]).toMatchObject({
+    id: ledger.id,
+    picture: null,
+  });
+});
+
+test("an issue names its recipients from the folder's list, the address when not on it", async () => {
+  const { user, folder, ledger } = await seedIssue();
+  db.update(folders)
+    .set({ recipients: [{ name: "Mum", email: "MUM@example.com" }] })
+    .where(eq(folders.id, folder.id))
+    .run();
+  expect(
+    getSentIssue(user.id, folder.id, ledger.id)!.recipients.map((recipient) => [
+      recipient.name,
+      recipient.email,
+    ]),
+  ).toEqual([
+    ["Mum", "mum@example.com"],
+    [null, "dad@example.com"],
+    [null, "gran@example.com"],
+  ]);
 });

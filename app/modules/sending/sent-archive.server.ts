@@ -1,8 +1,9 @@
-import { and, asc, desc, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNotNull, isNull, type SQL, sql } from "drizzle-orm";
 import {
   contentItems,
   emailDeliveries,
   folders,
+  type Recipient,
   sendLedger,
   sendLedgerRecipients,
 } from "#db/schema";
@@ -43,43 +44,57 @@ export function outcomeOf(status: SendLedgerRecipient["status"]) {
 
 function ownedFolder(userId: number, folderId: number) {
   return db
-    .select({ id: folders.id, name: folders.name })
+    .select({ id: folders.id, name: folders.name, recipients: folders.recipients })
     .from(folders)
     .where(and(eq(folders.id, folderId), eq(folders.userId, userId)))
     .get();
 }
 
-const archived = (folderId: number) =>
-  and(
-    eq(sendLedger.folderId, folderId),
-    eq(sendLedger.status, "sent"),
-    isNull(sendLedger.deletedAt),
-  );
+/** What ledger rows count as archived issues: finished, not deleted. */
+const finished = and(eq(sendLedger.status, "sent"), isNull(sendLedger.deletedAt));
 
-/** One page (1-based) of a folder's sent issues, newest first; null when the folder is not the user's. */
-export function listSentIssues(userId: number, folderId: number, requestedPage: number) {
-  const folder = ownedFolder(userId, folderId);
-  if (!folder) return null;
+const archived = (folderId: number) => and(eq(sendLedger.folderId, folderId), finished);
+
+/**
+ * Recipient names by address, from the folder's recipient list as it is now
+ * (the ledger keeps addresses only): an address no longer on the list shows
+ * as itself. docs/decisions/0151-archive-issue-pages.md.
+ */
+function namesByEmail(recipients: Recipient[]) {
+  return new Map(
+    recipients
+      .filter((recipient) => recipient.name.trim())
+      .map((recipient) => [recipient.email.toLowerCase(), recipient.name.trim()]),
+  );
+}
+
+/** One page (1-based) of sent issues matching `where` (which must hold the owner), newest first. */
+function archivePage(where: SQL | undefined, requestedPage: number) {
   const total =
-    db.select({ n: sql<number>`count(*)` }).from(sendLedger).where(archived(folderId)).get()?.n ??
-    0;
+    db
+      .select({ n: sql<number>`count(*)` })
+      .from(sendLedger)
+      .innerJoin(folders, eq(folders.id, sendLedger.folderId))
+      .where(where)
+      .get()?.n ?? 0;
   const pageCount = Math.max(1, Math.ceil(total / SENT_ISSUES_PER_PAGE));
   const page = Math.min(Math.max(1, Math.trunc(requestedPage) || 1), pageCount);
-  const ledgers = db
-    .select()
+  const rows = db
+    .select({ ledger: sendLedger, folderName: folders.name, folderRecipients: folders.recipients })
     .from(sendLedger)
-    .where(archived(folderId))
+    .innerJoin(folders, eq(folders.id, sendLedger.folderId))
+    .where(where)
     .orderBy(desc(sendLedger.completedAt), desc(sendLedger.id))
     .limit(SENT_ISSUES_PER_PAGE)
     .offset((page - 1) * SENT_ISSUES_PER_PAGE)
     .all();
-  const ids = ledgers.map((ledger) => ledger.id);
-  const counts = ids.length
+  const ids = rows.map((row) => row.ledger.id);
+  const recipientRows = ids.length
     ? db
         .select({
           ledgerId: sendLedgerRecipients.ledgerId,
+          email: sendLedgerRecipients.email,
           status: sendLedgerRecipients.status,
-          n: sql<number>`count(*)`,
         })
         .from(sendLedgerRecipients)
         .where(
@@ -88,16 +103,16 @@ export function listSentIssues(userId: number, folderId: number, requestedPage: 
             eq(sendLedgerRecipients.kind, "recipient"),
           ),
         )
-        .groupBy(sendLedgerRecipients.ledgerId, sendLedgerRecipients.status)
+        .orderBy(asc(sendLedgerRecipients.id))
         .all()
     : [];
   const engagement = ids.length ? engagementByLedger(ids) : new Map();
+  const pictures = firstPictures(rows.map((row) => row.ledger));
   return {
-    folder,
     page,
     pageCount,
     total,
-    issues: ledgers.map((ledger) => {
+    issues: rows.map(({ ledger, folderName, folderRecipients }) => {
       const outcomes: Record<RecipientOutcome, number> = {
         delivered: 0,
         bounced: 0,
@@ -105,19 +120,112 @@ export function listSentIssues(userId: number, folderId: number, requestedPage: 
         failed: 0,
         pending: 0,
       };
-      for (const row of counts) {
-        if (row.ledgerId === ledger.id) outcomes[outcomeOf(row.status)] += row.n;
+      const names = namesByEmail(folderRecipients);
+      const recipients: { name: string | null; email: string }[] = [];
+      for (const row of recipientRows) {
+        if (row.ledgerId !== ledger.id) continue;
+        outcomes[outcomeOf(row.status)] += 1;
+        recipients.push({ name: names.get(row.email.toLowerCase()) ?? null, email: row.email });
       }
       return {
         id: ledger.id,
+        folder: { id: ledger.folderId, name: folderName },
         sentAt: ledger.completedAt ?? ledger.createdAt,
         itemCount: ledger.itemIds.length,
         tracked: ledger.tracked,
+        recipients,
         outcomes,
+        picture: pictures.get(ledger.id) ?? null,
         engagement: ledger.tracked ? (engagement.get(ledger.id) ?? { opened: 0, clicks: 0 }) : null,
       };
     }),
   };
+}
+
+/**
+ * Per issue, the first picture it carried while it is still stored: the first
+ * photo's thumbnail (else the photo) or a link's preview picture, in the
+ * order the e-mail showed the items.
+ */
+function firstPictures(ledgers: SendLedger[], now = new Date()) {
+  const itemIds = ledgers.flatMap((ledger) => ledger.itemIds);
+  if (itemIds.length === 0) return new Map<number, { key: string; alt: string }>();
+  const items = db
+    .select({
+      id: contentItems.id,
+      folderId: contentItems.folderId,
+      type: contentItems.type,
+      title: contentItems.title,
+      filePaths: contentItems.filePaths,
+      thumbnailPaths: contentItems.thumbnailPaths,
+      fileNames: contentItems.fileNames,
+      previewImageKey: contentItems.previewImageKey,
+      previewTitle: contentItems.previewTitle,
+      previewStatus: contentItems.previewStatus,
+      sentAt: contentItems.sentAt,
+    })
+    .from(contentItems)
+    .where(and(inArray(contentItems.id, itemIds), isNotNull(contentItems.sentAt)))
+    .orderBy(asc(contentItems.sortOrder), asc(contentItems.id))
+    .all()
+    .filter((item) => filesKept(item, now));
+  const pictures = new Map<number, { key: string; alt: string }>();
+  for (const ledger of ledgers) {
+    for (const item of items) {
+      if (item.folderId !== ledger.folderId || !ledger.itemIds.includes(item.id)) continue;
+      const photoKey = item.type === "photo" ? item.thumbnailPaths[0] || item.filePaths[0] : null;
+      if (photoKey) {
+        pictures.set(ledger.id, { key: photoKey, alt: item.fileNames[0] ?? item.title });
+        break;
+      }
+      if (item.previewStatus === "ready" && item.previewImageKey) {
+        pictures.set(ledger.id, {
+          key: item.previewImageKey,
+          alt: item.previewTitle ?? item.title,
+        });
+        break;
+      }
+    }
+  }
+  return pictures;
+}
+
+/** One page (1-based) of a folder's sent issues, newest first; null when the folder is not the user's. */
+export function listSentIssues(userId: number, folderId: number, requestedPage: number) {
+  const folder = ownedFolder(userId, folderId);
+  if (!folder) return null;
+  return {
+    folder: { id: folder.id, name: folder.name },
+    ...archivePage(archived(folderId), requestedPage),
+  };
+}
+
+/**
+ * The archive (the "Save" view): one page of every issue the user sent, from
+ * every folder or from one of theirs (`folderId`), newest first.
+ */
+export function listArchive(
+  userId: number,
+  { folderId, page }: { folderId: number | null; page: number },
+) {
+  return archivePage(
+    and(
+      eq(folders.userId, userId),
+      folderId === null ? undefined : eq(sendLedger.folderId, folderId),
+      finished,
+    ),
+    page,
+  );
+}
+
+/** The user's folders, by name, for the archive's filter. */
+export function archiveFolderChoices(userId: number) {
+  return db
+    .select({ id: folders.id, name: folders.name })
+    .from(folders)
+    .where(eq(folders.userId, userId))
+    .orderBy(asc(folders.sortOrder), asc(folders.id))
+    .all();
 }
 
 /** Per issue: how many recipients opened it (estimated) and how many clicks its links had. */
@@ -180,6 +288,7 @@ export function getSentIssue(userId: number, folderId: number, ledgerId: number)
       .all()
       .map((row) => [row.recipientEmail, row]),
   );
+  const names = namesByEmail(folder.recipients);
   const recipients = db
     .select()
     .from(sendLedgerRecipients)
@@ -191,6 +300,7 @@ export function getSentIssue(userId: number, folderId: number, ledgerId: number)
     .map((row) => {
       const delivery = deliveries.get(row.email);
       return {
+        name: names.get(row.email.toLowerCase()) ?? null,
         email: row.email,
         outcome: outcomeOf(row.status),
         opens: ledger.tracked ? (delivery?.openCount ?? 0) : null,
@@ -198,7 +308,7 @@ export function getSentIssue(userId: number, folderId: number, ledgerId: number)
       };
     });
   return {
-    folder,
+    folder: { id: folder.id, name: folder.name },
     id: ledger.id,
     sentAt: ledger.completedAt ?? ledger.createdAt,
     tracked: ledger.tracked,

@@ -13,6 +13,7 @@ import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/ui/forms
 import { passkeysOfResetToken, resetPassword } from "~/modules/accounts/accounts.server";
 import { ResetPasswordSchema } from "~/modules/accounts/user-validation";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { formatDay } from "~/platform/dates";
 
 const EXPIRED_MESSAGE = "This reset link is invalid or has expired. Please request a new one.";
 
@@ -32,14 +33,14 @@ export const meta: MetaFunction = () => [
 export async function loader({ request }: LoaderFunctionArgs) {
   const token = new URL(request.url).searchParams.get("token") || null;
   const passkeys = token ? passkeysOfResetToken(token) : null;
-  const day = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeZone: "UTC" });
   return data(
     {
       token: passkeys ? token : null,
       passkeys: (passkeys ?? []).map((key) => ({
         id: key.id,
         name: key.name,
-        added: day.format(key.createdAt),
+        // In UTC: the one opening the link has not shown yet that the account is theirs.
+        added: formatDay(key.createdAt, "UTC"),
       })),
     },
     { headers: { "Cache-Control": "no-store" } },

@@ -16,7 +16,7 @@ import {
 import { SeverityBadge } from "~/components/ui/badge";
 import { DataTable } from "~/components/ui/data-table";
 import { requireAdmin } from "~/modules/accounts/roles.server";
-import { EVENT_LABELS, formatNumber, formatUtc, levels } from "~/modules/admin/admin-display";
+import { EVENT_LABELS, formatNumber, levels } from "~/modules/admin/admin-display";
 import { getSecurityDashboard, type Trend } from "~/modules/admin/admin-metrics.server";
 import {
   formatRate,
@@ -24,6 +24,7 @@ import {
   REPUTATION_LIMITS,
 } from "~/modules/deliverability/sender-reputation.server";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { formatUtc } from "~/platform/dates";
 import { redirectRefreshed } from "~/platform/toast.server";
 
 export const meta: MetaFunction = () => [

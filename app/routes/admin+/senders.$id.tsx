@@ -16,7 +16,7 @@ import {
 } from "~/components/admin";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
 import { requireAdmin } from "~/modules/accounts/roles.server";
-import { formatNumber, formatUtc } from "~/modules/admin/admin-display";
+import { formatNumber } from "~/modules/admin/admin-display";
 import {
   formatRate,
   liftSendingPause,
@@ -24,6 +24,7 @@ import {
   senderReview,
 } from "~/modules/deliverability/sender-reputation.server";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { formatUtc } from "~/platform/dates";
 import { invariantResponse } from "~/platform/errors.server";
 import { parseIntentForm } from "~/platform/intent.server";
 import { redirectWithToast } from "~/platform/toast.server";

@@ -3,6 +3,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { StaticPage } from "~/components/public-layout";
 import { DataTable } from "~/components/ui/data-table";
 import { requireOutboxReader } from "~/modules/accounts/roles.server";
+import { formatUtc } from "~/platform/dates";
 import { env } from "~/platform/env.server";
 import { listOutbox } from "~/platform/mailer.server";
 
@@ -18,11 +19,6 @@ export async function loader({ request }: LoaderFunctionArgs) {
     date: message.date.toISOString(),
   }));
   return json({ messages, smtp: Boolean(env.SMTP_URL), outboxDir: env.OUTBOX_DIR });
-}
-
-/** The same text on the server and in the browser: UTC, not the viewer's zone. */
-function formatDate(iso: string) {
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
 }
 
 export default function Outbox() {
@@ -70,7 +66,7 @@ export default function Outbox() {
             id: "date",
             header: "Date",
             cellClassName: "whitespace-nowrap text-stone-700",
-            cell: (message) => <time dateTime={message.date}>{formatDate(message.date)}</time>,
+            cell: (message) => <time dateTime={message.date}>{formatUtc(message.date)}</time>,
           },
         ]}
       />

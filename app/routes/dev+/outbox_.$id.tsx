@@ -2,6 +2,7 @@ import { json, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/nod
 import { Link, useLoaderData } from "@remix-run/react";
 import { StaticPage } from "~/components/public-layout";
 import { requireOutboxReader } from "~/modules/accounts/roles.server";
+import { formatUtc } from "~/platform/dates";
 import { invariantResponse } from "~/platform/errors.server";
 import { readOutboxMessage } from "~/platform/mailer.server";
 
@@ -16,10 +17,6 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   invariantResponse(message);
   const { raw: _raw, ...shown } = message;
   return json({ message: { ...shown, date: message.date.toISOString() } });
-}
-
-function formatDate(iso: string) {
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
 }
 
 export default function OutboxMessage() {
@@ -45,7 +42,7 @@ export default function OutboxMessage() {
         ))}
         <dt className="font-semibold text-stone-600">Date</dt>
         <dd className="text-stone-800">
-          <time dateTime={message.date}>{formatDate(message.date)}</time>
+          <time dateTime={message.date}>{formatUtc(message.date)}</time>
         </dd>
       </dl>
 

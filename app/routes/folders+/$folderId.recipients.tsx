@@ -14,6 +14,7 @@ import {
   requestResubscription,
 } from "~/modules/recipients/recipients.server";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { formatDay } from "~/platform/dates";
 import { invariantResponse, orNotFound } from "~/platform/errors.server";
 import { redirectWithToast, withFailureToast } from "~/platform/toast.server";
 
@@ -48,13 +49,7 @@ function statusLines(state: RecipientState, day: (date: Date | null) => string) 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const folder = orNotFound(() => getFolder(user.id, parseFolderId(params.folderId)));
-  const format = new Intl.DateTimeFormat("en-US", {
-    timeZone: user.timeZone,
-    month: "short",
-    day: "numeric",
-    year: "numeric",
-  });
-  const day = (date: Date | null) => (date ? format.format(date) : "an unknown date");
+  const day = (date: Date | null) => (date ? formatDay(date, user.timeZone) : "an unknown date");
   const states = recipientStates(folder.id);
   const suppressed = recipientSuppressionNotices(user.id, states, day);
   return {

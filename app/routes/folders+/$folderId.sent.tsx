@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { DialogErrorBoundary } from "~/components/error-boundary";
+import { IssueCounts, IssuePages, OpensNote } from "~/components/sent-issues";
 import { Dialog } from "~/components/ui/dialog";
 import { requireUser } from "~/modules/accounts/session.server";
 import { isPremium } from "~/modules/billing/quota.server";
@@ -8,8 +9,8 @@ import { issueReportNotices } from "~/modules/deliverability/suppression-notices
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder, recipientsOf } from "~/modules/folders/folders.server";
 import { listSentIssues } from "~/modules/sending/sent-archive.server";
+import { formatDateTime } from "~/platform/dates";
 import { invariantResponse, orNotFound } from "~/platform/errors.server";
-import { pluralize } from "~/utils/format";
 
 /** The folder's sent archive: every issue it sent, newest first, ten a page. */
 
@@ -26,11 +27,6 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     archive.issues.map((issue) => issue.id),
     recipientsOf(getFolder(user.id, folderId)),
   );
-  const format = new Intl.DateTimeFormat("en-GB", {
-    dateStyle: "medium",
-    timeStyle: "short",
-    timeZone: user.timeZone,
-  });
   return {
     folderId,
     folderName: archive.folder.name,
@@ -40,7 +36,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     premium: isPremium(user),
     issues: archive.issues.map((issue) => ({
       ...issue,
-      sentAt: format.format(issue.sentAt),
+      sentAt: formatDateTime(issue.sentAt, user.timeZone),
       reports: (reports.get(issue.id) ?? []).map((report) => report.notice),
     })),
   };
@@ -68,63 +64,17 @@ export default function SentIssues() {
                 >
                   {issue.sentAt}
                 </Link>
-                <p className="text-sm text-stone-700">
-                  {pluralize(issue.itemCount, "item")} · {issue.outcomes.delivered} delivered
-                  {issue.outcomes.bounced > 0 ? ` · ${issue.outcomes.bounced} bounced` : ""}
-                  {issue.outcomes.left > 0 ? ` · ${issue.outcomes.left} skipped (left)` : ""}
-                  {issue.outcomes.failed > 0 ? ` · ${issue.outcomes.failed} failed` : ""}
-                </p>
+                <IssueCounts issue={issue} />
                 {issue.reports.map((report) => (
                   <p key={report} className="text-sm text-red-800">
                     {report}
                   </p>
                 ))}
-                {issue.engagement ? (
-                  <p className="text-sm text-stone-700">
-                    Opened by about {issue.engagement.opened} ·{" "}
-                    {pluralize(issue.engagement.clicks, "click")}
-                  </p>
-                ) : null}
               </li>
             ))}
           </ul>
-          {premium ? (
-            <p className="text-xs text-stone-600">
-              Opens are estimates: some mail apps load images for privacy or safety checks, which
-              counts as an open; others block images, so a read is missed.
-            </p>
-          ) : (
-            <p className="text-xs text-stone-600">
-              With Premium you see how many recipients opened each issue and clicked its links.
-            </p>
-          )}
-          {pageCount > 1 ? (
-            <nav aria-label="Sent pages" className="flex items-center justify-between text-sm">
-              {page > 1 ? (
-                <Link
-                  to={pageLink(page - 1)}
-                  className="inline-flex min-h-11 items-center underline"
-                >
-                  Newer
-                </Link>
-              ) : (
-                <span />
-              )}
-              <span>
-                Page {page} of {pageCount}
-              </span>
-              {page < pageCount ? (
-                <Link
-                  to={pageLink(page + 1)}
-                  className="inline-flex min-h-11 items-center underline"
-                >
-                  Older
-                </Link>
-              ) : (
-                <span />
-              )}
-            </nav>
-          ) : null}
+          <OpensNote premium={premium} />
+          <IssuePages page={page} pageCount={pageCount} pageLink={pageLink} />
         </div>
       )}
     </Dialog>

@@ -2,6 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { DialogErrorBoundary } from "~/components/error-boundary";
 import { ItemContent } from "~/components/item-content";
+import { SentLinkPreview } from "~/components/sent-issues";
 import { type DataColumn, DataTable } from "~/components/ui/data-table";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
@@ -11,13 +12,17 @@ import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder, recipientsOf } from "~/modules/folders/folders.server";
 import { deleteSentIssue, filesKept, getSentIssue } from "~/modules/sending/sent-archive.server";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { formatDateTime } from "~/platform/dates";
 import { invariantResponse } from "~/platform/errors.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
 /**
- * One sent issue, read-only: when it went, what it carried, and what happened
- * per recipient (with opens and clicks when the send was tracked). Its sender
- * may delete it, which also ends its web version.
+ * One sent issue, read-only: when it went, everything it carried as sent
+ * (comments, questions, link pictures while stored), and what happened per
+ * recipient, by name (with opens and clicks when the send was tracked). Its
+ * sender may delete it, which also ends its web version. Opened from the
+ * archive (`?from=save`), it leads back there
+ * (docs/decisions/0151-archive-issue-pages.md).
  */
 
 export const meta: MetaFunction = () => [{ title: "Sent issue · Thoughtfully" }];
@@ -38,10 +43,18 @@ type Recipient = Awaited<ReturnType<typeof loader>>["recipients"][number];
 
 const DELIVERY_COLUMNS: DataColumn<Recipient>[] = [
   {
-    id: "address",
-    header: "Address",
+    id: "recipient",
+    header: "Recipient",
     cellClassName: "break-all",
-    cell: (recipient) => recipient.email,
+    cell: (recipient) =>
+      recipient.name ? (
+        <>
+          {recipient.name}
+          <span className="block text-xs text-stone-600">{recipient.email}</span>
+        </>
+      ) : (
+        recipient.email
+      ),
   },
   {
     id: "outcome",
@@ -67,21 +80,21 @@ const ENGAGEMENT_COLUMNS: DataColumn<Recipient>[] = [
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
+  const fromArchive = new URL(request.url).searchParams.get("from") === "save";
   const issue = getSentIssue(user.id, parseFolderId(params.folderId), parseIssueId(params.issueId));
   invariantResponse(issue);
   const reports =
     issueReportNotices(user.id, [issue.id], recipientsOf(getFolder(user.id, issue.folder.id))).get(
       issue.id,
     ) ?? [];
-  const format = new Intl.DateTimeFormat("en-GB", {
-    dateStyle: "full",
-    timeStyle: "short",
-    timeZone: user.timeZone,
-  });
   return {
     folderId: issue.folder.id,
+    folderName: issue.folder.name,
+    back: fromArchive
+      ? { to: "/save", label: "Back to Save" }
+      : { to: `/folders/${issue.folder.id}/sent`, label: "Back to Sent" },
     id: issue.id,
-    sentAt: format.format(issue.sentAt),
+    sentAt: formatDateTime(issue.sentAt, user.timeZone),
     tracked: issue.tracked,
     recipients: issue.recipients.map((recipient) => ({
       ...recipient,
@@ -89,22 +102,37 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
         .filter((report) => report.email === recipient.email)
         .map((report) => report.notice),
     })),
-    items: issue.items.map((item) => ({
-      id: item.id,
-      type: item.type,
-      title: item.title,
-      urls: item.urls,
-      note: item.note,
-      files: item.filePaths.map((key, index) => {
-        const kept = filesKept(item);
-        return {
+    items: issue.items.map((item) => {
+      const kept = filesKept(item);
+      return {
+        id: item.id,
+        type: item.type,
+        title: item.title,
+        urls: item.urls,
+        note: item.note,
+        // What the e-mail carried: a comment or question only when it was ticked to go.
+        ...(item.addComment && item.commentText ? { commentText: item.commentText } : {}),
+        ...(item.askQuestion && item.questionText ? { questionText: item.questionText } : {}),
+        ...(item.responseExpectation === "na"
+          ? {}
+          : { responseExpectation: item.responseExpectation }),
+        preview:
+          item.previewStatus === "ready"
+            ? {
+                siteName: item.previewSiteName,
+                title: item.previewTitle,
+                description: item.previewDescription,
+                imageKey: kept ? item.previewImageKey : null,
+              }
+            : null,
+        files: item.filePaths.map((key, index) => ({
           key: kept ? key : null,
           thumbnailKey: (kept && item.thumbnailPaths[index]) || null,
           name: item.fileNames[index] ?? "file",
           size: item.fileSizes[index] ?? 0,
-        };
-      }),
-    })),
+        })),
+      };
+    }),
   };
 }
 
@@ -121,13 +149,16 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function SentIssue() {
-  const { folderId, sentAt, tracked, recipients, items } = useLoaderData<typeof loader>();
+  const { folderName, back, sentAt, tracked, recipients, items } = useLoaderData<typeof loader>();
   return (
-    <Dialog title={`Sent ${sentAt}`} closeTo={`/folders/${folderId}/sent`}>
+    <Dialog title={`Sent ${sentAt}`} closeTo={back.to}>
       <div className="space-y-5">
-        <Link to={`/folders/${folderId}/sent`} className="text-sm underline">
-          Back to Sent
-        </Link>
+        <p className="text-sm text-stone-700">
+          From “{folderName}” ·{" "}
+          <Link to={back.to} className="underline">
+            {back.label}
+          </Link>
+        </p>
         <section aria-labelledby="sent-items">
           <h3 id="sent-items" className="font-semibold text-stone-900">
             What was sent
@@ -135,7 +166,19 @@ export default function SentIssue() {
           <ol className="mt-2 space-y-3">
             {items.map((item) => (
               <li key={item.id} className="rounded-lg border border-stone-200 p-3 text-sm">
-                <ItemContent item={item} titleTag="h4" />
+                <ItemContent
+                  item={item}
+                  titleTag="h4"
+                  preview={
+                    item.preview ? (
+                      <SentLinkPreview
+                        preview={item.preview}
+                        title={item.title}
+                        url={item.urls[0]}
+                      />
+                    ) : null
+                  }
+                />
               </li>
             ))}
           </ol>

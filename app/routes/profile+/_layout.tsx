@@ -28,6 +28,7 @@ import {
 import { getUsage } from "~/modules/billing/quota.server";
 import { getBranding } from "~/modules/sending/branding.server";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { formatDay } from "~/platform/dates";
 import { env } from "~/platform/env.server";
 import { redirectWithToast } from "~/platform/toast.server";
 import { formatBytes } from "~/utils/format";
@@ -47,7 +48,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const premium = usage.tier === "premium";
   const branding = getBranding(user.id);
   const tier = premium ? LIMITS.premium : LIMITS.free;
-  const day = new Intl.DateTimeFormat("en-US", { timeZone: user.timeZone, dateStyle: "medium" });
+  const day = (date: Date) => formatDay(date, user.timeZone);
   return {
     profile: {
       firstName: user.firstName ?? "",
@@ -80,16 +81,16 @@ export async function loader({ request }: LoaderFunctionArgs) {
     passkeys: listPasskeys(user.id).map((key) => ({
       id: key.id,
       name: key.name,
-      created: day.format(key.createdAt),
-      lastUsed: key.lastUsedAt ? day.format(key.lastUsedAt) : "Never used",
+      created: day(key.createdAt),
+      lastUsed: key.lastUsedAt ? day(key.lastUsedAt) : "Never used",
     })),
     apiTokens: listApiTokens(user.id).map((token) => ({
       id: token.id,
       name: token.name,
       scope: token.scope,
-      created: day.format(token.createdAt),
-      lastUsed: token.lastUsedAt ? day.format(token.lastUsedAt) : "Never used",
-      expiry: `${token.expiresAt.getTime() > Date.now() ? "expires" : "expired"} ${day.format(token.expiresAt)}`,
+      created: day(token.createdAt),
+      lastUsed: token.lastUsedAt ? day(token.lastUsedAt) : "Never used",
+      expiry: `${token.expiresAt.getTime() > Date.now() ? "expires" : "expired"} ${day(token.expiresAt)}`,
     })),
   };
 }

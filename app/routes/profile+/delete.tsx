@@ -7,6 +7,7 @@ import { requireReauthenticatedUser } from "~/modules/accounts/reauthentication.
 import { destroySession } from "~/modules/accounts/session.server";
 import { BillingError, cancelSubscriptionNow } from "~/modules/billing/billing.server";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { formatDay } from "~/platform/dates";
 import { redirectWithToast } from "~/platform/toast.server";
 
 export const meta: MetaFunction = () => [{ title: "Delete Account · Thoughtfully" }];
@@ -21,10 +22,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     subscription: user.stripeSubscriptionId
       ? {
           paidUntil: user.subscriptionExpiresAt
-            ? new Intl.DateTimeFormat("en-US", {
-                dateStyle: "long",
-                timeZone: user.timeZone,
-              }).format(user.subscriptionExpiresAt)
+            ? formatDay(user.subscriptionExpiresAt, user.timeZone)
             : null,
         }
       : null,

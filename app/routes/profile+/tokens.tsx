@@ -22,6 +22,7 @@ import {
 } from "~/modules/api/api-token-validation";
 import { createApiToken, revokeApiToken } from "~/modules/api/api-tokens.server";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { formatDay } from "~/platform/dates";
 import { RuleError } from "~/platform/errors.server";
 import { parseIntentForm } from "~/platform/intent.server";
 import { redirectWithToast } from "~/platform/toast.server";
@@ -75,10 +76,7 @@ export async function action({ request }: ActionFunctionArgs) {
       name,
       credential: String(id),
     });
-    const expires = new Intl.DateTimeFormat("en-US", {
-      timeZone: user.timeZone,
-      dateStyle: "long",
-    }).format(expiresAt);
+    const expires = formatDay(expiresAt, user.timeZone);
     return data(
       { result: null, created: { token, name, scope, expires } },
       { headers: { "Cache-Control": "no-store" } },
