@@ -48,6 +48,15 @@ test.describe("Premium shown as it is", () => {
     // The letter's paper colour, from the real template's CSS.
     await expect(frames.nth(1)).toHaveAttribute("srcdoc", /#f7f1e6/);
     await expectAccessible();
+
+    // On a phone the sheet, thumbnails and all, fits the screen's width.
+    await page.setViewportSize({ width: 375, height: 800 });
+    await page.reload();
+    await expect(sheet.getByText("$4.99 a month", { exact: true })).toBeVisible();
+    await expect(frames.nth(2)).toBeVisible();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      375,
+    );
   });
 
   test("a Premium sender keeps the usage box, with counts and no bars", async ({ login, page }) => {
