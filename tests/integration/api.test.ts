@@ -543,10 +543,18 @@ describe("bodies shaped like the seed's calls", () => {
 
   test("the sign-off is saved without an extra flag and kept when an update leaves it out", async () => {
     const token = tokenFor(createUser(db).id);
+    // The seed's create body, as its folder dialog sends it.
     const created = await call("POST", "/folders", {
       token,
-      body: { ...folderBody(), personalSignoff: "Love, Ann" },
+      body: {
+        ...folderBody(),
+        dayOfMonth: null,
+        timeOfDay: "00:01",
+        ccSender: false,
+        personalSignoff: "Love, Ann",
+      },
     });
+    expect(created.status).toBe(201);
     expect(created.json.personalSignoff).toBe("Love, Ann");
     const renamed = await call("PUT", `/folders/${created.json.id}`, {
       token,

@@ -35,6 +35,18 @@ describe("seedFolderBody", () => {
     expect(parsed(seedFolderBody({ personalSignoff: null }, current)).personalSignoff).toBeNull();
   });
 
+  test("the seed's nulls are fields left out", () => {
+    const body = {
+      name: "Weekly",
+      recipients: current.recipients,
+      frequency: "weekly",
+      dayOfMonth: null,
+      timeOfDay: "00:01",
+    };
+    expect(parsed(seedFolderBody(body))).toMatchObject({ frequency: "weekly", dayOfMonth: null });
+    expect(parsed(seedFolderBody({ name: null }, current)).name).toBe("Family");
+  });
+
   test("what is not an object is left for the schema to refuse", () => {
     expect(seedFolderBody("text")).toBe("text");
   });

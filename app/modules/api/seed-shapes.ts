@@ -29,11 +29,17 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 /**
  * A folder body as the seed sends it: a sign-off given is a sign-off wanted
  * (the form's `signoffEnabled` box is needed only to say otherwise), null
- * clears it, and on an update (`current`) every field left out keeps its value.
+ * clears it, and on an update (`current`) every field left out (or null) keeps its value.
  */
 export function seedFolderBody(body: unknown, current?: CurrentFolder): unknown {
   if (!isRecord(body)) return body;
-  const given = Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
+  // The seed sends `dayOfMonth: null` for a weekly folder: a null is a field left out, but for
+  // the sign-off, where it means none.
+  const given = Object.fromEntries(
+    Object.entries(body).filter(
+      ([key, value]) => value !== undefined && (value !== null || key === "personalSignoff"),
+    ),
+  );
   const merged: Record<string, unknown> = current
     ? {
         name: current.name,
