@@ -257,15 +257,12 @@ export const API_OPERATIONS: ApiOperation[] = [
     response: FolderViewSchema,
     handle: (context, { body }) => {
       const folder = folderOf(context);
-      const input = parseWith(
-        FolderSchema,
-        seedFolderBody(body, {
-          ...folder,
-          recipients: recipientsOf(folder),
-        }),
+      const recipients = recipientsOf(folder);
+      const input = parseWith(FolderSchema, seedFolderBody(body, { ...folder, recipients }));
+      refuseSuppressedAddresses(
+        input.recipients,
+        recipients.map((recipient) => recipient.email),
       );
-      const listed = recipientsOf(folder).map((recipient) => recipient.email);
-      refuseSuppressedAddresses(input.recipients, listed);
       return folderView(updateFolder(userId(context), folder.id, input));
     },
   },
