@@ -7,6 +7,7 @@ import { FolderButton, FolderCards } from "~/components/folder-card";
 import { ItemList } from "~/components/item-list";
 import { useRefreshWhilePreviewsPending } from "~/components/pending-previews";
 import { CsrfInput } from "~/components/ui/forms";
+import { perksInOneLine } from "~/modules/billing/premium-perks";
 import type { DashboardData, FolderSummary } from "~/modules/dashboard/dashboard.server";
 import { sendNowBlocker } from "~/modules/sending/send-now";
 import type { loader as rootLoader } from "~/root";
@@ -57,8 +58,8 @@ function FolderList({ folders, selectedId }: { folders: Folder[]; selectedId?: n
   );
 }
 
+/** Counts for everyone; a bar only under a limit (none for Premium: docs/decisions/0152-premium-shown-as-it-is.md). */
 function UsageBox({ usage }: { usage: Data["usage"] }) {
-  if (usage.maxFolders === null && usage.maxStorageBytes === null) return null;
   return (
     <section
       aria-label="Usage"
@@ -71,7 +72,9 @@ function UsageBox({ usage }: { usage: Data["usage"] }) {
           </p>
           <Bar ratio={usage.folderCount / usage.maxFolders} label="Folders used" />
         </div>
-      ) : null}
+      ) : (
+        <p>Folders: {usage.folderCount}</p>
+      )}
       {usage.maxStorageBytes !== null ? (
         <div className="mt-2">
           <p>
@@ -79,7 +82,9 @@ function UsageBox({ usage }: { usage: Data["usage"] }) {
           </p>
           <Bar ratio={usage.totalStorageBytes / usage.maxStorageBytes} label="Storage used" />
         </div>
-      ) : null}
+      ) : (
+        <p className="mt-2">Storage: {formatBytes(usage.totalStorageBytes)}</p>
+      )}
       {usage.approachingLimits ? (
         <p className="mt-2 text-amber-800">
           You're approaching your limits. Consider upgrading to Premium for unlimited access.
@@ -97,8 +102,7 @@ function UpgradePrompt() {
       className="rounded-xl border border-brand-200 bg-brand-50 p-3 text-xs text-brand-900"
     >
       <p>
-        <strong>Go Premium:</strong> unlimited folders and storage, daily and every-two-weeks
-        delivery.
+        <strong>Go Premium:</strong> {perksInOneLine()}
       </p>
       <DelegatedLink
         to="/upgrade"

@@ -10,6 +10,7 @@ import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import Stripe from "stripe";
 import { z } from "zod";
 import { DashboardPage } from "~/components/dashboard";
+import { PremiumPerkList } from "~/components/premium-perks";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { requireUser } from "~/modules/accounts/session.server";
@@ -20,11 +21,10 @@ import {
   createCheckoutSession,
   premiumPriceLabel,
 } from "~/modules/billing/billing.server";
-import { LIMITS } from "~/modules/billing/limits";
 import { isPremium } from "~/modules/billing/quota.server";
 import { loadDashboardPage } from "~/modules/dashboard/dashboard.server";
+import { templateSamples } from "~/modules/sending/template-samples.server";
 import { readProtectedForm } from "~/platform/csrf.server";
-import { formatBytes } from "~/utils/format";
 
 export const meta: MetaFunction = () => [{ title: "Upgrade to Premium · Thoughtfully" }];
 
@@ -35,6 +35,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     premium: isPremium(user),
     configured: billingConfigured(),
     price: isPremium(user) ? null : await premiumPriceLabel(),
+    samples: isPremium(user) ? [] : templateSamples(),
   };
 }
 
@@ -73,15 +74,8 @@ export async function action({ request }: ActionFunctionArgs) {
   }
 }
 
-const FEATURES = [
-  "Unlimited folders",
-  "Unlimited total storage",
-  "Daily and every-two-weeks delivery, as well as weekly and monthly",
-  `Each folder still holds up to ${formatBytes(LIMITS.folder.maxSizeBytes)}, so every e-mail stays deliverable`,
-];
-
 export default function Upgrade() {
-  const { dashboard, premium, configured, price } = useLoaderData<typeof loader>();
+  const { dashboard, premium, configured, price, samples } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const closeTo = dashboard.selected ? `/folders/${dashboard.selected.id}` : "/";
   return (
@@ -89,18 +83,15 @@ export default function Upgrade() {
       <Dialog title="Upgrade to Premium" closeTo={closeTo}>
         {premium ? (
           <div className="space-y-4 text-sm text-stone-700">
-            <p>You have Premium: no folder or storage limits, and every delivery frequency.</p>
+            <p>You have Premium:</p>
+            <PremiumPerkList />
             <Link to="/profile" className="btn-secondary">
               Manage billing on your profile
             </Link>
           </div>
         ) : (
           <div className="space-y-4">
-            <ul className="list-disc space-y-1 pl-5 text-sm text-stone-700">
-              {FEATURES.map((feature) => (
-                <li key={feature}>{feature}</li>
-              ))}
-            </ul>
+            <PremiumPerkList samples={samples} />
             {configured ? (
               <>
                 <p className="text-lg font-semibold text-stone-900">

@@ -504,6 +504,164 @@ describe("preview, Send Now, recipients, usage and referrals", () => {
   });
 });
 
+describe("bodies shaped like the seed's calls", () => {
+  test("multipart booleans may be true/false, on/off or 1/0", async () => {
+    const token = tokenFor(createUser(db).id);
+    const folder = await newFolder(token);
+    const form = await photoForm(1);
+    form.set("addComment", "true");
+    form.set("askQuestion", "0");
+    form.set("questionText", "Dropped: the box is unticked");
+    const uploaded = await call("POST", `/folders/${folder.id}/upload?type=photo`, {
+      token,
+      body: form,
+    });
+    expect(uploaded.status).toBe(201);
+    expect(uploaded.json).toMatchObject({
+      addComment: true,
+      commentText: "Look!",
+      askQuestion: false,
+      questionText: null,
+    });
+    const musing = await call("POST", `/folders/${folder.id}/items`, {
+      token,
+      body: { type: "link", title: "A", urls: ["example.com"], addComment: "1", commentText: "x" },
+    });
+    expect(musing.json.addComment).toBe(true);
+    const created = await call("POST", "/folders", {
+      token,
+      body: { ...folderBody("CC"), ccSender: "true" },
+    });
+    expect(created.json.ccSender).toBe(true);
+    const refused = await call("POST", "/folders", {
+      token,
+      body: { ...folderBody("CC"), ccSender: "maybe" },
+    });
+    expect(refused.status).toBe(400);
+    expect(Object.keys(refused.json.error.fields)).toEqual(["ccSender"]);
+  });
+
+  test("the sign-off is saved without an extra flag and kept when an update leaves it out", async () => {
+    const token = tokenFor(createUser(db).id);
+    // The seed's create body, as its folder dialog sends it.
+    const created = await call("POST", "/folders", {
+      token,
+      body: {
+        ...folderBody(),
+        dayOfMonth: null,
+        timeOfDay: "00:01",
+        ccSender: false,
+        personalSignoff: "Love, Ann",
+      },
+    });
+    expect(created.status).toBe(201);
+    expect(created.json.personalSignoff).toBe("Love, Ann");
+    const renamed = await call("PUT", `/folders/${created.json.id}`, {
+      token,
+      body: folderBody("Renamed"),
+    });
+    expect(renamed.json).toMatchObject({ name: "Renamed", personalSignoff: "Love, Ann" });
+    const partial = await call("PUT", `/folders/${created.json.id}`, {
+      token,
+      body: { ccSender: true },
+    });
+    expect(partial.json).toMatchObject({
+      name: "Renamed",
+      recipients: [{ name: "Mum", email: "mum@example.com" }],
+      ccSender: true,
+      personalSignoff: "Love, Ann",
+    });
+    const cleared = await call("PUT", `/folders/${created.json.id}`, {
+      token,
+      body: { personalSignoff: null },
+    });
+    expect(cleared.json.personalSignoff).toBeNull();
+    const unticked = await call("POST", "/folders", {
+      token,
+      body: { ...folderBody("Off"), personalSignoff: "Hidden", signoffEnabled: false },
+    });
+    expect(unticked.json.personalSignoff).toBeNull();
+    const empty = await call("POST", "/folders", {
+      token,
+      body: { ...folderBody("Ticked"), signoffEnabled: true },
+    });
+    expect(empty.json.error.fields).toEqual({
+      personalSignoff: ["Please enter a personal sign-off or uncheck the option"],
+    });
+  });
+
+  test("adding files needs only the files; the item keeps its title and comment", async () => {
+    const token = tokenFor(createUser(db).id);
+    const folder = await newFolder(token);
+    const uploaded = await call("POST", `/folders/${folder.id}/upload?type=photo`, {
+      token,
+      body: await photoForm(1, "Holiday"),
+    });
+    const itemId = uploaded.json.id as number;
+    const onlyFiles = new FormData();
+    onlyFiles.append("itemId", String(itemId));
+    onlyFiles.append("type", "photo");
+    onlyFiles.append("files", new Blob([await png("#0f0")], { type: "image/png" }), "g.png");
+    const added = await call("POST", `/items/${itemId}/add-files`, { token, body: onlyFiles });
+    expect(added.status).toBe(200);
+    expect(added.json).toMatchObject({ title: "Holiday", addComment: true, commentText: "Look!" });
+    expect(added.json.files.map((file: { name: string }) => file.name)).toEqual([
+      "p0.jpg",
+      "g.jpg",
+    ]);
+    const retitled = new FormData();
+    retitled.append("title", "Beach");
+    retitled.append("files", new Blob([await png("#00f")], { type: "image/png" }), "b.png");
+    const changed = await call("POST", `/items/${itemId}/add-files`, { token, body: retitled });
+    expect(changed.json).toMatchObject({ title: "Beach", commentText: "Look!" });
+    expect(changed.json.files).toHaveLength(3);
+  });
+
+  test("the folder list counts each folder's items and bytes; a page holds `limit` items, at most 100", async () => {
+    const token = tokenFor(createUser(db).id);
+    const full = await newFolder(token, "Full");
+    await newFolder(token, "Empty");
+    const photo = await call("POST", `/folders/${full.id}/upload?type=photo`, {
+      token,
+      body: await photoForm(2),
+    });
+    const photoBytes = (photo.json.files as { size: number }[]).reduce((sum, f) => sum + f.size, 0);
+    for (const title of ["One", "Two"]) {
+      await call("POST", `/folders/${full.id}/items`, {
+        token,
+        body: { type: "musing", title, note: "A thought" },
+      });
+    }
+    const listed = await call("GET", "/folders", { token });
+    expect(
+      listed.json.map((f: { name: string; itemCount: number; totalSize: number }) => [
+        f.name,
+        f.itemCount,
+        f.totalSize,
+      ]),
+    ).toEqual([
+      ["Full", 3, photoBytes],
+      ["Empty", 0, 0],
+    ]);
+    expect(listed.json[0].maxSize).toBe(LIMITS.folder.maxSizeBytes);
+
+    const firstPage = await call("GET", `/folders/${full.id}?limit=2`, { token });
+    expect(firstPage.json.items).toHaveLength(2);
+    expect(firstPage.json.pagination).toMatchObject({
+      page: 1,
+      limit: 2,
+      total: 3,
+      totalPages: 2,
+      hasMore: true,
+    });
+    const secondPage = await call("GET", `/folders/${full.id}?limit=2&page=2`, { token });
+    expect(secondPage.json.items.map((item: { title: string }) => item.title)).toEqual(["Two"]);
+    const capped = await call("GET", `/folders/${full.id}?limit=5000`, { token });
+    expect(capped.json.pagination.limit).toBe(100);
+    expect((await call("GET", `/folders/${full.id}?limit=0`, { token })).status).toBe(400);
+  });
+});
+
 describe("the OpenAPI document", () => {
   test("is valid OpenAPI and every documented operation is served", async () => {
     const response = await openapi.loader();
@@ -529,6 +687,24 @@ describe("the OpenAPI document", () => {
       "route_not_found",
     );
   });
+});
+
+test("the OpenAPI document describes the seed's shapes", async () => {
+  const document = await (await openapi.loader()).json();
+  const read = document.paths["/folders/{folderId}"];
+  expect(read.get.parameters.map((parameter: { name: string }) => parameter.name)).toContain(
+    "limit",
+  );
+  expect(read.put.summary).toContain("a field left out keeps its value");
+  const folder = document.paths["/folders"].get.responses["200"].content["application/json"].schema;
+  expect(Object.keys(folder.items.properties)).toEqual(
+    expect.arrayContaining(["itemCount", "totalSize", "maxSize"]),
+  );
+  const addFiles =
+    document.paths["/items/{itemId}/add-files"].post.requestBody.content["multipart/form-data"]
+      .schema;
+  expect(addFiles.required).toEqual(["files"]);
+  expect(addFiles.properties.addComment.enum).toContain("true");
 });
 
 describe("connecting the Chrome extension", () => {

@@ -66,7 +66,9 @@ export function buildOpenApiDocument() {
       method: operation.method.toLowerCase() as "get",
       path: operation.path,
       summary: operation.summary,
-      description: `Needs a ${operation.scope} token.`,
+      description: [`Needs a ${operation.scope} token.`, operation.description]
+        .filter(Boolean)
+        .join(" "),
       security: [{ [bearer.name]: [] }],
       request: {
         ...(names.length > 0

@@ -1,5 +1,10 @@
 import { z } from "zod";
-import { getUsage } from "~/modules/billing/quota.server";
+import {
+  type FolderStats,
+  folderSizeLimit,
+  folderStats,
+  getUsage,
+} from "~/modules/billing/quota.server";
 import { referralLink, referralStats } from "~/modules/billing/referrals.server";
 import { suppressedAddressRefusal } from "~/modules/deliverability/suppression-notices.server";
 import { FolderSchema } from "~/modules/folders/folder-validation";
@@ -43,6 +48,7 @@ import {
   validationError,
 } from "./api.server";
 import {
+  AddFilesFieldsSchema,
   DirectionSchema,
   FolderViewSchema,
   FolderWithItemsSchema,
@@ -61,6 +67,7 @@ import {
   UploadQuerySchema,
   UsageSchema,
 } from "./api-schemas";
+import { FolderUpdateSchema, seedFolderBody, withItemDetails } from "./seed-shapes";
 
 /**
  * Every operation of the JSON API: a sender's calls (docs/product-rules.md, Pages and messages), each
@@ -71,11 +78,17 @@ import {
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 const finiteOrNull = (value: number) => (Number.isFinite(value) ? value : null);
 
-function folderView(folder: Folder): z.input<typeof FolderViewSchema> {
+const EMPTY_FOLDER: FolderStats = { itemCount: 0, totalSize: 0 };
+
+function folderView(
+  folder: Folder,
+  stats: FolderStats = folderStats(folder.userId).get(folder.id) ?? EMPTY_FOLDER,
+): z.input<typeof FolderViewSchema> {
+  const recipients = recipientsOf(folder);
   return {
     id: folder.id,
     name: folder.name,
-    recipients: recipientsOf(folder),
+    recipients,
     frequency: folder.frequency,
     dayOfWeek: folder.dayOfWeek,
     dayOfMonth: folder.dayOfMonth,
@@ -87,6 +100,9 @@ function folderView(folder: Folder): z.input<typeof FolderViewSchema> {
     nextSendAt: iso(folder.nextSendAt),
     lastSentAt: iso(folder.lastSentAt),
     sortOrder: folder.sortOrder,
+    itemCount: stats.itemCount,
+    totalSize: stats.totalSize,
+    maxSize: folderSizeLimit(recipients),
   };
 }
 
@@ -138,8 +154,8 @@ function refuseSuppressedAddresses(
 }
 const itemOf = (context: ApiContext) => getItem(userId(context), context.params.itemId!);
 
-function folderWithItems(folder: Folder, page: number) {
-  const { items, pagination } = listItems(folder.id, page);
+function folderWithItems(folder: Folder, page: number, limit: number) {
+  const { items, pagination } = listItems(folder.id, page, limit);
   return {
     folder: folderView(folder),
     items: items.map((item) => itemView(item, folder.id)),
@@ -199,14 +215,21 @@ export const API_OPERATIONS: ApiOperation[] = [
     summary: "The user's folders, in their order",
     scope: "read",
     response: z.array(FolderViewSchema),
-    handle: (context) => listFolders(userId(context)).map(folderView),
+    handle: (context) => {
+      const stats = folderStats(userId(context));
+      return listFolders(userId(context)).map((folder) =>
+        folderView(folder, stats.get(folder.id) ?? EMPTY_FOLDER),
+      );
+    },
   },
   {
     method: "POST",
     path: "/folders",
     summary: "Create a folder",
+    description:
+      "A `personalSignoff` given is saved without the form's `signoffEnabled` box; send `signoffEnabled: false` to leave it off.",
     scope: "write",
-    body: FolderSchema,
+    body: z.preprocess((body) => seedFolderBody(body), FolderSchema),
     response: FolderViewSchema,
     status: 201,
     handle: (context, { body }) => {
@@ -221,19 +244,26 @@ export const API_OPERATIONS: ApiOperation[] = [
     scope: "read",
     query: PageQuerySchema,
     response: FolderWithItemsSchema,
-    handle: (context, { query }) => folderWithItems(folderOf(context), query.page),
+    handle: (context, { query }) => folderWithItems(folderOf(context), query.page, query.limit),
   },
   {
     method: "PUT",
     path: folderPath,
-    summary: "Update a folder's details (same body as create)",
+    summary: "Update a folder's details (the body of create; a field left out keeps its value)",
+    description:
+      "A partial body is welcome: the sign-off, like every other field, is kept unless the body changes it (`null` clears it).",
     scope: "write",
-    body: FolderSchema,
+    body: FolderUpdateSchema,
     response: FolderViewSchema,
     handle: (context, { body }) => {
-      const listed = recipientsOf(folderOf(context)).map((recipient) => recipient.email);
-      refuseSuppressedAddresses(body.recipients, listed);
-      return folderView(updateFolder(userId(context), context.params.folderId!, body));
+      const folder = folderOf(context);
+      const recipients = recipientsOf(folder);
+      const input = parseWith(FolderSchema, seedFolderBody(body, { ...folder, recipients }));
+      refuseSuppressedAddresses(
+        input.recipients,
+        recipients.map((recipient) => recipient.email),
+      );
+      return folderView(updateFolder(userId(context), folder.id, input));
     },
   },
   {
@@ -396,14 +426,16 @@ export const API_OPERATIONS: ApiOperation[] = [
     method: "POST",
     path: `${itemPath}/add-files`,
     summary: "Add photos or files to an existing photo or file item (multipart)",
+    description:
+      "Only `files` is needed: a text field left out keeps the item's value, one sent replaces it.",
     scope: "write",
-    multipart: UploadFieldsSchema,
+    multipart: AddFilesFieldsSchema,
     response: ItemViewSchema,
     handle: async (context) => {
       const { item } = itemOf(context);
       if (item.type !== "photo" && item.type !== "file") throw notFound();
       return withUpload(context.request, uploadFor(context, item.type), ({ formData, stored }) => {
-        const details = parseFormFields(formData, UploadDetailsSchema);
+        const details = parseFormFields(withItemDetails(formData, item), UploadDetailsSchema);
         return itemView(updateUploadItem(userId(context), item.id, details, stored), item.folderId);
       });
     },

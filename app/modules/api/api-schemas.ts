@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LIMITS } from "~/modules/billing/limits";
 import { FREQUENCIES } from "~/modules/folders/folder-validation";
 import { ITEM_TYPES, LinkSchema, MusingSchema } from "~/modules/items/item-validation";
 import { API_TOKEN_SCOPES } from "./api-token-validation";
@@ -32,6 +33,9 @@ export const FolderViewSchema = z.object({
   nextSendAt: z.string().nullable(),
   lastSentAt: z.string().nullable(),
   sortOrder: z.number().int(),
+  itemCount: z.number().int().describe("Items waiting for the next issue"),
+  totalSize: z.number().int().describe("Bytes of those items' files"),
+  maxSize: z.number().int().describe("The folder's cap in bytes (lower with an iCloud recipient)"),
 });
 
 export const ItemViewSchema = z.object({
@@ -118,7 +122,21 @@ export const TokenInfoSchema = z.object({
 export const DirectionSchema = z.object({ direction: z.enum(["up", "down"]) });
 export const PauseSchema = z.object({ paused: z.boolean().optional() });
 export const ResubscriptionSchema = z.object({ email: z.string().trim().min(1) });
-export const PageQuerySchema = z.object({ page: z.coerce.number().int().min(1).default(1) });
+/** The most items one page of the API holds: a folder's page stays a small answer. */
+export const API_MAX_PAGE_SIZE = 100;
+
+export const PageQuerySchema = z.object({
+  page: z.coerce.number().int().min(1).default(1),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(LIMITS.item.pageSize)
+    .transform((limit) => Math.min(limit, API_MAX_PAGE_SIZE))
+    .describe(
+      `Items per page (at most ${API_MAX_PAGE_SIZE}; more is read as ${API_MAX_PAGE_SIZE})`,
+    ),
+});
 export const UploadQuerySchema = z.object({ type: z.enum(["photo", "file"]) });
 
 /** Adding a link or a musing: `type` picks the form's schema. */
@@ -127,16 +145,24 @@ export const NewTextItemSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("musing") }).passthrough(),
 ]);
 
+const multipartBoolean = z
+  .enum(["true", "false", "on", "off", "1", "0"])
+  .optional()
+  .describe("Yes: true, on or 1; no: false, off or 0");
+
 /** The multipart fields of an upload, for the document (the pipeline reads them). */
 export const UploadFieldsSchema = z.object({
   files: z.array(z.string().describe("binary")),
   title: z.string(),
-  addComment: z.enum(["on"]).optional(),
+  addComment: multipartBoolean,
   commentText: z.string().optional(),
-  askQuestion: z.enum(["on"]).optional(),
+  askQuestion: multipartBoolean,
   questionText: z.string().optional(),
   responseExpectation: z.string().optional(),
 });
+
+/** Adding files to an item: only the files; a text field sent replaces the item's. */
+export const AddFilesFieldsSchema = UploadFieldsSchema.partial().required({ files: true });
 
 export const documentedTextItemSchemas = { link: LinkSchema, musing: MusingSchema };
 export const OkSchema = z.object({ ok: z.literal(true) });

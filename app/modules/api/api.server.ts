@@ -47,6 +47,8 @@ export type ApiOperation = {
   /** OpenAPI style: /folders/{folderId}. Every parameter is a positive integer id. */
   path: string;
   summary: string;
+  /** More words for the document, where a body's shape needs them. */
+  description?: string;
   scope: ApiTokenScope;
   /** A JSON body, validated before `handle` runs; the parsed value is its `body`. */
   body?: z.ZodTypeAny;

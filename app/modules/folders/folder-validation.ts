@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { LIMITS } from "~/modules/billing/limits";
 import { canonicalEmail, mailboxKey } from "~/platform/email-address";
+import { formBoolean } from "~/platform/form-boolean";
 
 /**
  * The Folder Details form, shared by the browser and the action. Messages are
@@ -66,8 +67,8 @@ export const folderSchema = (refuseAddress: AddressRefusal = () => null) =>
       frequency: z.enum(FREQUENCIES).default("weekly"),
       dayOfWeek: z.coerce.number().int().min(1).max(7).default(1),
       dayOfMonth: z.coerce.number().int().min(1).max(31).default(1),
-      ccSender: z.boolean().default(false),
-      signoffEnabled: z.boolean().default(false),
+      ccSender: formBoolean(),
+      signoffEnabled: formBoolean(),
       personalSignoff: z.string().trim().max(500, "Max characters: 500").optional(),
     })
     .superRefine((value, context) => {

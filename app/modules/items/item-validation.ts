@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "~/modules/billing/limits";
+import { formBoolean } from "~/platform/form-boolean";
 
 /**
  * The add/edit content forms, one schema per item type, shared by the browser
@@ -69,8 +70,8 @@ export function normalizeUrl(value: string) {
 }
 
 const reasonFields = {
-  addComment: z.boolean().default(false),
-  askQuestion: z.boolean().default(false),
+  addComment: formBoolean(),
+  askQuestion: formBoolean(),
   commentText: z.string().trim().max(LIMITS.item.textMaxLength, "Comment too long").optional(),
   questionText: z.string().trim().max(LIMITS.item.textMaxLength, "Question too long").optional(),
   responseExpectation,

@@ -68,7 +68,7 @@ const unsentPageQuery = prepareOnce((database) =>
     .from(contentItems)
     .where(unsentIn(sql.placeholder("folderId")))
     .orderBy(asc(contentItems.sortOrder), asc(contentItems.id))
-    .limit(PAGE_SIZE)
+    .limit(sql.placeholder("limit"))
     .offset(sql.placeholder("offset"))
     .prepare(),
 );
@@ -110,18 +110,23 @@ function listedItem(row: unknown[]): ListedItem {
 /**
  * One page of the folder's items. A page beyond the last is clamped to the
  * last (docs/product-rules.md, Folders and items), so deleting the last item of a page steps back.
+ * The pages show 50; the API may ask for another page size.
  */
-export function listItems(folderId: number, requestedPage: number) {
+export function listItems(folderId: number, requestedPage: number, pageSize: number = PAGE_SIZE) {
   const total = unsentCountQuery().get({ folderId })?.n ?? 0;
-  const totalPages = Math.max(1, Math.ceil(total / PAGE_SIZE));
+  const totalPages = Math.max(1, Math.ceil(total / pageSize));
   const page = Math.min(Math.max(1, Math.floor(requestedPage) || 1), totalPages);
-  const rows = unsentPageQuery().values({ folderId, offset: (page - 1) * PAGE_SIZE });
+  const rows = unsentPageQuery().values({
+    folderId,
+    limit: pageSize,
+    offset: (page - 1) * pageSize,
+  });
   const items = (rows as unknown[][]).map(listedItem);
   return {
     items,
     pagination: {
       page,
-      limit: PAGE_SIZE,
+      limit: pageSize,
       total,
       totalPages,
       hasMore: page < totalPages,

@@ -6,7 +6,6 @@ import { db } from "~/platform/db.server";
 import {
   BrandingRuleError,
   BrandingSchema,
-  contrastWithWhite,
   getBranding,
   newsletterBrandingFor,
   removeHeaderImage,
@@ -27,8 +26,6 @@ function noisyImage(width: number, height: number) {
 
 describe("accent colours", () => {
   test("must be #rrggbb and dark enough for white text and links", () => {
-    expect(contrastWithWhite("#ffffff")).toBeCloseTo(1);
-    expect(contrastWithWhite("#000000")).toBeCloseTo(21);
     const parse = (accentColor: string) =>
       BrandingSchema.safeParse({ template: "classic", accentColor });
     expect(parse("#30503B")).toMatchObject({ success: true, data: { accentColor: "#30503b" } });

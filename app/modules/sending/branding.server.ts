@@ -12,6 +12,7 @@ import {
 import { isPremium } from "~/modules/billing/quota.server";
 import { db } from "~/platform/db.server";
 import { RuleError } from "~/platform/errors.server";
+import { contrastWithWhite, HEX_COLOUR, MIN_ACCENT_CONTRAST, TOO_LIGHT } from "./accent-colour";
 
 /**
  * Premium senders' newsletter look
@@ -30,29 +31,13 @@ export const HEADER_STORED_MAX_BYTES = 100 * 1024;
 const HEADER_MAX_WIDTH = 1200;
 const HEADER_MAX_HEIGHT = 400;
 const HEADER_MAX_INPUT_PIXELS = 40_000_000;
-/** WCAG AA for normal text: white on the accent, and the accent as link colour on white. */
-export const MIN_ACCENT_CONTRAST = 4.5;
-
-/** WCAG 2 contrast ratio of a `#rrggbb` colour against white. */
-export function contrastWithWhite(hex: string) {
-  const channels = [1, 3, 5].map((start) => {
-    const value = Number.parseInt(hex.slice(start, start + 2), 16) / 255;
-    return value <= 0.03928 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4;
-  });
-  const luminance = 0.2126 * channels[0]! + 0.7152 * channels[1]! + 0.0722 * channels[2]!;
-  return 1.05 / (luminance + 0.05);
-}
-
 export const BrandingSchema = z.object({
   template: z.enum(NEWSLETTER_TEMPLATES, { message: "Please choose a template" }),
   accentColor: z
     .string()
     .trim()
-    .regex(/^#[0-9a-fA-F]{6}$/, "Please enter a colour as # and six hex digits, like #30503b")
-    .refine(
-      (colour) => contrastWithWhite(colour) >= MIN_ACCENT_CONTRAST,
-      "This colour is too light to read white text on, or links in: please choose a darker one",
-    )
+    .regex(HEX_COLOUR, "Please enter a colour as # and six hex digits, like #30503b")
+    .refine((colour) => contrastWithWhite(colour) >= MIN_ACCENT_CONTRAST, TOO_LIGHT)
     .transform((colour) => colour.toLowerCase())
     .optional(),
 });

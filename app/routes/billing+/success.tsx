@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { AppShell } from "~/components/app-shell";
+import { PremiumPerkList } from "~/components/premium-perks";
 import { requireUser } from "~/modules/accounts/session.server";
 import { isPremium } from "~/modules/billing/quota.server";
 
@@ -26,9 +27,14 @@ export default function CheckoutSuccess() {
         </h1>
         <p className="mt-4 text-stone-700" role="status">
           {premium
-            ? "Your account is Premium: no folder or storage limits, and every delivery frequency."
+            ? "Your account is Premium. Here is what it brings:"
             : "We're waiting for Stripe to confirm your payment. Premium starts as soon as it does, usually within a minute; reload this page to check."}
         </p>
+        {premium ? (
+          <div className="mt-4 text-left">
+            <PremiumPerkList />
+          </div>
+        ) : null}
         <Link to="/" className="btn-primary mt-8">
           Back to my folders
         </Link>

@@ -11,6 +11,7 @@ import { TEMPLATE_LABELS } from "#emails/newsletter-themes";
 import { AppShell } from "~/components/app-shell";
 import { Bookmarklet } from "~/components/bookmarklet";
 import { AddPasskeyButton } from "~/components/passkey-buttons";
+import { PremiumPerkList } from "~/components/premium-perks";
 import { CsrfInput, ErrorList, Field, SubmitButton, useKeptDraft } from "~/components/ui/forms";
 import { SettingsSection } from "~/components/ui/settings-section";
 import { updateProfile } from "~/modules/accounts/accounts.server";
@@ -238,31 +239,33 @@ export default function ProfileSettings() {
         </SettingsSection>
 
         <SettingsSection id="perks" title="Premium perks">
-          <dl className="mt-4 space-y-3 text-sm">
-            <div>
-              <dt className="text-stone-600">Newsletter look</dt>
-              <dd className="font-medium text-stone-900">
-                {features.premium
-                  ? `${perks.template} template${perks.accentColor ? `, accent ${perks.accentColor}` : ""}${perks.headerImage ? ", header image" : ""}`
-                  : "Templates, your accent colour and a header image come with Premium."}
-              </dd>
+          {features.premium ? (
+            <dl className="mt-4 space-y-3 text-sm">
+              <div>
+                <dt className="text-stone-600">Newsletter look</dt>
+                <dd className="font-medium text-stone-900">
+                  {`${perks.template} template${perks.accentColor ? `, accent ${perks.accentColor}` : ""}${perks.headerImage ? ", header image" : ""}`}
+                </dd>
+              </div>
+              <div>
+                <dt className="text-stone-600">Priority support</dt>
+                <dd className="font-medium text-stone-900">
+                  {perks.prioritySupport ? (
+                    <>
+                      <a href={`mailto:${perks.prioritySupport}`} className="break-all underline">
+                        {perks.prioritySupport}
+                      </a>
+                      : {PRIORITY_SUPPORT_PROMISE}
+                    </>
+                  ) : null}
+                </dd>
+              </div>
+            </dl>
+          ) : (
+            <div className="mt-4">
+              <PremiumPerkList />
             </div>
-            <div>
-              <dt className="text-stone-600">Priority support</dt>
-              <dd className="font-medium text-stone-900">
-                {perks.prioritySupport ? (
-                  <>
-                    <a href={`mailto:${perks.prioritySupport}`} className="break-all underline">
-                      {perks.prioritySupport}
-                    </a>
-                    : {PRIORITY_SUPPORT_PROMISE}
-                  </>
-                ) : (
-                  `A Premium address, ${PRIORITY_SUPPORT_PROMISE}.`
-                )}
-              </dd>
-            </div>
-          </dl>
+          )}
           <div className="mt-5 flex flex-wrap gap-2">
             <Link to="/profile/branding" className="btn-secondary" preventScrollReset>
               Newsletter look

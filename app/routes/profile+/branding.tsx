@@ -1,4 +1,4 @@
-import { getFormProps, getInputProps, useForm } from "@conform-to/react";
+import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import {
   type ActionFunctionArgs,
@@ -9,11 +9,13 @@ import {
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
-import { NEWSLETTER_TEMPLATES, TEMPLATE_LABELS } from "#emails/newsletter-themes";
+import { AccentColourField } from "~/components/accent-colour-field";
+import { TemplateThumbnail } from "~/components/premium-perks";
 import { Dialog } from "~/components/ui/dialog";
-import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
+import { CsrfInput, ErrorList, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { requireUser } from "~/modules/accounts/session.server";
 import { isPremium } from "~/modules/billing/quota.server";
+import { chosenAccent } from "~/modules/sending/accent-colour";
 import {
   BrandingActionSchema,
   getBranding,
@@ -23,6 +25,7 @@ import {
   saveHeaderImage,
   saveLook,
 } from "~/modules/sending/branding.server";
+import { templateSamples } from "~/modules/sending/template-samples.server";
 import { readProtectedForm, validateCsrf } from "~/platform/csrf.server";
 import { RuleError } from "~/platform/errors.server";
 import { parseIntentForm } from "~/platform/intent.server";
@@ -50,6 +53,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return {
     premium: isPremium(user),
     branding,
+    samples: templateSamples(branding.accentColor),
     // At most 100 KB, so it rides in the page (the CSP allows data: images).
     headerImageUrl: image
       ? `data:${image.contentType};base64,${image.content.toString("base64")}`
@@ -105,7 +109,10 @@ export async function action({ request }: ActionFunctionArgs) {
   if (request.headers.get("Content-Type")?.startsWith("multipart/form-data")) {
     return uploadHeaderImage(request, user);
   }
-  const submission = parseIntentForm(await readProtectedForm(request), BrandingActionSchema);
+  const submission = parseIntentForm(
+    chosenAccent(await readProtectedForm(request)),
+    BrandingActionSchema,
+  );
   if (submission.status !== "success") {
     return data({ result: submission.reply(), imageError: null }, { status: 400 });
   }
@@ -129,7 +136,7 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function NewsletterLook() {
-  const { premium, branding, headerImageUrl } = useLoaderData<typeof loader>();
+  const { premium, branding, samples, headerImageUrl } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const [form, fields] = useForm({
     id: "newsletter-look",
@@ -158,40 +165,31 @@ export default function NewsletterLook() {
           <fieldset>
             <legend className="text-sm font-medium text-stone-800">Template</legend>
             <div className="mt-2 space-y-2">
-              {NEWSLETTER_TEMPLATES.map((template) => (
+              {samples.map((sample) => (
                 <label
-                  key={template}
+                  key={sample.template}
                   className="flex min-h-11 items-start gap-3 rounded-lg border border-stone-200 px-3 py-2 text-sm"
                 >
                   <input
                     type="radio"
                     name={fields.template.name}
-                    value={template}
-                    defaultChecked={(fields.template.initialValue ?? "classic") === template}
+                    value={sample.template}
+                    defaultChecked={(fields.template.initialValue ?? "classic") === sample.template}
                     className="mt-1 h-4 w-4"
                   />
-                  <span>
-                    <span className="font-medium text-stone-900">
-                      {TEMPLATE_LABELS[template].name}
-                    </span>
-                    <span className="block text-stone-600">
-                      {TEMPLATE_LABELS[template].description}
-                    </span>
+                  <span className="flex-1">
+                    <span className="font-medium text-stone-900">{sample.name}</span>
+                    <span className="block text-stone-600">{sample.description}</span>
                   </span>
+                  <TemplateThumbnail sample={sample} />
                 </label>
               ))}
             </div>
             <ErrorList errors={fields.template.errors} />
           </fieldset>
-          <Field
-            label="Accent colour (optional)"
-            hint="# and six hex digits, e.g. #30503b; dark enough for white text. Leave empty for ours."
-            inputProps={{
-              ...getInputProps(fields.accentColor, { type: "text" }),
-              placeholder: "#30503b",
-              maxLength: 7,
-              autoComplete: "off",
-            }}
+          <AccentColourField
+            id={fields.accentColor.id}
+            initialValue={fields.accentColor.initialValue ?? ""}
             errors={fields.accentColor.errors}
           />
         </fieldset>

@@ -1,0 +1,95 @@
+import { z } from "zod";
+import { FolderSchema } from "~/modules/folders/folder-validation";
+
+/**
+ * Bodies shaped like the seed's own calls (docs/decisions/0153-api-takes-the-seeds-shapes.md),
+ * turned into what the forms' schemas read, so the API keeps every rule of the forms.
+ */
+
+/** The Folder Details fields an update may carry (the form's object, before its checks); null clears the sign-off. */
+export const FolderUpdateSchema = FolderSchema.innerType()
+  .innerType()
+  .extend({ personalSignoff: z.string().nullable().optional() })
+  .partial()
+  .passthrough();
+
+type CurrentFolder = {
+  name: string;
+  recipients: { name: string; email: string }[];
+  frequency: string;
+  dayOfWeek: number;
+  dayOfMonth: number | null;
+  ccSender: boolean;
+  personalSignoff: string | null;
+};
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * A folder body as the seed sends it: a sign-off given is a sign-off wanted
+ * (the form's `signoffEnabled` box is needed only to say otherwise), null
+ * clears it, and on an update (`current`) every field left out (or null) keeps its value.
+ */
+export function seedFolderBody(body: unknown, current?: CurrentFolder): unknown {
+  if (!isRecord(body)) return body;
+  // The seed sends `dayOfMonth: null` for a weekly folder: a null is a field left out, but for
+  // the sign-off, where it means none.
+  const given = Object.fromEntries(
+    Object.entries(body).filter(
+      ([key, value]) => value !== undefined && (value !== null || key === "personalSignoff"),
+    ),
+  );
+  const merged: Record<string, unknown> = current
+    ? {
+        name: current.name,
+        recipients: current.recipients,
+        frequency: current.frequency,
+        dayOfWeek: current.dayOfWeek,
+        dayOfMonth: current.dayOfMonth ?? undefined,
+        ccSender: current.ccSender,
+        personalSignoff: current.personalSignoff,
+        ...given,
+      }
+    : given;
+  const signoff = typeof merged.personalSignoff === "string" ? merged.personalSignoff : undefined;
+  return {
+    ...merged,
+    personalSignoff: signoff,
+    signoffEnabled: "signoffEnabled" in given ? given.signoffEnabled : Boolean(signoff?.trim()),
+  };
+}
+
+/** The text fields of a photo or file item, as its upload form names them. */
+const UPLOAD_DETAIL_FIELDS = [
+  "title",
+  "addComment",
+  "commentText",
+  "askQuestion",
+  "questionText",
+  "responseExpectation",
+] as const;
+
+type CurrentUploadItem = {
+  title: string;
+  addComment: boolean;
+  commentText: string | null;
+  askQuestion: boolean;
+  questionText: string | null;
+  responseExpectation: string;
+};
+
+/**
+ * Adding files sends the files (and the seed's `itemId` and `type`), not the
+ * item's text again: each text field left out of the form keeps the item's value.
+ */
+export function withItemDetails(formData: FormData, item: CurrentUploadItem): FormData {
+  const completed = new FormData();
+  for (const [key, value] of formData) completed.append(key, value);
+  for (const field of UPLOAD_DETAIL_FIELDS) {
+    if (formData.has(field)) continue;
+    const value = item[field];
+    if (value !== null) completed.set(field, String(value));
+  }
+  return completed;
+}
