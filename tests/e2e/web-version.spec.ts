@@ -130,6 +130,11 @@ test.describe("the web version", () => {
   for (const width of [320, 375, 1280]) {
     test(`an issue with a link card fits ${width} px and shows its pictures`, async ({ page }) => {
       const { path } = await sentIssue();
+      const errors: string[] = [];
+      page.on("pageerror", (error) => errors.push(error.message));
+      page.on("console", (message) => {
+        if (message.type() === "error") errors.push(message.text());
+      });
       await page.setViewportSize({ width, height: 800 });
       const response = await page.goto(path);
       expect(response?.status()).toBe(200);
@@ -150,11 +155,14 @@ test.describe("the web version", () => {
         "href",
         /^https:\/\/example\.com\/tides\//,
       );
+      // Hydrated (with JavaScript) without a complaint, and nothing refused by the policy.
+      expect(errors).toEqual([]);
     });
   }
 
   test("wears the sender's Premium look: the template, the accent colour and the header image", async ({
     page,
+    expectAccessible,
   }) => {
     const { path } = await sentIssue({ template: "postcard" });
     await page.setViewportSize({ width: 375, height: 800 });
@@ -166,10 +174,12 @@ test.describe("the web version", () => {
     await expect(header).toBeVisible();
     expect(await header.evaluate((image: HTMLImageElement) => image.naturalWidth)).toBe(600);
     expect(await pageFits(page)).toBe(true);
+    await expectAccessible();
   });
 
   test("after unsubscribing, says so in the sender's look and offers to re-subscribe", async ({
     page,
+    expectAccessible,
   }) => {
     const { path, mum } = await sentIssue({ template: "classic" });
     await page.setViewportSize({ width: 375, height: 800 });
@@ -190,6 +200,7 @@ test.describe("the web version", () => {
     // Branded: the folder's name in the sender's accent colour, above a card topped with it.
     await expect(page.getByText("Family", { exact: true })).toHaveCSS("color", ACCENT_RGB);
     expect(await pageFits(page)).toBe(true);
+    await expectAccessible();
 
     // The existing re-subscribe flow: nothing changes until its own button is pressed.
     await page.getByRole("button", { name: "Re-subscribe" }).click();
