@@ -100,7 +100,7 @@ export function WebVersionFrame({
         <main
           id="main"
           className={`border-y px-4 pb-3 text-base leading-relaxed text-stone-800 [overflow-wrap:anywhere] sm:border sm:px-6 ${classes.card} ${
-            chosenAccent(look) ? "border-t-4 border-t-[var(--accent)]" : ""
+            chosenAccent(look) ? "border-t-4 border-t-[var(--accent)] sm:border-t-4" : ""
           }`}
         >
           {children}
