@@ -60,7 +60,7 @@ export const meta: MetaFunction<typeof loader> = ({ data: page }) => [
     title:
       page?.state === "open"
         ? page.subject
-        : page && "masthead" in page
+        : page && "masthead" in page && page.masthead
           ? `${page.masthead.folderName} · Thoughtfully`
           : "Thoughtfully",
   },
@@ -95,7 +95,13 @@ export default function WebVersionPage() {
         </WebVersionNotice>
       );
     case "gone":
-      return (
+      return page.masthead === null ? (
+        <RecipientLinkProblem
+          title="This issue is no longer available"
+          alert="Its sender deleted it, with the folder it came from."
+          explanation="It can no longer be read here, and nothing more will come from that folder. There is nothing you need to do."
+        />
+      ) : (
         <WebVersionNotice masthead={page.masthead} title="This issue is no longer available">
           <p>
             {`${page.masthead.senderName} deleted this issue of "${page.masthead.folderName}", so it can no longer be read here. There is nothing you need to do.`}

@@ -2,7 +2,13 @@ import crypto from "node:crypto";
 import type { Page } from "@playwright/test";
 import { eq } from "drizzle-orm";
 import sharp from "sharp";
-import { contentItems, senderBranding, sendLedger, sendLedgerRecipients } from "#db/schema";
+import {
+  contentItems,
+  folders,
+  senderBranding,
+  sendLedger,
+  sendLedgerRecipients,
+} from "#db/schema";
 import { expect, test } from "./fixtures";
 import { createFolderRow, createUser, testDb, uniqueEmail } from "./support/accounts";
 import { writeStoredFile } from "./support/items";
@@ -240,6 +246,23 @@ test.describe("the web version", () => {
       ACCENT_RGB,
     );
     await expect(page.getByRole("button", { name: "Re-subscribe" })).toHaveCount(0);
+    expect(await pageFits(page)).toBe(true);
+  });
+
+  test("after the sender deletes the folder, the page says the issue went with it", async ({
+    page,
+  }) => {
+    const { path, folder } = await sentIssue({ template: "postcard" });
+    testDb().delete(folders).where(eq(folders.id, folder.id)).run();
+    await page.setViewportSize({ width: 375, height: 800 });
+    const response = await page.goto(path);
+    expect(response?.status()).toBe(404);
+    await expect(
+      page.getByRole("heading", { level: 1, name: "This issue is no longer available" }),
+    ).toBeVisible();
+    await expect(
+      page.getByText("Its sender deleted it, with the folder it came from."),
+    ).toBeVisible();
     expect(await pageFits(page)).toBe(true);
   });
 

@@ -4,6 +4,7 @@ import { createFolder, createUser } from "#db/factories";
 import {
   contentItems,
   folderRecipientStates,
+  folders,
   senderBranding,
   sendLedger,
   sendLedgerRecipients,
@@ -164,6 +165,13 @@ test("after the sender deleted the issue: gone, in their look", () => {
     state: "gone",
     masthead: { folderName: "Family", senderName: "Ada Lovelace" },
   });
+});
+
+test("after the folder was deleted, and the issue with it: gone, with nobody left to name", () => {
+  const { folder, code } = seedIssue();
+  db.delete(folders).where(eq(folders.id, folder.id)).run();
+  expect(webVersionPage(code)).toEqual({ state: "gone", masthead: null });
+  expect(webVersionPage(`${code}x`)).toEqual({ state: "unknown" });
 });
 
 test("a forged code, another purpose's code, or an address never mailed: unknown", () => {

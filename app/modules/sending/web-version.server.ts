@@ -1,4 +1,4 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { folders, sendLedger, sendLedgerRecipients, users } from "#db/schema";
 import {
   itemReasons,
@@ -32,7 +32,10 @@ import { filesKept, issueItems } from "./sent-archive.server";
  * `checkRecipientCopy` also says why a genuine copy stopped working, so the
  * web version can tell its reader (docs/decisions/0146-web-version-as-a-page.md);
  * a code that is not ours, or an address that was never mailed the issue, is
- * "unknown" whatever the reason.
+ * "unknown" whatever the reason. A genuine code whose issue no longer exists
+ * at all ("erased": its folder or the sender's account was deleted, and the
+ * issue with it) was made for that address when it was mailed, but nothing
+ * is left to say who sent it.
  */
 type RecipientCopy = {
   ledger: typeof sendLedger.$inferSelect;
@@ -42,6 +45,7 @@ type RecipientCopy = {
 
 type CopyCheck =
   | { state: "unknown" }
+  | { state: "erased" }
   | ({ state: "open" } & RecipientCopy)
   | ({ state: "deleted" } & RecipientCopy)
   | ({ state: "left" } & RecipientCopy);
@@ -49,12 +53,9 @@ type CopyCheck =
 export function checkRecipientCopy(purpose: IssueLinkPurpose, code: string): CopyCheck {
   const link = readIssueLinkCode(purpose, code);
   if (!link) return { state: "unknown" };
-  const ledger = db
-    .select()
-    .from(sendLedger)
-    .where(and(eq(sendLedger.id, link.ledgerId), inArray(sendLedger.status, ["sending", "sent"])))
-    .get();
-  if (!ledger) return { state: "unknown" };
+  const ledger = db.select().from(sendLedger).where(eq(sendLedger.id, link.ledgerId)).get();
+  if (!ledger) return { state: "erased" };
+  if (ledger.status !== "sending" && ledger.status !== "sent") return { state: "unknown" };
   const copy = db
     .select({ kind: sendLedgerRecipients.kind })
     .from(sendLedgerRecipients)
@@ -133,7 +134,8 @@ export type WebVersionItem =
 
 export type WebVersionPage =
   | { state: "unknown" }
-  | { state: "gone"; masthead: WebVersionMasthead }
+  /** Deleted by its sender; `masthead` is null when its folder went too. */
+  | { state: "gone"; masthead: WebVersionMasthead | null }
   | {
       state: "left";
       masthead: WebVersionMasthead;
@@ -238,6 +240,7 @@ function itemView(item: NewsletterItem, code: string, kept: boolean): WebVersion
 export function webVersionPage(code: string, now = new Date()): WebVersionPage {
   const check = checkRecipientCopy("web", code);
   if (check.state === "unknown") return { state: "unknown" };
+  if (check.state === "erased") return { state: "gone", masthead: null };
   const { ledger, email } = check;
   const folder = db.select().from(folders).where(eq(folders.id, ledger.folderId)).get();
   const sender = folder && db.select().from(users).where(eq(users.id, folder.userId)).get();
