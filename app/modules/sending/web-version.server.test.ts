@@ -58,6 +58,27 @@ function seedIssue(tier: "free" | "premium" = "free") {
         sentAt,
         sortOrder: 1,
       },
+      {
+        folderId: folder.id,
+        type: "musing" as const,
+        title: "Thinking of you",
+        note: "  Line one\nline two  ",
+        sentAt,
+        sortOrder: 2,
+      },
+      {
+        folderId: folder.id,
+        type: "file" as const,
+        title: "Recipe",
+        filePaths: [`file-key-${counter}`],
+        thumbnailPaths: [""],
+        fileNames: ["cake.pdf"],
+        fileSizes: [2048],
+        mimeTypes: ["application/pdf"],
+        responseExpectation: "expecting" as const,
+        sentAt,
+        sortOrder: 3,
+      },
     ])
     .returning()
     .all();
@@ -85,12 +106,17 @@ function seedIssue(tier: "free" | "premium" = "free") {
 
 test("an open copy: the issue by kind, its pictures by signed address, never a storage key", () => {
   const { items, code } = seedIssue();
-  const [link, photo] = items as [(typeof items)[0], (typeof items)[0]];
+  const [link, photo, , file] = items as [
+    (typeof items)[0],
+    (typeof items)[0],
+    (typeof items)[0],
+    (typeof items)[0],
+  ];
   const page = webVersionPage(code);
   expect(page).toMatchObject({
     state: "open",
     email: "mum@example.com",
-    subject: '"Family" from Ada: 2 things',
+    subject: '"Family" from Ada: 4 things',
     signoff: "Love, Ada",
     masthead: {
       folderName: "Family",
@@ -116,9 +142,15 @@ test("an open copy: the issue by kind, its pictures by signed address, never a s
         kind: "photo",
         photos: [{ url: `/v-files/${code}/${photo.id}/0`, name: "garden.jpg" }],
       },
+      { kind: "musing", title: "Thinking of you", note: "Line one\nline two" },
+      {
+        kind: "file",
+        files: [{ url: `/v-files/${code}/${file.id}/0`, name: "cake.pdf", size: 2048 }],
+        reasons: { comment: null, question: null, hope: "Reply hoped for" },
+      },
     ],
   });
-  expect(JSON.stringify(page)).not.toMatch(/(preview|photo)-key-/);
+  expect(JSON.stringify(page)).not.toMatch(/(preview|photo|file)-key-/);
   expect(JSON.stringify(page)).not.toContain("dad@example.com");
 });
 
