@@ -29,7 +29,7 @@ export const DEFAULT_ACCENT = "#30503b";
 const HEX_COLOUR = /^#[0-9a-f]{6}$/i;
 
 /** The colour only if it is `#rrggbb`: it is written into CSS, where anything else could break out. */
-function safeAccent(branding: NewsletterBranding | undefined) {
+export function accentColourOf(branding: NewsletterBranding | undefined) {
   const colour = branding?.accentColor;
   return colour && HEX_COLOUR.test(colour) ? colour : null;
 }
@@ -37,7 +37,7 @@ function safeAccent(branding: NewsletterBranding | undefined) {
 /** The template's and the accent colour's rules; empty for the classic look without an accent. */
 export function brandingCss(branding: NewsletterBranding | undefined): string {
   if (!branding) return "";
-  const chosen = safeAccent(branding);
+  const chosen = accentColourOf(branding);
   const accent = chosen ?? DEFAULT_ACCENT;
   const accentRules = chosen
     ? `h1 { color: ${accent}; }\n.c { border-top: 4px solid ${accent}; }\n`
@@ -61,6 +61,6 @@ h1 { color: #ffffff; }
 
 /** Links in the card take the accent; kept in <head> like the base link colour. */
 export function brandingMediaCss(branding: NewsletterBranding | undefined): string {
-  const accent = safeAccent(branding);
+  const accent = accentColourOf(branding);
   return accent ? `@media screen { .c a { color: ${accent}; } }\n` : "";
 }

@@ -12,7 +12,6 @@ import {
   senderFirstName,
   UNSUBSCRIBE_URL_PLACEHOLDER,
   WEB_VERSION_URL_PLACEHOLDER,
-  type WebFileUrl,
 } from "#emails/newsletter";
 import { HEADER_IMAGE_CID } from "#emails/newsletter-themes";
 import { renderEmailHtml, renderEmailText } from "#emails/render.server";
@@ -229,23 +228,6 @@ export function personalize(
       .replaceAll(OPEN_PIXEL_URL_PLACEHOLDER, encode(recipient.openPixelUrl ?? ""))
       .replaceAll(CLICK_URL_PLACEHOLDER, encode(recipient.clickUrlBase ?? ""));
   return { html: fill(rendered.html, escapeHtml), text: fill(rendered.text, (value) => value) };
-}
-
-/** One recipient's web version page (renderWebVersion's HTML) with their links in place. */
-export function personalizePage(html: string, recipient: RecipientLinks) {
-  return personalize({ html, text: "" }, recipient).html;
-}
-
-/**
- * The web version of a sent issue: the newsletter's HTML as the e-mail shows
- * it, with photos and files linked to `fileUrl` instead of attached, no
- * tracking, and `noindex`. Personalise it like a message.
- */
-export function renderWebVersion(input: NewsletterInput, fileUrl: WebFileUrl): string {
-  const ordered = { ...input, tracked: false, items: inItemOrder(input.items) };
-  const safe = neutralInput(ordered);
-  const title = neutral(newsletterSubject(ordered));
-  return renderEmailHtml(createElement(Newsletter, { input: safe, title, webFileUrl: fileUrl }));
 }
 
 /**

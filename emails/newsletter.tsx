@@ -46,9 +46,6 @@ export const OPEN_PIXEL_URL_PLACEHOLDER = "%%OPEN_PIXEL_URL%%";
 /** Followed by the item's address, percent-encoded: the recipient's click redirect. */
 export const CLICK_URL_PLACEHOLDER = "%%CLICK_URL%%";
 
-/** Where the web version (app/modules/sending/web-version.server.ts) serves an issue's photos and files. */
-export type WebFileUrl = (itemId: number, index: number) => string;
-
 /** The Content-ID of a photo, referenced as `cid:` in the HTML and set on its attachment. */
 export function photoCid(itemId: number, index: number) {
   return `photo-${itemId}-${index}@thoughtfully`;
@@ -201,15 +198,26 @@ function LinkCard({ item, variant }: { item: NewsletterItem; variant: Variant })
  */
 type Variant = "html" | "text";
 
+/**
+ * Why the sender shares an item, as every copy shows it (this e-mail and the
+ * web version, app/routes/v.$code.tsx): their comment, their question, and
+ * whether they hope for a reply; empty parts are null.
+ */
+export function itemReasons(item: NewsletterItem) {
+  return {
+    comment: (item.addComment && item.commentText?.trim()) || null,
+    question: (item.askQuestion && item.questionText?.trim()) || null,
+    hope:
+      item.responseExpectation === "expecting"
+        ? "Reply hoped for"
+        : item.responseExpectation === "not_expecting"
+          ? "No reply needed"
+          : null,
+  };
+}
+
 function Reasons({ item, sender }: { item: NewsletterItem; sender: string }) {
-  const comment = item.addComment ? item.commentText?.trim() : "";
-  const question = item.askQuestion ? item.questionText?.trim() : "";
-  const hope =
-    item.responseExpectation === "expecting"
-      ? "Reply hoped for"
-      : item.responseExpectation === "not_expecting"
-        ? "No reply needed"
-        : null;
+  const { comment, question, hope } = itemReasons(item);
   return (
     <>
       {comment ? (
@@ -236,13 +244,11 @@ function ItemBody({
   sender,
   variant,
   tracked,
-  webFileUrl,
 }: {
   item: NewsletterItem;
   sender: string;
   variant: Variant;
   tracked: boolean;
-  webFileUrl?: WebFileUrl;
 }) {
   switch (item.type) {
     case "link":
@@ -289,7 +295,7 @@ function ItemBody({
             ) : (
               <img
                 key={key}
-                src={webFileUrl ? webFileUrl(item.id, index) : `cid:${photoCid(item.id, index)}`}
+                src={`cid:${photoCid(item.id, index)}`}
                 alt={item.fileNames[index] ?? "Photo"}
                 width={PHOTO_WIDTH}
               />
@@ -306,15 +312,8 @@ function ItemBody({
               key ? (
                 <Fragment key={key}>
                   {index > 0 ? <br /> : null}
-                  {webFileUrl ? (
-                    <a href={webFileUrl(item.id, index)}>{item.fileNames[index] ?? "File"}</a>
-                  ) : (
-                    (item.fileNames[index] ?? "File")
-                  )}{" "}
-                  <span className="m">
-                    ({formatBytes(item.fileSizes[index] ?? 0)}
-                    {webFileUrl ? "" : ", attached"})
-                  </span>
+                  {item.fileNames[index] ?? "File"}{" "}
+                  <span className="m">{`(${formatBytes(item.fileSizes[index] ?? 0)}, attached)`}</span>
                 </Fragment>
               ) : null,
             )}
@@ -331,16 +330,13 @@ export function Newsletter({
   input,
   title,
   variant = "html",
-  webFileUrl,
 }: {
   input: NewsletterInput;
   title: string;
   variant?: Variant;
-  /** Set for the web version: photos and files are links to it, not attachments. */
-  webFileUrl?: WebFileUrl;
 }) {
   const { folder, sender, items, branding } = input;
-  const tracked = Boolean(input.tracked) && !webFileUrl;
+  const tracked = Boolean(input.tracked);
   const fullName = senderFullName(sender);
   const firstName = senderFirstName(sender);
   const signoff = folder.personalSignoff?.trim();
@@ -351,7 +347,6 @@ export function Newsletter({
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="color-scheme" content="light dark" />
         <meta name="supported-color-schemes" content="light dark" />
-        {webFileUrl ? <meta name="robots" content="noindex, nofollow" /> : null}
         <title>{title}</title>
         {/* biome-ignore lint/security/noDangerouslySetInnerHtml: fixed CSS from this file, never user text */}
         <style dangerouslySetInnerHTML={{ __html: css + brandingCss(branding) }} />
@@ -390,11 +385,9 @@ export function Newsletter({
                         ) : null}
                         <h1>{folder.name}</h1>
                         <p className="by">from {fullName}</p>
-                        {webFileUrl ? null : (
-                          <p className="by">
-                            <a href={WEB_VERSION_URL_PLACEHOLDER}>View in your browser</a>
-                          </p>
-                        )}
+                        <p className="by">
+                          <a href={WEB_VERSION_URL_PLACEHOLDER}>View in your browser</a>
+                        </p>
                       </td>
                     </tr>
                     <tr>
@@ -408,7 +401,6 @@ export function Newsletter({
                               sender={firstName}
                               variant={variant}
                               tracked={tracked}
-                              webFileUrl={webFileUrl}
                             />
                           </Fragment>
                         ))}

@@ -13,6 +13,7 @@ export type SecretRoute = { path: string; carries: string };
 export const SECRET_ROUTES: readonly SecretRoute[] = [
   { path: "/v/:code", carries: "a recipient's web-version code (it encodes their address)" },
   { path: "/v-files/:code/:itemId/:index", carries: "the same web-version code" },
+  { path: "/v-files/:code/header", carries: "the same web-version code" },
   { path: "/u/:code", carries: "a recipient's short unsubscribe code" },
   { path: "/t/o/:code", carries: "a tracked copy's open code" },
   { path: "/t/c/:code", carries: "a tracked copy's click code" },

@@ -47,12 +47,11 @@ export function applySecurityHeaders(headers: Headers, options: SecurityHeaderOp
 }
 
 /**
- * The policy of an answer that set none of its own (a resource route's page,
- * such as the web version of a sent issue, a static file, an error from the
- * server itself): no script at all, pictures from this site only, inline
- * styles (the web version is e-mail HTML, styled inline), no forms, never
- * framed, and sandboxed so that even markup that slipped through runs in no
- * origin of ours; links may still open in a new tab.
+ * The policy of an answer that set none of its own (a resource route's HTML,
+ * a static file, an error from the server itself): no script at all, pictures
+ * from this site only, inline styles, no forms, never framed, and sandboxed so
+ * that even markup that slipped through runs in no origin of ours; links may
+ * still open in a new tab.
  * docs/decisions/0112-security-headers-on-every-answer.md
  */
 export const NO_SCRIPT_POLICY = [

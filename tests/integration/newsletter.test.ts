@@ -8,7 +8,6 @@ import {
   personalize,
   type RenderedNewsletter,
   renderNewsletter,
-  renderWebVersion,
 } from "#emails/newsletter.server";
 import { listOutbox, readOutboxMessage, sendEmail } from "~/platform/mailer.server";
 import { storage } from "~/platform/storage.server";
@@ -584,17 +583,5 @@ describe("web version and tracking", () => {
     const sneaky = item({ type: "musing", title: "%%CLICK_URL%% %%WEB_VERSION_URL%%", note: "x" });
     const { html } = personalize(renderNewsletter(input([sneaky], { tracked: true })), links);
     expect(html).not.toContain("https://app.test/t/c/c?url= https://app.test/v/w");
-  });
-
-  it("the web version links photos to the page's file route, unindexed and without tracking", () => {
-    const html = renderWebVersion(
-      input([photo], { tracked: true }),
-      (itemId, index) => `/v-files/code/${itemId}/${index}`,
-    );
-    expect(html).toContain(`src="/v-files/code/${photo.id}/0"`);
-    expect(html).not.toContain("cid:");
-    expect(html).toContain('<meta name="robots" content="noindex, nofollow"');
-    expect(html).not.toContain("%%OPEN_PIXEL_URL%%");
-    expect(html).not.toContain("View in your browser");
   });
 });
