@@ -21,6 +21,7 @@ function folder(id: number, overrides: Partial<FolderSummary> = {}): FolderSumma
     nextLabel: "2 days",
     scheduleLine: "Weekly on Monday at 00:01",
     itemCount: 3,
+    waitingCount: 0,
     totalSize: 2048,
     maxSize: 20 * 1024 * 1024,
     ...overrides,

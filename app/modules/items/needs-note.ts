@@ -26,3 +26,7 @@ export function needsNote(item: NoteFields) {
 export const NEEDS_NOTE = "Needs a note";
 export const NEEDS_NOTE_HINT =
   "Held back from sending until it has a comment or a question: Edit to add one.";
+
+/** Said when a quick save keeps its note for later. */
+export const WAITS_FOR_NOTE =
+  "Saved. It needs a note (a comment or a question) before it is sent: add one from its Edit.";
