@@ -170,11 +170,17 @@ export const MusingSchema = z
     note: value.note ?? "",
   }));
 
+function uploadDetailsSchema(strictness: Strictness) {
+  return z
+    .object({ title, ...reasonFields })
+    .superRefine((value, context) => checkReasons(value, context, strictness))
+    .transform((value) => keptReasons(value));
+}
+
 /** Photos and files: the text fields (the files themselves are checked by the upload pipeline). */
-export const UploadDetailsSchema = z
-  .object({ title, ...reasonFields })
-  .superRefine((value, context) => checkReasons(value, context))
-  .transform((value) => keptReasons(value));
+export const UploadDetailsSchema = uploadDetailsSchema({ quickSave: false });
+/** Photos and files saved through the API: title and note may wait, as for a quick link. */
+export const QuickUploadDetailsSchema = uploadDetailsSchema({ quickSave: true });
 
 export function schemaFor(type: ItemType) {
   if (type === "link") return LinkSchema;
