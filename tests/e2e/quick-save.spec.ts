@@ -27,6 +27,11 @@ test.describe("a link shared with only its address", () => {
     // The share sheet sends the address alone; the page's own title is fetched at save.
     const shared = `${process.env.E2E_PREVIEW_ORIGIN}/plain/kites`;
     await page.goto(`/add?${new URLSearchParams({ url: shared })}`);
+    await expect(
+      page
+        .getByRole("article", { name: "Captured from your browser" })
+        .getByText("(none: the page's own is used)"),
+    ).toBeVisible();
     await page.getByRole("link", { name: "Add to For Mum" }).click();
     const dialog = page.getByRole("dialog", { name: "Add Link to For Mum" });
     await expect(dialog.getByLabel("Title")).toHaveValue("");
