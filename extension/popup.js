@@ -83,13 +83,17 @@ async function saveInPlace(connection, page) {
         type: "link",
         title: elements.title.value.trim(),
         urls: [page.url],
-        addComment: true,
+        // Without a note the link is still saved; it waits for one before it is sent.
+        addComment: note !== "",
         commentText: note,
       }),
     });
     await chrome.storage.local.set({ lastFolderId: folderId });
     showProblem("");
-    elements.result.textContent = `Saved to ${elements.folder.selectedOptions[0]?.text ?? "your folder"}.`;
+    const folderName = elements.folder.selectedOptions[0]?.text ?? "your folder";
+    elements.result.textContent = note
+      ? `Saved to ${folderName}.`
+      : `Saved to ${folderName}. It waits for a note before it is sent.`;
   } catch (error) {
     showProblem(error.message);
     elements.save.disabled = false;

@@ -1,6 +1,7 @@
 import { DelegatedLink } from "~/components/delegated-navigation";
 import { ItemContent } from "~/components/item-content";
 import type { ItemView } from "~/modules/dashboard/dashboard.server";
+import { NEEDS_NOTE, NEEDS_NOTE_HINT } from "~/modules/items/needs-note";
 
 /**
  * One saved item's card on the dashboard: its content and its controls. Its
@@ -148,6 +149,14 @@ export function ItemCard({ item, place }: { item: ItemView; place: ItemCardPlace
   const firstUrl = item.urls?.[0];
   return (
     <li id={`item-${item.id}`} className="item-card">
+      {item.needsNote ? (
+        <p className="mb-2 text-sm text-amber-900">
+          <strong className="mr-2 inline-block rounded-full bg-amber-100 px-2 py-0.5 font-semibold">
+            {NEEDS_NOTE}
+          </strong>
+          {NEEDS_NOTE_HINT}
+        </p>
+      ) : null}
       <ItemContent
         item={item}
         preview={

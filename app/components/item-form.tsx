@@ -27,6 +27,7 @@ import {
   type ItemType,
   isValidUrl,
   normalizeUrl,
+  QuickLinkSchema,
   schemaFor,
   type UploadProblem,
 } from "~/modules/items/item-validation";
@@ -69,6 +70,7 @@ export function ItemForm({
   capacity,
   action,
   submitText,
+  quickSave = false,
 }: {
   type: ItemType;
   mode: "add" | "edit";
@@ -84,10 +86,12 @@ export function ItemForm({
   action?: string;
   /** Button labels instead of Add / Save (the multi-folder wizard's "Next"). */
   submitText?: { idle: string; pending: string };
+  /** A link saved from the share sheet or the browser: title and note may wait (docs/decisions/0134-quick-saves-wait-for-a-note.md). */
+  quickSave?: boolean;
 }) {
   const hydrated = useHydrated();
   // One form for four schemas: typed by its fields, validated by the type's schema.
-  const schema: ZodTypeAny = schemaFor(type);
+  const schema: ZodTypeAny = quickSave ? QuickLinkSchema : schemaFor(type);
   const keptDraft = useKeptDraft();
   const [form, fields] = useForm<ItemFormValues>({
     id: `item-${type}`,
@@ -213,11 +217,12 @@ export function ItemForm({
 
       <Field
         label="Title"
+        hint={quickSave ? "Left empty, the page's own title is used." : undefined}
         errors={fields.title.errors}
         inputProps={{
           ...getInputProps(fields.title, { type: "text" }),
           // The schema checks it in a refinement (item-validation.ts), so say it here.
-          required: true,
+          required: !quickSave,
           maxLength: LIMITS.item.titleMaxLength,
         }}
       />
@@ -258,6 +263,12 @@ export function ItemForm({
       {type !== "musing" ? (
         <fieldset className="space-y-3">
           <legend className="text-sm font-medium text-stone-800">Why are you sharing this?</legend>
+          {quickSave ? (
+            <p className="text-xs text-stone-600">
+              You can also write this later: until then the link waits in the folder and is not
+              sent.
+            </p>
+          ) : null}
           <ErrorList errors={fields.addComment.errors} />
           <label className="flex min-h-11 items-center gap-2 text-sm text-stone-800">
             <input

@@ -73,6 +73,13 @@ test("connected, the extension saves the page into the chosen folder without ope
 
     const again = await clickToolbarIcon(context, extensionId, site.url);
     await expect(again.getByLabel("Folder")).toHaveValue(String(reading.id));
+    // Without a note it is still saved, and waits for one
+    // (docs/decisions/0134-quick-saves-wait-for-a-note.md).
+    await again.getByRole("button", { name: "Save" }).click();
+    await expect(again.getByRole("status")).toHaveText(
+      "Saved to Reading. It waits for a note before it is sent.",
+    );
+    expect(itemsOf(reading.id).at(-1)).toMatchObject({ commentText: null, addComment: false });
   });
 });
 

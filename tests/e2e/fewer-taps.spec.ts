@@ -110,7 +110,12 @@ test.describe("fewer taps", () => {
     await expect(dialog.getByLabel("Link 1", { exact: true })).toHaveValue(
       "https://www.news.example.org/42",
     );
-    await expect(dialog.getByLabel("Title")).toHaveValue("news.example.org");
+    // Left empty, the page's own title is fetched at save, else the site's name is used
+    // (docs/decisions/0134-quick-saves-wait-for-a-note.md).
+    await expect(dialog.getByLabel("Title")).toHaveValue("");
+    await expect(dialog.getByLabel("Title")).toHaveAccessibleDescription(
+      "Left empty, the page's own title is used.",
+    );
     await expect(dialog.getByRole("alert")).toHaveCount(0);
     await expect(dialog.getByText("Title is required")).toHaveCount(0);
     await expect(dialog.getByText("Invalid URL format")).toHaveCount(0);

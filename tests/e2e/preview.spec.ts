@@ -137,6 +137,8 @@ test.describe("email preview", () => {
       fileSizes: [size],
       mimeTypes: ["image/jpeg"],
       thumbnailPaths: [""],
+      addComment: true,
+      commentText: "Warm sand",
     });
 
     await page.goto(`/folders/${folder.id}/preview`);

@@ -9,6 +9,7 @@ import { createSession, getCurrentSession } from "~/modules/accounts/session.ser
 import { API_TOKEN_RATE_LIMIT } from "~/modules/api/api.server";
 import { createApiToken, revokeApiToken } from "~/modules/api/api-tokens.server";
 import { LIMITS } from "~/modules/billing/limits";
+import { MISSING_FIELDS } from "~/modules/items/item-validation";
 import { unsubscribe } from "~/modules/recipients/recipients.server";
 import { issueCsrfToken } from "~/platform/csrf.server";
 import { db } from "~/platform/db.server";
@@ -298,9 +299,9 @@ describe("items", () => {
       body: { type: "link", title: "", urls: ["not a url"], addComment: true },
     });
     expect(bad.status).toBe(400);
-    expect(bad.json.error.fields).toMatchObject({
-      title: ["Title is required"],
+    expect(bad.json.error.fields).toEqual({
       "urls.0": ["Invalid URL format"],
+      commentText: [MISSING_FIELDS],
     });
 
     const link = await call("POST", `/folders/${folder.id}/items`, {
@@ -347,6 +348,40 @@ describe("items", () => {
 
     expect((await call("DELETE", `/items/${link.json.id}`, { token })).status).toBe(200);
     expect((await call("GET", `/folders/${folder.id}`, { token })).json.pagination.total).toBe(1);
+  });
+
+  test("a quick save: a link or a photo without title or note is kept and needs a note", async () => {
+    const token = tokenFor(createUser(db).id);
+    const folder = await newFolder(token);
+    // Port 1 answers nothing: the title falls back to the site's name at once.
+    const link = await call("POST", `/folders/${folder.id}/items`, {
+      token,
+      body: { type: "link", urls: ["http://localhost:1/later"] },
+    });
+    expect(link.status).toBe(201);
+    expect(link.json).toMatchObject({ title: "localhost", commentText: null, needsNote: true });
+    const form = new FormData();
+    form.append("files", new Blob([await png("#f00")], { type: "image/png" }), "IMG_2041.png");
+    const photo = await call("POST", `/folders/${folder.id}/upload?type=photo`, {
+      token,
+      body: form,
+    });
+    expect(photo.status).toBe(201);
+    expect(photo.json).toMatchObject({ title: "IMG 2041", needsNote: true });
+    const noted = await call("PATCH", `/items/${photo.json.id}`, {
+      token,
+      body: { title: "Beach", addComment: true, commentText: "Sunny" },
+    });
+    expect(noted.json.needsNote).toBe(false);
+    // A musing still needs its title and note, as in its form.
+    const musing = await call("POST", `/folders/${folder.id}/items`, {
+      token,
+      body: { type: "musing" },
+    });
+    expect(musing.json.error.fields).toEqual({
+      title: ["Title is required"],
+      note: [MISSING_FIELDS],
+    });
   });
 
   test("photos: upload, add a file, remove one file, not the last", async () => {

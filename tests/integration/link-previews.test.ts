@@ -38,9 +38,9 @@ test("a sent newsletter carries the link's preview card with its picture inline 
     type: "link",
     title: "The tide article",
     urls: [`${pages.origin}/article/tides`],
-    addComment: false,
+    addComment: true,
     askQuestion: false,
-    commentText: "",
+    commentText: "For the beach",
     questionText: "",
     responseExpectation: "na",
   });

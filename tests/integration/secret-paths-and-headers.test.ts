@@ -62,6 +62,8 @@ async function sendIssue() {
       fileNames: ["garden.jpg"],
       fileSizes: [jpeg.length],
       mimeTypes: ["image/jpeg"],
+      addComment: true,
+      commentText: "In bloom",
       sortOrder: 0,
     })
     .returning()

@@ -335,6 +335,64 @@ test("a send whose stored file is gone waits for a retry and holds up no other f
   expect(recipient?.nextAttemptAt?.getTime()).toBeGreaterThan(Date.now());
 });
 
+/** A link saved without a comment or a question: it waits for its note (docs/decisions/0134-quick-saves-wait-for-a-note.md). */
+function addWaitingLink(folderId: number, title: string) {
+  return app.db
+    .insert(app.schema.contentItems)
+    .values({ folderId, type: "link", title, urls: ["https://example.com/later"], sortOrder: 9 })
+    .returning()
+    .get();
+}
+
+function unsentTitles(folderId: number) {
+  const { db, schema, drizzle } = app;
+  return db
+    .select({ title: schema.contentItems.title })
+    .from(schema.contentItems)
+    .where(
+      drizzle.and(
+        drizzle.eq(schema.contentItems.folderId, folderId),
+        drizzle.isNull(schema.contentItems.sentAt),
+      ),
+    )
+    .all()
+    .map((row) => row.title);
+}
+
+describe("an item that needs a note", () => {
+  test("stays out of a scheduled send and waits in the folder", async () => {
+    const { folder } = await seedFolder({ recipients: ["held@example.com"] });
+    addWaitingLink(folder.id, "Read later");
+    await app.sending.runSchedulerPass();
+    const [message, ...extra] = sink.to("held@example.com");
+    expect(extra).toHaveLength(0);
+    expect(message?.html).toContain("A good read");
+    expect(message?.html).not.toContain("Read later");
+    expect(unsentTitles(folder.id)).toEqual(["Read later"]);
+  });
+
+  test("a folder where every item waits sends nothing, on schedule or with Send Now", async () => {
+    const { user, folder } = await seedFolder({ recipients: ["waits@example.com"], items: false });
+    const waiting = addWaitingLink(folder.id, "Only this");
+    await app.sending.runSchedulerPass();
+    await expect(app.sending.sendNow(user.id, folder.id)).rejects.toThrow(
+      /Every item here needs a note first/,
+    );
+    expect(sink.to("waits@example.com")).toHaveLength(0);
+    expect(unsentTitles(folder.id)).toEqual(["Only this"]);
+
+    // Once it has its note, it goes out.
+    app.db
+      .update(app.schema.contentItems)
+      .set({ addComment: true, commentText: "Now with a note" })
+      .where(app.drizzle.eq(app.schema.contentItems.id, waiting.id))
+      .run();
+    expect(await app.sending.sendNow(user.id, folder.id)).toEqual({ messages: 1, pending: 0 });
+    expect(sink.to("waits@example.com")[0]?.html).toContain("Now with a note");
+    expect(unsentTitles(folder.id)).toEqual([]);
+  });
+});
+
 describe("Send Now", () => {
   test("sends at once, empties the folder, and refuses an empty or paused folder", async () => {
     const { user, folder } = await seedFolder({

@@ -173,6 +173,8 @@ test("a newsletter of five link preview cards scores at most 1.0", async () => {
         type: "link",
         title: `The piece about ${topic}`,
         urls: [url],
+        addComment: true,
+        commentText: `What do you think of ${topic}?`,
         sortOrder: index,
         previewStatus: "ready",
         previewUrl: url,

@@ -67,6 +67,8 @@ async function sendIssue(tier: "free" | "premium") {
         type: "link",
         title: "A good read",
         urls: ["https://example.com/story"],
+        addComment: true,
+        commentText: "You will like this",
         sortOrder: 0,
       },
       {
@@ -78,6 +80,8 @@ async function sendIssue(tier: "free" | "premium") {
         fileNames: ["beach.jpg"],
         fileSizes: [jpeg.length],
         mimeTypes: ["image/jpeg"],
+        addComment: true,
+        commentText: "Sunny",
         sortOrder: 1,
       },
     ])

@@ -20,7 +20,14 @@ import {
   updateFolder,
 } from "~/modules/folders/folders.server";
 import { getItem } from "~/modules/items/item-rules.server";
-import { schemaFor, UploadDetailsSchema } from "~/modules/items/item-validation";
+import { titleForLink, titleFromFileName } from "~/modules/items/item-titles.server";
+import {
+  MusingSchema,
+  QuickLinkSchema,
+  QuickUploadDetailsSchema,
+  schemaFor,
+  UploadDetailsSchema,
+} from "~/modules/items/item-validation";
 import {
   createTextItem,
   createUploadItem,
@@ -33,6 +40,7 @@ import {
   updateTextItem,
   updateUploadItem,
 } from "~/modules/items/items.server";
+import { needsNote } from "~/modules/items/needs-note";
 import { recipientStates, requestResubscription } from "~/modules/recipients/recipients.server";
 import { renderPreview } from "~/modules/sending/preview.server";
 import { sendNow } from "~/modules/sending/sending.server";
@@ -124,6 +132,7 @@ function itemView(item: ListedItem | Item, folderId: number): z.input<typeof Ite
       name,
       size: item.fileSizes[index] ?? 0,
     })),
+    needsNote: needsNote(item),
     preview: item.previewStatus
       ? {
           status: item.previewStatus,
@@ -362,16 +371,22 @@ export const API_OPERATIONS: ApiOperation[] = [
   {
     method: "POST",
     path: `${folderPath}/items`,
-    summary: "Add a link or a musing (the body of the Add Link / Add Musing form)",
+    summary:
+      "Add a link or a musing (the body of the Add Link / Add Musing form). A link may leave its title (the page's own is fetched) and its comment or question for later: it then needs a note before it is sent",
     scope: "write",
     body: NewTextItemSchema,
     response: ItemViewSchema,
     status: 201,
-    handle: (context, { body }) => {
-      const input = parseWith(schemaFor(body.type), body);
+    handle: async (context, { body }) => {
       const folderId = context.params.folderId!;
+      // A quick save (docs/decisions/0134-quick-saves-wait-for-a-note.md).
+      if (body.type === "link") {
+        const link = parseWith(QuickLinkSchema, body);
+        const title = await titleForLink(link.title, link.urls);
+        return itemView(createTextItem(userId(context), folderId, { ...link, title }), folderId);
+      }
       return itemView(
-        createTextItem(userId(context), folderId, input as Parameters<typeof createTextItem>[2]),
+        createTextItem(userId(context), folderId, parseWith(MusingSchema, body)),
         folderId,
       );
     },
@@ -379,7 +394,8 @@ export const API_OPERATIONS: ApiOperation[] = [
   {
     method: "POST",
     path: `${folderPath}/upload`,
-    summary: "Upload photos or files as one item (multipart; `type` in the query)",
+    summary:
+      "Upload photos or files as one item (multipart; `type` in the query). Without a title the first file's name is used; without a comment or question the item needs a note before it is sent",
     scope: "write",
     query: UploadQuerySchema,
     multipart: UploadFieldsSchema,
@@ -389,12 +405,13 @@ export const API_OPERATIONS: ApiOperation[] = [
       const folder = folderOf(context);
       const type: "photo" | "file" = query.type;
       return withUpload(context.request, uploadFor(context, type), ({ formData, stored }) => {
-        const details = parseFormFields(formData, UploadDetailsSchema);
+        const details = parseFormFields(formData, QuickUploadDetailsSchema);
         if (stored.length === 0) {
           throw validationError({ files: [`Please select at least one ${type}`] });
         }
+        const title = details.title || titleFromFileName(stored[0]!.name);
         return itemView(
-          createUploadItem(userId(context), folder.id, type, details, stored),
+          createUploadItem(userId(context), folder.id, type, { ...details, title }, stored),
           folder.id,
         );
       });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { LIMITS } from "~/modules/billing/limits";
 import { FREQUENCIES } from "~/modules/folders/folder-validation";
-import { ITEM_TYPES, LinkSchema, MusingSchema } from "~/modules/items/item-validation";
+import { ITEM_TYPES, MusingSchema, QuickLinkSchema } from "~/modules/items/item-validation";
 import { API_TOKEN_SCOPES } from "./api-token-validation";
 
 /**
@@ -51,6 +51,11 @@ export const ItemViewSchema = z.object({
   questionText: z.string().nullable(),
   responseExpectation: z.enum(["na", "not_expecting", "expecting"]),
   files: z.array(z.object({ index: z.number().int(), name: z.string(), size: z.number().int() })),
+  needsNote: z
+    .boolean()
+    .describe(
+      "A link, photo or file with neither a comment nor a question: it stays in the folder, not sent, until it has one",
+    ),
   preview: z
     .object({
       status: z.enum(["pending", "ready", "failed", "removed"]),
@@ -164,5 +169,5 @@ export const UploadFieldsSchema = z.object({
 /** Adding files to an item: only the files; a text field sent replaces the item's. */
 export const AddFilesFieldsSchema = UploadFieldsSchema.partial().required({ files: true });
 
-export const documentedTextItemSchemas = { link: LinkSchema, musing: MusingSchema };
+export const documentedTextItemSchemas = { link: QuickLinkSchema, musing: MusingSchema };
 export const OkSchema = z.object({ ok: z.literal(true) });

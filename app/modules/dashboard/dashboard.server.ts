@@ -16,13 +16,16 @@ import {
 } from "~/modules/folders/folders.server";
 import { deliveryLabels, scheduleLine } from "~/modules/folders/schedule.server";
 import { type ListedItem, listItems } from "~/modules/items/items.server";
+import { needsNote } from "~/modules/items/needs-note";
+import { waitingCounts } from "~/modules/items/needs-note.server";
 import { unsubscribedCounts } from "~/modules/recipients/recipients.server";
 import { pluralize } from "~/utils/format";
 
 /**
  * Everything the dashboard shows, in a constant number of queries whatever
  * the number of folders: the folders, their sizes in one grouped query, their
- * unsubscribed recipients in another, and the usage.
+ * items waiting for a note in another, their unsubscribed recipients in
+ * another, and the usage.
  */
 /**
  * The folder's recipients in a line: one in full, several as a count, none
@@ -49,6 +52,7 @@ function recipientCountLabel(recipientCount: number, unsubscribedCount: number) 
 function folderSummary(
   folder: Folder,
   stats: { itemCount: number; totalSize: number },
+  waitingCount: number,
   unsubscribedCount: number,
   nextDeliveryLabel: (nextSend: Date | null) => string,
 ) {
@@ -67,6 +71,8 @@ function folderSummary(
     nextLabel: folder.isPaused ? "Paused" : nextDeliveryLabel(folder.nextSendAt),
     scheduleLine: scheduleLine(folder),
     itemCount: stats.itemCount,
+    /** Items held back until they have a note (docs/decisions/0134-quick-saves-wait-for-a-note.md). */
+    waitingCount,
     totalSize: stats.totalSize,
     maxSize,
   };
@@ -108,6 +114,7 @@ function itemView(item: ListedItem) {
         }
       : {}),
     ...(item.previewStatus === "pending" ? { previewPending: true as const } : {}),
+    ...(needsNote(item) ? { needsNote: true as const } : {}),
   };
 }
 
@@ -118,10 +125,12 @@ export function loadDashboard(user: SessionUser, selectedId: number | null, page
   const folders = listFolders(user.id);
   const stats = folderStats(user.id);
   const unsubscribed = unsubscribedCounts(folders);
+  const waiting = waitingCounts(user.id);
   const summaries = folders.map((folder) =>
     folderSummary(
       folder,
       stats.get(folder.id) ?? { itemCount: 0, totalSize: 0 },
+      waiting.get(folder.id) ?? 0,
       unsubscribed.get(folder.id) ?? 0,
       nextDeliveryLabel,
     ),

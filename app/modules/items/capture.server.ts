@@ -5,13 +5,8 @@ import { canCreateFolder, folderStats, getUsage } from "~/modules/billing/quota.
 import { FREQUENCY_LABELS } from "~/modules/folders/folder-validation";
 import { listFolders, recipientsOf } from "~/modules/folders/folders.server";
 import { redirectWithToast } from "~/platform/toast.server";
-import {
-  EMPTY_ITEM,
-  type ItemFormValues,
-  isValidUrl,
-  LinkSchema,
-  normalizeUrl,
-} from "./item-validation";
+import { EMPTY_ITEM, type ItemFormValues, QuickLinkSchema } from "./item-validation";
+import { WAITS_FOR_NOTE } from "./needs-note";
 
 /**
  * `/add`: a page captured in a browser (the extension, the bookmarklet, or a
@@ -89,23 +84,14 @@ export function captureQuery(capture: Capture) {
   return `?${params}`;
 }
 
-/**
- * A title for a page shared without one (a share sheet may send only the
- * address): its site's name, which the person can change before adding.
- */
-export function siteName(url: string) {
-  const normalized = normalizeUrl(url);
-  if (!isValidUrl(normalized)) return "";
-  return new URL(normalized).hostname.replace(/^www\./, "");
-}
-
 export type CaptureProblems = { title: string[]; url: string[]; note: string[] };
 
 /**
  * The Add Link form prefilled with a capture (the note becomes the comment),
  * and the schema's own messages for what was sent but will not pass: a
  * malformed or overlong URL, an overlong title or note. What was simply not
- * sent (no title yet, no reason chosen) is left for the user to fill in.
+ * sent (no title, no note) may wait: a quick save fills in the title and
+ * keeps the note for later (docs/decisions/0134-quick-saves-wait-for-a-note.md).
  */
 export function captureForm(capture: Capture): {
   defaultValue: ItemFormValues;
@@ -114,7 +100,8 @@ export function captureForm(capture: Capture): {
 } {
   const defaultValue: ItemFormValues = {
     ...EMPTY_ITEM,
-    title: capture.title || siteName(capture.url),
+    // Left empty, the page's own title is fetched at save (./item-titles.server.ts).
+    title: capture.title,
     urls: [capture.url],
     addComment: Boolean(capture.note),
     commentText: capture.note,
@@ -124,7 +111,7 @@ export function captureForm(capture: Capture): {
   formData.set("urls[0]", capture.url);
   if (capture.note) formData.set("addComment", "on");
   formData.set("commentText", capture.note);
-  const submission = parseWithZod(formData, { schema: LinkSchema });
+  const submission = parseWithZod(formData, { schema: QuickLinkSchema });
   const errors = submission.status === "error" ? (submission.error ?? {}) : {};
   const problems: CaptureProblems = {
     title: capture.title ? (errors.title ?? []) : [],
@@ -168,8 +155,9 @@ export function folderChoices(userId: number) {
   return { folders: choices, canCreateFolder: canCreateFolder(getUsage(userId)) };
 }
 
-export function addedToast(capture: Capture) {
+export function addedToast(capture: Capture, waitsForNote: boolean) {
   return {
     title: capture.fromBrowser ? "Content captured from browser!" : "Content added successfully!",
+    ...(waitsForNote ? { description: WAITS_FOR_NOTE } : {}),
   };
 }

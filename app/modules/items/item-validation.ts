@@ -84,9 +84,20 @@ type Reasons = {
   questionText?: string;
 };
 
-function checkReasons(value: Reasons & { title?: string }, context: z.RefinementCtx) {
-  checkTitle(value, context);
-  if (!value.addComment && !value.askQuestion) {
+/**
+ * A quick save (docs/decisions/0134-quick-saves-wait-for-a-note.md) may leave
+ * the title, which the server then fills in, and the comment or question,
+ * which the item then waits for before it is sent.
+ */
+type Strictness = { quickSave: boolean };
+
+function checkReasons(
+  value: Reasons & { title?: string },
+  context: z.RefinementCtx,
+  { quickSave }: Strictness = { quickSave: false },
+) {
+  if (!quickSave) checkTitle(value, context);
+  if (!quickSave && !value.addComment && !value.askQuestion) {
     context.addIssue({ code: "custom", path: ["addComment"], message: CHOOSE_AN_OPTION });
   }
   if (value.addComment && !value.commentText) {
@@ -107,37 +118,43 @@ function keptReasons<T extends Reasons & { title?: string }>(value: T) {
   };
 }
 
-export const LinkSchema = z
-  .object({
-    title,
-    urls: z.array(z.string().optional()).default([]),
-    ...reasonFields,
-  })
-  .superRefine((value, context) => {
-    const typed = value.urls.map((url) => url?.trim() ?? "");
-    typed.forEach((url, index) => {
-      if (url && !isValidUrl(normalizeUrl(url))) {
-        context.addIssue({
-          code: "custom",
-          path: ["urls", index],
-          message: INVALID_URL,
-        });
+function linkSchema(strictness: Strictness) {
+  return z
+    .object({
+      title,
+      urls: z.array(z.string().optional()).default([]),
+      ...reasonFields,
+    })
+    .superRefine((value, context) => {
+      const typed = value.urls.map((url) => url?.trim() ?? "");
+      typed.forEach((url, index) => {
+        if (url && !isValidUrl(normalizeUrl(url))) {
+          context.addIssue({
+            code: "custom",
+            path: ["urls", index],
+            message: INVALID_URL,
+          });
+        }
+      });
+      const unique = new Set(typed.filter(Boolean).map(normalizeUrl));
+      if (unique.size === 0) {
+        context.addIssue({ code: "custom", path: ["urls"], message: MISSING_FIELDS });
       }
-    });
-    const unique = new Set(typed.filter(Boolean).map(normalizeUrl));
-    if (unique.size === 0) {
-      context.addIssue({ code: "custom", path: ["urls"], message: MISSING_FIELDS });
-    }
-    if (unique.size > LIMITS.item.maxLinks) {
-      context.addIssue({ code: "custom", path: ["urls"], message: "Maximum 5 URLs allowed" });
-    }
-    checkReasons(value, context);
-  })
-  .transform((value) => ({
-    ...keptReasons(value),
-    type: "link" as const,
-    urls: [...new Set(value.urls.map((url) => normalizeUrl(url ?? "")).filter(Boolean))],
-  }));
+      if (unique.size > LIMITS.item.maxLinks) {
+        context.addIssue({ code: "custom", path: ["urls"], message: "Maximum 5 URLs allowed" });
+      }
+      checkReasons(value, context, strictness);
+    })
+    .transform((value) => ({
+      ...keptReasons(value),
+      type: "link" as const,
+      urls: [...new Set(value.urls.map((url) => normalizeUrl(url ?? "")).filter(Boolean))],
+    }));
+}
+
+export const LinkSchema = linkSchema({ quickSave: false });
+/** A link saved from the share sheet, the bookmarklet or the extension: title and note may wait. */
+export const QuickLinkSchema = linkSchema({ quickSave: true });
 
 export const MusingSchema = z
   .object({
@@ -154,11 +171,17 @@ export const MusingSchema = z
     note: value.note ?? "",
   }));
 
+function uploadDetailsSchema(strictness: Strictness) {
+  return z
+    .object({ title, ...reasonFields })
+    .superRefine((value, context) => checkReasons(value, context, strictness))
+    .transform((value) => keptReasons(value));
+}
+
 /** Photos and files: the text fields (the files themselves are checked by the upload pipeline). */
-export const UploadDetailsSchema = z
-  .object({ title, ...reasonFields })
-  .superRefine((value, context) => checkReasons(value, context))
-  .transform((value) => keptReasons(value));
+export const UploadDetailsSchema = uploadDetailsSchema({ quickSave: false });
+/** Photos and files saved through the API: title and note may wait, as for a quick link. */
+export const QuickUploadDetailsSchema = uploadDetailsSchema({ quickSave: true });
 
 export function schemaFor(type: ItemType) {
   if (type === "link") return LinkSchema;

@@ -91,14 +91,50 @@ export async function readPreview(html: string, pageUrl: string) {
   return { ...text, imageUrl };
 }
 
-function fetchOptions(accept: string, maxBytes: number, allowLoopback: boolean): SafeFetchOptions {
+function fetchOptions(
+  accept: string,
+  maxBytes: number,
+  allowLoopback: boolean,
+  timeoutMs: number = PREVIEW_LIMITS.timeoutMs,
+): SafeFetchOptions {
   return {
     accept,
     maxBytes,
-    timeoutMs: PREVIEW_LIMITS.timeoutMs,
+    timeoutMs,
     maxRedirects: PREVIEW_LIMITS.maxRedirects,
     allowLoopback,
   };
+}
+
+/**
+ * A link saved without a title waits at most this long for its page's own
+ * (docs/decisions/0134-quick-saves-wait-for-a-note.md): the save is answered
+ * either way, with the site's name when the page is slow.
+ */
+export const TITLE_FETCH_TIMEOUT_MS = 3000;
+
+/** The page's title, fetched while saving (the preview's reader, with a short timeout), or null. */
+export async function fetchPageTitle(
+  url: string,
+  options: { allowLoopback?: boolean; timeoutMs?: number } = {},
+) {
+  const allowLoopback = options.allowLoopback ?? env.LINK_PREVIEW_ALLOW_LOOPBACK;
+  try {
+    const page = await safeFetch(
+      url,
+      fetchOptions(
+        "text/html,application/xhtml+xml",
+        PREVIEW_LIMITS.htmlMaxBytes,
+        allowLoopback,
+        options.timeoutMs ?? TITLE_FETCH_TIMEOUT_MS,
+      ),
+    );
+    if (!/html/i.test(page.contentType)) return null;
+    return (await readPreview(page.body.toString("utf8"), page.url)).title;
+  } catch (error) {
+    console.info(`[previews] no title from ${new URL(url).host}: ${(error as Error).message}`);
+    return null;
+  }
 }
 
 /** The picture resized to fit the card and re-encoded (which drops its metadata), or null. */

@@ -12,6 +12,7 @@ const ready = {
 describe("sendNowBlocker", () => {
   test("a verified sender's folder with items, not paused, can be sent", () => {
     expect(sendNowBlocker(ready)).toBeNull();
+    expect(sendNowBlocker({ ...ready, waitingCount: 3 })).toBeNull();
   });
 
   test.each([
@@ -21,6 +22,7 @@ describe("sendNowBlocker", () => {
     [{ isPaused: true }, "Delivery is paused"],
     [{ itemCount: 0 }, "Nothing to send yet"],
     [{ senderPaused: true }, "Your sending is paused"],
+    [{ waitingCount: 4 }, "Every item here needs a note first"],
   ])("%o says why not", (change, reason) => {
     expect(sendNowBlocker({ ...ready, ...change })).toContain(reason);
   });

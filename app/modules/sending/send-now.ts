@@ -1,3 +1,7 @@
+/** Send Now on a folder whose every item waits for a note (docs/decisions/0134-quick-saves-wait-for-a-note.md). */
+export const EVERY_ITEM_WAITS =
+  "Every item here needs a note first: add a comment or a question to one to send it.";
+
 /**
  * Why Send Now cannot send this folder now, in the words the button shows
  * beside it; null when it can. The same rules as sendNow() in
@@ -5,6 +9,8 @@
  */
 export function sendNowBlocker(folder: {
   itemCount: number;
+  /** Of those, the items held back until they have a note. */
+  waitingCount?: number;
   isUnsubscribed: boolean;
   isPaused: boolean;
   pauseReason: string | null;
@@ -20,6 +26,7 @@ export function sendNowBlocker(folder: {
   }
   if (folder.isPaused || folder.pauseReason) return "Delivery is paused: re-start it to send.";
   if (folder.itemCount === 0) return "Nothing to send yet: add something first.";
+  if (folder.itemCount === folder.waitingCount) return EVERY_ITEM_WAITS;
   return null;
 }
 

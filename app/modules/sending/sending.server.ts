@@ -24,6 +24,7 @@ import { recordDeliveryReport } from "~/modules/deliverability/delivery-reports.
 import { reviewSenderReputation } from "~/modules/deliverability/sender-reputation.server";
 import { type Folder, reconcileStoragePause } from "~/modules/folders/folders.server";
 import { nextSendAt, occurrenceKey } from "~/modules/folders/schedule.server";
+import { hasItsNote } from "~/modules/items/needs-note.server";
 import {
   clickUrlBase,
   compactUnsubscribeUrl,
@@ -54,6 +55,7 @@ import { createAcceptanceTurns } from "./acceptance-turn.server";
 import { newsletterBrandingFor } from "./branding.server";
 import { listIdHeader } from "./list-id.server";
 import { claimLedger, stillHolds, whileHolding } from "./send-claim.server";
+import { EVERY_ITEM_WAITS } from "./send-now";
 
 /**
  * Sending a folder, exactly once per occurrence.
@@ -138,7 +140,13 @@ const folderStatements = prepareOnce((database) => ({
   unsentItems: database
     .select()
     .from(contentItems)
-    .where(and(eq(contentItems.folderId, sql.placeholder("folderId")), isNull(contentItems.sentAt)))
+    .where(
+      and(
+        eq(contentItems.folderId, sql.placeholder("folderId")),
+        isNull(contentItems.sentAt),
+        hasItsNote,
+      ),
+    )
     .orderBy(asc(contentItems.sortOrder), asc(contentItems.id))
     .prepare(),
   itemsStillUnsent: database
@@ -220,7 +228,11 @@ const folderStatements = prepareOnce((database) => ({
     .prepare(),
 }));
 
-/** The items the next send of this folder carries: unsent, in the folder's order. The caller checked ownership. */
+/**
+ * The items the next send of this folder carries: unsent and with their note
+ * (an item that needs one waits in the folder: docs/decisions/0134-quick-saves-wait-for-a-note.md),
+ * in the folder's order. The caller checked ownership.
+ */
 export function unsentItems(folderId: number) {
   return folderStatements().unsentItems.all({ folderId });
 }
@@ -781,6 +793,7 @@ export async function sendNow(userId: number, folderId: number, now = new Date()
         "Failed to send folder. Please check that your folder has content and try again.",
       );
     }
+    if (unsentItems(folderId).length === 0) throw new SendRuleError(EVERY_ITEM_WAITS);
     const opened = openLedger(folderId, `send-now:${now.toISOString()}`, "send_now", now);
     if (!opened) throw new SendRuleError("Nobody to send to: every recipient has unsubscribed.");
     return opened;

@@ -17,8 +17,10 @@ import {
   readCapture,
   requireAddUser,
 } from "~/modules/items/capture.server";
-import { LinkSchema } from "~/modules/items/item-validation";
+import { titleForLink } from "~/modules/items/item-titles.server";
+import { QuickLinkSchema } from "~/modules/items/item-validation";
 import { createTextItem } from "~/modules/items/items.server";
+import { needsNote } from "~/modules/items/needs-note";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { orNotFound, RuleError } from "~/platform/errors.server";
 import { redirectWithToast } from "~/platform/toast.server";
@@ -26,7 +28,8 @@ import { redirectWithToast } from "~/platform/toast.server";
 /**
  * Add Link, prefilled with what the browser captured, as a dialog over
  * `/add`. The capture rides along in the query string, so Cancel, a failed
- * submission and the success toast all know about it.
+ * submission and the success toast all know about it. A quick save: the
+ * title and the note may wait (docs/decisions/0134-quick-saves-wait-for-a-note.md).
  */
 export const meta: MetaFunction = () => [{ title: "Add Link · Thoughtfully" }];
 
@@ -49,18 +52,23 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const folderId = parseFolderId(params.folderId);
   orNotFound(() => getFolder(user.id, folderId));
   const formData = await readProtectedForm(request);
-  const submission = parseWithZod(formData, { schema: LinkSchema });
+  const submission = parseWithZod(formData, { schema: QuickLinkSchema });
   if (submission.status !== "success") {
     return data({ result: submission.reply() }, { status: submission.status ? 400 : 200 });
   }
+  const input = submission.value;
+  let created: ReturnType<typeof createTextItem>;
   try {
-    createTextItem(user.id, folderId, submission.value);
+    created = createTextItem(user.id, folderId, {
+      ...input,
+      title: await titleForLink(input.title, input.urls),
+    });
   } catch (error) {
     if (!(error instanceof RuleError)) throw error;
     return data({ result: submission.reply({ formErrors: [error.message] }) }, { status: 400 });
   }
   const capture = readCapture(new URL(request.url).searchParams);
-  return redirectWithToast(`/folders/${folderId}`, addedToast(capture));
+  return redirectWithToast(`/folders/${folderId}`, addedToast(capture, needsNote(created)));
 }
 
 export default function AddToFolder() {
@@ -76,6 +84,7 @@ export default function AddToFolder() {
         defaultValue={defaultValue}
         recipientNames={recipientNames}
         cancelTo={back}
+        quickSave
       />
     </Dialog>
   );

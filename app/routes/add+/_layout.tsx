@@ -55,7 +55,9 @@ export default function AddPage() {
               <div>
                 <dt className="font-medium text-stone-600">Title</dt>
                 <dd className="break-words text-lg font-semibold text-stone-900">
-                  {capture.title || <span className="text-stone-600">(no title)</span>}
+                  {capture.title || (
+                    <span className="text-stone-600">(none: the page's own is used)</span>
+                  )}
                   <ErrorList errors={problems.title} />
                 </dd>
               </div>

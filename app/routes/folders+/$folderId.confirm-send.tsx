@@ -3,10 +3,12 @@ import { Form, Link, useLoaderData } from "@remix-run/react";
 import { DialogErrorBoundary } from "~/components/error-boundary";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
+import { WaitingForNote } from "~/components/waiting-for-note";
 import { requireUser } from "~/modules/accounts/session.server";
 import { folderStats } from "~/modules/billing/quota.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder } from "~/modules/folders/folders.server";
+import { itemsWaitingForNote } from "~/modules/items/needs-note.server";
 import { activeRecipients } from "~/modules/recipients/recipients.server";
 import { listNames, sendNowBlocker } from "~/modules/sending/send-now";
 import { orNotFound } from "~/platform/errors.server";
@@ -23,6 +25,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const folder = orNotFound(() => getFolder(user.id, parseFolderId(params.folderId)));
   const itemCount = folderStats(user.id).get(folder.id)?.itemCount ?? 0;
+  const waiting = itemsWaitingForNote(user.id, folder.id);
   const recipients = activeRecipients(folder).map((recipient) =>
     recipient.name && recipient.name !== "recipient" ? recipient.name : recipient.email,
   );
@@ -31,11 +34,13 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   return {
     folderId: folder.id,
     back: fromPreview ? `/folders/${folder.id}/preview` : `/folders/${folder.id}`,
-    itemCount,
+    sendCount: itemCount - waiting.length,
+    waiting,
     recipients,
     blocker:
       sendNowBlocker({
         itemCount,
+        waitingCount: waiting.length,
         isUnsubscribed: folder.isUnsubscribed || recipients.length === 0,
         isPaused: folder.isPaused,
         pauseReason: folder.pauseReason,
@@ -46,20 +51,26 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 }
 
 export default function ConfirmSend() {
-  const { folderId, back, itemCount, recipients, blocker } = useLoaderData<typeof loader>();
+  const { folderId, back, sendCount, waiting, recipients, blocker } =
+    useLoaderData<typeof loader>();
   return (
     <Dialog
       title={
         blocker
           ? "This folder cannot be sent now"
-          : `Send ${pluralize(itemCount, "item")} to ${listNames(recipients)} now?`
+          : `Send ${pluralize(sendCount, "item")} to ${listNames(recipients)} now?`
       }
       closeTo={back}
     >
       <p className="text-sm text-stone-700">
         {blocker ??
-          "They get one e-mail now, and the folder empties. Its schedule carries on as before."}
+          (waiting.length > 0
+            ? "They get one e-mail now. Its schedule carries on as before."
+            : "They get one e-mail now, and the folder empties. Its schedule carries on as before.")}
       </p>
+      <div className="mt-3">
+        <WaitingForNote items={waiting} />
+      </div>
       <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
         <Link to={back} className="btn-secondary" preventScrollReset>
           Back

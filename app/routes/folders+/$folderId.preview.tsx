@@ -5,10 +5,12 @@ import { HEADER_IMAGE_CID } from "#emails/newsletter-themes";
 import { DialogErrorBoundary } from "~/components/error-boundary";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
+import { WaitingForNote } from "~/components/waiting-for-note";
 import { requireUser } from "~/modules/accounts/session.server";
 import { folderSizeLimit, folderStats } from "~/modules/billing/quota.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder, recipientsOf } from "~/modules/folders/folders.server";
+import { itemsWaitingForNote } from "~/modules/items/needs-note.server";
 import { activeRecipients } from "~/modules/recipients/recipients.server";
 import { renderPreview, sendTestEmail } from "~/modules/sending/preview.server";
 import { previewSizeInWords } from "~/modules/sending/preview-size";
@@ -52,13 +54,16 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const folder = orNotFound(() => getFolder(user.id, parseFolderId(params.folderId)));
   const itemCount = folderStats(user.id).get(folder.id)?.itemCount ?? 0;
+  const waiting = itemsWaitingForNote(user.id, folder.id);
   const base = {
     folderId: folder.id,
+    waiting,
     senderEmail: user.email,
     canSendTest: user.emailVerified,
     sendNowBlocker:
       sendNowBlocker({
         itemCount,
+        waitingCount: waiting.length,
         isUnsubscribed: folder.isUnsubscribed || activeRecipients(folder).length === 0,
         isPaused: folder.isPaused,
         pauseReason: folder.pauseReason,
@@ -122,7 +127,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function EmailPreview() {
-  const { folderId, senderEmail, canSendTest, sendNowBlocker, preview } =
+  const { folderId, senderEmail, canSendTest, sendNowBlocker, preview, waiting } =
     useLoaderData<typeof loader>();
   return (
     <Dialog title="Email Preview" closeTo={`/folders/${folderId}`} fullScreenOnPhone>
@@ -146,6 +151,7 @@ export default function EmailPreview() {
             className="min-h-[45dvh] w-full flex-1 rounded-lg border border-stone-200 bg-white sm:h-[55vh] sm:min-h-0"
           />
           <p className="text-sm text-stone-700">{previewSizeInWords(preview)}</p>
+          <WaitingForNote items={waiting} />
           {preview.overLimit ? (
             <p
               role="alert"
@@ -196,6 +202,13 @@ export default function EmailPreview() {
               )}
             </p>
           </div>
+        </div>
+      ) : waiting.length > 0 ? (
+        <div className="space-y-3">
+          <p className="text-sm text-stone-700">
+            Nothing would be sent now: every item waits for a note.
+          </p>
+          <WaitingForNote items={waiting} />
         </div>
       ) : (
         <p className="text-sm text-stone-700">

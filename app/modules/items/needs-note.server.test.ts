@@ -1,0 +1,57 @@
+import { describe, expect, test } from "vitest";
+import { createFolder, createUser } from "#db/factories";
+import { contentItems } from "#db/schema";
+import { db } from "~/platform/db.server";
+import { needsNote } from "./needs-note";
+import { itemsWaitingForNote, waitingCounts } from "./needs-note.server";
+
+const kinds: Omit<typeof contentItems.$inferInsert, "folderId" | "sortOrder">[] = [
+  { type: "link", title: "Bare link", urls: ["https://a.example/"] },
+  { type: "link", title: "Ticked, no text", addComment: true, commentText: "" },
+  { type: "photo", title: "Text, not ticked", commentText: "stale" },
+  { type: "file", title: "With a question", askQuestion: true, questionText: "Seen it?" },
+  { type: "link", title: "With a comment", addComment: true, commentText: "Lovely" },
+  { type: "musing", title: "A musing", note: "Thinking" },
+];
+
+function folderWith(userId: number) {
+  const folder = createFolder(db, userId);
+  db.insert(contentItems)
+    .values(kinds.map((item, sortOrder) => ({ ...item, folderId: folder.id, sortOrder })))
+    .run();
+  return folder;
+}
+
+describe("an item that needs a note", () => {
+  test("is a link, photo or file with neither a comment nor a question", () => {
+    const stored = (title: string) =>
+      db
+        .select()
+        .from(contentItems)
+        .all()
+        .find((item) => item.title === title)!;
+    const user = createUser(db);
+    folderWith(user.id);
+    expect(kinds.map((kind) => needsNote(stored(kind.title!)))).toEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
+  });
+
+  test("the SQL agrees, per folder, and only the owner's folders count", () => {
+    const owner = createUser(db);
+    const folder = folderWith(owner.id);
+    const other = folderWith(createUser(db).id);
+    expect(itemsWaitingForNote(owner.id, folder.id).map((item) => item.title)).toEqual([
+      "Bare link",
+      "Ticked, no text",
+      "Text, not ticked",
+    ]);
+    expect(itemsWaitingForNote(owner.id, other.id)).toEqual([]);
+    expect(waitingCounts(owner.id)).toEqual(new Map([[folder.id, 3]]));
+  });
+});
