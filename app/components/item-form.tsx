@@ -11,14 +11,13 @@ import { type KeyboardEvent, useEffect, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
 import type { ZodTypeAny } from "zod";
 import { FilePicker, type UploadCapacity } from "~/components/file-picker";
+import { ErrorSummary, type SummaryError } from "~/components/ui/error-summary";
+import { CsrfInput, DefaultSubmit, ErrorList, Field, SubmitButton } from "~/components/ui/forms";
 import {
-  CsrfInput,
-  DefaultSubmit,
-  ErrorList,
-  Field,
-  FormAlert,
-  SubmitButton,
-} from "~/components/ui/forms";
+  type UploadAnswer,
+  UploadProgress,
+  useUploadWithProgress,
+} from "~/components/upload-progress";
 import { LIMITS } from "~/modules/billing/limits";
 import {
   INVALID_URL_ON_KEY,
@@ -87,11 +86,17 @@ export function ItemForm({
   submitText?: { idle: string; pending: string };
 }) {
   const hydrated = useHydrated();
+  const isUpload = type === "photo" || type === "file";
+  const upload = useUploadWithProgress();
+  // The server's latest answer: an upload sent with progress answers here, not to the route.
+  const answer: UploadAnswer | null =
+    upload.answer ??
+    (lastResult || uploadProblem ? { result: lastResult, problem: uploadProblem } : null);
   // One form for four schemas: typed by its fields, validated by the type's schema.
   const schema: ZodTypeAny = schemaFor(type);
   const [form, fields] = useForm<ItemFormValues>({
     id: `item-${type}`,
-    lastResult,
+    lastResult: answer?.result,
     defaultValue,
     constraint: getZodConstraint(schema),
     shouldValidate: "onSubmit",
@@ -135,16 +140,24 @@ export function ItemForm({
     form.insert({ name: fields.urls.name, defaultValue: "" });
     setFocusNewLink(true);
   }
-  const isUpload = type === "photo" || type === "file";
   const maxFiles = type === "photo" ? LIMITS.item.maxPhotos : LIMITS.item.maxFiles;
   const expectation = fields.responseExpectation;
+  const filesId = `${form.id}-files`;
+  const problem = answer?.problem;
+  const formProps = getFormProps(form);
+  const submitLabel = submitText?.idle ?? (mode === "add" ? "Add" : "Save");
 
   return (
     <Form
       method="post"
       action={action}
       encType={isUpload ? "multipart/form-data" : undefined}
-      {...getFormProps(form)}
+      {...formProps}
+      onSubmit={
+        isUpload && hydrated
+          ? (event) => upload.onSubmit(event, formProps.onSubmit)
+          : formProps.onSubmit
+      }
       // The schema's messages, next to their fields, with or without JavaScript: the
       // browser's own check of type=url would refuse "example.com", which is accepted.
       noValidate
@@ -153,13 +166,10 @@ export function ItemForm({
     >
       <DefaultSubmit />
       <CsrfInput />
-      {uploadProblem ? (
-        <div role="alert" className="rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm">
-          <p className="font-semibold text-red-900">{uploadProblem.title}</p>
-          <p className="mt-1 text-red-800">{uploadProblem.description}</p>
-        </div>
-      ) : null}
-      <FormAlert errors={form.errors} />
+      <ErrorSummary
+        answer={answer}
+        errors={summaryErrors(form.id, form.allErrors, problem, isUpload ? filesId : undefined)}
+      />
       {type === "link" ? (
         <fieldset className="space-y-2">
           <legend className="text-sm font-medium text-stone-800">Links</legend>
@@ -242,11 +252,12 @@ export function ItemForm({
       {isUpload ? (
         <FilePicker
           kind={type}
-          id={`${form.id}-files`}
+          id={filesId}
           label={type === "photo" ? "Photos" : "Files"}
           required={mode === "add"}
           alreadyStored={currentFileCount}
           capacity={capacity}
+          refused={problem}
           hint={
             type === "photo"
               ? `Up to ${pluralize(maxFiles - currentFileCount, "more photo", "more photos")} (JPEG, PNG, GIF or WebP), 10MB each.`
@@ -346,6 +357,20 @@ export function ItemForm({
         </fieldset>
       ) : null}
 
+      {isUpload ? (
+        upload.progress ? (
+          <UploadProgress progress={upload.progress} />
+        ) : (
+          <p className="text-xs text-stone-600">
+            Your {type === "photo" ? "photos" : "files"} upload when you press {submitLabel}; this
+            can take a minute on a phone.{" "}
+            {submitText
+              ? "Then you choose the folders."
+              : `Then the folder opens with the ${mode === "add" ? "new" : "changed"} item highlighted.`}
+          </p>
+        )
+      ) : null}
+
       <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
         <Link to={cancelTo} className="btn-secondary" preventScrollReset>
           Cancel
@@ -353,10 +378,32 @@ export function ItemForm({
         <SubmitButton
           pendingText={submitText?.pending ?? (mode === "add" ? "Adding..." : "Saving...")}
           className="btn-primary"
+          sending={upload.progress !== null}
         >
-          {submitText?.idle ?? (mode === "add" ? "Add" : "Save")}
+          {submitLabel}
         </SubmitButton>
       </div>
     </Form>
   );
+}
+
+/**
+ * The problems the server found, for the error summary: the upload's (a refused file, a full
+ * folder) and every field's, each linked to its field; the form's own go to the files, the
+ * field that fixes "Please select at least one photo".
+ */
+function summaryErrors(
+  formId: string,
+  allErrors: Record<string, string[]>,
+  problem: UploadProblem | null | undefined,
+  filesId: string | undefined,
+): SummaryError[] {
+  const listed: SummaryError[] = problem
+    ? [{ title: problem.title, message: problem.description, fieldId: filesId }]
+    : [];
+  for (const [name, messages] of Object.entries(allErrors)) {
+    const fieldId = name === "" ? filesId : `${formId}-${name === "urls" ? "urls[0]" : name}`;
+    for (const message of messages) listed.push({ message, fieldId });
+  }
+  return listed;
 }
