@@ -387,10 +387,23 @@ export function ItemForm({
   );
 }
 
+/** What each field is called in the error summary, which links to it. */
+const FIELD_NAMES: Record<string, string> = {
+  title: "The title",
+  urls: "The links",
+  note: "The note",
+  addComment: "Why you are sharing this",
+  commentText: "The comment",
+  askQuestion: "Why you are sharing this",
+  questionText: "The question",
+  responseExpectation: "The reply you expect",
+};
+
 /**
- * The problems the server found, for the error summary: the upload's (a refused file, a full
- * folder) and every field's, each linked to its field; the form's own go to the files, the
- * field that fixes "Please select at least one photo".
+ * The error summary's lines: the upload's problem (a refused file, a full folder) and the form's
+ * own messages in full, linked to the file field that fixes them ("Please select at least one
+ * photo"); a field's message stays under the field, and the summary names the field and links
+ * to it, so no message is on the page twice (docs/decisions/0137-uploads-you-can-watch.md).
  */
 function summaryErrors(
   formId: string,
@@ -402,8 +415,17 @@ function summaryErrors(
     ? [{ title: problem.title, message: problem.description, fieldId: filesId }]
     : [];
   for (const [name, messages] of Object.entries(allErrors)) {
-    const fieldId = name === "" ? filesId : `${formId}-${name === "urls" ? "urls[0]" : name}`;
-    for (const message of messages) listed.push({ message, fieldId });
+    if (messages.length === 0) continue;
+    if (name === "") {
+      for (const message of messages) listed.push({ message, fieldId: filesId });
+      continue;
+    }
+    const link = /^urls\[(\d+)\]$/.exec(name);
+    const field = link ? `Link ${Number(link[1]) + 1}` : (FIELD_NAMES[name] ?? name);
+    listed.push({
+      message: `${field} needs a change`,
+      fieldId: `${formId}-${name === "urls" ? "urls[0]" : name}`,
+    });
   }
   return listed;
 }
