@@ -56,7 +56,8 @@ async function recordUploadProgress(page: Page) {
 }
 
 async function expectLandedOn(page: Page, folderId: number, title: string) {
-  await expect(page).toHaveURL(new RegExp(`/folders/${folderId}#item-\\d+$`));
+  // At 3 Mbit/s a photo takes seconds to go up, more on a busy machine.
+  await expect(page).toHaveURL(new RegExp(`/folders/${folderId}#item-\\d+$`), { timeout: 30_000 });
   const [item] = itemsOf(folderId).filter((saved) => saved.title === title);
   expect(page.url()).toMatch(new RegExp(`#item-${item!.id}$`));
   const card = page.locator(`#item-${item!.id}`);
@@ -159,4 +160,24 @@ test("a file the server refuses is named in an error summary that takes the focu
   await dialog.getByRole("button", { name: "Add", exact: true }).click();
   await expectLandedOn(page, folder.id, "Beach day");
   expect(itemsOf(folder.id).map((item) => item.fileNames)).toEqual([["beach.jpg"]]);
+});
+
+test("a musing saved from its dialog lands on its card, highlighted, after the items before it", async ({
+  page,
+  login,
+}) => {
+  const user = await login();
+  const folder = createFolderRow(user.id, { name: "Family" });
+  createItemRows(folder.id, 6);
+  await page.goto(`/folders/${folder.id}/add/musing`);
+  const dialog = page.getByRole("dialog", { name: "Add Musing" });
+  await dialog.getByLabel("Title").fill("Thinking of you");
+  await dialog.getByLabel("Note").fill("The garden is in bloom.");
+  await dialog.getByRole("button", { name: "Add", exact: true }).click();
+
+  await expect(page).toHaveURL(new RegExp(`/folders/${folder.id}#item-\\d+$`));
+  const [item] = itemsOf(folder.id).filter((saved) => saved.title === "Thinking of you");
+  const card = page.locator(`#item-${item!.id}`);
+  await expect(card).toBeInViewport();
+  await expect(card).toHaveCSS("background-color", "rgb(255, 251, 235)");
 });
