@@ -1,5 +1,6 @@
-import { type ChangeEvent, useRef, useState } from "react";
+import { type ChangeEvent, useCallback, useEffect, useRef, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
+import type { UploadProblem } from "~/modules/items/item-validation";
 import {
   checkChosenFiles,
   type FileCheckResult,
@@ -25,7 +26,10 @@ const BAR_COLOURS = { normal: "bg-brand-600", warning: "bg-amber-500", over: "bg
  * input and the server says what it refuses. With it, each choice is checked
  * at once (file-checks.ts): refused files are named and left out, the kept
  * ones are listed with a Remove button each and are what the form sends, and
- * a size bar shows where the upload would take the folder.
+ * a size bar forecasts where the upload would take the folder. Photos show a thumbnail as soon as
+ * they are chosen. A file the server refused is marked under the field and, with JavaScript,
+ * dropped from the choice, so sending again does not fail again
+ * (docs/decisions/0137-uploads-you-can-watch.md).
  */
 export function FilePicker({
   kind,
@@ -35,6 +39,7 @@ export function FilePicker({
   alreadyStored,
   hint,
   capacity,
+  refused,
 }: {
   kind: UploadKind;
   id: string;
@@ -44,19 +49,29 @@ export function FilePicker({
   alreadyStored: number;
   hint: string;
   capacity?: UploadCapacity | null;
+  /** The server's last refusal; its `fileName` is the file refused. One object per answer. */
+  refused?: UploadProblem | null;
 }) {
   const hydrated = useHydrated();
   const input = useRef<HTMLInputElement>(null);
   const [kept, setKept] = useState<File[]>([]);
   const [problems, setProblems] = useState<Omit<FileCheckResult<File>, "kept"> | null>(null);
+  const [refusedShown, setRefusedShown] = useState(refused?.fileName ? refused : null);
 
   /** What the form sends is the input's own FileList: make it hold exactly the kept files. */
-  function keep(files: File[]) {
+  const keep = useCallback((files: File[]) => {
     const transfer = new DataTransfer();
     for (const file of files) transfer.items.add(file);
     if (input.current) input.current.files = transfer.files;
     setKept(files);
-  }
+  }, []);
+
+  useEffect(() => {
+    const name = refused?.fileName;
+    setRefusedShown(name ? refused : null);
+    if (!name || !input.current) return;
+    keep(Array.from(input.current.files ?? []).filter((file) => file.name !== name));
+  }, [refused, keep]);
 
   function onChoose(event: ChangeEvent<HTMLInputElement>) {
     const { kept: next, ...found } = checkChosenFiles(
@@ -66,6 +81,7 @@ export function FilePicker({
       alreadyStored,
     );
     keep(next);
+    setRefusedShown(null);
     const anything = found.invalidNames.length > 0 || found.tooLarge.length > 0;
     setProblems(anything || found.limitMessage ? found : null);
   }
@@ -114,6 +130,17 @@ export function FilePicker({
           ) : null}
         </div>
       ) : null}
+      {refusedShown ? (
+        <ul aria-label="Not uploaded" className="mt-2 space-y-1">
+          <li
+            data-refused=""
+            className="rounded-lg border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900"
+          >
+            <span className="font-semibold">Not uploaded: {refusedShown.fileName}</span>
+            <span className="block text-red-800">{refusedShown.description}</span>
+          </li>
+        </ul>
+      ) : null}
       {hydrated && kept.length > 0 ? (
         <>
           <ul aria-label="Ready to upload" className="mt-2 space-y-1">
@@ -124,7 +151,8 @@ export function FilePicker({
                 key={`${index}-${file.name}`}
                 className="flex items-center justify-between gap-2 rounded-lg border border-stone-200 bg-white px-3 py-1 text-sm"
               >
-                <span className="min-w-0 truncate">
+                {kind === "photo" ? <Thumbnail file={file} /> : null}
+                <span className="min-w-0 flex-1 truncate">
                   {file.name} ({formatBytes(file.size)})
                 </span>
                 <button
@@ -151,7 +179,30 @@ export function FilePicker({
   );
 }
 
-/** The draft size bar (docs/product-rules.md, Uploads): where this upload takes the folder; amber above 80 %, red above 100 %. */
+/** A chosen photo as it is, before any upload: read from the device, released when it goes. */
+function Thumbnail({ file }: { file: File }) {
+  const [url, setUrl] = useState<string | null>(null);
+  useEffect(() => {
+    const objectUrl = URL.createObjectURL(file);
+    setUrl(objectUrl);
+    return () => URL.revokeObjectURL(objectUrl);
+  }, [file]);
+  if (!url) return <span className="h-12 w-12 shrink-0 rounded-md bg-stone-100" />;
+  return (
+    <img
+      src={url}
+      alt={`Preview of ${file.name}`}
+      width={48}
+      height={48}
+      className="h-12 w-12 shrink-0 rounded-md object-cover"
+    />
+  );
+}
+
+/**
+ * The draft size bar (docs/product-rules.md, Uploads): a forecast of where this upload takes the
+ * folder, not its progress; amber above 80 %, red above 100 %.
+ */
 function DraftSizeBar({
   capacity,
   pendingBytes,
@@ -162,12 +213,14 @@ function DraftSizeBar({
   const total = capacity.usedBytes + pendingBytes;
   const level = sizeBarLevel(total, capacity.limitBytes);
   const percent = Math.round((total / capacity.limitBytes) * 100);
-  const text = `${formatBytes(total)} of ${formatBytes(capacity.limitBytes)} ${capacity.label} with this upload`;
+  const text = `Forecast: ${formatBytes(total)} of ${formatBytes(capacity.limitBytes)} ${capacity.label} after this upload`;
   return (
     <div className="mt-2">
+      {/* A meter, not a progressbar: it measures storage; the upload's progress is its own bar. */}
+      {/* biome-ignore lint/a11y/useSemanticElements: the level's colours, which <meter> leaves to the browser */}
       <div
-        role="progressbar"
-        aria-label="Size with this upload"
+        role="meter"
+        aria-label="Storage forecast"
         aria-valuemin={0}
         aria-valuemax={100}
         aria-valuenow={Math.min(percent, 100)}

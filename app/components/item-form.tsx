@@ -11,15 +11,20 @@ import { type KeyboardEvent, useEffect, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
 import type { ZodTypeAny } from "zod";
 import { FilePicker, type UploadCapacity } from "~/components/file-picker";
+import { ErrorSummary, type SummaryError } from "~/components/ui/error-summary";
 import {
   CsrfInput,
   DefaultSubmit,
   ErrorList,
   Field,
-  FormAlert,
   SubmitButton,
   useKeptDraft,
 } from "~/components/ui/forms";
+import {
+  type UploadAnswer,
+  UploadProgress,
+  useUploadWithProgress,
+} from "~/components/upload-progress";
 import { LIMITS } from "~/modules/billing/limits";
 import {
   INVALID_URL_ON_KEY,
@@ -90,12 +95,18 @@ export function ItemForm({
   quickSave?: boolean;
 }) {
   const hydrated = useHydrated();
+  const isUpload = type === "photo" || type === "file";
+  const upload = useUploadWithProgress();
+  // The server's latest answer: an upload sent with progress answers here, not to the route.
+  const answer: UploadAnswer | null =
+    upload.answer ??
+    (lastResult || uploadProblem ? { result: lastResult, problem: uploadProblem } : null);
   // One form for four schemas: typed by its fields, validated by the type's schema.
   const schema: ZodTypeAny = quickSave ? QuickLinkSchema : schemaFor(type);
   const keptDraft = useKeptDraft();
   const [form, fields] = useForm<ItemFormValues>({
     id: `item-${type}`,
-    lastResult: lastResult ?? keptDraft,
+    lastResult: answer?.result ?? keptDraft,
     defaultValue,
     constraint: getZodConstraint(schema),
     shouldValidate: "onSubmit",
@@ -139,16 +150,24 @@ export function ItemForm({
     form.insert({ name: fields.urls.name, defaultValue: "" });
     setFocusNewLink(true);
   }
-  const isUpload = type === "photo" || type === "file";
   const maxFiles = type === "photo" ? LIMITS.item.maxPhotos : LIMITS.item.maxFiles;
   const expectation = fields.responseExpectation;
+  const filesId = `${form.id}-files`;
+  const problem = answer?.problem;
+  const formProps = getFormProps(form);
+  const submitLabel = submitText?.idle ?? (mode === "add" ? "Add" : "Save");
 
   return (
     <Form
       method="post"
       action={action}
       encType={isUpload ? "multipart/form-data" : undefined}
-      {...getFormProps(form)}
+      {...formProps}
+      onSubmit={
+        isUpload && hydrated
+          ? (event) => upload.onSubmit(event, formProps.onSubmit)
+          : formProps.onSubmit
+      }
       // The schema's messages, next to their fields, with or without JavaScript: the
       // browser's own check of type=url would refuse "example.com", which is accepted.
       noValidate
@@ -157,13 +176,10 @@ export function ItemForm({
     >
       <DefaultSubmit />
       <CsrfInput />
-      {uploadProblem ? (
-        <div role="alert" className="rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm">
-          <p className="font-semibold text-red-900">{uploadProblem.title}</p>
-          <p className="mt-1 text-red-800">{uploadProblem.description}</p>
-        </div>
-      ) : null}
-      <FormAlert errors={form.errors} />
+      <ErrorSummary
+        answer={answer}
+        errors={summaryErrors(form.id, form.allErrors, problem, isUpload ? filesId : undefined)}
+      />
       {type === "link" ? (
         <fieldset className="space-y-2">
           <legend className="text-sm font-medium text-stone-800">Links</legend>
@@ -247,11 +263,12 @@ export function ItemForm({
       {isUpload ? (
         <FilePicker
           kind={type}
-          id={`${form.id}-files`}
+          id={filesId}
           label={type === "photo" ? "Photos" : "Files"}
           required={mode === "add"}
           alreadyStored={currentFileCount}
           capacity={capacity}
+          refused={problem}
           hint={
             type === "photo"
               ? `Up to ${pluralize(maxFiles - currentFileCount, "more photo", "more photos")} (JPEG, PNG, GIF or WebP), 10MB each.`
@@ -357,6 +374,20 @@ export function ItemForm({
         </fieldset>
       ) : null}
 
+      {isUpload ? (
+        upload.progress ? (
+          <UploadProgress progress={upload.progress} />
+        ) : (
+          <p className="text-xs text-stone-600">
+            Your {type === "photo" ? "photos" : "files"} upload when you press {submitLabel}; this
+            can take a minute on a phone.{" "}
+            {submitText
+              ? "Then you choose the folders."
+              : `Then the folder opens with the ${mode === "add" ? "new" : "changed"} item highlighted.`}
+          </p>
+        )
+      ) : null}
+
       <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
         <Link to={cancelTo} className="btn-secondary" preventScrollReset>
           Cancel
@@ -364,10 +395,54 @@ export function ItemForm({
         <SubmitButton
           pendingText={submitText?.pending ?? (mode === "add" ? "Adding..." : "Saving...")}
           className="btn-primary"
+          sending={upload.progress !== null}
         >
-          {submitText?.idle ?? (mode === "add" ? "Add" : "Save")}
+          {submitLabel}
         </SubmitButton>
       </div>
     </Form>
   );
+}
+
+/** What each field is called in the error summary, which links to it. */
+const FIELD_NAMES: Record<string, string> = {
+  title: "The title",
+  urls: "The links",
+  note: "The note",
+  addComment: "Why you are sharing this",
+  commentText: "The comment",
+  askQuestion: "Why you are sharing this",
+  questionText: "The question",
+  responseExpectation: "The reply you expect",
+};
+
+/**
+ * The error summary's lines: the upload's problem (a refused file, a full folder) and the form's
+ * own messages in full, linked to the file field that fixes them ("Please select at least one
+ * photo"); a field's message stays under the field, and the summary names the field and links
+ * to it, so no message is on the page twice (docs/decisions/0137-uploads-you-can-watch.md).
+ */
+function summaryErrors(
+  formId: string,
+  allErrors: Record<string, string[]>,
+  problem: UploadProblem | null | undefined,
+  filesId: string | undefined,
+): SummaryError[] {
+  const listed: SummaryError[] = problem
+    ? [{ title: problem.title, message: problem.description, fieldId: filesId }]
+    : [];
+  for (const [name, messages] of Object.entries(allErrors)) {
+    if (messages.length === 0) continue;
+    if (name === "") {
+      for (const message of messages) listed.push({ message, fieldId: filesId });
+      continue;
+    }
+    const link = /^urls\[(\d+)\]$/.exec(name);
+    const field = link ? `Link ${Number(link[1]) + 1}` : (FIELD_NAMES[name] ?? name);
+    listed.push({
+      message: `${field} needs a change`,
+      fieldId: `${formId}-${name === "urls" ? "urls[0]" : name}`,
+    });
+  }
+  return listed;
 }

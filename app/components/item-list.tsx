@@ -1,4 +1,5 @@
 import { useLocation } from "@remix-run/react";
+import { useEffect } from "react";
 import { DelegatedForm, DelegatedLink } from "~/components/delegated-navigation";
 import { ItemCards } from "~/components/item-card";
 import { CsrfInput } from "~/components/ui/forms";
@@ -15,6 +16,15 @@ export function ItemList({
 }) {
   const location = useLocation();
   const returnTo = `${location.pathname}${location.search}`;
+  // A save that lands here by Remix's navigation sets the address with history.pushState, which
+  // leaves `:target` alone: the card the address names is marked for the same highlight
+  // (docs/decisions/0138-a-save-lands-on-its-item.md).
+  useEffect(() => {
+    if (!location.hash.startsWith("#item-")) return;
+    const landed = document.getElementById(location.hash.slice(1));
+    landed?.setAttribute("data-landed", "");
+    return () => landed?.removeAttribute("data-landed");
+  }, [location.hash]);
   if (!pagination || pagination.total === 0) {
     return (
       <div className="rounded-2xl border border-dashed border-stone-300 bg-white/60 p-8 text-center text-sm text-stone-600">

@@ -73,7 +73,7 @@ test.describe("file checks in the browser", () => {
     await dialog.getByRole("textbox", { name: "Comment" }).fill("Our week away");
     await dialog.getByRole("button", { name: "Add", exact: true }).click();
 
-    await expect(page).toHaveURL(`/folders/${folder.id}`);
+    await expect(page).toHaveURL(new RegExp(`/folders/${folder.id}#item-\\d+$`));
     expect(itemsOf(folder.id).map((item) => item.fileNames)).toEqual([["beach.jpg", "hills.jpg"]]);
   });
 
@@ -91,7 +91,7 @@ test.describe("file checks in the browser", () => {
     await signIn(context, sender.id, baseURL!);
 
     const bar = (page: Page) =>
-      addPhotoDialog(page).getByRole("progressbar", { name: "Size with this upload" });
+      addPhotoDialog(page).getByRole("meter", { name: "Storage forecast" });
     const cases = [
       { folder: roomy, level: "normal" },
       { folder: nearlyFull, level: "warning" },

@@ -104,14 +104,17 @@ export function SubmitButton({
   formAction,
   intent,
   className = "btn-primary w-full",
+  sending = false,
 }: {
   children: ReactNode;
   pendingText: string;
   formAction?: string;
   intent?: string;
   className?: string;
+  /** The form is being sent outside Remix's navigation (an upload with progress). */
+  sending?: boolean;
 }) {
-  const pending = useSubmitting({ intent, formAction });
+  const pending = useSubmitting({ intent, formAction }) || sending;
   return (
     <button
       type="submit"

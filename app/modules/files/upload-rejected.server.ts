@@ -35,25 +35,28 @@ export class UploadRejectedError extends RuleError {
   readonly limitBytes?: number;
   /** The text fields read before the refusal (those above the files), to show them again. */
   fieldsRead?: FormData;
+  /** The refused file's name as the browser sent it, so the page can mark it and drop it from the choice. */
+  readonly fileName?: string;
 
   constructor(
     readonly code: UploadErrorCode,
     message: string,
-    options: { status?: number; limitBytes?: number; cause?: unknown } = {},
+    options: { status?: number; limitBytes?: number; fileName?: string; cause?: unknown } = {},
   ) {
     super(message, { cause: options.cause });
     this.status = options.status ?? DEFAULT_STATUS[code];
     this.limitBytes = options.limitBytes;
+    this.fileName = options.fileName;
   }
 }
 
 const MB = 1024 * 1024;
 
-export function tooLarge(name: string, kind: UploadKind, cause?: unknown) {
+export function tooLarge(name: string, kind: UploadKind, cause?: unknown, fileName?: string) {
   const maxBytes = LIMITS.item.maxFileBytes;
   return new UploadRejectedError(
     "FILE_TOO_LARGE",
     `${name} is too large. Maximum ${KIND_TEXT[kind].noun} size is ${Math.round(maxBytes / MB)}MB.`,
-    { limitBytes: maxBytes, cause },
+    { limitBytes: maxBytes, fileName, cause },
   );
 }

@@ -71,6 +71,7 @@ export function uploadProblemFor(
     return { problem: { title: "Storage Full!", description: error.message }, status: 413 };
   }
   if (error instanceof UploadRejectedError) {
+    const fileName = error.fileName;
     if (error.code === "EMAIL_NOT_VERIFIED") {
       return {
         problem: { title: "Confirm your email address first", description: error.message },
@@ -78,13 +79,16 @@ export function uploadProblemFor(
       };
     }
     if (error.code === "FILE_TOO_LARGE") {
-      return { problem: { title: "File Too Large", description: error.message }, status: 413 };
+      return {
+        problem: { title: "File Too Large", description: error.message, fileName },
+        status: 413,
+      };
     }
     if (error.status === 413) {
       return { problem: { title: "Upload Error", description: error.message }, status: 413 };
     }
     return {
-      problem: { title: "Upload Failed", description: error.message },
+      problem: { title: "Upload Failed", description: error.message, fileName },
       status: error.status,
     };
   }

@@ -216,5 +216,8 @@ export const EMPTY_ITEM: ItemFormValues = {
   responseExpectation: "na",
 };
 
-/** Why a file upload failed, shown above the form (docs/product-rules.md, Pages and messages). */
-export type UploadProblem = { title: string; description: string };
+/**
+ * Why a file upload failed, shown in the form's error summary (docs/product-rules.md, Pages and
+ * messages); `fileName`, the one file the server refused, which the form marks and drops.
+ */
+export type UploadProblem = { title: string; description: string; fileName?: string };

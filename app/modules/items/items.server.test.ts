@@ -3,7 +3,7 @@ import { describe, expect, test } from "vitest";
 import { createFolder, createUser } from "#db/factories";
 import { contentItems } from "#db/schema";
 import { db } from "~/platform/db.server";
-import { listItems } from "./items.server";
+import { itemAddress, listItems } from "./items.server";
 
 function folderWithItems(items: Omit<typeof contentItems.$inferInsert, "folderId">[]) {
   const folder = createFolder(db, createUser(db).id);
@@ -89,5 +89,26 @@ describe("listItems", () => {
     const beyond = listItems(folder.id, 9);
     expect(beyond.items.map((item) => item.title)).toEqual(["Musing 0"]);
     expect(beyond.pagination).toMatchObject({ page: 2, hasMore: false, hasPrevious: true });
+  });
+});
+
+describe("itemAddress", () => {
+  test("names the page of the list that shows the item, and its anchor", () => {
+    const folder = folderWithItems(
+      Array.from({ length: 51 }, (_, index) => ({
+        type: "musing" as const,
+        title: `Musing ${index}`,
+        sortOrder: index,
+      })),
+    );
+    const rows = db
+      .select()
+      .from(contentItems)
+      .where(eq(contentItems.folderId, folder.id))
+      .orderBy(contentItems.sortOrder)
+      .all();
+    expect(itemAddress(rows[0]!)).toBe(`/folders/${folder.id}#item-${rows[0]!.id}`);
+    expect(itemAddress(rows[49]!)).toBe(`/folders/${folder.id}#item-${rows[49]!.id}`);
+    expect(itemAddress(rows[50]!)).toBe(`/folders/${folder.id}?page=2#item-${rows[50]!.id}`);
   });
 });

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, isNull, type Placeholder, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, isNull, lt, or, type Placeholder, sql } from "drizzle-orm";
 import { contentItems } from "#db/schema";
 import type { ContentItem } from "#db/types";
 import { LIMITS } from "~/modules/billing/limits";
@@ -133,6 +133,31 @@ export function listItems(folderId: number, requestedPage: number, pageSize: num
       hasPrevious: page > 1,
     },
   };
+}
+
+/**
+ * Where the folder page shows an unsent item: the list's page that holds it and the item's
+ * anchor, so a save lands on the item and highlights it (the `:target` card,
+ * docs/decisions/0138-a-save-lands-on-its-item.md). The caller has checked the folder is the
+ * user's.
+ */
+export function itemAddress(item: Pick<Item, "id" | "folderId" | "sortOrder">) {
+  const before =
+    db
+      .select({ n: count() })
+      .from(contentItems)
+      .where(
+        and(
+          unsentIn(item.folderId),
+          or(
+            lt(contentItems.sortOrder, item.sortOrder),
+            and(eq(contentItems.sortOrder, item.sortOrder), lt(contentItems.id, item.id)),
+          ),
+        ),
+      )
+      .get()?.n ?? 0;
+  const page = Math.floor(before / PAGE_SIZE) + 1;
+  return `/folders/${item.folderId}${page > 1 ? `?page=${page}` : ""}#item-${item.id}`;
 }
 
 function nextSortOrder(folderId: number) {

@@ -340,6 +340,8 @@ describe("photos", () => {
     expect(error.message).toBe(
       '"photo.jpg" is not an allowed photo type. Photos must be JPEG, PNG, GIF or WebP.',
     );
+    // Named as the browser sent it, so the page can mark it and drop it from the choice.
+    expect(error.fileName).toBe("photo.jpg");
     const [row] = rejectionsFor("photo.jpg");
     expect(row).toMatchObject({
       userId,
@@ -409,6 +411,7 @@ describe("photos", () => {
       code: "FILE_TOO_LARGE",
       status: 413,
       message: "huge.jpg is too large. Maximum photo size is 10MB.",
+      fileName: "huge.jpg",
     });
     expect(filesOnDisk()).toEqual([]);
   });

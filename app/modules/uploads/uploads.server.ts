@@ -81,7 +81,7 @@ export function createUploadHandler(kind: UploadKind, ctx: UploadContext): Uploa
     const name = sanitizeFilename(filename, text.noun);
     const { head, length, all } = await readHead(data, HEAD_BYTES);
     if (length === 0) {
-      throw new UploadRejectedError("UPLOAD_FAILED", `"${name}" is empty.`);
+      throw new UploadRejectedError("UPLOAD_FAILED", `"${name}" is empty.`, { fileName: filename });
     }
     count += 1;
     if (count > maxFiles) {
@@ -106,6 +106,7 @@ export function createUploadHandler(kind: UploadKind, ctx: UploadContext): Uploa
       return new UploadRejectedError(
         "INVALID_FILE_TYPE",
         `"${name}" is not an allowed ${text.noun} type. ${text.allowed}`,
+        { fileName: filename },
       );
     };
 
@@ -123,7 +124,7 @@ export function createUploadHandler(kind: UploadKind, ctx: UploadContext): Uploa
       try {
         original = await storage.put(all(), { maxBytes: LIMITS.item.maxFileBytes });
       } catch (error) {
-        if (error instanceof FileTooLargeError) throw tooLarge(name, kind, error);
+        if (error instanceof FileTooLargeError) throw tooLarge(name, kind, error, filename);
         throw error;
       }
       written.push(original.key);

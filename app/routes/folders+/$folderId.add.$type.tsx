@@ -21,7 +21,7 @@ import {
   uploadProblemFor,
 } from "~/modules/items/item-routes.server";
 import { EMPTY_ITEM, schemaFor } from "~/modules/items/item-validation";
-import { createTextItem, createUploadItem } from "~/modules/items/items.server";
+import { createTextItem, createUploadItem, itemAddress } from "~/modules/items/items.server";
 import { withUpload } from "~/modules/uploads/uploads.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { orNotFound, RuleError } from "~/platform/errors.server";
@@ -57,7 +57,6 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const type = parseItemType(params.type);
   const folderId = parseFolderId(params.folderId);
   orNotFound(() => getFolder(user.id, folderId));
-  const back = `/folders/${folderId}`;
 
   if (type === "link" || type === "musing") {
     const formData = await readProtectedForm(request);
@@ -68,8 +67,13 @@ export async function action({ request, params }: ActionFunctionArgs) {
         { status: submission.status ? 400 : 200 },
       );
     }
+    let created: ReturnType<typeof createTextItem>;
     try {
-      createTextItem(user.id, folderId, submission.value as Parameters<typeof createTextItem>[2]);
+      created = createTextItem(
+        user.id,
+        folderId,
+        submission.value as Parameters<typeof createTextItem>[2],
+      );
     } catch (error) {
       if (!(error instanceof RuleError)) {
         const { problem, status } = unexpectedSaveProblem(error, "add", type);
@@ -80,11 +84,12 @@ export async function action({ request, params }: ActionFunctionArgs) {
         { status: 400 },
       );
     }
-    return redirectWithToast(back, { title: "Content added successfully!" });
+    return redirectWithToast(itemAddress(created), { title: "Content added successfully!" });
   }
 
   const upload = { kind: type, userId: user.id, csrf: true };
   return withUpload(request, upload, async ({ formData, stored }) => {
+    let created: ReturnType<typeof createUploadItem>;
     try {
       const submission = parseWithZod(formData, { schema: schemaFor(type) });
       if (submission.status !== "success" || stored.length === 0) {
@@ -95,7 +100,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
         );
         return data({ result, problem: null }, { status: 400 });
       }
-      createUploadItem(
+      created = createUploadItem(
         user.id,
         folderId,
         type,
@@ -109,7 +114,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
         { status: mapped.status },
       );
     }
-    return redirectWithToast(back, {
+    return redirectWithToast(itemAddress(created), {
       title: "Content added successfully!",
       description: `${stored.length === 1 ? `1 ${NOUNS[type]}` : `${stored.length} ${NOUNS[type]}s`} added`,
     });

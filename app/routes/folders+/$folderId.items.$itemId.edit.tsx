@@ -25,7 +25,7 @@ import {
 import { getItem } from "~/modules/items/item-rules.server";
 import type { ItemFormValues } from "~/modules/items/item-validation";
 import { schemaFor } from "~/modules/items/item-validation";
-import { updateTextItem, updateUploadItem } from "~/modules/items/items.server";
+import { itemAddress, updateTextItem, updateUploadItem } from "~/modules/items/items.server";
 import { withUpload } from "~/modules/uploads/uploads.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { invariantResponse, orNotFound } from "~/platform/errors.server";
@@ -84,9 +84,8 @@ export const bodyLimit: RouteBodyLimit = { multipart: UPLOAD_BODY_MAX_BYTES };
 
 export async function action({ request, params }: ActionFunctionArgs) {
   await replayWritesToPrimary(request);
-  const { user, item, folder } = await loadOwnItem(request, params);
-  // The anchor brings the edited item back into view when the page reloads (no JavaScript).
-  const back = `/folders/${folder.id}#item-${item.id}`;
+  const { user, item } = await loadOwnItem(request, params);
+  const back = itemAddress(item);
   if (item.type === "link" || item.type === "musing") {
     const formData = await readProtectedForm(request);
     const submission = parseWithZod(formData, { schema: schemaFor(item.type) });
