@@ -3,6 +3,7 @@ import type { ReactNode } from "react";
 import { AppShell } from "~/components/app-shell";
 import { DelegatedForm, DelegatedLink } from "~/components/delegated-navigation";
 import { FolderButton, FolderCards } from "~/components/folder-card";
+import { InboxAddressLine } from "~/components/inbox-address-line";
 import { ItemList } from "~/components/item-list";
 import { useRefreshWhilePreviewsPending } from "~/components/pending-previews";
 import { CsrfInput } from "~/components/ui/forms";
@@ -322,6 +323,7 @@ function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
           ),
         )}
       </div>
+      <InboxAddressLine folderId={folder.id} inbox={data.inbox} />
       <ItemList folderId={folder.id} items={data.items} pagination={data.pagination} />
     </section>
   );

@@ -17,6 +17,7 @@ import {
 import { deliveryLabels, scheduleLine } from "~/modules/folders/schedule.server";
 import { type ListedItem, listItems } from "~/modules/items/items.server";
 import { unsubscribedCounts } from "~/modules/recipients/recipients.server";
+import { inboxAddress, inboxDomain } from "~/modules/save-by-email/inbox-addresses.server";
 
 /**
  * Everything the dashboard shows, in a constant number of queries whatever
@@ -140,6 +141,7 @@ export function loadDashboard(user: SessionUser, selectedId: number | null, page
     },
     emailVerified: user.emailVerified,
     sendingPause: sendingPauseOf(user),
+    inbox: selected && inboxDomain() ? { address: inboxAddress(user.id, selected.id) } : null,
   };
 }
 
