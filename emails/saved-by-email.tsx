@@ -30,7 +30,7 @@ export function SavedByEmail({
       <h1 className="title">{savedByEmailSubject(folderName, savedCount, problem)}</h1>
       <p className="paragraph">{greeting(firstName)}</p>
       {problem ? (
-        <p className="paragraph">Nothing from your message was saved: {problem}</p>
+        <p className="paragraph">Nothing from your message was saved. {problem}</p>
       ) : (
         <p className="paragraph">
           Your message is in {folderName} and goes out with its next issue.

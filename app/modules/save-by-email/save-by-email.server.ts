@@ -278,7 +278,7 @@ export async function receiveMail(mail: IncomingMail): Promise<SaveOutcome> {
         : {
             outcome: "refused",
             folderId: owner.folderId,
-            problem: "it had no text, links, photos or files.",
+            problem: "It had no text, links, photos or files.",
           };
   } catch (error) {
     if (!(error instanceof RuleError)) throw error;
