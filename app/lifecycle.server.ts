@@ -4,6 +4,7 @@ import { takeAnalyticsSnapshot } from "~/modules/admin/admin-metrics.server";
 import { previewPassSettled, requestPreviewPass } from "~/modules/items/link-preview-queue.server";
 import { pruneExpiredRecords, sweepOrphanFiles } from "~/modules/jobs/maintenance.server";
 import { canonicalizeStoredAddresses } from "~/modules/recipients/recipients.server";
+import { startSmtpReceiver } from "~/modules/save-by-email/smtp-receiver.server";
 import {
   runSchedulerPassOnItsThread,
   stopSchedulerThread,
@@ -35,6 +36,13 @@ class ServerProcess {
     // A replica's copy is read-only; the primary rewrites them for every machine.
     if (isPrimaryAtStart()) canonicalizeStoredAddresses();
     if (env.SCHEDULER === "on") this.startJobs();
+    // Saving writes: only the primary takes mail (a replica's webhook requests are replayed there).
+    if (isPrimaryAtStart()) {
+      startSmtpReceiver().then(
+        (stop) => stop && this.onShutdown(stop),
+        (error) => console.error("[smtp] receiver did not start", error),
+      );
+    }
     for (const signal of ["SIGTERM", "SIGINT"] as const) {
       process.once(signal, () => void this.shutdown(signal));
     }

@@ -135,6 +135,7 @@ export const securityEvents = sqliteTable(
         "two_factor_disabled",
         "two_factor_failed",
         "recovery_code_used",
+        "inbound_mail_refused",
       ],
     }).notNull(),
     userId: integer("user_id").references(() => users.id, { onDelete: "set null" }),
@@ -786,3 +787,36 @@ export const mailboxSuppressions = sqliteTable("mailbox_suppressions", {
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
+
+/**
+ * A folder's private address for saving by e-mail (`<code>@INBOUND_EMAIL_DOMAIN`,
+ * docs/decisions/0158-save-by-email.md). The random code is the capability:
+ * rotating it replaces the row's code, and the old address stops at once.
+ */
+export const folderInboxes = sqliteTable("folder_inboxes", {
+  folderId: integer("folder_id")
+    .primaryKey()
+    .references(() => folders.id, { onDelete: "cascade" }),
+  code: text("code").notNull().unique(),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+/**
+ * Each message saved into a folder by e-mail, by its Message-ID (or a hash of
+ * the message when it has none): a provider's retry or a second delivery of
+ * the same message saves nothing twice.
+ */
+export const inboundMessages = sqliteTable(
+  "inbound_messages",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    folderId: integer("folder_id")
+      .notNull()
+      .references(() => folders.id, { onDelete: "cascade" }),
+    messageKey: text("message_key").notNull(),
+    itemCount: integer("item_count").notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [uniqueIndex("inbound_messages_folder_key_uq").on(table.folderId, table.messageKey)],
+);

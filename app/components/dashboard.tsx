@@ -4,6 +4,7 @@ import { AppShell } from "~/components/app-shell";
 import { DelegatedForm, DelegatedLink } from "~/components/delegated-navigation";
 import { useDetailsMenu } from "~/components/details-menu";
 import { FolderButton, FolderCards } from "~/components/folder-card";
+import { InboxAddressLine } from "~/components/inbox-address-line";
 import { ItemList } from "~/components/item-list";
 import { useRefreshWhilePreviewsPending } from "~/components/pending-previews";
 import { CsrfInput } from "~/components/ui/forms";
@@ -306,6 +307,7 @@ function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
           ) : null}
         </div>
         <AddButtons folder={folder} />
+        <InboxAddressLine folderId={folder.id} inbox={data.inbox} />
         <div className="relative flex flex-wrap items-start gap-2">
           <SendNowButton folder={folder} senderPaused={data.sendingPause !== null} />
           <DelegatedLink

@@ -70,6 +70,38 @@ const envSchema = z.object({
   SENDGRID_WEBHOOK_PUBLIC_KEY: optionalText,
   /** The SNS topic Amazon SES publishes bounces and complaints to; no other topic is accepted. */
   SES_SNS_TOPIC_ARN: optionalText,
+  /**
+   * Saving by e-mail (docs/decisions/0158-save-by-email.md): the domain whose mail is each
+   * folder's private address. Unset, the feature is hidden and no mail is taken in.
+   */
+  INBOUND_EMAIL_DOMAIN: optionalText
+    .refine(
+      (value) =>
+        value === undefined || /^(?=.{1,253}$)([a-z0-9-]{1,63}\.)+[a-z0-9-]{2,63}$/i.test(value),
+      "must be a domain name such as in.thoughtfully.example",
+    )
+    .transform((value) => value?.toLowerCase()),
+  /** The shared secret a mail provider's inbound webhook sends as its basic-auth password; unset, that webhook answers 404. */
+  INBOUND_EMAIL_WEBHOOK_TOKEN: optionalText.refine(
+    (value) => value === undefined || value.length >= 24,
+    "must be at least 24 characters long",
+  ),
+  /** Set: the server also receives mail for INBOUND_EMAIL_DOMAIN over SMTP on this port. */
+  INBOUND_SMTP_PORT: portSchema.optional(),
+  INBOUND_SMTP_HOST: z.string().trim().min(1).default("127.0.0.1"),
+  /** PEM files: set both and the SMTP receiver offers STARTTLS. */
+  INBOUND_SMTP_TLS_KEY: optionalText,
+  INBOUND_SMTP_TLS_CERT: optionalText,
+  /** DNS servers for checking incoming mail's SPF, DKIM and DMARC (comma-separated, host or host:port); unset, the system's. */
+  DNS_SERVERS: z
+    .string()
+    .default("")
+    .transform((value) =>
+      value
+        .split(",")
+        .map((server) => server.trim())
+        .filter(Boolean),
+    ),
   CHROME_EXTENSION_URL: z.string().url("must be a full URL").optional(),
   SESSION_SECRET: optionalText.refine(
     (value) => value === undefined || value.length >= 32,
@@ -178,6 +210,19 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   if (Boolean(values.S3_ACCESS_KEY_ID) !== Boolean(values.S3_SECRET_ACCESS_KEY)) {
     throw new ConfigError(
       "Invalid configuration: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together (set both, or neither to use the AWS_* credentials)",
+    );
+  }
+  if (Boolean(values.INBOUND_SMTP_TLS_KEY) !== Boolean(values.INBOUND_SMTP_TLS_CERT)) {
+    throw new ConfigError(
+      "Invalid configuration: INBOUND_SMTP_TLS_KEY and INBOUND_SMTP_TLS_CERT go together (set both, or neither for no STARTTLS)",
+    );
+  }
+  if (
+    !values.INBOUND_EMAIL_DOMAIN &&
+    (values.INBOUND_SMTP_PORT || values.INBOUND_EMAIL_WEBHOOK_TOKEN)
+  ) {
+    throw new ConfigError(
+      "Invalid configuration: INBOUND_SMTP_PORT and INBOUND_EMAIL_WEBHOOK_TOKEN need INBOUND_EMAIL_DOMAIN (the domain folders' addresses are on)",
     );
   }
   const appUrl = (values.APP_URL ?? `http://localhost:${values.PORT}`).replace(/\/+$/, "");

@@ -23,7 +23,8 @@ export type MailEndpoint =
   | "test-email"
   | "send-now"
   | "reauthentication"
-  | "security-notice";
+  | "security-notice"
+  | "save-by-email-answer";
 
 const PER_ADDRESS_PER_HOUR = 3;
 const PER_CLIENT_PER_HOUR = 10;
@@ -35,12 +36,20 @@ const PER_CLIENT_PER_HOUR = 10;
  */
 const SECURITY_NOTICES_PER_ACCOUNT_PER_HOUR = 10;
 
+/**
+ * Answers to mail saved by e-mail go to the account's own address, one per
+ * message; past this, messages are still saved but not answered
+ * (docs/decisions/0158-save-by-email.md).
+ */
+const SAVE_ANSWERS_PER_ACCOUNT_PER_HOUR = 20;
+
 /** Sent from a signed-in account to its own address: the account's limit bounds them. */
 const SIGNED_IN_ENDPOINTS: readonly MailEndpoint[] = [
   "send-now",
   "test-email",
   "reauthentication",
   "security-notice",
+  "save-by-email-answer",
 ];
 
 function limitsFor(endpoint: MailEndpoint): { address: RateLimit; client: RateLimit } {
@@ -50,7 +59,9 @@ function limitsFor(endpoint: MailEndpoint): { address: RateLimit; client: RateLi
       points:
         endpoint === "security-notice"
           ? SECURITY_NOTICES_PER_ACCOUNT_PER_HOUR
-          : PER_ADDRESS_PER_HOUR,
+          : endpoint === "save-by-email-answer"
+            ? SAVE_ANSWERS_PER_ACCOUNT_PER_HOUR
+            : PER_ADDRESS_PER_HOUR,
       durationSeconds: HOUR,
     },
     client: { name: `mail:${endpoint}:client`, points: PER_CLIENT_PER_HOUR, durationSeconds: HOUR },

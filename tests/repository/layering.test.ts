@@ -161,6 +161,7 @@ const DOMAIN_ORDER = [
   "deliverability",
   "sending",
   "uploads",
+  "save-by-email",
   "admin",
   "dashboard",
   "api",

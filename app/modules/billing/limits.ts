@@ -55,6 +55,15 @@ export const LIMITS = {
   webhookMaxBodyBytes: 1 * MB,
   /** An unsubscribe e-mail is a subject and an empty body; 1 MB leaves room for a signature's images. */
   inboundEmailMaxBodyBytes: 1 * MB,
+  /** Saving by e-mail (docs/decisions/0158-save-by-email.md). */
+  saveByEmail: {
+    /** What the large mail services let one send: a full item's photos, base64-encoded, fit. */
+    maxMessageBytes: 25 * MB,
+    /** MIME parts (Content-Type headers) in one message: a forward with its photos and files fits. */
+    maxParts: 40,
+    /** Messages one folder's address saves in an hour; more are dropped unanswered. */
+    savesPerFolderPerHour: 30,
+  },
   usageWarningRatio: 0.8,
 } as const;
 

@@ -19,6 +19,7 @@ import { type ListedItem, listItems } from "~/modules/items/items.server";
 import { needsNote } from "~/modules/items/needs-note";
 import { waitingCounts } from "~/modules/items/needs-note.server";
 import { unsubscribedCounts } from "~/modules/recipients/recipients.server";
+import { inboxAddress, inboxDomain } from "~/modules/save-by-email/inbox-addresses.server";
 import { pluralize } from "~/utils/format";
 
 /**
@@ -160,6 +161,7 @@ export function loadDashboard(user: SessionUser, selectedId: number | null, page
     },
     emailVerified: user.emailVerified,
     sendingPause: sendingPauseOf(user),
+    inbox: selected && inboxDomain() ? { address: inboxAddress(user.id, selected.id) } : null,
   };
 }
 

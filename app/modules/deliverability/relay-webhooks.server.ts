@@ -5,6 +5,7 @@ import { env } from "~/platform/env.server";
 import { consumeRateLimit, type RateLimit } from "~/platform/rate-limit.server";
 import { readBodyText } from "~/platform/request-body.server";
 import { clientIp } from "~/platform/request-info.server";
+import { sameSecret } from "~/platform/same-secret.server";
 import { COPY_METADATA_KEY, readCopyToken } from "./copy-token.server";
 import { type DeliveryReportKind, recordDeliveryReport } from "./delivery-reports.server";
 
@@ -38,12 +39,6 @@ export const RELAY_WEBHOOK_REQUESTS: RateLimit = {
   points: 1200,
   durationSeconds: 60,
 };
-
-function sameSecret(given: string, expected: string) {
-  // Hashed first, so the comparison takes the same time whatever the lengths.
-  const digest = (text: string) => crypto.createHash("sha256").update(text).digest();
-  return crypto.timingSafeEqual(digest(given), digest(expected));
-}
 
 function dateOr(value: string | number | undefined, fallback = new Date()) {
   const date =

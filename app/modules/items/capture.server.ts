@@ -46,6 +46,14 @@ export function trimTrailingPunctuation(url: string) {
   return url.slice(0, end);
 }
 
+/** Every distinct http(s) address in a text, in order, without the sentence punctuation after each. */
+export function urlsInText(text: string): string[] {
+  const found = [...text.matchAll(new RegExp(URL_IN_TEXT.source, "gi"))].map((match) =>
+    trimTrailingPunctuation(match[0]),
+  );
+  return [...new Set(found.filter(isValidUrl))];
+}
+
 export function readCapture(searchParams: URLSearchParams): Capture {
   let url = param(searchParams, "url");
   const title = param(searchParams, "title");

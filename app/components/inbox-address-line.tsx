@@ -1,0 +1,52 @@
+import { CopyButton } from "~/components/copy-button";
+import { DelegatedLink } from "~/components/delegated-navigation";
+
+/**
+ * Under the Add buttons: the folder's own address for saving by e-mail
+ * (docs/decisions/0158-save-by-email.md), or the way to get one. Absent when
+ * the deployment receives no mail.
+ */
+export function InboxAddressLine({
+  folderId,
+  inbox,
+}: {
+  folderId: number;
+  inbox: { address: string | null } | null;
+}) {
+  if (!inbox) return null;
+  const settings = `/folders/${folderId}/email-address`;
+  if (!inbox.address) {
+    return (
+      <p className="text-sm text-stone-700">
+        <DelegatedLink
+          to={settings}
+          className="inline-flex min-h-11 items-center underline"
+          preventScrollReset
+        >
+          Save to this folder by e-mail
+        </DelegatedLink>
+      </p>
+    );
+  }
+  return (
+    <div className="flex flex-wrap items-center gap-x-3 gap-y-1 text-sm text-stone-700">
+      <span>
+        Or e-mail it to{" "}
+        <a
+          href={`mailto:${inbox.address}`}
+          className="inline-flex min-h-11 items-center break-all font-mono text-stone-900 underline"
+        >
+          {inbox.address}
+        </a>
+      </span>
+      <CopyButton text={inbox.address} label="Copy" />
+      <DelegatedLink
+        to={settings}
+        className="inline-flex min-h-11 items-center underline"
+        preventScrollReset
+      >
+        About this address
+      </DelegatedLink>
+    </div>
+  );
+}

@@ -1,0 +1,93 @@
+import crypto from "node:crypto";
+import { LIMITS } from "~/modules/billing/limits";
+import { env } from "~/platform/env.server";
+import { readBodyText } from "~/platform/request-body.server";
+import { sameSecret } from "~/platform/same-secret.server";
+
+/**
+ * Mail posted by a provider's inbound webhook to /webhooks/save-by-email
+ * (docs/deploy.md, "Saving by e-mail"). The whole message is needed, as it
+ * was sent, for its DKIM signature and its attachments: Postmark's JSON with
+ * RawEmail, SendGrid's Inbound Parse with "POST the raw, full MIME message",
+ * Mailgun's route to a URL ending in `mime`, or the message itself.
+ */
+export type WebhookMail = { raw: Buffer; recipients: string[] };
+
+/** The body a message of the largest size takes in any of those forms, with room for the form's fields. */
+export const WEBHOOK_MAIL_MAX_BODY_BYTES = LIMITS.saveByEmail.maxMessageBytes + 1024 * 1024;
+
+/**
+ * The provider proves itself with INBOUND_EMAIL_WEBHOOK_TOKEN as the
+ * basic-auth password (each of them takes credentials in the webhook's URL);
+ * Mailgun also signs what it posts, which is checked when its key is set.
+ */
+export function webhookAuthorized(request: Request) {
+  const expected = env.INBOUND_EMAIL_WEBHOOK_TOKEN;
+  const header = request.headers.get("authorization") ?? "";
+  if (!expected || !header.toLowerCase().startsWith("basic ")) return false;
+  const decoded = Buffer.from(header.slice(6).trim(), "base64").toString("utf8");
+  return sameSecret(decoded.slice(decoded.indexOf(":") + 1), expected);
+}
+
+function mailgunSignatureHolds(form: FormData) {
+  const key = env.MAILGUN_WEBHOOK_SIGNING_KEY;
+  const [timestamp, token, signature] = ["timestamp", "token", "signature"].map((name) =>
+    form.get(name),
+  );
+  if (!key || typeof signature !== "string") return true;
+  const expected = crypto
+    .createHmac("sha256", key)
+    .update(`${timestamp ?? ""}${token ?? ""}`)
+    .digest("hex");
+  return sameSecret(signature.toLowerCase(), expected);
+}
+
+function text(value: unknown) {
+  return typeof value === "string" && value ? value : null;
+}
+
+/** The posted message, or why it cannot be read; `raw` is empty when no whole message was posted. */
+export async function readWebhookMail(
+  request: Request,
+): Promise<WebhookMail | "too-large" | "bad-signature"> {
+  const body = await readBodyText(request, WEBHOOK_MAIL_MAX_BODY_BYTES);
+  if (body === null) return "too-large";
+  const contentType = request.headers.get("content-type") ?? "";
+  const mediaType = contentType.split(";")[0]!.trim().toLowerCase();
+  if (mediaType === "application/json") {
+    let fields: Record<string, unknown> = {};
+    try {
+      const parsed: unknown = JSON.parse(body);
+      if (parsed && typeof parsed === "object") fields = parsed as Record<string, unknown>;
+    } catch {
+      // Nothing readable: an empty message, dropped as malformed.
+    }
+    const recipient = text(fields.OriginalRecipient);
+    return {
+      raw: Buffer.from(text(fields.RawEmail) ?? ""),
+      recipients: recipient ? [recipient] : [],
+    };
+  }
+  if (mediaType === "multipart/form-data" || mediaType === "application/x-www-form-urlencoded") {
+    const form = await new Response(body, { headers: { "Content-Type": contentType } })
+      .formData()
+      .catch(() => new FormData());
+    if (!mailgunSignatureHolds(form)) return "bad-signature";
+    let envelopeTo: string[] = [];
+    try {
+      const envelope = JSON.parse(text(form.get("envelope")) ?? "{}") as { to?: unknown };
+      if (Array.isArray(envelope.to))
+        envelopeTo = envelope.to.filter((to) => typeof to === "string");
+    } catch {
+      // SendGrid's envelope is optional; the message's own headers are tried too.
+    }
+    const recipient = text(form.get("recipient"));
+    return {
+      raw: Buffer.from(text(form.get("email")) ?? text(form.get("body-mime")) ?? ""),
+      recipients: [...envelopeTo, ...(recipient ? recipient.split(",") : [])].map((to) =>
+        to.trim(),
+      ),
+    };
+  }
+  return { raw: Buffer.from(body), recipients: [] };
+}

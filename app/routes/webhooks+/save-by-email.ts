@@ -1,0 +1,44 @@
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { refuseOverRateLimit } from "~/modules/deliverability/relay-webhooks.server";
+import { receiveMail } from "~/modules/save-by-email/save-by-email.server";
+import {
+  readWebhookMail,
+  WEBHOOK_MAIL_MAX_BODY_BYTES,
+  webhookAuthorized,
+} from "~/modules/save-by-email/webhook-mail.server";
+import { replayWritesToPrimary } from "~/platform/replication.server";
+import type { RouteBodyLimit } from "~/platform/route-body-limit";
+
+/**
+ * Mail to a folder's address, POSTed by the provider that receives
+ * INBOUND_EMAIL_DOMAIN (docs/deploy.md, "Saving by e-mail"). Exempt from our
+ * CSRF token: the provider's basic-auth password is the proof, and the
+ * message itself must pass DMARC. Whatever becomes of a message we could
+ * read, the answer is 200, so the provider does not retry it; a failure of
+ * ours is a 500, which it does retry, and a retry saves nothing twice.
+ */
+export async function loader() {
+  throw new Response("Method Not Allowed", { status: 405, headers: { Allow: "POST" } });
+}
+
+/** A whole message with its attachments (docs/decisions/0101-body-limits-by-route.md). */
+export const bodyLimit: RouteBodyLimit = { any: WEBHOOK_MAIL_MAX_BODY_BYTES };
+
+export async function action({ request }: ActionFunctionArgs) {
+  await replayWritesToPrimary(request);
+  if (request.method !== "POST") {
+    throw new Response("Method Not Allowed", { status: 405, headers: { Allow: "POST" } });
+  }
+  const refused = await refuseOverRateLimit(request);
+  if (refused) return refused;
+  if (!webhookAuthorized(request)) {
+    return Response.json({ error: "not found" }, { status: 404 });
+  }
+  const mail = await readWebhookMail(request);
+  if (mail === "too-large") return Response.json({ error: "message too large" }, { status: 413 });
+  if (mail === "bad-signature") {
+    return Response.json({ error: "invalid signature" }, { status: 401 });
+  }
+  const outcome = await receiveMail({ ...mail, transport: null, request });
+  return Response.json({ outcome: outcome.outcome });
+}

@@ -1,0 +1,226 @@
+import crypto from "node:crypto";
+import nodemailer from "nodemailer";
+import sharp from "sharp";
+import { describe, expect, test } from "vitest";
+import { startDnsServer } from "../support/dns-server";
+import { freePort } from "../support/free-port";
+import { startBuiltServer, startSmtpSink } from "../support/integration";
+
+/**
+ * Issue 38, end to end with real parts: the production build receives mail
+ * for folders' addresses over SMTP (its own receiver) and as a provider's
+ * webhook post; mailauth checks each message's DKIM, SPF and DMARC against a
+ * real DNS server on loopback that publishes the test domain's records; the
+ * items land in the one database this process shares; the answer goes
+ * through a real SMTP server. Needs `npm run build` first.
+ */
+const DOMAIN = "in.thoughtfully.test";
+const WEBHOOK_TOKEN = crypto.randomBytes(24).toString("hex");
+const dkimKeys = crypto.generateKeyPairSync("rsa", { modulusLength: 2048 });
+const strangerKeys = crypto.generateKeyPairSync("rsa", { modulusLength: 2048 });
+const publicKey = dkimKeys.publicKey.export({ type: "spki", format: "der" }).toString("base64");
+
+const dns = await startDnsServer({
+  "sel._domainkey.family.test": `v=DKIM1; k=rsa; p=${publicKey}`,
+  "_dmarc.family.test": "v=DMARC1; p=reject",
+  "family.test": "v=spf1 -all",
+});
+const sink = await startSmtpSink();
+const smtpPort = await freePort();
+const SETTINGS = {
+  INBOUND_EMAIL_DOMAIN: DOMAIN,
+  INBOUND_EMAIL_WEBHOOK_TOKEN: WEBHOOK_TOKEN,
+  DNS_SERVERS: dns.address,
+};
+Object.assign(process.env, SETTINGS);
+const [{ db }, schema, factories, inbox, drizzle] = await Promise.all([
+  import("~/platform/db.server"),
+  import("#db/schema"),
+  import("#db/factories"),
+  import("~/modules/save-by-email/inbox-addresses.server"),
+  import("drizzle-orm"),
+]);
+const { base } = await startBuiltServer({
+  DATABASE_PATH: process.env.DATABASE_PATH!,
+  SMTP_URL: process.env.SMTP_URL!,
+  MAIL_FROM: process.env.MAIL_FROM!,
+  ...SETTINGS,
+  INBOUND_SMTP_PORT: String(smtpPort),
+  INBOUND_SMTP_HOST: "127.0.0.1",
+});
+
+const ada = factories.createUser(db, { email: "ada@family.test", firstName: "Ada" });
+const folder = factories.createFolder(db, ada.id, { name: "Family news" });
+const address = inbox.makeInboxAddress(ada.id, folder.id)!;
+
+const photo = await sharp({
+  create: { width: 64, height: 48, channels: 3, background: { r: 200, g: 120, b: 40 } },
+})
+  .jpeg()
+  .toBuffer();
+
+const signedBy = (privateKey: crypto.KeyObject) => ({
+  domainName: "family.test",
+  keySelector: "sel",
+  privateKey: privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
+});
+
+type Message = nodemailer.SendMailOptions;
+const recipe = (to: string): Message => ({
+  from: "Ada <ada@family.test>",
+  to,
+  subject: "Fwd: Lentil soup",
+  text: "For Sunday, look: https://example.com/soup and https://example.com/bread\n\n-- \nAda",
+  attachments: [{ filename: "soup.jpg", content: photo, contentType: "image/jpeg" }],
+});
+
+function smtpSend(message: Message, key = dkimKeys.privateKey) {
+  return nodemailer
+    .createTransport({
+      host: "127.0.0.1",
+      port: smtpPort,
+      secure: false,
+      ignoreTLS: true,
+      dkim: signedBy(key),
+    })
+    .sendMail(message);
+}
+
+async function rawMessage(message: Message, key = dkimKeys.privateKey) {
+  const built = await nodemailer
+    .createTransport({ streamTransport: true, buffer: true, dkim: signedBy(key) })
+    .sendMail(message);
+  return (built.message as Buffer).toString();
+}
+
+function postWebhook(body: unknown, token = WEBHOOK_TOKEN) {
+  return fetch(`${base}/webhooks/save-by-email`, {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/json",
+      Authorization: `Basic ${Buffer.from(`postmark:${token}`).toString("base64")}`,
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+const itemsOf = (folderId: number) =>
+  db
+    .select()
+    .from(schema.contentItems)
+    .where(drizzle.eq(schema.contentItems.folderId, folderId))
+    .orderBy(schema.contentItems.sortOrder)
+    .all();
+const answersTo = (email: string) => sink.messages.filter((m) => m.envelopeTo.includes(email));
+const refusals = () =>
+  db
+    .select()
+    .from(schema.securityEvents)
+    .where(drizzle.eq(schema.securityEvents.eventType, "inbound_mail_refused"))
+    .all();
+
+describe("saving by e-mail", () => {
+  test("a forwarded message over SMTP becomes a link item and a photo item, and Ada gets one answer", async () => {
+    await smtpSend(recipe(address));
+    const items = itemsOf(folder.id);
+    expect(items.map((item) => item.type)).toEqual(["link", "photo"]);
+    expect(items[0]).toMatchObject({
+      title: "Lentil soup",
+      urls: ["https://example.com/soup", "https://example.com/bread"],
+      commentText: "For Sunday, look: and",
+    });
+    expect(items[1]!.fileNames).toEqual(["soup.jpg"]);
+    expect(items[1]!.mimeTypes).toEqual(["image/jpeg"]);
+    const answers = answersTo("ada@family.test");
+    expect(answers.map((answer) => answer.subject)).toEqual(["Saved 2 items to Family news"]);
+  });
+
+  test("the same kind of message as a provider's webhook post is saved once, however often it is posted", async () => {
+    const raw = await rawMessage({
+      ...recipe(address),
+      subject: "Bread",
+      messageId: "<bread@family.test>",
+    });
+    const before = itemsOf(folder.id).length;
+    const first = await postWebhook({ RawEmail: raw, OriginalRecipient: address });
+    expect(await first.json()).toEqual({ outcome: "saved" });
+    const again = await postWebhook({ RawEmail: raw, OriginalRecipient: address });
+    expect(await again.json()).toEqual({ outcome: "duplicate" });
+    expect(itemsOf(folder.id).length).toBe(before + 2);
+    expect((await postWebhook({ RawEmail: raw }, "wrong-token-wrong-token-wrong")).status).toBe(
+      404,
+    );
+  });
+
+  test("a spoofed From (signed with another key) is accepted by SMTP, saves nothing, gets no answer and is counted", async () => {
+    const before = itemsOf(folder.id).length;
+    const answers = answersTo("ada@family.test").length;
+    const events = refusals().length;
+    await smtpSend({ ...recipe(address), subject: "Spoof" }, strangerKeys.privateKey);
+    const raw = await rawMessage(
+      { ...recipe(address), subject: "Spoof 2" },
+      strangerKeys.privateKey,
+    );
+    expect(await (await postWebhook({ RawEmail: raw, OriginalRecipient: address })).json()).toEqual(
+      { outcome: "dropped" },
+    );
+    expect(itemsOf(folder.id).length).toBe(before);
+    expect(answersTo("ada@family.test").length).toBe(answers);
+    expect(refusals().length).toBe(events + 2);
+    expect(refusals().at(-1)!.details).toMatchObject({ reason: expect.stringContaining("DMARC") });
+  });
+
+  test("a wrong code and a rotated code are refused at RCPT TO", async () => {
+    await expect(smtpSend(recipe(`abcdefghijkmnpqr@${DOMAIN}`))).rejects.toThrow(/550/);
+    const rotated = inbox.makeInboxAddress(ada.id, folder.id)!;
+    await expect(smtpSend(recipe(address))).rejects.toThrow(/550/);
+    const before = itemsOf(folder.id).length;
+    await smtpSend({ ...recipe(rotated), subject: "After rotation" });
+    expect(itemsOf(folder.id).length).toBe(before + 2);
+  });
+
+  test("over quota: nothing is stored, and the answer says why", async () => {
+    const full = factories.createUser(db, { email: "bo@family.test", firstName: "Bo" });
+    const other = factories.createFolder(db, full.id, { name: "Old" });
+    db.insert(schema.contentItems)
+      .values({
+        folderId: other.id,
+        type: "file",
+        title: "Big",
+        filePaths: ["x"],
+        thumbnailPaths: [""],
+        fileNames: ["big.pdf"],
+        fileSizes: [50 * 1024 * 1024],
+        mimeTypes: ["application/pdf"],
+      })
+      .run();
+    const target = factories.createFolder(db, full.id, { name: "Bo's news" });
+    const to = inbox.makeInboxAddress(full.id, target.id)!;
+    await smtpSend({ ...recipe(to), from: "bo@family.test" });
+    expect(itemsOf(target.id)).toEqual([]);
+    const [answer] = answersTo("bo@family.test");
+    expect(answer?.subject).toBe("Nothing saved to Bo's news");
+    expect(answer?.text).toMatch(/Nothing from your message was saved\. You're using 50\.0 MB/);
+  });
+
+  test("malformed and oversized-in-parts messages are dropped with nothing stored", async () => {
+    const before = itemsOf(folder.id).length;
+    const garbage = await postWebhook({
+      RawEmail: "\u0000\u0001 not mail at all",
+      OriginalRecipient: address,
+    });
+    expect(await garbage.json()).toEqual({ outcome: "dropped" });
+    const manyParts = await rawMessage({
+      ...recipe(address),
+      subject: "Many",
+      attachments: Array.from({ length: 45 }, (_, index) => ({
+        filename: `n${index}.txt`,
+        content: "x",
+      })),
+    });
+    expect(
+      await (await postWebhook({ RawEmail: manyParts, OriginalRecipient: address })).json(),
+    ).toEqual({ outcome: "dropped" });
+    expect(itemsOf(folder.id).length).toBe(before);
+  });
+});
