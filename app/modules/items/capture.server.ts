@@ -5,7 +5,7 @@ import { canCreateFolder, folderStats, getUsage } from "~/modules/billing/quota.
 import { FREQUENCY_LABELS } from "~/modules/folders/folder-validation";
 import { listFolders, recipientsOf } from "~/modules/folders/folders.server";
 import { redirectWithToast } from "~/platform/toast.server";
-import { EMPTY_ITEM, type ItemFormValues, QuickLinkSchema } from "./item-validation";
+import { EMPTY_ITEM, type ItemFormValues, isValidUrl, QuickLinkSchema } from "./item-validation";
 import { WAITS_FOR_NOTE } from "./needs-note";
 
 /**
