@@ -8,7 +8,20 @@
  */
 
 /** Fixed names: ICU versions disagree ("Sep" or "Sept"), and the server and the browser must not. */
-const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+export const MONTHS = [
+  "Jan",
+  "Feb",
+  "Mar",
+  "Apr",
+  "May",
+  "Jun",
+  "Jul",
+  "Aug",
+  "Sep",
+  "Oct",
+  "Nov",
+  "Dec",
+];
 
 type DateParts = { weekday: string; day: string; month: string; year: string; time: string };
 

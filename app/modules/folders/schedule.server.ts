@@ -5,7 +5,7 @@
  * Pure functions: no database, no clock (callers pass `now`).
  */
 
-import { formatDay } from "~/platform/dates";
+import { MONTHS } from "~/platform/dates";
 import { ordinal } from "~/utils/ordinal";
 
 export type Schedule = {
@@ -235,25 +235,10 @@ function deliveryDayNumber(nextSend: Date, timeZone: string) {
   return day;
 }
 
-const SHORT_MONTHS = [
-  "Jan",
-  "Feb",
-  "Mar",
-  "Apr",
-  "May",
-  "Jun",
-  "Jul",
-  "Aug",
-  "Sep",
-  "Oct",
-  "Nov",
-  "Dec",
-];
-
-/** "Mon 30 Nov": a calendar day, so no time zone is involved any more. */
+/** "Mon 30 Nov", as formatDay(…, { year: false }) writes it, from a calendar day: no time zone is involved any more. */
 function shortDayLabel(dayNum: number) {
   const { weekday, day, month } = calendarDate(dayNum);
-  return `${WEEKDAYS[weekday - 1]!.slice(0, 3)} ${day} ${SHORT_MONTHS[month - 1]}`;
+  return `${WEEKDAYS[weekday - 1]!.slice(0, 3)} ${day} ${MONTHS[month - 1]}`;
 }
 
 /** `nextDeliveryLabel` for a page of folders: today's date in the zone is read once, not per folder. */
