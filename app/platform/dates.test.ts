@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { formatDateTime, formatDay, formatUtc } from "./dates";
+import { formatDateTime, formatDay, formatUtc, isoDay } from "./dates";
 
 const instant = new Date("2026-11-30T00:01:00Z");
 
@@ -26,5 +26,10 @@ describe("the one date format", () => {
     expect(formatDateTime(instant, "America/New_York")).toBe("Sun 29 Nov 2026, 19:01");
     expect(formatDay(instant, "Pacific/Auckland")).toBe("Mon 30 Nov 2026");
     expect(formatDateTime(instant, "Asia/Kolkata")).toBe("Mon 30 Nov 2026, 05:31");
+  });
+
+  test("a file name's day is sortable and the sender's own", () => {
+    expect(isoDay(new Date("2026-07-04T13:05:00Z"), "UTC")).toBe("2026-07-04");
+    expect(isoDay(instant, "America/New_York")).toBe("2026-11-29");
   });
 });

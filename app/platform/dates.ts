@@ -80,3 +80,10 @@ export function formatDateTime(date: Date, timeZone: string) {
 export function formatUtc(iso: string) {
   return `${formatDateTime(new Date(iso), "UTC")} UTC`;
 }
+
+/** "2026-11-30": the day in the zone given, for file names, which sort by it. */
+export function isoDay(date: Date, timeZone: string) {
+  const { day, month, year } = partsOf(date, timeZone);
+  const monthNumber = MONTHS.indexOf(month) + 1;
+  return `${year}-${String(monthNumber).padStart(2, "0")}-${day.padStart(2, "0")}`;
+}

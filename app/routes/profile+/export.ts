@@ -2,6 +2,7 @@ import { Readable } from "node:stream";
 import { createReadableStreamFromReadable, type LoaderFunctionArgs } from "@remix-run/node";
 import { exportZip, takeExportAttempt } from "~/modules/accounts/data-export.server";
 import { requireUser } from "~/modules/accounts/session.server";
+import { isoDay } from "~/platform/dates";
 import { retryAfterMessage } from "~/platform/rate-limit.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
@@ -16,7 +17,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       variant: "destructive",
     });
   }
-  const day = new Date().toISOString().slice(0, 10);
+  const day = isoDay(new Date(), user.timeZone);
   return new Response(createReadableStreamFromReadable(Readable.from(exportZip(user.id))), {
     headers: {
       "Content-Type": "application/zip",

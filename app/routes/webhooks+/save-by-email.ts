@@ -6,6 +6,7 @@ import {
   WEBHOOK_MAIL_MAX_BODY_BYTES,
   webhookAuthorized,
 } from "~/modules/save-by-email/webhook-mail.server";
+import { env } from "~/platform/env.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
 import type { RouteBodyLimit } from "~/platform/route-body-limit";
 
@@ -21,8 +22,13 @@ export async function loader() {
   throw new Response("Method Not Allowed", { status: 405, headers: { Allow: "POST" } });
 }
 
-/** A whole message with its attachments (docs/decisions/0101-body-limits-by-route.md). */
-export const bodyLimit: RouteBodyLimit = { any: WEBHOOK_MAIL_MAX_BODY_BYTES };
+/**
+ * A whole message with its attachments (docs/decisions/0101-body-limits-by-route.md);
+ * with the webhook off, no more than any form's body.
+ */
+export const bodyLimit: RouteBodyLimit = env.INBOUND_EMAIL_WEBHOOK_TOKEN
+  ? { any: WEBHOOK_MAIL_MAX_BODY_BYTES }
+  : {};
 
 export async function action({ request }: ActionFunctionArgs) {
   await replayWritesToPrimary(request);
