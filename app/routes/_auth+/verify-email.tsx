@@ -16,7 +16,6 @@ import { clearSignUpProofCookie, signedUpHere } from "~/modules/accounts/sign-up
 import { continueSignIn } from "~/modules/accounts/two-factor-login.server";
 import { listFolders } from "~/modules/folders/folders.server";
 import { readProtectedForm } from "~/platform/csrf.server";
-import { createToastHeaders } from "~/platform/toast.server";
 
 /** The success state moves on to /login after 3 s (docs/product-rules.md, Pages and messages). */
 const REDIRECT_DELAY_MS = 3000;
@@ -62,11 +61,7 @@ export async function action({ request }: ActionFunctionArgs) {
   if (await signedUpHere(request, user)) {
     const response = await continueSignIn(request, user, firstFolderPath(user.id), "password");
     response.headers.append("Set-Cookie", await clearSignUpProofCookie());
-    const toast = await createToastHeaders({
-      title: "Email verified",
-      description: "Your email is confirmed. Welcome to Thoughtfully!",
-    });
-    for (const cookie of toast.getSetCookie()) response.headers.append("Set-Cookie", cookie);
+    // No toast: without JavaScript it stays until closed, over the new-folder form's Save.
     return response;
   }
   // The Refresh header moves a browser without JavaScript on to /login (a
