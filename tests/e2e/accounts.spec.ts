@@ -19,8 +19,9 @@ import {
 import { linkIn, mailsTo, waitForMail } from "./support/mail";
 
 test.describe("sign up, verify, log in", () => {
-  test("a new sender signs up, confirms the address from the e-mail and logs in", async ({
+  test("a new sender signs up, confirms the address from another browser and logs in", async ({
     page,
+    context,
     expectAccessible,
   }) => {
     const email = uniqueEmail("newcomer");
@@ -43,6 +44,8 @@ test.describe("sign up, verify, log in", () => {
 
     const mail = await waitForMail(email, /Confirm your e-mail/);
     const verifyLink = linkIn(mail, "/verify-email");
+    // As from another browser (the one that signed up is signed in: tests/e2e/sign-up.spec.ts).
+    await context.clearCookies();
     await page.goto(verifyLink);
     // With or without JavaScript the page waits for a person's click: opening it changes nothing.
     await expect(page.getByRole("button", { name: "Verify my email" })).toBeVisible();
@@ -61,7 +64,7 @@ test.describe("sign up, verify, log in", () => {
     await expectAccessible();
   });
 
-  test("a used verification link is refused", async ({ page }) => {
+  test("a used verification link is refused", async ({ page, context }) => {
     const email = uniqueEmail("twice");
     await page.goto("/signup");
     await page.getByLabel("First name").fill("Twice");
@@ -70,6 +73,8 @@ test.describe("sign up, verify, log in", () => {
     await page.getByLabel("Password").fill(TEST_PASSWORD);
     await page.getByRole("button", { name: "Create Account" }).click();
     const link = linkIn(await waitForMail(email, /Confirm your e-mail/), "/verify-email");
+    // As from another browser, which stays on the page (the one that signed up is signed in).
+    await context.clearCookies();
     for (const outcome of [/Email verified/, /expired or was already used/]) {
       await page.goto(link);
       await page.getByRole("button", { name: "Verify my email" }).click();

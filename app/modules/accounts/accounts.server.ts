@@ -10,7 +10,7 @@ import {
   uploadDrafts,
   users,
 } from "#db/schema";
-import type { Transaction } from "#db/types";
+import type { Transaction, User } from "#db/types";
 import { AccountExists, accountExistsSubject } from "#emails/account-exists";
 import { renderEmail } from "#emails/render.server";
 import { ResetPassword, resetPasswordSubject } from "#emails/reset-password";
@@ -67,8 +67,10 @@ async function sendVerificationEmail(user: { email: string; firstName: string | 
  * Creates the account and sends the verification e-mail. When the address
  * already has an account, its owner gets a note instead and the caller sees
  * exactly the same outcome, so sign-up never reveals who has an account.
+ * Returns the new account's id, or null when none was created (for the
+ * sign-up proof, which looks the same either way: ./sign-up-proof.server.ts).
  */
-export async function signUp(input: SignupInput) {
+export async function signUp(input: SignupInput): Promise<number | null> {
   // Hashed whether or not the account exists, so both answers take as long.
   const passwordHash = await hashPassword(input.password);
   const existing = db.select().from(users).where(eq(users.email, input.email)).get();
@@ -83,7 +85,7 @@ export async function signUp(input: SignupInput) {
     runInBackground("account-exists e-mail", () =>
       sendEmail({ to: existing.email, subject: accountExistsSubject, html, text }),
     );
-    return;
+    return null;
   }
   const created = writeTransaction((tx) => {
     const user = tx
@@ -101,7 +103,9 @@ export async function signUp(input: SignupInput) {
     if (user && input.ref) recordPendingReferral(tx, user.id, input.ref);
     return user;
   });
-  if (created) runInBackground("verification e-mail", () => sendVerificationEmail(created));
+  if (!created) return null;
+  runInBackground("verification e-mail", () => sendVerificationEmail(created));
+  return created.id;
 }
 
 /** A code that is unknown or the invitee's own gives nothing and never blocks sign-up. */
@@ -114,9 +118,8 @@ function recordPendingReferral(tx: Transaction, inviteeUserId: number, code: str
     .run();
 }
 
-export type VerifyResult = "verified" | "invalid";
-
-export function verifyEmailToken(token: string): VerifyResult {
+/** Verifies the address of the token's account; returns that account, or null for a token that is unknown, used or expired. */
+export function verifyEmailToken(token: string): User | null {
   return writeTransaction((tx) => {
     const user = tx
       .select()
@@ -128,16 +131,18 @@ export function verifyEmailToken(token: string): VerifyResult {
         ),
       )
       .get();
-    if (!user) return "invalid";
-    tx.update(users)
+    if (!user) return null;
+    const verified = tx
+      .update(users)
       .set({ emailVerified: true, emailVerificationToken: null, emailVerificationExpiresAt: null })
       .where(eq(users.id, user.id))
-      .run();
+      .returning()
+      .get();
     tx.update(referrals)
       .set({ status: "completed", completedAt: new Date() })
       .where(and(eq(referrals.inviteeUserId, user.id), eq(referrals.status, "pending")))
       .run();
-    return "verified";
+    return verified ?? null;
   });
 }
 

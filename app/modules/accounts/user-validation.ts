@@ -5,7 +5,7 @@ import { LIMITS } from "~/modules/billing/limits";
  * One schema per account form, shared by the browser (conform) and the action.
  * The messages' wording is the product's (docs/product-rules.md, Pages and messages).
  */
-const PASSWORD_TOO_SHORT = "Must be at least 8 characters long";
+export const PASSWORD_RULE = "Must be at least 8 characters long";
 
 export const EmailSchema = z
   .string({ required_error: "Email is required" })
@@ -16,8 +16,8 @@ export const EmailSchema = z
   .transform((value) => value.toLowerCase());
 
 const PasswordSchema = z
-  .string({ required_error: PASSWORD_TOO_SHORT })
-  .min(LIMITS.password.minLength, PASSWORD_TOO_SHORT)
+  .string({ required_error: PASSWORD_RULE })
+  .min(LIMITS.password.minLength, PASSWORD_RULE)
   .max(200, "Password is too long");
 
 function personName(label: "First name" | "Last name") {

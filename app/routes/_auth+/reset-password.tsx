@@ -11,7 +11,7 @@ import { AuthCard, authLinkClass } from "~/components/auth-card";
 import { EmailLinkRequestForm } from "~/components/email-link-request-form";
 import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { passkeysOfResetToken, resetPassword } from "~/modules/accounts/accounts.server";
-import { ResetPasswordSchema } from "~/modules/accounts/user-validation";
+import { PASSWORD_RULE, ResetPasswordSchema } from "~/modules/accounts/user-validation";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { formatDay } from "~/platform/dates";
 
@@ -152,7 +152,7 @@ export default function ResetPasswordPage() {
         ) : null}
         <Field
           label="New password"
-          hint="At least 8 characters"
+          hint={fields.password.errors?.length ? undefined : PASSWORD_RULE}
           inputProps={{
             ...getInputProps(fields.password, { type: "password" }),
             autoComplete: "new-password",

@@ -13,7 +13,8 @@ import { AuthCard, authLinkClass } from "~/components/auth-card";
 import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { signUp } from "~/modules/accounts/accounts.server";
 import { requireAnonymous } from "~/modules/accounts/session.server";
-import { SignupSchema } from "~/modules/accounts/user-validation";
+import { signUpProofCookie } from "~/modules/accounts/sign-up-proof.server";
+import { PASSWORD_RULE, SignupSchema } from "~/modules/accounts/user-validation";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { refuseMailBurst } from "~/platform/mail-limits.server";
 
@@ -43,8 +44,10 @@ export async function action({ request }: ActionFunctionArgs) {
       { status: 429 },
     );
   }
-  await signUp(submission.value);
-  throw redirect("/check-email");
+  const createdUserId = await signUp(submission.value);
+  throw redirect("/check-email", {
+    headers: { "Set-Cookie": await signUpProofCookie(submission.value.email, createdUserId) },
+  });
 }
 
 export default function SignupPage() {
@@ -112,7 +115,8 @@ export default function SignupPage() {
         />
         <Field
           label="Password"
-          hint="At least 8 characters"
+          // The rule is the error's own words, so it is said once: by the error when there is one.
+          hint={fields.password.errors?.length ? undefined : PASSWORD_RULE}
           inputProps={{
             ...getInputProps(fields.password, { type: "password" }),
             autoComplete: "new-password",

@@ -12,6 +12,9 @@ import { z } from "zod";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
 import { verifyEmailToken } from "~/modules/accounts/accounts.server";
+import { clearSignUpProofCookie, signedUpHere } from "~/modules/accounts/sign-up-proof.server";
+import { continueSignIn } from "~/modules/accounts/two-factor-login.server";
+import { listFolders } from "~/modules/folders/folders.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 
 /** The success state moves on to /login after 3 s (docs/product-rules.md, Pages and messages). */
@@ -41,18 +44,32 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 const VerifySchema = z.object({ token: z.string() });
 
+/** A new account's first folder; before there is one, the form that makes it. */
+function firstFolderPath(userId: number) {
+  const [first] = listFolders(userId);
+  return first ? `/folders/${first.id}` : "/folders/new";
+}
+
 export async function action({ request }: ActionFunctionArgs) {
   const submission = parseWithZod(await readProtectedForm(request), { schema: VerifySchema });
   if (submission.status !== "success") return data({ state: "error" as const }, { status: 400 });
-  if (verifyEmailToken(submission.value.token) === "verified") {
-    // The Refresh header moves a browser without JavaScript on to /login (a
-    // <meta http-equiv="refresh"> in the page would fail axe's meta-refresh rule).
-    return data(
-      { state: "success" as const },
-      { headers: { Refresh: `${REDIRECT_DELAY_MS / 1000};url=/login` } },
-    );
+  const user = verifyEmailToken(submission.value.token);
+  if (!user) return data({ state: "error" as const }, { status: 400 });
+  // Signed in only in the browser whose sign-up chose the password: a link
+  // opened anywhere else verifies and asks to log in
+  // (docs/decisions/0140-sign-up-that-signs-you-in.md).
+  if (await signedUpHere(request, user)) {
+    const response = await continueSignIn(request, user, firstFolderPath(user.id), "password");
+    response.headers.append("Set-Cookie", await clearSignUpProofCookie());
+    // No toast: without JavaScript it stays until closed, over the new-folder form's Save.
+    return response;
   }
-  return data({ state: "error" as const }, { status: 400 });
+  // The Refresh header moves a browser without JavaScript on to /login (a
+  // <meta http-equiv="refresh"> in the page would fail axe's meta-refresh rule).
+  return data(
+    { state: "success" as const },
+    { headers: { Refresh: `${REDIRECT_DELAY_MS / 1000};url=/login` } },
+  );
 }
 
 function ResendLink({ children }: { children: string }) {
