@@ -224,3 +224,67 @@ describe("saving by e-mail", () => {
     expect(itemsOf(folder.id).length).toBe(before);
   });
 });
+
+describe("odd mail", () => {
+  // The address in use now: an earlier test replaced the first one.
+  const current = () => inbox.inboxAddress(ada.id, folder.id)!;
+
+  test("a file over the per-file limit: nothing saved, the answer gives the app's reason", async () => {
+    const before = itemsOf(folder.id).length;
+    const answers = answersTo("ada@family.test").length;
+    const big = Buffer.concat([Buffer.from("%PDF-1.4\n"), Buffer.alloc(11 * 1024 * 1024, 32)]);
+    await smtpSend({
+      ...recipe(current()),
+      subject: "Big file",
+      text: "",
+      attachments: [{ filename: "big.pdf", content: big, contentType: "application/pdf" }],
+    });
+    expect(itemsOf(folder.id).length).toBe(before);
+    const answer = answersTo("ada@family.test")[answers];
+    expect(answer?.subject).toBe("Nothing saved to Family news");
+    expect(answer?.text).toMatch(/big\.pdf/);
+  });
+
+  test("a forwarded-as-attachment message is read as part of the message", async () => {
+    const before = itemsOf(folder.id).length;
+    await smtpSend({
+      ...recipe(current()),
+      subject: "Old thread",
+      text: "Keep this",
+      attachments: [
+        {
+          filename: "thread.eml",
+          content: "From: bo@example.com\r\nSubject: inner\r\n\r\nhttps://example.com/inner",
+          contentType: "message/rfc822",
+        },
+      ],
+    });
+    const added = itemsOf(folder.id).slice(before);
+    expect(added.map((item) => [item.type, item.title, item.urls])).toEqual([
+      ["link", "Old thread", ["https://example.com/inner"]],
+    ]);
+  });
+
+  test("a Latin-1, quoted-printable message reads as written", async () => {
+    const before = itemsOf(folder.id).length;
+    await smtpSend({
+      envelope: { from: "ada@family.test", to: [current()] },
+      raw: [
+        "From: Ada <ada@family.test>",
+        `To: ${current()}`,
+        "Subject: =?ISO-8859-1?Q?Cr=E8me_br=FBl=E9e?=",
+        "Message-ID: <creme@family.test>",
+        "MIME-Version: 1.0",
+        "Content-Type: text/plain; charset=ISO-8859-1",
+        "Content-Transfer-Encoding: quoted-printable",
+        "",
+        "Caf=E9 recipe, gr=E2ce =E0 Bo",
+        "",
+      ].join("\r\n"),
+    });
+    const added = itemsOf(folder.id).slice(before);
+    expect(added.map((item) => [item.type, item.title, item.note])).toEqual([
+      ["musing", "Crème brûlée", "Café recipe, grâce à Bo"],
+    ]);
+  });
+});
