@@ -90,6 +90,8 @@ export default defineConfig({
       SESSION_SECRET: process.env.E2E_SESSION_SECRET,
       SMTP_URL: `smtp://127.0.0.1:${process.env.E2E_SMTP_PORT}`,
       MAIL_FROM: "Thoughtfully <hello@thoughtfully.test>",
+      // Folders show their own address for saving by e-mail (tests/e2e/save-by-email.spec.ts).
+      INBOUND_EMAIL_DOMAIN: "in.thoughtfully.test",
       OAUTH_PROVIDER_NAME: "Example ID",
       OAUTH_CLIENT_ID: oauthClient.id,
       OAUTH_CLIENT_SECRET: oauthClient.secret,

@@ -72,4 +72,5 @@ export const EVENT_LABELS: Record<string, string> = {
   two_factor_disabled: "Two-factor turned off",
   two_factor_failed: "Wrong two-factor code",
   recovery_code_used: "Recovery code used",
+  inbound_mail_refused: "Mail to a folder refused",
 };

@@ -348,13 +348,14 @@ describe("recent activity", () => {
 });
 
 describe("security dashboard", () => {
-  test("counts two-factor set-ups, wrong codes and recovery codes used", () => {
+  test("counts two-factor set-ups, wrong codes, recovery codes used and refused mail to folders", () => {
     const later = new Date("2026-01-10T12:00:00.000Z");
     const events = [
       ["two_factor_enrolled", "2026-01-10T08:00:00Z"],
       ["two_factor_failed", "2026-01-10T09:00:00Z"],
       ["two_factor_failed", "2026-01-10T10:00:00Z"],
       ["recovery_code_used", "2026-01-10T11:00:00Z"],
+      ["inbound_mail_refused", "2026-01-10T11:30:00Z"],
       ["two_factor_failed", "2026-01-08T11:00:00Z"], // before the last 24 hours
     ] as const;
     db.insert(securityEvents)
@@ -364,6 +365,7 @@ describe("security dashboard", () => {
       twoFactorEnrolments: 1,
       twoFactorFailures: 2,
       recoveryCodesUsed: 1,
+      inboundMailRefused: 1,
     });
   });
 
@@ -379,6 +381,7 @@ describe("security dashboard", () => {
       twoFactorEnrolments: 0,
       twoFactorFailures: 0,
       recoveryCodesUsed: 0,
+      inboundMailRefused: 0,
     });
     expect(security.trends).toEqual({
       securityEvents: { current: 7, previous: 2, direction: "up" },

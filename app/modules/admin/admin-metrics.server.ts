@@ -394,6 +394,7 @@ export function getSecurityDashboard(now: Date) {
     twoFactorEnrolments: number;
     twoFactorFailures: number;
     recoveryCodesUsed: number;
+    inboundMailRefused: number;
   }>(sql`
     select
       coalesce(sum(event_type = 'failed_login' and created_at > ${since}), 0) as failedLogins,
@@ -403,6 +404,7 @@ export function getSecurityDashboard(now: Date) {
       coalesce(sum(event_type = 'two_factor_enrolled' and created_at > ${since}), 0) as twoFactorEnrolments,
       coalesce(sum(event_type = 'two_factor_failed' and created_at > ${since}), 0) as twoFactorFailures,
       coalesce(sum(event_type = 'recovery_code_used' and created_at > ${since}), 0) as recoveryCodesUsed,
+      coalesce(sum(event_type = 'inbound_mail_refused' and created_at > ${since}), 0) as inboundMailRefused,
       coalesce(sum(created_at <= ${since}), 0) as previousEvents,
       (select count(*) from security_rejections
         where timestamp > ${since} and timestamp <= ${at}) as fileThreats,
@@ -437,6 +439,7 @@ export function getSecurityDashboard(now: Date) {
       twoFactorEnrolments: counts.twoFactorEnrolments,
       twoFactorFailures: counts.twoFactorFailures,
       recoveryCodesUsed: counts.recoveryCodesUsed,
+      inboundMailRefused: counts.inboundMailRefused,
     },
     trends: {
       securityEvents: trendOf(counts.totalSecurityEvents, counts.previousEvents),

@@ -126,6 +126,7 @@ export default function SecurityDashboard() {
           <Stat label="Two-factor set-ups" value={formatNumber(m.twoFactorEnrolments)} />
           <Stat label="Wrong two-factor codes" value={formatNumber(m.twoFactorFailures)} />
           <Stat label="Recovery codes used" value={formatNumber(m.recoveryCodesUsed)} />
+          <Stat label="Mail to folders refused" value={formatNumber(m.inboundMailRefused)} />
         </StatGrid>
       </Panel>
       <Panel title="Trends">
