@@ -6,6 +6,7 @@ import {
   confirmWithPassword,
   createUser,
   findUser,
+  forgetSignUpsFromThisMachine,
   signIn,
   TEST_PASSWORD,
   testDb,
@@ -19,6 +20,8 @@ import {
 import { linkIn, mailsTo, waitForMail } from "./support/mail";
 
 test.describe("sign up, verify, log in", () => {
+  test.beforeEach(() => forgetSignUpsFromThisMachine());
+
   test("a new sender signs up, confirms the address from another browser and logs in", async ({
     page,
     context,

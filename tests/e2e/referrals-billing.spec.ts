@@ -7,6 +7,7 @@ import {
   confirmWithPassword,
   createUser,
   findUser,
+  forgetSignUpsFromThisMachine,
   signIn,
   TEST_PASSWORD,
   testDb,
@@ -38,6 +39,8 @@ function oversizedWebhookStatus(baseURL: string, signature: string) {
 }
 
 test.describe("Invite friends, get folders", () => {
+  test.beforeEach(() => forgetSignUpsFromThisMachine());
+
   test("an invitee signs up through the link and verifies; the inviter's stats and folder limit grow", async ({
     page,
     browser,

@@ -68,7 +68,7 @@ test("two-factor set-up: Add to authenticator, the key in groups of four, a code
   await expect(listed).toHaveCount(10);
   const codes = await listed.allInnerTexts();
 
-  const download = page.getByRole("link", { name: "Download" });
+  const download = page.getByRole("link", { name: "Download", exact: true });
   const href = (await download.getAttribute("href"))!;
   expect(href.startsWith("data:text/plain;charset=utf-8,")).toBe(true);
   const saving = page.waitForEvent("download");

@@ -1,7 +1,13 @@
 import crypto from "node:crypto";
 import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { createUser, findUser, TEST_PASSWORD, uniqueEmail } from "./support/accounts";
+import {
+  createUser,
+  findUser,
+  forgetSignUpsFromThisMachine,
+  TEST_PASSWORD,
+  uniqueEmail,
+} from "./support/accounts";
 import { linkIn, waitForMail } from "./support/mail";
 import { TapCounter } from "./support/taps";
 
@@ -16,6 +22,7 @@ test.use({ viewport: { width: 375, height: 740 } });
 const PROOF_COOKIE = "thoughtfully_sign_up";
 
 async function signUp(page: Page, email: string, taps = new TapCounter(page)) {
+  forgetSignUpsFromThisMachine();
   await page.goto("/signup");
   await taps.type(page.getByLabel("First name"), "Ada");
   await taps.type(page.getByLabel("Last name"), "Lovelace");
