@@ -1,5 +1,6 @@
 import { type ChangeEvent, useCallback, useEffect, useRef, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
+import { titleFromFileName } from "~/modules/items/item-titles";
 import type { UploadProblem } from "~/modules/items/item-validation";
 import {
   checkChosenFiles,
@@ -82,6 +83,11 @@ export function FilePicker({
     );
     keep(next);
     setRefusedShown(null);
+    // The app knows a name for it: an empty title takes the first file's, which the person can change.
+    const title = event.currentTarget.form?.elements.namedItem("title");
+    if (title instanceof HTMLInputElement && !title.value.trim() && next[0]) {
+      title.value = titleFromFileName(next[0].name);
+    }
     const anything = found.invalidNames.length > 0 || found.tooLarge.length > 0;
     setProblems(anything || found.limitMessage ? found : null);
   }

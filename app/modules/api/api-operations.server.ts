@@ -20,7 +20,8 @@ import {
   updateFolder,
 } from "~/modules/folders/folders.server";
 import { getItem } from "~/modules/items/item-rules.server";
-import { titleForLink, titleFromFileName } from "~/modules/items/item-titles.server";
+import { titleFromFileName } from "~/modules/items/item-titles";
+import { titleForLink } from "~/modules/items/item-titles.server";
 import {
   MusingSchema,
   QuickLinkSchema,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startPreviewPages } from "#tests/support/preview-pages";
-import { siteName, titleForLink, titleFromFileName } from "./item-titles.server";
+import { titleFromFileName } from "./item-titles";
+import { siteName, titleForLink } from "./item-titles.server";
 
 let pages: Awaited<ReturnType<typeof startPreviewPages>>;
 beforeAll(async () => {

@@ -1,4 +1,4 @@
-import { LIMITS } from "~/modules/billing/limits";
+import { clipTitle } from "./item-titles";
 import { isValidUrl, normalizeUrl } from "./item-validation";
 import { fetchPageTitle } from "./link-previews.server";
 
@@ -8,14 +8,6 @@ import { fetchPageTitle } from "./link-previews.server";
  * fetched while saving, else its site's name; a photo's or file's name. The
  * person can change it afterwards like any title.
  */
-function clip(title: string) {
-  const characters = [...title.replace(/\s+/g, " ").trim()];
-  const max = LIMITS.item.titleMaxLength;
-  return characters.length > max
-    ? `${characters.slice(0, max - 1).join("")}…`
-    : characters.join("");
-}
-
 /** A page's site: its host without "www.", or "" for what is not an address. */
 export function siteName(url: string) {
   const normalized = normalizeUrl(url);
@@ -32,11 +24,5 @@ export async function titleForLink(
   if (title) return title;
   const [first] = urls;
   if (!first) return "";
-  return clip((await fetchPageTitle(first, options)) ?? siteName(first));
-}
-
-/** "IMG_2041.jpg" reads "IMG 2041", "summer-menu.v2.pdf" reads "summer menu.v2". */
-export function titleFromFileName(name: string) {
-  const base = name.replace(/\.[^.]*$/, "") || name;
-  return clip(base.replace(/[_-]+/g, " "));
+  return clipTitle((await fetchPageTitle(first, options)) ?? siteName(first));
 }
