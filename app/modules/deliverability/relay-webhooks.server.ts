@@ -111,18 +111,27 @@ const mailgunBody = z.object({
   }),
 });
 
-/** Mailgun: an HMAC-SHA256 of timestamp and token under the webhook signing key, in the body. */
+/**
+ * Mailgun signs what it posts, its webhooks and its inbound routes alike: an
+ * HMAC-SHA256 of timestamp and token under the webhook signing key.
+ */
+export function mailgunSignatureValid(
+  key: string,
+  { timestamp, token, signature }: { timestamp: string; token: string; signature: string },
+) {
+  const expected = crypto
+    .createHmac("sha256", key)
+    .update(timestamp + token)
+    .digest("hex");
+  return sameSecret(signature.toLowerCase(), expected);
+}
+
+/** Mailgun: its signature in the body (mailgunSignatureValid). */
 const mailgun: Relay = {
   secret: () => env.MAILGUN_WEBHOOK_SIGNING_KEY,
   verify(_request, rawBody, secret) {
     const body = mailgunBody.safeParse(safeJson(rawBody));
-    if (!body.success) return false;
-    const { timestamp, token, signature } = body.data.signature;
-    const expected = crypto
-      .createHmac("sha256", secret)
-      .update(timestamp + token)
-      .digest("hex");
-    return sameSecret(signature.toLowerCase(), expected);
+    return body.success && mailgunSignatureValid(secret, body.data.signature);
   },
   reports(body) {
     const parsed = mailgunBody.safeParse(body);

@@ -1,5 +1,5 @@
-import crypto from "node:crypto";
 import { LIMITS } from "~/modules/billing/limits";
+import { mailgunSignatureValid } from "~/modules/deliverability/relay-webhooks.server";
 import { env } from "~/platform/env.server";
 import { readBodyText } from "~/platform/request-body.server";
 import { sameSecret } from "~/platform/same-secret.server";
@@ -35,11 +35,11 @@ function mailgunSignatureHolds(form: FormData) {
     form.get(name),
   );
   if (!key || typeof signature !== "string") return true;
-  const expected = crypto
-    .createHmac("sha256", key)
-    .update(`${timestamp ?? ""}${token ?? ""}`)
-    .digest("hex");
-  return sameSecret(signature.toLowerCase(), expected);
+  return mailgunSignatureValid(key, {
+    timestamp: typeof timestamp === "string" ? timestamp : "",
+    token: typeof token === "string" ? token : "",
+    signature,
+  });
 }
 
 function text(value: unknown) {
