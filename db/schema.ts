@@ -65,6 +65,8 @@ export const users = sqliteTable("users", {
    */
   sendingPausedAt: timestamp("sending_paused_at"),
   sendingPausedReason: text("sending_paused_reason"),
+  /** When the sender last opened the Save tab: answers after it count as new on the dashboard. */
+  answersSeenAt: timestamp("answers_seen_at"),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -196,6 +198,13 @@ export const folders = sqliteTable(
     lastSentAt: timestamp("last_sent_at"),
     nextSendAt: timestamp("next_send_at"),
     sortOrder: integer("sort_order").notNull().default(0),
+    /**
+     * How recipients' answers reach the sender by e-mail (docs/decisions/0159-recipients-answer-back.md):
+     * gathered once a day, each note at once (hearts still gathered), or not at all.
+     */
+    answerEmails: text("answer_emails", { enum: ["daily", "each", "none"] })
+      .notNull()
+      .default("daily"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -819,4 +828,79 @@ export const inboundMessages = sqliteTable(
     createdAt: createdAt(),
   },
   (table) => [uniqueIndex("inbound_messages_folder_key_uq").on(table.folderId, table.messageKey)],
+);
+
+/**
+ * A recipient's answer to one item of a sent issue: a heart (at most one per
+ * copy and item; pressing again takes it back, deleting the row) or a note
+ * (plain text). Reached by a signed link bound to the copy and the item
+ * (app/modules/recipients/recipient-links.server.ts, `answerLinkCode`); the
+ * owner's id is kept so every query of a sender's answers filters by it.
+ * Deleting the issue, its folder or the account deletes its answers.
+ */
+export const itemAnswers = sqliteTable(
+  "item_answers",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    folderId: integer("folder_id")
+      .notNull()
+      .references(() => folders.id, { onDelete: "cascade" }),
+    ledgerId: integer("ledger_id")
+      .notNull()
+      .references(() => sendLedger.id, { onDelete: "cascade" }),
+    /** The recipient's copy of the issue: who answered. */
+    copyId: integer("copy_id")
+      .notNull()
+      .references(() => sendLedgerRecipients.id, { onDelete: "cascade" }),
+    itemId: integer("item_id")
+      .notNull()
+      .references(() => contentItems.id, { onDelete: "cascade" }),
+    /** The recipient's address as it was mailed (lower case). */
+    email: text("email").notNull(),
+    kind: text("kind", { enum: ["heart", "note"] }).notNull(),
+    /** A note's text as typed (plain text, rendered escaped); null for a heart. */
+    body: text("body"),
+    createdAt: createdAt(),
+    /** The e-mail to the sender that carried it (null until one did, or when none will). */
+    digestId: integer("digest_id").references(() => answerDigests.id, { onDelete: "set null" }),
+  },
+  (table) => [
+    uniqueIndex("item_answers_heart_uq")
+      .on(table.copyId, table.itemId)
+      .where(sql`${table.kind} = 'heart'`),
+    index("item_answers_ledger_idx").on(table.ledgerId, table.itemId),
+    index("item_answers_user_created_idx").on(table.userId, table.createdAt),
+    index("item_answers_digest_idx").on(table.digestId),
+  ],
+);
+
+/**
+ * One e-mail to a sender about their recipients' answers: the day's gathering
+ * (`key` "daily:<sender's local date>") or one note at once ("note:<answer id>").
+ * The unique key is what makes a crash, a restart or a second scheduler unable
+ * to send the same e-mail twice; the answers it carries point at it.
+ */
+export const answerDigests = sqliteTable(
+  "answer_digests",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    key: text("key").notNull(),
+    status: text("status", { enum: ["pending", "sent", "failed"] })
+      .notNull()
+      .default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: timestamp("next_attempt_at"),
+    createdAt: createdAt(),
+    sentAt: timestamp("sent_at"),
+  },
+  (table) => [
+    uniqueIndex("answer_digests_user_key_uq").on(table.userId, table.key),
+    index("answer_digests_status_idx").on(table.status),
+  ],
 );

@@ -162,6 +162,7 @@ const DOMAIN_ORDER = [
   "sending",
   "uploads",
   "save-by-email",
+  "answers",
   "admin",
   "dashboard",
   "api",

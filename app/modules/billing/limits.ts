@@ -64,6 +64,17 @@ export const LIMITS = {
     /** Messages one folder's address saves in an hour; more are dropped unanswered. */
     savesPerFolderPerHour: 30,
   },
+  /** Recipients' hearts and notes (docs/decisions/0159-recipients-answer-back.md). */
+  answers: {
+    /** A note back is a line or a short paragraph, like an item's own text. */
+    noteMaxLength: 1000,
+    /** Notes one recipient may write about one issue (all its items together). */
+    notesPerRecipientPerIssue: 10,
+    /** Notes one issue may gather from all its recipients together. */
+    notesPerIssue: 30,
+    /** Notes one sender may receive in 24 hours, across every folder. */
+    notesPerSenderPerDay: 100,
+  },
   usageWarningRatio: 0.8,
 } as const;
 

@@ -215,3 +215,40 @@ export function openPixelUrl(ledgerId: number, email: string) {
 export function clickUrlBase(ledgerId: number, email: string) {
   return `${env.APP_URL}/t/c/${issueLinkCode("click", ledgerId, email)}?url=`;
 }
+
+/**
+ * A recipient's link to answer one item of their copy of an issue (a heart or
+ * a note, docs/decisions/0159-recipients-answer-back.md): bound to the copy
+ * (the send ledger's recipient row, so the issue and the address) and to the
+ * item. Every item of every e-mail carries one, so it is short: the two ids in
+ * base 36 and 128 bits of the signature, which no one guesses through a
+ * rate-limited page (Gmail clips an HTML part above about 102 KB).
+ */
+const ANSWER_SIGNATURE_CHARS = 22;
+
+function answerSignature(copyId: number, itemId: number) {
+  return sign(`answer:${copyId}:${itemId}`).slice(0, ANSWER_SIGNATURE_CHARS);
+}
+
+export function answerLinkCode(copyId: number, itemId: number) {
+  return `${copyId.toString(36)}.${itemId.toString(36)}.${answerSignature(copyId, itemId)}`;
+}
+
+/** The copy and item of a valid answer code, else null. */
+export function readAnswerLinkCode(code: string) {
+  if (code.length > 60) return null;
+  const match = /^([0-9a-z]{1,10})\.([0-9a-z]{1,10})\.([A-Za-z0-9_-]+)$/.exec(code);
+  if (!match) return null;
+  const copyId = Number.parseInt(match[1]!, 36);
+  const itemId = Number.parseInt(match[2]!, 36);
+  if (!Number.isSafeInteger(copyId) || !Number.isSafeInteger(itemId)) return null;
+  if (copyId <= 0 || itemId <= 0) return null;
+  // One spelling per code: no leading zeros.
+  if (match[1] !== copyId.toString(36) || match[2] !== itemId.toString(36)) return null;
+  return constantTimeEqual(answerSignature(copyId, itemId), match[3]!) ? { copyId, itemId } : null;
+}
+
+/** The answer page of one item for one recipient's copy. */
+export function answerUrl(copyId: number, itemId: number) {
+  return `${env.APP_URL}/a/${answerLinkCode(copyId, itemId)}`;
+}
