@@ -158,8 +158,11 @@ function spellings(pathname: string): string[] {
   ];
 }
 
-/** The highest resident memory of the server while `work` runs, sampled every 10 ms. */
-async function peakRssDuring<T>(work: () => Promise<T>) {
+/**
+ * The highest resident memory of the server while `work` runs, sampled every
+ * 10 ms and once more `settleMs` after it ends.
+ */
+async function peakRssDuring<T>(work: () => Promise<T>, settleMs = 200) {
   const pid = server.child.pid!;
   let peak = rssBytes(pid);
   const sampler = setInterval(() => {
@@ -167,7 +170,7 @@ async function peakRssDuring<T>(work: () => Promise<T>) {
   }, 10);
   try {
     const result = await work();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, settleMs));
     peak = Math.max(peak, rssBytes(pid));
     return { result, peak };
   } finally {
@@ -257,26 +260,30 @@ describe("bounded request bodies", () => {
     for (let at = 0; at < attacks.length; at += 4) {
       await Promise.all(attacks.slice(at, at + 4).map(postLargeBody));
     }
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    const idle = rssBytes(server.child.pid!);
-    const { result: answers, peak } = await peakRssDuring(async () => {
-      const statuses: string[] = [];
-      for (let at = 0; at < attacks.length; at += 4) {
-        const batch = attacks.slice(at, at + 4);
-        const results = await Promise.all(batch.map(postLargeBody));
-        results.forEach(({ status }, index) => {
-          const attack = batch[index]!;
-          if (status !== 413 && status !== 400) {
-            statuses.push(
-              `${attack.target} ${attack.headers?.Cookie ? "signed in" : ""}: ${status}`,
-            );
-          }
-        });
+    // Measured a batch at a time, each against the memory just before it: a body
+    // read whole shows in its own batch, while the garbage a thousand refusals
+    // leave before the next collection (by chance 6 MB one run, 29 the next) does not.
+    const statuses: string[] = [];
+    let largest = { growth: 0, batch: "" };
+    for (let at = 0; at < attacks.length; at += 4) {
+      const batch = attacks.slice(at, at + 4);
+      const idle = rssBytes(server.child.pid!);
+      const { result: results, peak } = await peakRssDuring(
+        () => Promise.all(batch.map(postLargeBody)),
+        20,
+      );
+      if (peak - idle > largest.growth) {
+        largest = { growth: peak - idle, batch: batch.map((attack) => attack.target).join(" ") };
       }
-      return statuses;
-    });
-    expect(answers).toEqual([]);
-    expect(peak - idle).toBeLessThan(ALLOWED_GROWTH_BYTES);
+      results.forEach(({ status }, index) => {
+        const attack = batch[index]!;
+        if (status !== 413 && status !== 400) {
+          statuses.push(`${attack.target} ${attack.headers?.Cookie ? "signed in" : ""}: ${status}`);
+        }
+      });
+    }
+    expect(statuses).toEqual([]);
+    expect(largest.growth, largest.batch).toBeLessThan(ALLOWED_GROWTH_BYTES);
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
   }, 120_000);
 
