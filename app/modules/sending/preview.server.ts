@@ -12,8 +12,9 @@ import { buildNewsletter, unsentItems } from "./sending.server";
  * and its test copy. Neither changes anything in the folder.
  */
 
-/** Stands in for the recipient's own unsubscribe link, in the preview and the test. */
+/** Stand in for the recipient's own unsubscribe and answer links, in the preview and the test. */
 const PREVIEW_UNSUBSCRIBE_URL = "#unsubscribe-preview";
+const PREVIEW_ANSWER_URL = "#answer-preview";
 
 export function renderPreview(folder: Folder, user: SessionUser) {
   const items = unsentItems(folder.id);
@@ -22,6 +23,7 @@ export function renderPreview(folder: Folder, user: SessionUser) {
   const bodies = personalize(rendered, {
     email: user.email,
     unsubscribeUrl: PREVIEW_UNSUBSCRIBE_URL,
+    answerUrlFor: () => PREVIEW_ANSWER_URL,
   });
   return { rendered, ...bodies };
 }
