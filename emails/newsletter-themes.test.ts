@@ -20,7 +20,7 @@ const long = (length: number) => "Word ".repeat(length / 5).slice(0, length);
  * 50 links with 5 URLs, one 1000-character text and a 70-character title each:
  * the budget case of tests/integration/newsletter.test.ts ("a full folder");
  * longer titles on every item clip with the answer links
- * (docs/decisions/0162-answer-links-in-the-newsletter.md).
+ * (docs/decisions/0163-newsletter-size-with-answer-links.md).
  */
 const fullFolder: NewsletterItem[] = Array.from({ length: 50 }, (_, index) => ({
   id: index + 1,

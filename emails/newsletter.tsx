@@ -416,7 +416,7 @@ export function Newsletter({
                               variant={variant}
                               tracked={tracked}
                             />
-                            {/* Bare <p><a>: it is on every item, and Gmail clips above about 102 KB. */}
+                            {/* Bare <p><a>: it is on every item (docs/decisions/0163-newsletter-size-with-answer-links.md). */}
                             <p>
                               <a href={answerUrlPlaceholder(item.id)}>
                                 {`♥ Send ${firstName} a heart or a note`}

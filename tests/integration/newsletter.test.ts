@@ -524,7 +524,7 @@ describe("a full folder", () => {
       `50 links, 5 URLs, 1000-character comment and question each, with answer links: ${bytes} bytes of HTML, ${markup} of them markup and link text (${Math.round(markup / 50)} per item)`,
     );
     expect(senderBytes(items)).toBeGreaterThan(GMAIL_CLIP_BYTES);
-    // About 105 bytes of each item are its answer link (docs/decisions/0162-answer-links-in-the-newsletter.md).
+    // About 105 bytes of each item are its answer link (docs/decisions/0163-newsletter-size-with-answer-links.md).
     expect(markup / items.length).toBeLessThan(650);
   });
 });

@@ -27,7 +27,7 @@ const LATER_ID = 36 ** 5;
 /**
  * The preview, and the size of the HTML a recipient's copy will carry (what
  * Gmail clips): their links are longer than the preview's stand-ins, and there
- * is one per item (docs/decisions/0162-answer-links-in-the-newsletter.md).
+ * is one per item (docs/decisions/0163-newsletter-size-with-answer-links.md).
  */
 export function renderPreview(folder: Folder, user: SessionUser) {
   const items = unsentItems(folder.id);
