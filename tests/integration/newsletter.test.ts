@@ -687,6 +687,16 @@ describe("web version and tracking", () => {
     expect(text).toContain("https://example.com/tides?week=3&place=bay");
   });
 
+  it("a tracked message's answer links go straight to the answer page, not through the click redirect", () => {
+    const { html } = personalize(renderNewsletter(input([link, musing], { tracked: true })), {
+      ...links,
+      answerUrlFor: recipient.answerUrlFor,
+    });
+    expect(html).toContain(`<a href="${answerUrl(COPY_ID, 11)}">♥ Send Ada a heart or a note</a>`);
+    expect(answerLinks(html)).toEqual([11, 12].map((itemId) => ({ copyId: COPY_ID, itemId })));
+    expect(html).not.toContain(encodeURIComponent(answerUrl(COPY_ID, 11)));
+  });
+
   it("sender text spelling a placeholder is never filled", () => {
     const sneaky = item({ type: "musing", title: "%%CLICK_URL%% %%WEB_VERSION_URL%%", note: "x" });
     const { html } = personalize(renderNewsletter(input([sneaky], { tracked: true })), links);
