@@ -16,12 +16,17 @@ import { LocalDiskStorage } from "#storage/index";
 
 const long = (length: number) => "Word ".repeat(length / 5).slice(0, length);
 
-/** 50 links with 5 URLs and one 1000-character text each: the budget case of newsletter.server.test.ts. */
+/**
+ * 50 links with 5 URLs, one 1000-character text and a 70-character title each:
+ * the budget case of tests/integration/newsletter.test.ts ("a full folder");
+ * longer titles on every item clip with the answer links
+ * (docs/decisions/0163-newsletter-size-with-answer-links.md).
+ */
 const fullFolder: NewsletterItem[] = Array.from({ length: 50 }, (_, index) => ({
   id: index + 1,
   folderId: 7,
   type: "link",
-  title: `Item ${index + 1} ${long(150)}`,
+  title: `Item ${index + 1} ${long(62)}`,
   urls: Array.from(
     { length: 5 },
     (_, at) => `https://www.example.org/a/fairly/long/path/${index}/${at}?utm_source=newsletter`,
@@ -70,6 +75,9 @@ function render(branding: NewsletterBranding, items = fullFolder) {
 const recipient = {
   email: "mum@example.com",
   unsubscribeUrl: "https://thoughtfully.test/unsubscribe?folder=7&token=t0k",
+  // As long as a real one (`answerUrl` of app/modules/recipients/recipient-links.server.ts, out of emails/'s reach).
+  answerUrlFor: (itemId: number) =>
+    `https://thoughtfully.test/a/lfls.${itemId.toString(36)}.${"x".repeat(22)}`,
 };
 
 describe("newsletter templates", () => {
@@ -81,9 +89,11 @@ describe("newsletter templates", () => {
         headerImage: { width: 1200, height: 300 },
       });
       const { html } = personalize(rendered, recipient);
+      console.info(`${template}: ${Buffer.byteLength(html)} bytes of HTML with answer links`);
       expect(Buffer.byteLength(html)).toBeLessThan(GMAIL_CLIP_BYTES);
       expect(html).toContain(`src="cid:${HEADER_IMAGE_CID}"`);
       expect(html).toContain(">Unsubscribe</a>");
+      expect(html.match(/>♥ Send Ada a heart or a note<\/a>/g)).toHaveLength(fullFolder.length);
     });
   }
 

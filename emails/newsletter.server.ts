@@ -1,17 +1,13 @@
 import type { Attachment } from "nodemailer/lib/mailer";
 import { createElement } from "react";
 import {
-  CLICK_URL_PLACEHOLDER,
   Newsletter,
   type NewsletterInput,
   type NewsletterItem,
-  OPEN_PIXEL_URL_PLACEHOLDER,
+  PLACEHOLDER,
   photoCid,
   previewCid,
-  RECIPIENT_EMAIL_PLACEHOLDER,
   senderFirstName,
-  UNSUBSCRIBE_URL_PLACEHOLDER,
-  WEB_VERSION_URL_PLACEHOLDER,
 } from "#emails/newsletter";
 import { HEADER_IMAGE_CID } from "#emails/newsletter-themes";
 import { renderEmailHtml, renderEmailText } from "#emails/render.server";
@@ -26,7 +22,7 @@ export type { NewsletterInput } from "#emails/newsletter";
  *
  *   const rendered = renderNewsletter({ folder, sender, items });
  *   for (const recipient of recipients) {
- *     const { html, text } = personalize(rendered, { email, unsubscribeUrl });
+ *     const { html, text } = personalize(rendered, { email, unsubscribeUrl, answerUrlFor });
  *     await sendEmail({ to, subject: rendered.subject, html, text,
  *                       attachments: attachmentsFor(rendered, storage) }); // fresh streams per message
  *   }
@@ -74,8 +70,6 @@ export function newsletterSubject(input: NewsletterInput) {
 
 // Sender text that happens to spell a placeholder must not be personalised:
 // a zero-width space (text) or a percent-encoding (URLs) breaks it up.
-const PLACEHOLDER =
-  /%%(RECIPIENT_EMAIL|UNSUBSCRIBE_URL|WEB_VERSION_URL|OPEN_PIXEL_URL|CLICK_URL)%%/g;
 const neutral = (value: string) => value.replace(PLACEHOLDER, "%\u200b%$1%\u200b%");
 const neutralOrNull = (value: string | null) => (value === null ? null : neutral(value));
 const neutralUrl = (value: string) => value.replace(PLACEHOLDER, "%25%25$1%25%25");
@@ -213,21 +207,39 @@ export type RecipientLinks = {
   webVersionUrl?: string;
   openPixelUrl?: string;
   clickUrlBase?: string;
+  /** The recipient's answer page of one item; absent: the links point nowhere. */
+  answerUrlFor?: (itemId: number) => string;
 };
 
-/** One recipient's bodies: their address and links in place of the placeholders. */
+/**
+ * One recipient's bodies: their address and links in place of the
+ * placeholders, filled in one pass so nothing filled in is read again as one.
+ */
 export function personalize(
   rendered: Pick<RenderedNewsletter, "html" | "text">,
   recipient: RecipientLinks,
 ): { html: string; text: string } {
-  const fill = (body: string, encode: (value: string) => string) =>
-    body
-      .replaceAll(RECIPIENT_EMAIL_PLACEHOLDER, encode(recipient.email))
-      .replaceAll(UNSUBSCRIBE_URL_PLACEHOLDER, encode(recipient.unsubscribeUrl))
-      .replaceAll(WEB_VERSION_URL_PLACEHOLDER, encode(recipient.webVersionUrl ?? ""))
-      .replaceAll(OPEN_PIXEL_URL_PLACEHOLDER, encode(recipient.openPixelUrl ?? ""))
-      .replaceAll(CLICK_URL_PLACEHOLDER, encode(recipient.clickUrlBase ?? ""));
-  return { html: fill(rendered.html, escapeHtml), text: fill(rendered.text, (value) => value) };
+  const filling = (name: string) => {
+    switch (name) {
+      case "RECIPIENT_EMAIL":
+        return recipient.email;
+      case "UNSUBSCRIBE_URL":
+        return recipient.unsubscribeUrl;
+      case "WEB_VERSION_URL":
+        return recipient.webVersionUrl ?? "";
+      case "OPEN_PIXEL_URL":
+        return recipient.openPixelUrl ?? "";
+      case "CLICK_URL":
+        return recipient.clickUrlBase ?? "";
+      default:
+        // ANSWER_URL:<itemId>, the only placeholder with an argument.
+        return recipient.answerUrlFor?.(Number(name.slice(name.indexOf(":") + 1))) ?? "";
+    }
+  };
+  return {
+    html: rendered.html.replace(PLACEHOLDER, (_, name: string) => escapeHtml(filling(name))),
+    text: rendered.text.replace(PLACEHOLDER, (_, name: string) => filling(name)),
+  };
 }
 
 /**

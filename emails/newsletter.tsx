@@ -10,8 +10,10 @@ import { formatBytes } from "./format";
 
 /**
  * The folder newsletter: what every recipient of a folder receives. One
- * 600 px table (fluid below that), the folder's items in order, the sender's
- * sign-off and a footer with the unsubscribe link.
+ * 600 px table (fluid below that), the folder's items in order, each with
+ * the recipient's own link to answer it (a heart or a note back,
+ * docs/decisions/0159-recipients-answer-back.md), the sender's sign-off and a
+ * footer with the unsubscribe link.
  *
  * Size matters here more than anywhere: Gmail clips an HTML part larger than
  * about 102 KB (the footer with the unsubscribe link would disappear behind
@@ -21,7 +23,7 @@ import { formatBytes } from "./format";
  * per-item refinements (paragraph spacing, link colour, serif titles) kept in
  * the head instead of inlined, and link text shortened (see `urlText`). Dark
  * mode rules select through the card's class, so no item needs a class.
- * Figures: emails/newsletter.server.test.ts ("a full folder").
+ * Figures: tests/integration/newsletter.test.ts ("a full folder").
  *
  * Everything the sender typed is rendered as React text: escaped, never HTML.
  */
@@ -45,6 +47,18 @@ export const WEB_VERSION_URL_PLACEHOLDER = "%%WEB_VERSION_URL%%";
 export const OPEN_PIXEL_URL_PLACEHOLDER = "%%OPEN_PIXEL_URL%%";
 /** Followed by the item's address, percent-encoded: the recipient's click redirect. */
 export const CLICK_URL_PLACEHOLDER = "%%CLICK_URL%%";
+
+/** The recipient's answer page for one item (a heart or a note back). */
+export function answerUrlPlaceholder(itemId: number) {
+  return `%%ANSWER_URL:${itemId}%%`;
+}
+
+/**
+ * Every placeholder, `$1` its name; sender text that spells one is broken up
+ * before rendering, and `personalize` fills them all in one pass.
+ */
+export const PLACEHOLDER =
+  /%%(RECIPIENT_EMAIL|UNSUBSCRIBE_URL|WEB_VERSION_URL|OPEN_PIXEL_URL|CLICK_URL|ANSWER_URL:\d{1,15})%%/g;
 
 /** The Content-ID of a photo, referenced as `cid:` in the HTML and set on its attachment. */
 export function photoCid(itemId: number, index: number) {
@@ -89,7 +103,7 @@ body { margin: 0; padding: 0; width: 100%; background-color: #fbf8f3; }
 h1 { margin: 0; font-size: 26px; line-height: 1.25; }
 .by { margin: 4px 0 0 0; font-family: ${FONT}; font-size: 15px; color: #57534e; }
 .c { background-color: #ffffff; border: 1px solid #e2ece5; border-radius: 12px; padding: 0 24px 10px 24px; font-family: ${FONT}; font-size: 16px; line-height: 1.55; color: #292524; word-break: break-word; }
-h2 { margin: 20px 0 8px; padding-top: 20px; border-top: 1px solid #e7e5e4; font-size: 19px; }
+h2 { padding-top: 20px; border-top: 1px solid #e7e5e4; font-size: 19px; }
 .t1 { padding-top: 0; border-top: 0; }
 img { display: block; max-width: 100%; margin: 0 0 10px; border-radius: 8px; }
 .m { font-size: 14px; color: #57534e; }
@@ -100,14 +114,14 @@ img { display: block; max-width: 100%; margin: 0 0 10px; border-radius: 8px; }
 
 // Kept in <head> by juice (media queries are never inlined). First the
 // refinements that would cost bytes on every item if inlined; a mail app that
-// drops <style> falls back to its defaults (paragraph spacing, link blue, sans
-// titles), which read just as well. In dark mode, !important beats the
+// drops <style> falls back to its defaults (paragraph and title spacing, link
+// blue, sans titles), which read just as well. In dark mode, !important beats the
 // inlined light colours.
 const mediaCss = `
 @media screen {
   p { margin: 0 0 10px; }
   .c a { color: #30503b; }
-  h2 { font-family: ${SERIF}; line-height: 1.3; }
+  h2 { margin: 20px 0 8px; font-family: ${SERIF}; line-height: 1.3; }
 }
 @media (prefers-color-scheme: dark) {
   body, .p { background-color: #1c1917 !important; }
@@ -402,6 +416,12 @@ export function Newsletter({
                               variant={variant}
                               tracked={tracked}
                             />
+                            {/* Bare <p><a>: it is on every item (docs/decisions/0163-newsletter-size-with-answer-links.md). */}
+                            <p>
+                              <a href={answerUrlPlaceholder(item.id)}>
+                                {`♥ Send ${firstName} a heart or a note`}
+                              </a>
+                            </p>
                           </Fragment>
                         ))}
                         {signoff ? (
@@ -440,7 +460,7 @@ function Footer({
     <tr>
       <td className="f">
         <p>
-          {`You receive this because ${sender} added ${RECIPIENT_EMAIL_PLACEHOLDER} to the folder "${folderName}" on Thoughtfully. Reply to this e-mail to reach ${sender}.`}
+          {`You receive this because ${sender} added ${RECIPIENT_EMAIL_PLACEHOLDER} to the folder "${folderName}" on Thoughtfully. Reply to this e-mail to reach ${sender}. Hearts and notes you send go only to ${sender}.`}
         </p>
         {tracked ? (
           <p>{`${sender} sees when this e-mail is opened and which links are clicked (Thoughtfully Premium). Unsubscribing ends it.`}</p>

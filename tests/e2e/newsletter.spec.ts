@@ -55,6 +55,11 @@ test("a recipient unsubscribes from the received e-mail and the next send skips 
   );
   expect(itemsOf(folder.id).filter((item) => item.sentAt === null)).toEqual([]);
   expect(letter.html).toContain("The garden in May");
+  // The item's answer link, the recipient's own, and the footer's promise about it.
+  expect(letter.text).toMatch(
+    /♥ Send Ada a heart or a note \[https?:\/\/[^\s\]]+\/a\/[0-9a-z]+\.[0-9a-z]+\.[\w-]{22}\]/,
+  );
+  expect(letter.text?.replace(/\s+/g, " ")).toContain("Hearts and notes you send go only to Ada.");
   expect(letter.replyTo?.value[0]?.address).toBe(sender.email);
   const link = /https?:\/\/[^\s"<>\]]+\/u\/[A-Za-z0-9_.-]+/.exec(letter.text ?? "")?.[0];
   expect(link, "the e-mail's unsubscribe link").toBeDefined();

@@ -76,6 +76,12 @@ test.describe("email preview", () => {
     await expect(frame.getByText("Tide tables for the bay")).toBeVisible();
     await expect(frame.getByText("Ada says:")).toBeVisible();
     await expect(frame.getByText(`added ${user.email} to the folder`)).toBeVisible();
+    await expect(frame.getByText("Hearts and notes you send go only to Ada.")).toBeVisible();
+    // Each item's answer link, which in the preview points nowhere.
+    await expect(frame.getByRole("link", { name: "♥ Send Ada a heart or a note" })).toHaveCount(2);
+    await expect(
+      frame.getByRole("link", { name: "♥ Send Ada a heart or a note" }).first(),
+    ).toHaveAttribute("href", "#answer-preview");
     await expect(
       dialog.getByText(
         /^This e-mail is \d+(\.\d)? KB \(text and links only, no attachments\), within the 20\.0 MB this folder can send\.$/,
@@ -96,6 +102,9 @@ test.describe("email preview", () => {
     expect(html).toContain("Tide tables for the bay");
     expect(html).toContain('href="https://example.com/tides?week=3&amp;place=bay"');
     expect(html).toContain("First line<br>Second line");
+    expect(html.match(/<a href="#answer-preview">♥ Send Ada a heart or a note<\/a>/g)).toHaveLength(
+      2,
+    );
     expect(mail.text).toContain("Tide tables for the bay");
     expect(mail.text).toContain("https://example.com/tides?week=3&place=bay");
     expect(mail.text).toContain("Ada says: We could go next weekend.");

@@ -9,6 +9,7 @@ import {
   type RenderedNewsletter,
   renderNewsletter,
 } from "#emails/newsletter.server";
+import { answerUrl, readAnswerLinkCode } from "~/modules/recipients/recipient-links.server";
 import { listOutbox, readOutboxMessage, sendEmail } from "~/platform/mailer.server";
 import { storage } from "~/platform/storage.server";
 
@@ -104,11 +105,22 @@ function input(items: NewsletterItem[], overrides: Partial<NewsletterInput> = {}
   };
 }
 
+/** A copy (send_ledger_recipients row) as numbered after a million copies sent: its link is as long as real ones. */
+const COPY_ID = 1_000_000;
+
 const recipient = {
   email: "mum@example.com",
   unsubscribeUrl:
     "https://thoughtfully.test/unsubscribe?folder=7&email=mum%40example.com&token=t0k",
+  answerUrlFor: (itemId: number) => answerUrl(COPY_ID, itemId),
 };
+
+/** The answer links in a body, in order, read back to their copy and item. */
+function answerLinks(body: string) {
+  return [...body.matchAll(/\/a\/([0-9a-z]+\.[0-9a-z]+\.[A-Za-z0-9_-]+)/g)].map((match) =>
+    readAnswerLinkCode(match[1]!),
+  );
+}
 
 /** Positions of each needle in the haystack, which must all exist. */
 function positions(haystack: string, needles: string[]) {
@@ -223,15 +235,32 @@ describe("renderNewsletter", () => {
 
   it("has a footer naming the recipient, the folder and the sender, and the unsubscribe link", () => {
     expect(text.replace(/\s+/g, " ")).toContain(
-      'You receive this because Ada added mum@example.com to the folder "Family" on Thoughtfully. Reply to this e-mail to reach Ada.',
+      'You receive this because Ada added mum@example.com to the folder "Family" on Thoughtfully. Reply to this e-mail to reach Ada. Hearts and notes you send go only to Ada.',
     );
     expect(html).toContain(
-      "You receive this because Ada added mum@example.com to the folder &quot;Family&quot; on Thoughtfully. Reply to this e-mail to reach Ada.",
+      "You receive this because Ada added mum@example.com to the folder &quot;Family&quot; on Thoughtfully. Reply to this e-mail to reach Ada. Hearts and notes you send go only to Ada.",
     );
     expect(html).toContain(
       `<a href="https://thoughtfully.test/unsubscribe?folder=7&amp;email=mum%40example.com&amp;token=t0k"`,
     );
     expect(html).toMatch(/>Unsubscribe<\/a>/);
+  });
+
+  it("gives every item the recipient's own link to answer it, in the HTML and the text", () => {
+    const titles = ["Tide tables", "Thinking of you", "The beach", "Recipes"];
+    const ids = [11, 12, 13, 14];
+    for (const body of [html, text]) {
+      expect(answerLinks(body)).toEqual(ids.map((itemId) => ({ copyId: COPY_ID, itemId })));
+      // Each link follows its own item's title, before the next one's.
+      const titlesAt = positions(body, titles);
+      const linksAt = positions(
+        body,
+        ids.map((itemId) => answerUrl(COPY_ID, itemId)),
+      );
+      expect(isAscending(titlesAt.flatMap((at, index) => [at, linksAt[index]!]))).toBe(true);
+    }
+    expect(html).toContain(`<a href="${answerUrl(COPY_ID, 11)}">♥ Send Ada a heart or a note</a>`);
+    expect(text).toContain(`♥ Send Ada a heart or a note [${answerUrl(COPY_ID, 11)}]`);
   });
 
   it("is a 600 px table, fluid on phones, with dark-mode rules and inlined light styles", () => {
@@ -306,12 +335,23 @@ describe("sender text", () => {
           note: "Write to %%RECIPIENT_EMAIL%%",
         }),
         item({ type: "link", title: "x", urls: ["https://example.com/%%UNSUBSCRIBE_URL%%"] }),
+        item({
+          id: 21,
+          type: "musing",
+          title: "%%ANSWER_URL:21%%",
+          note: "%%ANSWER_URL:1%%",
+          addComment: true,
+          commentText: "%%ANSWER_URL:21%%",
+        }),
       ]),
     );
     const filled = personalize(sneaky, recipient);
     for (const body of [filled.html, filled.text]) {
       expect(body.split(recipient.email).length - 1).toBe(1); // the footer only
       expect(body).not.toContain("token=t0k</");
+      // Only the item's own link, once.
+      expect(body.split(answerUrl(COPY_ID, 21)).length - 1).toBe(1);
+      expect(body).not.toContain(answerUrl(COPY_ID, 1));
     }
     expect(filled.html.match(/token=t0k/g)).toHaveLength(1);
     expect(filled.html).toContain('href="https://example.com/%25%25UNSUBSCRIBE_URL%25%25"');
@@ -339,6 +379,21 @@ describe("personalize", () => {
       expect(body).not.toContain("%%RECIPIENT_EMAIL%%");
       expect(body).not.toContain("%%UNSUBSCRIBE_URL%%");
     }
+  });
+
+  it("fills each item's answer link with the recipient's own, and leaves it empty when there is none", () => {
+    const mum = personalize(rendered, recipient);
+    const dad = personalize(rendered, {
+      ...recipient,
+      answerUrlFor: (itemId) => answerUrl(7, itemId),
+    });
+    expect(answerLinks(mum.html)).toEqual([11, 12].map((itemId) => ({ copyId: COPY_ID, itemId })));
+    expect(answerLinks(dad.text)).toEqual([11, 12].map((itemId) => ({ copyId: 7, itemId })));
+    const nowhere = personalize(rendered, { email: recipient.email, unsubscribeUrl: "#" });
+    for (const body of [mum.html, mum.text, nowhere.html, nowhere.text]) {
+      expect(body).not.toContain("%%ANSWER_URL");
+    }
+    expect(nowhere.html).toContain('<a href="">♥ Send Ada a heart or a note</a>');
   });
 
   it("leaves the rendered newsletter as it was, for the next recipient", () => {
@@ -401,23 +456,76 @@ describe("a full folder", () => {
     const { html } = personalize(renderNewsletter(input(items)), recipient);
     const bytes = Buffer.byteLength(html);
     console.info(
-      `50 links, 5 URLs and one 1000-character text each: ${bytes} bytes of HTML (sender text ${senderBytes(items)})`,
+      `50 links, 5 URLs and one 1000-character text each, with answer links: ${bytes} bytes of HTML (sender text ${senderBytes(items)})`,
     );
     expect(bytes).toBeLessThan(GMAIL_CLIP_BYTES);
     expect(html).toContain(">Unsubscribe</a>");
+    expect(answerLinks(html)).toHaveLength(50);
+  });
+
+  it("stays well under Gmail's clipping size with 50 items of every kind, each with its answer link", () => {
+    const kinds = [
+      (index: number) =>
+        item({
+          type: "link",
+          title: `A good read for the weekend, number ${index + 1}`,
+          urls: [`https://www.example-news.com/2025/06/${index}/a-longer-article-slug?ref=share`],
+          addComment: true,
+          commentText: "This made me think of our walk last spring. What do you make of it?",
+          responseExpectation: "expecting",
+        }),
+      (index: number) =>
+        item({
+          type: "musing",
+          title: `Thinking of you, ${index + 1}`,
+          note: "We walked by the river this morning and talked about the summer trip.\nSee you soon.",
+        }),
+      (index: number) =>
+        item({
+          type: "photo",
+          title: `The view from the bridge, ${index + 1}`,
+          filePaths: [key("a"), key("b")],
+          fileNames: ["bridge.jpg", "river.jpg"],
+          fileSizes: [200_000, 180_000],
+          mimeTypes: ["image/jpeg", "image/jpeg"],
+          addComment: true,
+          commentText: "Taken just before the rain.",
+        }),
+      (index: number) =>
+        item({
+          type: "file",
+          title: `The recipe, ${index + 1}`,
+          filePaths: [key("e")],
+          fileNames: ["grandmas-apple-cake.pdf"],
+          fileSizes: [240_000],
+          mimeTypes: ["application/pdf"],
+          askQuestion: true,
+          questionText: "Shall we bake it on Sunday?",
+        }),
+    ];
+    const items = Array.from({ length: 50 }, (_, index) => kinds[index % kinds.length]!(index));
+    const { html, text } = personalize(renderNewsletter(input(items)), recipient);
+    const bytes = Buffer.byteLength(html);
+    console.info(`50 items of every kind, with answer links: ${bytes} bytes of HTML`);
+    expect(bytes).toBeLessThan(GMAIL_CLIP_BYTES);
+    const expected = items.map((entry) => ({ copyId: COPY_ID, itemId: entry.id }));
+    expect(answerLinks(html)).toEqual(expected);
+    expect(answerLinks(text)).toEqual(expected);
   });
 
   it("adds little markup per item even when each item has a 1000-character comment and question", () => {
     // The sender's text alone is then over 100 KB, so no markup can keep the
     // HTML under Gmail's clipping size; what the template controls is its own share.
     const items = fullFolder(true);
-    const rendered = renderNewsletter(input(items));
-    const markup = rendered.htmlBytes - senderBytes(items);
+    const { html } = personalize(renderNewsletter(input(items)), recipient);
+    const bytes = Buffer.byteLength(html);
+    const markup = bytes - senderBytes(items);
     console.info(
-      `50 links, 5 URLs, 1000-character comment and question each: ${rendered.htmlBytes} bytes of HTML, ${markup} of them markup and link text (${Math.round(markup / 50)} per item)`,
+      `50 links, 5 URLs, 1000-character comment and question each, with answer links: ${bytes} bytes of HTML, ${markup} of them markup and link text (${Math.round(markup / 50)} per item)`,
     );
     expect(senderBytes(items)).toBeGreaterThan(GMAIL_CLIP_BYTES);
-    expect(markup / items.length).toBeLessThan(600);
+    // About 105 bytes of each item are its answer link (docs/decisions/0163-newsletter-size-with-answer-links.md).
+    expect(markup / items.length).toBeLessThan(650);
   });
 });
 
@@ -577,6 +685,16 @@ describe("web version and tracking", () => {
     expect(html).toContain("Ada sees when this e-mail is opened and which links are clicked");
     expect(text).not.toContain("/t/c/");
     expect(text).toContain("https://example.com/tides?week=3&place=bay");
+  });
+
+  it("a tracked message's answer links go straight to the answer page, not through the click redirect", () => {
+    const { html } = personalize(renderNewsletter(input([link, musing], { tracked: true })), {
+      ...links,
+      answerUrlFor: recipient.answerUrlFor,
+    });
+    expect(html).toContain(`<a href="${answerUrl(COPY_ID, 11)}">♥ Send Ada a heart or a note</a>`);
+    expect(answerLinks(html)).toEqual([11, 12].map((itemId) => ({ copyId: COPY_ID, itemId })));
+    expect(html).not.toContain(encodeURIComponent(answerUrl(COPY_ID, 11)));
   });
 
   it("sender text spelling a placeholder is never filled", () => {

@@ -178,6 +178,35 @@ describe("a scheduled send", () => {
     }
     expect(sink.to(user.email)).toHaveLength(1);
 
+    // Every copy's items link to that copy's own answer page for each item.
+    const ledger = app.db
+      .select()
+      .from(app.schema.sendLedger)
+      .where(app.drizzle.eq(app.schema.sendLedger.folderId, folder.id))
+      .get()!;
+    const copies = app.db
+      .select()
+      .from(app.schema.sendLedgerRecipients)
+      .where(app.drizzle.eq(app.schema.sendLedgerRecipients.ledgerId, ledger.id))
+      .all();
+    const codesSeen = new Set<string>();
+    for (const email of [...recipients, user.email]) {
+      const copy = copies.find((row) => row.email === email)!;
+      const [message] = sink.to(email);
+      for (const body of [message?.html || "", message?.text || ""]) {
+        const codes = [...body.matchAll(/\/a\/([0-9a-z]+\.[0-9a-z]+\.[A-Za-z0-9_-]+)/g)].map(
+          (match) => match[1]!,
+        );
+        expect(codes.map(app.links.readAnswerLinkCode)).toEqual(
+          ledger.itemIds.map((itemId) => ({ copyId: copy.id, itemId })),
+        );
+        for (const code of codes) codesSeen.add(code);
+      }
+      expect(message?.text).toContain(`Send ${user.firstName} a heart or a note`);
+    }
+    // Nobody's links are anybody else's.
+    expect(codesSeen.size).toBe(4 * (recipients.length + 1));
+
     expect(unsentCount(folder.id)).toBe(0);
     // Kept for the sent archive (and the web version) until its retention ends.
     for (const key of keys) expect(await app.storage.stat(key)).not.toBeNull();

@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { simpleParser } from "mailparser";
 import sharp from "sharp";
 import { beforeAll, expect, test } from "vitest";
 import { createFolder, createUser } from "#db/factories";
@@ -41,7 +42,7 @@ async function newsletterScore(look: Look | null) {
     undefined,
   );
 
-  const { db, contentItems, storage, env, sendNow, branding } = app;
+  const { db, contentItems, storage, branding } = app;
   const user = createUser(db, {
     email: `ada-${look?.template ?? "free"}@example.org`,
     firstName: "Ada",
@@ -108,16 +109,9 @@ async function newsletterScore(look: Look | null) {
     ])
     .run();
 
-  const sentBefore = new Set(fs.existsSync(env.OUTBOX_DIR) ? fs.readdirSync(env.OUTBOX_DIR) : []);
-  await sendNow(user.id, folder.id);
-  const [eml] = fs
-    .readdirSync(env.OUTBOX_DIR)
-    .filter((name) => name.endsWith(".eml") && !sentBefore.has(name));
-  expect(eml).toBeDefined();
-  return spamScore(
-    fs.readFileSync(path.join(env.OUTBOX_DIR, eml!)),
-    look?.template ?? "free sender",
-  );
+  const message = await sendNowMessage(user.id, folder.id);
+  expect(await answerLinks(message)).toEqual({ html: 3, text: 3 });
+  return spamScore(message, look?.template ?? "free sender");
 }
 
 function spamScore(message: Buffer, label: string) {
@@ -133,6 +127,26 @@ function spamScore(message: Buffer, label: string) {
   return { score, rules };
 }
 
+/** The message's answer links (one per item, docs/decisions/0162-answer-links-in-the-newsletter.md), HTML and text. */
+async function answerLinks(message: Buffer) {
+  const { html, text } = await simpleParser(message);
+  const count = (body: string) =>
+    body.match(/https:\/\/thoughtfully\.example\/a\/[0-9a-z]/g)?.length ?? 0;
+  return { html: count(String(html)), text: count(text ?? "") };
+}
+
+/** The one message a Send Now of this folder put in the outbox. */
+async function sendNowMessage(userId: number, folderId: number) {
+  const { env, sendNow } = app;
+  const before = new Set(fs.existsSync(env.OUTBOX_DIR) ? fs.readdirSync(env.OUTBOX_DIR) : []);
+  await sendNow(userId, folderId);
+  const [eml] = fs
+    .readdirSync(env.OUTBOX_DIR)
+    .filter((name) => name.endsWith(".eml") && !before.has(name));
+  expect(eml).toBeDefined();
+  return fs.readFileSync(path.join(env.OUTBOX_DIR, eml!));
+}
+
 function expectLowScore({ score, rules }: { score: number; rules: string }) {
   expect(score, `SpamAssassin score ${score}; rules that fired: ${rules}`).toBeLessThanOrEqual(
     MAX_SCORE,
@@ -143,8 +157,89 @@ test("a newsletter scores at most 1.0 with SpamAssassin", async () => {
   expectLowScore(await newsletterScore(null));
 }, 60_000);
 
+test("a newsletter of 50 items of every kind, each with its answer link, scores at most 1.0", async () => {
+  const { db, contentItems, storage } = app;
+  const user = createUser(db, {
+    email: "ada-fifty@example.org",
+    firstName: "Ada",
+    lastName: "Lovelace",
+    emailVerified: true,
+  });
+  const folder = createFolder(db, user.id, {
+    name: "Family",
+    recipients: [{ name: "Grace", email: "grace-fifty@example.net" }],
+    personalSignoff: "Love, Ada",
+  });
+  const photo = await sharp({
+    create: { width: 800, height: 600, channels: 3, background: "#7a9e7e" },
+  })
+    .jpeg()
+    .toBuffer();
+  const pdf = Buffer.from("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n");
+  const stored = async (bytes: Buffer) =>
+    (
+      await storage.put(
+        (async function* () {
+          yield bytes;
+        })(),
+      )
+    ).key;
+  const photoKey = await stored(photo);
+  const pdfKey = await stored(pdf);
+  const topics = ["gardens", "tides", "bridges", "bread", "birds", "rivers", "letters"];
+  const kinds = [
+    (topic: string) => ({
+      type: "link" as const,
+      title: `The article about ${topic} I mentioned`,
+      urls: [`https://www.example.org/${topic}/a-long-read`],
+      addComment: true,
+      commentText: `This reminded me of our talk about ${topic}. What do you think?`,
+      responseExpectation: "expecting" as const,
+    }),
+    (topic: string) => ({
+      type: "musing" as const,
+      title: `Thinking about ${topic}`,
+      note: `We talked about ${topic} on our walk by the river this morning.`,
+    }),
+    (topic: string) => ({
+      type: "photo" as const,
+      title: `A picture of the ${topic}`,
+      filePaths: [photoKey],
+      thumbnailPaths: [""],
+      fileNames: [`${topic}.jpg`],
+      fileSizes: [photo.length],
+      mimeTypes: ["image/jpeg"],
+      addComment: true,
+      commentText: "Taken just before the rain.",
+    }),
+    (topic: string) => ({
+      type: "file" as const,
+      title: `Notes on ${topic}`,
+      filePaths: [pdfKey],
+      thumbnailPaths: [""],
+      fileNames: [`${topic}.pdf`],
+      fileSizes: [pdf.length],
+      mimeTypes: ["application/pdf"],
+      askQuestion: true,
+      questionText: `Shall we read more about ${topic} together?`,
+    }),
+  ];
+  db.insert(contentItems)
+    .values(
+      Array.from({ length: 50 }, (_, index) => ({
+        folderId: folder.id,
+        sortOrder: index,
+        ...kinds[index % kinds.length]!(topics[index % topics.length]!),
+      })),
+    )
+    .run();
+  const message = await sendNowMessage(user.id, folder.id);
+  expect(await answerLinks(message)).toEqual({ html: 50, text: 50 });
+  expectLowScore(spamScore(message, "50 items with answer links"));
+}, 60_000);
+
 test("a newsletter of five link preview cards scores at most 1.0", async () => {
-  const { db, contentItems, storage, env, sendNow } = app;
+  const { db, contentItems, storage } = app;
   const user = createUser(db, {
     email: "grace@example.org",
     firstName: "Grace",
@@ -186,14 +281,9 @@ test("a newsletter of five link preview cards scores at most 1.0", async () => {
       })
       .run();
   }
-  const before = new Set(fs.readdirSync(env.OUTBOX_DIR));
-  await sendNow(user.id, folder.id);
-  const [eml] = fs
-    .readdirSync(env.OUTBOX_DIR)
-    .filter((name) => name.endsWith(".eml") && !before.has(name));
-  expect(eml).toBeDefined();
-  const message = fs.readFileSync(path.join(env.OUTBOX_DIR, eml!));
+  const message = await sendNowMessage(user.id, folder.id);
   expect(message.toString()).toContain("cid:preview-");
+  expect(await answerLinks(message)).toEqual({ html: 5, text: 5 });
   expectLowScore(spamScore(message, "five link cards"));
 }, 60_000);
 

@@ -5,7 +5,7 @@ import { createFolder, createItem, createUser } from "#db/factories";
 import { getFolder } from "~/modules/folders/folders.server";
 import { db } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
-import { sendTestEmail } from "./preview.server";
+import { renderPreview, sendTestEmail } from "./preview.server";
 import { unsentItems } from "./sending.server";
 
 let counter = 0;
@@ -38,6 +38,27 @@ test("the test copy goes to the sender alone, marked [Test], and leaves the fold
   expect(mail?.text).toContain("Sunday lunch");
   expect(await mailsTo("mum@example.com")).toEqual([]);
   expect(unsentItems(folder.id)).toHaveLength(1);
+});
+
+test("the test copy's answer links point nowhere, each item's in its place", async () => {
+  const { user, folder } = sender({ emailVerified: true });
+  createItem(db, folder.id, { title: "Sunday lunch" });
+  createItem(db, folder.id, { title: "The garden" });
+  expect(await sendTestEmail(request(), folder, user)).toEqual({ outcome: "sent" });
+  const [mail] = await mailsTo(user.email);
+  expect(
+    String(mail?.html).match(/<a href="#answer-preview">♥ Send [^<]+ a heart or a note</g),
+  ).toHaveLength(2);
+  expect(mail?.text?.match(/♥ Send .+ a heart or a note \[#answer-preview\]/g)).toHaveLength(2);
+});
+
+test("Gmail's clipping is judged on a recipient's copy, whose answer links are longer", () => {
+  const { user, folder } = sender({ emailVerified: true });
+  for (let index = 0; index < 50; index += 1) createItem(db, folder.id);
+  const preview = renderPreview(folder, user)!;
+  // "%%ANSWER_URL:<id>%%" in the rendering, http://localhost:3000/a/<code> in a copy: over 30 bytes more per item.
+  expect(preview.copyHtmlBytes - preview.rendered.htmlBytes).toBeGreaterThan(50 * 30);
+  expect(preview.copyHtmlBytes).toBeGreaterThan(Buffer.byteLength(preview.html));
 });
 
 test("an unconfirmed address and an empty folder get nothing", async () => {

@@ -1,6 +1,11 @@
 import { attachmentsFor, personalize } from "#emails/newsletter.server";
 import type { SessionUser } from "~/modules/accounts/session.server";
 import type { Folder } from "~/modules/folders/folders.server";
+import {
+  answerUrl,
+  compactUnsubscribeUrl,
+  webVersionUrl,
+} from "~/modules/recipients/recipient-links.server";
 import { refuseMailBurst } from "~/platform/mail-limits.server";
 import { sendEmail } from "~/platform/mailer.server";
 import { storage } from "~/platform/storage.server";
@@ -12,9 +17,18 @@ import { buildNewsletter, unsentItems } from "./sending.server";
  * and its test copy. Neither changes anything in the folder.
  */
 
-/** Stands in for the recipient's own unsubscribe link, in the preview and the test. */
+/** Stand in for the recipient's own unsubscribe and answer links, in the preview and the test. */
 const PREVIEW_UNSUBSCRIBE_URL = "#unsubscribe-preview";
+const PREVIEW_ANSWER_URL = "#answer-preview";
 
+/** Ids as long as those of the next sends' (up to 36^6 copies), for measuring a copy before it exists. */
+const LATER_ID = 36 ** 5;
+
+/**
+ * The preview, and the size of the HTML a recipient's copy will carry (what
+ * Gmail clips): their links are longer than the preview's stand-ins, and there
+ * is one per item (docs/decisions/0163-newsletter-size-with-answer-links.md).
+ */
 export function renderPreview(folder: Folder, user: SessionUser) {
   const items = unsentItems(folder.id);
   if (items.length === 0) return null;
@@ -22,8 +36,15 @@ export function renderPreview(folder: Folder, user: SessionUser) {
   const bodies = personalize(rendered, {
     email: user.email,
     unsubscribeUrl: PREVIEW_UNSUBSCRIBE_URL,
+    answerUrlFor: () => PREVIEW_ANSWER_URL,
   });
-  return { rendered, ...bodies };
+  const copy = personalize(rendered, {
+    email: user.email,
+    unsubscribeUrl: compactUnsubscribeUrl(folder.id, user.email),
+    webVersionUrl: webVersionUrl(LATER_ID, user.email),
+    answerUrlFor: (itemId) => answerUrl(LATER_ID, itemId),
+  });
+  return { rendered, ...bodies, copyHtmlBytes: Buffer.byteLength(copy.html) };
 }
 
 export type TestEmailOutcome =

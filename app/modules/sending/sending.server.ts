@@ -26,6 +26,7 @@ import { type Folder, reconcileStoragePause } from "~/modules/folders/folders.se
 import { nextSendAt, occurrenceKey } from "~/modules/folders/schedule.server";
 import { hasItsNote } from "~/modules/items/needs-note.server";
 import {
+  answerUrl,
   clickUrlBase,
   compactUnsubscribeUrl,
   openPixelUrl,
@@ -453,6 +454,9 @@ async function sendOne(
     email: recipient.email,
     unsubscribeUrl: compactUnsubscribeUrl(folder.id, recipient.email),
     webVersionUrl: webVersionUrl(ledger.id, recipient.email),
+    // The copy's own row: a cc copy's links open the page that says it is the sender's own
+    // (docs/decisions/0162-answer-links-in-the-newsletter.md).
+    answerUrlFor: (itemId) => answerUrl(recipient.id, itemId),
     ...(ledger.tracked
       ? {
           openPixelUrl: openPixelUrl(ledger.id, recipient.email),

@@ -89,7 +89,11 @@ function sampleHtml(template: NewsletterTemplate, accentColor: string | null) {
     items: ITEMS,
     branding: { template, accentColor, headerImage: null },
   });
-  const { html } = personalize(newsletter, { email: SENDER.email, unsubscribeUrl: "#" });
+  const { html } = personalize(newsletter, {
+    email: SENDER.email,
+    unsubscribeUrl: "#",
+    answerUrlFor: () => "#",
+  });
   if (rendered.size >= MAX_CACHED) rendered.clear();
   rendered.set(key, html);
   return html;

@@ -84,7 +84,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       attachmentCount: rendered.attachments.length,
       limitBytes,
       overLimit: rendered.totalBytes > limitBytes,
-      clipped: rendered.htmlBytes > GMAIL_CLIP_BYTES,
+      clipped: preview.copyHtmlBytes > GMAIL_CLIP_BYTES,
     },
   };
 }
