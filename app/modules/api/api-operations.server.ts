@@ -383,7 +383,7 @@ export const API_OPERATIONS: ApiOperation[] = [
       // A quick save (docs/decisions/0134-quick-saves-wait-for-a-note.md).
       if (body.type === "link") {
         const link = parseWith(QuickLinkSchema, body);
-        const title = await titleForLink(link.title, link.urls);
+        const title = await titleForLink(userId(context), link.title, link.urls);
         return itemView(createTextItem(userId(context), folderId, { ...link, title }), folderId);
       }
       return itemView(

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createUser, uniqueEmail } from "#db/factories";
 import { startPreviewPages } from "#tests/support/preview-pages";
+import { db } from "~/platform/db.server";
 import { titleFromFileName } from "./item-titles";
-import { siteName, titleForLink } from "./item-titles.server";
+import { PAGE_TITLES_PER_USER, siteName, titleForLink } from "./item-titles.server";
 
 let pages: Awaited<ReturnType<typeof startPreviewPages>>;
 beforeAll(async () => {
@@ -10,22 +12,41 @@ beforeAll(async () => {
 afterAll(() => pages.close());
 
 const loopback = { allowLoopback: true };
+const SAVER = createUser(db, { email: uniqueEmail("titles") }).id;
 
 describe("a link saved without a title", () => {
   test("takes the page's own title, fetched while saving", async () => {
-    expect(await titleForLink("", [`${pages.origin}/article/tides`], loopback)).toBe(
+    expect(await titleForLink(SAVER, "", [`${pages.origin}/article/tides`], loopback)).toBe(
       "tides: the long read",
     );
-    expect(await titleForLink("", [`${pages.origin}/plain/kites`], loopback)).toBe("kites only");
+    expect(await titleForLink(SAVER, "", [`${pages.origin}/plain/kites`], loopback)).toBe(
+      "kites only",
+    );
   });
 
   test("a page that fails or is refused gives its site's name; a typed title wins", async () => {
-    expect(await titleForLink("", [`${pages.origin}/broken`], loopback)).toBe("127.0.0.1");
+    expect(await titleForLink(SAVER, "", [`${pages.origin}/broken`], loopback)).toBe("127.0.0.1");
     // Loopback is refused outside tests: the site's name, without a fetch.
-    expect(await titleForLink("", ["http://localhost:1/x"])).toBe("localhost");
-    expect(await titleForLink("Mine", [`${pages.origin}/article/tides`], loopback)).toBe("Mine");
+    expect(await titleForLink(SAVER, "", ["http://localhost:1/x"])).toBe("localhost");
+    expect(await titleForLink(SAVER, "Mine", [`${pages.origin}/article/tides`], loopback)).toBe(
+      "Mine",
+    );
     expect(siteName("https://www.news.example.org/a")).toBe("news.example.org");
     expect(siteName("javascript:alert(1)")).toBe("");
+  });
+
+  test("a saver's fetches are bounded: past the hour's allowance, the site's name", async () => {
+    const busy = createUser(db, { email: uniqueEmail("busy") }).id;
+    const tides = `${pages.origin}/article/tides`;
+    const fetchedBefore = pages.requests.length;
+    for (let at = 0; at < PAGE_TITLES_PER_USER.points; at += 1) {
+      await titleForLink(busy, "", [`${pages.origin}/plain/kites`], loopback);
+    }
+    expect(pages.requests.length - fetchedBefore).toBe(PAGE_TITLES_PER_USER.points);
+    expect(await titleForLink(busy, "", [tides], loopback)).toBe("127.0.0.1");
+    expect(pages.requests.length - fetchedBefore).toBe(PAGE_TITLES_PER_USER.points);
+    // Another saver still gets page titles.
+    expect(await titleForLink(SAVER, "", [tides], loopback)).toBe("tides: the long read");
   });
 
   test("a page slower than the short timeout gives its site's name", async () => {

@@ -1,3 +1,4 @@
+import { consumeRateLimit, type RateLimit } from "~/platform/rate-limit.server";
 import { clipTitle } from "./item-titles";
 import { isValidUrl, normalizeUrl } from "./item-validation";
 import { fetchPageTitle } from "./link-previews.server";
@@ -15,8 +16,22 @@ export function siteName(url: string) {
   return new URL(normalized).hostname.replace(/^www\./, "");
 }
 
-/** The title typed or shared, else the first page's own title, else its site's name. */
+/**
+ * Each fetch is a request we make for the saver while they wait: a throwaway
+ * account saving link after link gets site names, not unbounded fetches.
+ */
+export const PAGE_TITLES_PER_USER: RateLimit = {
+  name: "page-title-user",
+  points: 60,
+  durationSeconds: 60 * 60,
+};
+
+/**
+ * The title typed or shared, else the first page's own title (while the
+ * saver's fetches last), else its site's name.
+ */
 export async function titleForLink(
+  userId: number,
   title: string,
   urls: string[],
   options: Parameters<typeof fetchPageTitle>[1] = {},
@@ -24,5 +39,7 @@ export async function titleForLink(
   if (title) return title;
   const [first] = urls;
   if (!first) return "";
-  return clipTitle((await fetchPageTitle(first, options)) ?? siteName(first));
+  const verdict = await consumeRateLimit(PAGE_TITLES_PER_USER, String(userId));
+  const fetched = verdict.allowed ? await fetchPageTitle(first, options) : null;
+  return clipTitle(fetched ?? siteName(first));
 }

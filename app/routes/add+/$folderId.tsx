@@ -61,7 +61,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   try {
     created = createTextItem(user.id, folderId, {
       ...input,
-      title: await titleForLink(input.title, input.urls),
+      title: await titleForLink(user.id, input.title, input.urls),
     });
   } catch (error) {
     if (!(error instanceof RuleError)) throw error;
