@@ -103,6 +103,7 @@ function folderView(
     dayOfMonth: folder.dayOfMonth,
     ccSender: folder.ccSender,
     personalSignoff: folder.personalSignoff,
+    answerEmails: folder.answerEmails,
     isPaused: folder.isPaused,
     pauseReason: folder.pauseReason,
     isUnsubscribed: folder.isUnsubscribed,

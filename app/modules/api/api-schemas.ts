@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "~/modules/billing/limits";
-import { FREQUENCIES } from "~/modules/folders/folder-validation";
+import { ANSWER_EMAILS, FREQUENCIES } from "~/modules/folders/folder-validation";
 import { ITEM_TYPES, MusingSchema, QuickLinkSchema } from "~/modules/items/item-validation";
 import { API_TOKEN_SCOPES } from "./api-token-validation";
 
@@ -27,6 +27,11 @@ export const FolderViewSchema = z.object({
   dayOfMonth: z.number().int().nullable(),
   ccSender: z.boolean(),
   personalSignoff: z.string().nullable(),
+  answerEmails: z
+    .enum(ANSWER_EMAILS)
+    .describe(
+      "How recipients' answers reach you by e-mail: daily (gathered once a day), each (every note at once, hearts daily) or none",
+    ),
   isPaused: z.boolean(),
   pauseReason: z.string().nullable(),
   isUnsubscribed: z.boolean(),
