@@ -286,11 +286,8 @@ export function FolderForm({
         {getCollectionProps(fields.answerEmails, {
           type: "radio",
           options: [...ANSWER_EMAILS],
-        }).map((radio) => (
-          <label
-            key={radio.key}
-            className="flex min-h-11 items-center gap-2 text-sm text-stone-800"
-          >
+        }).map(({ key, ...radio }) => (
+          <label key={key} className="flex min-h-11 items-center gap-2 text-sm text-stone-800">
             <input {...radio} className="h-4 w-4 border-stone-400" />
             {ANSWER_EMAIL_LABELS[radio.value as AnswerEmails]}
           </label>
