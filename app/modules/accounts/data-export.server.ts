@@ -9,8 +9,9 @@ import { storage } from "~/platform/storage.server";
  * "Download my data" (docs/decisions/0155-download-my-data.md): one ZIP of
  * every folder (with its recipients), every item of the account and the
  * hearts and notes its recipients sent back
- * (docs/decisions/0159-recipients-answer-back.md) as JSON, plus the files themselves, streamed as it is written so memory stays flat
- * whatever the account holds.
+ * (docs/decisions/0159-recipients-answer-back.md) as JSON, plus the files
+ * themselves, streamed as it is written so memory stays flat whatever the
+ * account holds.
  */
 
 /** Each export reads every stored file of the account: a few a day is plenty. */
