@@ -377,6 +377,20 @@ function FolderSwitcher({ folders, selectedId }: { folders: Folder[]; selectedId
   );
 }
 
+/** "3 new answers": recipients' hearts and notes since the sender last opened Save, where they are. */
+function NewAnswersLink({ count }: { count: number }) {
+  if (count === 0) return null;
+  return (
+    <DelegatedLink
+      to="/save"
+      className="mb-4 inline-flex min-h-11 items-center rounded-full bg-rose-50 px-4 text-sm font-medium text-rose-900 underline"
+    >
+      <span aria-hidden="true">♥&nbsp;</span>
+      {count === 1 ? "1 new answer" : `${count} new answers`}
+    </DelegatedLink>
+  );
+}
+
 function EmptyState() {
   return (
     <div className="rounded-2xl border border-dashed border-stone-300 bg-white/60 p-10 text-center">
@@ -419,6 +433,7 @@ export function DashboardPage({ data, children }: { data: Data; children?: React
           {folders.length > 0 ? <FolderList folders={folders} selectedId={selected?.id} /> : null}
         </aside>
         <div className="min-w-0">
+          <NewAnswersLink count={data.newAnswers} />
           {folders.length > 1 ? (
             <FolderSwitcher folders={folders} selectedId={selected?.id} />
           ) : null}

@@ -1,4 +1,5 @@
 import {
+  getCollectionProps,
   getFormProps,
   getInputProps,
   getSelectProps,
@@ -21,6 +22,9 @@ import {
 } from "~/components/ui/forms";
 import { LIMITS } from "~/modules/billing/limits";
 import {
+  ANSWER_EMAIL_LABELS,
+  ANSWER_EMAILS,
+  type AnswerEmails,
   type FolderFrequency,
   FolderSchema,
   FREQUENCY_LABELS,
@@ -37,6 +41,7 @@ export type FolderFormValues = {
   ccSender: boolean;
   signoffEnabled: boolean;
   personalSignoff: string;
+  answerEmails: AnswerEmails;
 };
 
 export const NEW_FOLDER_VALUES: FolderFormValues = {
@@ -48,6 +53,7 @@ export const NEW_FOLDER_VALUES: FolderFormValues = {
   ccSender: false,
   signoffEnabled: false,
   personalSignoff: "",
+  answerEmails: "daily",
 };
 
 const selectClass =
@@ -272,6 +278,26 @@ export function FolderForm({
         />
         Send me a copy (CC)
       </label>
+
+      <fieldset className="space-y-1">
+        <legend className="text-sm font-medium text-stone-800">
+          Answers from your recipients by e-mail
+        </legend>
+        {getCollectionProps(fields.answerEmails, {
+          type: "radio",
+          options: [...ANSWER_EMAILS],
+        }).map(({ key, ...radio }) => (
+          <label key={key} className="flex min-h-11 items-center gap-2 text-sm text-stone-800">
+            <input {...radio} className="h-4 w-4 border-stone-400" />
+            {ANSWER_EMAIL_LABELS[radio.value as AnswerEmails]}
+          </label>
+        ))}
+        <p className="text-xs text-stone-600">
+          Hearts and notes always show in Sent. With "Each note at once", hearts still come gathered
+          once a day.
+        </p>
+        <ErrorList errors={fields.answerEmails.errors} />
+      </fieldset>
 
       <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
         <Link to={cancelTo} className="btn-secondary" preventScrollReset>

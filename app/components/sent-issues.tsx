@@ -28,6 +28,75 @@ export function IssueCounts({ issue }: { issue: IssueSummaryView }) {
   );
 }
 
+/**
+ * An issue's answers from its recipients in a line, "♥ 3 · 2 notes", with
+ * how many are new when `fresh` is given; nothing without any.
+ */
+export function AnswerTotals({
+  answers,
+  fresh = 0,
+}: {
+  answers: { hearts: number; notes: number } | null;
+  fresh?: number;
+}) {
+  if (!answers || answers.hearts + answers.notes === 0) return null;
+  const parts = [
+    answers.hearts > 0 ? `♥ ${answers.hearts}` : null,
+    answers.notes > 0 ? pluralize(answers.notes, "note") : null,
+    fresh > 0 ? `${fresh} new` : null,
+  ].filter(Boolean);
+  return (
+    <p className="text-sm text-rose-800">
+      <span className="sr-only">Answers: </span>
+      {parts.join(" · ")}
+    </p>
+  );
+}
+
+/** One sent item's answers as its sender sees them (app/modules/answers/answers.server.ts answersOfIssue). */
+export type ItemAnswersView = {
+  hearts: string[];
+  notes: { id: number; name: string; at: string; body: string; replyHref: string }[];
+};
+
+/** "♥ 2 — Ann, Bob", then each note with who wrote it, when, and a link to reply by mail. */
+export function ItemAnswers({
+  answers,
+  itemTitle,
+}: {
+  answers: ItemAnswersView;
+  itemTitle: string;
+}) {
+  return (
+    <section
+      aria-label={`Answers to ${itemTitle}`}
+      className="mt-3 space-y-2 border-t border-stone-200 pt-2"
+    >
+      {answers.hearts.length > 0 ? (
+        <p className="text-rose-800">
+          ♥ {answers.hearts.length} — {answers.hearts.join(", ")}
+        </p>
+      ) : null}
+      {answers.notes.length > 0 ? (
+        <ul className="space-y-2">
+          {answers.notes.map((note) => (
+            <li key={note.id} className="rounded-lg bg-stone-50 p-2">
+              <p className="text-xs text-stone-600">
+                <span className="font-medium text-stone-900">{note.name}</span> · {note.at}
+              </p>
+              {/* Plain text as typed: React escapes it, pre-wrap keeps its lines. */}
+              <p className="whitespace-pre-wrap break-words text-stone-900">{note.body}</p>
+              <a href={note.replyHref} className="inline-flex min-h-11 items-center underline">
+                Reply<span className="sr-only"> to {note.name}</span>
+              </a>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </section>
+  );
+}
+
 /** Under a list of issues: what the opens mean, or what Premium would show. */
 export function OpensNote({ premium }: { premium: boolean }) {
   return premium ? (

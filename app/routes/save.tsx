@@ -1,8 +1,10 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { AppShell } from "~/components/app-shell";
-import { IssueCounts, IssuePages, OpensNote } from "~/components/sent-issues";
+import { AnswerTotals, IssueCounts, IssuePages, OpensNote } from "~/components/sent-issues";
 import { requireUser } from "~/modules/accounts/session.server";
+import { answerTotals, markAnswersSeen, newAnswerCount } from "~/modules/answers/answers.server";
+import { newAnswersByIssue } from "~/modules/answers/answers-seen.server";
 import { isPremium } from "~/modules/billing/quota.server";
 import { archiveFolderChoices, listArchive } from "~/modules/sending/sent-archive.server";
 import { formatDateTime } from "~/platform/dates";
@@ -10,7 +12,10 @@ import { formatDateTime } from "~/platform/dates";
 /**
  * "Save": the archive of every issue the user sent, from every folder or from
  * one (`?folder=ID`, a plain GET form), newest first, ten a page
- * (docs/decisions/0149-save-is-the-archive.md).
+ * (docs/decisions/0149-save-is-the-archive.md), each with its recipients'
+ * hearts and notes. Opening it marks every answer seen, after reading which
+ * were new, so this visit still shows them as new
+ * (docs/decisions/0164-answers-seen-on-the-save-tab.md).
  */
 
 export const meta: MetaFunction = () => [{ title: "Save · Thoughtfully" }];
@@ -22,7 +27,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
   // Only the user's own folders filter; any other value shows every folder.
   const folderId = folders.find((folder) => String(folder.id) === params.get("folder"))?.id ?? null;
   const archive = listArchive(user.id, { folderId, page: Number(params.get("page") ?? "1") });
+  const ledgerIds = archive.issues.map((issue) => issue.id);
+  const totals = answerTotals(user.id, ledgerIds);
+  const fresh = newAnswersByIssue(user.id, ledgerIds);
+  const newAnswers = newAnswerCount(user.id);
+  markAnswersSeen(user.id);
   return {
+    newAnswers,
     folders,
     folderId,
     page: archive.page,
@@ -32,6 +43,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
     issues: archive.issues.map((issue) => ({
       ...issue,
       sentAt: formatDateTime(issue.sentAt, user.timeZone),
+      answers: totals.get(issue.id) ?? null,
+      newAnswers: fresh.get(issue.id) ?? 0,
     })),
   };
 }
@@ -63,14 +76,14 @@ function ArchivedIssueCard({ issue }: { issue: ArchivedIssue }) {
           From “{issue.folder.name}”{recipients.length > 0 ? ` to ${recipients.join(", ")}` : ""}
         </p>
         <IssueCounts issue={issue} />
-        {/* Answers (recipients' hearts and notes) go here once they exist: issue #37. */}
+        <AnswerTotals answers={issue.answers} fresh={issue.newAnswers} />
       </div>
     </article>
   );
 }
 
 export default function SaveView() {
-  const { folders, folderId, page, pageCount, total, premium, issues } =
+  const { folders, folderId, page, pageCount, total, premium, issues, newAnswers } =
     useLoaderData<typeof loader>();
   const pageLink = (target: number) =>
     `/save?${new URLSearchParams({ ...(folderId ? { folder: String(folderId) } : {}), page: String(target) })}`;
@@ -79,6 +92,12 @@ export default function SaveView() {
       <section className="mx-auto max-w-3xl space-y-4 px-4 py-6 sm:px-6">
         <h1 className="font-serif text-3xl font-semibold text-stone-900">Save</h1>
         <p className="text-stone-700">Every issue you sent, from every folder, newest first.</p>
+        {newAnswers > 0 ? (
+          <p className="rounded-xl bg-rose-50 p-3 text-sm text-rose-900">
+            {newAnswers === 1 ? "1 new answer" : `${newAnswers} new answers`} from your recipients
+            since you last looked.
+          </p>
+        ) : null}
         <Form
           method="get"
           action="/save"

@@ -4,6 +4,7 @@ import sharp from "sharp";
 import { describe, expect, test } from "vitest";
 import { createUser } from "#db/factories";
 import { apiTokens, contentItems, folders, mailboxSuppressions } from "#db/schema";
+import { createAnswer, createSentIssue } from "#db/sent-issue-factories";
 import { recordReauthentication } from "~/modules/accounts/reauthentication.server";
 import { createSession, getCurrentSession } from "~/modules/accounts/session.server";
 import { API_TOKEN_RATE_LIMIT } from "~/modules/api/api.server";
@@ -694,6 +695,91 @@ describe("bodies shaped like the seed's calls", () => {
     const capped = await call("GET", `/folders/${full.id}?limit=5000`, { token });
     expect(capped.json.pagination.limit).toBe(100);
     expect((await call("GET", `/folders/${full.id}?limit=0`, { token })).status).toBe(400);
+  });
+});
+
+describe("recipients' answers", () => {
+  /** A folder sent to Mum and to a friend not named on the list any more, with three answers. */
+  async function answeredFolder(token: string, userId: number, name: string) {
+    const folder = await newFolder(token, name);
+    const { items, copies } = createSentIssue(db, folder.id, {
+      titles: ["Garden", "Recipe"],
+      emails: ["mum@example.com", "old-friend@example.com"],
+    });
+    const [mum, friend] = copies as [(typeof copies)[number], (typeof copies)[number]];
+    const on = { userId, folderId: folder.id };
+    const heart = createAnswer(db, { ...on, copy: mum, itemId: items[0]!.id });
+    const note = createAnswer(db, {
+      ...on,
+      copy: mum,
+      itemId: items[1]!.id,
+      body: "Made it <b>twice</b>\nLovely",
+    });
+    const friendHeart = createAnswer(db, { ...on, copy: friend, itemId: items[1]!.id });
+    return { folder, items, heart, note, friendHeart };
+  }
+
+  test("a read token lists them newest first, with names, and walks forward from an id", async () => {
+    const user = createUser(db);
+    const token = tokenFor(user.id);
+    const read = tokenFor(user.id, "read");
+    const { folder, items, heart, note, friendHeart } = await answeredFolder(token, user.id, "A");
+    const other = await answeredFolder(token, user.id, "B");
+
+    const all = await call("GET", "/answers", { token: read });
+    expect(all.status).toBe(200);
+    expect(all.json.hasMore).toBe(false);
+    expect(all.json.answers.map((answer: { id: number }) => answer.id)).toEqual([
+      other.friendHeart.id,
+      other.note.id,
+      other.heart.id,
+      friendHeart.id,
+      note.id,
+      heart.id,
+    ]);
+    expect(all.json.answers[4]).toEqual({
+      id: note.id,
+      folderId: folder.id,
+      issueId: note.ledgerId,
+      itemId: items[1]!.id,
+      recipient: "mum@example.com",
+      name: "Mum",
+      kind: "note",
+      text: "Made it <b>twice</b>\nLovely",
+      createdAt: note.createdAt.toISOString(),
+    });
+    expect(all.json.answers[3]).toMatchObject({
+      kind: "heart",
+      text: null,
+      name: "old-friend@example.com",
+    });
+
+    const firstTwo = await call("GET", `/answers?after=0&limit=2&folderId=${folder.id}`, {
+      token: read,
+    });
+    expect(firstTwo.json.answers.map((answer: { id: number }) => answer.id)).toEqual([
+      heart.id,
+      note.id,
+    ]);
+    expect(firstTwo.json.hasMore).toBe(true);
+    const rest = await call("GET", `/answers?after=${note.id}&limit=2&folderId=${folder.id}`, {
+      token: read,
+    });
+    expect(rest.json).toMatchObject({ answers: [{ id: friendHeart.id }], hasMore: false });
+    expect((await call("GET", "/answers?limit=5000", { token: read })).status).toBe(200);
+    expect((await call("GET", "/answers?limit=0", { token: read })).status).toBe(400);
+  });
+
+  test("another sender sees none of them and not the folder", async () => {
+    const owner = createUser(db);
+    const { folder } = await answeredFolder(tokenFor(owner.id), owner.id, "Family");
+    const stranger = tokenFor(createUser(db).id, "read");
+    expect((await call("GET", "/answers", { token: stranger })).json).toEqual({
+      answers: [],
+      hasMore: false,
+    });
+    const theirs = await call("GET", `/answers?folderId=${folder.id}`, { token: stranger });
+    expect(theirs.status).toBe(404);
   });
 });
 

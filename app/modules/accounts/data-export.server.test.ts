@@ -1,6 +1,7 @@
 import { unzipSync } from "fflate";
 import { describe, expect, test } from "vitest";
 import { createFolder, createItem, createUser } from "#db/factories";
+import { createAnswer, createSentIssue } from "#db/sent-issue-factories";
 import { db } from "~/platform/db.server";
 import { storage } from "~/platform/storage.server";
 import { EXPORTS_PER_USER, exportZip, takeExportAttempt, zipSegment } from "./data-export.server";
@@ -55,6 +56,21 @@ describe("exportZip", () => {
       sentAt: new Date(),
     });
     createItem(db, theirs.id, { title: "Secret" });
+    const sent = createSentIssue(db, family.id, {
+      titles: ["Garden"],
+      emails: ["mum@example.com"],
+    });
+    const answer = { folderId: family.id, copy: sent.copies[0]!, itemId: sent.items[0]!.id };
+    createAnswer(db, { ...answer, userId: owner.id });
+    const note = createAnswer(db, { ...answer, userId: owner.id, body: "So green!" });
+    const theirIssue = createSentIssue(db, theirs.id, { titles: ["Theirs"], emails: ["x@y.io"] });
+    createAnswer(db, {
+      userId: stranger.id,
+      folderId: theirs.id,
+      copy: theirIssue.copies[0]!,
+      itemId: theirIssue.items[0]!.id,
+      body: "Not for the owner",
+    });
 
     const zip = await zipOf(owner.id);
     const folders = JSON.parse(text(zip["folders.json"]));
@@ -64,14 +80,21 @@ describe("exportZip", () => {
     expect(items.map((item: { title: string }) => item.title)).toEqual([
       "A thought",
       "Beach",
+      "Garden",
       "Notes",
     ]);
-    const [beach, notes] = [items[1], items[2]];
+    const [beach, notes] = [items[1], items[3]];
     expect(beach.files).toMatchObject([{ name: "beach.jpg", mimeType: "image/jpeg" }]);
     expect(zip[beach.files[0].path]).toEqual(photo);
     expect(notes.files[0].path).toBe(`files/${notes.id}/1-__notes.txt`);
     expect(text(zip[notes.files[0].path])).toBe("meeting notes");
-    expect(Object.keys(zip)).toHaveLength(4);
+    const answers = JSON.parse(text(zip["answers.json"]));
+    expect(answers).toMatchObject([
+      { kind: "heart", text: null, recipient: "mum@example.com", issueId: sent.ledger.id },
+      { id: note.id, kind: "note", text: "So green!", itemId: sent.items[0]!.id },
+    ]);
+    expect(answers).toHaveLength(2);
+    expect(Object.keys(zip)).toHaveLength(5);
   });
 });
 

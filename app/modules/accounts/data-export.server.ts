@@ -1,15 +1,17 @@
 import { asc, eq } from "drizzle-orm";
 import { Zip, ZipDeflate, ZipPassThrough } from "fflate";
-import { contentItems, folders } from "#db/schema";
+import { contentItems, folders, itemAnswers } from "#db/schema";
 import { db } from "~/platform/db.server";
 import { consumeRateLimit, type RateLimit } from "~/platform/rate-limit.server";
 import { storage } from "~/platform/storage.server";
 
 /**
  * "Download my data" (docs/decisions/0155-download-my-data.md): one ZIP of
- * every folder (with its recipients) and every item of the account as JSON,
- * plus the files themselves, streamed as it is written so memory stays flat
- * whatever the account holds.
+ * every folder (with its recipients), every item of the account and the
+ * hearts and notes its recipients sent back
+ * (docs/decisions/0159-recipients-answer-back.md) as JSON, plus the files
+ * themselves, streamed as it is written so memory stays flat whatever the
+ * account holds.
  */
 
 /** Each export reads every stored file of the account: a few a day is plenty. */
@@ -88,12 +90,36 @@ export function collectExport(userId: number) {
     dayOfMonth: folder.dayOfMonth,
     timeOfDay: folder.timeOfDay,
     ccSender: folder.ccSender,
+    answerEmails: folder.answerEmails,
     isPaused: folder.isPaused,
     lastSentAt: folder.lastSentAt,
     nextSendAt: folder.nextSendAt,
     createdAt: folder.createdAt,
   }));
-  return { folders: foldersJson, items, files };
+  return { folders: foldersJson, items, answers: answersOf(userId), files };
+}
+
+/**
+ * The answers the account's recipients sent, oldest first. Read here, not
+ * through the answers domain, which sits above accounts (tests/repository/layering.test.ts).
+ */
+function answersOf(userId: number) {
+  return db
+    .select()
+    .from(itemAnswers)
+    .where(eq(itemAnswers.userId, userId))
+    .orderBy(asc(itemAnswers.id))
+    .all()
+    .map((answer) => ({
+      id: answer.id,
+      folderId: answer.folderId,
+      issueId: answer.ledgerId,
+      itemId: answer.itemId,
+      recipient: answer.email,
+      kind: answer.kind,
+      text: answer.body,
+      createdAt: answer.createdAt,
+    }));
 }
 
 const json = (value: unknown) => new TextEncoder().encode(`${JSON.stringify(value, null, 2)}\n`);
@@ -121,6 +147,7 @@ export async function* exportZip(userId: number): AsyncGenerator<Uint8Array> {
   };
   add(new ZipDeflate("folders.json"), json(content.folders));
   add(new ZipDeflate("items.json"), json(content.items));
+  add(new ZipDeflate("answers.json"), json(content.answers));
   yield* drain();
   for (const file of content.files) {
     // A file gone missing from storage is left out; items.json still names it.

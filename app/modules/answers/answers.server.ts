@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gt, inArray, isNull } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, isNull } from "drizzle-orm";
 import {
   contentItems,
   folders,
@@ -387,7 +387,12 @@ export function markAnswersSeen(userId: number, now = new Date()) {
   db.update(users).set({ answersSeenAt: now }).where(eq(users.id, userId)).run();
 }
 
-/** The sender's answers, newest first, for the API: optionally one folder's, or after an id. */
+/**
+ * The sender's answers for the API, optionally one folder's: the newest first;
+ * or, after an id, the ones that came next, oldest first, so a client walking
+ * forward from the last id it has misses none
+ * (docs/decisions/0165-answers-api-walks-forward.md).
+ */
 export function listAnswers(
   userId: number,
   options: { folderId?: number; afterId?: number; limit: number },
@@ -411,7 +416,7 @@ export function listAnswers(
         options.afterId === undefined ? undefined : gt(itemAnswers.id, options.afterId),
       ),
     )
-    .orderBy(desc(itemAnswers.id))
+    .orderBy(options.afterId === undefined ? desc(itemAnswers.id) : asc(itemAnswers.id))
     .limit(options.limit)
     .all();
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { listAnswers } from "~/modules/answers/answers.server";
 import {
   type FolderStats,
   folderSizeLimit,
@@ -58,6 +59,9 @@ import {
 } from "./api.server";
 import {
   AddFilesFieldsSchema,
+  AnswerListSchema,
+  AnswersQuerySchema,
+  type AnswerViewSchema,
   DirectionSchema,
   FolderViewSchema,
   FolderWithItemsSchema,
@@ -103,6 +107,7 @@ function folderView(
     dayOfMonth: folder.dayOfMonth,
     ccSender: folder.ccSender,
     personalSignoff: folder.personalSignoff,
+    answerEmails: folder.answerEmails,
     isPaused: folder.isPaused,
     pauseReason: folder.pauseReason,
     isUnsubscribed: folder.isUnsubscribed,
@@ -146,6 +151,47 @@ function itemView(item: ListedItem | Item, folderId: number): z.input<typeof Ite
 }
 
 const userId = (context: ApiContext) => context.principal.user.id;
+
+/**
+ * One call's answers (`limit` of them, and whether more match), each with
+ * its writer's name on the folder's list as it is now, else their address.
+ */
+function answerList(
+  ownerId: number,
+  options: { folderId?: number; after?: number; limit: number },
+): z.input<typeof AnswerListSchema> {
+  const rows = listAnswers(ownerId, {
+    folderId: options.folderId,
+    afterId: options.after,
+    limit: options.limit + 1,
+  });
+  const names = new Map(
+    listFolders(ownerId).flatMap((folder) =>
+      recipientsOf(folder)
+        .filter((recipient) => recipient.name.trim())
+        .map((recipient) => [
+          `${folder.id} ${recipient.email.toLowerCase()}`,
+          recipient.name.trim(),
+        ]),
+    ),
+  );
+  return {
+    answers: rows.slice(0, options.limit).map(
+      (row): z.input<typeof AnswerViewSchema> => ({
+        id: row.id,
+        folderId: row.folderId,
+        issueId: row.issueId,
+        itemId: row.itemId,
+        recipient: row.email,
+        name: names.get(`${row.folderId} ${row.email.toLowerCase()}`) ?? row.email,
+        kind: row.kind,
+        text: row.kind === "note" ? (row.body ?? "") : null,
+        createdAt: row.createdAt.toISOString(),
+      }),
+    ),
+    hasMore: rows.length > options.limit,
+  };
+}
 const folderOf = (context: ApiContext) => getFolder(userId(context), context.params.folderId!);
 
 /** The folder form's refusal of suppressed mailboxes, for the same body sent as JSON. */
@@ -490,6 +536,21 @@ export const API_OPERATIONS: ApiOperation[] = [
     handle: (context, { body }) => {
       moveItem(userId(context), context.params.itemId!, body.direction);
       return { ok: true };
+    },
+  },
+  {
+    method: "GET",
+    path: "/answers",
+    summary: "Recipients' hearts and notes on the items they were sent",
+    description:
+      "The newest first; with `after` (an answer id) the ones that came after it, oldest first, so repeating the call with the last id returned walks forward without missing any. Another user's folder is not found.",
+    scope: "read",
+    query: AnswersQuerySchema,
+    response: AnswerListSchema,
+    handle: (context, { query }) => {
+      // Another sender's folder answers 404, as everywhere in the API, rather than an empty list.
+      if (query.folderId !== undefined) getFolder(userId(context), query.folderId);
+      return answerList(userId(context), query);
     },
   },
   {

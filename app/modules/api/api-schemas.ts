@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "~/modules/billing/limits";
-import { FREQUENCIES } from "~/modules/folders/folder-validation";
+import { ANSWER_EMAILS, FREQUENCIES } from "~/modules/folders/folder-validation";
 import { ITEM_TYPES, MusingSchema, QuickLinkSchema } from "~/modules/items/item-validation";
 import { API_TOKEN_SCOPES } from "./api-token-validation";
 
@@ -27,6 +27,11 @@ export const FolderViewSchema = z.object({
   dayOfMonth: z.number().int().nullable(),
   ccSender: z.boolean(),
   personalSignoff: z.string().nullable(),
+  answerEmails: z
+    .enum(ANSWER_EMAILS)
+    .describe(
+      "How recipients' answers reach you by e-mail: daily (gathered once a day), each (every note at once, hearts daily) or none",
+    ),
   isPaused: z.boolean(),
   pauseReason: z.string().nullable(),
   isUnsubscribed: z.boolean(),
@@ -142,6 +147,47 @@ export const PageQuerySchema = z.object({
       `Items per page (at most ${API_MAX_PAGE_SIZE}; more is read as ${API_MAX_PAGE_SIZE})`,
     ),
 });
+/** Listing recipients' answers (docs/decisions/0165-answers-api-walks-forward.md). */
+export const AnswersQuerySchema = z.object({
+  folderId: z.coerce.number().int().min(1).optional().describe("Only this folder's answers"),
+  after: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe(
+      "An answer id: the answers that came after it, oldest first (without it: the newest first)",
+    ),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(50)
+    .transform((limit) => Math.min(limit, API_MAX_PAGE_SIZE))
+    .describe(
+      `Answers per call (at most ${API_MAX_PAGE_SIZE}; more is read as ${API_MAX_PAGE_SIZE})`,
+    ),
+});
+
+export const AnswerViewSchema = z.object({
+  id: z.number().int(),
+  folderId: z.number().int(),
+  issueId: z.number().int().describe("The sent issue (as in the Sent archive)"),
+  itemId: z.number().int(),
+  recipient: z.string().describe("The recipient's e-mail address"),
+  name: z.string().describe("Their name on the folder's list now, else their address"),
+  kind: z.enum(["heart", "note"]),
+  text: z.string().nullable().describe("A note's plain text as written; null for a heart"),
+  createdAt: z.string(),
+});
+
+export const AnswerListSchema = z.object({
+  answers: z.array(AnswerViewSchema),
+  hasMore: z
+    .boolean()
+    .describe("More answers match: with `after`, call again with the last id returned"),
+});
+
 export const UploadQuerySchema = z.object({ type: z.enum(["photo", "file"]) });
 
 /** Adding a link or a musing: `type` picks the form's schema. */

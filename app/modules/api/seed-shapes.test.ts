@@ -10,6 +10,7 @@ const current = {
   dayOfMonth: 15,
   ccSender: true,
   personalSignoff: "Love, Ann",
+  answerEmails: "none",
 };
 
 const parsed = (body: unknown) => FolderSchema.parse(body);
@@ -33,6 +34,7 @@ describe("seedFolderBody", () => {
       dayOfMonth: 15,
     });
     expect(parsed(seedFolderBody({ personalSignoff: null }, current)).personalSignoff).toBeNull();
+    expect(parsed(seedFolderBody({ answerEmails: "each" }, current)).answerEmails).toBe("each");
   });
 
   test("the seed's nulls are fields left out", () => {

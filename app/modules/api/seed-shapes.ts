@@ -21,6 +21,7 @@ type CurrentFolder = {
   dayOfMonth: number | null;
   ccSender: boolean;
   personalSignoff: string | null;
+  answerEmails: string;
 };
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -49,6 +50,7 @@ export function seedFolderBody(body: unknown, current?: CurrentFolder): unknown 
         dayOfMonth: current.dayOfMonth ?? undefined,
         ccSender: current.ccSender,
         personalSignoff: current.personalSignoff,
+        answerEmails: current.answerEmails,
         ...given,
       }
     : given;

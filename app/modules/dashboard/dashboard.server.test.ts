@@ -1,7 +1,9 @@
 import { describe, expect, test } from "vitest";
 import { createFolder, createUser } from "#db/factories";
 import { contentItems, folderRecipientStates } from "#db/schema";
+import { createAnswer, createSentIssue } from "#db/sent-issue-factories";
 import { dismissBannerCookie } from "~/modules/accounts/preferences.server";
+import { markAnswersSeen } from "~/modules/answers/answers.server";
 import { FolderNotFoundError } from "~/modules/folders/folders.server";
 import { db } from "~/platform/db.server";
 import { loadDashboard, loadDashboardPage } from "./dashboard.server";
@@ -154,6 +156,28 @@ describe("loadDashboard", () => {
     }).format(nextSendAt);
     expect(folders[0]!.nextLabel).toBe(day);
     expect(folders[2]!.nextLabel).toBe("Paused");
+  });
+});
+
+describe("the count of new answers", () => {
+  test("counts recipients' answers until the sender opens Save, then only newer ones", () => {
+    const { user, folders } = createSender(1, 0);
+    const folderId = folders[0]!.id;
+    const { items, copies } = createSentIssue(db, folderId, {
+      titles: ["Garden"],
+      emails: ["mum@example.com"],
+    });
+    const answer = { userId: user.id, folderId, copy: copies[0]!, itemId: items[0]!.id };
+    expect(loadDashboard(user, null).newAnswers).toBe(0);
+    createAnswer(db, { ...answer, createdAt: new Date(Date.now() - 60_000) });
+    createAnswer(db, { ...answer, body: "Lovely", createdAt: new Date(Date.now() - 60_000) });
+    expect(loadDashboard(user, null).newAnswers).toBe(2);
+
+    markAnswersSeen(user.id);
+    expect(loadDashboard(user, null).newAnswers).toBe(0);
+    createAnswer(db, { ...answer, body: "And again", createdAt: new Date(Date.now() + 1000) });
+    expect(loadDashboard(user, null).newAnswers).toBe(1);
+    expect(loadDashboard(createSender(1, 0).user, null).newAnswers).toBe(0);
   });
 });
 

@@ -1,5 +1,6 @@
 import { isBannerDismissed } from "~/modules/accounts/preferences.server";
 import type { SessionUser } from "~/modules/accounts/session.server";
+import { newAnswerCount } from "~/modules/answers/answers.server";
 import {
   folderSizeLimit,
   folderStats,
@@ -162,6 +163,8 @@ export function loadDashboard(user: SessionUser, selectedId: number | null, page
     emailVerified: user.emailVerified,
     sendingPause: sendingPauseOf(user),
     inbox: selected && inboxDomain() ? { address: inboxAddress(user.id, selected.id) } : null,
+    /** Recipients' answers since the sender last opened Save, where they are shown. */
+    newAnswers: newAnswerCount(user.id),
   };
 }
 

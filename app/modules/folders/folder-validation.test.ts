@@ -85,7 +85,17 @@ describe("FolderSchema", () => {
       dayOfMonth: 31,
       ccSender: true,
       personalSignoff: null,
+      answerEmails: "daily",
     });
+  });
+
+  test("answers come by e-mail once a day unless the sender chose each note or none", () => {
+    const folder = { name: "Family", "recipients[0].name": "Mum", "recipients[0].email": "m@x.io" };
+    for (const answerEmails of ["each", "none"] as const) {
+      const submission = parse({ ...folder, answerEmails });
+      expect(submission.status === "success" && submission.value.answerEmails).toBe(answerEmails);
+    }
+    expect(errorsOf(parse({ ...folder, answerEmails: "hourly" }))).toHaveProperty("answerEmails");
   });
 
   test("refuses more than five recipients and out-of-range days", () => {

@@ -18,6 +18,20 @@ export const FREQUENCY_LABELS: Record<FolderFrequency, string> = {
   monthly: "Monthly",
 };
 
+/**
+ * How recipients' answers reach the sender by e-mail, per folder
+ * (docs/decisions/0159-recipients-answer-back.md); hearts are always gathered
+ * daily, "each" mails every note at once.
+ */
+export const ANSWER_EMAILS = ["daily", "each", "none"] as const;
+export type AnswerEmails = (typeof ANSWER_EMAILS)[number];
+
+export const ANSWER_EMAIL_LABELS: Record<AnswerEmails, string> = {
+  daily: "Once a day, gathered",
+  each: "Each note at once",
+  none: "Don't e-mail me",
+};
+
 export const WEEKDAYS = [
   "Monday",
   "Tuesday",
@@ -70,6 +84,7 @@ export const folderSchema = (refuseAddress: AddressRefusal = () => null) =>
       ccSender: formBoolean(),
       signoffEnabled: formBoolean(),
       personalSignoff: z.string().trim().max(500, "Max characters: 500").optional(),
+      answerEmails: z.enum(ANSWER_EMAILS).default("daily"),
     })
     .superRefine((value, context) => {
       if (!value.name) {
@@ -129,6 +144,7 @@ export const folderSchema = (refuseAddress: AddressRefusal = () => null) =>
       dayOfMonth: value.frequency === "monthly" ? value.dayOfMonth : null,
       ccSender: value.ccSender,
       personalSignoff: value.signoffEnabled ? (value.personalSignoff ?? null) : null,
+      answerEmails: value.answerEmails,
     }));
 
 /** The form as the browser checks it: no server-side refusals. */

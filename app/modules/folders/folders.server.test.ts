@@ -4,7 +4,13 @@ import { createFolder, createItem, createUser } from "#db/factories";
 import { contentItems, folders } from "#db/schema";
 import { db } from "~/platform/db.server";
 import { storage } from "~/platform/storage.server";
-import { deleteFolder, FolderNotFoundError } from "./folders.server";
+import { FolderSchema } from "./folder-validation";
+import {
+  createFolder as createFolderFor,
+  deleteFolder,
+  FolderNotFoundError,
+  updateFolder,
+} from "./folders.server";
 
 async function storedFile(text: string) {
   return (
@@ -54,5 +60,26 @@ describe("deleteFolder", () => {
     await expect(deleteFolder(stranger.id, folder.id)).rejects.toBeInstanceOf(FolderNotFoundError);
     expect(db.select().from(folders).where(eq(folders.id, folder.id)).get()).toBeDefined();
     expect(await storage.stat(file)).not.toBeNull();
+  });
+});
+
+describe("how answers reach the sender by e-mail", () => {
+  test("a new folder gathers them daily; the sender's choice is saved", () => {
+    const user = createUser(db);
+    const details = {
+      name: "Family",
+      recipients: [{ name: "Mum", email: "mum@example.com" }],
+    };
+    const folder = createFolderFor(user.id, FolderSchema.parse(details));
+    expect(folder.answerEmails).toBe("daily");
+    const updated = updateFolder(
+      user.id,
+      folder.id,
+      FolderSchema.parse({ ...details, answerEmails: "each" }),
+    );
+    expect(updated.answerEmails).toBe("each");
+    expect(db.select().from(folders).where(eq(folders.id, folder.id)).get()?.answerEmails).toBe(
+      "each",
+    );
   });
 });

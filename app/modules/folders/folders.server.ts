@@ -102,6 +102,7 @@ export function createFolder(userId: number, input: FolderInput): Folder {
         recipients: input.recipients,
         ccSender: input.ccSender,
         personalSignoff: input.personalSignoff,
+        answerEmails: input.answerEmails,
         sortOrder: (last?.sortOrder ?? -1) + 1,
         ...scheduleFields(userId, input, null),
       })
@@ -124,6 +125,7 @@ export function updateFolder(userId: number, folderId: number, input: FolderInpu
         recipientName2: null,
         ccSender: input.ccSender,
         personalSignoff: input.personalSignoff,
+        answerEmails: input.answerEmails,
         ...scheduleFields(userId, input, folder.lastSentAt),
       })
       .where(and(eq(folders.id, folderId), eq(folders.userId, userId)))

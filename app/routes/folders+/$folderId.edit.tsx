@@ -39,6 +39,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     ccSender: folder.ccSender,
     signoffEnabled: Boolean(folder.personalSignoff),
     personalSignoff: folder.personalSignoff ?? "",
+    answerEmails: folder.answerEmails,
   };
   return { folderId: folder.id, values, frequencies };
 }

@@ -1,9 +1,10 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { DialogErrorBoundary } from "~/components/error-boundary";
-import { IssueCounts, IssuePages, OpensNote } from "~/components/sent-issues";
+import { AnswerTotals, IssueCounts, IssuePages, OpensNote } from "~/components/sent-issues";
 import { Dialog } from "~/components/ui/dialog";
 import { requireUser } from "~/modules/accounts/session.server";
+import { answerTotals } from "~/modules/answers/answers.server";
 import { isPremium } from "~/modules/billing/quota.server";
 import { issueReportNotices } from "~/modules/deliverability/suppression-notices.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
@@ -12,7 +13,7 @@ import { listSentIssues } from "~/modules/sending/sent-archive.server";
 import { formatDateTime } from "~/platform/dates";
 import { invariantResponse, orNotFound } from "~/platform/errors.server";
 
-/** The folder's sent archive: every issue it sent, newest first, ten a page. */
+/** The folder's sent archive: every issue it sent, newest first, ten a page, with its answers. */
 
 export const meta: MetaFunction = () => [{ title: "Sent · Thoughtfully" }];
 
@@ -27,6 +28,10 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     archive.issues.map((issue) => issue.id),
     recipientsOf(getFolder(user.id, folderId)),
   );
+  const answers = answerTotals(
+    user.id,
+    archive.issues.map((issue) => issue.id),
+  );
   return {
     folderId,
     folderName: archive.folder.name,
@@ -38,6 +43,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       ...issue,
       sentAt: formatDateTime(issue.sentAt, user.timeZone),
       reports: (reports.get(issue.id) ?? []).map((report) => report.notice),
+      answers: answers.get(issue.id) ?? null,
     })),
   };
 }
@@ -65,6 +71,7 @@ export default function SentIssues() {
                   {issue.sentAt}
                 </Link>
                 <IssueCounts issue={issue} />
+                <AnswerTotals answers={issue.answers} />
                 {issue.reports.map((report) => (
                   <p key={report} className="text-sm text-red-800">
                     {report}

@@ -2,11 +2,13 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { DialogErrorBoundary } from "~/components/error-boundary";
 import { ItemContent } from "~/components/item-content";
-import { SentLinkPreview } from "~/components/sent-issues";
+import { ItemAnswers, type ItemAnswersView, SentLinkPreview } from "~/components/sent-issues";
 import { type DataColumn, DataTable } from "~/components/ui/data-table";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
 import { requireUser } from "~/modules/accounts/session.server";
+import { answersOfIssue } from "~/modules/answers/answers.server";
+import { replyMailto } from "~/modules/answers/reply-link";
 import { issueReportNotices } from "~/modules/deliverability/suppression-notices.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder, recipientsOf } from "~/modules/folders/folders.server";
@@ -20,7 +22,9 @@ import { redirectWithToast } from "~/platform/toast.server";
  * One sent issue, read-only: when it went, everything it carried as sent
  * (comments, questions, link pictures while stored), and what happened per
  * recipient, by name (with opens and clicks when the send was tracked). Its
- * sender may delete it, which also ends its web version. Opened from the
+ * sender may delete it, which also ends its web version. Under each item, its
+ * recipients' hearts and notes, by name, each note with a Reply link
+ * (docs/decisions/0159-recipients-answer-back.md). Opened from the
  * archive (`?from=save`), it leads back there
  * (docs/decisions/0151-archive-issue-pages.md).
  */
@@ -87,6 +91,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     issueReportNotices(user.id, [issue.id], recipientsOf(getFolder(user.id, issue.folder.id))).get(
       issue.id,
     ) ?? [];
+  // Read here, not in getSentIssue: the sending domain sits below answers (tests/repository/layering.test.ts).
+  const answers = answersOfIssue(user.id, issue.id);
   return {
     folderId: issue.folder.id,
     folderName: issue.folder.name,
@@ -104,6 +110,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     })),
     items: issue.items.map((item) => {
       const kept = filesKept(item);
+      const itemAnswers = answers.get(item.id);
       return {
         id: item.id,
         type: item.type,
@@ -131,6 +138,18 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
           name: item.fileNames[index] ?? "file",
           size: item.fileSizes[index] ?? 0,
         })),
+        answers: itemAnswers
+          ? ({
+              hearts: itemAnswers.hearts.map((heart) => heart.name),
+              notes: itemAnswers.notes.map((note) => ({
+                id: note.id,
+                name: note.name,
+                at: formatDateTime(note.createdAt, user.timeZone),
+                body: note.body,
+                replyHref: replyMailto(note.email, item.title),
+              })),
+            } satisfies ItemAnswersView)
+          : null,
       };
     }),
   };
@@ -179,6 +198,9 @@ export default function SentIssue() {
                     ) : null
                   }
                 />
+                {item.answers ? (
+                  <ItemAnswers answers={item.answers} itemTitle={item.title} />
+                ) : null}
               </li>
             ))}
           </ol>
