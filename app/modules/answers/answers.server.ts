@@ -12,6 +12,7 @@ import { senderFirstName, senderFullName } from "#emails/newsletter";
 import { LIMITS } from "~/modules/billing/limits";
 import {
   answerLinkCode,
+  issueLinkCode,
   readAnswerLinkCode,
   resubscribeToken,
   webVersionUrl,
@@ -173,7 +174,10 @@ export function answerPage(code: string): AnswerPage {
  * page showed when pressed, so a second press of the same button, or a
  * resubmitted form, lands where the person meant); else the link's state.
  */
-export function setHeart(code: string, hearted: boolean): AnswerLinkCheck | { state: "done"; hearted: boolean } {
+export function setHeart(
+  code: string,
+  hearted: boolean,
+): AnswerLinkCheck | { state: "done"; hearted: boolean } {
   const check = checkAnswerLink(code);
   if (check.state !== "open") return check;
   writeTransaction((tx) => {
@@ -210,8 +214,10 @@ export type NoteRefusal = "recipient-limit" | "issue-limit" | "sender-limit";
 /** Why a note was not kept, in words for the page. */
 export const NOTE_REFUSALS: Record<NoteRefusal, string> = {
   "recipient-limit": `You have written ${LIMITS.answers.notesPerRecipientPerIssue} notes about this issue, the most one person can. Reply to the e-mail to say more.`,
-  "issue-limit": "This issue has gathered all the notes it can take. Reply to the e-mail to say more.",
-  "sender-limit": "Too many notes have been written today. Please try again tomorrow, or reply to the e-mail.",
+  "issue-limit":
+    "This issue has gathered all the notes it can take. Reply to the e-mail to say more.",
+  "sender-limit":
+    "Too many notes have been written today. Please try again tomorrow, or reply to the e-mail.",
 };
 
 export type WrittenNote =
@@ -230,7 +236,9 @@ export function writeNote(code: string, body: string, now = new Date()): Written
         .from(itemAnswers)
         .where(and(eq(itemAnswers.kind, "note"), where))
         .get()?.n ?? 0;
-    if (countNotes(eq(itemAnswers.copyId, check.copyId)) >= LIMITS.answers.notesPerRecipientPerIssue) {
+    if (
+      countNotes(eq(itemAnswers.copyId, check.copyId)) >= LIMITS.answers.notesPerRecipientPerIssue
+    ) {
       return { state: "refused", reason: "recipient-limit" };
     }
     if (countNotes(eq(itemAnswers.ledgerId, check.ledger.id)) >= LIMITS.answers.notesPerIssue) {
@@ -292,6 +300,23 @@ export function answersOfCopy(ledgerId: number, email: string) {
     codeFor: (itemId: number) => answerLinkCode(copy.id, itemId),
     hearted: (itemId: number) => hearted.has(itemId),
   };
+}
+
+/**
+ * Where a press made on the web version returns (no JavaScript): that copy's
+ * web version, at the item. Built from the code's own copy, so it is always
+ * our own path (docs/decisions/0161-answers-on-the-web-version.md); null for
+ * a forged code or a copy no longer kept.
+ */
+export function webVersionPathOfAnswer(code: string) {
+  const link = readAnswerLinkCode(code);
+  if (!link) return null;
+  const copy = db
+    .select({ ledgerId: sendLedgerRecipients.ledgerId, email: sendLedgerRecipients.email })
+    .from(sendLedgerRecipients)
+    .where(eq(sendLedgerRecipients.id, link.copyId))
+    .get();
+  return copy ? `/v/${issueLinkCode("web", copy.ledgerId, copy.email)}#item-${link.itemId}` : null;
 }
 
 /** A recipient's name on the folder's list as it is now, else their address. */
