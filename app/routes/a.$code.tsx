@@ -8,7 +8,7 @@ import {
   type MetaFunction,
   redirect,
 } from "@remix-run/node";
-import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
 import { RecipientLinkProblem } from "~/components/recipient-page";
@@ -153,11 +153,21 @@ export default function AnswerPage() {
   switch (page.state) {
     case "own-copy":
       return (
-        <RecipientLinkProblem
+        <AuthCard
           title={TITLES["own-copy"]}
-          alert={`This is your copy of "${page.folderName}": hearts and notes are for the people you send it to.`}
-          explanation="Answers from your recipients appear in Sent on Thoughtfully, beside what you sent."
-        />
+          description={
+            <>
+              <p>{`This is your copy of "${page.folderName}": hearts and notes are for the people you send it to.`}</p>
+              <p>
+                Answers from your recipients appear in Sent on Thoughtfully, beside what you sent.
+              </p>
+            </>
+          }
+        >
+          <Link to="/" className="btn-secondary w-full">
+            Go to Thoughtfully
+          </Link>
+        </AuthCard>
       );
     case "gone":
       return (
