@@ -275,6 +275,7 @@ test.describe("the answer page", () => {
   test("after unsubscribing, the page says so with the way back, and a press records nothing", async ({
     page,
     context,
+    expectAccessible,
   }) => {
     const { copy, path, webPath } = await sentIssue();
     // The answer page stays open in a tab while the reader unsubscribes in another.
@@ -292,6 +293,7 @@ test.describe("the answer page", () => {
     expect(answersOf(copy.id)).toEqual([]);
     expect((await page.goto(path))?.status()).toBe(404);
     await expect(page.getByText('You unsubscribed from "Family" from Ada Lovelace')).toBeVisible();
+    await expectAccessible();
 
     // The existing re-subscribe flow: nothing changes until its own button is pressed.
     await page.getByRole("button", { name: "Re-subscribe" }).click();
@@ -317,10 +319,12 @@ test.describe("hearts on the web version", () => {
   test("each item's heart toggles, and its Write back leads to the answer page", async ({
     page,
     javaScriptEnabled,
+    expectAccessible,
   }) => {
     const { copy, items, webPath } = await sentIssue();
     await page.goto(webPath);
     await expect(page.getByText("Hearts and notes you send go only to Ada.")).toBeVisible();
+    await expectAccessible();
     const garden = page.getByRole("region", { name: "Our garden" });
     if (javaScriptEnabled) {
       // Toggled in place: the page is never loaded again.
@@ -336,6 +340,9 @@ test.describe("hearts on the web version", () => {
     ).toHaveText("♥ Send a heart");
     if (javaScriptEnabled) {
       expect(await page.evaluate(() => "stayedOnPage" in window)).toBe(true);
+      // Not even a navigation within the app: no redirect to the item, no toast.
+      expect(new URL(page.url()).pathname + new URL(page.url()).hash).toBe(webPath);
+      await expect(page.getByRole("status").filter({ hasText: "Heart sent" })).toHaveCount(0);
     } else {
       // Back from the answer page, at the item.
       expect(page.url()).toContain(`${webPath}#item-${items[1]!.id}`);
