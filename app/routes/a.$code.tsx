@@ -9,6 +9,7 @@ import {
   redirect,
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { useHydrated } from "remix-utils/use-hydrated";
 import { z } from "zod";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
 import { RecipientLinkProblem } from "~/components/recipient-page";
@@ -232,9 +233,13 @@ function OpenAnswerPage({ page }: { page: OpenPage }) {
           )}
         </SubmitButton>
         <p className="mt-2 text-center text-sm text-stone-600">
-          {page.hearted
-            ? `${first} sees your heart on this item.`
-            : "Nothing is sent unless you press the button."}
+          {page.hearted ? (
+            <>
+              <span aria-hidden>♥</span> {`${first} sees your heart on this item.`}
+            </>
+          ) : (
+            "Nothing is sent unless you press the button."
+          )}
         </p>
       </Form>
 
@@ -278,6 +283,8 @@ function NoteForm({ first, notesFull }: { first: string; notesFull: string | nul
     shouldRevalidate: "onInput",
     onValidate: ({ formData }) => parseWithZod(formData, { schema: NoteSchema }),
   });
+  // The count of characters typed, with JavaScript (without it the limit is in the hint).
+  const hydrated = useHydrated();
   const title = `Write back to ${first}`;
   const titleClass = "block font-serif text-lg font-semibold text-stone-900";
   if (notesFull !== null) {
@@ -306,6 +313,11 @@ function NoteForm({ first, notesFull }: { first: string; notesFull: string | nul
         rows={5}
         className="mt-2 block w-full rounded-lg border border-stone-300 bg-white px-3 py-2 text-stone-900 aria-[invalid]:border-red-600"
       />
+      {hydrated ? (
+        <p className="mt-1 text-right text-xs text-stone-600" aria-live="polite">
+          {`${(fields.body.value ?? "").length}/${LIMITS.answers.noteMaxLength}`}
+        </p>
+      ) : null}
       <ErrorList id={fields.body.errorId} errors={fields.body.errors} />
       <div className="mt-3">
         <SubmitButton intent="note" pendingText="Sending..." className="btn-primary w-full">

@@ -166,7 +166,10 @@ test.describe("the answer page", () => {
     await expect(page.getByRole("heading", { level: 2, name: "Our garden" })).toBeVisible();
   });
 
-  test("a note's problem is told beside the field, with what was typed kept", async ({ page }) => {
+  test("a note's problem is told beside the field, with what was typed kept", async ({
+    page,
+    javaScriptEnabled,
+  }) => {
     const { copy, ledger, user, folder, items, path } = await sentIssue();
     await page.goto(path);
     const field = page.getByLabel("Write back to Ada");
@@ -204,6 +207,8 @@ test.describe("the answer page", () => {
       )
       .run();
     await field.fill("Lovely, thank you");
+    // With JavaScript, the characters typed are counted.
+    if (javaScriptEnabled) await expect(page.getByText("17/1000")).toBeVisible();
     await page.getByRole("button", { name: "Send note" }).click();
     await expect(
       page.getByText("This issue has gathered all the notes it can take."),
