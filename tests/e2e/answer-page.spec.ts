@@ -310,7 +310,7 @@ test.describe("the answer page", () => {
     // As app/modules/answers/answer-link-limit.server.ts leaves a copy that used all its uses.
     testDb()
       .insert(rateLimits)
-      .values({ key: `answer-link:copy:${copy.id}`, points: 200, expire: Date.now() + 600_000 })
+      .values({ key: `answer-link:copy:${copy.id}`, points: 300, expire: Date.now() + 600_000 })
       .run();
     const response = await page.goto(path);
     expect(response?.status()).toBe(429);

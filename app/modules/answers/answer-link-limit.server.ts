@@ -7,13 +7,14 @@ import { consumeRateLimit, type RateLimit } from "~/platform/rate-limit.server";
  * up to 50 items), counted per copy and not per client, as the other
  * recipient links are (app/modules/sending/recipient-link-limit.server.ts).
  * A person who hearts every item of a long issue and writes a few notes uses
- * about a hundred; a script toggling a heart is stopped after 200. Forged
- * codes are turned away before anything is counted.
+ * about a hundred, and mail scanners open every link of a message, some more
+ * than once; a script toggling a heart is stopped after 300, as the other
+ * recipient links are. Forged codes are turned away before anything is counted.
  * docs/decisions/0160-answer-page-states-and-limit.md
  */
 export const ANSWER_LINK_USES: RateLimit = {
   name: "answer-link",
-  points: 200,
+  points: 300,
   durationSeconds: 10 * 60,
 };
 
