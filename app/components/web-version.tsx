@@ -289,7 +289,11 @@ function ItemAnswers({
           )}
         </button>
       </fetcher.Form>
-      <a href={`/a/${answer.code}#note`} className={cardLinkClass}>
+      <a
+        href={`/a/${answer.code}#note`}
+        aria-describedby={`item-${itemId}`}
+        className={cardLinkClass}
+      >
         {`Write back to ${sender}`}
       </a>
     </div>
