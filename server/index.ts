@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import url from "node:url";
 import { createRequestHandler, installGlobals, type ServerBuild } from "@remix-run/node";
-import { carriesSecret } from "~/platform/secret-paths";
+import { carriesSecret, secretReferrerPolicy } from "~/platform/secret-paths";
 import { completeSecurityHeaders } from "~/platform/security-headers.server";
 import { boundBody, closeAfterAnswer, createBodyPolicies, refuseTooLarge } from "./body-limit";
 import { logRequests } from "./request-log";
@@ -51,7 +51,10 @@ app.disable("x-powered-by");
 app.use((req: ExpressRequest, res: NodeResponse, next: Next) => {
   const address = routerUrl(req);
   const addressCarriesSecret = address === null || carriesSecret(address);
-  onHeaders(res, () => completeSecurityHeaders(res, { addressCarriesSecret }));
+  const referrerPolicy = (address && secretReferrerPolicy(address)) ?? undefined;
+  onHeaders(res, () =>
+    completeSecurityHeaders(res, { addressCarriesSecret, secretReferrerPolicy: referrerPolicy }),
+  );
   next();
 });
 app.use(compression());

@@ -1,5 +1,7 @@
-import { Form } from "@remix-run/react";
+import { Form, useFetcher } from "@remix-run/react";
 import type { CSSProperties, ReactNode } from "react";
+import { useHydrated } from "remix-utils/use-hydrated";
+import { CsrfInput } from "~/components/ui/forms";
 import type {
   WebVersionItem,
   WebVersionLook,
@@ -241,15 +243,75 @@ export function FileItem({ item, sender }: { item: ItemOf<"file">; sender: strin
   );
 }
 
-/** One item: its title (which draws the rule above it) and its body by kind. */
+/** A recipient's answer link for one item and whether they have given it their heart. */
+export type ItemAnswerLink = { code: string; hearted: boolean };
+
+/**
+ * The item's heart, one button that a second press takes back, and the way to
+ * write back. Without JavaScript the heart is a form posting to the answer
+ * page, which sends the reader back here at the item; with it, a fetcher
+ * toggles it in place, shown at once
+ * (docs/decisions/0161-answers-on-the-web-version.md).
+ */
+function ItemAnswers({
+  itemId,
+  answer,
+  sender,
+}: {
+  itemId: number;
+  answer: ItemAnswerLink;
+  sender: string;
+}) {
+  const fetcher = useFetcher();
+  const hydrated = useHydrated();
+  const pressed = fetcher.formData?.get("hearted");
+  const hearted = typeof pressed === "string" ? pressed === "true" : answer.hearted;
+  return (
+    <div className="mb-2.5 flex flex-wrap items-center gap-x-4 gap-y-2">
+      <fetcher.Form method="post" action={`/a/${answer.code}`}>
+        <CsrfInput />
+        <input type="hidden" name="intent" value="heart" />
+        <input type="hidden" name="hearted" value={String(!hearted)} />
+        <input type="hidden" name="back" value={hydrated ? "in-place" : "web"} />
+        <button
+          type="submit"
+          aria-describedby={`item-${itemId}`}
+          className={`btn border border-[var(--accent)] ${
+            hearted ? "bg-[var(--accent)] text-white" : "bg-white text-[var(--accent)]"
+          }`}
+        >
+          {hearted ? (
+            "Take back the heart"
+          ) : (
+            <>
+              <span aria-hidden>♥</span> Send a heart
+            </>
+          )}
+        </button>
+      </fetcher.Form>
+      <a
+        href={`/a/${answer.code}#note`}
+        aria-describedby={`item-${itemId}`}
+        className={cardLinkClass}
+      >
+        {`Write back to ${sender}`}
+      </a>
+    </div>
+  );
+}
+
+/** One item: its title (which draws the rule above it), its body by kind, and the reader's answers. */
 export function IssueItem({
   item,
   sender,
   first,
+  answer = null,
 }: {
   item: WebVersionItem;
   sender: string;
   first: boolean;
+  /** None on the sender's own copy. */
+  answer?: ItemAnswerLink | null;
 }) {
   return (
     <section aria-labelledby={`item-${item.id}`}>
@@ -270,6 +332,7 @@ export function IssueItem({
       ) : (
         <FileItem item={item} sender={sender} />
       )}
+      {answer ? <ItemAnswers itemId={item.id} answer={answer} sender={sender} /> : null}
     </section>
   );
 }
@@ -313,18 +376,18 @@ export function WebVersionNotice({
  */
 export function ResubscribeForm({
   link,
+  buttonClassName = "btn bg-[var(--accent)] text-white hover:opacity-90 focus-visible:outline-[var(--accent)]",
 }: {
   link: { email: string; folder: number; token: string };
+  /** In the sender's look by default; the answer page has the recipient pages' own. */
+  buttonClassName?: string;
 }) {
   return (
     <Form method="get" action="/resubscribe" className="pt-1">
       <input type="hidden" name="email" value={link.email} />
       <input type="hidden" name="folder" value={link.folder} />
       <input type="hidden" name="token" value={link.token} />
-      <button
-        type="submit"
-        className="btn bg-[var(--accent)] text-white hover:opacity-90 focus-visible:outline-[var(--accent)]"
-      >
+      <button type="submit" className={buttonClassName}>
         Re-subscribe
       </button>
     </Form>

@@ -1,7 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { spelledSecretAddress } from "#tests/support/spelled-address";
-import { carriesSecret, loggablePath, REDACTED, redactPathIn } from "./secret-paths";
+import {
+  carriesSecret,
+  loggablePath,
+  REDACTED,
+  redactPathIn,
+  secretReferrerPolicy,
+} from "./secret-paths";
 
 /** The URL the router matches, built as the Express adapter builds it: origin + raw target. */
 const routerUrl = (target: string) => new URL(`http://127.0.0.1:3000${target}`);
@@ -60,6 +66,7 @@ describe("loggablePath", () => {
 describe("carriesSecret", () => {
   test.each([
     ["/v/CODE", true],
+    ["/a/CODE", true],
     ["/%56/CODE", true],
     ["/files/KEY", true],
     // A page with a form must keep sending its Origin (Referrer-Policy: no-referrer would make it
@@ -70,6 +77,22 @@ describe("carriesSecret", () => {
     ["/folders/12", false],
   ])("%s: %s", (target, carries) => {
     expect(carriesSecret(routerUrl(target))).toBe(carries);
+  });
+});
+
+describe("secretReferrerPolicy", () => {
+  test.each([
+    // Pages whose forms post to us: a Referer to our own origin only keeps their Origin.
+    ["/v/CODE", "same-origin"],
+    ["/a/CODE", "same-origin"],
+    ["/%41/CODE.data", "same-origin"],
+    ["/v-files/CODE/12/0", "no-referrer"],
+    ["/u/CODE", "no-referrer"],
+    ["/files/KEY", "no-referrer"],
+    ["/a", null],
+    ["/folders/12", null],
+  ])("%s: %s", (target, policy) => {
+    expect(secretReferrerPolicy(routerUrl(target.replace("CODE", CODE)))).toBe(policy);
   });
 });
 

@@ -8,10 +8,29 @@
  * table and fails when a route with a code-like segment is missing here.
  * docs/decisions/0111-secret-paths-never-logged.md
  */
-export type SecretRoute = { path: string; carries: string };
+export type SecretRoute = {
+  path: string;
+  carries: string;
+  /**
+   * Its page has forms that post to us. Under Referrer-Policy: no-referrer a
+   * browser posts with "Origin: null", which the CSRF check refuses, so such a
+   * page sends its Referer to our own origin only ("same-origin"), never to
+   * another site. docs/decisions/0160-answer-page-states-and-limit.md
+   */
+  postsForms?: true;
+};
 
 export const SECRET_ROUTES: readonly SecretRoute[] = [
-  { path: "/v/:code", carries: "a recipient's web-version code (it encodes their address)" },
+  {
+    path: "/v/:code",
+    carries: "a recipient's web-version code (it encodes their address)",
+    postsForms: true,
+  },
+  {
+    path: "/a/:code",
+    carries: "a recipient's answer code (it stands for their copy of one item)",
+    postsForms: true,
+  },
   { path: "/v-files/:code/:itemId/:index", carries: "the same web-version code" },
   { path: "/v-files/:code/header", carries: "the same web-version code" },
   { path: "/u/:code", carries: "a recipient's short unsubscribe code" },
@@ -24,12 +43,13 @@ export const REDACTED = "[redacted]";
 
 type Segment = { pattern: string; dynamic: boolean };
 
-const patterns = SECRET_ROUTES.map((route) =>
-  route.path
+const patterns = SECRET_ROUTES.map((route) => ({
+  segments: route.path
     .split("/")
     .filter(Boolean)
     .map((pattern): Segment => ({ pattern, dynamic: pattern.startsWith(":") })),
-);
+  postsForms: route.postsForms === true,
+}));
 
 /**
  * The path's segments as React Router compares them: each percent-decoded on
@@ -53,20 +73,25 @@ function decodeSafely(segment: string) {
 /** How the router compares a static segment: case-insensitively, the single-fetch `.data` aside. */
 const comparable = (segment: string) => segment.toLowerCase().replace(/\.data$/, "");
 
+/** The listed routes `segments` falls under: a route matches on its leading static segments. */
+function matchingPatterns(segments: string[]) {
+  return patterns.filter(({ segments: pattern }) => {
+    const firstDynamic = pattern.findIndex((segment) => segment.dynamic);
+    if (firstDynamic === -1 || segments.length <= firstDynamic) return false;
+    return pattern
+      .slice(0, firstDynamic)
+      .every((segment, index) => comparable(segments[index] ?? "") === segment.pattern);
+  });
+}
+
 /**
  * Which segments of `segments` carry a secret: those at a listed route's
  * dynamic positions, and any that follow them (`/v/CODE/extra` is no route,
- * but its code is one). A route matches on its leading static segments.
+ * but its code is one).
  */
 function secretPositions(segments: string[]) {
   const positions = new Set<number>();
-  for (const pattern of patterns) {
-    const firstDynamic = pattern.findIndex((segment) => segment.dynamic);
-    if (firstDynamic === -1 || segments.length <= firstDynamic) continue;
-    const matches = pattern
-      .slice(0, firstDynamic)
-      .every((segment, index) => comparable(segments[index] ?? "") === segment.pattern);
-    if (!matches) continue;
+  for (const { segments: pattern } of matchingPatterns(segments)) {
     segments.forEach((_, index) => {
       if (index >= pattern.length || pattern[index]?.dynamic) positions.add(index);
     });
@@ -92,6 +117,17 @@ export function loggablePath(url: URL) {
 /** Whether the path of `url` carries a secret. */
 export function carriesSecret(url: URL) {
   return secretPositions(routerSegments(url)).size > 0;
+}
+
+/**
+ * The Referrer-Policy an address whose path carries a secret must send, the
+ * route's choice aside: "same-origin" where its page posts forms to us, else
+ * "no-referrer"; null for any other address.
+ */
+export function secretReferrerPolicy(url: URL): "no-referrer" | "same-origin" | null {
+  const matched = matchingPatterns(routerSegments(url));
+  if (matched.length === 0) return null;
+  return matched.every((pattern) => pattern.postsForms) ? "same-origin" : "no-referrer";
 }
 
 /** Shorter dynamic segments are ids and indexes (`/v-files/CODE/12/0`), not worth replacing in text. */

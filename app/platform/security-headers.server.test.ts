@@ -84,4 +84,13 @@ describe("completeSecurityHeaders", () => {
     completeSecurityHeaders(headers, { addressCarriesSecret: true });
     expect(headers.get("Referrer-Policy")).toBe("no-referrer");
   });
+
+  test("such a page with forms sends its Referer to our own origin only, so its posts keep their Origin", () => {
+    const headers = answer({ "Content-Type": "text/html", "Referrer-Policy": "unsafe-url" });
+    completeSecurityHeaders(headers, {
+      addressCarriesSecret: true,
+      secretReferrerPolicy: "same-origin",
+    });
+    expect(headers.get("Referrer-Policy")).toBe("same-origin");
+  });
 });

@@ -80,11 +80,15 @@ type ResponseHeaders = {
  * sniffed as one) and brought no policy of its own, NO_SCRIPT_POLICY and no
  * framing, and on such a page no Referer unless it chose one; and no Referer
  * from an address whose path carries a code (app/platform/secret-paths.ts),
- * whatever the route said.
+ * whatever the route said, but to our own origin from such a page with forms.
  */
 export function completeSecurityHeaders(
   response: ResponseHeaders,
-  request: { addressCarriesSecret: boolean },
+  request: {
+    addressCarriesSecret: boolean;
+    /** Such an address's own policy: "same-origin" for a page that posts forms to us (secret-paths.ts). */
+    secretReferrerPolicy?: "no-referrer" | "same-origin";
+  },
 ) {
   response.setHeader("X-Content-Type-Options", "nosniff");
   const contentType = response.getHeader("Content-Type");
@@ -97,7 +101,9 @@ export function completeSecurityHeaders(
       response.setHeader("Referrer-Policy", "no-referrer");
     }
   }
-  // Only addresses without forms: a page with Referrer-Policy: no-referrer posts with
-  // "Origin: null", which the CSRF check refuses.
-  if (request.addressCarriesSecret) response.setHeader("Referrer-Policy", "no-referrer");
+  // A page with Referrer-Policy: no-referrer posts with "Origin: null", which the CSRF check
+  // refuses: one with forms sends its Referer to our own origin only.
+  if (request.addressCarriesSecret) {
+    response.setHeader("Referrer-Policy", request.secretReferrerPolicy ?? "no-referrer");
+  }
 }

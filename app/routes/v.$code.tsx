@@ -12,6 +12,8 @@ import {
   WebVersionFrame,
   WebVersionNotice,
 } from "~/components/web-version";
+import { answersOfCopy } from "~/modules/answers/answers.server";
+import { readIssueLinkCode } from "~/modules/recipients/recipient-links.server";
 import { takeRecipientLinkUse } from "~/modules/sending/recipient-link-limit.server";
 import { webVersionPage } from "~/modules/sending/web-version.server";
 import { retryAfterMessage } from "~/platform/rate-limit.server";
@@ -29,8 +31,9 @@ import { retryAfterMessage } from "~/platform/rate-limit.server";
 const PRIVATE_PAGE = {
   "X-Robots-Tag": "noindex, nofollow",
   "Cache-Control": "private, no-store",
-  // The address carries the recipient's code: it must not travel to the sites linked from it.
-  "Referrer-Policy": "no-referrer",
+  // The address carries the recipient's code: it must not travel to the sites linked from it,
+  // but its forms post to us with our Origin (app/platform/secret-paths.ts).
+  "Referrer-Policy": "same-origin",
 };
 
 export async function loader({ params }: LoaderFunctionArgs) {
@@ -49,7 +52,16 @@ export async function loader({ params }: LoaderFunctionArgs) {
   if (page.state === "unknown") {
     throw new Response("Not Found", { status: 404, headers: PRIVATE_PAGE });
   }
-  return data(page, { status: page.state === "open" ? 200 : 404, headers: PRIVATE_PAGE });
+  if (page.state !== "open") return data(page, { status: 404, headers: PRIVATE_PAGE });
+  // Each item's heart and "Write back" (docs/decisions/0161-answers-on-the-web-version.md);
+  // none on the sender's own copy.
+  const copy = readIssueLinkCode("web", code);
+  const answers = copy && answersOfCopy(copy.ledgerId, copy.email);
+  const items = page.items.map((item) => ({
+    ...item,
+    answer: answers ? { code: answers.codeFor(item.id), hearted: answers.hearted(item.id) } : null,
+  }));
+  return data({ ...page, items, answers: Boolean(answers) }, { headers: PRIVATE_PAGE });
 }
 
 export const headers: HeadersFunction = ({ loaderHeaders, errorHeaders }) =>
@@ -118,6 +130,9 @@ export default function WebVersionPage() {
               <p>
                 {`You receive this because ${page.masthead.senderFirstName} added ${page.email} to the folder "${page.masthead.folderName}" on Thoughtfully. Reply to the e-mail to reach ${page.masthead.senderFirstName}.`}
               </p>
+              {page.answers ? (
+                <p>{`Hearts and notes you send go only to ${page.masthead.senderFirstName}.`}</p>
+              ) : null}
               <p>
                 <a href={page.unsubscribeUrl} className="underline underline-offset-2">
                   Unsubscribe
@@ -132,6 +147,7 @@ export default function WebVersionPage() {
               item={item}
               sender={page.masthead.senderFirstName}
               first={index === 0}
+              answer={item.answer}
             />
           ))}
           {page.signoff ? (

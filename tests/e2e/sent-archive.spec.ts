@@ -201,12 +201,13 @@ test.describe("the web version", () => {
       if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
     });
     const response = await page.goto(webVersionPath(ledger.id, mum));
-    // A page like the app's others: scripts only with its nonce, never framed, no Referer
-    // (docs/decisions/0146-web-version-as-a-page.md).
+    // A page like the app's others: scripts only with its nonce, never framed, no Referer to
+    // other sites (docs/decisions/0146-web-version-as-a-page.md; its hearts post to us:
+    // docs/decisions/0161-answers-on-the-web-version.md).
     expect(response?.headers()["content-security-policy"]).toMatch(
       /script-src 'nonce-[^']+' 'strict-dynamic'.*frame-ancestors 'none'/,
     );
-    expect(response?.headers()["referrer-policy"]).toBe("no-referrer");
+    expect(response?.headers()["referrer-policy"]).toBe("same-origin");
     const photo = page.getByRole("img", { name: "garden.jpg" });
     await expect(photo).toBeVisible();
     expect(await photo.evaluate((image: HTMLImageElement) => image.naturalWidth)).toBe(30);

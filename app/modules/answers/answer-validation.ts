@@ -17,9 +17,15 @@ export const NoteSchema = z.object({
   intent: z.literal("note"),
   body: z
     .string({ required_error: "Please write a few words first." })
-    .trim()
-    .min(1, "Please write a few words first.")
-    .max(LIMITS.answers.noteMaxLength, NOTE_TOO_LONG),
+    // Browsers post a textarea's line breaks as CRLF: a note keeps "\n", each counted once.
+    .transform((text) => text.replace(/\r\n?/g, "\n"))
+    .pipe(
+      z
+        .string()
+        .trim()
+        .min(1, "Please write a few words first.")
+        .max(LIMITS.answers.noteMaxLength, NOTE_TOO_LONG),
+    ),
 });
 
 export const AnswerSchema = z.discriminatedUnion("intent", [HeartSchema, NoteSchema]);

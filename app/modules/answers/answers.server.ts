@@ -12,6 +12,7 @@ import { senderFirstName, senderFullName } from "#emails/newsletter";
 import { LIMITS } from "~/modules/billing/limits";
 import {
   answerLinkCode,
+  issueLinkCode,
   readAnswerLinkCode,
   resubscribeToken,
   webVersionUrl,
@@ -299,6 +300,23 @@ export function answersOfCopy(ledgerId: number, email: string) {
     codeFor: (itemId: number) => answerLinkCode(copy.id, itemId),
     hearted: (itemId: number) => hearted.has(itemId),
   };
+}
+
+/**
+ * Where a press made on the web version returns (no JavaScript): that copy's
+ * web version, at the item. Built from the code's own copy, so it is always
+ * our own path (docs/decisions/0161-answers-on-the-web-version.md); null for
+ * a forged code or a copy no longer kept.
+ */
+export function webVersionPathOfAnswer(code: string) {
+  const link = readAnswerLinkCode(code);
+  if (!link) return null;
+  const copy = db
+    .select({ ledgerId: sendLedgerRecipients.ledgerId, email: sendLedgerRecipients.email })
+    .from(sendLedgerRecipients)
+    .where(eq(sendLedgerRecipients.id, link.copyId))
+    .get();
+  return copy ? `/v/${issueLinkCode("web", copy.ledgerId, copy.email)}#item-${link.itemId}` : null;
 }
 
 /** A recipient's name on the folder's list as it is now, else their address. */
