@@ -173,7 +173,10 @@ export function answerPage(code: string): AnswerPage {
  * page showed when pressed, so a second press of the same button, or a
  * resubmitted form, lands where the person meant); else the link's state.
  */
-export function setHeart(code: string, hearted: boolean): AnswerLinkCheck | { state: "done"; hearted: boolean } {
+export function setHeart(
+  code: string,
+  hearted: boolean,
+): AnswerLinkCheck | { state: "done"; hearted: boolean } {
   const check = checkAnswerLink(code);
   if (check.state !== "open") return check;
   writeTransaction((tx) => {
@@ -210,8 +213,10 @@ export type NoteRefusal = "recipient-limit" | "issue-limit" | "sender-limit";
 /** Why a note was not kept, in words for the page. */
 export const NOTE_REFUSALS: Record<NoteRefusal, string> = {
   "recipient-limit": `You have written ${LIMITS.answers.notesPerRecipientPerIssue} notes about this issue, the most one person can. Reply to the e-mail to say more.`,
-  "issue-limit": "This issue has gathered all the notes it can take. Reply to the e-mail to say more.",
-  "sender-limit": "Too many notes have been written today. Please try again tomorrow, or reply to the e-mail.",
+  "issue-limit":
+    "This issue has gathered all the notes it can take. Reply to the e-mail to say more.",
+  "sender-limit":
+    "Too many notes have been written today. Please try again tomorrow, or reply to the e-mail.",
 };
 
 export type WrittenNote =
@@ -230,7 +235,9 @@ export function writeNote(code: string, body: string, now = new Date()): Written
         .from(itemAnswers)
         .where(and(eq(itemAnswers.kind, "note"), where))
         .get()?.n ?? 0;
-    if (countNotes(eq(itemAnswers.copyId, check.copyId)) >= LIMITS.answers.notesPerRecipientPerIssue) {
+    if (
+      countNotes(eq(itemAnswers.copyId, check.copyId)) >= LIMITS.answers.notesPerRecipientPerIssue
+    ) {
       return { state: "refused", reason: "recipient-limit" };
     }
     if (countNotes(eq(itemAnswers.ledgerId, check.ledger.id)) >= LIMITS.answers.notesPerIssue) {
@@ -295,7 +302,7 @@ export function answersOfCopy(ledgerId: number, email: string) {
 }
 
 /** A recipient's name on the folder's list as it is now, else their address. */
-function nameFor(recipients: Recipient[], email: string) {
+export function nameFor(recipients: Recipient[], email: string) {
   const match = recipients.find((recipient) => recipient.email.toLowerCase() === email);
   return match?.name.trim() || email;
 }
