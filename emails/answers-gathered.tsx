@@ -8,9 +8,9 @@ import { EmailButton, EmailLayout, greeting } from "#emails/layout";
  * gathering and a single note sent at once use this same e-mail. Everything a
  * recipient wrote is React text, so it is escaped.
  */
-export type GatheredNote = { name: string; email: string; body: string };
+export type GatheredNote = { id: number; name: string; email: string; body: string };
 
-export type GatheredItem = { title: string; hearts: string[]; notes: GatheredNote[] };
+export type GatheredItem = { id: number; title: string; hearts: string[]; notes: GatheredNote[] };
 
 export type GatheredIssue = { day: string; archiveUrl: string; items: GatheredItem[] };
 
@@ -45,8 +45,8 @@ export function AnswersGathered({
                   See it in your archive
                 </a>
               </p>
-              {issue.items.map((item, index) => (
-                <ItemAnswers key={`${item.title}-${index}`} item={item} />
+              {issue.items.map((item) => (
+                <ItemAnswers key={item.id} item={item} />
               ))}
             </div>
           ))}
@@ -82,8 +82,8 @@ function ItemAnswers({ item }: { item: GatheredItem }) {
           {others > 0 ? ` and ${others} ${others === 1 ? "other" : "others"}` : ""}
         </p>
       ) : null}
-      {item.notes.map((note, index) => (
-        <div key={`${note.email}-${index}`}>
+      {item.notes.map((note) => (
+        <div key={note.id}>
           <p className="paragraph">
             {note.name} wrote: “{note.body}”
           </p>

@@ -1,10 +1,14 @@
+import fs from "node:fs";
+import path from "node:path";
 import { eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
 import { createFolder, createItem, createUser, uniqueEmail } from "#db/factories";
 import { answerDigests, folders, itemAnswers, sendLedger, sendLedgerRecipients } from "#db/schema";
 import { answerLinkCode } from "~/modules/recipients/recipient-links.server";
+import { RETRY_DELAYS_MS } from "~/modules/sending/sending.server";
 import { deleteSentIssue } from "~/modules/sending/sent-archive.server";
 import { db } from "~/platform/db.server";
+import { env } from "~/platform/env.server";
 import { listOutbox, readOutboxMessage } from "~/platform/mailer.server";
 import { claimAnswers, DIGEST_LEASE_MS, gatherAnswers } from "./answer-mail.server";
 import { setHeart, writeNote } from "./answers.server";
@@ -210,5 +214,64 @@ describe("crash safety", () => {
     db.delete(folders).where(eq(folders.id, folder.id)).run();
     expect((await gatherAnswers(at("2026-11-30T18:00:00Z"))).messages).toBe(0);
     expect(await mailTo(user.email)).toHaveLength(0);
+  });
+});
+
+describe("with the other mail", () => {
+  test("past the account's hourly mail limit, notes wait rather than go or fail", async () => {
+    const { user, folder, ledger } = seedIssue({ answerEmails: "each" });
+    const copy = db
+      .select()
+      .from(sendLedgerRecipients)
+      .where(eq(sendLedgerRecipients.ledgerId, ledger.id))
+      .get()!;
+    const now = at("2026-11-30T10:00:00Z");
+    db.insert(itemAnswers)
+      .values(
+        Array.from({ length: 21 }, (_, index) => ({
+          userId: user.id,
+          folderId: folder.id,
+          ledgerId: ledger.id,
+          copyId: copy.id,
+          itemId: ledger.itemIds[0]!,
+          email: copy.email,
+          kind: "note" as const,
+          body: `Note ${index}`,
+        })),
+      )
+      .run();
+    expect(await gatherAnswers(now)).toEqual({ claimed: 21, messages: 20 });
+    const waiting = db
+      .select()
+      .from(answerDigests)
+      .where(eq(answerDigests.status, "pending"))
+      .all()
+      .filter((digest) => digest.userId === user.id);
+    expect(waiting).toHaveLength(1);
+    expect(waiting[0]!.attempts).toBe(0);
+    expect(waiting[0]!.nextAttemptAt!.getTime()).toBeGreaterThan(now.getTime());
+  });
+
+  test("a failed send is retried later and given up after its last try", async () => {
+    const { user, code } = seedIssue();
+    setHeart(code.mumPhoto, true);
+    const outbox = env.OUTBOX_DIR;
+    const blocker = path.join(outbox, "..", "not-a-directory");
+    fs.writeFileSync(blocker, "");
+    env.OUTBOX_DIR = path.join(blocker, "outbox");
+    try {
+      let now = at("2026-11-30T18:00:00Z");
+      for (const delay of [...RETRY_DELAYS_MS, 0]) {
+        expect((await gatherAnswers(now)).messages).toBe(0);
+        // Not before its wait is over.
+        expect((await gatherAnswers(new Date(now.getTime() + 1000))).messages).toBe(0);
+        now = new Date(now.getTime() + delay);
+      }
+    } finally {
+      env.OUTBOX_DIR = outbox;
+    }
+    const digest = db.select().from(answerDigests).where(eq(answerDigests.userId, user.id)).get();
+    expect(digest).toMatchObject({ status: "failed", attempts: RETRY_DELAYS_MS.length + 1 });
+    expect((await gatherAnswers(at("2026-12-01T18:00:00Z"))).messages).toBe(0);
   });
 });

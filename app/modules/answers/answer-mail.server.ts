@@ -182,13 +182,13 @@ function gatheredFolders(digestId: number, userId: number, timeZone: string): Ga
     }
     let item = byItem.get(answer.itemId);
     if (!item) {
-      item = { title: itemTitle, hearts: [], notes: [] };
+      item = { id: answer.itemId, title: itemTitle, hearts: [], notes: [] };
       byItem.set(answer.itemId, item);
       issue.items.push(item);
     }
     const name = nameFor(folder.recipients, answer.email);
     if (answer.kind === "heart") item.hearts.push(name);
-    else item.notes.push({ name, email: answer.email, body: answer.body ?? "" });
+    else item.notes.push({ id: answer.id, name, email: answer.email, body: answer.body ?? "" });
   }
   return [...byFolder.values()];
 }
