@@ -130,6 +130,8 @@ class ServerProcess {
       );
       return answerRun;
     });
+    // At start too: a digest a crash left pending goes now, not at the next minute.
+    void answerMail.trigger();
     this.onShutdown(async () => {
       sender.stop();
       answerMail.stop();
