@@ -1,13 +1,14 @@
 import { DomUtils, parseDocument } from "htmlparser2";
 import { describe, expect, test } from "vitest";
 import { createFolder, createItem, createUser } from "#db/factories";
-import { startSmtpSink } from "../support/integration";
+import { startBuiltServer, startSmtpSink, waitUntil } from "../support/integration";
 
 /**
  * Issue 37's mail to the sender over a real SMTP server on loopback, read
  * back with mailparser: a newsletter really sent to two recipients, each
  * answers it through their own signed links, and the day's gathering reaches
- * the sender once. The app's modules read SMTP_URL when first imported, so
+ * the sender once; the production server's own minute job sends what is
+ * due. The app's modules read SMTP_URL when first imported, so
  * they are imported after the sink starts.
  */
 const sink = await startSmtpSink();
@@ -89,4 +90,45 @@ describe("the daily gathering e-mail", () => {
     );
     expect(sink.to(ada.email)).toHaveLength(1);
   });
+});
+
+describe("the production server's answer job", () => {
+  test("at start, sends the note a crashed run had claimed, once", async () => {
+    const bea = createUser(db, { email: "bea@family.test" });
+    const folder = createFolder(db, bea.id, {
+      name: "Cousins",
+      answerEmails: "each",
+      recipients: [{ name: "Cy", email: "cy@family.test" }],
+    });
+    const item = createItem(db, folder.id, { title: "Our trip" });
+    expect((await sending.sendNow(bea.id, folder.id))?.messages).toBe(1);
+    const copy = db
+      .select()
+      .from(schema.sendLedgerRecipients)
+      .where(drizzle.eq(schema.sendLedgerRecipients.email, "cy@family.test"))
+      .get()!;
+    const code = links.answerLinkCode(copy.id, item.id);
+    expect(answers.writeNote(code, "Again next year!").state).toBe("done");
+    // A run claimed the note, then its process died before sending.
+    expect(answerMail.claimAnswers()).toBe(1);
+
+    await startBuiltServer({
+      DATABASE_PATH: process.env.DATABASE_PATH!,
+      SMTP_URL: process.env.SMTP_URL!,
+      MAIL_FROM: process.env.MAIL_FROM!,
+      SCHEDULER: "on",
+    });
+    const digest = () =>
+      db
+        .select()
+        .from(schema.answerDigests)
+        .where(drizzle.eq(schema.answerDigests.userId, bea.id))
+        .get()!;
+    await waitUntil(() => digest().status === "sent", 15_000, "the note's e-mail marked sent");
+    expect(digest()).toMatchObject({ attempts: 1, key: expect.stringMatching(/^note:\d+$/) });
+    const [mail] = sink.to(bea.email);
+    expect(mail!.subject).toBe("Cy wrote back about “Our trip”");
+    expect(mail!.text).toContain("Again next year!");
+    expect(sink.to(bea.email)).toHaveLength(1);
+  }, 30_000);
 });
