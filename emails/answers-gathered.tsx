@@ -22,9 +22,12 @@ const HEART_NAMES_SHOWN = 10;
 export function AnswersGathered({
   firstName,
   folders,
+  archiveUrl,
 }: {
   firstName?: string | null;
   folders: GatheredFolder[];
+  /** The Save tab: every sent issue with its answers. */
+  archiveUrl: string;
 }) {
   const subject = answersGatheredSubject(folders);
   return (
@@ -51,7 +54,7 @@ export function AnswersGathered({
             </div>
           ))}
           <p className="muted">
-            Change how {folder.name}'s answers reach you in{" "}
+            Choose how answers to {folder.name} reach you in{" "}
             <a className="link" href={folder.settingsUrl}>
               its settings
             </a>
@@ -59,11 +62,7 @@ export function AnswersGathered({
           </p>
         </div>
       ))}
-      {folders[0] ? (
-        <EmailButton href={folders[0].issues[0]?.archiveUrl ?? folders[0].settingsUrl}>
-          Open your archive
-        </EmailButton>
-      ) : null}
+      <EmailButton href={archiveUrl}>Open your archive</EmailButton>
     </EmailLayout>
   );
 }

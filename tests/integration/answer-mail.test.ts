@@ -82,6 +82,8 @@ describe("the daily gathering e-mail", () => {
     expect(html).toContain(
       `http://localhost:3000/folders/${folder.id}/sent/${copies[0]!.ledgerId}`,
     );
+    expect(html).toContain('href="http://localhost:3000/save"');
+    expect(html).toContain(`href="http://localhost:3000/folders/${folder.id}/edit"`);
 
     // Later runs the same evening send nothing more.
     expect((await answerMail.gatherAnswers(new Date(evening.getTime() + 60_000))).messages).toBe(0);
@@ -129,6 +131,7 @@ describe("the production server's answer job", () => {
     const [mail] = sink.to(bea.email);
     expect(mail!.subject).toBe("Cy wrote back about “Our trip”");
     expect(mail!.text).toContain("Again next year!");
+    expect(mail!.replyTo?.value[0]?.address).toBe("cy@family.test");
     expect(sink.to(bea.email)).toHaveLength(1);
   }, 30_000);
 });

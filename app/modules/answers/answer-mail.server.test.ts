@@ -126,10 +126,12 @@ describe("each note at once", () => {
     const [note] = await mailTo(user.email);
     expect(note!.subject).toBe("Mum wrote back about “A story”");
     expect(note!.text).not.toContain("♥");
+    expect(note!.raw).toMatch(/^Reply-To: mum@example\.com$/m);
 
     expect((await gatherAnswers(at("2026-11-30T18:01:00Z"))).messages).toBe(1);
     const daily = (await mailTo(user.email)).find((message) => message.id !== note!.id)!;
     expect(daily.subject).toBe("Your recipients answered: 2 hearts");
+    expect(daily.raw).not.toMatch(/^Reply-To:/m);
   });
 });
 

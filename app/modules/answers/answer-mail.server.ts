@@ -193,6 +193,10 @@ function gatheredFolders(digestId: number, userId: number, timeZone: string): Ga
   return [...byFolder.values()];
 }
 
+function onlyNoteWriter(gathered: GatheredFolder[]) {
+  return gathered[0]?.issues[0]?.items[0]?.notes[0]?.email;
+}
+
 /** Digests waiting to go whose time has come (a retry's wait or a lease over), of reachable senders. */
 function dueDigests(now: Date) {
   return db
@@ -255,7 +259,11 @@ async function deliverDigest({ digest, sender }: Due, now: Date) {
   }
   const attempts = digest.attempts + 1;
   const { html, text } = renderEmail(
-    createElement(AnswersGathered, { firstName: sender.firstName, folders: gathered }),
+    createElement(AnswersGathered, {
+      firstName: sender.firstName,
+      folders: gathered,
+      archiveUrl: `${env.APP_URL}/save`,
+    }),
   );
   try {
     await sendEmail({
@@ -264,6 +272,8 @@ async function deliverDigest({ digest, sender }: Due, now: Date) {
       html,
       text,
       messageId: `<answers-${digest.id}@${appHost()}>`,
+      // A note on its own: the sender's plain Reply goes to its writer, as its link does.
+      replyTo: digest.key.startsWith("note:") ? onlyNoteWriter(gathered) : undefined,
     });
   } catch (error) {
     const exhausted = attempts > RETRY_DELAYS_MS.length;
