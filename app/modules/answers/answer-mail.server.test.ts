@@ -3,7 +3,14 @@ import path from "node:path";
 import { eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
 import { createFolder, createItem, createUser, uniqueEmail } from "#db/factories";
-import { answerDigests, folders, itemAnswers, sendLedger, sendLedgerRecipients } from "#db/schema";
+import {
+  answerDigests,
+  folders,
+  itemAnswers,
+  sendLedger,
+  sendLedgerRecipients,
+  users,
+} from "#db/schema";
 import { answerLinkCode } from "~/modules/recipients/recipient-links.server";
 import { RETRY_DELAYS_MS } from "~/modules/sending/sending.server";
 import { deleteSentIssue } from "~/modules/sending/sent-archive.server";
@@ -155,6 +162,10 @@ describe("mail that never goes", () => {
     await gatherAnswers(at("2026-11-30T18:30:00Z"));
     expect(await mailTo(paused.user.email)).toHaveLength(0);
     expect(await mailTo(unverified.user.email)).toHaveLength(0);
+    // Held, not lost: once the pause is lifted and the address confirmed, the day's gathering goes.
+    db.update(users).set({ sendingPausedAt: null }).where(eq(users.id, paused.user.id)).run();
+    db.update(users).set({ emailVerified: true }).where(eq(users.id, unverified.user.id)).run();
+    expect((await gatherAnswers(at("2026-11-30T18:31:00Z"))).messages).toBe(2);
   });
 
   test("a deleted issue's answers are never mailed, even once claimed", async () => {
