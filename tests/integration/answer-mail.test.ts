@@ -1,14 +1,21 @@
 import { DomUtils, parseDocument } from "htmlparser2";
 import { describe, expect, test } from "vitest";
 import { createFolder, createItem, createUser } from "#db/factories";
-import { startBuiltServer, startSmtpSink, waitUntil } from "../support/integration";
+import {
+  launchBuiltServer,
+  startSmtpSink,
+  thisFilesDataDir,
+  waitUntil,
+} from "../support/integration";
 
 /**
  * Issue 37's mail to the sender over a real SMTP server on loopback, read
  * back with mailparser: a newsletter really sent to two recipients, each
  * answers it through their own signed links, and the day's gathering reaches
- * the sender once; the production server's own minute job sends what is
- * due. The app's modules read SMTP_URL when first imported, so
+ * the sender once; the production server's own job, killed at its named
+ * points (THOUGHTFULLY_FAULT_POINT), sends each e-mail once, or again once
+ * with the same Message-ID when it died after the SMTP server's "250". Needs
+ * `npm run build` first. The app's modules read SMTP_URL when first imported, so
  * they are imported after the sink starts.
  */
 const sink = await startSmtpSink();
@@ -94,44 +101,84 @@ describe("the daily gathering e-mail", () => {
   });
 });
 
-describe("the production server's answer job", () => {
-  test("at start, sends the note a crashed run had claimed, once", async () => {
-    const bea = createUser(db, { email: "bea@family.test" });
-    const folder = createFolder(db, bea.id, {
-      name: "Cousins",
-      answerEmails: "each",
-      recipients: [{ name: "Cy", email: "cy@family.test" }],
-    });
-    const item = createItem(db, folder.id, { title: "Our trip" });
-    expect((await sending.sendNow(bea.id, folder.id))?.messages).toBe(1);
-    const copy = db
+/** A sender whose "each" folder was sent to Cy, and Cy's note back: it is due at once. */
+async function seedNote(label: string) {
+  const sender = createUser(db, { email: `${label}@family.test` });
+  const folder = createFolder(db, sender.id, {
+    name: "Cousins",
+    answerEmails: "each",
+    recipients: [{ name: "Cy", email: `cy-${label}@family.test` }],
+  });
+  const item = createItem(db, folder.id, { title: "Our trip" });
+  expect((await sending.sendNow(sender.id, folder.id))?.messages).toBe(1);
+  const copy = db
+    .select()
+    .from(schema.sendLedgerRecipients)
+    .where(drizzle.eq(schema.sendLedgerRecipients.email, `cy-${label}@family.test`))
+    .get()!;
+  expect(answers.writeNote(links.answerLinkCode(copy.id, item.id), "Again next year!").state).toBe(
+    "done",
+  );
+  const digest = () =>
+    db
       .select()
-      .from(schema.sendLedgerRecipients)
-      .where(drizzle.eq(schema.sendLedgerRecipients.email, "cy@family.test"))
-      .get()!;
-    const code = links.answerLinkCode(copy.id, item.id);
-    expect(answers.writeNote(code, "Again next year!").state).toBe("done");
-    // A run claimed the note, then its process died before sending.
-    expect(answerMail.claimAnswers()).toBe(1);
+      .from(schema.answerDigests)
+      .where(drizzle.eq(schema.answerDigests.userId, sender.id))
+      .get();
+  return { sender, digest };
+}
 
-    await startBuiltServer({
-      DATABASE_PATH: process.env.DATABASE_PATH!,
+/** The production build with its scheduler on, on this file's database, sending to the sink. */
+function server(faultPoint?: string) {
+  return launchBuiltServer(
+    {
+      NODE_ENV: "test",
+      // The Message-ID's host: the same app as this process's, which resumes after a crash.
+      APP_URL: process.env.APP_URL!,
+      SCHEDULER: "on",
       SMTP_URL: process.env.SMTP_URL!,
       MAIL_FROM: process.env.MAIL_FROM!,
-      SCHEDULER: "on",
-    });
-    const digest = () =>
-      db
-        .select()
-        .from(schema.answerDigests)
-        .where(drizzle.eq(schema.answerDigests.userId, bea.id))
-        .get()!;
-    await waitUntil(() => digest().status === "sent", 15_000, "the note's e-mail marked sent");
+      THOUGHTFULLY_FAULT_POINT: faultPoint ?? "",
+    },
+    { dataDir: thisFilesDataDir() },
+  );
+}
+
+describe("the production server killed in the middle of the answer mail", () => {
+  test("after its claim: the next server sends the note at its start, once", async () => {
+    const { sender, digest } = await seedNote("bea");
+    const crashed = await server("answers-claimed");
+    expect(await crashed.exited, crashed.stderr()).toEqual({ code: null, signal: "SIGKILL" });
+    expect(digest()).toMatchObject({ status: "pending", attempts: 0, nextAttemptAt: null });
+    expect(sink.to(sender.email)).toHaveLength(0);
+
+    const restarted = await server();
+    await waitUntil(() => digest()?.status === "sent", 30_000, "the note's e-mail marked sent");
+    await restarted.stop();
     expect(digest()).toMatchObject({ attempts: 1, key: expect.stringMatching(/^note:\d+$/) });
-    const [mail] = sink.to(bea.email);
+    const [mail, ...more] = sink.to(sender.email);
+    expect(more).toHaveLength(0);
     expect(mail!.subject).toBe("Cy wrote back about “Our trip”");
     expect(mail!.text).toContain("Again next year!");
-    expect(mail!.replyTo?.value[0]?.address).toBe("cy@family.test");
-    expect(sink.to(bea.email)).toHaveLength(1);
-  }, 30_000);
+    expect(mail!.replyTo?.value[0]?.address).toBe("cy-bea@family.test");
+  }, 60_000);
+
+  test("after the SMTP server accepted it: sent again once its lease is over, with the same Message-ID", async () => {
+    const { sender, digest } = await seedNote("cal");
+    const crashed = await server("answer-mail-accepted");
+    expect(await crashed.exited, crashed.stderr()).toEqual({ code: null, signal: "SIGKILL" });
+    expect(sink.to(sender.email)).toHaveLength(1);
+    const leaseEnd = digest()!.nextAttemptAt!;
+    expect(digest()).toMatchObject({ status: "pending", attempts: 0 });
+
+    // Within the dead run's lease nobody sends it; past it, the next run does, once.
+    expect((await answerMail.gatherAnswers()).messages).toBe(0);
+    const later = new Date(leaseEnd.getTime() + 60_000);
+    expect((await answerMail.gatherAnswers(later)).messages).toBe(1);
+    expect((await answerMail.gatherAnswers(new Date(later.getTime() + 60_000))).messages).toBe(0);
+    const [first, second, ...more] = sink.to(sender.email);
+    expect(more).toHaveLength(0);
+    expect(second!.messageId).toBe(first!.messageId);
+    expect(digest()).toMatchObject({ status: "sent", attempts: 1 });
+  }, 60_000);
 });

@@ -12,6 +12,7 @@ import { RETRY_DELAYS_MS } from "~/modules/sending/sending.server";
 import { formatDay, isoDay } from "~/platform/dates";
 import { db, writeTransaction } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
+import { faultPoint } from "~/platform/fault-points.server";
 import { refuseAccountMail } from "~/platform/mail-limits.server";
 import { sendEmail } from "~/platform/mailer.server";
 import { nameFor } from "./answers.server";
@@ -290,6 +291,7 @@ async function deliverDigest({ digest, sender }: Due, now: Date) {
     console.error(`[answers] digest ${digest.id} to user ${sender.id} failed: ${message}`);
     return false;
   }
+  faultPoint("answer-mail-accepted");
   // Durable before the next digest goes: a crash resends at most this one.
   writeTransaction((tx) =>
     tx
@@ -310,6 +312,7 @@ export type GatheringResult = { claimed: number; messages: number };
  */
 export async function gatherAnswers(now = new Date()): Promise<GatheringResult> {
   const claimed = claimAnswers(now);
+  if (claimed > 0) faultPoint("answers-claimed");
   let messages = 0;
   for (const due of dueDigests(now)) {
     try {
