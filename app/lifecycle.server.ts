@@ -1,6 +1,7 @@
 import { Cron } from "croner";
 import { backupDatabase } from "#db/backup";
 import { takeAnalyticsSnapshot } from "~/modules/admin/admin-metrics.server";
+import { gatherAnswers } from "~/modules/answers/answer-mail.server";
 import { previewPassSettled, requestPreviewPass } from "~/modules/items/link-preview-queue.server";
 import { pruneExpiredRecords, sweepOrphanFiles } from "~/modules/jobs/maintenance.server";
 import { canonicalizeStoredAddresses } from "~/modules/recipients/recipients.server";
@@ -115,14 +116,32 @@ class ServerProcess {
       { protect: true },
       onPrimaryOnly(() => requestPreviewPass()),
     );
+    // Recipients' answers to their senders: a note at once within the minute, the
+    // day's gathering at the first run from 18:00 in each sender's zone
+    // (docs/decisions/0166-answers-reach-the-sender-by-mail.md).
+    let answerRun: Promise<void> = Promise.resolve();
+    const answerMail = new Cron("* * * * *", { protect: true }, () => {
+      answerRun = onPrimaryOnly(() => gatherAnswers())().then(
+        (result) => {
+          if (result?.messages)
+            console.info(`[answers] sent ${result.messages} e-mails to senders`);
+        },
+        (error) => console.error("[answers] run failed", error),
+      );
+      return answerRun;
+    });
+    // At start too: a digest a crash left pending goes now, not at the next minute.
+    void answerMail.trigger();
     this.onShutdown(async () => {
       sender.stop();
+      answerMail.stop();
       dailyBackup.stop();
       orphanSweep.stop();
       dailySnapshot.stop();
       previews.stop();
       // A send in flight finishes; whatever it leaves pending is resumed by the next start.
       await pass;
+      await answerRun;
       await stopSchedulerThread();
       await previewPassSettled();
     });

@@ -1,7 +1,8 @@
 /**
  * The named points of a send where the crash tests stop the sending process
  * (THOUGHTFULLY_FAULT_POINT, honoured only with NODE_ENV=test; see
- * app/platform/fault-points.server.ts). In the order a send reaches them.
+ * app/platform/fault-points.server.ts). In the order a send reaches them;
+ * then those of the answer mail (app/modules/answers/answer-mail.server.ts).
  */
 export const SEND_FAULT_POINTS = [
   /** A ledger and its recipients are written; nobody holds its claim yet. */
@@ -20,6 +21,10 @@ export const SEND_FAULT_POINTS = [
   "finished",
   /** Files released; the claim-holding code has not yet returned. */
   "before-release",
+  /** Answer mail: due answers point at their new digests; nothing sent. */
+  "answers-claimed",
+  /** Answer mail: the SMTP server accepted a digest; it is not yet marked sent. */
+  "answer-mail-accepted",
 ] as const;
 
 export type SendFaultPoint = (typeof SEND_FAULT_POINTS)[number];

@@ -1,5 +1,6 @@
 import { comparableEmail } from "~/platform/email-address";
 import {
+  consumeRateLimit,
   consumeRateLimits,
   type RateLimit,
   type RateLimitVerdict,
@@ -24,7 +25,8 @@ export type MailEndpoint =
   | "send-now"
   | "reauthentication"
   | "security-notice"
-  | "save-by-email-answer";
+  | "save-by-email-answer"
+  | "answers-to-sender";
 
 const PER_ADDRESS_PER_HOUR = 3;
 const PER_CLIENT_PER_HOUR = 10;
@@ -43,6 +45,13 @@ const SECURITY_NOTICES_PER_ACCOUNT_PER_HOUR = 10;
  */
 const SAVE_ANSWERS_PER_ACCOUNT_PER_HOUR = 20;
 
+/**
+ * Recipients' answers gathered for their sender: a daily e-mail and, for
+ * folders that ask, one per note; past this, they wait for the next hour
+ * (docs/decisions/0166-answers-reach-the-sender-by-mail.md).
+ */
+const ANSWER_MAILS_PER_ACCOUNT_PER_HOUR = 20;
+
 /** Sent from a signed-in account to its own address: the account's limit bounds them. */
 const SIGNED_IN_ENDPOINTS: readonly MailEndpoint[] = [
   "send-now",
@@ -50,6 +59,7 @@ const SIGNED_IN_ENDPOINTS: readonly MailEndpoint[] = [
   "reauthentication",
   "security-notice",
   "save-by-email-answer",
+  "answers-to-sender",
 ];
 
 function limitsFor(endpoint: MailEndpoint): { address: RateLimit; client: RateLimit } {
@@ -61,7 +71,9 @@ function limitsFor(endpoint: MailEndpoint): { address: RateLimit; client: RateLi
           ? SECURITY_NOTICES_PER_ACCOUNT_PER_HOUR
           : endpoint === "save-by-email-answer"
             ? SAVE_ANSWERS_PER_ACCOUNT_PER_HOUR
-            : PER_ADDRESS_PER_HOUR,
+            : endpoint === "answers-to-sender"
+              ? ANSWER_MAILS_PER_ACCOUNT_PER_HOUR
+              : PER_ADDRESS_PER_HOUR,
       durationSeconds: HOUR,
     },
     client: { name: `mail:${endpoint}:client`, points: PER_CLIENT_PER_HOUR, durationSeconds: HOUR },
@@ -88,4 +100,17 @@ export async function refuseMailBurst(
     { limit: limits.client, key: signedIn ? null : clientIp(request) },
   ]);
   return verdict.allowed ? null : retryAfterMessage(verdict.retryAfterSeconds);
+}
+
+/**
+ * Mail the app sends on its own to an account's address (no request behind
+ * it, so no client to count): takes one point of the account's limit.
+ * Returns null when the mail may go, else the seconds to wait.
+ */
+export async function refuseAccountMail(
+  endpoint: "answers-to-sender",
+  address: string,
+): Promise<number | null> {
+  const verdict = await consumeRateLimit(limitsFor(endpoint).address, comparableEmail(address));
+  return verdict.allowed ? null : verdict.retryAfterSeconds;
 }

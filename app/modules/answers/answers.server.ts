@@ -320,7 +320,7 @@ export function webVersionPathOfAnswer(code: string) {
 }
 
 /** A recipient's name on the folder's list as it is now, else their address. */
-function nameFor(recipients: Recipient[], email: string) {
+export function nameFor(recipients: Recipient[], email: string) {
   const match = recipients.find((recipient) => recipient.email.toLowerCase() === email);
   return match?.name.trim() || email;
 }
