@@ -5,6 +5,7 @@ import { defineConfig, devices } from "@playwright/test";
 import { startFakeOAuthProvider } from "./tests/e2e/support/fake-oauth-provider";
 import { startFakeStripe } from "./tests/e2e/support/fake-stripe";
 import { startMailCatcher } from "./tests/e2e/support/mail-catcher";
+import { serverEnv } from "./tests/e2e/support/server-env";
 import { freePort } from "./tests/support/free-port";
 import { startPreviewPages } from "./tests/support/preview-pages";
 
@@ -77,19 +78,9 @@ export default defineConfig({
     stdout: "ignore",
     stderr: "pipe",
     env: {
-      // The production build, but not NODE_ENV=production: that refuses the loopback
-      // switch below (docs/decisions/0103-loopback-previews-never-in-production.md).
-      NODE_ENV: "test",
+      ...serverEnv(),
       PORT: String(port),
-      APP_URL: baseURL,
-      DATABASE_PATH: path.join(dataDir, "app.db"),
-      STORAGE_DIR: path.join(dataDir, "uploads"),
-      OUTBOX_DIR: path.join(dataDir, "outbox"),
-      SCHEDULER: "off",
       LINK_PREVIEW_ALLOW_LOOPBACK: "true",
-      SESSION_SECRET: process.env.E2E_SESSION_SECRET,
-      SMTP_URL: `smtp://127.0.0.1:${process.env.E2E_SMTP_PORT}`,
-      MAIL_FROM: "Thoughtfully <hello@thoughtfully.test>",
       // Folders show their own address for saving by e-mail (tests/e2e/save-by-email.spec.ts).
       INBOUND_EMAIL_DOMAIN: "in.thoughtfully.test",
       OAUTH_PROVIDER_NAME: "Example ID",
