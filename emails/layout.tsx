@@ -17,7 +17,7 @@ body { margin: 0; padding: 0; width: 100%; background-color: #fbf8f3; }
 .paragraph { margin: 0 0 16px 0; }
 .button-cell { padding: 8px 0 24px 0; }
 .button { display: inline-block; background-color: #30503b; color: #ffffff; font-family: -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif; font-size: 16px; font-weight: bold; line-height: 1; text-decoration: none; padding: 14px 24px; border-radius: 9999px; }
-.link { color: #30503b; text-decoration: underline; word-break: break-all; }
+.link { color: #30503b; text-decoration: underline; word-break: break-word; }
 .muted { margin: 0 0 16px 0; font-size: 14px; color: #57534e; }
 .footer { padding: 20px 24px 32px 24px; font-family: -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif; font-size: 12px; line-height: 1.5; color: #78716c; text-align: center; }
 .footer-line { margin: 0 0 6px 0; }
