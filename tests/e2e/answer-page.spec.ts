@@ -1,12 +1,7 @@
 import crypto from "node:crypto";
 import { and, eq } from "drizzle-orm";
-import {
-  contentItems,
-  itemAnswers,
-  rateLimits,
-  sendLedger,
-  sendLedgerRecipients,
-} from "#db/schema";
+import { itemAnswers, rateLimits, sendLedger, sendLedgerRecipients } from "#db/schema";
+import { createSentIssue } from "#db/sent-issue-factories";
 import { expect, test } from "./fixtures";
 import { createFolderRow, createUser, testDb, uniqueEmail } from "./support/accounts";
 
@@ -38,67 +33,32 @@ function webVersionPath(ledgerId: number, email: string) {
 /** Two items sent to Mum, with Ada's own copy (cc) beside hers. */
 async function sentIssue() {
   const user = await createUser();
-  {
-    const mum = uniqueEmail("mum");
-    const folder = createFolderRow(user.id, {
-      name: "Family",
-      recipients: [{ name: "Mum", email: mum }],
-    });
-    const sentAt = new Date();
-    const items = testDb()
-      .insert(contentItems)
-      .values([
-        {
-          folderId: folder.id,
-          type: "musing",
-          title: "Tide tables for the bay",
-          note: "High water at six.",
-          sentAt,
-          sortOrder: 0,
-        },
-        {
-          folderId: folder.id,
-          type: "musing",
-          title: "Our garden",
-          note: "The roses are out.",
-          sentAt,
-          sortOrder: 1,
-        },
-      ])
-      .returning()
-      .all();
-    const ledger = testDb()
-      .insert(sendLedger)
-      .values({
-        folderId: folder.id,
-        occurrenceKey: `send-now:${sentAt.toISOString()}`,
-        trigger: "send_now",
-        status: "sent",
-        itemIds: items.map((item) => item.id),
-        completedAt: sentAt,
-      })
-      .returning()
-      .get();
-    const [copy, ownCopy] = testDb()
-      .insert(sendLedgerRecipients)
-      .values([
-        { ledgerId: ledger.id, email: mum, status: "sent", sentAt },
-        { ledgerId: ledger.id, email: user.email, kind: "cc", status: "sent", sentAt },
-      ])
-      .returning()
-      .all();
-    return {
-      user,
-      folder,
-      ledger,
-      items,
-      mum,
-      copy: copy!,
-      ownCopy: ownCopy!,
-      path: answerPath(copy!.id, items[0]!.id),
-      webPath: webVersionPath(ledger.id, mum),
-    };
-  }
+  const mum = uniqueEmail("mum");
+  const folder = createFolderRow(user.id, {
+    name: "Family",
+    recipients: [{ name: "Mum", email: mum }],
+  });
+  const { ledger, items, copies } = createSentIssue(testDb(), folder.id, {
+    titles: ["Tide tables for the bay", "Our garden"],
+    emails: [mum],
+  });
+  const copy = copies[0]!;
+  const ownCopy = testDb()
+    .insert(sendLedgerRecipients)
+    .values({ ledgerId: ledger.id, email: user.email, kind: "cc", status: "sent" })
+    .returning()
+    .get();
+  return {
+    user,
+    folder,
+    ledger,
+    items,
+    mum,
+    copy,
+    ownCopy,
+    path: answerPath(copy.id, items[0]!.id),
+    webPath: webVersionPath(ledger.id, mum),
+  };
 }
 
 function answersOf(copyId: number) {
