@@ -247,7 +247,8 @@ export function FileItem({ item, sender }: { item: ItemOf<"file">; sender: strin
 export type ItemAnswerLink = { code: string; hearted: boolean };
 
 /**
- * The item's heart, one button that a second press takes back, and the way to
+ * The item's heart, one button that a second press takes back (styled as on
+ * the answer page: the heart to send is the strong button), and the way to
  * write back. Without JavaScript the heart is a form posting to the answer
  * page, which sends the reader back here at the item; with it, a fetcher
  * toggles it in place, shown at once
@@ -277,7 +278,7 @@ function ItemAnswers({
           type="submit"
           aria-describedby={`item-${itemId}`}
           className={`btn border border-[var(--accent)] ${
-            hearted ? "bg-[var(--accent)] text-white" : "bg-white text-[var(--accent)]"
+            hearted ? "bg-white text-[var(--accent)]" : "bg-[var(--accent)] text-white"
           }`}
         >
           {hearted ? (
@@ -289,6 +290,11 @@ function ItemAnswers({
           )}
         </button>
       </fetcher.Form>
+      {hearted ? (
+        <span className="text-sm text-stone-600">
+          <span aria-hidden>♥</span> {`${sender} sees your heart`}
+        </span>
+      ) : null}
       <a
         href={`/a/${answer.code}#note`}
         aria-describedby={`item-${itemId}`}

@@ -298,6 +298,7 @@ test.describe("hearts on the web version", () => {
 
     await garden.getByRole("button", { name: "Send a heart" }).click();
     await expect(garden.getByRole("button", { name: "Take back the heart" })).toBeVisible();
+    await expect(garden.getByText("Ada sees your heart")).toBeVisible();
     await expect.poll(() => heartOn(copy.id, items[1]!.id)).toBe(1);
     expect(heartOn(copy.id, items[0]!.id)).toBe(0);
     await expect(
@@ -316,6 +317,7 @@ test.describe("hearts on the web version", () => {
 
     await garden.getByRole("button", { name: "Take back the heart" }).click();
     await expect(garden.getByRole("button", { name: "Send a heart" })).toBeVisible();
+    await expect(garden.getByText("Ada sees your heart")).toHaveCount(0);
     await expect.poll(() => heartOn(copy.id, items[1]!.id)).toBe(0);
 
     await garden.getByRole("link", { name: "Write back to Ada" }).click();
