@@ -58,7 +58,11 @@ test.describe("static pages", () => {
     const response = await page.goto("/privacy-policy");
     expect(response?.status()).toBe(200);
     await expect(page.getByRole("heading", { level: 1, name: "Privacy Policy" })).toBeVisible();
-    await expect(page.getByText("Effective date: September 1, 2025")).toBeVisible();
+    await expect(page.getByText("Effective date: November 26, 2026")).toBeVisible();
+    await expect(
+      page.getByRole("heading", { level: 2, name: "Hearts and notes from recipients" }),
+    ).toBeVisible();
+    await expect(page.getByText("thoughtfully_session", { exact: true })).toBeVisible();
     await expectAccessible();
   });
 
@@ -69,6 +73,9 @@ test.describe("static pages", () => {
     await expect(
       page.getByRole("main").getByRole("link", { name: "support@thoughtfully.app" }).first(),
     ).toHaveAttribute("href", "mailto:support@thoughtfully.app");
+    await expect(
+      page.getByRole("heading", { level: 3, name: "How do recipients answer?" }),
+    ).toBeVisible();
     await expectAccessible();
   });
 

@@ -108,6 +108,17 @@ const faqs: { question: string; answer: ReactNode }[] = [
     ),
   },
   {
+    question: "How do recipients answer?",
+    answer: (
+      <>
+        Every item in your e-mail has a link to send you a heart or a short note, with no account.
+        You see them in each folder's Sent, beside what you sent, with a count of new ones on your
+        dashboard, and by e-mail once a day unless you change that in the folder's settings. Only
+        you see them, never your other recipients.
+      </>
+    ),
+  },
+  {
     question: "How do I delete my account?",
     answer: (
       <>
