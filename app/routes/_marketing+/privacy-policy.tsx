@@ -57,8 +57,9 @@ export default function PrivacyPolicy() {
           address, we read each message that arrives at it. When it comes from your account's
           address and passes the usual checks that it really is yours (DMARC, DKIM or SPF), its
           links, words, photos and files become items in that folder, and of the message itself we
-          keep only its Message-ID, so it is never saved twice. Any other message is dropped without
-          an answer; we record that one was refused and why, as a security event, not what it said.
+          keep only its Message-ID (or a fingerprint of it), so it is never saved twice. Any other
+          message is dropped without an answer; we record that one was refused and why, as a
+          security event, not what it said.
         </li>
         <li>
           <strong>Your recipients:</strong> the names and e-mail addresses you enter for each
@@ -73,13 +74,13 @@ export default function PrivacyPolicy() {
         </li>
         <li>
           <strong>Recipients' hearts and notes:</strong> when someone you send to answers an item,
-          the heart or the note they wrote, which item it answers, the address it came from and
-          when.
+          the heart or the note they wrote, which item it answers, the address your e-mail went to
+          and when.
         </li>
         <li>
           <strong>Security logs:</strong> the IP address and browser user agent that come with
-          sign-ins, failed sign-ins, password resets, unsubscribes, rejected uploads, refused mail
-          to a folder's address and other security-relevant events.
+          sign-ins, failed sign-ins, password resets, unsubscribes, rejected uploads and other
+          security-relevant events.
         </li>
       </ul>
 
@@ -118,9 +119,9 @@ export default function PrivacyPolicy() {
         opened and which links were clicked. The footer of such an e-mail says so. For your copy we
         record how many times it was opened, the first and last time, the name of the mail app or
         browser that last opened it, and how many clicks it had, with no IP address. The app's name
-        is forgotten 90 days after the e-mail was sent; the counts stay as long as the sender keeps
-        that e-mail. A free sender's e-mails carry none of this, nor does the plain-text version of
-        any e-mail, and nothing more is counted once you unsubscribe.
+        is forgotten 90 days after the e-mail was sent; the counts are kept until the sender deletes
+        that folder or their account. A free sender's e-mails carry none of this, nor does the
+        plain-text version of any e-mail, and nothing more is counted once you unsubscribe.
       </p>
       <p>
         Every e-mail has its own unsubscribe link. You can unsubscribe with one click from your mail
@@ -186,8 +187,8 @@ export default function PrivacyPolicy() {
           "Folder saved", to the next page, and is deleted once it has been shown.
         </li>
         <li>
-          <code>thoughtfully_sign_up</code> lets the browser you signed up in finish verifying the
-          new account. It lasts an hour.
+          <code>thoughtfully_sign_up</code> lets the browser you signed up in be signed in when you
+          verify your address there, and name the address we wrote to. It lasts an hour.
         </li>
         <li>
           <code>thoughtfully_2fa_pending</code> remembers, for 10 minutes, that your password was
@@ -226,7 +227,8 @@ export default function PrivacyPolicy() {
         </li>
         <li>
           <strong>Our e-mail provider</strong> delivers the messages, so it handles recipients'
-          addresses and the content of each e-mail.
+          addresses and the content of each e-mail, and, if it receives the mail sent to folders'
+          own addresses, those messages too.
         </li>
         <li>
           <strong>Fly.io</strong> hosts the server the service runs on.
