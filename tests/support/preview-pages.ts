@@ -38,7 +38,13 @@ export async function startPreviewPages() {
   const server = http.createServer((request, response) => {
     const path = decodeURIComponent(request.url ?? "/");
     requests.push(path);
-    if (path.startsWith("/article/")) {
+    if (path.startsWith("/slow/")) {
+      // A page that answers only after 2 s: for the timeouts of fetches made while someone waits.
+      setTimeout(() => {
+        response.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
+        response.end(articleHtml(path.slice("/slow/".length)));
+      }, 2_000).unref();
+    } else if (path.startsWith("/article/")) {
       response.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
       response.end(articleHtml(path.slice("/article/".length)));
     } else if (path.startsWith("/plain/")) {
