@@ -94,17 +94,18 @@ describe("a share without a title or text", () => {
 
 describe("hostile captures", () => {
   test("trimming punctuation after a URL is linear in its length", () => {
-    const dots = `https://example.com/${".".repeat(30_000)}a`;
+    const dots = `https://example.com/${".".repeat(100_000)}a`;
     const started = performance.now();
     expect(trimTrailingPunctuation(`${dots}...)`)).toBe(dots);
-    expect(performance.now() - started).toBeLessThan(100);
+    // Quadratic work on 100,000 characters takes seconds; a busy machine's pauses, not 1 s.
+    expect(performance.now() - started).toBeLessThan(1_000);
   });
 
   test("a shared text of many dots is bounded before any pattern runs on it", () => {
     const text = `https://example.com/${".".repeat(15_000)}x ${".".repeat(100_000)}`;
     const started = performance.now();
     const capture = readCapture(new URLSearchParams({ text }));
-    expect(performance.now() - started).toBeLessThan(50);
+    expect(performance.now() - started).toBeLessThan(1_000);
     expect(capture.url.length).toBeLessThanOrEqual(4096);
   });
 });
