@@ -117,18 +117,16 @@ export type AnswerPage =
       webVersionUrl: string;
     };
 
+/** The row of this copy's heart on this item, if it has one. */
+const heartRow = (copyId: number, itemId: number) =>
+  and(
+    eq(itemAnswers.copyId, copyId),
+    eq(itemAnswers.itemId, itemId),
+    eq(itemAnswers.kind, "heart"),
+  );
+
 function heartOf(copyId: number, itemId: number) {
-  return db
-    .select({ id: itemAnswers.id })
-    .from(itemAnswers)
-    .where(
-      and(
-        eq(itemAnswers.copyId, copyId),
-        eq(itemAnswers.itemId, itemId),
-        eq(itemAnswers.kind, "heart"),
-      ),
-    )
-    .get();
+  return db.select({ id: itemAnswers.id }).from(itemAnswers).where(heartRow(copyId, itemId)).get();
 }
 
 function notesByCopy(copyId: number) {
@@ -195,15 +193,7 @@ export function setHeart(
         .onConflictDoNothing()
         .run();
     } else {
-      tx.delete(itemAnswers)
-        .where(
-          and(
-            eq(itemAnswers.copyId, check.copyId),
-            eq(itemAnswers.itemId, check.item.id),
-            eq(itemAnswers.kind, "heart"),
-          ),
-        )
-        .run();
+      tx.delete(itemAnswers).where(heartRow(check.copyId, check.item.id)).run();
     }
   });
   return { state: "done", hearted };
