@@ -4,6 +4,7 @@ import { contentItems, sendLedger, sendLedgerRecipients } from "#db/schema";
 import { expect, test } from "./fixtures";
 import { createFolderRow, testDb, uniqueEmail } from "./support/accounts";
 import { writeStoredFile } from "./support/items";
+import { expectPictureLoaded } from "./support/pictures";
 
 /**
  * "Save", the archive of sent issues (docs/decisions/0149-save-is-the-archive.md),
@@ -12,7 +13,9 @@ import { writeStoredFile } from "./support/items";
  */
 
 async function picture(colour: string) {
-  const jpeg = await sharp({ create: { width: 40, height: 30, channels: 3, background: colour } })
+  const jpeg = await sharp({
+    create: { width: 40, height: 30, channels: 3, background: colour },
+  })
     .jpeg()
     .toBuffer();
   return writeStoredFile(jpeg);
@@ -26,7 +29,14 @@ function sendIssue(
 ) {
   const rows = testDb()
     .insert(contentItems)
-    .values(items.map((item, index) => ({ ...item, folderId, sentAt, sortOrder: index })))
+    .values(
+      items.map((item, index) => ({
+        ...item,
+        folderId,
+        sentAt,
+        sortOrder: index,
+      })),
+    )
     .returning()
     .all();
   const ledger = testDb()
@@ -43,7 +53,13 @@ function sendIssue(
     .get();
   testDb()
     .insert(sendLedgerRecipients)
-    .values(recipients.map((email) => ({ ledgerId: ledger.id, email, status: "sent" as const })))
+    .values(
+      recipients.map((email) => ({
+        ledgerId: ledger.id,
+        email,
+        status: "sent" as const,
+      })),
+    )
     .run();
   return ledger;
 }
@@ -114,9 +130,7 @@ async function expectNoSidewaysScroll(page: Page) {
 }
 
 async function expectLoaded(page: Page, name: string) {
-  const image = page.getByRole("img", { name });
-  await expect(image).toBeVisible();
-  expect(await image.evaluate((element: HTMLImageElement) => element.naturalWidth)).toBe(40);
+  await expectPictureLoaded(page.getByRole("img", { name }), 40);
 }
 
 const currentTab = (page: Page) =>

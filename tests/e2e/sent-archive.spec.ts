@@ -12,6 +12,7 @@ import { expect, test } from "./fixtures";
 import { createFolderRow, createUser, signIn, testDb, uniqueEmail } from "./support/accounts";
 import { openMoreMenu } from "./support/folder-screen";
 import { writeStoredFile } from "./support/items";
+import { expectPictureLoaded } from "./support/pictures";
 
 /**
  * The sent archive (the sender's "Sent" view) and the web version (the
@@ -171,8 +172,7 @@ test.describe("the web version", () => {
     expect(response?.headers()["x-robots-tag"]).toContain("noindex");
     await expect(page.getByRole("heading", { name: "Tide tables for the bay" })).toBeVisible();
     const photo = page.getByRole("img", { name: "garden.jpg" });
-    await expect(photo).toBeVisible();
-    expect(await photo.evaluate((image: HTMLImageElement) => image.naturalWidth)).toBe(30);
+    await expectPictureLoaded(photo, 30);
     await expect(page.locator('meta[name="robots"]')).toHaveAttribute("content", /noindex/);
     await expect(page.getByText(dad)).toHaveCount(0);
 
@@ -209,8 +209,7 @@ test.describe("the web version", () => {
     );
     expect(response?.headers()["referrer-policy"]).toBe("same-origin");
     const photo = page.getByRole("img", { name: "garden.jpg" });
-    await expect(photo).toBeVisible();
-    expect(await photo.evaluate((image: HTMLImageElement) => image.naturalWidth)).toBe(30);
+    await expectPictureLoaded(photo, 30);
     // The app's stylesheet applies.
     await expect(page.getByRole("heading", { name: "Our garden" })).toHaveCSS("font-size", "19px");
     expect(violations).toEqual([]);

@@ -3,6 +3,7 @@ import sharp from "sharp";
 import { expect, test } from "./fixtures";
 import { createFolderRow } from "./support/accounts";
 import { createItemRows, itemsOf } from "./support/items";
+import { expectPictureLoaded } from "./support/pictures";
 
 /**
  * Issue 35, "Uploads you can watch", on a phone: a chosen photo shows itself at once; with
@@ -91,8 +92,7 @@ test("a photo shows itself when chosen, its upload shows its progress, and the s
 
   if (javaScriptEnabled) {
     const thumbnail = dialog.getByRole("img", { name: "Preview of hills_at_dawn.jpg" });
-    await expect(thumbnail).toBeVisible();
-    expect(await thumbnail.evaluate((image: HTMLImageElement) => image.naturalWidth)).toBe(900);
+    await expectPictureLoaded(thumbnail, 900);
     await expect(dialog.getByRole("meter", { name: "Storage forecast" })).toHaveAttribute(
       "aria-valuetext",
       /^Forecast: /,

@@ -12,6 +12,7 @@ import {
 import { expect, test } from "./fixtures";
 import { createFolderRow, createUser, testDb, uniqueEmail } from "./support/accounts";
 import { writeStoredFile } from "./support/items";
+import { expectPictureLoaded } from "./support/pictures";
 
 /**
  * The web version ("View in your browser") as a page of its own, with and
@@ -118,18 +119,19 @@ async function sentIssue(look?: { template: "classic" | "letter" | "postcard" })
     .insert(sendLedgerRecipients)
     .values({ ledgerId: ledger.id, email: mum, status: "sent", sentAt })
     .run();
-  return { user, folder, ledger, items, mum, path: webVersionPath(ledger.id, mum) };
+  return {
+    user,
+    folder,
+    ledger,
+    items,
+    mum,
+    path: webVersionPath(ledger.id, mum),
+  };
 }
 
 /** Whether the page is no wider than the window: nothing to scroll sideways. */
 function pageFits(page: Page) {
   return page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
-}
-
-function naturalWidth(page: Page, name: string) {
-  return page
-    .getByRole("img", { name, exact: true })
-    .evaluate((image: HTMLImageElement) => image.naturalWidth);
 }
 
 test.describe("the web version", () => {
@@ -151,10 +153,11 @@ test.describe("the web version", () => {
         page.getByRole("heading", { level: 2, name: "Tide tables for the bay" }),
       ).toBeVisible();
       await expect(page.getByText("Ada says: For the boat trip")).toBeVisible();
-      await expect(page.getByRole("img", { name: "Tides this week" })).toBeVisible();
-      expect(await naturalWidth(page, "Tides this week")).toBe(800);
-      await expect(page.getByRole("img", { name: "garden.jpg" })).toBeVisible();
-      expect(await naturalWidth(page, "garden.jpg")).toBe(1200);
+      await expectPictureLoaded(
+        page.getByRole("img", { name: "Tides this week", exact: true }),
+        800,
+      );
+      await expectPictureLoaded(page.getByRole("img", { name: "garden.jpg", exact: true }), 1200);
       expect(await pageFits(page)).toBe(true);
       // The card's picture leads to the page it describes.
       await expect(page.getByRole("link", { name: "Tides this week" }).first()).toHaveAttribute(
@@ -177,8 +180,7 @@ test.describe("the web version", () => {
     await expect(masthead).toHaveCSS("background-color", ACCENT_RGB);
     // Decoration, as in the e-mail: empty alt text.
     const header = masthead.locator("img");
-    await expect(header).toBeVisible();
-    expect(await header.evaluate((image: HTMLImageElement) => image.naturalWidth)).toBe(600);
+    await expectPictureLoaded(header, 600);
     expect(await pageFits(page)).toBe(true);
     await expectAccessible();
   });
@@ -197,7 +199,10 @@ test.describe("the web version", () => {
     const response = await page.goto(path);
     expect(response?.status()).toBe(404);
     await expect(
-      page.getByRole("heading", { level: 1, name: 'You unsubscribed from "Family"' }),
+      page.getByRole("heading", {
+        level: 1,
+        name: 'You unsubscribed from "Family"',
+      }),
     ).toBeVisible();
     await expect(
       page.getByText(`${mum} no longer receives "Family" from Ada Lovelace`),
@@ -234,7 +239,10 @@ test.describe("the web version", () => {
     const response = await page.goto(path);
     expect(response?.status()).toBe(404);
     await expect(
-      page.getByRole("heading", { level: 1, name: "This issue is no longer available" }),
+      page.getByRole("heading", {
+        level: 1,
+        name: "This issue is no longer available",
+      }),
     ).toBeVisible();
     await expect(
       page.getByText(
@@ -258,7 +266,10 @@ test.describe("the web version", () => {
     const response = await page.goto(path);
     expect(response?.status()).toBe(404);
     await expect(
-      page.getByRole("heading", { level: 1, name: "This issue is no longer available" }),
+      page.getByRole("heading", {
+        level: 1,
+        name: "This issue is no longer available",
+      }),
     ).toBeVisible();
     await expect(
       page.getByText("Its sender deleted it, with the folder it came from."),
