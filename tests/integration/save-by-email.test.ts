@@ -1,10 +1,5 @@
-import crypto from "node:crypto";
-import nodemailer from "nodemailer";
-import sharp from "sharp";
 import { describe, expect, test } from "vitest";
-import { startDnsServer } from "../support/dns-server";
-import { freePort } from "../support/free-port";
-import { startBuiltServer, startSmtpSink } from "../support/integration";
+import { startSaveByEmailWorld } from "../support/save-by-email-world";
 
 /**
  * Issue 38, end to end with real parts: the production build receives mail
@@ -14,110 +9,24 @@ import { startBuiltServer, startSmtpSink } from "../support/integration";
  * items land in the one database this process shares; the answer goes
  * through a real SMTP server. Needs `npm run build` first.
  */
-const DOMAIN = "in.thoughtfully.test";
-const WEBHOOK_TOKEN = crypto.randomBytes(24).toString("hex");
-const dkimKeys = crypto.generateKeyPairSync("rsa", { modulusLength: 2048 });
-const strangerKeys = crypto.generateKeyPairSync("rsa", { modulusLength: 2048 });
-const publicKey = dkimKeys.publicKey.export({ type: "spki", format: "der" }).toString("base64");
-
-const dns = await startDnsServer({
-  "sel._domainkey.family.test": `v=DKIM1; k=rsa; p=${publicKey}`,
-  "_dmarc.family.test": "v=DMARC1; p=reject",
-  "family.test": "v=spf1 -all",
-});
-const sink = await startSmtpSink();
-const smtpPort = await freePort();
-const SETTINGS = {
-  INBOUND_EMAIL_DOMAIN: DOMAIN,
-  INBOUND_EMAIL_WEBHOOK_TOKEN: WEBHOOK_TOKEN,
-  DNS_SERVERS: dns.address,
-};
-Object.assign(process.env, SETTINGS);
-const [{ db }, schema, factories, inbox, drizzle] = await Promise.all([
-  import("~/platform/db.server"),
-  import("#db/schema"),
-  import("#db/factories"),
-  import("~/modules/save-by-email/inbox-addresses.server"),
-  import("drizzle-orm"),
-]);
-const { base } = await startBuiltServer({
-  DATABASE_PATH: process.env.DATABASE_PATH!,
-  SMTP_URL: process.env.SMTP_URL!,
-  MAIL_FROM: process.env.MAIL_FROM!,
-  ...SETTINGS,
-  INBOUND_SMTP_PORT: String(smtpPort),
-  INBOUND_SMTP_HOST: "127.0.0.1",
-});
-
-const ada = factories.createUser(db, { email: "ada@family.test", firstName: "Ada" });
-const folder = factories.createFolder(db, ada.id, { name: "Family news" });
-const address = inbox.makeInboxAddress(ada.id, folder.id)!;
-
-const photo = await sharp({
-  create: { width: 64, height: 48, channels: 3, background: { r: 200, g: 120, b: 40 } },
-})
-  .jpeg()
-  .toBuffer();
-
-const signedBy = (privateKey: crypto.KeyObject) => ({
-  domainName: "family.test",
-  keySelector: "sel",
-  privateKey: privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
-});
-
-type Message = nodemailer.SendMailOptions;
-const recipe = (to: string): Message => ({
-  from: "Ada <ada@family.test>",
-  to,
-  subject: "Fwd: Lentil soup",
-  text: "For Sunday, look: https://example.com/soup and https://example.com/bread\n\n-- \nAda",
-  attachments: [{ filename: "soup.jpg", content: photo, contentType: "image/jpeg" }],
-});
-
-function smtpSend(message: Message, key = dkimKeys.privateKey) {
-  return nodemailer
-    .createTransport({
-      host: "127.0.0.1",
-      port: smtpPort,
-      secure: false,
-      ignoreTLS: true,
-      dkim: signedBy(key),
-    })
-    .sendMail(message);
-}
-
-async function rawMessage(message: Message, key = dkimKeys.privateKey) {
-  const built = await nodemailer
-    .createTransport({ streamTransport: true, buffer: true, dkim: signedBy(key) })
-    .sendMail(message);
-  return (built.message as Buffer).toString();
-}
-
-function postWebhook(body: unknown, token = WEBHOOK_TOKEN) {
-  return fetch(`${base}/webhooks/save-by-email`, {
-    method: "POST",
-    headers: {
-      "Content-Type": "application/json",
-      Authorization: `Basic ${Buffer.from(`postmark:${token}`).toString("base64")}`,
-    },
-    body: JSON.stringify(body),
-  });
-}
-
-const itemsOf = (folderId: number) =>
-  db
-    .select()
-    .from(schema.contentItems)
-    .where(drizzle.eq(schema.contentItems.folderId, folderId))
-    .orderBy(schema.contentItems.sortOrder)
-    .all();
-const answersTo = (email: string) => sink.messages.filter((m) => m.envelopeTo.includes(email));
-const refusals = () =>
-  db
-    .select()
-    .from(schema.securityEvents)
-    .where(drizzle.eq(schema.securityEvents.eventType, "inbound_mail_refused"))
-    .all();
+const {
+  DOMAIN,
+  strangerKeys,
+  db,
+  schema,
+  factories,
+  inbox,
+  ada,
+  folder,
+  address,
+  recipe,
+  smtpSend,
+  rawMessage,
+  postWebhook,
+  itemsOf,
+  answersTo,
+  refusals,
+} = await startSaveByEmailWorld();
 
 describe("saving by e-mail", () => {
   test("a forwarded message over SMTP becomes a link item and a photo item, and Ada gets one answer", async () => {

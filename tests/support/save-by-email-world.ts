@@ -1,0 +1,154 @@
+import crypto from "node:crypto";
+import nodemailer from "nodemailer";
+import sharp from "sharp";
+import { startDnsServer } from "./dns-server";
+import { freePort } from "./free-port";
+import { startBuiltServer, startSmtpSink } from "./integration";
+
+/**
+ * The real parts a save-by-e-mail test needs (issue 38): a DNS server on
+ * loopback publishing family.test's DKIM key, DMARC and SPF records; an SMTP
+ * sink for the answers; the production build with its SMTP receiver and its
+ * webhook on; Ada, her folder "Family news" and its address. `settings` adds
+ * or overrides the server's environment. Call it once, at the top of a test
+ * file (top-level await). Needs `npm run build` first.
+ */
+export async function startSaveByEmailWorld(settings: Record<string, string> = {}) {
+  const DOMAIN = "in.thoughtfully.test";
+  const WEBHOOK_TOKEN = crypto.randomBytes(24).toString("hex");
+  const dkimKeys = crypto.generateKeyPairSync("rsa", { modulusLength: 2048 });
+  const strangerKeys = crypto.generateKeyPairSync("rsa", { modulusLength: 2048 });
+  const publicKey = dkimKeys.publicKey.export({ type: "spki", format: "der" }).toString("base64");
+
+  const dns = await startDnsServer({
+    "sel._domainkey.family.test": `v=DKIM1; k=rsa; p=${publicKey}`,
+    "_dmarc.family.test": "v=DMARC1; p=reject",
+    "family.test": "v=spf1 -all",
+  });
+  const sink = await startSmtpSink();
+  const smtpPort = await freePort();
+  const SETTINGS = {
+    INBOUND_EMAIL_DOMAIN: DOMAIN,
+    INBOUND_EMAIL_WEBHOOK_TOKEN: WEBHOOK_TOKEN,
+    DNS_SERVERS: dns.address,
+    ...settings,
+  };
+  Object.assign(process.env, SETTINGS);
+  const [{ db }, schema, factories, inbox, drizzle] = await Promise.all([
+    import("~/platform/db.server"),
+    import("#db/schema"),
+    import("#db/factories"),
+    import("~/modules/save-by-email/inbox-addresses.server"),
+    import("drizzle-orm"),
+  ]);
+  const server = await startBuiltServer({
+    DATABASE_PATH: process.env.DATABASE_PATH!,
+    SMTP_URL: process.env.SMTP_URL!,
+    MAIL_FROM: process.env.MAIL_FROM!,
+    INBOUND_SMTP_PORT: String(smtpPort),
+    INBOUND_SMTP_HOST: "127.0.0.1",
+    ...SETTINGS,
+  });
+
+  const ada = factories.createUser(db, { email: "ada@family.test", firstName: "Ada" });
+  const folder = factories.createFolder(db, ada.id, { name: "Family news" });
+  const address = inbox.makeInboxAddress(ada.id, folder.id)!;
+
+  const photo = await sharp({
+    create: { width: 64, height: 48, channels: 3, background: { r: 200, g: 120, b: 40 } },
+  })
+    .jpeg()
+    .toBuffer();
+
+  const signedBy = (privateKey: crypto.KeyObject) => ({
+    domainName: "family.test",
+    keySelector: "sel",
+    privateKey: privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
+  });
+
+  /** Two links and a photo, forwarded by Ada. */
+  const recipe = (to: string): nodemailer.SendMailOptions => ({
+    from: "Ada <ada@family.test>",
+    to,
+    subject: "Fwd: Lentil soup",
+    text: "For Sunday, look: https://example.com/soup and https://example.com/bread\n\n-- \nAda",
+    attachments: [{ filename: "soup.jpg", content: photo, contentType: "image/jpeg" }],
+  });
+
+  /** Sends over SMTP to the app's receiver, DKIM-signed with `key` (family.test's own by default). */
+  function smtpSend(message: nodemailer.SendMailOptions, key = dkimKeys.privateKey) {
+    return nodemailer
+      .createTransport({
+        host: "127.0.0.1",
+        port: smtpPort,
+        secure: false,
+        ignoreTLS: true,
+        dkim: signedBy(key),
+      })
+      .sendMail(message);
+  }
+
+  /** The message as it would travel, DKIM-signed with `key`. */
+  async function rawMessage(message: nodemailer.SendMailOptions, key = dkimKeys.privateKey) {
+    const built = await nodemailer
+      .createTransport({ streamTransport: true, buffer: true, dkim: signedBy(key) })
+      .sendMail(message);
+    return (built.message as Buffer).toString();
+  }
+
+  /** A Postmark-shaped inbound post, with the webhook's token as its basic-auth password. */
+  function postWebhook(body: unknown, token = WEBHOOK_TOKEN) {
+    return fetch(`${server.base}/webhooks/save-by-email`, {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        Authorization: `Basic ${Buffer.from(`postmark:${token}`).toString("base64")}`,
+      },
+      body: JSON.stringify(body),
+    });
+  }
+
+  const itemsOf = (folderId: number) =>
+    db
+      .select()
+      .from(schema.contentItems)
+      .where(drizzle.eq(schema.contentItems.folderId, folderId))
+      .orderBy(schema.contentItems.sortOrder)
+      .all();
+  const answersTo = (email: string) => sink.messages.filter((m) => m.envelopeTo.includes(email));
+  const refusals = () =>
+    db
+      .select()
+      .from(schema.securityEvents)
+      .where(drizzle.eq(schema.securityEvents.eventType, "inbound_mail_refused"))
+      .all();
+
+  return {
+    DOMAIN,
+    WEBHOOK_TOKEN,
+    dkimKeys,
+    strangerKeys,
+    dns,
+    sink,
+    smtpPort,
+    server,
+    base: server.base,
+    db,
+    schema,
+    factories,
+    inbox,
+    drizzle,
+    ada,
+    folder,
+    address,
+    photo,
+    signedBy,
+    recipe,
+    smtpSend,
+    rawMessage,
+    postWebhook,
+    itemsOf,
+    answersTo,
+    refusals,
+  };
+}
