@@ -35,7 +35,7 @@ type Measure = { score: number; tbtMs: number; lcpMs: number; scriptKiB: number 
  * cookie jar, which Lighthouse keeps between runs: a Cookie header given as
  * `extraHeaders` is replaced by the jar's own once a page has set a cookie.
  */
-async function measure(url: string, port: number) {
+async function measure(url: string, port: number, attempt = 1): Promise<Measure> {
   const result = await lighthouse(url, {
     port,
     output: "json",
@@ -44,6 +44,11 @@ async function measure(url: string, port: number) {
   });
   const lhr = result?.lhr;
   if (!lhr) throw new Error(`Lighthouse returned nothing for ${url}`);
+  // A trace that missed the navigation's start is Lighthouse's own hiccup, and
+  // it asks to be run again; a page's fault fails at once.
+  if (lhr.runtimeError?.code === "NO_NAVSTART" && attempt < 3) {
+    return measure(url, port, attempt + 1);
+  }
   if (lhr.runtimeError) throw new Error(`${url}: ${lhr.runtimeError.message}`);
   if (lhr.finalDisplayedUrl !== url) {
     throw new Error(`${url} ended on ${lhr.finalDisplayedUrl}: the session was not accepted`);
