@@ -119,7 +119,7 @@ export function FolderCard({ folder, place }: { folder: FolderSummary; place: Fo
           </p>
           <p className="text-xs text-stone-600">{`Next: ${folder.nextLabel}`}</p>
         </DelegatedLink>
-        <div className="flex flex-col items-center">
+        <div className="flex flex-col items-center gap-2">
           <FolderButton
             folderId={folder.id}
             intent="move-up"

@@ -279,7 +279,7 @@ export function FolderForm({
         Send me a copy (CC)
       </label>
 
-      <fieldset className="space-y-1">
+      <fieldset className="space-y-2">
         <legend className="text-sm font-medium text-stone-800">
           Answers from your recipients by e-mail
         </legend>

@@ -16,7 +16,7 @@ export function PublicHeader() {
         >
           <Logo />
         </Link>
-        <div className="flex items-center gap-1.5 sm:gap-2">
+        <div className="flex items-center gap-2">
           <Link to="/signup" className="btn-primary px-3 py-2 sm:px-4">
             Sign Up
           </Link>

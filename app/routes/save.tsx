@@ -67,7 +67,7 @@ function ArchivedIssueCard({ issue }: { issue: ArchivedIssue }) {
         <h2 id={`issue-${issue.id}`} className="font-medium">
           <Link
             to={`/folders/${issue.folder.id}/sent/${issue.id}?from=save`}
-            className="text-emerald-900 underline"
+            className="inline-flex min-h-11 items-center text-emerald-900 underline"
           >
             {issue.sentAt}
           </Link>

@@ -117,7 +117,7 @@ export default function UploadContent() {
               replace
               preventScrollReset
               aria-current={option === type ? "page" : undefined}
-              className={`rounded-full border px-3 py-1 text-sm ${
+              className={`inline-flex min-h-11 min-w-11 items-center rounded-full border px-4 text-sm ${
                 option === type
                   ? "border-brand-700 bg-brand-700 text-white"
                   : "border-stone-300 bg-white text-stone-800 hover:bg-stone-100"
