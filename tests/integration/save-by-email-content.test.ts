@@ -131,6 +131,21 @@ describe("what mail becomes", () => {
     ]);
   });
 
+  test("an HTML-only message's link becomes a link item, its words the comment without the address", async () => {
+    const url = `${pages.origin}/article/stew`;
+    const items = await added(() =>
+      smtpSend({
+        from: "Ada <ada@family.test>",
+        to: address,
+        subject: "Stew",
+        html: `<p>For Sunday, <a href="${url}">the stew</a>.</p><p>Love, Ada</p>`,
+      }),
+    );
+    expect(items.map((item) => [item.type, item.urls, item.commentText])).toEqual([
+      ["link", [url], "For Sunday, the stew\n\nLove, Ada"],
+    ]);
+  });
+
   test("a saved link gets its preview fetched", async () => {
     const url = `${pages.origin}/article/soup`;
     const items = await added(() =>
