@@ -92,6 +92,15 @@ const envSchema = z.object({
   /** PEM files: set both and the SMTP receiver offers STARTTLS. */
   INBOUND_SMTP_TLS_KEY: optionalText,
   INBOUND_SMTP_TLS_CERT: optionalText,
+  /**
+   * "true": each SMTP connection starts with a PROXY protocol v1 header naming
+   * the sender's address, as Fly's proxy_proto handler writes it
+   * (docs/decisions/0171-smtp-on-fly-one-machine-dedicated-ipv4-proxy-protocol.md).
+   */
+  INBOUND_SMTP_PROXY_PROTOCOL: z
+    .enum(["true", "false"], { message: 'must be "true" or "false"' })
+    .default("false")
+    .transform((value) => value === "true"),
   /** DNS servers for checking incoming mail's SPF, DKIM and DMARC (comma-separated, host or host:port); unset, the system's. */
   DNS_SERVERS: z
     .string()

@@ -71,6 +71,16 @@ describe("planSave", () => {
     expect(plan.title).toBe("p0.jpg");
   });
 
+  test("an HTML-only message's links, which mailparser writes as 'label [address]', leave no brackets in the words", () => {
+    const plan = planSave({
+      subject: "Soup",
+      text: "For Sunday, the soup [https://example.com/soup].\n\nLove, Ada",
+      attachments: [],
+    });
+    expect(plan.links).toEqual(["https://example.com/soup"]);
+    expect(plan.text).toBe("For Sunday, the soup\n\nLove, Ada");
+  });
+
   test("text alone keeps its words within the note limit", () => {
     const plan = planSave({ subject: "Note", text: "a".repeat(5000), attachments: [] });
     expect(plan.text).toHaveLength(1000);

@@ -78,7 +78,8 @@ export function planSave(message: Pick<ParsedMail, "subject" | "text" | "attachm
   const links = urls.slice(0, LIMITS.item.maxLinks);
   // The addresses are the items' own; what is left around them is the comment.
   let text = body;
-  for (const url of urls) text = text.split(url).join("\uFFFC");
+  // mailparser writes an HTML-only message's links as "label [address]": the brackets go too.
+  for (const url of urls) text = text.split(`[${url}]`).join("\uFFFC").split(url).join("\uFFFC");
   text = text.replace(/\uFFFC[,;.]?/g, " ");
   text = text
     .replace(/[ \t]+/g, " ")

@@ -40,6 +40,8 @@ export function createSmtpReceiver(): SMTPServer {
     name: env.INBOUND_EMAIL_DOMAIN,
     banner: "Thoughtfully saves mail for its folders' addresses only",
     authOptional: true,
+    // Behind Fly's proxy every peer is the proxy: the header names the sender, for SPF and the limits.
+    useProxy: env.INBOUND_SMTP_PROXY_PROTOCOL,
     size: maxBytes,
     maxClients: 20,
     socketTimeout: 60_000,
