@@ -19,7 +19,7 @@ const EXEMPT_ROUTES: Record<string, string> = {
     "mail to our address comes from mail servers; the signed token in the subject is the proof",
   "webhooks+/mailgun.ts": "Mailgun signs its webhook (HMAC); the signature is the proof",
   "webhooks+/postmark.ts": "Postmark sends the webhook's basic-auth password; it is the proof",
-  "webhooks+/save-by-email.ts":
+  "webhooks+/save-by-email.(mime).ts":
     "the mail provider sends the webhook's basic-auth password, and each message must pass DMARC",
   "webhooks+/sendgrid.ts": "SendGrid signs its webhook (ECDSA); the signature is the proof",
   "webhooks+/ses.ts":
@@ -67,7 +67,7 @@ test("the exemptions are exactly the ones documented", () => {
     "webhooks+/inbound-email.ts",
     "webhooks+/mailgun.ts",
     "webhooks+/postmark.ts",
-    "webhooks+/save-by-email.ts",
+    "webhooks+/save-by-email.(mime).ts",
     "webhooks+/sendgrid.ts",
     "webhooks+/ses.ts",
     "webhooks+/stripe.ts",

@@ -86,6 +86,11 @@ const envSchema = z.object({
     (value) => value === undefined || value.length >= 24,
     "must be at least 24 characters long",
   ),
+  /**
+   * The public key of a SendGrid Inbound Parse signing security policy (base64, as SendGrid shows
+   * it); set, every post to the save-by-email webhook must carry its valid signature.
+   */
+  SENDGRID_INBOUND_PARSE_PUBLIC_KEY: optionalText,
   /** Set: the server also receives mail for INBOUND_EMAIL_DOMAIN over SMTP on this port. */
   INBOUND_SMTP_PORT: portSchema.optional(),
   INBOUND_SMTP_HOST: z.string().trim().min(1).default("127.0.0.1"),

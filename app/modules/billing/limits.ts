@@ -61,6 +61,8 @@ export const LIMITS = {
     maxMessageBytes: 25 * MB,
     /** MIME parts (Content-Type headers) in one message: a forward with its photos and files fits. */
     maxParts: 40,
+    /** A message's header section (docs/decisions/0170-save-by-email-header-bound.md). */
+    maxHeaderBytes: 64 * 1024,
     /** Messages one folder's address saves in an hour; more are dropped unanswered. */
     savesPerFolderPerHour: 30,
   },

@@ -1,5 +1,11 @@
+import crypto from "node:crypto";
 import { expect, test } from "vitest";
-import { RELAY_WEBHOOK_REQUESTS, RELAYS, refuseOverRateLimit } from "./relay-webhooks.server";
+import {
+  RELAY_WEBHOOK_REQUESTS,
+  RELAYS,
+  refuseOverRateLimit,
+  sendgridSignatureValid,
+} from "./relay-webhooks.server";
 
 const meta = { thoughtfully_copy: "c1-000000000000000000000000" };
 
@@ -56,6 +62,32 @@ test("SendGrid: bounces, blocks and spam reports in a batch; the rest is left ou
     ["b", "soft_bounce", null],
     ["c", "complaint", null],
   ]);
+});
+
+test("SendGrid's signature holds over the body's bytes as sent, Latin-1 ones too, and nothing else", () => {
+  const { publicKey, privateKey } = crypto.generateKeyPairSync("ec", { namedCurve: "prime256v1" });
+  const key = publicKey.export({ type: "spki", format: "der" }).toString("base64");
+  const body = Buffer.from("email=Caf\xe9", "latin1");
+  const signed = (timestamp: string, signature: Buffer) =>
+    new Request("http://localhost/webhooks/save-by-email", {
+      method: "POST",
+      headers: {
+        "X-Twilio-Email-Event-Webhook-Timestamp": timestamp,
+        "X-Twilio-Email-Event-Webhook-Signature": signature.toString("base64"),
+      },
+    });
+  const signature = crypto.sign(
+    "sha256",
+    Buffer.concat([Buffer.from("1700000000"), body]),
+    privateKey,
+  );
+  expect(sendgridSignatureValid(key, signed("1700000000", signature), body)).toBe(true);
+  expect(sendgridSignatureValid(key, signed("1700000001", signature), body)).toBe(false);
+  expect(
+    sendgridSignatureValid(key, signed("1700000000", signature), Buffer.from("email=Cafe")),
+  ).toBe(false);
+  expect(sendgridSignatureValid(key, new Request("http://localhost/"), body)).toBe(false);
+  expect(sendgridSignatureValid("not a key", signed("1700000000", signature), body)).toBe(false);
 });
 
 test("past the rate limit, a client is asked to come back later", async () => {

@@ -171,31 +171,37 @@ const sendgridEvent = z
   .passthrough();
 
 /**
- * SendGrid: the Signed Event Webhook, an ECDSA (P-256, SHA-256) signature of
- * the timestamp header followed by the raw body; the verification key is
- * the base64 public key SendGrid shows (SENDGRID_WEBHOOK_PUBLIC_KEY).
+ * SendGrid signs what it posts, its Event Webhook and an Inbound Parse with a
+ * signing security policy alike: an ECDSA (P-256, SHA-256) signature of the
+ * timestamp header followed by the raw body, checked with the base64 public
+ * key SendGrid shows.
  */
+export function sendgridSignatureValid(publicKey: string, request: Request, rawBody: Buffer) {
+  const signature = request.headers.get("x-twilio-email-event-webhook-signature");
+  const timestamp = request.headers.get("x-twilio-email-event-webhook-timestamp");
+  if (!signature || !timestamp) return false;
+  try {
+    const key = crypto.createPublicKey({
+      key: Buffer.from(publicKey, "base64"),
+      format: "der",
+      type: "spki",
+    });
+    return crypto.verify(
+      "sha256",
+      Buffer.concat([Buffer.from(timestamp), rawBody]),
+      key,
+      Buffer.from(signature, "base64"),
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** SendGrid: the Signed Event Webhook (sendgridSignatureValid, SENDGRID_WEBHOOK_PUBLIC_KEY). */
 const sendgrid: Relay = {
   secret: () => env.SENDGRID_WEBHOOK_PUBLIC_KEY,
   verify(request, rawBody, secret) {
-    const signature = request.headers.get("x-twilio-email-event-webhook-signature");
-    const timestamp = request.headers.get("x-twilio-email-event-webhook-timestamp");
-    if (!signature || !timestamp) return false;
-    try {
-      const key = crypto.createPublicKey({
-        key: Buffer.from(secret, "base64"),
-        format: "der",
-        type: "spki",
-      });
-      return crypto.verify(
-        "sha256",
-        Buffer.from(timestamp + rawBody),
-        key,
-        Buffer.from(signature, "base64"),
-      );
-    } catch {
-      return false;
-    }
+    return sendgridSignatureValid(secret, request, Buffer.from(rawBody));
   },
   reports(body) {
     if (!Array.isArray(body)) return [];

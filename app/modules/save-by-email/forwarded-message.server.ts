@@ -116,3 +116,9 @@ export function planSave(message: Pick<ParsedMail, "subject" | "text" | "attachm
     skipped,
   };
 }
+
+/** The length of a raw message's header section: everything before the first empty line. */
+export function headerSectionBytes(raw: Buffer) {
+  const ends = [raw.indexOf("\r\n\r\n"), raw.indexOf("\n\n")].filter((index) => index >= 0);
+  return ends.length > 0 ? Math.min(...ends) : raw.length;
+}

@@ -19,7 +19,7 @@ import { refuseMailBurst } from "~/platform/mail-limits.server";
 import { sendEmail } from "~/platform/mailer.server";
 import { consumeRateLimit } from "~/platform/rate-limit.server";
 import { recordSecurityEvent } from "~/platform/security-events.server";
-import { planSave, type SavePlan } from "./forwarded-message.server";
+import { headerSectionBytes, planSave, type SavePlan } from "./forwarded-message.server";
 import { folderForInboxAddress } from "./inbox-addresses.server";
 import { checkSender, type Transport } from "./sender-check.server";
 
@@ -229,6 +229,9 @@ async function answer(
 export async function receiveMail(mail: IncomingMail): Promise<SaveOutcome> {
   if (mail.raw.length > LIMITS.saveByEmail.maxMessageBytes) return drop(mail, "message too large");
   if (countParts(mail.raw) > LIMITS.saveByEmail.maxParts) return drop(mail, "too many parts");
+  if (headerSectionBytes(mail.raw) > LIMITS.saveByEmail.maxHeaderBytes) {
+    return drop(mail, "header section too large");
+  }
   // Loaded on the first message, not at every start (docs/decisions/0083-one-build.md).
   const { simpleParser } = await import("mailparser");
   let message: ParsedMail;

@@ -1,15 +1,19 @@
 import { LIMITS } from "~/modules/billing/limits";
-import { mailgunSignatureValid } from "~/modules/deliverability/relay-webhooks.server";
+import {
+  mailgunSignatureValid,
+  sendgridSignatureValid,
+} from "~/modules/deliverability/relay-webhooks.server";
 import { env } from "~/platform/env.server";
-import { readBodyText } from "~/platform/request-body.server";
+import { readBodyBytes } from "~/platform/request-body.server";
 import { sameSecret } from "~/platform/same-secret.server";
 
 /**
- * Mail posted by a provider's inbound webhook to /webhooks/save-by-email
- * (docs/deploy.md, "Saving by e-mail"). The whole message is needed, as it
- * was sent, for its DKIM signature and its attachments: Postmark's JSON with
- * RawEmail, SendGrid's Inbound Parse with "POST the raw, full MIME message",
- * Mailgun's route to a URL ending in `mime`, or the message itself.
+ * Mail posted by a provider's inbound webhook to /webhooks/save-by-email, or
+ * /webhooks/save-by-email/mime for Mailgun, which posts the whole message only
+ * to a URL ending in `mime` (docs/decisions/0169-save-by-email-webhook-urls-and-signatures.md).
+ * The whole message is needed, as it was sent, for its DKIM signature and its
+ * attachments: Postmark's JSON with RawEmail, SendGrid's Inbound Parse with
+ * "POST the raw, full MIME message", Mailgun's `body-mime`, or the message itself.
  */
 export type WebhookMail = { raw: Buffer; recipients: string[] };
 
@@ -19,7 +23,8 @@ export const WEBHOOK_MAIL_MAX_BODY_BYTES = LIMITS.saveByEmail.maxMessageBytes + 
 /**
  * The provider proves itself with INBOUND_EMAIL_WEBHOOK_TOKEN as the
  * basic-auth password (each of them takes credentials in the webhook's URL);
- * Mailgun also signs what it posts, which is checked when its key is set.
+ * Mailgun and SendGrid also sign what they post, which is checked when their
+ * key is set.
  */
 export function webhookAuthorized(request: Request) {
   const expected = env.INBOUND_EMAIL_WEBHOOK_TOKEN;
@@ -50,8 +55,13 @@ function text(value: unknown) {
 export async function readWebhookMail(
   request: Request,
 ): Promise<WebhookMail | "too-large" | "bad-signature"> {
-  const body = await readBodyText(request, WEBHOOK_MAIL_MAX_BODY_BYTES);
-  if (body === null) return "too-large";
+  const bytes = await readBodyBytes(request, WEBHOOK_MAIL_MAX_BODY_BYTES);
+  if (bytes === null) return "too-large";
+  const inboundParseKey = env.SENDGRID_INBOUND_PARSE_PUBLIC_KEY;
+  if (inboundParseKey && !sendgridSignatureValid(inboundParseKey, request, bytes)) {
+    return "bad-signature";
+  }
+  const body = bytes.toString("utf8");
   const contentType = request.headers.get("content-type") ?? "";
   const mediaType = contentType.split(";")[0]!.trim().toLowerCase();
   if (mediaType === "application/json") {

@@ -12,7 +12,10 @@ import type { RouteBodyLimit } from "~/platform/route-body-limit";
 
 /**
  * Mail to a folder's address, POSTed by the provider that receives
- * INBOUND_EMAIL_DOMAIN (docs/deploy.md, "Saving by e-mail"). Exempt from our
+ * INBOUND_EMAIL_DOMAIN (docs/deploy.md, "Saving by e-mail") to
+ * /webhooks/save-by-email, or to /webhooks/save-by-email/mime, the URL
+ * Mailgun's route needs to post the whole message
+ * (docs/decisions/0169-save-by-email-webhook-urls-and-signatures.md). Exempt from our
  * CSRF token: the provider's basic-auth password is the proof, and the
  * message itself must pass DMARC. Whatever becomes of a message we could
  * read, the answer is 200, so the provider does not retry it; a failure of
