@@ -71,7 +71,7 @@ async function encoded(fields: Record<string, string>) {
 async function postMailgun(
   url: string,
   raw: string,
-  { key = MAILGUN_KEY, recipient = address } = {},
+  { key = MAILGUN_KEY, recipient = address, signed = true } = {},
 ) {
   const timestamp = String(Math.floor(Date.now() / 1000));
   const token = crypto.randomBytes(25).toString("hex");
@@ -82,9 +82,7 @@ async function postMailgun(
   const { body, contentType } = await encoded({
     recipient,
     "body-mime": raw,
-    timestamp,
-    token,
-    signature,
+    ...(signed ? { timestamp, token, signature } : {}),
   });
   return fetch(url, {
     method: "POST",
@@ -170,6 +168,12 @@ describe("the providers' webhooks", () => {
       { key: "not-mailguns-key" },
     );
     expect(response.status).toBe(401);
+    const unsigned = await postMailgun(
+      `${world.base}/webhooks/save-by-email/mime`,
+      await adasMessage("Unsigned soup"),
+      { signed: false },
+    );
+    expect(unsigned.status).toBe(401);
     expect(itemsOf(folder.id).length).toBe(before);
   });
 

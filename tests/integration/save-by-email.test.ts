@@ -61,6 +61,24 @@ describe("saving by e-mail", () => {
     );
   });
 
+  test("one message sent to two folders' addresses is saved in each: a duplicate is per folder", async () => {
+    const walks = factories.createFolder(db, ada.id, { name: "Walks" });
+    const walksAddress = inbox.makeInboxAddress(ada.id, walks.id)!;
+    const raw = await rawMessage({
+      ...recipe(address),
+      to: [address, walksAddress],
+      subject: "Both",
+      messageId: "<both@family.test>",
+    });
+    const before = itemsOf(folder.id).length;
+    for (const to of [address, walksAddress]) {
+      const response = await postWebhook({ RawEmail: raw, OriginalRecipient: to });
+      expect(await response.json()).toEqual({ outcome: "saved" });
+    }
+    expect(itemsOf(folder.id).length).toBe(before + 2);
+    expect(itemsOf(walks.id).map((item) => item.title)).toEqual(["Both", "Both"]);
+  });
+
   test("a spoofed From (signed with another key) is accepted by SMTP, saves nothing, gets no answer and is counted", async () => {
     const before = itemsOf(folder.id).length;
     const answers = answersTo("ada@family.test").length;

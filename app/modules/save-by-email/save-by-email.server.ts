@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Attachment, ParsedMail } from "mailparser";
 import { createElement } from "react";
 import { folders, inboundMessages, users } from "#db/schema";
@@ -264,7 +264,9 @@ export async function receiveMail(mail: IncomingMail): Promise<SaveOutcome> {
   const seen = db
     .select({ id: inboundMessages.id })
     .from(inboundMessages)
-    .where(eq(inboundMessages.messageKey, messageKey))
+    .where(
+      and(eq(inboundMessages.folderId, owner.folderId), eq(inboundMessages.messageKey, messageKey)),
+    )
     .all();
   if (seen.length > 0) return { outcome: "duplicate", folderId: owner.folderId };
 
