@@ -78,6 +78,7 @@ export function Toaster({ toast }: { toast: Toast | null }) {
         /* biome-ignore lint/a11y/noStaticElementInteractions: hovering only pauses the auto-close timer and dragging is a shortcut for the dismiss button, which stays the control */
         <div
           role={destructive ? "alert" : "status"}
+          data-toast
           onMouseEnter={() => setPaused(true)}
           onMouseLeave={() => setPaused(false)}
           onFocus={() => setPaused(true)}

@@ -3,13 +3,14 @@ import { unzipSync } from "fflate";
 import { expect, test } from "./fixtures";
 import { confirmWithPassword, createFolderRow, createUser, findUser } from "./support/accounts";
 import { createItemRow, writeStoredFile } from "./support/items";
+import { atPhoneAndDesktop } from "./support/viewports";
 
 /**
  * Issue 36, item 6: deleting the account asks for the password and offers
  * "Download my data" first, a ZIP of every folder, item and file
  * (docs/decisions/0155-download-my-data.md).
  */
-test.describe("leaving with your data", () => {
+atPhoneAndDesktop("leaving with your data", () => {
   test("the export ZIP holds every folder, item and file, and only the owner's", async ({
     page,
     login,

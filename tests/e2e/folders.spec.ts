@@ -3,6 +3,7 @@ import { createFolderRow, createUser, foldersOf } from "./support/accounts";
 import { whileDatabaseRefuses } from "./support/database-faults";
 import { openMoreMenu } from "./support/folder-screen";
 import { createItemRow, itemsOf } from "./support/items";
+import { atPhoneAndDesktop } from "./support/viewports";
 
 const MB = 1024 * 1024;
 
@@ -119,34 +120,6 @@ test.describe("folders", () => {
     expect(foldersOf(user.id).map((folder) => folder.name)).toEqual(["Second"]);
   });
 
-  test("a folder paused for storage cannot be resumed until it fits", async ({ page, login }) => {
-    const user = await login();
-    const folder = createFolderRow(user.id, {
-      name: "Too full",
-      isPaused: true,
-      pauseReason: "storage_exceeded",
-      recipients: [{ name: "Nan", email: "nan@icloud.com" }],
-    });
-    // 12 MB of photos against the 10 MB an iCloud recipient can receive.
-    createItemRow(folder.id, { type: "photo", title: "Big photos", fileSizes: [6 * MB, 6 * MB] });
-    await page.goto(`/folders/${folder.id}`);
-    await expect(page.getByText("Folder Auto-Paused")).toBeVisible();
-    await openMoreMenu(page);
-    await page.getByRole("button", { name: "Resume Delivery" }).click();
-    await expect(page.getByText("Failed to update folder status")).toBeVisible();
-    // The advice names only what works: Send Now stays disabled while the folder is paused.
-    await expect(
-      page.getByText(
-        "This folder is paused because it is over its storage limit. Remove files until it fits: delivery then resumes by itself.",
-      ),
-    ).toBeVisible();
-    await expect(page.getByRole("button", { name: "Send Now" })).toBeDisabled();
-    expect(foldersOf(user.id)[0]).toMatchObject({
-      isPaused: true,
-      pauseReason: "storage_exceeded",
-    });
-  });
-
   test("when the database refuses, the spec's failure messages show and nothing is lost", async ({
     page,
     login,
@@ -190,6 +163,74 @@ test.describe("folders", () => {
       await expect(page.getByText("Failed to delete folder")).toBeVisible();
       await expect(page).toHaveURL(`/folders/${first.id}`);
       expect(foldersOf(user.id).map((folder) => folder.name)).toEqual(["First", "Second"]);
+    });
+  });
+
+  test("?folder=ID opens that folder at its own address", async ({ page, login }) => {
+    const user = await login();
+    createFolderRow(user.id, { name: "One", sortOrder: 0 });
+    const two = createFolderRow(user.id, { name: "Two", sortOrder: 1 });
+    await page.goto(`/?folder=${two.id}`);
+    await expect(page).toHaveURL(new RegExp(`/folders/${two.id}$`));
+    await expect(page.getByRole("heading", { level: 2, name: "Two" })).toBeVisible();
+  });
+
+  test("another user's folder answers 404 everywhere and changes nothing", async ({
+    login,
+    page,
+  }) => {
+    const owner = await createUser();
+    const theirs = createFolderRow(owner.id, { name: "Private" });
+    await login();
+    for (const path of ["", "/edit", "/delete"]) {
+      const response = await page.goto(`/folders/${theirs.id}${path}`);
+      expect(response?.status()).toBe(404);
+    }
+    await page.goto("/");
+    const csrf = await page.locator('input[name="csrf"]').first().inputValue();
+    for (const [path, form] of [
+      ["", { intent: "toggle-pause" }],
+      ["", { intent: "move-down" }],
+      ["/edit", { name: "Hijacked", "recipients[0].name": "X", "recipients[0].email": "x@x.io" }],
+      ["/delete", {}],
+    ] as const) {
+      const response = await page.request.post(`/folders/${theirs.id}${path}`, {
+        form: { csrf, ...form },
+        maxRedirects: 0,
+      });
+      expect(response.status()).toBe(404);
+    }
+    const [unchanged] = foldersOf(owner.id);
+    expect([unchanged?.name, unchanged?.isPaused]).toEqual(["Private", false]);
+  });
+});
+
+atPhoneAndDesktop("a folder's dead ends offer their way out", () => {
+  test("a folder paused for storage cannot be resumed until it fits", async ({ page, login }) => {
+    const user = await login();
+    const folder = createFolderRow(user.id, {
+      name: "Too full",
+      isPaused: true,
+      pauseReason: "storage_exceeded",
+      recipients: [{ name: "Nan", email: "nan@icloud.com" }],
+    });
+    // 12 MB of photos against the 10 MB an iCloud recipient can receive.
+    createItemRow(folder.id, { type: "photo", title: "Big photos", fileSizes: [6 * MB, 6 * MB] });
+    await page.goto(`/folders/${folder.id}`);
+    await expect(page.getByText("Folder Auto-Paused")).toBeVisible();
+    await openMoreMenu(page);
+    await page.getByRole("button", { name: "Resume Delivery" }).click();
+    await expect(page.getByText("Failed to update folder status")).toBeVisible();
+    // The advice names only what works: Send Now stays disabled while the folder is paused.
+    await expect(
+      page.getByText(
+        "This folder is paused because it is over its storage limit. Remove files until it fits: delivery then resumes by itself.",
+      ),
+    ).toBeVisible();
+    await expect(page.getByRole("button", { name: "Send Now" })).toBeDisabled();
+    expect(foldersOf(user.id)[0]).toMatchObject({
+      isPaused: true,
+      pauseReason: "storage_exceeded",
     });
   });
 
@@ -254,43 +295,5 @@ test.describe("folders", () => {
       page.getByText("Hey there! You've reached your maximum of 5 unique folders."),
     ).toBeVisible();
     expect(foldersOf(user.id)).toHaveLength(5);
-  });
-
-  test("?folder=ID opens that folder at its own address", async ({ page, login }) => {
-    const user = await login();
-    createFolderRow(user.id, { name: "One", sortOrder: 0 });
-    const two = createFolderRow(user.id, { name: "Two", sortOrder: 1 });
-    await page.goto(`/?folder=${two.id}`);
-    await expect(page).toHaveURL(new RegExp(`/folders/${two.id}$`));
-    await expect(page.getByRole("heading", { level: 2, name: "Two" })).toBeVisible();
-  });
-
-  test("another user's folder answers 404 everywhere and changes nothing", async ({
-    login,
-    page,
-  }) => {
-    const owner = await createUser();
-    const theirs = createFolderRow(owner.id, { name: "Private" });
-    await login();
-    for (const path of ["", "/edit", "/delete"]) {
-      const response = await page.goto(`/folders/${theirs.id}${path}`);
-      expect(response?.status()).toBe(404);
-    }
-    await page.goto("/");
-    const csrf = await page.locator('input[name="csrf"]').first().inputValue();
-    for (const [path, form] of [
-      ["", { intent: "toggle-pause" }],
-      ["", { intent: "move-down" }],
-      ["/edit", { name: "Hijacked", "recipients[0].name": "X", "recipients[0].email": "x@x.io" }],
-      ["/delete", {}],
-    ] as const) {
-      const response = await page.request.post(`/folders/${theirs.id}${path}`, {
-        form: { csrf, ...form },
-        maxRedirects: 0,
-      });
-      expect(response.status()).toBe(404);
-    }
-    const [unchanged] = foldersOf(owner.id);
-    expect([unchanged?.name, unchanged?.isPaused]).toEqual(["Private", false]);
   });
 });

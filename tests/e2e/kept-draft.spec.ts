@@ -4,6 +4,7 @@ import { sessions } from "#db/schema";
 import { expect, test } from "./fixtures";
 import { createFolderRow, TEST_PASSWORD, testDb } from "./support/accounts";
 import { createItemRow, itemsOf } from "./support/items";
+import { atPhoneAndDesktop } from "./support/viewports";
 
 /**
  * Issue 36, item 6: a form open when the session ends elsewhere keeps what
@@ -23,7 +24,7 @@ async function logInAgain(page: Page, email: string) {
   await expect(page).not.toHaveURL(/\/login/, { timeout: 20_000 });
 }
 
-test.describe("what was typed survives a session that ended", () => {
+atPhoneAndDesktop("what was typed survives a session that ended", () => {
   test("a new musing comes back filled in after logging in, and is saved by the person", async ({
     page,
     login,

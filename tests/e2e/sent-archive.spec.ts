@@ -154,6 +154,26 @@ test.describe("the sent archive", () => {
     await expect(page.getByRole("row", { name: new RegExp(`${mum} Delivered 2 0`) })).toBeVisible();
   });
 
+  test("the Save tab shows a Premium sender the opens and clicks, and a free sender not", async ({
+    browser,
+    baseURL,
+  }) => {
+    for (const premium of [true, false]) {
+      const { user } = await sentIssue({ premium });
+      const context = await browser.newContext();
+      await signIn(context, user.id, baseURL!);
+      const page = await context.newPage();
+      await page.goto("/save");
+      await expect(page.getByText("2 items · 1 delivered · 1 skipped (left)")).toBeVisible();
+      if (premium) {
+        await expect(page.getByText("Opened by about 1 · 0 clicks")).toBeVisible();
+      } else {
+        await expect(page.getByText(/Opened by/)).toHaveCount(0);
+      }
+      await context.close();
+    }
+  });
+
   test("another user's sent issue is not found", async ({ login, page }) => {
     const { folder, ledger } = await sentIssue();
     await login();

@@ -2,6 +2,7 @@ import type { Locator, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { createFolderRow, createUser, signIn } from "./support/accounts";
 import { createItemRows } from "./support/items";
+import { atPhoneAndDesktop } from "./support/viewports";
 
 /** Drags `target` right by `distance` px with the mouse, as a finger would swipe it. */
 async function dragRight(page: Page, target: Locator, distance: number) {
@@ -47,9 +48,7 @@ test.describe("toasts with JavaScript", () => {
   });
 });
 
-test.describe("toasts on a phone", () => {
-  test.use({ viewport: { width: 375, height: 740 } });
-
+atPhoneAndDesktop("toasts", () => {
   test("sit at the bottom, clear of the header, and the ✕ closes them, with or without JavaScript", async ({
     page,
     login,
@@ -65,8 +64,9 @@ test.describe("toasts on a phone", () => {
     await expect(toast).toBeVisible();
     const box = (await toast.boundingBox())!;
     const header = (await page.getByRole("banner").boundingBox())!;
-    expect(box.y + box.height).toBeGreaterThan(740 - 40);
-    expect(box.y + box.height).toBeLessThanOrEqual(740);
+    const screenHeight = page.viewportSize()!.height;
+    expect(box.y + box.height).toBeGreaterThan(screenHeight - 40);
+    expect(box.y + box.height).toBeLessThanOrEqual(screenHeight);
     expect(box.y).toBeGreaterThan(header.y + header.height);
     await expectAccessible();
 

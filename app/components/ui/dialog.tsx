@@ -38,6 +38,10 @@ export function Dialog({
     return () => document.removeEventListener("keydown", onKeyDown);
   }, []);
 
+  // On a phone a toast sits at the bottom, over a sheet's buttons: while one shows, the sheet
+  // keeps clear of it (docs/decisions/0173-sheets-keep-clear-of-a-toast.md).
+  const clearOfToast =
+    "max-sm:[body:has([data-toast]):not(:has(.toast-dismiss:checked))_&]:pb-32 max-sm:[body:has([data-toast]):not(:has(.toast-dismiss:checked))_&]:scroll-pb-32";
   return (
     <div className="fixed inset-0 z-40 flex items-end justify-center bg-stone-900/50 p-0 sm:items-center sm:p-4">
       <div
@@ -46,11 +50,11 @@ export function Dialog({
         aria-modal="true"
         aria-labelledby={titleId}
         tabIndex={-1}
-        className={
+        className={`${clearOfToast} ${
           fullScreenOnPhone
             ? "flex h-[100dvh] w-full max-w-lg flex-col overflow-y-auto bg-white p-4 shadow-xl focus:outline-none sm:block sm:h-auto sm:max-h-[90vh] sm:rounded-2xl sm:p-6"
             : "max-h-[90vh] w-full max-w-lg overflow-y-auto rounded-t-2xl bg-white p-6 shadow-xl focus:outline-none sm:rounded-2xl"
-        }
+        }`}
       >
         <div className="flex items-start justify-between gap-4">
           <h2 id={titleId} className="font-serif text-xl font-semibold text-stone-900">
