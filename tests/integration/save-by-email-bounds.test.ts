@@ -1,6 +1,3 @@
-import fs from "node:fs";
-import net from "node:net";
-import path from "node:path";
 import SMTPConnection from "nodemailer/lib/smtp-connection";
 import { describe, expect, test } from "vitest";
 import { startSaveByEmailWorld } from "../support/save-by-email-world";
@@ -13,20 +10,10 @@ import { startSaveByEmailWorld } from "../support/save-by-email-world";
  * (docs/decisions/0158-save-by-email.md). Needs `npm run build` first.
  */
 const world = await startSaveByEmailWorld();
-const { db, factories, inbox, smtpPort, server, itemsOf, answersTo, refusals } = world;
+const { db, factories, inbox, smtpPort, itemsOf, answersTo, refusals, storedFiles, smtpDialog } =
+  world;
 
 const MB = 1024 * 1024;
-
-/** Every file under the server's storage directory. */
-function storedFiles() {
-  const dir = path.join(server.dataDir, "uploads");
-  if (!fs.existsSync(dir)) return [];
-  return fs
-    .readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => path.join(entry.parentPath, entry.name))
-    .sort();
-}
 
 /** One SMTP session with the receiver, as a sending server would hold it. */
 async function smtpSession() {
@@ -44,28 +31,6 @@ function sendOver(connection: SMTPConnection, envelope: SMTPConnection.Envelope,
   );
 }
 
-/** The receiver's replies to `commands`, sent one by one over a plain socket, after its greeting. */
-function smtpDialog(commands: string[]) {
-  return new Promise<string[]>((resolve, reject) => {
-    const socket = net.connect(smtpPort, "127.0.0.1");
-    const replies: string[] = [];
-    let pending = "";
-    socket.on("data", (chunk) => {
-      pending += chunk.toString();
-      // A reply is complete at its last line, "NNN text" (earlier lines are "NNN-text").
-      if (!/^\d{3} .*\r\n$/m.test(pending)) return;
-      replies.push(pending);
-      pending = "";
-      const next = commands[replies.length - 1];
-      if (next === undefined) {
-        socket.end();
-        resolve(replies.slice(1));
-      } else socket.write(`${next}\r\n`);
-    });
-    socket.on("error", reject);
-  });
-}
-
 describe("the SMTP receiver's bounds", () => {
   test("a message over 25 MB is refused with 552, whether its size is declared or not, and nothing is stored", async () => {
     const before = itemsOf(world.folder.id).length;
@@ -78,7 +43,7 @@ describe("the SMTP receiver's bounds", () => {
     const envelope = { from: "ada@family.test", to: [world.address] };
 
     // Declared in MAIL FROM (SIZE=…): refused before any data is sent.
-    const [, declared] = await smtpDialog([
+    const [, , declared] = await smtpDialog([
       "EHLO mail.family.test",
       `MAIL FROM:<ada@family.test> SIZE=${huge.length}`,
       "QUIT",
@@ -98,7 +63,7 @@ describe("the SMTP receiver's bounds", () => {
   }, 60_000);
 
   test("without a certificate STARTTLS is not offered", async () => {
-    const [offered] = await smtpDialog(["EHLO mail.family.test", "QUIT"]);
+    const [, offered] = await smtpDialog(["EHLO mail.family.test", "QUIT"]);
     expect(offered).toMatch(/^250[- ]SIZE 26214400/m);
     expect(offered).not.toMatch(/STARTTLS/);
   });

@@ -15,38 +15,19 @@ const { db, schema, drizzle, smtpPort, address, folder, itemsOf } = world;
 
 const SENDER = "203.0.113.7";
 
-/** The receiver's replies to `commands`, each sent once the previous reply is complete, after `header`. */
-function smtpDialog(header: string, commands: string[]) {
-  return new Promise<string[]>((resolve, reject) => {
-    const socket = net.connect(smtpPort, "127.0.0.1", () => socket.write(header));
-    const replies: string[] = [];
-    let pending = "";
-    socket.on("data", (chunk) => {
-      pending += chunk.toString();
-      if (!/^\d{3} .*\r\n$/m.test(pending)) return;
-      replies.push(pending);
-      pending = "";
-      const next = commands[replies.length - 1];
-      if (next === undefined) {
-        socket.end();
-        resolve(replies);
-      } else socket.write(`${next}\r\n`);
-    });
-    socket.on("close", () => resolve(replies));
-    socket.on("error", reject);
-  });
-}
-
 test("the sender's address comes from the PROXY header: its message is saved and its connections are counted", async () => {
   const raw = await world.rawMessage(world.recipe(address));
-  const replies = await smtpDialog(`PROXY TCP4 ${SENDER} 127.0.0.1 40000 ${smtpPort}\r\n`, [
-    "EHLO mail.family.test",
-    "MAIL FROM:<ada@family.test>",
-    `RCPT TO:<${address}>`,
-    "DATA",
-    `${raw.replace(/\r?\n/g, "\r\n")}\r\n.`,
-    "QUIT",
-  ]);
+  const replies = await world.smtpDialog(
+    [
+      "EHLO mail.family.test",
+      "MAIL FROM:<ada@family.test>",
+      `RCPT TO:<${address}>`,
+      "DATA",
+      `${raw.replace(/\r?\n/g, "\r\n")}\r\n.`,
+      "QUIT",
+    ],
+    `PROXY TCP4 ${SENDER} 127.0.0.1 40000 ${smtpPort}\r\n`,
+  );
   expect(replies.map((reply) => reply.slice(0, 3))).toEqual([
     "220",
     "250",

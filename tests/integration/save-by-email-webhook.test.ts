@@ -1,6 +1,4 @@
 import crypto from "node:crypto";
-import fs from "node:fs";
-import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { startBuiltServer, waitUntil } from "../support/integration";
 import { startSaveByEmailWorld } from "../support/save-by-email-world";
@@ -20,7 +18,6 @@ const {
   DOMAIN,
   WEBHOOK_TOKEN,
   db,
-  schema,
   factories,
   inbox,
   ada,
@@ -119,15 +116,6 @@ async function postSendgrid(
   });
 }
 
-/** Every file under the servers' storage. */
-function storedFiles() {
-  const root = path.join(world.server.dataDir, "uploads");
-  return fs.existsSync(root)
-    ? fs.readdirSync(root, { recursive: true, withFileTypes: true }).filter((e) => e.isFile())
-        .length
-    : 0;
-}
-
 /** Waits for `count` answers to `email`, then a moment more, so that a second one would show. */
 async function answersSettle(email: string, count: number) {
   await waitUntil(() => answersTo(email).length >= count, 5000, `${count} answers to ${email}`);
@@ -194,7 +182,7 @@ describe("the providers' webhooks", () => {
 
   test("SendGrid with a signing policy: a signed post is saved; unsigned, wrongly signed or altered posts are refused and nothing stored", async () => {
     const before = itemsOf(folder.id).length;
-    const files = storedFiles();
+    const files = world.storedFiles();
     const otherKey = crypto.generateKeyPairSync("ec", { namedCurve: "prime256v1" }).privateKey;
     const refusedPosts = [
       await postSendgrid(await adasMessage("Unsigned"), null),
@@ -213,7 +201,7 @@ describe("the providers' webhooks", () => {
     ];
     expect(refusedPosts.map((response) => response.status)).toEqual([401, 401, 401]);
     expect(itemsOf(folder.id).length).toBe(before);
-    expect(storedFiles()).toBe(files);
+    expect(world.storedFiles()).toEqual(files);
 
     const signed = await postSendgrid(await adasMessage("Leek soup"));
     expect(await signed.json()).toEqual({ outcome: "saved" });
@@ -272,30 +260,15 @@ describe("mail that may not be saved, over the webhook", () => {
   });
 
   test("over quota over the webhook: nothing is stored, and the one answer says why", async () => {
-    const cy = factories.createUser(db, { email: "cy@family.test", firstName: "Cy" });
-    const old = factories.createFolder(db, cy.id, { name: "Old" });
-    db.insert(schema.contentItems)
-      .values({
-        folderId: old.id,
-        type: "file",
-        title: "Big",
-        filePaths: ["x"],
-        thumbnailPaths: [""],
-        fileNames: ["big.pdf"],
-        fileSizes: [50 * 1024 * 1024],
-        mimeTypes: ["application/pdf"],
-      })
-      .run();
-    const target = factories.createFolder(db, cy.id, { name: "Cy's news" });
-    const to = inbox.makeInboxAddress(cy.id, target.id)!;
-    const files = storedFiles();
+    const { folder: target, address: to } = world.fullSender("Cy");
+    const files = world.storedFiles();
     const response = await postWebhook({
       RawEmail: await rawMessage({ ...recipe(to), from: "cy@family.test" }),
       OriginalRecipient: to,
     });
     expect(await response.json()).toEqual({ outcome: "refused" });
     expect(itemsOf(target.id)).toEqual([]);
-    expect(storedFiles()).toBe(files);
+    expect(world.storedFiles()).toEqual(files);
     const answers = await answersSettle("cy@family.test", 1);
     expect(answers.map((answer) => answer.subject)).toEqual(["Nothing saved to Cy's news"]);
   });
@@ -349,7 +322,7 @@ describe("mail that may not be saved, over the webhook", () => {
       ],
     };
     const before = itemsOf(folder.id).length;
-    const files = storedFiles();
+    const files = world.storedFiles();
     const outcomes: Record<string, unknown> = {};
     for (const [name, lines] of Object.entries(messages)) {
       const raw = await rawMessage({
@@ -367,7 +340,7 @@ describe("mail that may not be saved, over the webhook", () => {
     });
     expect(refusals().at(-1)!.details).toMatchObject({ reason: "header section too large" });
     expect(itemsOf(folder.id).length).toBe(before);
-    expect(storedFiles()).toBe(files);
+    expect(world.storedFiles()).toEqual(files);
     expect((await fetch(`${world.base}/healthz`)).status).toBe(200);
   });
 });

@@ -13,7 +13,6 @@ const {
   DOMAIN,
   strangerKeys,
   db,
-  schema,
   factories,
   inbox,
   ada,
@@ -26,6 +25,7 @@ const {
   itemsOf,
   answersTo,
   refusals,
+  fullSender,
 } = await startSaveByEmailWorld();
 
 describe("saving by e-mail", () => {
@@ -107,22 +107,7 @@ describe("saving by e-mail", () => {
   });
 
   test("over quota: nothing is stored, and the answer says why", async () => {
-    const full = factories.createUser(db, { email: "bo@family.test", firstName: "Bo" });
-    const other = factories.createFolder(db, full.id, { name: "Old" });
-    db.insert(schema.contentItems)
-      .values({
-        folderId: other.id,
-        type: "file",
-        title: "Big",
-        filePaths: ["x"],
-        thumbnailPaths: [""],
-        fileNames: ["big.pdf"],
-        fileSizes: [50 * 1024 * 1024],
-        mimeTypes: ["application/pdf"],
-      })
-      .run();
-    const target = factories.createFolder(db, full.id, { name: "Bo's news" });
-    const to = inbox.makeInboxAddress(full.id, target.id)!;
+    const { folder: target, address: to } = fullSender("Bo");
     await smtpSend({ ...recipe(to), from: "bo@family.test" });
     expect(itemsOf(target.id)).toEqual([]);
     const [answer] = answersTo("bo@family.test");

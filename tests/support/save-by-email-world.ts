@@ -1,4 +1,7 @@
 import crypto from "node:crypto";
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
 import nodemailer from "nodemailer";
 import sharp from "sharp";
 import { startDnsServer } from "./dns-server";
@@ -123,6 +126,67 @@ export async function startSaveByEmailWorld(settings: Record<string, string> = {
       .where(drizzle.eq(schema.securityEvents.eventType, "inbound_mail_refused"))
       .all();
 
+  /** Every file under the server's storage directory, sorted. */
+  function storedFiles() {
+    const dir = path.join(server.dataDir, "uploads");
+    if (!fs.existsSync(dir)) return [];
+    return fs
+      .readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => path.join(entry.parentPath, entry.name))
+      .sort();
+  }
+
+  /**
+   * The receiver's replies, its greeting first, to `commands` sent one by one
+   * over a plain socket, each once the previous reply is complete; `header`
+   * (a PROXY line) goes first.
+   */
+  function smtpDialog(commands: string[], header = "") {
+    return new Promise<string[]>((resolve, reject) => {
+      const socket = net.connect(smtpPort, "127.0.0.1", () => {
+        if (header) socket.write(header);
+      });
+      const replies: string[] = [];
+      let pending = "";
+      socket.on("data", (chunk) => {
+        pending += chunk.toString();
+        // A reply is complete at its last line, "NNN text" (earlier lines are "NNN-text").
+        if (!/^\d{3} .*\r\n$/m.test(pending)) return;
+        replies.push(pending);
+        pending = "";
+        const next = commands[replies.length - 1];
+        if (next === undefined) {
+          socket.end();
+          resolve(replies);
+        } else socket.write(`${next}\r\n`);
+      });
+      socket.on("close", () => resolve(replies));
+      socket.on("error", reject);
+    });
+  }
+
+  /** A sender of family.test whose 50 MB are used up, with an empty folder and its address. */
+  function fullSender(firstName: string) {
+    const email = `${firstName.toLowerCase()}@family.test`;
+    const user = factories.createUser(db, { email, firstName });
+    const old = factories.createFolder(db, user.id, { name: "Old" });
+    db.insert(schema.contentItems)
+      .values({
+        folderId: old.id,
+        type: "file",
+        title: "Big",
+        filePaths: ["x"],
+        thumbnailPaths: [""],
+        fileNames: ["big.pdf"],
+        fileSizes: [50 * 1024 * 1024],
+        mimeTypes: ["application/pdf"],
+      })
+      .run();
+    const folder = factories.createFolder(db, user.id, { name: `${firstName}'s news` });
+    return { email, folder, address: inbox.makeInboxAddress(user.id, folder.id)! };
+  }
+
   return {
     DOMAIN,
     WEBHOOK_TOKEN,
@@ -150,5 +214,8 @@ export async function startSaveByEmailWorld(settings: Record<string, string> = {
     itemsOf,
     answersTo,
     refusals,
+    storedFiles,
+    smtpDialog,
+    fullSender,
   };
 }
