@@ -6,7 +6,7 @@ import {
   confirmWithPassword,
   createUser,
   findUser,
-  forgetSignUpsFromThisMachine,
+  forgetMailFromThisMachine,
   signIn,
   TEST_PASSWORD,
   testDb,
@@ -20,9 +20,9 @@ import {
 import { linkIn, mailsTo, waitForMail } from "./support/mail";
 import { atPhoneAndDesktop } from "./support/viewports";
 
-test.describe("sign up, verify, log in", () => {
-  test.beforeEach(() => forgetSignUpsFromThisMachine());
+test.beforeEach(() => forgetMailFromThisMachine("sign-up", "password-reset"));
 
+test.describe("sign up, verify, log in", () => {
   test("a new sender signs up, confirms the address from another browser and logs in", async ({
     page,
     context,

@@ -7,7 +7,7 @@ import {
   confirmWithPassword,
   createUser,
   findUser,
-  forgetSignUpsFromThisMachine,
+  forgetMailFromThisMachine,
   signIn,
   TEST_PASSWORD,
   testDb,
@@ -39,7 +39,7 @@ function oversizedWebhookStatus(baseURL: string, signature: string) {
 }
 
 test.describe("Invite friends, get folders", () => {
-  test.beforeEach(() => forgetSignUpsFromThisMachine());
+  test.beforeEach(() => forgetMailFromThisMachine("sign-up"));
 
   test("an invitee signs up through the link and verifies; the inviter's stats and folder limit grow", async ({
     page,

@@ -4,7 +4,7 @@ import { expect, test } from "./fixtures";
 import {
   createUser,
   findUser,
-  forgetSignUpsFromThisMachine,
+  forgetMailFromThisMachine,
   TEST_PASSWORD,
   uniqueEmail,
 } from "./support/accounts";
@@ -22,7 +22,7 @@ test.use({ viewport: { width: 375, height: 740 } });
 const PROOF_COOKIE = "thoughtfully_sign_up";
 
 async function signUp(page: Page, email: string, taps = new TapCounter(page)) {
-  forgetSignUpsFromThisMachine();
+  forgetMailFromThisMachine("sign-up");
   await page.goto("/signup");
   await taps.type(page.getByLabel("First name"), "Ada");
   await taps.type(page.getByLabel("Last name"), "Lovelace");

@@ -143,11 +143,12 @@ export async function confirmWithPassword(page: Page, password = TEST_PASSWORD) 
 }
 
 /**
- * Every browser test comes from 127.0.0.1, and sign-up takes ten an hour from
- * one client (docs/decisions/0042-mail-limits.md): a test that signs up
- * through the form forgets that count first, so the order the suite runs in
- * cannot decide whether it passes.
+ * Every browser test comes from 127.0.0.1, and sign-up and password resets
+ * take ten an hour from one client (docs/decisions/0042-mail-limits.md): a
+ * test that asks for such mail through a form forgets this machine's count of
+ * it first, so the order the suite runs in cannot decide whether it passes.
  */
-export function forgetSignUpsFromThisMachine() {
-  testDb().$client.prepare("delete from rate_limits where key like 'mail:sign-up:client:%'").run();
+export function forgetMailFromThisMachine(...endpoints: ("sign-up" | "password-reset")[]) {
+  const forget = testDb().$client.prepare("delete from rate_limits where key like ?");
+  for (const endpoint of endpoints) forget.run(`mail:${endpoint}:client:%`);
 }
