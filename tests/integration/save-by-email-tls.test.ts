@@ -1,10 +1,9 @@
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import path from "node:path";
 import nodemailer from "nodemailer";
 import { expect, test } from "vitest";
 import { tempDir } from "../support/integration";
 import { startSaveByEmailWorld } from "../support/save-by-email-world";
+import { selfSignedCertificate } from "../support/self-signed-certificate";
 
 /**
  * Issue 38: with INBOUND_SMTP_TLS_KEY and INBOUND_SMTP_TLS_CERT set, the SMTP
@@ -13,26 +12,7 @@ import { startSaveByEmailWorld } from "../support/save-by-email-world";
  * self-signed one made here by openssl. Needs `npm run build` first.
  */
 const DOMAIN = "in.thoughtfully.test";
-const dir = tempDir();
-const keyFile = path.join(dir, "key.pem");
-const certFile = path.join(dir, "cert.pem");
-execFileSync("openssl", [
-  "req",
-  "-x509",
-  "-newkey",
-  "rsa:2048",
-  "-nodes",
-  "-days",
-  "1",
-  "-subj",
-  `/CN=${DOMAIN}`,
-  "-addext",
-  `subjectAltName=DNS:${DOMAIN}`,
-  "-keyout",
-  keyFile,
-  "-out",
-  certFile,
-]);
+const { keyFile, certFile } = selfSignedCertificate(DOMAIN, tempDir());
 
 const world = await startSaveByEmailWorld({
   INBOUND_SMTP_TLS_KEY: keyFile,

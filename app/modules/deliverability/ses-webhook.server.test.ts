@@ -1,9 +1,9 @@
-import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, test } from "vitest";
+import { selfSignedCertificate } from "#tests/support/self-signed-certificate";
 import {
   isSnsUrl,
   type SnsMessage,
@@ -13,35 +13,12 @@ import {
 } from "./ses-webhook.server";
 
 /** A self-signed certificate made here with openssl, standing in for SNS's signing certificate. */
-function certificate() {
+const signer = (() => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sns-cert-"));
-  const key = path.join(dir, "key.pem");
-  const cert = path.join(dir, "cert.pem");
-  execFileSync(
-    "openssl",
-    [
-      "req",
-      "-x509",
-      "-newkey",
-      "rsa:2048",
-      "-nodes",
-      "-days",
-      "1",
-      "-subj",
-      "/CN=sns.amazonaws.com",
-      "-keyout",
-      key,
-      "-out",
-      cert,
-    ],
-    { stdio: "ignore" },
-  );
-  const pair = { key: fs.readFileSync(key, "utf8"), cert: fs.readFileSync(cert, "utf8") };
+  const { key, cert } = selfSignedCertificate("sns.amazonaws.com", dir);
   fs.rmSync(dir, { recursive: true, force: true });
-  return pair;
-}
-
-const signer = certificate();
+  return { key, cert };
+})();
 
 function signed(values: Omit<SnsMessage, "Signature">, key = signer.key): SnsMessage {
   const unsigned = { ...values, Signature: "" };
