@@ -29,6 +29,31 @@ export function createSentIssue(
     )
     .returning()
     .all();
+  const { ledger, copies } = createSentLedger(database, folderId, {
+    itemIds: items.map((item) => item.id),
+    copies: emails.map((email) => ({ email })),
+    sentAt,
+  });
+  return { ledger, items, copies };
+}
+
+/**
+ * The send ledger of items already marked sent: "sent", with one copy per
+ * recipient, delivered unless its status says otherwise.
+ */
+export function createSentLedger(
+  database: Writer,
+  folderId: number,
+  {
+    itemIds,
+    copies,
+    sentAt = new Date(),
+  }: {
+    itemIds: number[];
+    copies: { email: string; status?: "sent" | "skipped" | "failed" }[];
+    sentAt?: Date;
+  },
+) {
   const ledger = database
     .insert(sendLedger)
     .values({
@@ -36,19 +61,24 @@ export function createSentIssue(
       occurrenceKey: `send-now:${crypto.randomUUID()}`,
       trigger: "send_now",
       status: "sent",
-      itemIds: items.map((item) => item.id),
+      itemIds,
       completedAt: sentAt,
     })
     .returning()
     .get();
-  const copies = database
+  const rows = database
     .insert(sendLedgerRecipients)
     .values(
-      emails.map((email) => ({ ledgerId: ledger.id, email, status: "sent" as const, sentAt })),
+      copies.map(({ email, status = "sent" }) => ({
+        ledgerId: ledger.id,
+        email,
+        status,
+        sentAt: status === "sent" ? sentAt : null,
+      })),
     )
     .returning()
     .all();
-  return { ledger, items, copies };
+  return { ledger, copies: rows };
 }
 
 /** A heart (no `body`) or a note from the copy's recipient on one item of its issue. */

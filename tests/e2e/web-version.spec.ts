@@ -2,13 +2,8 @@ import crypto from "node:crypto";
 import type { Page } from "@playwright/test";
 import { eq } from "drizzle-orm";
 import sharp from "sharp";
-import {
-  contentItems,
-  folders,
-  senderBranding,
-  sendLedger,
-  sendLedgerRecipients,
-} from "#db/schema";
+import { contentItems, folders, senderBranding, sendLedger } from "#db/schema";
+import { createSentLedger } from "#db/sent-issue-factories";
 import { expect, test } from "./fixtures";
 import { createFolderRow, createUser, testDb, uniqueEmail } from "./support/accounts";
 import { writeStoredFile } from "./support/items";
@@ -103,22 +98,11 @@ async function sentIssue(look?: { template: "classic" | "letter" | "postcard" })
     ])
     .returning()
     .all();
-  const ledger = testDb()
-    .insert(sendLedger)
-    .values({
-      folderId: folder.id,
-      occurrenceKey: `send-now:${sentAt.toISOString()}`,
-      trigger: "send_now",
-      status: "sent",
-      itemIds: items.map((item) => item.id),
-      completedAt: sentAt,
-    })
-    .returning()
-    .get();
-  testDb()
-    .insert(sendLedgerRecipients)
-    .values({ ledgerId: ledger.id, email: mum, status: "sent", sentAt })
-    .run();
+  const { ledger } = createSentLedger(testDb(), folder.id, {
+    itemIds: items.map((item) => item.id),
+    copies: [{ email: mum }],
+    sentAt,
+  });
   return {
     user,
     folder,

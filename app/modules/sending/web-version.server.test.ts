@@ -7,9 +7,9 @@ import {
   folders,
   senderBranding,
   sendLedger,
-  sendLedgerRecipients,
   users,
 } from "#db/schema";
+import { createSentLedger } from "#db/sent-issue-factories";
 import {
   issueLinkCode,
   isValidResubscribeToken,
@@ -82,24 +82,11 @@ function seedIssue(tier: "free" | "premium" = "free") {
     ])
     .returning()
     .all();
-  const ledger = db
-    .insert(sendLedger)
-    .values({
-      folderId: folder.id,
-      occurrenceKey: `web-${counter}`,
-      trigger: "send_now",
-      status: "sent",
-      itemIds: items.map((item) => item.id),
-      completedAt: sentAt,
-    })
-    .returning()
-    .get();
-  db.insert(sendLedgerRecipients)
-    .values([
-      { ledgerId: ledger.id, email: "mum@example.com", status: "sent" as const },
-      { ledgerId: ledger.id, email: "dad@example.com", status: "skipped" as const },
-    ])
-    .run();
+  const { ledger } = createSentLedger(db, folder.id, {
+    itemIds: items.map((item) => item.id),
+    copies: [{ email: "mum@example.com" }, { email: "dad@example.com", status: "skipped" }],
+    sentAt,
+  });
   const code = issueLinkCode("web", ledger.id, "mum@example.com");
   return { user, folder, items, ledger, code };
 }
