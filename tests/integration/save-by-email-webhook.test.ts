@@ -208,6 +208,38 @@ describe("the providers' webhooks", () => {
     expect(itemsOf(folder.id).length).toBe(before + 2);
   });
 
+  test("a raw message posted as it is, 8-bit Latin-1, reads as written", async () => {
+    const before = itemsOf(folder.id).length;
+    const latin1 = await world.rawMessageBytes({
+      envelope: { from: "ada@family.test", to: [address] },
+      raw: Buffer.from(
+        [
+          "From: Ada <ada@family.test>",
+          `To: ${address}`,
+          "Subject: =?ISO-8859-1?Q?Cr=E8me?=",
+          `Message-ID: <latin1.${Date.now()}@family.test>`,
+          "MIME-Version: 1.0",
+          "Content-Type: text/plain; charset=ISO-8859-1",
+          "Content-Transfer-Encoding: 8bit",
+          "",
+          "Café recipe, grâce à Bo",
+          "",
+        ].join("\r\n"),
+        "latin1",
+      ),
+    });
+    const response = await fetch(`${world.base}/webhooks/save-by-email`, {
+      method: "POST",
+      headers: { "Content-Type": "message/rfc822", Authorization: basicAuth("postmark") },
+      body: new Uint8Array(latin1),
+    });
+    expect(await response.json()).toEqual({ outcome: "saved" });
+    const added = itemsOf(folder.id).slice(before);
+    expect(added.map((item) => [item.type, item.title, item.note])).toEqual([
+      ["musing", "Crème", "Café recipe, grâce à Bo"],
+    ]);
+  });
+
   test("a body over the webhook's limit is refused with 413", async () => {
     const before = itemsOf(folder.id).length;
     const response = await fetch(`${world.base}/webhooks/save-by-email`, {

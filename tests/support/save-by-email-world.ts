@@ -92,11 +92,16 @@ export async function startSaveByEmailWorld(settings: Record<string, string> = {
   }
 
   /** The message as it would travel, DKIM-signed with `key`. */
-  async function rawMessage(message: nodemailer.SendMailOptions, key = dkimKeys.privateKey) {
+  async function rawMessageBytes(message: nodemailer.SendMailOptions, key = dkimKeys.privateKey) {
     const built = await nodemailer
       .createTransport({ streamTransport: true, buffer: true, dkim: signedBy(key) })
       .sendMail(message);
-    return (built.message as Buffer).toString();
+    return built.message as Buffer;
+  }
+
+  /** The same, as text (for a provider's JSON). */
+  async function rawMessage(message: nodemailer.SendMailOptions, key = dkimKeys.privateKey) {
+    return (await rawMessageBytes(message, key)).toString();
   }
 
   /** A Postmark-shaped inbound post, with the webhook's token as its basic-auth password. */
@@ -210,6 +215,7 @@ export async function startSaveByEmailWorld(settings: Record<string, string> = {
     recipe,
     smtpSend,
     rawMessage,
+    rawMessageBytes,
     postWebhook,
     itemsOf,
     answersTo,

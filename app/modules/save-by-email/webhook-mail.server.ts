@@ -67,13 +67,12 @@ export async function readWebhookMail(
   if (inboundParseKey && !sendgridSignatureValid(inboundParseKey, request, bytes)) {
     return "bad-signature";
   }
-  const body = bytes.toString("utf8");
   const contentType = request.headers.get("content-type") ?? "";
   const mediaType = contentType.split(";")[0]!.trim().toLowerCase();
   if (mediaType === "application/json") {
     let fields: Record<string, unknown> = {};
     try {
-      const parsed: unknown = JSON.parse(body);
+      const parsed: unknown = JSON.parse(bytes.toString("utf8"));
       if (parsed && typeof parsed === "object") fields = parsed as Record<string, unknown>;
     } catch {
       // Nothing readable: an empty message, dropped as malformed.
@@ -85,7 +84,10 @@ export async function readWebhookMail(
     };
   }
   if (mediaType === "multipart/form-data" || mediaType === "application/x-www-form-urlencoded") {
-    const form = await new Response(body, { headers: { "Content-Type": contentType } })
+    // The bytes as posted: a text round trip would re-encode a part that is not UTF-8.
+    const form = await new Response(new Uint8Array(bytes), {
+      headers: { "Content-Type": contentType },
+    })
       .formData()
       .catch(() => new FormData());
     const mailgunUrl = new URL(request.url).pathname.endsWith("/mime");
@@ -106,5 +108,5 @@ export async function readWebhookMail(
       ),
     };
   }
-  return { raw: Buffer.from(body), recipients: [] };
+  return { raw: bytes, recipients: [] };
 }
