@@ -1,12 +1,21 @@
 import { createRequestHandler, type ServerBuild } from "@remix-run/node";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
+import { MemoryBudget } from "~/platform/memory-budget.server";
 import {
   BodyTooLargeError,
   FORM_BODY_LIMIT_BYTES,
   isBodyTooLarge,
+  STREAMED_FORM_WORKING_SET_BYTES,
+  WHOLE_BODY_HOLD_FACTOR,
 } from "~/platform/route-body-limit";
-import { boundBody, createBodyPolicies, createRouteFinder } from "./body-limit";
+import {
+  boundBody,
+  createBodyPolicies,
+  createRouteFinder,
+  heldBytesOf,
+  reserveForBody,
+} from "./body-limit";
 
 /**
  * The app's route shapes (`remix routes`): a splat, pathless-parent index
@@ -207,14 +216,17 @@ describe("the body limit is the limit of the route Remix serves", () => {
     expect(to("http://localhost/upload?index", "multipart/form-data; boundary=x")).toEqual({
       limitBytes: 53 * MB,
       streamed: true,
+      holdsWhole: false,
     });
     expect(to("http://localhost/upload?index", "application/x-www-form-urlencoded")).toEqual({
       limitBytes: FORM_BODY_LIMIT_BYTES,
       streamed: false,
+      holdsWhole: true,
     });
     expect(to("http://localhost/upload?index", "text/plain; multipart/form-data")).toEqual({
       limitBytes: FORM_BODY_LIMIT_BYTES,
       streamed: false,
+      holdsWhole: true,
     });
     expect(to("http://localhost/webhooks/../upload?index", "application/json").limitBytes).toBe(
       FORM_BODY_LIMIT_BYTES,
@@ -223,7 +235,7 @@ describe("the body limit is the limit of the route Remix serves", () => {
 });
 
 describe("bounding a body", () => {
-  const keep = { answered: new AbortController().signal, abandon: () => {} };
+  const keep = new AbortController().signal;
   const post = (body: BodyInit | ReadableStream<Uint8Array>, headers: HeadersInit = {}) =>
     new Request("http://localhost/x", {
       method: "POST",
@@ -241,7 +253,9 @@ describe("bounding a body", () => {
 
   test("a declared length over the limit is refused without reading", async () => {
     const request = post(streamOf([10]), { "content-length": "101" });
-    expect(await boundBody(request, { limitBytes: 100, streamed: true }, keep)).toEqual({
+    expect(
+      await boundBody(request, { limitBytes: 100, streamed: true, holdsWhole: false }, keep),
+    ).toEqual({
       kind: "too-large",
     });
     expect(request.bodyUsed).toBe(false);
@@ -250,12 +264,16 @@ describe("bounding a body", () => {
   test("a form without a length is read up to the limit, and refused past it", async () => {
     const within = await boundBody(
       post(streamOf([50, 50])),
-      { limitBytes: 100, streamed: false },
+      { limitBytes: 100, streamed: false, holdsWhole: true },
       keep,
     );
     expect(within.kind === "read" && (await within.request.arrayBuffer()).byteLength).toBe(100);
     expect(
-      await boundBody(post(streamOf([50, 51])), { limitBytes: 100, streamed: false }, keep),
+      await boundBody(
+        post(streamOf([50, 51])),
+        { limitBytes: 100, streamed: false, holdsWhole: true },
+        keep,
+      ),
     ).toEqual({
       kind: "too-large",
     });
@@ -264,7 +282,7 @@ describe("bounding a body", () => {
   test("a streamed body passes on until the limit, then ends with BodyTooLargeError", async () => {
     const verdict = await boundBody(
       post(streamOf([60, 60])),
-      { limitBytes: 100, streamed: true },
+      { limitBytes: 100, streamed: true, holdsWhole: false },
       keep,
     );
     if (verdict.kind !== "read") throw new Error("expected the body to be passed on");
@@ -274,42 +292,74 @@ describe("bounding a body", () => {
     expect(isBodyTooLarge(new Error("other"))).toBe(false);
   });
 
-  test("past the limit, or once answered, the rest of a streamed body is abandoned, never cancelled", async () => {
+  test("past the limit, or once answered, the rest of a streamed body is left unread, never cancelled", async () => {
     let cancelled = false;
+    let pulls = 0;
     const endless = () =>
       new ReadableStream<Uint8Array>({
         pull(controller) {
+          pulls += 1;
           controller.enqueue(new Uint8Array(60));
         },
         cancel() {
           cancelled = true;
         },
       });
-    let abandoned = 0;
-    const abandon = () => {
-      abandoned += 1;
-    };
-    const overflowing = post(endless());
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
     const verdict = await boundBody(
-      overflowing,
-      { limitBytes: 100, streamed: true },
-      { answered: new AbortController().signal, abandon },
+      post(endless()),
+      { limitBytes: 100, streamed: true, holdsWhole: false },
+      keep,
     );
     if (verdict.kind !== "read") throw new Error("expected the body to be passed on");
     await verdict.request.arrayBuffer().catch(() => {});
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(abandoned).toBe(1);
+    await settle();
+    const pullsAtLimit = pulls;
+    await settle();
+    expect(pulls).toBe(pullsAtLimit);
 
     const answered = new AbortController();
-    const unread = post(endless());
     await boundBody(
-      unread,
-      { limitBytes: 1_000_000, streamed: true },
-      { answered: answered.signal, abandon },
+      post(endless()),
+      { limitBytes: 1_000_000, streamed: true, holdsWhole: false },
+      answered.signal,
     );
     answered.abort();
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(abandoned).toBe(2);
+    await settle();
+    const pullsWhenAnswered = pulls;
+    await settle();
+    expect(pulls).toBe(pullsWhenAnswered);
     expect(cancelled).toBe(false);
   });
+});
+
+describe("what a body holds of the memory budget", () => {
+  const form = { limitBytes: FORM_BODY_LIMIT_BYTES, streamed: false, holdsWhole: true };
+  const upload = { limitBytes: 50 * MB, streamed: true, holdsWhole: false };
+  const request = (method: string, headers: HeadersInit = {}) =>
+    new Request("http://localhost/x", { method, headers });
+
+  test("a body read whole holds a multiple of its length; a streamed upload its working set", () => {
+    expect(heldBytesOf(form, 1000)).toBe(WHOLE_BODY_HOLD_FACTOR * 1000);
+    expect(heldBytesOf(form, null)).toBe(WHOLE_BODY_HOLD_FACTOR * FORM_BODY_LIMIT_BYTES);
+    expect(heldBytesOf(upload, 40 * MB)).toBe(STREAMED_FORM_WORKING_SET_BYTES);
+  });
+
+  test("is taken before the body is read, and refused when the budget has no room in time", async () => {
+    const budget = new MemoryBudget(WHOLE_BODY_HOLD_FACTOR * 1000);
+    const first = await reserveForBody(request("POST", { "content-length": "1000" }), form, budget);
+    expect(first.kind === "held" && first.reservation?.bytes).toBe(WHOLE_BODY_HOLD_FACTOR * 1000);
+    expect(await reserveForBody(request("POST", { "content-length": "10" }), form, budget)).toEqual(
+      {
+        kind: "busy",
+      },
+    );
+    // A request without a body holds nothing, whatever the budget has left.
+    expect(await reserveForBody(request("GET"), form, budget)).toEqual({
+      kind: "held",
+      reservation: null,
+    });
+    if (first.kind === "held") first.reservation?.release();
+    expect(budget.usedBytes).toBe(0);
+  }, 10_000);
 });

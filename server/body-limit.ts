@@ -2,9 +2,17 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import type { ServerBuild } from "@remix-run/node";
 import {
+  BUDGET_RETRY_AFTER_SECONDS,
+  BUDGET_WAIT_MS,
+  type MemoryBudget,
+  type Reservation,
+} from "~/platform/memory-budget.server";
+import {
   BodyTooLargeError,
   FORM_BODY_LIMIT_BYTES,
   type RouteBodyLimit,
+  STREAMED_FORM_WORKING_SET_BYTES,
+  WHOLE_BODY_HOLD_FACTOR,
 } from "~/platform/route-body-limit";
 
 /**
@@ -75,8 +83,12 @@ export function createRouteFinder(build: RouteTable) {
   };
 }
 
-/** How much of a body may be read, and whether it streams to the app (counted) or is read here first. */
-export type BodyPolicy = { limitBytes: number; streamed: boolean };
+/**
+ * How much of a body may be read, whether it streams to the app (counted) or
+ * is read here first, and whether the app holds it whole once read (a
+ * webhook's raw body) or only a bounded window of it at a time (multipart).
+ */
+export type BodyPolicy = { limitBytes: number; streamed: boolean; holdsWhole: boolean };
 
 function isMultipart(contentType: string | null) {
   return contentType?.split(";")[0]?.trim().toLowerCase() === "multipart/form-data";
@@ -85,11 +97,15 @@ function isMultipart(contentType: string | null) {
 /** A route's declared limit for this body's type, else the form limit. */
 export function bodyPolicyOf(route: Route | null, contentType: string | null): BodyPolicy {
   const declared = route?.module.bodyLimit;
-  if (declared?.any) return { limitBytes: declared.any, streamed: true };
+  if (declared?.any) return { limitBytes: declared.any, streamed: true, holdsWhole: true };
   if (declared?.multipart && isMultipart(contentType)) {
-    return { limitBytes: declared.multipart, streamed: true };
+    return {
+      limitBytes: declared.multipart,
+      streamed: true,
+      holdsWhole: declared.multipartHeldWhole === true,
+    };
   }
-  return { limitBytes: FORM_BODY_LIMIT_BYTES, streamed: false };
+  return { limitBytes: FORM_BODY_LIMIT_BYTES, streamed: false, holdsWhole: true };
 }
 
 /** The policy for each request of `build`, from the Remix request's URL (the one the router matches). */
@@ -97,6 +113,50 @@ export function createBodyPolicies(build: RouteTable) {
   const routeOf = createRouteFinder(build);
   return (request: Request) =>
     bodyPolicyOf(routeOf(new URL(request.url)), request.headers.get("content-type"));
+}
+
+function declaredLength(request: Request): number | null {
+  const declared = request.headers.get("content-length");
+  return declared === null ? null : Number(declared);
+}
+
+/**
+ * What the app holds in memory while it reads this body
+ * (docs/memory-budget.md): a body read whole is held as bytes, then as the
+ * strings or copies its parser makes, so WHOLE_BODY_HOLD_FACTOR times its
+ * length (its declared length, else the most it may be); a streamed
+ * multipart body only a working set (the stream's window, the part headers
+ * and the form's text fields, which are capped together).
+ */
+export function heldBytesOf(policy: BodyPolicy, declared: number | null): number {
+  if (!policy.holdsWhole) return STREAMED_FORM_WORKING_SET_BYTES;
+  const length = declared === null ? policy.limitBytes : Math.min(declared, policy.limitBytes);
+  return WHOLE_BODY_HOLD_FACTOR * length;
+}
+
+/** A request that sends no body holds nothing. */
+function sendsBody(request: Request) {
+  if (request.method === "GET" || request.method === "HEAD") return false;
+  return declaredLength(request) !== 0;
+}
+
+export type MemoryVerdict = { kind: "held"; reservation: Reservation | null } | { kind: "busy" };
+
+/**
+ * Takes what the body will hold from the process's memory budget before a
+ * byte of it is read, waiting BUDGET_WAIT_MS at most for room; "busy" when
+ * none came (the server answers 503 and never reads the body).
+ */
+export async function reserveForBody(
+  request: Request,
+  policy: BodyPolicy,
+  budget: MemoryBudget,
+): Promise<MemoryVerdict> {
+  if (!sendsBody(request)) return { kind: "held", reservation: null };
+  const reservation = await budget.reserve(heldBytesOf(policy, declaredLength(request)), {
+    waitMs: BUDGET_WAIT_MS,
+  });
+  return reservation ? { kind: "held", reservation } : { kind: "busy" };
 }
 
 /**
@@ -125,26 +185,18 @@ function withBody(request: Request, body: BodyInit) {
 
 export type BodyVerdict = { kind: "read"; request: Request } | { kind: "too-large" };
 
-/** What the server does with a streamed body the route stops reading. */
-export type Abandonment = {
-  /** Aborted once the answer is out: a body still arriving is let go. */
-  answered: AbortSignal;
-  /** Called when the rest of the body will not be read (past the limit, or after the answer). */
-  abandon: () => void;
-};
-
 /**
  * A declared Content-Length over the limit is refused without reading a byte
  * (Node's parser never delivers more than the declared length). Otherwise a
- * streamed body goes on through a counter that ends it past the limit (the
- * route answers; the rest is abandoned, never read), and a form
- * without a length is read here up to the limit and abandoned as soon as it
- * passes it.
+ * streamed body goes on through a counter that ends it past the limit, or
+ * once `answered` (the route answered; the rest is left unread, and the
+ * connection closes: see answerClosesConnection), and a form without a
+ * length is read here up to the limit and refused as soon as it passes it.
  */
 export async function boundBody(
   request: Request,
   policy: BodyPolicy,
-  { answered, abandon }: Abandonment,
+  answered: AbortSignal,
 ): Promise<BodyVerdict> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > policy.limitBytes) return { kind: "too-large" };
@@ -157,7 +209,7 @@ export async function boundBody(
     // preventCancel: cancelling the source would destroy the socket before the route's 413 is read.
     source
       .pipeTo(counter.writable, { preventCancel: true })
-      .catch(() => abandon())
+      .catch(() => {})
       .finally(() => answered.removeEventListener("abort", stop));
     return { kind: "read", request: withBody(request, counter.readable) };
   }
@@ -178,26 +230,43 @@ export async function boundBody(
   return { kind: "read", request: withBody(request, Buffer.concat(chunks)) };
 }
 
-/** How long a connection whose body is left unread stays open once answered. */
-const CLOSE_DELAY_MS = 1_000;
-
 /**
- * The rest of a body left unread is never read: it waits in the socket (the
- * kernel's buffers, not our memory) and the connection is cut CLOSE_DELAY_MS
- * after the answer is out. Cutting at once would reset the connection before
- * the client has read the answer; reading the rest would only churn memory.
+ * Whether the connection must close after this answer: its request's body
+ * has not arrived in full (refused unread, or answered part-way). The rest
+ * is never read into memory, so the connection cannot carry another request;
+ * the answer says so with `Connection: close`, and Node closes the socket
+ * once the answer is out. A client or proxy that keeps connections alive
+ * then never sends its next request into a socket about to die.
  */
-export function closeAfterAnswer(nodeRequest: IncomingMessage, response: ServerResponse) {
-  const cut = () => {
-    setTimeout(() => nodeRequest.socket.destroy(), CLOSE_DELAY_MS);
-  };
-  if (response.writableFinished) cut();
-  else response.once("finish", cut);
+export function answerClosesConnection(nodeRequest: IncomingMessage) {
+  return !nodeRequest.complete;
 }
 
-/** 413 at once; the body is left unread and the connection closed (closeAfterAnswer). */
-export function refuseTooLarge(nodeRequest: IncomingMessage, response: ServerResponse) {
-  response.writeHead(413, { "Content-Type": "text/plain; charset=utf-8" });
-  response.end("Request body too large");
-  closeAfterAnswer(nodeRequest, response);
+function refuse(
+  response: ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  text: string,
+) {
+  response.writeHead(status, {
+    "Content-Type": "text/plain; charset=utf-8",
+    Connection: "close",
+    ...headers,
+  });
+  response.end(text);
+}
+
+/** 413 at once; the body is left unread and the connection closed. */
+export function refuseTooLarge(response: ServerResponse) {
+  refuse(response, 413, {}, "Request body too large");
+}
+
+/** 503 when the memory budget had no room in time: the body is left unread, the client told when to try again. */
+export function refuseBusy(response: ServerResponse) {
+  refuse(
+    response,
+    503,
+    { "Retry-After": String(BUDGET_RETRY_AFTER_SECONDS) },
+    "The server is busy. Please try again in a few seconds.",
+  );
 }

@@ -2,16 +2,25 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import url from "node:url";
 import { createRequestHandler, installGlobals, type ServerBuild } from "@remix-run/node";
+import { memoryBudget } from "~/platform/memory-budget.server";
 import { carriesSecret, secretReferrerPolicy } from "~/platform/secret-paths";
 import { completeSecurityHeaders } from "~/platform/security-headers.server";
-import { boundBody, closeAfterAnswer, createBodyPolicies, refuseTooLarge } from "./body-limit";
+import {
+  answerClosesConnection,
+  boundBody,
+  createBodyPolicies,
+  refuseBusy,
+  refuseTooLarge,
+  reserveForBody,
+} from "./body-limit";
 import { logRequests } from "./request-log";
 import { type ExpressRequest, routerUrl } from "./router-url";
 
 /**
  * The production server: what `remix-serve` does (compression, static files,
- * the Remix request handler), plus the three things every request must pass
- * through and remix-serve has no hook for: a bounded body, the socket's peer
+ * the Remix request handler), plus the things every request must pass
+ * through and remix-serve has no hook for: a bounded body whose bytes are
+ * counted against the process's memory budget (docs/memory-budget.md), the socket's peer
  * address for the app (app/platform/request-context.server.ts), and a request log without
  * query strings. docs/decisions/0053-one-server-entry.md.
  *
@@ -52,9 +61,10 @@ app.use((req: ExpressRequest, res: NodeResponse, next: Next) => {
   const address = routerUrl(req);
   const addressCarriesSecret = address === null || carriesSecret(address);
   const referrerPolicy = (address && secretReferrerPolicy(address)) ?? undefined;
-  onHeaders(res, () =>
-    completeSecurityHeaders(res, { addressCarriesSecret, secretReferrerPolicy: referrerPolicy }),
-  );
+  onHeaders(res, () => {
+    completeSecurityHeaders(res, { addressCarriesSecret, secretReferrerPolicy: referrerPolicy });
+    if (answerClosesConnection(req)) res.setHeader("Connection", "close");
+  });
   next();
 });
 app.use(compression());
@@ -73,13 +83,18 @@ app.all("*", async (req: NodeRequest, res: NodeResponse, next: Next) => {
   try {
     // The limit is decided on the very URL Remix routes (its own parse, Host header included).
     const remixRequest: Request = createRemixRequest(req, res);
+    const policy = bodyPolicyOf(remixRequest);
+    const declared = remixRequest.headers.get("content-length");
+    if (declared !== null && Number(declared) > policy.limitBytes) return refuseTooLarge(res);
+    const memory = await reserveForBody(remixRequest, policy, memoryBudget);
+    if (memory.kind === "busy") return refuseBusy(res);
     const answered = new AbortController();
-    res.once("close", () => answered.abort());
-    const verdict = await boundBody(remixRequest, bodyPolicyOf(remixRequest), {
-      answered: answered.signal,
-      abandon: () => closeAfterAnswer(req, res),
+    res.once("close", () => {
+      answered.abort();
+      memory.reservation?.release();
     });
-    if (verdict.kind === "too-large") return refuseTooLarge(req, res);
+    const verdict = await boundBody(remixRequest, policy, answered.signal);
+    if (verdict.kind === "too-large") return refuseTooLarge(res);
     const request = verdict.request;
     const peerAddress = req.socket.remoteAddress ?? null;
     const response = await runInRequestContext({ peerAddress }, () => handleRemixRequest(request));
@@ -96,6 +111,10 @@ const host = process.env.HOST || "127.0.0.1";
 const server = app.listen(port, host, () => {
   console.log(`[server] http://${host.includes(":") ? `[${host}]` : host}:${port}`);
 });
+// An idle connection outlives Fly's proxy's (60 s), so the proxy, not this
+// server, closes it: it never sends a request into a socket closing under it.
+server.keepAliveTimeout = 65_000;
+server.headersTimeout = 66_000;
 
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.once(signal, () => server.close((error?: Error) => error && console.error(error)));

@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { createCookie, data } from "@remix-run/node";
+import { createCookie, data, type UploadHandler } from "@remix-run/node";
 import {
   endedSessionIdOf,
   getCurrentSession,
@@ -8,6 +8,12 @@ import {
 import { CSRF_FIELD, type CsrfFailure } from "./csrf";
 import { constantTimeEqual, isCrossSite, tokenFor } from "./csrf-token.server";
 import { env } from "./env.server";
+import {
+  FormFieldTooLargeError,
+  isMultipartForm,
+  MultipartRefusedError,
+  readTextOnlyMultipartForm,
+} from "./multipart.server";
 import { replayWritesToPrimary } from "./replication.server";
 
 /**
@@ -137,9 +143,48 @@ export async function validateCsrf(request: Request, formData: FormData | null) 
   });
 }
 
+/**
+ * A posted form, plain or multipart, read within a plain form's limits: a
+ * multipart body to a route that also takes uploads is read as text fields
+ * only (readTextOnlyMultipartForm), never whole. A field over its cap is a
+ * 413 that names it; an unreadable form a 400.
+ */
+async function readPostedForm(request: Request): Promise<FormData> {
+  if (!isMultipartForm(request)) return request.formData();
+  try {
+    return await readTextOnlyMultipartForm(request);
+  } catch (error) {
+    if (error instanceof FormFieldTooLargeError) throw data(error.message, { status: 413 });
+    if (error instanceof MultipartRefusedError) throw data(error.message, { status: 400 });
+    throw error;
+  }
+}
+
 /** Reads a posted form and checks its CSRF token: the first line of every action. */
 export async function readProtectedForm(request: Request): Promise<FormData> {
-  const formData = await request.formData();
+  const formData = await readPostedForm(request);
   await validateCsrf(request, formData);
   return formData;
+}
+
+/**
+ * An upload handler that checks the CSRF token before the first file's
+ * bytes are read, with the fields read so far (CsrfInput is a form's first
+ * field) or the X-CSRF-Token header: a post from another site, or without
+ * this visitor's token, never streams a file to storage. The whole form is
+ * checked again once read (a form with no file).
+ */
+export function checkingCsrfBeforeFiles(request: Request, handler: UploadHandler): UploadHandler {
+  const fieldsSoFar = new FormData();
+  let checked = false;
+  return async (part) => {
+    if (part.filename !== undefined && !checked) {
+      await validateCsrf(request, fieldsSoFar);
+      checked = true;
+    }
+    const value = await handler(part);
+    if (part.filename === undefined && typeof value === "string")
+      fieldsSoFar.append(part.name, value);
+    return value;
+  };
 }

@@ -2,7 +2,14 @@ import type { UploadHandler } from "@remix-run/node";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { hostileText } from "#tests/support/hostile-text";
-import { MultipartRefusedError, parseMultipartForm, readDisposition } from "./multipart.server";
+import {
+  FormFieldTooLargeError,
+  MultipartRefusedError,
+  parseMultipartForm,
+  readDisposition,
+  readTextOnlyMultipartForm,
+} from "./multipart.server";
+import { MULTIPART_TEXT_MAX_BYTES } from "./route-body-limit";
 
 const BOUNDARY = "----formboundary7MA4YWxkTrZu0gW";
 const LIMITS = { maxParts: 8, tooManyPartsMessage: "Too many parts" };
@@ -146,5 +153,59 @@ describe("readDisposition", () => {
     ["form-data; filename*=iso-8859-1'en'caf%E9", { name: undefined, filename: "café" }],
   ])("%s", (value, expected) => {
     expect(readDisposition(value)).toEqual(expected);
+  });
+});
+
+describe("a form that is not an upload, posted as multipart", () => {
+  /** A multipart body of text fields (and a file part where `file` names its field). */
+  function textForm(fields: [string, string][], file?: string) {
+    const parts = fields.map(
+      ([name, value]) =>
+        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
+    );
+    if (file) {
+      parts.push(
+        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${file}"; filename="a.jpg"\r\n\r\nxyz\r\n`,
+      );
+    }
+    return Buffer.from(`${parts.join("")}--${BOUNDARY}--\r\n`);
+  }
+
+  test("is read as its text fields, all of them at most a plain form's size, or refused naming the field that passed it", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.nat(MULTIPART_TEXT_MAX_BYTES / 2), { minLength: 1, maxLength: 5 }),
+        fc.integer({ min: 512, max: 64 * 1024 }),
+        async (sizes, chunkSize) => {
+          const fields = sizes.map((size, index): [string, string] => [
+            `field${index}`,
+            "a".repeat(size),
+          ]);
+          const request = multipartRequest(textForm(fields), chunkSize);
+          const runningTotals = sizes.map((_, index) =>
+            sizes.slice(0, index + 1).reduce((sum, size) => sum + size, 0),
+          );
+          const passing = runningTotals.findIndex((total) => total > MULTIPART_TEXT_MAX_BYTES);
+          if (passing === -1) {
+            const form = await readTextOnlyMultipartForm(request);
+            expect([...form.entries()]).toEqual(fields);
+          } else {
+            const error = await readTextOnlyMultipartForm(request).catch((caught) => caught);
+            expect(error).toBeInstanceOf(FormFieldTooLargeError);
+            expect(error.field).toBe(`field${passing}`);
+            expect(error.message).toContain(`"field${passing}"`);
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  test("refuses a file part before reading it", async () => {
+    const error = await readTextOnlyMultipartForm(
+      multipartRequest(textForm([["title", "Hello"]], "files")),
+    ).catch((caught) => caught);
+    expect(error).toBeInstanceOf(FormFieldTooLargeError);
+    expect(error.message).toBe('The field "files" holds a file, which this form does not take.');
   });
 });

@@ -1,4 +1,10 @@
-import { type UploadHandler, unstable_parseMultipartFormData } from "@remix-run/node";
+import {
+  MaxPartSizeExceededError,
+  type UploadHandler,
+  unstable_createMemoryUploadHandler,
+  unstable_parseMultipartFormData,
+} from "@remix-run/node";
+import { MULTIPART_TEXT_MAX_BYTES } from "./route-body-limit";
 
 /**
  * Every multipart form the app reads passes here
@@ -204,4 +210,74 @@ export async function parseMultipartForm(
     }
     throw error;
   }
+}
+
+/** A text field past its cap, or a file sent to a form that takes none: a 413 naming the field. */
+export class FormFieldTooLargeError extends Error {
+  constructor(
+    readonly field: string,
+    message = `The field "${field}" is too long: a form's text can be up to ${MULTIPART_TEXT_MAX_BYTES / 1024} KB in all.`,
+  ) {
+    super(message);
+  }
+}
+
+/** The most text fields a form without files may have. */
+const TEXT_FORM_MAX_PARTS = 100;
+
+/**
+ * Reads a multipart form's text fields (an upload handler's text half),
+ * counted together so that all of them are at most `maxBytes`; the field
+ * that passes it is a FormFieldTooLargeError.
+ */
+export function textFieldReader(maxBytes: number) {
+  let total = 0;
+  const read = unstable_createMemoryUploadHandler({
+    maxPartSize: maxBytes,
+    filter: ({ filename }) => filename === undefined,
+  });
+  return async (part: Parameters<UploadHandler>[0]) => {
+    let value: Awaited<ReturnType<UploadHandler>>;
+    try {
+      value = await read(part);
+    } catch (error) {
+      if (error instanceof MaxPartSizeExceededError) throw new FormFieldTooLargeError(part.name);
+      throw error;
+    }
+    if (typeof value === "string") {
+      total += Buffer.byteLength(value);
+      if (total > maxBytes) throw new FormFieldTooLargeError(part.name);
+    }
+    return value;
+  };
+}
+
+/**
+ * A multipart form read as a plain form is: its text fields only, all of
+ * them at most MULTIPART_TEXT_MAX_BYTES, never a byte more held. A file part
+ * is refused before it is read, as a field too large: a form that is not an
+ * upload takes none (docs/memory-budget.md).
+ */
+export async function readTextOnlyMultipartForm(request: Request): Promise<FormData> {
+  const readText = textFieldReader(MULTIPART_TEXT_MAX_BYTES);
+  return parseMultipartForm(
+    request,
+    async (part) => {
+      if (part.filename !== undefined) {
+        throw new FormFieldTooLargeError(
+          part.name,
+          `The field "${part.name}" holds a file, which this form does not take.`,
+        );
+      }
+      return readText(part);
+    },
+    {
+      maxParts: TEXT_FORM_MAX_PARTS,
+      tooManyPartsMessage: `The form has more than ${TEXT_FORM_MAX_PARTS} fields.`,
+    },
+  );
+}
+
+export function isMultipartForm(request: Request) {
+  return /^multipart\/form-data\s*;/i.test(request.headers.get("content-type") ?? "");
 }

@@ -11,10 +11,32 @@
 /** A form is a few kilobytes; anything bigger is not one of ours. */
 export const FORM_BODY_LIMIT_BYTES = 64 * 1024;
 
+/**
+ * A multipart form's text fields together, as much as a plain form may be:
+ * only files may make a multipart body larger than a form.
+ */
+export const MULTIPART_TEXT_MAX_BYTES = FORM_BODY_LIMIT_BYTES;
+
+/** A body read whole is held as its bytes and again as what its parser makes of them. */
+export const WHOLE_BODY_HOLD_FACTOR = 3;
+
+/**
+ * What a streamed multipart body holds at once: two 64 KiB chunks in flight,
+ * a part's headers (16 KiB at most) and the text fields, held as bytes and
+ * as strings; rounded up.
+ */
+export const STREAMED_FORM_WORKING_SET_BYTES = 512 * 1024;
+
 /** A route's `export const bodyLimit`: more than FORM_BODY_LIMIT_BYTES, for one kind of body. */
 export type RouteBodyLimit = {
   /** A `multipart/form-data` body up to this many bytes, counted as it streams (uploads). */
   multipart?: number;
+  /**
+   * The route holds its multipart body whole in memory (a header image
+   * resized in memory) rather than streaming its files to storage: the
+   * server counts all of it against the memory budget.
+   */
+  multipartHeldWhole?: boolean;
   /** A body of any type up to this many bytes, counted as it streams (webhooks). */
   any?: number;
 };

@@ -2,6 +2,7 @@ import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from "request-filtering-agent";
+import { BUDGET_WAIT_MS, memoryBudget } from "./memory-budget.server";
 
 /**
  * Fetches a page or a picture from an address a user typed, without letting
@@ -150,14 +151,21 @@ export async function safeFetch(
   address: string,
   options: SafeFetchOptions,
 ): Promise<SafeFetchResult> {
-  const signal = AbortSignal.timeout(options.timeoutMs);
   let url = checkFetchableUrl(address, options.allowLoopback);
-  for (let hop = 0; hop <= options.maxRedirects; hop++) {
-    const result = await requestOnce(url, options, signal);
-    if (result.kind === "body") {
-      return { url: url.toString(), contentType: result.contentType, body: result.body };
+  // The page's chunks and their joined copy, counted against the memory budget while they arrive.
+  const held = await memoryBudget.reserve(2 * options.maxBytes, { waitMs: BUDGET_WAIT_MS });
+  if (!held) throw new SafeFetchError("The server is busy: not fetched now");
+  try {
+    const signal = AbortSignal.timeout(options.timeoutMs);
+    for (let hop = 0; hop <= options.maxRedirects; hop++) {
+      const result = await requestOnce(url, options, signal);
+      if (result.kind === "body") {
+        return { url: url.toString(), contentType: result.contentType, body: result.body };
+      }
+      url = checkFetchableUrl(new URL(result.location, url).toString(), options.allowLoopback);
     }
-    url = checkFetchableUrl(new URL(result.location, url).toString(), options.allowLoopback);
+    throw new SafeFetchError(`More than ${options.maxRedirects} redirects`, true);
+  } finally {
+    held.release();
   }
-  throw new SafeFetchError(`More than ${options.maxRedirects} redirects`, true);
 }

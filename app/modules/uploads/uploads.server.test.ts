@@ -12,6 +12,7 @@ import { UPLOAD_FORM_MAX_PARTS } from "~/modules/files/upload-kinds";
 import { UploadRejectedError } from "~/modules/files/upload-rejected.server";
 import { UploadDetailsSchema } from "~/modules/items/item-validation";
 import { createUploadItem } from "~/modules/items/items.server";
+import { issueCsrfToken } from "~/platform/csrf.server";
 import { db } from "~/platform/db.server";
 import { storage } from "~/platform/storage.server";
 import { parseUploadForm, withUpload } from "./uploads.server";
@@ -804,6 +805,45 @@ describe("withUpload, the one way uploads come in", () => {
       init: { status: 403 },
     });
     expect(used).toBe(false);
+    expect(filesOnDisk()).toEqual([]);
+  });
+  test("the token is checked before the first file is read: a file sent before it is refused, nothing stored", async () => {
+    const { token, setCookie } = await issueCsrfToken(new Request("http://localhost/"), null);
+    const cookie = setCookie!.split(";")[0]!;
+    const form = (order: "token first" | "file first") => {
+      const body = new FormData();
+      if (order === "token first") body.append("csrf", token);
+      body.append("files", pdf());
+      if (order === "file first") body.append("csrf", token);
+      return new Request("http://localhost/upload", {
+        method: "POST",
+        body,
+        headers: { cookie, "sec-fetch-site": "same-origin" },
+      });
+    };
+    const late = await withUpload(
+      form("file first"),
+      { ...options(), csrf: true },
+      () => "used",
+    ).catch((error: unknown) => error);
+    expect(late).toMatchObject({
+      data: { kind: "csrf", reason: "missing" },
+      init: { status: 403 },
+    });
+    expect(filesOnDisk()).toEqual([]);
+
+    const stored = await withUpload(form("token first"), { ...options(), csrf: true }, (upload) =>
+      upload.stored.map((file) => file.name),
+    );
+    expect(stored).toEqual(["letter.pdf"]);
+  });
+
+  test("a text field past a plain form's size is refused, named", async () => {
+    const error = await rejection(
+      parseUploadForm(uploadRequest([pdf()], { title: "a".repeat(70 * 1024) }), "file", userId),
+    );
+    expect(error.status).toBe(413);
+    expect(error.message).toContain('"title"');
     expect(filesOnDisk()).toEqual([]);
   });
 });

@@ -1,9 +1,4 @@
-import {
-  MaxPartSizeExceededError,
-  type UploadHandler,
-  unstable_composeUploadHandlers,
-  unstable_createMemoryUploadHandler,
-} from "@remix-run/node";
+import { type UploadHandler, unstable_composeUploadHandlers } from "@remix-run/node";
 import { eq } from "drizzle-orm";
 import { type FileTypeResult, fileTypeFromBuffer } from "file-type";
 import { users } from "#db/schema";
@@ -40,10 +35,15 @@ import {
   UNVERIFIED_UPLOAD_MESSAGE,
   UploadRejectedError,
 } from "~/modules/files/upload-rejected.server";
-import { validateCsrf } from "~/platform/csrf.server";
+import { checkingCsrfBeforeFiles, validateCsrf } from "~/platform/csrf.server";
 import { db } from "~/platform/db.server";
-import { MultipartRefusedError, parseMultipartForm } from "~/platform/multipart.server";
-import { isBodyTooLarge } from "~/platform/route-body-limit";
+import {
+  FormFieldTooLargeError,
+  MultipartRefusedError,
+  parseMultipartForm,
+  textFieldReader,
+} from "~/platform/multipart.server";
+import { isBodyTooLarge, MULTIPART_TEXT_MAX_BYTES } from "~/platform/route-body-limit";
 import { storage } from "~/platform/storage.server";
 
 /**
@@ -55,8 +55,6 @@ import { storage } from "~/platform/storage.server";
  * re-encoded (orientation applied, at most 1600 px, metadata such as GPS
  * dropped) and get a thumbnail. A failed request leaves no file behind.
  */
-
-const TEXT_FIELD_MAX_BYTES = 64 * 1024;
 
 /**
  * A Remix upload handler for the `files` parts of a form: checks each file's
@@ -160,11 +158,8 @@ export function createUploadHandler(kind: UploadKind, ctx: UploadContext): Uploa
 /** Known failures become a message for the user; anything else is passed on as it is. */
 function asUploadError(error: unknown): unknown {
   if (error instanceof UploadRejectedError) return error;
-  if (error instanceof MaxPartSizeExceededError) {
-    return new UploadRejectedError("UPLOAD_FAILED", "A form field is too long.", {
-      status: 413,
-      cause: error,
-    });
+  if (error instanceof FormFieldTooLargeError) {
+    return new UploadRejectedError("UPLOAD_FAILED", error.message, { status: 413, cause: error });
   }
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code === "ENOSPC" || code === "EDQUOT") {
@@ -210,7 +205,9 @@ function hasVerifiedEmail(userId: number) {
 /**
  * Parses a multipart form of at most UPLOAD_FORM_MAX_PARTS parts: `files`
  * parts through the upload pipeline (for a verified account only), text
- * fields (64 KB each at most) into the FormData.
+ * fields (MULTIPART_TEXT_MAX_BYTES together, as a plain form) into the
+ * FormData. With `csrf`, the page's token is checked before the first file
+ * is read (checkingCsrfBeforeFiles).
  * On any failure (a refused file, a file too large, a dropped connection, a
  * full disk) every file already stored for this request is deleted before the
  * error is thrown.
@@ -219,15 +216,14 @@ export async function parseUploadForm(
   request: Request,
   kind: UploadKind,
   userId: number,
-  options: { maxFiles?: number } = {},
+  options: { maxFiles?: number; csrf?: boolean } = {},
 ): Promise<{ formData: FormData; stored: StoredUpload[] }> {
   const stored: StoredUpload[] = [];
   const fieldsRead = new FormData();
-  const readTextField = unstable_createMemoryUploadHandler({
-    maxPartSize: TEXT_FIELD_MAX_BYTES,
-    filter: ({ filename, name }) => filename === undefined && name !== UPLOAD_FIELD,
-  });
-  const handler = unstable_composeUploadHandlers(
+  const readText = textFieldReader(MULTIPART_TEXT_MAX_BYTES);
+  const readTextField: UploadHandler = async (part) =>
+    part.filename === undefined && part.name !== UPLOAD_FIELD ? readText(part) : undefined;
+  const composed = unstable_composeUploadHandlers(
     hasVerifiedEmail(userId)
       ? createUploadHandler(kind, { request, userId, stored, maxFiles: options.maxFiles })
       : refuseEveryFile,
@@ -237,6 +233,7 @@ export async function parseUploadForm(
       return value;
     },
   );
+  const handler = options.csrf ? checkingCsrfBeforeFiles(request, composed) : composed;
   try {
     const formData = await parseMultipartForm(request, handler, {
       maxParts: UPLOAD_FORM_MAX_PARTS,
@@ -271,6 +268,7 @@ export async function withUpload<T>(
 ): Promise<T> {
   const upload = await parseUploadForm(request, options.kind, options.userId, {
     maxFiles: options.maxFiles,
+    csrf: options.csrf,
   });
   try {
     if (options.csrf) await validateCsrf(request, upload.formData);

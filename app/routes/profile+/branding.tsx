@@ -26,7 +26,7 @@ import {
   saveLook,
 } from "~/modules/sending/branding.server";
 import { templateSamples } from "~/modules/sending/template-samples.server";
-import { readProtectedForm, validateCsrf } from "~/platform/csrf.server";
+import { checkingCsrfBeforeFiles, readProtectedForm, validateCsrf } from "~/platform/csrf.server";
 import { RuleError } from "~/platform/errors.server";
 import { parseIntentForm } from "~/platform/intent.server";
 import { MultipartRefusedError, parseMultipartForm } from "~/platform/multipart.server";
@@ -79,10 +79,15 @@ async function uploadHeaderImage(request: Request, user: Awaited<ReturnType<type
   try {
     formData = await parseMultipartForm(
       request,
-      unstable_createMemoryUploadHandler({ maxPartSize: HEADER_UPLOAD_MAX_BYTES }),
+      checkingCsrfBeforeFiles(
+        request,
+        unstable_createMemoryUploadHandler({ maxPartSize: HEADER_UPLOAD_MAX_BYTES }),
+      ),
       { maxParts: HEADER_FORM_MAX_PARTS, tooManyPartsMessage: "This is not the header image form" },
     );
   } catch (error) {
+    // The CSRF refusal, thrown before the image was read, is answered as every other.
+    if (!(error instanceof Error)) throw error;
     if (error instanceof MultipartRefusedError) return imageProblem(error.message, 400);
     return imageProblem("The header image can be up to 2 MB", 413);
   }
@@ -102,7 +107,10 @@ async function uploadHeaderImage(request: Request, user: Awaited<ReturnType<type
 }
 
 /** The header image streams in multipart; the look's form is a form (docs/decisions/0101-body-limits-by-route.md). */
-export const bodyLimit: RouteBodyLimit = { multipart: HEADER_REQUEST_MAX_BYTES };
+export const bodyLimit: RouteBodyLimit = {
+  multipart: HEADER_REQUEST_MAX_BYTES,
+  multipartHeldWhole: true,
+};
 
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
