@@ -1,7 +1,7 @@
 import { createRequestHandler, type ServerBuild } from "@remix-run/node";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { MemoryBudget } from "~/platform/memory-budget.server";
+import { isMemoryBudgetSpent, MemoryBudget } from "~/platform/memory-budget.server";
 import {
   BodyTooLargeError,
   FORM_BODY_LIMIT_BYTES,
@@ -9,13 +9,7 @@ import {
   STREAMED_FORM_WORKING_SET_BYTES,
   WHOLE_BODY_HOLD_FACTOR,
 } from "~/platform/route-body-limit";
-import {
-  boundBody,
-  createBodyPolicies,
-  createRouteFinder,
-  heldBytesOf,
-  reserveForBody,
-} from "./body-limit";
+import { bodyMeter, boundBody, createBodyPolicies, createRouteFinder } from "./body-limit";
 
 /**
  * The app's route shapes (`remix routes`): a splat, pathless-parent index
@@ -236,6 +230,8 @@ describe("the body limit is the limit of the route Remix serves", () => {
 
 describe("bounding a body", () => {
   const keep = new AbortController().signal;
+  const meter = () =>
+    bodyMeter({ limitBytes: MB, streamed: false, holdsWhole: true }, new MemoryBudget(1024 * MB));
   const post = (body: BodyInit | ReadableStream<Uint8Array>, headers: HeadersInit = {}) =>
     new Request("http://localhost/x", {
       method: "POST",
@@ -254,7 +250,12 @@ describe("bounding a body", () => {
   test("a declared length over the limit is refused without reading", async () => {
     const request = post(streamOf([10]), { "content-length": "101" });
     expect(
-      await boundBody(request, { limitBytes: 100, streamed: true, holdsWhole: false }, keep),
+      await boundBody(
+        request,
+        { limitBytes: 100, streamed: true, holdsWhole: false },
+        keep,
+        meter(),
+      ),
     ).toEqual({
       kind: "too-large",
     });
@@ -266,6 +267,7 @@ describe("bounding a body", () => {
       post(streamOf([50, 50])),
       { limitBytes: 100, streamed: false, holdsWhole: true },
       keep,
+      meter(),
     );
     expect(within.kind === "read" && (await within.request.arrayBuffer()).byteLength).toBe(100);
     expect(
@@ -273,6 +275,7 @@ describe("bounding a body", () => {
         post(streamOf([50, 51])),
         { limitBytes: 100, streamed: false, holdsWhole: true },
         keep,
+        meter(),
       ),
     ).toEqual({
       kind: "too-large",
@@ -284,6 +287,7 @@ describe("bounding a body", () => {
       post(streamOf([60, 60])),
       { limitBytes: 100, streamed: true, holdsWhole: false },
       keep,
+      meter(),
     );
     if (verdict.kind !== "read") throw new Error("expected the body to be passed on");
     const error = await verdict.request.arrayBuffer().catch((caught: unknown) => caught);
@@ -310,6 +314,7 @@ describe("bounding a body", () => {
       post(endless()),
       { limitBytes: 100, streamed: true, holdsWhole: false },
       keep,
+      meter(),
     );
     if (verdict.kind !== "read") throw new Error("expected the body to be passed on");
     await verdict.request.arrayBuffer().catch(() => {});
@@ -323,6 +328,7 @@ describe("bounding a body", () => {
       post(endless()),
       { limitBytes: 1_000_000, streamed: true, holdsWhole: false },
       answered.signal,
+      meter(),
     );
     answered.abort();
     await settle();
@@ -334,32 +340,53 @@ describe("bounding a body", () => {
 });
 
 describe("what a body holds of the memory budget", () => {
-  const form = { limitBytes: FORM_BODY_LIMIT_BYTES, streamed: false, holdsWhole: true };
+  const whole = { limitBytes: 1000, streamed: false, holdsWhole: true };
   const upload = { limitBytes: 50 * MB, streamed: true, holdsWhole: false };
-  const request = (method: string, headers: HeadersInit = {}) =>
-    new Request("http://localhost/x", { method, headers });
 
-  test("a body read whole holds a multiple of its length; a streamed upload its working set", () => {
-    expect(heldBytesOf(form, 1000)).toBe(WHOLE_BODY_HOLD_FACTOR * 1000);
-    expect(heldBytesOf(form, null)).toBe(WHOLE_BODY_HOLD_FACTOR * FORM_BODY_LIMIT_BYTES);
-    expect(heldBytesOf(upload, 40 * MB)).toBe(STREAMED_FORM_WORKING_SET_BYTES);
+  test("a body read whole is charged a multiple of each byte as it arrives; a streamed upload its working set at most", async () => {
+    const budget = new MemoryBudget(1024 * MB);
+    const read = bodyMeter(whole, budget);
+    await read.charge(100);
+    await read.charge(50);
+    expect(budget.usedBytes).toBe(WHOLE_BODY_HOLD_FACTOR * 150);
+    read.release();
+    const streamed = bodyMeter(upload, budget);
+    for (let sent = 0; sent < 40 * MB; sent += 64 * 1024) await streamed.charge(64 * 1024);
+    expect(budget.usedBytes).toBe(STREAMED_FORM_WORKING_SET_BYTES);
+    streamed.release();
+    expect(budget.usedBytes).toBe(0);
   });
 
-  test("is taken before the body is read, and refused when the budget has no room in time", async () => {
-    const budget = new MemoryBudget(WHOLE_BODY_HOLD_FACTOR * 1000);
-    const first = await reserveForBody(request("POST", { "content-length": "1000" }), form, budget);
-    expect(first.kind === "held" && first.reservation?.bytes).toBe(WHOLE_BODY_HOLD_FACTOR * 1000);
-    expect(await reserveForBody(request("POST", { "content-length": "10" }), form, budget)).toEqual(
-      {
-        kind: "busy",
-      },
-    );
-    // A request without a body holds nothing, whatever the budget has left.
-    expect(await reserveForBody(request("GET"), form, budget)).toEqual({
-      kind: "held",
-      reservation: null,
+  test("a form is refused as busy when the budget has no room in time, and holds nothing after", async () => {
+    const budget = new MemoryBudget(WHOLE_BODY_HOLD_FACTOR * 100);
+    const holder = budget.tryReserve(WHOLE_BODY_HOLD_FACTOR * 90)!;
+    const post = new Request("http://localhost/x", { method: "POST", body: "a".repeat(20) });
+    const spent = bodyMeter(whole, budget);
+    expect(await boundBody(post, whole, new AbortController().signal, spent)).toEqual({
+      kind: "busy",
     });
-    if (first.kind === "held") first.reservation?.release();
+    spent.release();
+    holder.release();
     expect(budget.usedBytes).toBe(0);
+  }, 10_000);
+
+  test("a streamed body ends with MemoryBudgetSpentError when no room comes in time", async () => {
+    const budget = new MemoryBudget(STREAMED_FORM_WORKING_SET_BYTES);
+    const holder = budget.tryReserve(STREAMED_FORM_WORKING_SET_BYTES)!;
+    const post = new Request("http://localhost/x", {
+      method: "POST",
+      body: new Uint8Array(1000),
+      headers: { "content-type": "multipart/form-data; boundary=x" },
+    });
+    const verdict = await boundBody(
+      post,
+      upload,
+      new AbortController().signal,
+      bodyMeter(upload, budget),
+    );
+    if (verdict.kind !== "read") throw new Error("expected the body to be passed on");
+    const error = await verdict.request.arrayBuffer().catch((caught: unknown) => caught);
+    expect(isMemoryBudgetSpent(error)).toBe(true);
+    holder.release();
   }, 10_000);
 });

@@ -1,11 +1,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createRequire } from "node:module";
+import type { Socket } from "node:net";
 import type { ServerBuild } from "@remix-run/node";
 import {
   BUDGET_RETRY_AFTER_SECONDS,
   BUDGET_WAIT_MS,
+  BUSY_MESSAGE,
   type MemoryBudget,
-  type Reservation,
+  MemoryBudgetSpentError,
 } from "~/platform/memory-budget.server";
 import {
   BodyTooLargeError,
@@ -115,65 +117,56 @@ export function createBodyPolicies(build: RouteTable) {
     bodyPolicyOf(routeOf(new URL(request.url)), request.headers.get("content-type"));
 }
 
-function declaredLength(request: Request): number | null {
-  const declared = request.headers.get("content-length");
-  return declared === null ? null : Number(declared);
-}
+/** Charges a body's bytes to the memory budget as they arrive; false when no room came in time. */
+export type BodyMeter = { charge(bytes: number): Promise<boolean>; release(): void };
 
 /**
- * What the app holds in memory while it reads this body
- * (docs/memory-budget.md): a body read whole is held as bytes, then as the
- * strings or copies its parser makes, so WHOLE_BODY_HOLD_FACTOR times its
- * length (its declared length, else the most it may be); a streamed
- * multipart body only a working set (the stream's window, the part headers
- * and the form's text fields, which are capped together).
+ * A body's bytes are counted against the process's memory budget as they
+ * arrive, before the app holds them (docs/memory-budget.md), as much as its
+ * reader holds of them: a body read whole is held as its bytes and again as
+ * what its parser makes of them, WHOLE_BODY_HOLD_FACTOR times each byte; a
+ * streamed multipart body only a window (the stream's chunks, a part's
+ * headers, the text fields capped together), STREAMED_FORM_WORKING_SET_BYTES
+ * at most. Charged as it arrives, a client that sends slowly holds only what
+ * it sent. With no room, a charge waits BUDGET_WAIT_MS in line for some.
  */
-export function heldBytesOf(policy: BodyPolicy, declared: number | null): number {
-  if (!policy.holdsWhole) return STREAMED_FORM_WORKING_SET_BYTES;
-  const length = declared === null ? policy.limitBytes : Math.min(declared, policy.limitBytes);
-  return WHOLE_BODY_HOLD_FACTOR * length;
-}
-
-/** A request that sends no body holds nothing. */
-function sendsBody(request: Request) {
-  if (request.method === "GET" || request.method === "HEAD") return false;
-  return declaredLength(request) !== 0;
-}
-
-export type MemoryVerdict = { kind: "held"; reservation: Reservation | null } | { kind: "busy" };
-
-/**
- * Takes what the body will hold from the process's memory budget before a
- * byte of it is read, waiting BUDGET_WAIT_MS at most for room; "busy" when
- * none came (the server answers 503 and never reads the body).
- */
-export async function reserveForBody(
-  request: Request,
-  policy: BodyPolicy,
-  budget: MemoryBudget,
-): Promise<MemoryVerdict> {
-  if (!sendsBody(request)) return { kind: "held", reservation: null };
-  const reservation = await budget.reserve(heldBytesOf(policy, declaredLength(request)), {
-    waitMs: BUDGET_WAIT_MS,
-  });
-  return reservation ? { kind: "held", reservation } : { kind: "busy" };
+export function bodyMeter(policy: BodyPolicy, budget: MemoryBudget): BodyMeter {
+  const reservation = budget.open();
+  let received = 0;
+  const heldFor = (bytes: number) =>
+    policy.holdsWhole
+      ? WHOLE_BODY_HOLD_FACTOR * bytes
+      : Math.min(bytes, STREAMED_FORM_WORKING_SET_BYTES);
+  return {
+    async charge(bytes) {
+      const more = heldFor(received + bytes) - heldFor(received);
+      received += bytes;
+      return more === 0 || reservation.take(more, { waitMs: BUDGET_WAIT_MS });
+    },
+    release: () => reservation.release(),
+  };
 }
 
 /**
  * A stream that passes bytes on until more than `limitBytes` went through,
- * then errors; `stop` ends it early (both sides, a pending write included).
+ * then errors (BodyTooLargeError), as it does when `meter` finds no room in
+ * the memory budget (MemoryBudgetSpentError); `stop` ends it early (both
+ * sides, a pending write included).
  */
-export function countingStream(limitBytes: number) {
+export function countingStream(limitBytes: number, meter?: BodyMeter) {
   let received = 0;
   let control: TransformStreamDefaultController<Uint8Array> | undefined;
   const stream = new TransformStream<Uint8Array, Uint8Array>({
     start(controller) {
       control = controller;
     },
-    transform(chunk, controller) {
+    async transform(chunk, controller) {
       received += chunk.byteLength;
-      if (received > limitBytes) controller.error(new BodyTooLargeError(limitBytes));
-      else controller.enqueue(chunk);
+      if (received > limitBytes) return controller.error(new BodyTooLargeError(limitBytes));
+      if (meter && !(await meter.charge(chunk.byteLength))) {
+        return controller.error(new MemoryBudgetSpentError("a request body"));
+      }
+      controller.enqueue(chunk);
     },
   });
   return Object.assign(stream, { stop: (reason: Error) => control?.error(reason) });
@@ -183,27 +176,31 @@ function withBody(request: Request, body: BodyInit) {
   return new Request(request, { body, duplex: "half" } as RequestInit);
 }
 
-export type BodyVerdict = { kind: "read"; request: Request } | { kind: "too-large" };
+export type BodyVerdict =
+  | { kind: "read"; request: Request }
+  | { kind: "too-large" }
+  | { kind: "busy" };
 
 /**
  * A declared Content-Length over the limit is refused without reading a byte
  * (Node's parser never delivers more than the declared length). Otherwise a
- * streamed body goes on through a counter that ends it past the limit, or
- * once `answered` (the route answered; the rest is left unread, and the
- * connection closes: see answerClosesConnection), and a form without a
- * length is read here up to the limit and refused as soon as it passes it.
+ * streamed body goes on through a counter that ends it past the limit, when
+ * the budget has no room, or once `answered` (the route answered; the rest
+ * is left unread, and the connection closes: see closeAfterAnswer); a form
+ * is read here, counted, and refused as soon as it passes the limit.
  */
 export async function boundBody(
   request: Request,
   policy: BodyPolicy,
   answered: AbortSignal,
+  meter: BodyMeter,
 ): Promise<BodyVerdict> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > policy.limitBytes) return { kind: "too-large" };
   const source = request.body;
   if (!source) return { kind: "read", request };
   if (policy.streamed) {
-    const counter = countingStream(policy.limitBytes);
+    const counter = countingStream(policy.limitBytes, meter);
     const stop = () => counter.stop(new Error("The request was answered"));
     answered.addEventListener("abort", stop, { once: true });
     // preventCancel: cancelling the source would destroy the socket before the route's 413 is read.
@@ -213,7 +210,6 @@ export async function boundBody(
       .finally(() => answered.removeEventListener("abort", stop));
     return { kind: "read", request: withBody(request, counter.readable) };
   }
-  if (declared !== null) return { kind: "read", request };
   const reader = source.getReader();
   const chunks: Uint8Array[] = [];
   let received = 0;
@@ -225,48 +221,71 @@ export async function boundBody(
       reader.releaseLock();
       return { kind: "too-large" };
     }
+    if (!(await meter.charge(value.byteLength))) {
+      reader.releaseLock();
+      return { kind: "busy" };
+    }
     chunks.push(value);
   }
   return { kind: "read", request: withBody(request, Buffer.concat(chunks)) };
 }
 
+/** How long a closing connection keeps reading (and dropping) what its client still sends. */
+const LINGER_MS = 2_000;
+
 /**
- * Whether the connection must close after this answer: its request's body
- * has not arrived in full (refused unread, or answered part-way). The rest
- * is never read into memory, so the connection cannot carry another request;
- * the answer says so with `Connection: close`, and Node closes the socket
- * once the answer is out. A client or proxy that keeps connections alive
- * then never sends its next request into a socket about to die.
+ * Closes the connection after an answer given before its request's body
+ * arrived in full (refused unread, or answered part-way): the rest is never
+ * read into memory, so the connection cannot carry another request. The
+ * answer says so with `Connection: close`, so a client or proxy that keeps
+ * connections alive never sends its next request into it.
+ *
+ * Node closes such a connection as soon as the answer is written, and a
+ * socket closed while its client still sends is reset, which can throw the
+ * answer away before the client has read it. So the close lingers, as
+ * nginx's lingering_close does: the answer and then the end of our side go
+ * out, what still arrives is read and dropped, and the socket is destroyed
+ * when the client ends its side or after LINGER_MS. Node calls the socket's
+ * destroySoon for that close; this socket's is replaced, no other's.
  */
-export function answerClosesConnection(nodeRequest: IncomingMessage) {
-  return !nodeRequest.complete;
+export function closeAfterAnswer(nodeRequest: IncomingMessage, response: ServerResponse) {
+  if (nodeRequest.complete || response.headersSent) return;
+  response.setHeader("Connection", "close");
+  const socket = nodeRequest.socket;
+  socket.destroySoon = function lingeringClose(this: Socket) {
+    this.end();
+    this.resume();
+    const timer = setTimeout(() => this.destroy(), LINGER_MS);
+    timer.unref();
+    this.once("end", () => this.destroy());
+    this.once("close", () => clearTimeout(timer));
+  };
 }
 
 function refuse(
+  nodeRequest: IncomingMessage,
   response: ServerResponse,
   status: number,
   headers: Record<string, string>,
   text: string,
 ) {
-  response.writeHead(status, {
-    "Content-Type": "text/plain; charset=utf-8",
-    Connection: "close",
-    ...headers,
-  });
+  closeAfterAnswer(nodeRequest, response);
+  response.writeHead(status, { "Content-Type": "text/plain; charset=utf-8", ...headers });
   response.end(text);
 }
 
 /** 413 at once; the body is left unread and the connection closed. */
-export function refuseTooLarge(response: ServerResponse) {
-  refuse(response, 413, {}, "Request body too large");
+export function refuseTooLarge(nodeRequest: IncomingMessage, response: ServerResponse) {
+  refuse(nodeRequest, response, 413, {}, "Request body too large");
 }
 
 /** 503 when the memory budget had no room in time: the body is left unread, the client told when to try again. */
-export function refuseBusy(response: ServerResponse) {
+export function refuseBusy(nodeRequest: IncomingMessage, response: ServerResponse) {
   refuse(
+    nodeRequest,
     response,
     503,
     { "Retry-After": String(BUDGET_RETRY_AFTER_SECONDS) },
-    "The server is busy. Please try again in a few seconds.",
+    BUSY_MESSAGE,
   );
 }

@@ -6,12 +6,12 @@ import { memoryBudget } from "~/platform/memory-budget.server";
 import { carriesSecret, secretReferrerPolicy } from "~/platform/secret-paths";
 import { completeSecurityHeaders } from "~/platform/security-headers.server";
 import {
-  answerClosesConnection,
+  bodyMeter,
   boundBody,
+  closeAfterAnswer,
   createBodyPolicies,
   refuseBusy,
   refuseTooLarge,
-  reserveForBody,
 } from "./body-limit";
 import { logRequests } from "./request-log";
 import { type ExpressRequest, routerUrl } from "./router-url";
@@ -63,7 +63,7 @@ app.use((req: ExpressRequest, res: NodeResponse, next: Next) => {
   const referrerPolicy = (address && secretReferrerPolicy(address)) ?? undefined;
   onHeaders(res, () => {
     completeSecurityHeaders(res, { addressCarriesSecret, secretReferrerPolicy: referrerPolicy });
-    if (answerClosesConnection(req)) res.setHeader("Connection", "close");
+    closeAfterAnswer(req, res);
   });
   next();
 });
@@ -84,17 +84,15 @@ app.all("*", async (req: NodeRequest, res: NodeResponse, next: Next) => {
     // The limit is decided on the very URL Remix routes (its own parse, Host header included).
     const remixRequest: Request = createRemixRequest(req, res);
     const policy = bodyPolicyOf(remixRequest);
-    const declared = remixRequest.headers.get("content-length");
-    if (declared !== null && Number(declared) > policy.limitBytes) return refuseTooLarge(res);
-    const memory = await reserveForBody(remixRequest, policy, memoryBudget);
-    if (memory.kind === "busy") return refuseBusy(res);
+    const meter = bodyMeter(policy, memoryBudget);
     const answered = new AbortController();
     res.once("close", () => {
       answered.abort();
-      memory.reservation?.release();
+      meter.release();
     });
-    const verdict = await boundBody(remixRequest, policy, answered.signal);
-    if (verdict.kind === "too-large") return refuseTooLarge(res);
+    const verdict = await boundBody(remixRequest, policy, answered.signal, meter);
+    if (verdict.kind === "too-large") return refuseTooLarge(req, res);
+    if (verdict.kind === "busy") return refuseBusy(req, res);
     const request = verdict.request;
     const peerAddress = req.socket.remoteAddress ?? null;
     const response = await runInRequestContext({ peerAddress }, () => handleRemixRequest(request));

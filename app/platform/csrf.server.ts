@@ -8,6 +8,7 @@ import {
 import { CSRF_FIELD, type CsrfFailure } from "./csrf";
 import { constantTimeEqual, isCrossSite, tokenFor } from "./csrf-token.server";
 import { env } from "./env.server";
+import { isMemoryBudgetSpent, tryLaterResponse } from "./memory-budget.server";
 import {
   FormFieldTooLargeError,
   isMultipartForm,
@@ -156,6 +157,7 @@ async function readPostedForm(request: Request): Promise<FormData> {
   } catch (error) {
     if (error instanceof FormFieldTooLargeError) throw data(error.message, { status: 413 });
     if (error instanceof MultipartRefusedError) throw data(error.message, { status: 400 });
+    if (isMemoryBudgetSpent(error)) throw tryLaterResponse();
     throw error;
   }
 }

@@ -1,4 +1,5 @@
 import v8 from "node:v8";
+import { data } from "@remix-run/node";
 import { singleton } from "./singleton.server";
 
 /**
@@ -35,10 +36,12 @@ export type Reservation = {
   readonly bytes: number;
   /** Takes `more` bytes at once if the budget has them; false (and nothing taken) if not. */
   grow(more: number): boolean;
+  /** Takes `more` bytes, waiting in line up to `waitMs` for room; false if none came in time. */
+  take(more: number, options: { waitMs: number }): Promise<boolean>;
   release(): void;
 };
 
-type Waiter = { bytes: number; grant: (reservation: Reservation | null) => void };
+type Waiter = { bytes: number; grant: (granted: boolean) => void };
 
 export class MemoryBudget {
   #used = 0;
@@ -50,14 +53,46 @@ export class MemoryBudget {
     return this.#used;
   }
 
-  get freeBytes() {
-    return this.capacityBytes - this.#used;
+  /** A reservation holding nothing yet, to grow as bytes arrive. */
+  open(): Reservation {
+    let held = 0;
+    let released = false;
+    const budget = this;
+    return {
+      get bytes() {
+        return held;
+      },
+      grow(more) {
+        if (released || !budget.#hasRoomNow(more)) return false;
+        budget.#used += more;
+        held += more;
+        return true;
+      },
+      async take(more, { waitMs }) {
+        if (this.grow(more)) return true;
+        if (released || more > budget.capacityBytes || waitMs <= 0) return false;
+        const granted = await budget.#waitFor(more, waitMs);
+        if (!granted) return false;
+        if (released) {
+          budget.#give(more);
+          return false;
+        }
+        held += more;
+        return true;
+      },
+      release() {
+        if (released) return;
+        released = true;
+        budget.#give(held);
+        held = 0;
+      },
+    };
   }
 
   /** A reservation of `bytes` now, or null when the budget does not have them (or others wait first). */
   tryReserve(bytes: number): Reservation | null {
-    if (this.#waiting.length > 0 || !this.#fits(bytes)) return null;
-    return this.#take(bytes);
+    const reservation = this.open();
+    return reservation.grow(bytes) ? reservation : null;
   }
 
   /**
@@ -65,22 +100,33 @@ export class MemoryBudget {
    * null when none came in time. A request larger than the whole budget is
    * refused at once: no amount of waiting would make room for it.
    */
-  reserve(bytes: number, { waitMs }: { waitMs: number }): Promise<Reservation | null> {
-    const now = this.tryReserve(bytes);
-    if (now) return Promise.resolve(now);
-    if (bytes > this.capacityBytes || waitMs <= 0) return Promise.resolve(null);
+  async reserve(bytes: number, { waitMs }: { waitMs: number }): Promise<Reservation | null> {
+    const reservation = this.open();
+    return (await reservation.take(bytes, { waitMs })) ? reservation : null;
+  }
+
+  /** Room now, and no one waiting before: those in line are served first. */
+  #hasRoomNow(bytes: number) {
+    return this.#waiting.length === 0 && this.#fits(bytes);
+  }
+
+  #fits(bytes: number) {
+    return bytes >= 0 && this.#used + bytes <= this.capacityBytes;
+  }
+
+  #waitFor(bytes: number, waitMs: number): Promise<boolean> {
     return new Promise((resolve) => {
       const waiter: Waiter = {
         bytes,
-        grant: (reservation) => {
+        grant: (granted) => {
           clearTimeout(timer);
-          resolve(reservation);
+          resolve(granted);
         },
       };
       const timer = setTimeout(() => {
         const at = this.#waiting.indexOf(waiter);
         if (at !== -1) this.#waiting.splice(at, 1);
-        resolve(null);
+        resolve(false);
         this.#wakeWaiters();
       }, waitMs);
       timer.unref?.();
@@ -88,33 +134,9 @@ export class MemoryBudget {
     });
   }
 
-  #fits(bytes: number) {
-    return bytes >= 0 && this.#used + bytes <= this.capacityBytes;
-  }
-
-  #take(initial: number): Reservation {
-    this.#used += initial;
-    let held = initial;
-    let released = false;
-    const budget = this;
-    return {
-      get bytes() {
-        return held;
-      },
-      grow(more: number) {
-        if (released || !budget.#fits(more)) return false;
-        budget.#used += more;
-        held += more;
-        return true;
-      },
-      release() {
-        if (released) return;
-        released = true;
-        budget.#used -= held;
-        held = 0;
-        budget.#wakeWaiters();
-      },
-    };
+  #give(bytes: number) {
+    this.#used -= bytes;
+    this.#wakeWaiters();
   }
 
   /** First in, first served: a large waiter is not overtaken by small ones forever. */
@@ -123,7 +145,8 @@ export class MemoryBudget {
       const first = this.#waiting[0]!;
       if (!this.#fits(first.bytes)) return;
       this.#waiting.shift();
-      first.grant(this.#take(first.bytes));
+      this.#used += first.bytes;
+      first.grant(true);
     }
   }
 }
@@ -156,4 +179,15 @@ export function isMemoryBudgetSpent(error: unknown): boolean {
     if (cause.name === BUDGET_SPENT) return true;
   }
   return false;
+}
+
+/** What every HTTP door says when the budget is spent. */
+export const BUSY_MESSAGE = "The server is busy. Please try again in a few seconds.";
+
+/** The app's answer to a MemoryBudgetSpentError: 503, and when to try again. */
+export function tryLaterResponse() {
+  return data(BUSY_MESSAGE, {
+    status: 503,
+    headers: { "Retry-After": String(BUDGET_RETRY_AFTER_SECONDS) },
+  });
 }

@@ -1,3 +1,4 @@
+import { isMemoryBudgetSpent, tryLaterResponse } from "./memory-budget.server";
 import { isBodyTooLarge } from "./route-body-limit";
 
 /**
@@ -5,7 +6,8 @@ import { isBodyTooLarge } from "./route-body-limit";
  * chunk by chunk and abandoned once over, so an endpoint that takes raw
  * bodies (the Stripe webhook) cannot be made to hold an arbitrary amount in
  * memory. A Content-Length over the limit is refused before reading, and so
- * is a body the server ended for passing the route's limit (server/body-limit.ts).
+ * is a body the server ended for passing the route's limit (server/body-limit.ts);
+ * one it ended because the memory budget had no room is answered 503.
  */
 export async function readBodyBytes(request: Request, maxBytes: number): Promise<Buffer | null> {
   const declared = Number(request.headers.get("content-length"));
@@ -20,6 +22,7 @@ export async function readBodyBytes(request: Request, maxBytes: number): Promise
       read = await reader.read();
     } catch (error) {
       if (isBodyTooLarge(error)) return null;
+      if (isMemoryBudgetSpent(error)) throw tryLaterResponse();
       throw error;
     }
     const { done, value } = read;

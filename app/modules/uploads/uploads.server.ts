@@ -37,6 +37,7 @@ import {
 } from "~/modules/files/upload-rejected.server";
 import { checkingCsrfBeforeFiles, validateCsrf } from "~/platform/csrf.server";
 import { db } from "~/platform/db.server";
+import { BUSY_MESSAGE, isMemoryBudgetSpent } from "~/platform/memory-budget.server";
 import {
   FormFieldTooLargeError,
   MultipartRefusedError,
@@ -169,6 +170,9 @@ function asUploadError(error: unknown): unknown {
       "The file could not be saved right now. Please try again later.",
       { status: 507, cause: error },
     );
+  }
+  if (isMemoryBudgetSpent(error)) {
+    return new UploadRejectedError("UPLOAD_FAILED", BUSY_MESSAGE, { status: 503, cause: error });
   }
   if (error instanceof MultipartRefusedError) {
     return new UploadRejectedError("UPLOAD_FAILED", error.message, { cause: error });

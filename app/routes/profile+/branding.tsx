@@ -29,6 +29,7 @@ import { templateSamples } from "~/modules/sending/template-samples.server";
 import { checkingCsrfBeforeFiles, readProtectedForm, validateCsrf } from "~/platform/csrf.server";
 import { RuleError } from "~/platform/errors.server";
 import { parseIntentForm } from "~/platform/intent.server";
+import { BUSY_MESSAGE, isMemoryBudgetSpent } from "~/platform/memory-budget.server";
 import { MultipartRefusedError, parseMultipartForm } from "~/platform/multipart.server";
 import type { RouteBodyLimit } from "~/platform/route-body-limit";
 import { redirectWithToast } from "~/platform/toast.server";
@@ -89,6 +90,7 @@ async function uploadHeaderImage(request: Request, user: Awaited<ReturnType<type
     // The CSRF refusal, thrown before the image was read, is answered as every other.
     if (!(error instanceof Error)) throw error;
     if (error instanceof MultipartRefusedError) return imageProblem(error.message, 400);
+    if (isMemoryBudgetSpent(error)) return imageProblem(BUSY_MESSAGE, 503);
     return imageProblem("The header image can be up to 2 MB", 413);
   }
   await validateCsrf(request, formData);
