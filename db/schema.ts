@@ -744,6 +744,23 @@ export const webauthnChallenges = sqliteTable(
 );
 
 /**
+ * A credential notice's undo link that was used: the primary key makes the
+ * first use the only one (docs/decisions/0176-undo-links-work-once.md). The
+ * row says when, and whether the added credential went; it is kept until the
+ * link would have expired anyway.
+ */
+export const undoLinkUses = sqliteTable("undo_link_uses", {
+  /** SHA-256 of the link's token: one signed payload has one token. */
+  linkHash: text("link_hash").primaryKey(),
+  userId: integer("user_id")
+    .notNull()
+    .references(() => users.id, { onDelete: "cascade" }),
+  usedAt: timestamp("used_at").notNull(),
+  credentialRemoved: flag("credential_removed"),
+  expiresAt: timestamp("expires_at").notNull(),
+});
+
+/**
  * What a relay or a mail server told us later about a copy we sent: the
  * mailbox does not exist (hard bounce), is full or away for now (soft
  * bounce), or its owner marked the newsletter as spam (complaint). Matched

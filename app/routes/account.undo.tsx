@@ -8,14 +8,20 @@ import {
   describeChange,
   undoRemovesCredential,
 } from "~/modules/accounts/credential-notices.server";
-import { readUndoLink, undoCredentialChange } from "~/modules/accounts/credential-undo.server";
+import {
+  alreadyUsedMessage,
+  readUndoLink,
+  undoCredentialChange,
+  undoLinkUse,
+} from "~/modules/accounts/credential-undo.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { invariantResponse } from "~/platform/errors.server";
 
 /**
  * The link in a credential notice: "It was not me". Opening it changes
  * nothing (mail scanners open links); its one button undoes the change and
- * secures the account. docs/decisions/0109-credential-change-notices.md.
+ * secures the account, once: opened or posted again, it says when it was used.
+ * docs/decisions/0109-credential-change-notices.md, docs/decisions/0176-undo-links-work-once.md.
  */
 export const meta: MetaFunction = () => [
   { title: "Secure your account · Thoughtfully" },
@@ -25,9 +31,11 @@ export const meta: MetaFunction = () => [
 export async function loader({ request }: LoaderFunctionArgs) {
   const token = new URL(request.url).searchParams.get("token") ?? "";
   const found = readUndoLink(token);
-  if (!found) return { token, change: null };
+  if (!found) return { token, change: null, used: null };
+  const use = undoLinkUse(token);
   return {
     token,
+    used: use ? alreadyUsedMessage(use, found.user.timeZone) : null,
     change: {
       subject: describeChange({ kind: found.link.kind }).subject,
       removesCredential: undoRemovesCredential(found.link.kind),
@@ -41,15 +49,15 @@ const LinkTokenSchema = z.object({ token: z.string().default("") });
 export async function action({ request }: ActionFunctionArgs) {
   const submission = parseWithZod(await readProtectedForm(request), { schema: LinkTokenSchema });
   invariantResponse(submission.status === "success", "Bad Request", 400);
-  const undone = await undoCredentialChange(request, submission.value.token);
-  return { undone };
+  return { outcome: await undoCredentialChange(request, submission.value.token) };
 }
 
 export default function UndoCredentialChange() {
-  const { token, change } = useLoaderData<typeof loader>();
+  const { token, change, used: usedBefore } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
-  if (actionData?.undone) {
-    const { removed, resetLinkSent, email } = actionData.undone;
+  const outcome = actionData?.outcome;
+  if (outcome?.status === "undone") {
+    const { removed, resetLinkSent, email } = outcome;
     return (
       <AuthCard
         title="Your account is secured"
@@ -64,6 +72,16 @@ export default function UndoCredentialChange() {
           </div>
         }
       >
+        <Link to="/forgot-password" className="btn-primary w-full">
+          Reset my password
+        </Link>
+      </AuthCard>
+    );
+  }
+  const used = outcome?.status === "used" ? outcome.message : usedBefore;
+  if (used) {
+    return (
+      <AuthCard title="Your account is secured" description={<p role="status">{used}</p>}>
         <Link to="/forgot-password" className="btn-primary w-full">
           Reset my password
         </Link>

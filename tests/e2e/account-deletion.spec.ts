@@ -8,7 +8,8 @@ import { atPhoneAndDesktop } from "./support/viewports";
 /**
  * Issue 36, item 6: deleting the account asks for the password and offers
  * "Download my data" first, a ZIP of every folder, item and file
- * (docs/decisions/0155-download-my-data.md).
+ * (docs/decisions/0155-download-my-data.md); issue 44: the download asks who
+ * you are too (docs/decisions/0175-download-my-data-asks-who-you-are.md).
  */
 atPhoneAndDesktop("leaving with your data", () => {
   test("the export ZIP holds every folder, item and file, and only the owner's", async ({
@@ -113,8 +114,44 @@ atPhoneAndDesktop("leaving with your data", () => {
     expect(findUser(user.email)).toBeUndefined();
   });
 
+  test("without a recent proof, Download my data asks who you are, then downloads", async ({
+    page,
+    login,
+  }) => {
+    const user = await login();
+    createFolderRow(user.id, { name: "Family" });
+    await page.goto("/profile");
+    await page.getByRole("link", { name: "Download my data" }).click();
+    await expect(page).toHaveURL(/\/reauthenticate\?redirectTo=%2Fprofile%2Fdownload$/);
+    const refused = await page.request.get("/profile/export", { maxRedirects: 0 });
+    expect(refused.status()).toBe(302);
+    expect(refused.headers().location).toMatch(/^\/reauthenticate\?/);
+
+    // Confirmed, the download starts by itself over Profile Settings.
+    const downloading = page.waitForEvent("download");
+    await confirmWithPassword(page);
+    const download = await downloading;
+    expect(download.suggestedFilename()).toMatch(/^thoughtfully-data-\d{4}-\d{2}-\d{2}\.zip$/);
+    const zip = unzipSync(fs.readFileSync((await download.path())!));
+    const folders = JSON.parse(Buffer.from(zip["folders.json"]!).toString());
+    expect(folders.map((folder: { name: string }) => folder.name)).toEqual(["Family"]);
+    const dialog = page.getByRole("dialog", { name: "Download my data" });
+    await expect(dialog.getByRole("status")).toContainText("Your download has started");
+
+    // Within the proof's ten minutes, the profile's link downloads at once.
+    await dialog.getByRole("link", { name: "Done" }).click();
+    await expect(dialog).toHaveCount(0);
+    const again = page.waitForEvent("download");
+    await page.getByRole("link", { name: "Download my data" }).click();
+    expect((await again).suggestedFilename()).toMatch(/\.zip$/);
+    await expect(page).toHaveURL(/\/profile$/);
+  });
+
   test("a few exports an hour, then a message instead of a ZIP", async ({ page, login }) => {
     await login();
+    await page.goto("/profile/delete");
+    await confirmWithPassword(page);
+    await expect(page.getByRole("dialog", { name: "Are you absolutely sure?" })).toBeVisible();
     for (let attempt = 0; attempt < 3; attempt++) {
       const response = await page.request.get("/profile/export", { maxRedirects: 0 });
       expect(response.headers()["content-type"]).toBe("application/zip");

@@ -322,6 +322,51 @@ test.describe("the owner is told, and can undo", () => {
     expect(testDb().select().from(sessions).where(eq(sessions.userId, user.id)).all()).toEqual([]);
     await waitForMail(user.email, /Reset your Thoughtfully password/);
   });
+
+  test("an undo link works once: opened or posted again, it says when it was used", async ({
+    page,
+    login,
+    browser,
+    baseURL,
+    javaScriptEnabled,
+  }) => {
+    const user = await login({ timeZone: "Europe/Paris" });
+    insertToken(user.id, { name: "Script" });
+    await page.goto("/profile");
+    await page.getByRole("button", { name: "Revoke Script" }).click();
+    await expect(page.getByText("No tokens yet.")).toBeVisible();
+    const undo = linkIn(
+      await waitForMail(user.email, /^An API token was revoked$/),
+      "/account/undo",
+    );
+    forgetMailFromThisMachine("password-reset");
+
+    // The owner reads the mail signed out, on another device, with the link open twice.
+    const mailbox = await browser.newContext({ baseURL, javaScriptEnabled });
+    try {
+      const [first, second] = [await mailbox.newPage(), await mailbox.newPage()];
+      await first.goto(undo);
+      await second.goto(undo);
+      await first.getByRole("button", { name: "Secure my account" }).click();
+      await expect(first.getByRole("heading", { name: "Your account is secured" })).toBeVisible();
+      expect(await sessionCookieWorks(baseURL!, page.context())).toBe(false);
+
+      // Signed in again, the owner is not signed out by the link's second use.
+      await signIn(page.context(), user.id, baseURL!);
+      const alreadyUsed =
+        /^This link was already used on \w{3} \d{1,2} \w{3} \d{4}, \d{2}:\d{2}: every device was signed out\.$/;
+      await second.getByRole("button", { name: "Secure my account" }).click();
+      await expect(second.getByRole("status")).toHaveText(alreadyUsed);
+      expect(await sessionCookieWorks(baseURL!, page.context())).toBe(true);
+
+      // Opened again, it says the same and offers nothing to press.
+      await first.goto(undo);
+      await expect(first.getByRole("status")).toHaveText(alreadyUsed);
+      await expect(first.getByRole("button", { name: "Secure my account" })).toHaveCount(0);
+    } finally {
+      await mailbox.close();
+    }
+  });
 });
 
 test("an expired token is refused with a clear error", async ({ request, javaScriptEnabled }) => {

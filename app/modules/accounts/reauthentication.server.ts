@@ -29,12 +29,13 @@ import {
 
 /**
  * Sensitive changes (adding a passkey, setting up or turning off two-factor
- * sign-in, new recovery codes, API tokens, deleting the account) ask the
- * owner to prove who they are again: the password, a current second factor,
- * a passkey, or a link e-mailed to the account's address. The proof is
- * recorded on the session row, so it holds for that session only and for
- * ten minutes. The shape follows epic-stack's verify step: the guarded
- * loader or action redirects to /reauthenticate with where to come back to.
+ * sign-in, new recovery codes, API tokens, downloading or deleting the
+ * account) ask the owner to prove who they are again: the password, a
+ * current second factor, a passkey, or a link e-mailed to the account's
+ * address. The proof is recorded on the session row, so it holds for that
+ * session only and for ten minutes. The shape follows epic-stack's verify
+ * step: the guarded loader or action redirects to /reauthenticate with where
+ * to come back to.
  * docs/decisions/0107-reauthentication-window.md.
  */
 export const REAUTHENTICATION_WINDOW_MS = 10 * 60 * 1000;

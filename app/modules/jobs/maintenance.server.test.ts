@@ -3,7 +3,7 @@ import path from "node:path";
 import { eq } from "drizzle-orm";
 import { expect, test } from "vitest";
 import { createFolder, createUser } from "#db/factories";
-import { contentItems, securityEvents, sessions, users } from "#db/schema";
+import { contentItems, securityEvents, sessions, undoLinkUses, users } from "#db/schema";
 import { ARCHIVE_FILE_RETENTION_DAYS } from "~/modules/billing/limits";
 import { db } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
@@ -89,7 +89,7 @@ test("keeps a sent item's files for the archive's retention, then removes them",
   expect(await storage.stat(old)).toBeNull();
 });
 
-test("prunes old security events, expired sessions and expired e-mailed tokens", () => {
+test("prunes old security events, expired sessions and expired e-mailed tokens and undo links", () => {
   const now = new Date();
   const days = (n: number) => new Date(now.getTime() - n * 86_400_000);
   const user = createUser(db, {
@@ -116,10 +116,19 @@ test("prunes old security events, expired sessions and expired e-mailed tokens",
       { sid: "live-session", userId: user.id, expire: days(-1) },
     ])
     .run();
+  db.insert(undoLinkUses)
+    .values([
+      { linkHash: "expired-link", userId: user.id, usedAt: days(8), expiresAt: days(1) },
+      { linkHash: "live-link", userId: user.id, usedAt: days(1), expiresAt: days(-1) },
+    ])
+    .run();
 
   expect(pruneExpiredRecords(now)).toEqual({ securityEventsRemoved: 1, sessionsRemoved: 1 });
   expect(db.select().from(securityEvents).all()).toHaveLength(1);
   expect(db.select({ sid: sessions.sid }).from(sessions).all()).toEqual([{ sid: "live-session" }]);
+  expect(db.select({ linkHash: undoLinkUses.linkHash }).from(undoLinkUses).all()).toEqual([
+    { linkHash: "live-link" },
+  ]);
   const pruned = db.select().from(users).where(eq(users.id, user.id)).get()!;
   expect(pruned.passwordResetToken).toBeNull();
   expect(pruned.emailVerificationToken).toBeNull();

@@ -1,5 +1,12 @@
 import { and, gt, isNotNull, isNull, lt, or } from "drizzle-orm";
-import { contentItems, csrfTokens, securityEvents, sessions, users } from "#db/schema";
+import {
+  contentItems,
+  csrfTokens,
+  securityEvents,
+  sessions,
+  undoLinkUses,
+  users,
+} from "#db/schema";
 import { archiveFileCutoff } from "~/modules/billing/limits";
 import { removeOrphanFiles } from "~/modules/files/stored-files.server";
 import { purgeExpiredDeletions, undoableFileKeys } from "~/modules/items/item-undo.server";
@@ -41,7 +48,8 @@ export const SECURITY_EVENT_RETENTION_DAYS = 90;
  * The nightly pruning of what only grows: security events past their
  * retention, expired sessions and CSRF tokens, and e-mailed reset and
  * verification tokens past their expiry (docs/decisions/0054-security-limits.md),
- * and the user agents of opens past the analytics retention.
+ * the uses of undo links that have expired anyway, and the user agents of
+ * opens past the analytics retention.
  */
 export function pruneExpiredRecords(now = new Date()) {
   const eventsBefore = new Date(now.getTime() - SECURITY_EVENT_RETENTION_DAYS * 86_400_000);
@@ -52,6 +60,7 @@ export function pruneExpiredRecords(now = new Date()) {
   const sessionsRemoved = db.delete(sessions).where(lt(sessions.expire, now)).run().changes;
   pruneAnalyticsDetails(now);
   db.delete(csrfTokens).where(lt(csrfTokens.expiresAt, now)).run();
+  db.delete(undoLinkUses).where(lt(undoLinkUses.expiresAt, now)).run();
   db.update(users)
     .set({ passwordResetToken: null, passwordResetExpiresAt: null })
     .where(and(isNotNull(users.passwordResetToken), lt(users.passwordResetExpiresAt, now)))

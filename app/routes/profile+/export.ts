@@ -1,14 +1,19 @@
 import { Readable } from "node:stream";
 import { createReadableStreamFromReadable, type LoaderFunctionArgs } from "@remix-run/node";
 import { exportZip, takeExportAttempt } from "~/modules/accounts/data-export.server";
-import { requireUser } from "~/modules/accounts/session.server";
+import { requireReauthenticatedUser } from "~/modules/accounts/reauthentication.server";
 import { isoDay } from "~/platform/dates";
 import { retryAfterMessage } from "~/platform/rate-limit.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
-/** "Download my data": the account's folders, items and files as one ZIP (docs/decisions/0155-download-my-data.md). */
+/**
+ * "Download my data": the account's folders, items and files as one ZIP, for a
+ * session that proved who it is just now (docs/decisions/0175-download-my-data-asks-who-you-are.md).
+ * Without the proof, "Confirm it's you" comes back to the download page, not
+ * here: a ZIP is no page for a script-driven navigation to land on.
+ */
 export async function loader({ request }: LoaderFunctionArgs) {
-  const user = await requireUser(request);
+  const { user } = await requireReauthenticatedUser(request, { redirectTo: "/profile/download" });
   const attempt = await takeExportAttempt(user.id);
   if (!attempt.allowed) {
     return redirectWithToast("/profile", {
