@@ -1,5 +1,4 @@
 import v8 from "node:v8";
-import { data } from "@remix-run/node";
 import { singleton } from "./singleton.server";
 
 /**
@@ -184,10 +183,16 @@ export function isMemoryBudgetSpent(error: unknown): boolean {
 /** What every HTTP door says when the budget is spent. */
 export const BUSY_MESSAGE = "The server is busy. Please try again in a few seconds.";
 
-/** The app's answer to a MemoryBudgetSpentError: 503, and when to try again. */
+/**
+ * The app's answer to a MemoryBudgetSpentError: 503, and when to try again.
+ * A plain Response, so a resource route (a webhook) keeps its status.
+ */
 export function tryLaterResponse() {
-  return data(BUSY_MESSAGE, {
+  return new Response(BUSY_MESSAGE, {
     status: 503,
-    headers: { "Retry-After": String(BUDGET_RETRY_AFTER_SECONDS) },
+    headers: {
+      "Content-Type": "text/plain; charset=utf-8",
+      "Retry-After": String(BUDGET_RETRY_AFTER_SECONDS),
+    },
   });
 }

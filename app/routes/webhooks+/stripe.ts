@@ -40,12 +40,13 @@ export async function action({ request }: ActionFunctionArgs) {
     }
     throw error;
   }
+  // Who first: a post without Stripe's signature is refused before its body is read.
   const signature = request.headers.get("stripe-signature");
+  if (!signature) return Response.json({ error: "invalid signature" }, { status: 400 });
   const payload = await readBodyText(request, LIMITS.webhookMaxBodyBytes);
   if (payload === null) return Response.json({ error: "body too large" }, { status: 413 });
   let event: Stripe.Event;
   try {
-    if (!signature) throw new Error("no Stripe-Signature header");
     event = stripe().webhooks.constructEvent(payload, signature, secret);
   } catch {
     return Response.json({ error: "invalid signature" }, { status: 400 });
