@@ -1,16 +1,17 @@
-import { execFileSync } from "node:child_process";
-import crypto from "node:crypto";
-import fs from "node:fs";
-import http from "node:http";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
-import { createCookie } from "@remix-run/node";
 import { describe, expect, test } from "vitest";
 import { openDatabase } from "#db/connection";
 import { createUser } from "#db/factories";
-import { sessions } from "#db/schema";
 import { UPLOAD_BODY_MAX_BYTES } from "~/modules/files/upload-kinds";
-import { repoRoot, serverBuild } from "../support/app-server";
+import {
+  concretePath,
+  type Post,
+  postLargeBody,
+  routesWithActions,
+  rssBytes,
+  sampleRss,
+  signedInSessionCookie,
+} from "../support/body-attacks";
 import { startBuiltServer, waitUntil } from "../support/integration";
 
 /**
@@ -26,117 +27,6 @@ const ATTACK_BYTES = 40 * MB;
 const ALLOWED_GROWTH_BYTES = 20 * MB;
 
 const SESSION_SECRET = "s".repeat(40);
-
-function rssBytes(pid: number) {
-  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
-  const kib = Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1]);
-  return kib * 1024;
-}
-
-type Post = {
-  /** The request target as sent, spelled as the test wants it. */
-  target: string;
-  total: number;
-  chunked?: boolean;
-  headers?: http.OutgoingHttpHeaders;
-};
-
-/**
- * POSTs `total` bytes of form data to `target`, as fast as the socket takes
- * them, with a Content-Length or chunked; resolves with the status as soon as
- * an answer arrives, however much of the body was sent by then.
- */
-function postLargeBody({ target, total, chunked = false, headers = {} }: Post) {
-  return new Promise<{ status: number; sentBytes: number }>((resolve) => {
-    const allHeaders: http.OutgoingHttpHeaders = {
-      "Content-Type": "application/x-www-form-urlencoded",
-      ...headers,
-    };
-    if (!chunked) allHeaders["Content-Length"] = total;
-    const { hostname, port } = new URL(base);
-    const request = http.request({
-      hostname,
-      port,
-      path: target,
-      method: "POST",
-      headers: allHeaders,
-    });
-    const chunk = Buffer.alloc(64 * 1024, "a");
-    let sentBytes = 0;
-    let answered = false;
-    request.on("response", (response) => {
-      answered = true;
-      response.resume();
-      resolve({ status: response.statusCode ?? 0, sentBytes });
-      // Nothing more to send or read: let the server see the end now.
-      request.destroy();
-    });
-    // A connection cut before any answer counts as no answer (status 0), not as a test error.
-    request.on("error", () => {
-      if (!answered) resolve({ status: 0, sentBytes });
-    });
-    const pump = () => {
-      while (!answered && sentBytes < total) {
-        sentBytes += chunk.byteLength;
-        if (!request.write(chunk)) return void request.once("drain", pump);
-      }
-      if (!answered) request.end();
-    };
-    pump();
-  });
-}
-
-type ActionRoute = { id: string; path: string; index: boolean };
-
-/**
- * Every route of the build that has an action, with its full path: read from
- * the build itself (a child process imports it, as the server does), so a
- * route added later is attacked too.
- */
-function routesWithActions(): ActionRoute[] {
-  const script = `
-    const build = await import(${JSON.stringify(pathToFileURL(serverBuild).href)});
-    const routes = Object.values(build.routes);
-    const full = (route) => {
-      const parent = route.parentId ? full(build.routes[route.parentId]) : "";
-      return [parent, route.path ?? ""].filter(Boolean).join("/");
-    };
-    const withActions = routes.filter((route) => route.module.action).map((route) => ({
-      id: route.id, path: "/" + full(route), index: Boolean(route.index),
-    }));
-    console.log("ROUTES " + JSON.stringify(withActions));
-    process.exit(0);`;
-  const output = execFileSync(
-    process.execPath,
-    ["--import", "tsx", "--input-type=module", "--eval", script],
-    {
-      cwd: repoRoot,
-      encoding: "utf8",
-      env: {
-        ...process.env,
-        NODE_ENV: "production",
-        APP_URL: base,
-        SESSION_SECRET,
-        DATABASE_PATH: path.join(dataDir, "routes.db"),
-        STORAGE_DIR: path.join(dataDir, "uploads"),
-        OUTBOX_DIR: path.join(dataDir, "outbox"),
-        SCHEDULER: "off",
-      },
-    },
-  );
-  const line = output.split("\n").find((text) => text.startsWith("ROUTES "));
-  return JSON.parse(line!.slice("ROUTES ".length));
-}
-
-/** A concrete path for a route pattern: each parameter filled, a splat given a segment. */
-function concretePath(pattern: string) {
-  return (
-    pattern
-      .replace(/:[^/]+/g, "1")
-      .replace(/\*$/, "x")
-      .replace(/\/+$/, "") || "/"
-  );
-}
 
 /** One path written as an attacker would: dot segments, encodings, slashes, `.data`. */
 function spellings(pathname: string): string[] {
@@ -163,37 +53,25 @@ function spellings(pathname: string): string[] {
  * 10 ms and once more `settleMs` after it ends.
  */
 async function peakRssDuring<T>(work: () => Promise<T>, settleMs = 200) {
-  const pid = server.child.pid!;
-  let peak = rssBytes(pid);
-  const sampler = setInterval(() => {
-    peak = Math.max(peak, rssBytes(pid));
-  }, 10);
+  const sampler = sampleRss(server.child.pid!, 10);
   try {
     const result = await work();
     await new Promise((resolve) => setTimeout(resolve, settleMs));
-    peak = Math.max(peak, rssBytes(pid));
-    return { result, peak };
+    return { result, peak: sampler.stop().peak };
   } finally {
-    clearInterval(sampler);
+    sampler.stop();
   }
 }
 
+/** The server's resident memory now. */
+const serverRss = () => rssBytes(server.child.pid!)!;
+
 /** Signed in as a login would leave it: a session row and its signed cookie. */
-async function signedInSessionCookie() {
+async function signedInCookie() {
   const database = openDatabase(path.join(dataDir, "app.db"), { migrate: false });
-  const user = createUser(database);
-  const token = crypto.randomBytes(32).toString("base64url");
-  database
-    .insert(sessions)
-    .values({
-      sid: crypto.createHash("sha256").update(token).digest("hex"),
-      userId: user.id,
-      expire: new Date(Date.now() + 86_400_000),
-    })
-    .run();
+  const cookie = await signedInSessionCookie(database, createUser(database).id, SESSION_SECRET);
   database.$client.close();
-  const cookie = createCookie("thoughtfully_session", { secrets: [SESSION_SECRET] });
-  return (await cookie.serialize(token)).split(";")[0]!;
+  return cookie;
 }
 
 // Billing configured, so the Stripe webhook reads its body (unconfigured, it answers 503 unread).
@@ -210,7 +88,7 @@ const server = await startBuiltServer(
   { nodeArgs: ["--max-semi-space-size=1"] },
 );
 const { base, dataDir } = server;
-const sessionCookie = await signedInSessionCookie();
+const sessionCookie = await signedInCookie();
 // Warm up the routes under test so their first render is not counted as growth.
 await fetch(`${base}/login`);
 await fetch(`${base}/unsubscribe`);
@@ -223,10 +101,10 @@ describe("bounded request bodies", () => {
   ])(
     "a 40 MB post to %s (chunked: %s) gets 413 at once, memory stays flat",
     async (target, chunked) => {
-      const idle = rssBytes(server.child.pid!);
+      const idle = serverRss();
       const started = performance.now();
       const { result, peak } = await peakRssDuring(() =>
-        postLargeBody({ target, total: ATTACK_BYTES, chunked }),
+        postLargeBody(base, { target, total: ATTACK_BYTES, chunked }),
       );
       expect(result.status).toBe(413);
       expect(performance.now() - started).toBeLessThan(5_000);
@@ -235,7 +113,13 @@ describe("bounded request bodies", () => {
   );
 
   test("40 MB to every route that reads a body, by any spelling, signed in or not: 413 or 400, memory flat", async () => {
-    const routes = routesWithActions();
+    const routes = routesWithActions({
+      APP_URL: base,
+      SESSION_SECRET,
+      DATABASE_PATH: path.join(dataDir, "routes.db"),
+      STORAGE_DIR: path.join(dataDir, "uploads"),
+      OUTBOX_DIR: path.join(dataDir, "outbox"),
+    });
     // The API reads bodies through its one splat route; name its upload too.
     const paths = routes.map((route) => ({
       path: concretePath(route.path),
@@ -258,7 +142,7 @@ describe("bounded request bodies", () => {
     );
     // Each route and spelling once, unmeasured, so code loaded on first use is not counted as growth.
     for (let at = 0; at < attacks.length; at += 4) {
-      await Promise.all(attacks.slice(at, at + 4).map(postLargeBody));
+      await Promise.all(attacks.slice(at, at + 4).map((attack) => postLargeBody(base, attack)));
     }
     // Measured a batch at a time, each against the memory just before it: a body
     // read whole shows in its own batch, while the garbage a thousand refusals
@@ -267,9 +151,9 @@ describe("bounded request bodies", () => {
     let largest = { growth: 0, batch: "" };
     for (let at = 0; at < attacks.length; at += 4) {
       const batch = attacks.slice(at, at + 4);
-      const idle = rssBytes(server.child.pid!);
+      const idle = serverRss();
       const { result: results, peak } = await peakRssDuring(
-        () => Promise.all(batch.map(postLargeBody)),
+        () => Promise.all(batch.map((attack) => postLargeBody(base, attack))),
         20,
       );
       if (peak - idle > largest.growth) {
@@ -289,7 +173,7 @@ describe("bounded request bodies", () => {
 
   test("the Host header cannot move the limit: it is decided on the URL Remix routes", async () => {
     // Remix builds its URL from Host and the target: this one is served by /login.
-    const { status } = await postLargeBody({
+    const { status } = await postLargeBody(base, {
       target: "/upload?index",
       total: ATTACK_BYTES,
       headers: {
@@ -302,14 +186,14 @@ describe("bounded request bodies", () => {
   });
 
   test("an upload route takes a multipart body up to its declared limit, refuses one above at once", async () => {
-    const { status } = await postLargeBody({
+    const { status } = await postLargeBody(base, {
       target: "/upload?index",
       total: UPLOAD_BODY_MAX_BYTES + 1,
       headers: { Cookie: sessionCookie, "Content-Type": "multipart/form-data; boundary=x" },
     });
     expect(status).toBe(413);
     // Under the limit, the body reaches the route (refused there: no CSRF token, not a real form).
-    const small = await postLargeBody({
+    const small = await postLargeBody(base, {
       target: "/upload?index",
       total: 128 * 1024,
       headers: { Cookie: sessionCookie, "Content-Type": "multipart/form-data; boundary=x" },
