@@ -231,7 +231,7 @@ export async function boundBody(
 }
 
 /** How long a closing connection keeps reading (and dropping) what its client still sends. */
-const LINGER_MS = 2_000;
+const LINGER_MS = 5_000;
 
 /**
  * Closes the connection after an answer given before its request's body
@@ -254,7 +254,6 @@ export function closeAfterAnswer(nodeRequest: IncomingMessage, response: ServerR
   const socket = nodeRequest.socket;
   socket.destroySoon = function lingeringClose(this: Socket) {
     this.end();
-    this.resume();
     const timer = setTimeout(() => this.destroy(), LINGER_MS);
     timer.unref();
     this.once("end", () => this.destroy());
