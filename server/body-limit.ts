@@ -230,7 +230,7 @@ export async function boundBody(
   return { kind: "read", request: withBody(request, Buffer.concat(chunks)) };
 }
 
-/** How long a closing connection keeps reading (and dropping) what its client still sends. */
+/** How long a closing connection stays open for its client to read the answer. */
 const LINGER_MS = 5_000;
 
 /**
@@ -244,7 +244,8 @@ const LINGER_MS = 5_000;
  * socket closed while its client still sends is reset, which can throw the
  * answer away before the client has read it. So the close lingers, as
  * nginx's lingering_close does: the answer and then the end of our side go
- * out, what still arrives is read and dropped, and the socket is destroyed
+ * out, what still arrives is left unread (its client is held back by TCP,
+ * at no cost to us), and the socket is destroyed
  * when the client ends its side or after LINGER_MS. Node calls the socket's
  * destroySoon for that close; this socket's is replaced, no other's.
  */
