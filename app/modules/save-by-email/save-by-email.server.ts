@@ -49,7 +49,7 @@ export type SaveOutcome =
   | { outcome: "duplicate"; folderId: number }
   | { outcome: "dropped"; reason: string };
 
-const SAVES_PER_FOLDER = {
+export const SAVES_PER_FOLDER = {
   name: "save-by-email:folder",
   points: LIMITS.saveByEmail.savesPerFolderPerHour,
   durationSeconds: 60 * 60,

@@ -4,14 +4,15 @@ import { LIMITS } from "~/modules/billing/limits";
 import { env } from "~/platform/env.server";
 import { consumeRateLimit } from "~/platform/rate-limit.server";
 import { runInRequestContext } from "~/platform/request-context.server";
-import { folderForInboxAddress } from "./inbox-addresses.server";
 import { receiveMail } from "./save-by-email.server";
+import { recipientRefusal } from "./smtp-envelope.server";
 
 /**
  * The optional SMTP receiver for a self-hosted deployment: mail for
  * INBOUND_EMAIL_DOMAIN straight from the sender's mail server, in the same
  * process (docs/decisions/0158-save-by-email.md). It takes mail only for
- * folders' addresses (others are refused at RCPT TO, before any data), stops
+ * folders' addresses and from their owners' own addresses (others are
+ * refused at RCPT TO, before any data: docs/decisions/0177-smtp-envelope-judged-at-rcpt.md), stops
  * keeping a message past the size limit while it still arrives, offers
  * STARTTLS with a configured certificate, and never relays or authenticates.
  */
@@ -58,10 +59,12 @@ export function createSmtpReceiver(): SMTPServer {
       if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) {
         return callback(smtpError(452, "Too many recipients"));
       }
-      if (!folderForInboxAddress(address.address)) {
-        return callback(smtpError(550, "No such mailbox here"));
-      }
-      callback();
+      const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : "";
+      recipientRefusal(address.address, mailFrom, session.remoteAddress).then(
+        (refusal) =>
+          callback(refusal ? smtpError(refusal.responseCode, refusal.message) : undefined),
+        () => callback(smtpError(451, "Temporary failure, try later")),
+      );
     },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
