@@ -32,7 +32,7 @@ function sendOver(connection: SMTPConnection, envelope: SMTPConnection.Envelope,
 }
 
 describe("the SMTP receiver's bounds", () => {
-  test("a message over 25 MB is refused with 552, whether its size is declared or not, and nothing is stored", async () => {
+  test("a message over 25 MB is refused with 552, whether its size is declared or not, and nothing is stored or left in the spool", async () => {
     const before = itemsOf(world.folder.id).length;
     const filesBefore = storedFiles();
     const events = refusals().length;
@@ -59,6 +59,7 @@ describe("the SMTP receiver's bounds", () => {
 
     expect(itemsOf(world.folder.id).length).toBe(before);
     expect(storedFiles()).toEqual(filesBefore);
+    expect(world.spooledFiles()).toEqual([]);
     expect(refusals().length).toBe(events);
   }, 60_000);
 

@@ -27,6 +27,7 @@ const {
   refusals,
   fullSender,
   smtpDialog,
+  spooledFiles,
 } = await startSaveByEmailWorld();
 
 describe("saving by e-mail", () => {
@@ -43,6 +44,7 @@ describe("saving by e-mail", () => {
     expect(items[1]!.mimeTypes).toEqual(["image/jpeg"]);
     const answers = answersTo("ada@family.test");
     expect(answers.map((answer) => answer.subject)).toEqual(["Saved 2 items to Family news"]);
+    expect(spooledFiles()).toEqual([]);
   });
 
   test("the same kind of message as a provider's webhook post is saved once, however often it is posted", async () => {
@@ -96,6 +98,7 @@ describe("saving by e-mail", () => {
     expect(answersTo("ada@family.test").length).toBe(answers);
     expect(refusals().length).toBe(events + 2);
     expect(refusals().at(-1)!.details).toMatchObject({ reason: expect.stringContaining("DMARC") });
+    expect(spooledFiles()).toEqual([]);
   });
 
   test("an envelope sender that is not the folder's owner, or a bounce, is refused at RCPT TO, before any data", async () => {
