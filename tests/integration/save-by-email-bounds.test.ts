@@ -1,5 +1,7 @@
+import net from "node:net";
 import SMTPConnection from "nodemailer/lib/smtp-connection";
 import { describe, expect, test } from "vitest";
+import { waitUntil } from "../support/integration";
 import { startSaveByEmailWorld } from "../support/save-by-email-world";
 
 /**
@@ -62,6 +64,31 @@ describe("the SMTP receiver's bounds", () => {
     expect(world.spooledFiles()).toEqual([]);
     expect(refusals().length).toBe(events);
   }, 60_000);
+
+  test("a client gone in the middle of a message leaves nothing in the spool", async () => {
+    const socket = net.connect(world.smtpPort, "127.0.0.1");
+    let replies = "";
+    socket.on("data", (chunk) => {
+      replies += chunk.toString();
+    });
+    const dialog = [
+      "EHLO mail.family.test",
+      "MAIL FROM:<ada@family.test>",
+      `RCPT TO:<${world.address}>`,
+      "DATA",
+    ];
+    for (const [index, command] of dialog.entries()) {
+      await waitUntil(() => (replies.match(/^\d{3} /gm) ?? []).length > index, 5_000, command);
+      socket.write(`${command}\r\n`);
+    }
+    await waitUntil(() => /^354 /m.test(replies), 5_000, "the go-ahead for the data");
+    socket.write(
+      `From: Ada <ada@family.test>\r\nSubject: Cut\r\n\r\n${"half a message\r\n".repeat(20_000)}`,
+    );
+    await waitUntil(() => world.spooledFiles().length === 1, 5_000, "the message in the spool");
+    socket.destroy();
+    await waitUntil(() => world.spooledFiles().length === 0, 5_000, "the spool emptied");
+  });
 
   test("without a certificate STARTTLS is not offered", async () => {
     const [, offered] = await smtpDialog(["EHLO mail.family.test", "QUIT"]);
