@@ -15,7 +15,7 @@ const { db, schema, drizzle, smtpPort, address, folder, itemsOf } = world;
 
 const SENDER = "203.0.113.7";
 
-test("the sender's address comes from the PROXY header: its message is saved and its connections are counted", async () => {
+test("the sender's address comes from the PROXY header: its message is saved and its connections and recipients are counted", async () => {
   const raw = await world.rawMessage(world.recipe(address));
   const replies = await world.smtpDialog(
     [
@@ -44,8 +44,9 @@ test("the sender's address comes from the PROXY header: its message is saved and
       .from(schema.rateLimits)
       .where(drizzle.like(schema.rateLimits.key, "smtp:client%"))
       .all()
-      .map((row) => row.key),
-  ).toEqual([`smtp:client:${SENDER}`]);
+      .map((row) => row.key)
+      .sort(),
+  ).toEqual([`smtp:client-rcpt:${SENDER}`, `smtp:client:${SENDER}`]);
 });
 
 test("a connection without the header is not greeted: the receiver waits for the header", async () => {

@@ -265,7 +265,11 @@ describe("mail that may not be saved, over the webhook", () => {
       OriginalRecipient: address,
     });
     expect(await overWebhook.json()).toEqual({ outcome: "dropped" });
-    await smtpSend(spoof(`Bo <${bo.email}>`, "Spoof by SMTP"));
+    // The envelope says Ada (one from Bo is refused at RCPT TO): only the From header tells.
+    await smtpSend({
+      ...spoof(`Bo <${bo.email}>`, "Spoof by SMTP"),
+      envelope: { from: "ada@family.test", to: [address] },
+    });
 
     expect(itemsOf(folder.id).length).toBe(before);
     const added = refusals().slice(events);

@@ -26,6 +26,8 @@ const {
   answersTo,
   refusals,
   fullSender,
+  smtpDialog,
+  spooledFiles,
 } = await startSaveByEmailWorld();
 
 describe("saving by e-mail", () => {
@@ -42,6 +44,7 @@ describe("saving by e-mail", () => {
     expect(items[1]!.mimeTypes).toEqual(["image/jpeg"]);
     const answers = answersTo("ada@family.test");
     expect(answers.map((answer) => answer.subject)).toEqual(["Saved 2 items to Family news"]);
+    expect(spooledFiles()).toEqual([]);
   });
 
   test("the same kind of message as a provider's webhook post is saved once, however often it is posted", async () => {
@@ -95,6 +98,41 @@ describe("saving by e-mail", () => {
     expect(answersTo("ada@family.test").length).toBe(answers);
     expect(refusals().length).toBe(events + 2);
     expect(refusals().at(-1)!.details).toMatchObject({ reason: expect.stringContaining("DMARC") });
+    expect(spooledFiles()).toEqual([]);
+  });
+
+  test("an envelope sender that is not the folder's owner, or a bounce, is refused at RCPT TO, before any data", async () => {
+    const before = itemsOf(folder.id).length;
+    const events = refusals().length;
+    const replies = await smtpDialog([
+      "EHLO mail.family.test",
+      "MAIL FROM:<bo@family.test>",
+      `RCPT TO:<${address}>`,
+      "RSET",
+      "MAIL FROM:<>",
+      `RCPT TO:<${address}>`,
+      "RSET",
+      "MAIL FROM:<ada@family.test>",
+      `RCPT TO:<${address}>`,
+      "QUIT",
+    ]);
+    expect(replies.map((reply) => reply.slice(0, 3))).toEqual([
+      "220",
+      "250",
+      "250",
+      "550",
+      "250",
+      "250",
+      "550",
+      "250",
+      "250",
+      "250",
+      "221",
+    ]);
+    // A whole message from Bo's server never gets as far as DATA.
+    await expect(smtpSend({ ...recipe(address), from: "bo@family.test" })).rejects.toThrow(/550/);
+    expect(itemsOf(folder.id).length).toBe(before);
+    expect(refusals().length).toBe(events);
   });
 
   test("a wrong code and a rotated code are refused at RCPT TO", async () => {

@@ -6,15 +6,16 @@ import nodemailer from "nodemailer";
 import sharp from "sharp";
 import { startDnsServer } from "./dns-server";
 import { freePort } from "./free-port";
-import { startBuiltServer, startSmtpSink } from "./integration";
+import { startBuiltServer, startSmtpSink, tempDir } from "./integration";
 
 /**
  * The real parts a save-by-e-mail test needs (issue 38): a DNS server on
  * loopback publishing family.test's DKIM key, DMARC and SPF records; an SMTP
  * sink for the answers; the production build with its SMTP receiver and its
  * webhook on; Ada, her folder "Family news" and its address. `settings` adds
- * or overrides the server's environment. Call it once, at the top of a test
- * file (top-level await). Needs `npm run build` first.
+ * or overrides the server's environment. The server's temporary directory is
+ * one of the test's, so its spool can be looked into. Call it once, at the
+ * top of a test file (top-level await). Needs `npm run build` first.
  */
 export async function startSaveByEmailWorld(settings: Record<string, string> = {}) {
   const DOMAIN = "in.thoughtfully.test";
@@ -30,6 +31,7 @@ export async function startSaveByEmailWorld(settings: Record<string, string> = {
   });
   const sink = await startSmtpSink();
   const smtpPort = await freePort();
+  const serverTmp = tempDir();
   const SETTINGS = {
     INBOUND_EMAIL_DOMAIN: DOMAIN,
     INBOUND_EMAIL_WEBHOOK_TOKEN: WEBHOOK_TOKEN,
@@ -50,6 +52,7 @@ export async function startSaveByEmailWorld(settings: Record<string, string> = {
     MAIL_FROM: process.env.MAIL_FROM!,
     INBOUND_SMTP_PORT: String(smtpPort),
     INBOUND_SMTP_HOST: "127.0.0.1",
+    TMPDIR: serverTmp,
     ...SETTINGS,
   });
 
@@ -142,6 +145,17 @@ export async function startSaveByEmailWorld(settings: Record<string, string> = {
       .sort();
   }
 
+  /** The files in the server's spool (app/platform/spool.server.ts): messages and attachments being read. */
+  function spooledFiles() {
+    return fs
+      .readdirSync(serverTmp, { recursive: true, withFileTypes: true })
+      .filter(
+        (entry) =>
+          entry.isFile() && path.basename(entry.parentPath).startsWith("thoughtfully-spool-"),
+      )
+      .map((entry) => path.join(entry.parentPath, entry.name));
+  }
+
   /**
    * The receiver's replies, its greeting first, to `commands` sent one by one
    * over a plain socket, each once the previous reply is complete; `header`
@@ -221,6 +235,7 @@ export async function startSaveByEmailWorld(settings: Record<string, string> = {
     answersTo,
     refusals,
     storedFiles,
+    spooledFiles,
     smtpDialog,
     fullSender,
   };

@@ -59,8 +59,13 @@ export const LIMITS = {
   saveByEmail: {
     /** What the large mail services let one send: a full item's photos, base64-encoded, fit. */
     maxMessageBytes: 25 * MB,
-    /** MIME parts (Content-Type headers) in one message: a forward with its photos and files fits. */
+    /** MIME parts in one message, counted as they stream past: a forward with its photos and files fits. */
     maxParts: 40,
+    /**
+     * The bytes of a message's text and HTML parts together: a long newsletter fits many times
+     * over; parsing holds many times this (docs/decisions/0178-smtp-mail-spooled-and-parsed-under-the-memory-budget.md).
+     */
+    maxTextBytes: 1 * MB,
     /** A message's header section (docs/decisions/0170-save-by-email-header-bound.md). */
     maxHeaderBytes: 64 * 1024,
     /** Messages one folder's address saves in an hour; more are dropped unanswered. */

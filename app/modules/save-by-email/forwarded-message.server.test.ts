@@ -1,11 +1,6 @@
 import type { Attachment } from "mailparser";
 import { describe, expect, test } from "vitest";
-import {
-  headerSectionBytes,
-  ownWords,
-  planSave,
-  titleFromSubject,
-} from "./forwarded-message.server";
+import { ownWords, planSave, titleFromSubject } from "./forwarded-message.server";
 
 function attachment(contentType: string, filename: string, related = false) {
   return { contentType, filename, related, content: Buffer.from("x") } as unknown as Attachment;
@@ -90,13 +85,5 @@ describe("planSave", () => {
     const plan = planSave({ subject: "Note", text: "a".repeat(5000), attachments: [] });
     expect(plan.text).toHaveLength(1000);
     expect(plan.links).toEqual([]);
-  });
-});
-
-describe("headerSectionBytes", () => {
-  test("counts up to the first empty line, however lines end, and all of a message without one", () => {
-    expect(headerSectionBytes(Buffer.from("Subject: a\r\nTo: b\r\n\r\nbody\r\n\r\nmore"))).toBe(17);
-    expect(headerSectionBytes(Buffer.from("Subject: a\n\nbody"))).toBe(10);
-    expect(headerSectionBytes(Buffer.from("Subject: no body"))).toBe(16);
   });
 });

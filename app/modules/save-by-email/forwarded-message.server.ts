@@ -13,13 +13,16 @@ import { urlsInText } from "~/modules/items/capture.server";
  * Pictures that are part of the message's own layout (multipart/related, such
  * as a signature's logo) are not photos the person meant to save.
  */
-export type SavePlan = {
+/** What a plan reads of an attachment: its bytes are the caller's business. */
+type Described = Pick<Attachment, "contentType" | "filename"> & { related?: boolean };
+
+export type SavePlan<A extends Described> = {
   title: string;
   text: string;
   links: string[];
   moreLinks: string[];
-  photos: Attachment[][];
-  files: Attachment[][];
+  photos: A[][];
+  files: A[][];
   /** Attachments that are none of the kinds above, by name, for the answer. */
   skipped: string[];
 };
@@ -72,7 +75,9 @@ function chunks<T>(list: T[], size: number): T[][] {
   return out;
 }
 
-export function planSave(message: Pick<ParsedMail, "subject" | "text" | "attachments">): SavePlan {
+export function planSave<A extends Described>(
+  message: Pick<ParsedMail, "subject" | "text"> & { attachments: A[] },
+): SavePlan<A> {
   const body = ownWords(message.text ?? "");
   const urls = urlsInText(message.text ?? "");
   const links = urls.slice(0, LIMITS.item.maxLinks);
@@ -87,8 +92,8 @@ export function planSave(message: Pick<ParsedMail, "subject" | "text" | "attachm
     .trim()
     .slice(0, LIMITS.item.textMaxLength)
     .trim();
-  const photos: Attachment[] = [];
-  const files: Attachment[] = [];
+  const photos: A[] = [];
+  const files: A[] = [];
   const skipped: string[] = [];
   for (const attachment of message.attachments) {
     const type = attachment.contentType.toLowerCase();
@@ -115,10 +120,4 @@ export function planSave(message: Pick<ParsedMail, "subject" | "text" | "attachm
     files: chunks(files, LIMITS.item.maxFiles),
     skipped,
   };
-}
-
-/** The length of a raw message's header section: everything before the first empty line. */
-export function headerSectionBytes(raw: Buffer) {
-  const ends = [raw.indexOf("\r\n\r\n"), raw.indexOf("\n\n")].filter((index) => index >= 0);
-  return ends.length > 0 ? Math.min(...ends) : raw.length;
 }

@@ -1,6 +1,8 @@
 import crypto from "node:crypto";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { and, eq } from "drizzle-orm";
-import type { Attachment, ParsedMail } from "mailparser";
+import type { EmailAddress, Headers, HeaderValue } from "mailparser";
 import { createElement } from "react";
 import { folders, inboundMessages, users } from "#db/schema";
 import { renderEmail } from "#emails/render.server";
@@ -17,10 +19,24 @@ import { env } from "~/platform/env.server";
 import { RuleError } from "~/platform/errors.server";
 import { refuseMailBurst } from "~/platform/mail-limits.server";
 import { sendEmail } from "~/platform/mailer.server";
+import {
+  BUDGET_WAIT_MS,
+  MemoryBudgetSpentError,
+  memoryBudget,
+} from "~/platform/memory-budget.server";
 import { consumeRateLimit } from "~/platform/rate-limit.server";
 import { recordSecurityEvent } from "~/platform/security-events.server";
-import { headerSectionBytes, planSave, type SavePlan } from "./forwarded-message.server";
+import { type SpooledFile, SpoolFullError } from "~/platform/spool.server";
+import { planSave, type SavePlan } from "./forwarded-message.server";
 import { folderForInboxAddress } from "./inbox-addresses.server";
+import {
+  type ParsedMessage,
+  parseMessage,
+  parseReservationBytes,
+  removeAttachments,
+  type SpooledAttachment,
+} from "./message-parse.server";
+import { measureMessage, readHeaders } from "./message-shape.server";
 import { checkSender, type Transport } from "./sender-check.server";
 
 /**
@@ -31,10 +47,13 @@ import { checkSender, type Transport } from "./sender-check.server";
  * before. Mail failing any of these is dropped without an answer (an answer
  * would go to whoever was impersonated) and counted in the security
  * dashboard. Then everything is saved in one transaction, or nothing is, and
- * the owner gets one answer.
+ * the owner gets one answer. Only the header section is read before the From
+ * is known to be the owner's; the whole parse waits for room in the memory
+ * budget (docs/decisions/0178-smtp-mail-spooled-and-parsed-under-the-memory-budget.md).
  */
 export type IncomingMail = {
-  raw: Buffer;
+  /** The whole message: the bytes a webhook was posted, or the file the SMTP receiver spooled. */
+  raw: Buffer | SpooledFile;
   /** Envelope recipients (RCPT TO, or the provider's); the message's own To, Cc and Delivered-To are tried too. */
   recipients: string[];
   /** How it arrived over SMTP; null from a provider's webhook. */
@@ -49,26 +68,43 @@ export type SaveOutcome =
   | { outcome: "duplicate"; folderId: number }
   | { outcome: "dropped"; reason: string };
 
-const SAVES_PER_FOLDER = {
+export const SAVES_PER_FOLDER = {
   name: "save-by-email:folder",
   points: LIMITS.saveByEmail.savesPerFolderPerHour,
   durationSeconds: 60 * 60,
 };
 
-/** Content-Type headers, counted before parsing: each is a part mailparser would build. */
-export function countParts(raw: Buffer) {
-  return raw.toString("latin1").match(/^content-type\s*:/gim)?.length ?? 0;
+/** The message's bytes, as many times as they are read: the file's, or the posted ones. */
+type MessageBytes = { size: number; open(): Readable };
+
+function messageBytes(raw: Buffer | SpooledFile): MessageBytes {
+  return Buffer.isBuffer(raw) ? { size: raw.length, open: () => Readable.from([raw]) } : raw;
 }
 
-function recipientCandidates(mail: IncomingMail, message: ParsedMail) {
-  const listed = [message.to, message.cc]
-    .flatMap((field) => (field ? (Array.isArray(field) ? field : [field]) : []))
-    .flatMap((group) => group.value.map((entry) => entry.address ?? ""));
-  const delivered = ["delivered-to", "x-original-to"].flatMap((name) => {
-    const value = message.headers.get(name);
-    return typeof value === "string" ? [value] : [];
-  });
-  return [...mail.recipients, ...listed, ...delivered].filter(Boolean);
+/** The addresses of a field mailparser reads as addresses (From, To, Delivered-To…). */
+function addressList(value: HeaderValue | undefined): EmailAddress[] {
+  return value && typeof value === "object" && "value" in value && Array.isArray(value.value)
+    ? value.value
+    : [];
+}
+
+/** The addresses in a header field: parsed by mailparser, or a field it leaves as text. */
+function addressesIn(value: HeaderValue | undefined): string[] {
+  if (typeof value === "string") return [value];
+  return addressList(value).map((entry) => entry.address ?? "");
+}
+
+function recipientCandidates(mail: IncomingMail, headers: Headers) {
+  const named = ["to", "cc", "delivered-to", "x-original-to"].flatMap((name) =>
+    addressesIn(headers.get(name)),
+  );
+  return [...mail.recipients, ...named].filter(Boolean);
+}
+
+async function sha256Of(message: MessageBytes) {
+  const hash = crypto.createHash("sha256");
+  await pipeline(message.open(), hash);
+  return hash.digest("hex");
 }
 
 function drop(mail: IncomingMail, reason: string, folder?: { folderId: number; userId: number }) {
@@ -85,16 +121,10 @@ function drop(mail: IncomingMail, reason: string, folder?: { folderId: number; u
   return { outcome: "dropped" as const, reason };
 }
 
-function asStream(content: Buffer): AsyncIterable<Uint8Array> {
-  return (async function* () {
-    yield new Uint8Array(content);
-  })();
-}
-
 /** Each attachment through the upload pipeline (type by content, photos re-encoded, metadata dropped). */
 async function storeGroup(
   kind: UploadKind,
-  group: Attachment[],
+  group: SpooledAttachment[],
   ctx: { request: Request; userId: number; stored: StoredUpload[] },
 ) {
   const before = ctx.stored.length;
@@ -104,7 +134,7 @@ async function storeGroup(
       name: UPLOAD_FIELD,
       filename: attachment.filename ?? `${kind}`,
       contentType: attachment.contentType,
-      data: asStream(attachment.content),
+      data: attachment.file.open(),
     });
   }
   return ctx.stored.slice(before);
@@ -124,7 +154,7 @@ function numbered(title: string, index: number, count: number) {
 
 /** Stores the files, then writes every item and the message's record in one transaction. */
 async function saveItems(
-  plan: SavePlan,
+  plan: SavePlan<SpooledAttachment>,
   owner: { userId: number; folderId: number },
   messageKey: string,
   request: Request,
@@ -227,57 +257,87 @@ async function answer(
 }
 
 export async function receiveMail(mail: IncomingMail): Promise<SaveOutcome> {
-  if (mail.raw.length > LIMITS.saveByEmail.maxMessageBytes) return drop(mail, "message too large");
-  if (countParts(mail.raw) > LIMITS.saveByEmail.maxParts) return drop(mail, "too many parts");
-  if (headerSectionBytes(mail.raw) > LIMITS.saveByEmail.maxHeaderBytes) {
-    return drop(mail, "header section too large");
-  }
-  // Loaded on the first message, not at every start (docs/decisions/0083-one-build.md).
-  const { simpleParser } = await import("mailparser");
-  let message: ParsedMail;
-  try {
-    message = await simpleParser(mail.raw, { skipImageLinks: true, skipTextLinks: true });
-  } catch {
-    return drop(mail, "malformed message");
-  }
-  const owner = recipientCandidates(mail, message)
+  const message = messageBytes(mail.raw);
+  if (message.size > LIMITS.saveByEmail.maxMessageBytes) return drop(mail, "message too large");
+  // Counted as the bytes stream past, before mailparser reads even the header section.
+  const shape = await measureMessage(message.open());
+  if (typeof shape === "string") return drop(mail, shape);
+  const headers = await readHeaders(message.open());
+  if (typeof headers === "string") return drop(mail, headers);
+  const owner = recipientCandidates(mail, headers)
     .map((address) => folderForInboxAddress(address))
     .find((found) => found !== null);
   if (!owner) return drop(mail, "no folder has this address");
 
-  const fromList = message.from?.value ?? [];
+  const fromList = addressList(headers.get("from"));
   const from = fromList.length === 1 ? canonicalEmail(fromList[0]?.address ?? "") : null;
   const user = db.select().from(users).where(eq(users.id, owner.userId)).get();
   if (!from || !user?.emailVerified || canonicalEmail(user.email) !== from) {
     return drop(mail, "not from the folder owner's verified address", owner);
   }
-  const verdict = await checkSender(mail.raw, from, mail.transport);
-  if (!verdict.authentic) return drop(mail, `not authentic: ${verdict.reason}`, owner);
-  if (!(await consumeRateLimit(SAVES_PER_FOLDER, String(owner.folderId))).allowed) {
-    return drop(mail, "too many messages to this address", owner);
+
+  const bytes = parseReservationBytes(shape);
+  // No wait would make room for it: the budget as a whole is smaller.
+  if (bytes > memoryBudget.capacityBytes) return drop(mail, "too large to read here", owner);
+  const reservation = await memoryBudget.reserve(bytes, { waitMs: BUDGET_WAIT_MS });
+  if (!reservation) throw new MemoryBudgetSpentError("save-by-email");
+  let saved: { outcome: SaveOutcome; skipped: string[] };
+  let parsed: ParsedMessage | null = null;
+  try {
+    const verdict = await checkSender(message.open(), from, mail.transport);
+    if (!verdict.authentic) return drop(mail, `not authentic: ${verdict.reason}`, owner);
+    try {
+      parsed = await parseMessage(message.open());
+    } catch (error) {
+      // No room for the attachments on disk now: the sender is told to try later.
+      if (error instanceof SpoolFullError) throw error;
+      return drop(mail, "malformed message", owner);
+    }
+    if (!(await consumeRateLimit(SAVES_PER_FOLDER, String(owner.folderId))).allowed) {
+      return drop(mail, "too many messages to this address", owner);
+    }
+    const messageId = headers.get("message-id");
+    const messageKey =
+      typeof messageId === "string"
+        ? crypto.createHash("sha256").update(messageId).digest("hex")
+        : await sha256Of(message);
+    const seen = db
+      .select({ id: inboundMessages.id })
+      .from(inboundMessages)
+      .where(
+        and(
+          eq(inboundMessages.folderId, owner.folderId),
+          eq(inboundMessages.messageKey, messageKey),
+        ),
+      )
+      .all();
+    if (seen.length > 0) return { outcome: "duplicate", folderId: owner.folderId };
+    saved = await save(mail, owner, messageKey, planSave(parsed));
+  } finally {
+    if (parsed) await removeAttachments(parsed);
+    reservation.release();
   }
+  await answer(mail, owner, {
+    savedCount: saved.outcome.outcome === "saved" ? saved.outcome.itemCount : 0,
+    problem: saved.outcome.outcome === "refused" ? saved.outcome.problem : null,
+    skipped: saved.skipped,
+  });
+  return saved.outcome;
+}
 
-  const messageKey = crypto
-    .createHash("sha256")
-    .update(message.messageId ?? mail.raw)
-    .digest("hex");
-  const seen = db
-    .select({ id: inboundMessages.id })
-    .from(inboundMessages)
-    .where(
-      and(eq(inboundMessages.folderId, owner.folderId), eq(inboundMessages.messageKey, messageKey)),
-    )
-    .all();
-  if (seen.length > 0) return { outcome: "duplicate", folderId: owner.folderId };
-
-  const plan = planSave(message);
-  let outcome: SaveOutcome;
+/** The plan's items saved, or the app's reason they were not. */
+async function save(
+  mail: IncomingMail,
+  owner: { userId: number; folderId: number },
+  messageKey: string,
+  plan: SavePlan<SpooledAttachment>,
+): Promise<{ outcome: SaveOutcome; skipped: string[] }> {
   try {
     const itemCount =
       plan.links.length + plan.photos.length + plan.files.length > 0 || plan.text
         ? await saveItems(plan, owner, messageKey, mail.request)
         : 0;
-    outcome =
+    const outcome: SaveOutcome =
       itemCount > 0
         ? { outcome: "saved", folderId: owner.folderId, itemCount }
         : {
@@ -285,14 +345,12 @@ export async function receiveMail(mail: IncomingMail): Promise<SaveOutcome> {
             folderId: owner.folderId,
             problem: "It had no text, links, photos or files.",
           };
+    return { outcome, skipped: plan.skipped };
   } catch (error) {
     if (!(error instanceof RuleError)) throw error;
-    outcome = { outcome: "refused", folderId: owner.folderId, problem: error.message };
+    return {
+      outcome: { outcome: "refused", folderId: owner.folderId, problem: error.message },
+      skipped: plan.skipped,
+    };
   }
-  await answer(mail, owner, {
-    savedCount: outcome.outcome === "saved" ? outcome.itemCount : 0,
-    problem: outcome.outcome === "refused" ? outcome.problem : null,
-    skipped: plan.skipped,
-  });
-  return outcome;
 }

@@ -1,4 +1,5 @@
 import dns from "node:dns";
+import type { Readable } from "node:stream";
 import { type AuthenticateResult, authenticate } from "mailauth";
 import { env } from "~/platform/env.server";
 
@@ -58,14 +59,15 @@ export function judge(
       };
 }
 
+/** `message` is the whole message's bytes, read once as mailauth hashes them. */
 export async function checkSender(
-  raw: Buffer,
+  message: Readable,
   fromAddress: string,
   transport: Transport | null,
 ): Promise<SenderVerdict> {
   const fromDomain = fromAddress.slice(fromAddress.lastIndexOf("@") + 1).toLowerCase();
   try {
-    const result = await authenticate(raw, {
+    const result = await authenticate(message, {
       ip: transport?.ip,
       helo: transport?.helo,
       sender: transport?.mailFrom,

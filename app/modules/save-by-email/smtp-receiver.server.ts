@@ -1,19 +1,36 @@
 import fs from "node:fs";
-import { SMTPServer, type SMTPServerOptions } from "smtp-server";
+import { PassThrough } from "node:stream";
+import {
+  SMTPServer,
+  type SMTPServerDataStream,
+  type SMTPServerOptions,
+  type SMTPServerSession,
+} from "smtp-server";
 import { LIMITS } from "~/modules/billing/limits";
 import { env } from "~/platform/env.server";
+import { isMemoryBudgetSpent } from "~/platform/memory-budget.server";
 import { consumeRateLimit } from "~/platform/rate-limit.server";
 import { runInRequestContext } from "~/platform/request-context.server";
-import { folderForInboxAddress } from "./inbox-addresses.server";
+import {
+  type SpooledFile,
+  SpoolFullError,
+  SpoolTooLargeError,
+  spoolToFile,
+} from "~/platform/spool.server";
 import { receiveMail } from "./save-by-email.server";
+import { recipientRefusal } from "./smtp-envelope.server";
 
 /**
  * The optional SMTP receiver for a self-hosted deployment: mail for
  * INBOUND_EMAIL_DOMAIN straight from the sender's mail server, in the same
  * process (docs/decisions/0158-save-by-email.md). It takes mail only for
- * folders' addresses (others are refused at RCPT TO, before any data), stops
- * keeping a message past the size limit while it still arrives, offers
- * STARTTLS with a configured certificate, and never relays or authenticates.
+ * folders' addresses and from their owners' own addresses (others are
+ * refused at RCPT TO, before any data: docs/decisions/0177-smtp-envelope-judged-at-rcpt.md),
+ * writes a message to the spool as it arrives and stops past the size limit,
+ * parses it only with room in the memory budget
+ * (docs/decisions/0178-smtp-mail-spooled-and-parsed-under-the-memory-budget.md),
+ * offers STARTTLS with a configured certificate, and never relays or
+ * authenticates.
  */
 const CONNECTIONS_PER_CLIENT = { name: "smtp:client", points: 60, durationSeconds: 60 * 60 };
 const MAX_RECIPIENTS = 5;
@@ -33,8 +50,63 @@ function tlsOptions(): Partial<SMTPServerOptions> {
   };
 }
 
+const MAX_BYTES = LIMITS.saveByEmail.maxMessageBytes;
+
+/**
+ * The message, written to a spooled file as it arrives. Past the size, or
+ * with the spool full, the rest of DATA is still read (to nowhere): smtp-server
+ * answers only once the message's end has come.
+ */
+async function spoolData(stream: SMTPServerDataStream): Promise<SpooledFile> {
+  const arriving = new PassThrough();
+  // A client gone mid-message: smtp-server destroys its stream, with this error once listened to.
+  stream.on("error", (error) => arriving.destroy(error));
+  stream.pipe(arriving);
+  try {
+    return await spoolToFile(arriving, { maxBytes: MAX_BYTES });
+  } catch (error) {
+    stream.unpipe(arriving);
+    stream.resume();
+    throw error;
+  }
+}
+
+async function takeMessage(stream: SMTPServerDataStream, session: SMTPServerSession) {
+  const file = await spoolData(stream);
+  try {
+    const mailFrom = session.envelope.mailFrom;
+    // The security records name this session the way they name a request.
+    const request = new Request(`${env.APP_URL}/smtp`, { method: "POST" });
+    await runInRequestContext({ peerAddress: session.remoteAddress }, () =>
+      receiveMail({
+        raw: file,
+        recipients: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+        transport: {
+          ip: session.remoteAddress,
+          helo: session.hostNameAppearsAs,
+          mailFrom: mailFrom ? mailFrom.address : "",
+        },
+        request,
+      }),
+    );
+  } finally {
+    await file.remove();
+  }
+}
+
+/** What the client is told when a message was not taken; anything else it is told is 250. */
+function dataRefusal(error: unknown) {
+  if (error instanceof SpoolTooLargeError) return smtpError(552, "Message too large");
+  if (error instanceof SpoolFullError || isMemoryBudgetSpent(error)) {
+    return smtpError(452, "Too busy to read it now, try later");
+  }
+  if ((error as { code?: string }).code !== "ECONNECTION") {
+    console.error("[smtp] could not save a message", error);
+  }
+  return smtpError(451, "Temporary failure, try again later");
+}
+
 export function createSmtpReceiver(): SMTPServer {
-  const maxBytes = LIMITS.saveByEmail.maxMessageBytes;
   return new SMTPServer({
     ...tlsOptions(),
     name: env.INBOUND_EMAIL_DOMAIN,
@@ -42,7 +114,8 @@ export function createSmtpReceiver(): SMTPServer {
     authOptional: true,
     // Behind Fly's proxy every peer is the proxy: the header names the sender, for SPF and the limits.
     useProxy: env.INBOUND_SMTP_PROXY_PROTOCOL,
-    size: maxBytes,
+    size: MAX_BYTES,
+    // Each session holds a few stream buffers; its message is on disk, its parse under the budget.
     maxClients: 20,
     socketTimeout: 60_000,
     closeTimeout: 10_000,
@@ -58,46 +131,20 @@ export function createSmtpReceiver(): SMTPServer {
       if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) {
         return callback(smtpError(452, "Too many recipients"));
       }
-      if (!folderForInboxAddress(address.address)) {
-        return callback(smtpError(550, "No such mailbox here"));
-      }
-      callback();
+      const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : "";
+      recipientRefusal(address.address, mailFrom, session.remoteAddress).then(
+        (refusal) =>
+          callback(refusal ? smtpError(refusal.responseCode, refusal.message) : undefined),
+        () => callback(smtpError(451, "Temporary failure, try later")),
+      );
     },
     onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      stream.on("data", (chunk: Buffer) => {
-        size += chunk.length;
-        if (size <= maxBytes) chunks.push(chunk);
-      });
-      stream.on("end", () => {
-        if (stream.sizeExceeded || size > maxBytes) {
-          return callback(smtpError(552, "Message too large"));
-        }
-        const mailFrom = session.envelope.mailFrom;
-        // The security records name this session the way they name a request.
-        const request = new Request(`${env.APP_URL}/smtp`, { method: "POST" });
-        runInRequestContext({ peerAddress: session.remoteAddress }, () =>
-          receiveMail({
-            raw: Buffer.concat(chunks),
-            recipients: session.envelope.rcptTo.map((rcpt) => rcpt.address),
-            transport: {
-              ip: session.remoteAddress,
-              helo: session.hostNameAppearsAs,
-              mailFrom: mailFrom ? mailFrom.address : "",
-            },
-            request,
-          }),
-        ).then(
-          // Accepted whatever became of it: a refusal here would make the
-          // sending server bounce to an address that may be forged.
-          () => callback(),
-          (error) => {
-            console.error("[smtp] could not save a message", error);
-            callback(smtpError(451, "Temporary failure, try again later"));
-          },
-        );
-      });
+      // Accepted whatever became of it once read: a refusal after reading would
+      // make the sending server bounce to an address that may be forged.
+      takeMessage(stream, session).then(
+        () => callback(),
+        (error) => callback(dataRefusal(error)),
+      );
     },
   });
 }
