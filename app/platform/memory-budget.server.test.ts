@@ -43,17 +43,27 @@ describe("reservations", () => {
   });
 
   test("wait in line for room, first come first served, and give up after their wait", async () => {
-    const budget = new MemoryBudget(100);
-    const held = budget.tryReserve(90)!;
-    const large = budget.reserve(50, { waitMs: 1_000 });
-    const small = budget.reserve(5, { waitMs: 1_000 });
-    // Room for the small one exists, but it waits behind the large one.
-    expect(budget.tryReserve(5)).toBeNull();
+    const budget = new MemoryBudget(4 * MiB);
+    const held = budget.tryReserve(3 * MiB)!;
+    const large = budget.reserve(2 * MiB, { waitMs: 1_000 });
+    const next = budget.reserve(MiB, { waitMs: 1_000 });
+    // Room for the second exists, but it waits behind the first.
+    expect(budget.tryReserve(MiB)).toBeNull();
     held.release();
-    expect((await large)?.bytes).toBe(50);
-    expect((await small)?.bytes).toBe(5);
-    expect(await budget.reserve(60, { waitMs: 10 })).toBeNull();
-    expect(await budget.reserve(101, { waitMs: 1_000 })).toBeNull();
+    expect((await large)?.bytes).toBe(2 * MiB);
+    expect((await next)?.bytes).toBe(MiB);
+    expect(await budget.reserve(2 * MiB, { waitMs: 10 })).toBeNull();
+    expect(await budget.reserve(5 * MiB, { waitMs: 1_000 })).toBeNull();
+  });
+
+  test("a small charge that fits goes ahead of a large one waiting: a sign-in never waits behind a parse", async () => {
+    const budget = new MemoryBudget(4 * MiB);
+    const held = budget.tryReserve(3 * MiB)!;
+    const large = budget.reserve(2 * MiB, { waitMs: 1_000 });
+    expect(budget.tryReserve(10 * 1024)?.bytes).toBe(10 * 1024);
+    expect(budget.tryReserve(512 * 1024)).toBeNull();
+    held.release();
+    expect((await large)?.bytes).toBe(2 * MiB);
   });
 
   test("never hold more than the capacity, whatever the order of takes and releases", () => {

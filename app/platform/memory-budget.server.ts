@@ -40,6 +40,9 @@ export type Reservation = {
   release(): void;
 };
 
+/** A charge this small goes ahead of those waiting in line when it fits. */
+const SMALL_CHARGE_BYTES = 256 * 1024;
+
 type Waiter = { bytes: number; grant: (granted: boolean) => void };
 
 export class MemoryBudget {
@@ -104,9 +107,13 @@ export class MemoryBudget {
     return (await reservation.take(bytes, { waitMs })) ? reservation : null;
   }
 
-  /** Room now, and no one waiting before: those in line are served first. */
+  /**
+   * Room now, and no one waiting before (those in line are served first),
+   * except for a small charge: a sign-in form must not wait behind a message
+   * being parsed, and small charges end quickly, so they never starve a large one.
+   */
   #hasRoomNow(bytes: number) {
-    return this.#waiting.length === 0 && this.#fits(bytes);
+    return (this.#waiting.length === 0 || bytes <= SMALL_CHARGE_BYTES) && this.#fits(bytes);
   }
 
   #fits(bytes: number) {

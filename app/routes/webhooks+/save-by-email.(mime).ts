@@ -7,6 +7,7 @@ import {
   webhookAuthorized,
 } from "~/modules/save-by-email/webhook-mail.server";
 import { env } from "~/platform/env.server";
+import { isMemoryBudgetSpent, tryLaterResponse } from "~/platform/memory-budget.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
 import type { RouteBodyLimit } from "~/platform/route-body-limit";
 
@@ -48,6 +49,12 @@ export async function action({ request }: ActionFunctionArgs) {
   if (mail === "bad-signature") {
     return Response.json({ error: "invalid signature" }, { status: 401 });
   }
-  const outcome = await receiveMail({ ...mail, transport: null, request });
-  return Response.json({ outcome: outcome.outcome });
+  try {
+    const outcome = await receiveMail({ ...mail, transport: null, request });
+    return Response.json({ outcome: outcome.outcome });
+  } catch (error) {
+    // No room to parse it now: the provider posts it again later.
+    if (isMemoryBudgetSpent(error)) return tryLaterResponse();
+    throw error;
+  }
 }
