@@ -682,7 +682,7 @@ async function yesesNotKept(flood: Flood) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The spec
+// What must hold
 
 describe("a flood at every door at once", () => {
   let before: Awaited<ReturnType<typeof saveThingsBeforeTheFlood>>;
