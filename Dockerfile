@@ -5,7 +5,7 @@
 # several machines, the database mounted through LiteFS (litefs.yml) and
 # uploads in an S3 bucket. See docs/deploy.md.
 
-FROM node:20-bookworm-slim AS base
+FROM node:24-bookworm-slim AS base
 WORKDIR /app
 
 # ---- build: all dependencies, the Remix build, then only production modules ----

@@ -76,6 +76,20 @@ async function waitForHealth(url: string, exited: () => boolean) {
   throw new Error(`${url} did not answer 200 within 30 s`);
 }
 
+// The image's Node is the one these steps run on (scripts/use-node.sh puts
+// .node-version's first on PATH), so its major must be the base image's.
+const imageNodeMajor = /^FROM node:(\d+)/m.exec(dockerfile)?.[1];
+const nodeVersionMajor = fs
+  .readFileSync(path.join(repoRoot, ".node-version"), "utf8")
+  .trim()
+  .split(".")[0];
+if (imageNodeMajor !== nodeVersionMajor || process.versions.node.split(".")[0] !== imageNodeMajor) {
+  throw new Error(
+    `The Dockerfile's node:${imageNodeMajor}, .node-version's ${nodeVersionMajor} and this Node (${process.version}) must be one major`,
+  );
+}
+console.log(`Node ${process.version}, as the image's node:${imageNodeMajor}`);
+
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "thoughtfully-image-"));
 try {
   // ---- build stage: the context, then every RUN after `COPY . .` ----

@@ -5,6 +5,11 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n=== %s ===\n' "$1"; }
 
+step "Node (.node-version)"
+# Every step below runs on production's Node, fetched when this machine's is older.
+. scripts/use-node.sh
+echo "Node $(node -v)"
+
 step "System packages (Chromium, SpamAssassin)"
 bash scripts/ensure-system-packages.sh
 

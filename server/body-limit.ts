@@ -148,28 +148,58 @@ export function bodyMeter(policy: BodyPolicy, budget: MemoryBudget): BodyMeter {
 }
 
 /**
- * A stream that passes bytes on until more than `limitBytes` went through,
- * then errors (BodyTooLargeError), as it does when `meter` finds no room in
- * the memory budget (MemoryBudgetSpentError); `stop` ends it early (both
- * sides, a pending write included).
+ * `source`'s bytes, read as they are asked for, until more than `limitBytes`
+ * went through; then the stream errors (BodyTooLargeError), as it does when
+ * `meter` finds no room in the memory budget (MemoryBudgetSpentError). `stop`
+ * ends it early. The source is never cancelled: cancelling would destroy the
+ * socket before the route's answer is read; what is left stays unread.
+ *
+ * A pull source rather than `pipeTo` into a TransformStream: Node 24's
+ * `pipeTo` defers each write to a microtask and fails an internal assertion
+ * when the destination errors in between (an early stop does exactly that).
  */
-export function countingStream(limitBytes: number, meter?: BodyMeter) {
+export function countedStream(
+  source: ReadableStream<Uint8Array>,
+  limitBytes: number,
+  meter?: BodyMeter,
+) {
+  const reader = source.getReader();
   let received = 0;
-  let control: TransformStreamDefaultController<Uint8Array> | undefined;
-  const stream = new TransformStream<Uint8Array, Uint8Array>({
+  let control: ReadableStreamDefaultController<Uint8Array> | undefined;
+  let ended = false;
+  const end = (reason: Error) => {
+    if (ended) return;
+    ended = true;
+    control?.error(reason);
+    reader.releaseLock();
+  };
+  const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       control = controller;
     },
-    async transform(chunk, controller) {
-      received += chunk.byteLength;
-      if (received > limitBytes) return controller.error(new BodyTooLargeError(limitBytes));
-      if (meter && !(await meter.charge(chunk.byteLength))) {
-        return controller.error(new MemoryBudgetSpentError("a request body"));
+    async pull(controller) {
+      const { done, value } = await reader.read().catch((error: Error) => {
+        end(error);
+        return { done: true, value: undefined };
+      });
+      if (ended) return;
+      if (done) {
+        ended = true;
+        return controller.close();
       }
-      controller.enqueue(chunk);
+      received += value.byteLength;
+      if (received > limitBytes) return end(new BodyTooLargeError(limitBytes));
+      if (meter && !(await meter.charge(value.byteLength))) {
+        return end(new MemoryBudgetSpentError("a request body"));
+      }
+      if (!ended) controller.enqueue(value);
+    },
+    cancel() {
+      ended = true;
+      reader.releaseLock();
     },
   });
-  return Object.assign(stream, { stop: (reason: Error) => control?.error(reason) });
+  return Object.assign(stream, { stop: end });
 }
 
 function withBody(request: Request, body: BodyInit) {
@@ -200,15 +230,10 @@ export async function boundBody(
   const source = request.body;
   if (!source) return { kind: "read", request };
   if (policy.streamed) {
-    const counter = countingStream(policy.limitBytes, meter);
-    const stop = () => counter.stop(new Error("The request was answered"));
+    const counted = countedStream(source, policy.limitBytes, meter);
+    const stop = () => counted.stop(new Error("The request was answered"));
     answered.addEventListener("abort", stop, { once: true });
-    // preventCancel: cancelling the source would destroy the socket before the route's 413 is read.
-    source
-      .pipeTo(counter.writable, { preventCancel: true })
-      .catch(() => {})
-      .finally(() => answered.removeEventListener("abort", stop));
-    return { kind: "read", request: withBody(request, counter.readable) };
+    return { kind: "read", request: withBody(request, counted) };
   }
   const reader = source.getReader();
   const chunks: Uint8Array[] = [];

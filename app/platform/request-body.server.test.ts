@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { countingStream } from "#server/body-limit";
+import { countedStream } from "#server/body-limit";
 import { readBodyText } from "./request-body.server";
 
 /** A POST whose body arrives in `chunks`, without a Content-Length (as a chunked upload). */
@@ -40,7 +40,7 @@ describe("readBodyText", () => {
   });
 
   test("reads a body the server ended past the route's limit as too long, not as a failure", async () => {
-    const counted = streamedRequest(["12345", "67890", "1"]).body!.pipeThrough(countingStream(10));
+    const counted = countedStream(streamedRequest(["12345", "67890", "1"]).body!, 10);
     const request = new Request("http://localhost/", {
       method: "POST",
       body: counted,

@@ -6,7 +6,7 @@ import sharp from "sharp";
 import { beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { createFolder, createUser } from "#db/factories";
 import { securityEvents, securityRejections } from "#db/schema";
-import { countingStream } from "#server/body-limit";
+import { countedStream } from "#server/body-limit";
 import { storedKeys } from "~/modules/files/stored-files.server";
 import { UPLOAD_FORM_MAX_PARTS } from "~/modules/files/upload-kinds";
 import { UploadRejectedError } from "~/modules/files/upload-rejected.server";
@@ -739,7 +739,7 @@ describe("files", () => {
     ]);
     const request = new Request(complete.url, {
       method: "POST",
-      body: complete.body!.pipeThrough(countingStream(MB)),
+      body: countedStream(complete.body!, MB),
       headers: { "content-type": complete.headers.get("content-type")! },
       duplex: "half",
     } as RequestInit);
