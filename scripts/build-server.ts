@@ -35,7 +35,7 @@ const shared = {
   bundle: true,
   platform: "node",
   format: "esm",
-  target: "node20",
+  target: "node24",
   external: packages.flatMap((name) => [name, `${name}/*`]),
   jsx: "automatic",
   sourcemap: true,

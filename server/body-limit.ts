@@ -178,15 +178,18 @@ export function countedStream(
       control = controller;
     },
     async pull(controller) {
-      const { done, value } = await reader.read().catch((error: Error) => {
-        end(error);
-        return { done: true, value: undefined };
-      });
+      let result: ReadableStreamReadResult<Uint8Array>;
+      try {
+        result = await reader.read();
+      } catch (error) {
+        return end(error as Error);
+      }
       if (ended) return;
-      if (done) {
+      if (result.done) {
         ended = true;
         return controller.close();
       }
+      const value = result.value;
       received += value.byteLength;
       if (received > limitBytes) return end(new BodyTooLargeError(limitBytes));
       if (meter && !(await meter.charge(value.byteLength))) {

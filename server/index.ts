@@ -1,4 +1,4 @@
-import { createRequire } from "node:module";
+import module, { createRequire } from "node:module";
 import path from "node:path";
 import url from "node:url";
 import { createRequestHandler, installGlobals, type ServerBuild } from "@remix-run/node";
@@ -27,6 +27,11 @@ import { type ExpressRequest, routerUrl } from "./router-url";
  * express, compression and source-map-support are remix-serve's own
  * dependencies, loaded through it so their versions are the ones it ships.
  */
+// V8's compiled code for every module loaded from here on is kept on disk
+// (os.tmpdir()/node-compile-cache, or NODE_COMPILE_CACHE), so a restart
+// compiles nothing it compiled before (docs/performance.md, "bench:cold-start").
+module.enableCompileCache();
+
 const serveRequire = createRequire(
   createRequire(import.meta.url).resolve("@remix-run/serve/package.json"),
 );

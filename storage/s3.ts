@@ -1,14 +1,6 @@
 import crypto from "node:crypto";
 import { Readable } from "node:stream";
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  paginateListObjectsV2,
-  S3Client,
-  S3ServiceException,
-} from "@aws-sdk/client-s3";
-import { Upload } from "@aws-sdk/lib-storage";
+import type { S3Client } from "@aws-sdk/client-s3";
 import { type FileStorage, FileTooLargeError, isStorageKey } from "./storage";
 
 export type S3Settings = {
@@ -29,9 +21,22 @@ export type S3Settings = {
  */
 const PART_BYTES = 5 * 1024 * 1024;
 
-function isNotFound(error: unknown) {
+/**
+ * The AWS SDK, loaded when the store is first used: it is the largest thing
+ * the server would load at start, and most deployments keep files on disk
+ * (docs/performance.md, "Cold start").
+ */
+async function loadSdk() {
+  const [client, storage] = await Promise.all([
+    import("@aws-sdk/client-s3"),
+    import("@aws-sdk/lib-storage"),
+  ]);
+  return { ...client, Upload: storage.Upload };
+}
+
+function isNotFound(sdk: Awaited<ReturnType<typeof loadSdk>>, error: unknown) {
   return (
-    error instanceof S3ServiceException &&
+    error instanceof sdk.S3ServiceException &&
     (error.name === "NoSuchKey" ||
       error.name === "NotFound" ||
       error.$metadata.httpStatusCode === 404)
@@ -48,24 +53,28 @@ function isNotFound(error: unknown) {
  */
 export class S3Storage implements FileStorage {
   readonly bucket: string;
-  private readonly client: S3Client;
+  private readonly sdk = loadSdk();
+  private readonly client: Promise<S3Client>;
 
   constructor(settings: S3Settings) {
     this.bucket = settings.bucket;
-    this.client = new S3Client({
-      region: settings.region,
-      endpoint: settings.endpoint,
-      forcePathStyle: settings.forcePathStyle,
-      credentials:
-        settings.accessKeyId && settings.secretAccessKey
-          ? { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey }
-          : undefined,
-      // The SDK's default CRC checksums use a trailer encoding that several
-      // S3-compatible services (and older MinIO) refuse; the signature
-      // already covers integrity on the wire.
-      requestChecksumCalculation: "WHEN_REQUIRED",
-      responseChecksumValidation: "WHEN_REQUIRED",
-    });
+    this.client = this.sdk.then(
+      ({ S3Client }) =>
+        new S3Client({
+          region: settings.region,
+          endpoint: settings.endpoint,
+          forcePathStyle: settings.forcePathStyle,
+          credentials:
+            settings.accessKeyId && settings.secretAccessKey
+              ? { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey }
+              : undefined,
+          // The SDK's default CRC checksums use a trailer encoding that several
+          // S3-compatible services (and older MinIO) refuse; the signature
+          // already covers integrity on the wire.
+          requestChecksumCalculation: "WHEN_REQUIRED",
+          responseChecksumValidation: "WHEN_REQUIRED",
+        }),
+    );
   }
 
   async put(source: AsyncIterable<Uint8Array>, options: { maxBytes?: number } = {}) {
@@ -87,8 +96,9 @@ export class S3Storage implements FileStorage {
         throw error;
       }
     }
+    const { Upload } = await this.sdk;
     const upload = new Upload({
-      client: this.client,
+      client: await this.client,
       params: {
         Bucket: this.bucket,
         Key: key,
@@ -108,37 +118,43 @@ export class S3Storage implements FileStorage {
 
   async get(key: string): Promise<Readable | null> {
     if (!isStorageKey(key)) return null;
+    const sdk = await this.sdk;
     try {
-      const response = await this.client.send(
-        new GetObjectCommand({ Bucket: this.bucket, Key: key }),
+      const response = await (await this.client).send(
+        new sdk.GetObjectCommand({ Bucket: this.bucket, Key: key }),
       );
       if (!(response.Body instanceof Readable)) throw new Error(`No body for object ${key}`);
       return response.Body;
     } catch (error) {
-      if (isNotFound(error)) return null;
+      if (isNotFound(sdk, error)) return null;
       throw error;
     }
   }
 
   async delete(key: string) {
     if (!isStorageKey(key)) return;
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    const { DeleteObjectCommand } = await this.sdk;
+    await (await this.client).send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
   }
 
   async stat(key: string) {
     if (!isStorageKey(key)) return null;
+    const sdk = await this.sdk;
     try {
-      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      const head = await (await this.client).send(
+        new sdk.HeadObjectCommand({ Bucket: this.bucket, Key: key }),
+      );
       return { size: head.ContentLength ?? 0, modifiedAt: head.LastModified ?? new Date(0) };
     } catch (error) {
-      if (isNotFound(error)) return null;
+      if (isNotFound(sdk, error)) return null;
       throw error;
     }
   }
 
   async *list(): AsyncIterable<string> {
+    const { paginateListObjectsV2 } = await this.sdk;
     for await (const page of paginateListObjectsV2(
-      { client: this.client },
+      { client: await this.client },
       { Bucket: this.bucket },
     )) {
       for (const object of page.Contents ?? []) {

@@ -1,7 +1,6 @@
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
-import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from "request-filtering-agent";
 import { BUDGET_WAIT_MS, memoryBudget } from "./memory-budget.server";
 
 /**
@@ -67,7 +66,11 @@ export function checkFetchableUrl(address: string, allowLoopback = false): URL {
   return url;
 }
 
-function agentFor(url: URL, allowLoopback: boolean) {
+async function agentFor(url: URL, allowLoopback: boolean) {
+  // Loaded on the first fetch, not at start (docs/performance.md, "Cold start").
+  const { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } = await import(
+    "request-filtering-agent"
+  );
   const options = { keepAlive: false, allowIPAddressList: allowLoopback ? LOOPBACK : [] };
   return url.protocol === "https:"
     ? new RequestFilteringHttpsAgent(options)
@@ -78,15 +81,16 @@ type Hop =
   | { kind: "redirect"; location: string }
   | { kind: "body"; contentType: string; body: Buffer };
 
-function requestOnce(url: URL, options: SafeFetchOptions, signal: AbortSignal): Promise<Hop> {
+async function requestOnce(url: URL, options: SafeFetchOptions, signal: AbortSignal): Promise<Hop> {
   const allowLoopback = options.allowLoopback ?? false;
   const client = url.protocol === "https:" ? https : http;
+  const agent = await agentFor(url, allowLoopback);
   return new Promise((resolve, reject) => {
     const request = client.request(
       url,
       {
         method: "GET",
-        agent: agentFor(url, allowLoopback),
+        agent,
         signal,
         lookup: options.lookup,
         headers: {

@@ -15,7 +15,7 @@ const MB = 1024 * 1024;
 // which a handful of 1 MB webhook posts fill.
 const server = await startBuiltServer(
   {
-    NODE_OPTIONS: "--max-old-space-size=64",
+    NODE_OPTIONS: "--max-old-space-size=64 --max-semi-space-size=16",
     STRIPE_SECRET_KEY: "sk_test_budget",
     STRIPE_PRICE_ID: "price_budget",
     STRIPE_WEBHOOK_SECRET: "whsec_budget",

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { Readable } from "node:stream";
 import { expect, test } from "vitest";
 import { waitUntil } from "../support/integration";
+import { PRODUCTION_HEAP_FLAGS } from "../support/production-heap";
 import { startSaveByEmailWorld } from "../support/save-by-email-world";
 
 /**
@@ -22,7 +23,7 @@ const { measureMessage } = await import("~/modules/save-by-email/message-shape.s
 const serverBudget = budgetBytesFor(
   Number(
     execFileSync(process.execPath, [
-      "--max-old-space-size=256",
+      ...PRODUCTION_HEAP_FLAGS,
       "-p",
       "require('v8').getHeapStatistics().heap_size_limit",
     ]).toString(),

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { PRODUCTION_NODE_OPTIONS } from "./production-heap";
 
 /**
  * The production build started as in production (`node build/server/index.js`) on a data
@@ -58,7 +59,7 @@ export function startServer(
       SCHEDULER: "off",
       SMTP_URL: "",
       // The heap cap of the deployed machine (fly.toml), so memory behaves as in production.
-      NODE_OPTIONS: "--max-old-space-size=256",
+      NODE_OPTIONS: PRODUCTION_NODE_OPTIONS,
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,8 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, onTestFinished } from "vitest";
-import { getCurrentTest } from "vitest/suite";
+import { afterAll, onTestFinished, TestRunner } from "vitest";
 import { requireBuild, type Server, startServer, stopServer, waitForHealth } from "./app-server";
 import { freePort } from "./free-port";
 import { SmtpSink } from "./smtp-sink";
@@ -19,7 +18,7 @@ function whenDone(cleanup: () => unknown) {
   const run = async () => {
     await cleanup();
   };
-  if (getCurrentTest()) onTestFinished(run);
+  if (TestRunner.getCurrentTest()) onTestFinished(run);
   else afterAll(run);
 }
 

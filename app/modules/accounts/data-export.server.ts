@@ -1,5 +1,5 @@
 import { asc, eq } from "drizzle-orm";
-import { Zip, ZipDeflate, ZipPassThrough } from "fflate";
+import type { ZipDeflate } from "fflate";
 import { contentItems, folders, itemAnswers } from "#db/schema";
 import { db } from "~/platform/db.server";
 import { consumeRateLimit, type RateLimit } from "~/platform/rate-limit.server";
@@ -130,6 +130,7 @@ const json = (value: unknown) => new TextEncoder().encode(`${JSON.stringify(valu
  * and documents are compressed already); the JSON is deflated.
  */
 export async function* exportZip(userId: number): AsyncGenerator<Uint8Array> {
+  const { Zip, ZipDeflate, ZipPassThrough } = await import("fflate");
   const content = collectExport(userId);
   const ready: Uint8Array[] = [];
   let failure: Error | null = null;

@@ -1,7 +1,6 @@
 import crypto from "node:crypto";
 import { generateTOTP, getTOTPAuthUri, verifyTOTP } from "@epic-web/totp";
 import { and, count, eq, isNotNull, isNull, lt, or } from "drizzle-orm";
-import QRCode from "qrcode";
 import { recoveryCodes, twoFactorSecrets } from "#db/schema";
 import { db, writeTransaction } from "~/platform/db.server";
 import {
@@ -79,6 +78,7 @@ export function enrolmentUri(secret: string, accountName: string) {
 
 /** The otpauth URI as an SVG QR code, in a data URL. */
 export async function enrolmentQrCode(uri: string) {
+  const { default: QRCode } = await import("qrcode");
   const svg = await QRCode.toString(uri, { type: "svg", margin: 2 });
   return `data:image/svg+xml;base64,${Buffer.from(svg).toString("base64")}`;
 }

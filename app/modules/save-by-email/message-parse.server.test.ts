@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import nodemailer from "nodemailer";
 import { expect, test } from "vitest";
+import { PRODUCTION_HEAP_FLAGS } from "#tests/support/production-heap";
 import { LIMITS } from "~/modules/billing/limits";
 import { parseReservationBytes } from "./message-parse.server";
 import { measureMessage } from "./message-shape.server";
@@ -71,7 +72,7 @@ test("the reservation covers what parsing each shape of message holds, measured 
   const output = execFileSync(
     process.execPath,
     [
-      "--max-old-space-size=256",
+      ...PRODUCTION_HEAP_FLAGS,
       "--expose-gc",
       "--import",
       "tsx",

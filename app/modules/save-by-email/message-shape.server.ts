@@ -1,5 +1,4 @@
 import type { Readable } from "node:stream";
-import { Splitter } from "@zone-eu/mailsplit";
 import type { Headers, MailParserOptions } from "mailparser";
 import { LIMITS } from "~/modules/billing/limits";
 
@@ -78,6 +77,7 @@ function isText(node: SplitNode) {
  * `maxTextBytes` of text, a header section over `maxHeaderBytes`.
  */
 export async function measureMessage(source: Readable): Promise<MessageShape | ShapeProblem> {
+  const { Splitter } = await import("@zone-eu/mailsplit");
   const splitter = new Splitter(limits);
   source.on("error", (error) => splitter.destroy(error));
   source.pipe(splitter);

@@ -1,6 +1,6 @@
 import dns from "node:dns";
 import type { Readable } from "node:stream";
-import { type AuthenticateResult, authenticate } from "mailauth";
+import type { AuthenticateResult } from "mailauth";
 import { env } from "~/platform/env.server";
 
 /**
@@ -67,6 +67,8 @@ export async function checkSender(
 ): Promise<SenderVerdict> {
   const fromDomain = fromAddress.slice(fromAddress.lastIndexOf("@") + 1).toLowerCase();
   try {
+    // Loaded on the first message, not at start (docs/performance.md, "Cold start").
+    const { authenticate } = await import("mailauth");
     const result = await authenticate(message, {
       ip: transport?.ip,
       helo: transport?.helo,
