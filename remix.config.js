@@ -17,6 +17,10 @@ export default {
       ],
     }),
   serverModuleFormat: "esm",
+  // drizzle-orm is hundreds of ES modules whose package.json (180 KB of exports) Node 24 reads
+  // again for each one: bundled, they load in a tenth of the time (docs/performance.md,
+  // "bench:cold-start").
+  serverDependenciesToBundle: [/^drizzle-orm(\/|$)/],
   serverPlatform: "node",
   tailwind: true,
   postcss: true,

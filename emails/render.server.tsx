@@ -1,7 +1,13 @@
-import { compile } from "html-to-text";
-import juice from "juice";
+import { createRequire } from "node:module";
 import type { ReactElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
+
+// juice (a CSS engine with its own parser) and html-to-text are a quarter of
+// what the server would load at start, and only mail needs them: loaded on
+// the first e-mail instead (docs/performance.md, "bench:cold-start").
+const require = createRequire(import.meta.url);
+let juice: typeof import("juice") | undefined;
+let toText: ((html: string) => string) | undefined;
 
 /**
  * An e-mail template (a React element whose root is <html>) as the two bodies
@@ -10,6 +16,7 @@ import { renderToStaticMarkup } from "react-dom/server";
  * rest. Media queries (dark mode, narrow screens) stay in the head.
  */
 export function renderEmailHtml(element: ReactElement): string {
+  juice ??= require("juice") as typeof import("juice");
   return juice(`<!DOCTYPE html>${renderToStaticMarkup(element)}`, {
     preserveMediaQueries: true,
     preserveImportant: false,
@@ -19,7 +26,12 @@ export function renderEmailHtml(element: ReactElement): string {
 }
 
 /** Compiled once: html-to-text spends as long compiling its options as converting. */
-const toText = compile({
+function plainText(html: string): string {
+  toText ??= (require("html-to-text") as typeof import("html-to-text")).compile(TEXT_OPTIONS);
+  return toText(html);
+}
+
+const TEXT_OPTIONS: import("html-to-text").HtmlToTextOptions = {
   wordwrap: 78,
   selectors: [
     { selector: "img", format: "skip" },
@@ -32,14 +44,14 @@ const toText = compile({
     { selector: "h1", options: { uppercase: false } },
     { selector: "h2", options: { uppercase: false } },
   ],
-});
+};
 
 /** Plain text from a template; no CSS inlining, which text does not need. */
 export function renderEmailText(element: ReactElement): string {
-  return toText(renderToStaticMarkup(element));
+  return plainText(renderToStaticMarkup(element));
 }
 
 export function renderEmail(element: ReactElement): { html: string; text: string } {
   const html = renderEmailHtml(element);
-  return { html, text: toText(html) };
+  return { html, text: plainText(html) };
 }

@@ -28,7 +28,11 @@ export const OPERATOR_SCRIPTS = [
 ];
 
 const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
-const packages = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies });
+// drizzle-orm is bundled, as in the Remix build (remix.config.js says why).
+const BUNDLED = new Set(["drizzle-orm"]);
+const packages = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter(
+  (name) => !BUNDLED.has(name),
+);
 
 const shared = {
   absWorkingDir: root,

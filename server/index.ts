@@ -1,7 +1,7 @@
 import module, { createRequire } from "node:module";
 import path from "node:path";
 import url from "node:url";
-import { createRequestHandler, installGlobals, type ServerBuild } from "@remix-run/node";
+import { createRequestHandler, type ServerBuild } from "@remix-run/node";
 import { memoryBudget } from "~/platform/memory-budget.server";
 import { carriesSecret, secretReferrerPolicy } from "~/platform/secret-paths";
 import { completeSecurityHeaders } from "~/platform/security-headers.server";
@@ -48,7 +48,8 @@ const build: ServerBuild = await import(url.pathToFileURL(buildPath).href);
 // The app's own store for the request context: one instance, the one its modules read.
 const { runInRequestContext } = build.entry.module as typeof build.entry.module &
   Pick<typeof import("~/entry.server"), "runInRequestContext">;
-installGlobals({ nativeFetch: build.future.v3_singleFetch });
+// No installGlobals: Node 24's own fetch, Request, Response, FormData and File are what
+// single fetch needs (installGlobals would swap in the undici package's, loaded for it).
 // Error details reach the browser only in development: the browser tests' NODE_ENV=test
 // server answers errors as production does (docs/decisions/0103-loopback-previews-never-in-production.md).
 const handleRemixRequest = createRequestHandler(
