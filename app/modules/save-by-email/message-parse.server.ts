@@ -78,7 +78,7 @@ export async function parseMessage(source: Readable): Promise<ParsedMessage> {
         related: data.related,
         file,
       });
-      data.release();
+      data.release?.();
     }
   } catch (error) {
     await removeAttachments(message);
