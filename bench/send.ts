@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import v8 from "node:v8";
 import vm from "node:vm";
-import nodemailer, { type Transporter } from "nodemailer";
+import type { Transporter } from "nodemailer";
 import type Mail from "nodemailer/lib/mailer";
 import sharp from "sharp";
 import { createFolder, createUser } from "#db/factories";
@@ -27,10 +27,8 @@ import { type Sink, startSink, stopSink } from "./support/sink-process";
  * once (LEDGERS_AT_ONCE, app/modules/sending/sending.server.ts), each message's
  * last byte waiting until the one before it is recorded; plain nodemailer with
  * as many messages in flight is printed too, with the pass's ratio to it, so
- * the engine's own cost shows apart from what the concurrency buys. A short
- * run of nodemailer's defaults (Nagle on, each message waiting for the sink's
- * delayed ACK) is printed for scale. This process's
- * RSS is sampled every 50 ms. Prints messages per second and peak memory of
+ * the engine's own cost shows apart from what the concurrency buys. This
+ * process's RSS is sampled every 50 ms. Prints messages per second and peak memory of
  * both, the ratio (target, issue 25: the pass reaches at least 0.7 of plain
  * nodemailer's rate) and checks that every recipient got exactly one message,
  * every ledger finished, every folder's items are marked sent and every photo
@@ -48,8 +46,6 @@ const FOLDERS_PER_USER = 10;
 const MESSAGE_COUNT = FOLDER_COUNT * RECIPIENTS_PER_FOLDER;
 const PHOTO_TARGET_BYTES = 30 * 1024;
 const WARMUP_MESSAGES = 200;
-/** nodemailer's defaults, Nagle left on: a short run, for scale. */
-const NAGLE_MESSAGES = 100;
 const RECHECK_MESSAGES = 1_000;
 /** The pass's ledgers at once (LEDGERS_AT_ONCE), for plain nodemailer's run at the same concurrency. */
 const IN_FLIGHT = 4;
@@ -342,14 +338,6 @@ async function main({ dataDir, killOnTimeout }: Run) {
       for (let index = 0; index < count; index++) await transport.sendMail({ ...prerendered });
     };
 
-    // --- For scale: nodemailer's defaults, Nagle on (the app's transport before TCP_NODELAY).
-    const nagleTransport = track(nodemailer.createTransport(`${smtpUrl}?pool=true`));
-    await sendAgainAndAgain(nagleTransport, 5);
-    await sink.request({ type: "reset" });
-    const nagle = await measure(() => sendAgainAndAgain(nagleTransport, NAGLE_MESSAGES));
-    const nagleSink = await sink.request({ type: "stats" });
-    nagleTransport.close();
-
     const plain = track(mailer.createSmtpTransport(smtpUrl));
     const sendPlain = (count: number) => sendAgainAndAgain(plain, count);
 
@@ -522,7 +510,6 @@ async function main({ dataDir, killOnTimeout }: Run) {
       inFlightSink.bytes,
       inFlight,
     );
-    row("nodemailer, Nagle on (for scale)", NAGLE_MESSAGES, nagleSink.bytes, nagle);
     console.log("");
     console.log(
       `scheduler pass / plain nodemailer: ${ratio.toFixed(2)} of the rate (target ≥ ${TARGET_RATIO}) ${ratio >= TARGET_RATIO ? "PASS" : "MISS"}; peak RSS ${(engine.peakRss / baseline.peakRss).toFixed(2)}×, rise ${mb(engine.peakRss - engine.startRss)} MB vs ${mb(baseline.peakRss - baseline.startRss)} MB`,
@@ -541,7 +528,7 @@ async function main({ dataDir, killOnTimeout }: Run) {
       `longest pause of this process's event loop (RSS sampling gap): ${baseline.worstGapMs.toFixed(0)} ms sending plainly, ${engine.worstGapMs.toFixed(0)} ms during the pass (run here on this thread; the server gives it a thread of its own)`,
     );
     console.log(
-      `Both senders used the production transport (createSmtpTransport: TCP_NODELAY on); with nodemailer's defaults, Nagle on, every message waits for the sink's delayed ACK (${((nagle.seconds / NAGLE_MESSAGES) * 1000).toFixed(1)} ms a message in the last row).`,
+      "Both senders used the production transport (createSmtpTransport: TCP_NODELAY on, as nodemailer sets it).",
     );
     console.log(
       `process peak RSS (getrusage maxrss): ${mb(process.resourceUsage().maxRSS * 1024)} MB`,

@@ -6,7 +6,7 @@ import { renderToStaticMarkup } from "react-dom/server";
 // what the server would load at start, and only mail needs them: loaded on
 // the first e-mail instead (docs/performance.md, "bench:cold-start").
 const require = createRequire(import.meta.url);
-let juice: typeof import("juice") | undefined;
+let juice: typeof import("juice").default | undefined;
 let toText: ((html: string) => string) | undefined;
 
 /**
@@ -16,7 +16,7 @@ let toText: ((html: string) => string) | undefined;
  * rest. Media queries (dark mode, narrow screens) stay in the head.
  */
 export function renderEmailHtml(element: ReactElement): string {
-  juice ??= require("juice") as typeof import("juice");
+  juice ??= (require("juice") as typeof import("juice")).default;
   return juice(`<!DOCTYPE html>${renderToStaticMarkup(element)}`, {
     preserveMediaQueries: true,
     preserveImportant: false,

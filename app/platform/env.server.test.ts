@@ -15,6 +15,7 @@ describe("parseEnv", () => {
     expect(env.BACKUP_DIR).toBe(path.resolve("./data/backups"));
     expect(env.LITEFS_DIR).toBeUndefined();
     expect(env.SMTP_URL).toBeUndefined();
+    expect(env.SMTP_RELAY).toBe("none");
     expect(env.SCHEDULER).toBe("on");
     expect(env.isHttps).toBe(false);
     expect(env.TRUSTED_PROXY).toEqual([]);
@@ -46,8 +47,29 @@ describe("parseEnv", () => {
     ["SMTP_URL", "http://mail.example"],
     ["SESSION_SECRET", "short"],
     ["BOUNCE_ADDRESS", "Bounces <bounces@example.com>"],
+    ["SMTP_RELAY", "mandrill"],
   ])("rejects %s=%s", (name, value) => {
     expect(() => parseEnv({ ...base, [name]: value })).toThrowError(new RegExp(`${name} `));
+  });
+
+  test("the relay whose header copies carry: recognised from SMTP_URL's host", () => {
+    const relayOf = (SMTP_URL: string) => parseEnv({ ...base, SMTP_URL }).SMTP_RELAY;
+    expect(relayOf("smtps://t:t@smtp.postmarkapp.com:465")).toBe("postmark");
+    expect(relayOf("smtp://postmaster%40mg.example.com:p@smtp.mailgun.org:587")).toBe("mailgun");
+    expect(relayOf("smtp://apikey:SG.x@smtp.sendgrid.net:587")).toBe("sendgrid");
+    expect(relayOf("smtps://u:p@email-smtp.eu-west-1.amazonaws.com:465")).toBe("none");
+  });
+
+  test("the relay set explicitly wins over SMTP_URL's host", () => {
+    const postmarkUrl = "smtps://t:t@smtp.postmarkapp.com:465";
+    expect(parseEnv({ ...base, SMTP_URL: postmarkUrl, SMTP_RELAY: "none" }).SMTP_RELAY).toBe(
+      "none",
+    );
+    expect(
+      parseEnv({ ...base, SMTP_URL: "smtp://relay.internal.example:25", SMTP_RELAY: "mailgun" })
+        .SMTP_RELAY,
+    ).toBe("mailgun");
+    expect(parseEnv({ ...base, SMTP_RELAY: "sendgrid" }).SMTP_RELAY).toBe("sendgrid");
   });
 
   test("a bounce address is optional and bare", () => {

@@ -4,6 +4,7 @@ import path from "node:path";
 import { z } from "zod";
 import { backupDirectory } from "#db/backup";
 import { SEND_FAULT_POINTS } from "./fault-points";
+import { relayOfSmtpUrl, SMTP_RELAYS, type SmtpRelay } from "./smtp-relay";
 
 /**
  * Configuration is read once, at start, from the environment. Every name and
@@ -54,6 +55,13 @@ const envSchema = z.object({
     (value) => value === undefined || /^smtps?:\/\/[^/]+/.test(value),
     "must look like smtp://user:pass@host:port or smtps://…",
   ),
+  /**
+   * Whose metadata header each newsletter copy carries: postmark, mailgun, sendgrid or none.
+   * Unset, it is recognised from SMTP_URL's host (docs/decisions/0184-one-relays-headers.md).
+   */
+  SMTP_RELAY: z
+    .enum(SMTP_RELAYS, { message: `must be one of ${SMTP_RELAYS.join(", ")}` })
+    .optional(),
   MAIL_FROM: z.string().min(3).default("Thoughtfully <no-reply@localhost>"),
   SUPPORT_EMAIL: z.string().email("must be an e-mail address").default("support@thoughtfully.app"),
   /**
@@ -178,10 +186,15 @@ const envSchema = z.object({
   FLY_APP_NAME: optionalText,
 });
 
-export type Env = Omit<z.infer<typeof envSchema>, "APP_URL" | "SESSION_SECRET" | "BACKUP_DIR"> & {
+export type Env = Omit<
+  z.infer<typeof envSchema>,
+  "APP_URL" | "SESSION_SECRET" | "BACKUP_DIR" | "SMTP_RELAY"
+> & {
   APP_URL: string;
   BACKUP_DIR: string;
   SESSION_SECRET: string;
+  /** SMTP_RELAY as set, or else recognised from SMTP_URL's host. */
+  SMTP_RELAY: SmtpRelay;
   /** A public deployment: secure cookies, HSTS, a required SESSION_SECRET. */
   isHttps: boolean;
 };
@@ -265,6 +278,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     ...values,
     APP_URL: appUrl,
     BACKUP_DIR: values.BACKUP_DIR ?? backupDirectory(values.DATABASE_PATH),
+    SMTP_RELAY: values.SMTP_RELAY ?? relayOfSmtpUrl(values.SMTP_URL),
     SESSION_SECRET: values.SESSION_SECRET ?? localSessionSecret(values.DATABASE_PATH),
     isHttps,
   };

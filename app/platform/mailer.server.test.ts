@@ -280,25 +280,35 @@ describe("SMTP server closing a pooled connection", () => {
     delete process.env.SMTP_URL;
   });
 
-  it("sends again at once, and only once, when MAIL FROM meets 421", async () => {
+  it("sends again at once, and only once, when a pooled connection meets 421 at MAIL FROM", async () => {
+    // A first message leaves the pooled connection open, as between two sends.
+    await mailer.sendEmail({ to: "ada@example.com", subject: "Before", html, text });
     refuseNext = [421];
     await mailer.sendEmail({ to: "ada@example.com", subject: "After a timeout", html, text });
-    expect(mailFromReplies).toEqual([421, 250]);
-    expect(received).toHaveLength(1);
-    expect((await simpleParser(received[0]!)).subject).toBe("After a timeout");
+    expect(mailFromReplies).toEqual([250, 421, 250]);
+    expect(received).toHaveLength(2);
+    expect((await simpleParser(received[1]!)).subject).toBe("After a timeout");
   });
 
-  it("leaves other refusals, and a second 421, to the sending ledger", async () => {
+  it("leaves other refusals to the sending ledger", async () => {
     refuseNext = [451];
     await expect(
       mailer.sendEmail({ to: "ada@example.com", subject: "Busy", html, text }),
     ).rejects.toMatchObject({ responseCode: 451 });
+    expect(mailFromReplies).toEqual([451]);
+    expect(received).toHaveLength(0);
+  });
+
+  it("leaves a 421 on a new connection, the server refusing, to the sending ledger", async () => {
+    // One pooled connection, used once: its 421 is retried on a new one, whose 421 is not.
+    await mailer.closeMailer();
+    await mailer.sendEmail({ to: "ada@example.com", subject: "Before", html, text });
     refuseNext = [421, 421];
     await expect(
       mailer.sendEmail({ to: "ada@example.com", subject: "Closing", html, text }),
     ).rejects.toMatchObject({ responseCode: 421 });
-    expect(mailFromReplies).toEqual([451, 421, 421]);
-    expect(received).toHaveLength(0);
+    expect(mailFromReplies).toEqual([250, 421, 421]);
+    expect(received).toHaveLength(1);
   });
 });
 

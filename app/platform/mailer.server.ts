@@ -1,6 +1,5 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { PassThrough } from "node:stream";
 import type { AddressObject } from "mailparser";
@@ -62,63 +61,18 @@ function fromHeader(fromName: string | undefined): Mail.Address | string {
 let smtpTransport: Transporter | undefined;
 let outboxTransport: Transporter<StreamTransport.SentMessageInfo> | undefined;
 
-/** nodemailer's own default, kept for the connection we now open ourselves. */
-const CONNECTION_TIMEOUT_MS = 2 * 60 * 1000;
-
-/**
- * Opens the TCP connection for nodemailer with Nagle's algorithm off
- * (TCP_NODELAY). nodemailer writes a message's body and the closing
- * "\r\n.\r\n" separately; with Nagle on, the dot waits until the server
- * acknowledges the body, and servers delay that ACK (about 40 ms on Linux):
- * every message would wait on a timer (`npm run bench:send` measures both).
- * nodemailer has no option for it, but takes a connected socket from
- * `getSocket` and still does the rest: implicit TLS (smtps://) is started on
- * this socket, STARTTLS upgrades it, AUTH and pooling are unchanged. The
- * name is resolved by Node (net.connect), not by nodemailer's DNS cache.
- * docs/decisions/0058-smtp-transport-sets-tcp-nodelay.md.
- */
-export function connectWithoutDelay(
-  options: SMTPPool.Options,
-  callback: (error: Error | null, socketOptions?: { connection: net.Socket }) => void,
-) {
-  const socket = new net.Socket();
-  socket.setNoDelay(true);
-  socket.setKeepAlive(true);
-  socket.setTimeout(options.connectionTimeout ?? CONNECTION_TIMEOUT_MS);
-  const settle = (error: Error | null) => {
-    socket.off("error", settle);
-    socket.off("timeout", onTimeout);
-    socket.setTimeout(0);
-    if (error) {
-      socket.destroy();
-      callback(error);
-    } else {
-      callback(null, { connection: socket });
-    }
-  };
-  const onTimeout = () =>
-    settle(Object.assign(new Error("Connection timeout"), { code: "ETIMEDOUT" }));
-  socket.once("error", settle);
-  socket.once("timeout", onTimeout);
-  socket.connect(
-    {
-      host: options.host || "localhost",
-      port: Number(options.port) || (options.secure ? 465 : 587),
-      ...(options.localAddress ? { localAddress: options.localAddress } : {}),
-    },
-    () => settle(null),
-  );
-}
-
 /**
  * The production SMTP transport for a connection URL: pooled unless the URL
- * says otherwise (`pool=false`), with Nagle off on every connection.
+ * says otherwise (`pool=false`). nodemailer (since 10.1) turns Nagle's
+ * algorithm off on every SMTP socket itself, so a message's closing dot never
+ * waits for the server's delayed ACK
+ * (docs/decisions/0186-libraries-at-their-current-majors-on-node-20.md).
  * Benchmarks build their plain-nodemailer baseline with this too.
  */
 export function createSmtpTransport(smtpUrl: string): Transporter {
   const options: SMTPPool.Options = parseConnectionUrl(smtpUrl) as SMTPPool.Options;
   options.pool ??= true;
-  const transport = nodemailer.createTransport({ ...options, getSocket: connectWithoutDelay });
+  const transport = nodemailer.createTransport(options);
   // The last transform of the message stream before DKIM (which nodemailer adds after
   // plugins): a signed message is then sent whole once its turn comes, still correct.
   transport.use("stream", (mail, done) => {
@@ -144,29 +98,10 @@ function getOutboxTransport() {
 }
 
 /**
- * Header fields DKIM signs: nodemailer's list plus List-Unsubscribe-Post,
- * which RFC 8058 requires to be signed for one-click unsubscribe to count.
+ * DKIM_PRIVATE_KEY holds the PEM itself, or the path of a file that does ("\\n" escapes allowed).
+ * nodemailer's own list of signed header fields has List-Unsubscribe-Post since 10.6.1, as
+ * RFC 8058 wants for one-click unsubscribe to count (tests/integration/dkim.test.ts).
  */
-export const DKIM_SIGNED_HEADERS = [
-  "From",
-  "Sender",
-  "Reply-To",
-  "Subject",
-  "Date",
-  "Message-ID",
-  "To",
-  "Cc",
-  "MIME-Version",
-  "Content-Type",
-  "Content-Transfer-Encoding",
-  "In-Reply-To",
-  "References",
-  "List-Id",
-  "List-Unsubscribe",
-  "List-Unsubscribe-Post",
-].join(":");
-
-/** DKIM_PRIVATE_KEY holds the PEM itself, or the path of a file that does ("\\n" escapes allowed). */
 function dkimOptions() {
   if (!env.DKIM_DOMAIN || !env.DKIM_SELECTOR || !env.DKIM_PRIVATE_KEY) return undefined;
   const value = env.DKIM_PRIVATE_KEY;
@@ -177,20 +112,7 @@ function dkimOptions() {
     domainName: env.DKIM_DOMAIN,
     keySelector: env.DKIM_SELECTOR,
     privateKey,
-    headerFieldNames: DKIM_SIGNED_HEADERS,
   };
-}
-
-/**
- * A server that closes an idle pooled connection answers the next command with
- * 421 ("service closing"); when that command is MAIL FROM, nothing of the
- * message was accepted, so sending again at once (nodemailer drops the closed
- * connection and opens a new one) cannot deliver it twice. Any other failure
- * is left to the sending ledger's delayed retries.
- */
-function closedBeforeTransaction(error: unknown) {
-  const smtpError = error as { responseCode?: number; command?: string };
-  return smtpError.responseCode === 421 && smtpError.command === "MAIL FROM";
 }
 
 export async function sendEmail(email: OutgoingEmail): Promise<{ messageId: string }> {
@@ -215,20 +137,17 @@ export async function sendEmail(email: OutgoingEmail): Promise<{ messageId: stri
   };
 
   if (env.SMTP_URL) {
-    const transport = getSmtpTransport(env.SMTP_URL);
-    try {
-      const info = await transport.sendMail(message);
-      return { messageId: info.messageId };
-    } catch (error) {
-      if (!closedBeforeTransaction(error)) throw error;
-      const info = await transport.sendMail(message);
-      return { messageId: info.messageId };
-    }
+    // A server that closes an idle pooled connection answers the next command with 421.
+    // nodemailer's pool (since 10) then sends the message again on a new connection, at
+    // once, when not a byte of it had gone out, so it cannot arrive twice. Any other
+    // failure, a 421 on a new connection included, is left to the sending ledger's
+    // delayed retries.
+    const info = await getSmtpTransport(env.SMTP_URL).sendMail(message);
+    return { messageId: info.messageId };
   }
 
-  // nodemailer 7 applies `newline` per message; on the transport it only names it in the log.
-  const outboxMessage: Mail.Options & { newline: "unix" } = { ...message, newline: "unix" };
-  const info = await getOutboxTransport().sendMail(outboxMessage);
+  // Unix line breaks: the transport's `newline` applies to every message (nodemailer 8.0.11 on).
+  const info = await getOutboxTransport().sendMail(message);
   const raw = info.message;
   if (!Buffer.isBuffer(raw)) throw new Error("The outbox transport must buffer messages");
   const dir = env.OUTBOX_DIR;

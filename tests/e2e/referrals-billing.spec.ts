@@ -13,6 +13,7 @@ import {
   testDb,
   uniqueEmail,
 } from "./support/accounts";
+import { completedCheckoutSession, stripeEventPayload } from "./support/fake-stripe";
 import { linkIn, waitForMail } from "./support/mail";
 
 /**
@@ -132,24 +133,16 @@ test.describe("Premium", () => {
     await expect(page.getByRole("heading", { name: "Thank you!" })).toBeVisible();
     expect(findUser(user.email)!.subscriptionTier).toBe("free");
 
-    const payload = JSON.stringify({
-      id: `evt_e2e_${user.id}`,
-      object: "event",
-      type: "checkout.session.completed",
-      created: Math.floor(Date.now() / 1000),
-      data: {
-        object: {
-          id: checkoutSessionId,
-          object: "checkout.session",
-          mode: "subscription",
-          status: "complete",
-          payment_status: "paid",
-          client_reference_id: String(user.id),
-          customer: customerId,
-          subscription: `sub_e2e_${user.id}`,
-        },
-      },
-    });
+    const payload = stripeEventPayload(
+      "checkout.session.completed",
+      completedCheckoutSession({
+        id: checkoutSessionId,
+        userId: user.id,
+        customer: customerId!,
+        subscription: `sub_e2e_${user.id}`,
+      }),
+      { id: `evt_e2e_${user.id}` },
+    );
     const signature = new Stripe("sk_test_unused").webhooks.generateTestHeaderString({
       payload,
       secret: process.env.E2E_STRIPE_WEBHOOK_SECRET!,

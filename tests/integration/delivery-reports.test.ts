@@ -25,6 +25,8 @@ const SES_TOPIC = "arn:aws:sns:eu-west-1:123456789012:thoughtfully-ses";
 
 const RELAY_SETTINGS = {
   BOUNCE_ADDRESS,
+  // The sink's host is no relay's: set, the copies carry Postmark's metadata header.
+  SMTP_RELAY: "postmark",
   POSTMARK_WEBHOOK_TOKEN: POSTMARK_TOKEN,
   MAILGUN_WEBHOOK_SIGNING_KEY: MAILGUN_KEY,
   SENDGRID_WEBHOOK_PUBLIC_KEY: SENDGRID_PUBLIC_KEY,
@@ -231,7 +233,7 @@ function arf(options: { originalMailFrom: string; returned: string; messageId: s
 }
 
 describe("reports of bounces and complaints", () => {
-  test("every copy carries its own signed token, in the return path and a header", async () => {
+  test("every copy carries its own signed token, in the return path and the relay's header", async () => {
     addItem(family.id, "First issue");
     await app.sending.sendNow(family.userId, family.id);
     const rows = app.db.select().from(app.schema.sendLedgerRecipients).all();
@@ -240,7 +242,11 @@ describe("reports of bounces and complaints", () => {
       const row = rows.find((entry) => entry.email === email)!;
       expect(app.tokens.readCopyToken(token)).toBe(row.id);
       expect(message.envelopeFrom).toBe(`bounces+${token}@bounce.thoughtfully.test`);
+      expect(message.headers.get("x-thoughtfully-copy")).toBe(token);
       expect(message.headers.get("x-pm-metadata-thoughtfully_copy")).toBe(token);
+      // One relay's header, not every relay's.
+      expect(message.headers.has("x-mailgun-variables")).toBe(false);
+      expect(message.headers.has("x-smtpapi")).toBe(false);
     }
   });
 

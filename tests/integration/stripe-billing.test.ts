@@ -1,14 +1,22 @@
 import { eq } from "drizzle-orm";
 import Stripe from "stripe";
-import { afterAll, beforeEach, describe, expect, test } from "vitest";
+import { afterAll, beforeEach, describe, expect, test, vi } from "vitest";
 import { createFolder, createUser } from "#db/factories";
-import { startFakeStripe } from "../e2e/support/fake-stripe";
+import {
+  completedCheckoutSession,
+  FAKE_STRIPE_API_VERSION,
+  paidInvoice,
+  startFakeStripe,
+  stripeEventPayload,
+  subscriptionObject,
+} from "../e2e/support/fake-stripe";
 
 /**
  * Premium through Stripe, end to end inside the process: the real `stripe`
  * library talks to a fake Stripe API on loopback (checkout, portal), and
  * webhooks signed with `stripe.webhooks.generateTestHeaderString` are posted
- * to the webhook route's action.
+ * to the webhook route's action. The fake and the events speak the API version
+ * the app pins (FAKE_STRIPE_API_VERSION).
  */
 const SECRET_KEY = "sk_test_fake_key_for_thoughtfully";
 const WEBHOOK_SECRET = "whsec_test_secret_for_thoughtfully";
@@ -26,7 +34,7 @@ const { folders, processedStripeEvents, users } = await import("#db/schema");
 const { createSession, getCurrentSession } = await import("~/modules/accounts/session.server");
 const { issueCsrfToken } = await import("~/platform/csrf.server");
 const { recordReauthentication } = await import("~/modules/accounts/reauthentication.server");
-const { createCheckoutSession, createPortalSession } = await import(
+const { createCheckoutSession, createPortalSession, STRIPE_API_VERSION } = await import(
   "~/modules/billing/billing.server"
 );
 const webhook = await import("~/routes/webhooks+/stripe");
@@ -71,18 +79,8 @@ async function postForm(userId: number, path: string) {
   });
 }
 
-function event(type: string, object: Record<string, unknown>, id = `evt_${++counter}`) {
-  return JSON.stringify({
-    id,
-    object: "event",
-    api_version: "2025-08-27.basil",
-    created: Math.floor(Date.now() / 1000),
-    type,
-    data: { object },
-    livemode: false,
-    pending_webhooks: 1,
-    request: { id: null, idempotency_key: null },
-  });
+function event(type: Stripe.Event.Type, object: Record<string, unknown>, id = `evt_${++counter}`) {
+  return stripeEventPayload(type, object, { id });
 }
 
 function postWebhook(payload: string, header?: string) {
@@ -118,36 +116,29 @@ function checkoutCompleted(
   sessionId: string,
   session: Record<string, unknown> = {},
 ) {
-  return event("checkout.session.completed", {
-    id: sessionId,
-    object: "checkout.session",
-    mode: "subscription",
-    status: "complete",
-    payment_status: "paid",
-    client_reference_id: String(userId),
-    customer,
-    subscription,
-    ...session,
-  });
+  return event(
+    "checkout.session.completed",
+    completedCheckoutSession({ id: sessionId, userId, customer, subscription, ...session }),
+  );
 }
 
 function subscriptionEvent(
   type: "customer.subscription.updated" | "customer.subscription.deleted",
   customer: string,
   subscription: string,
-  status: string,
+  status: Stripe.Subscription.Status,
   periodEnd: number,
 ) {
-  return event(type, {
-    id: subscription,
-    object: "subscription",
-    customer,
-    status,
-    metadata: {},
-    cancel_at: null,
-    ended_at: type === "customer.subscription.deleted" ? periodEnd : null,
-    items: { object: "list", data: [{ id: "si_1", current_period_end: periodEnd }] },
-  });
+  return event(
+    type,
+    subscriptionObject({
+      id: subscription,
+      customer,
+      status,
+      periodEnd,
+      endedAt: type === "customer.subscription.deleted" ? periodEnd : null,
+    }),
+  );
 }
 
 beforeEach(() => {
@@ -171,6 +162,12 @@ describe("checkout and portal through the real stripe library", () => {
     const customerId = userById(user.id).stripeCustomerId;
     expect(customerId).toMatch(/^cus_/);
     expect(fake.calls.map((call) => call.path)).toEqual(["/v1/customers", "/v1/checkout/sessions"]);
+    // The client asks for the API version the app pins, the one the fake speaks.
+    expect(STRIPE_API_VERSION).toBe(FAKE_STRIPE_API_VERSION);
+    expect(fake.calls.map((call) => call.apiVersion)).toEqual([
+      STRIPE_API_VERSION,
+      STRIPE_API_VERSION,
+    ]);
     const checkout = fake.calls[1]!.params;
     expect(checkout.get("customer")).toBe(customerId);
     expect(checkout.get("mode")).toBe("subscription");
@@ -360,13 +357,10 @@ describe("the webhook", () => {
     await postWebhook(checkoutCompleted(user.id, customer, "sub_I", sessionId));
     const periodEnd = Math.floor(Date.now() / 1000) + 31 * 86_400;
     const invoice = (subscription: string, end: number) =>
-      event("invoice.paid", {
-        id: `in_${++counter}`,
-        object: "invoice",
-        customer,
-        parent: { type: "subscription_details", subscription_details: { subscription } },
-        lines: { object: "list", data: [{ id: "il_1", period: { start: end - 86_400, end } }] },
-      });
+      event(
+        "invoice.paid",
+        paidInvoice({ id: `in_${++counter}`, customer, subscription, periodEnd: end }),
+      );
     expect(await (await postWebhook(invoice("sub_I", periodEnd))).json()).toMatchObject({
       outcome: "applied",
     });
@@ -375,6 +369,35 @@ describe("the webhook", () => {
     await postWebhook(invoice("sub_other", periodEnd + 86_400));
     await postWebhook(invoice("sub_I", periodEnd - 86_400));
     expect(userById(user.id).subscriptionExpiresAt?.getTime()).toBe(periodEnd * 1000);
+  });
+
+  test("an event in another API version is applied as read, and the log says once what to change", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      const user = londonSender();
+      const sessionId = await startCheckout(user.id);
+      const customer = userById(user.id).stripeCustomerId!;
+      await postWebhook(checkoutCompleted(user.id, customer, "sub_V", sessionId));
+      const periodEnd = Math.floor(Date.now() / 1000) + 30 * 86_400;
+      // The fields read have the same shape since 2025-03-31.basil.
+      const older = (end: number) =>
+        stripeEventPayload(
+          "customer.subscription.updated",
+          subscriptionObject({ id: "sub_V", customer, status: "active", periodEnd: end }),
+          { apiVersion: "2025-08-27.basil" },
+        );
+      expect(await (await postWebhook(older(periodEnd))).json()).toMatchObject({
+        outcome: "applied",
+      });
+      expect(userById(user.id).subscriptionExpiresAt?.getTime()).toBe(periodEnd * 1000);
+      await postWebhook(older(periodEnd + 86_400));
+      const warnings = warn.mock.calls.map(([message]) => String(message));
+      expect(warnings.filter((message) => message.includes("2025-08-27.basil"))).toEqual([
+        `[billing] Stripe's webhook sent API version 2025-08-27.basil; the app reads ${STRIPE_API_VERSION}. Set the webhook endpoint's API version to ${STRIPE_API_VERSION} (docs/deploy.md, "Billing").`,
+      ]);
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   test("GET is not allowed", async () => {

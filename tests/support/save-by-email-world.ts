@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import nodemailer from "nodemailer";
+import nodemailer, { type SendMailOptions } from "nodemailer";
 import sharp from "sharp";
 import { startDnsServer } from "./dns-server";
 import { freePort } from "./free-port";
@@ -73,7 +73,7 @@ export async function startSaveByEmailWorld(settings: Record<string, string> = {
   });
 
   /** Two links and a photo, forwarded by Ada. */
-  const recipe = (to: string): nodemailer.SendMailOptions => ({
+  const recipe = (to: string): SendMailOptions => ({
     from: "Ada <ada@family.test>",
     to,
     subject: "Fwd: Lentil soup",
@@ -82,7 +82,7 @@ export async function startSaveByEmailWorld(settings: Record<string, string> = {
   });
 
   /** Sends over SMTP to the app's receiver, DKIM-signed with `key` (family.test's own by default). */
-  function smtpSend(message: nodemailer.SendMailOptions, key = dkimKeys.privateKey) {
+  function smtpSend(message: SendMailOptions, key = dkimKeys.privateKey) {
     return nodemailer
       .createTransport({
         host: "127.0.0.1",
@@ -95,7 +95,7 @@ export async function startSaveByEmailWorld(settings: Record<string, string> = {
   }
 
   /** The message as it would travel, DKIM-signed with `key`. */
-  async function rawMessageBytes(message: nodemailer.SendMailOptions, key = dkimKeys.privateKey) {
+  async function rawMessageBytes(message: SendMailOptions, key = dkimKeys.privateKey) {
     const built = await nodemailer
       .createTransport({ streamTransport: true, buffer: true, dkim: signedBy(key) })
       .sendMail(message);
@@ -103,7 +103,7 @@ export async function startSaveByEmailWorld(settings: Record<string, string> = {
   }
 
   /** The same, as text (for a provider's JSON). */
-  async function rawMessage(message: nodemailer.SendMailOptions, key = dkimKeys.privateKey) {
+  async function rawMessage(message: SendMailOptions, key = dkimKeys.privateKey) {
     return (await rawMessageBytes(message, key)).toString();
   }
 

@@ -42,10 +42,20 @@ export function billingConfigured() {
   return Boolean(settings.secretKey && settings.priceId && settings.webhookSecret);
 }
 
+/**
+ * The Stripe API version the app reads and writes: the one stripe 23.1 ships with, pinned so
+ * that a new SDK cannot change the shapes under the code (its types name only its own version,
+ * so the next one fails the type check here). Stripe writes webhook events in the version of
+ * the webhook endpoint, which must be this one (docs/deploy.md, "Billing";
+ * docs/decisions/0185-stripe-api-version-pinned.md).
+ */
+export const STRIPE_API_VERSION = "2026-10-28.endive" satisfies Stripe.LatestApiVersion;
+
 /** A `stripe` client; STRIPE_API_BASE (tests) points it at a fake API by host, port and protocol. */
 export function createStripeClient(secretKey: string, apiBase?: string) {
   const base = apiBase ? new URL(apiBase) : null;
   return new Stripe(secretKey, {
+    apiVersion: STRIPE_API_VERSION,
     telemetry: false,
     maxNetworkRetries: 1,
     timeout: 10_000,
@@ -204,6 +214,7 @@ export async function premiumPriceLabel(now = Date.now()): Promise<string | null
       interval: price.recurring?.interval,
       intervalCount: price.recurring?.interval_count,
     });
+    if (label === null) return null;
     cachedPrice = { label, readAt: now };
     return label;
   } catch (error) {

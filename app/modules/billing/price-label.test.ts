@@ -20,4 +20,8 @@ describe("a Stripe price in words", () => {
     ).toBe("£12.00 every 3 months");
     expect(priceLabel({ unitAmount: 999, currency: "usd", interval: null })).toBe("$9.99");
   });
+
+  test("an interval Stripe adds later is not worded", () => {
+    expect(priceLabel({ unitAmount: 500, currency: "usd", interval: "fortnight" })).toBeNull();
+  });
 });

@@ -1,4 +1,4 @@
-import { expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { copyHeaders, copyToken, copyTokensIn, readCopyToken } from "./copy-token.server";
 
 test("a token names its copy, and nothing else reads as one", () => {
@@ -19,11 +19,46 @@ test("tokens are found inside a VERP address and a returned message's headers; f
   expect(copyTokensIn(text)).toEqual([7, 9]);
 });
 
-test("every relay's header carries the same token", () => {
-  const token = copyToken(5);
-  const headers = copyHeaders(5);
-  expect(headers["X-Thoughtfully-Copy"]).toBe(token);
-  expect(headers["X-PM-Metadata-thoughtfully_copy"]).toBe(token);
-  expect(JSON.parse(headers["X-Mailgun-Variables"]!)).toEqual({ thoughtfully_copy: token });
-  expect(JSON.parse(headers["X-SMTPAPI"]!)).toEqual({ unique_args: { thoughtfully_copy: token } });
+describe("the copy's headers: its own, and only the configured relay's", () => {
+  const RELAY_HEADER_NAMES = [
+    "X-PM-Metadata-thoughtfully_copy",
+    "X-Mailgun-Variables",
+    "X-SMTPAPI",
+  ];
+  const relayHeaders = (headers: Record<string, string>) =>
+    Object.keys(headers).filter((name) => RELAY_HEADER_NAMES.includes(name));
+
+  test("Postmark: its metadata header", () => {
+    const headers = copyHeaders(5, "postmark");
+    expect(headers).toEqual({
+      "X-Thoughtfully-Copy": copyToken(5),
+      "X-PM-Metadata-thoughtfully_copy": copyToken(5),
+    });
+  });
+
+  test("Mailgun: its variables", () => {
+    const headers = copyHeaders(5, "mailgun");
+    expect(relayHeaders(headers)).toEqual(["X-Mailgun-Variables"]);
+    expect(headers["X-Thoughtfully-Copy"]).toBe(copyToken(5));
+    expect(JSON.parse(headers["X-Mailgun-Variables"]!)).toEqual({
+      thoughtfully_copy: copyToken(5),
+    });
+  });
+
+  test("SendGrid: its unique arguments", () => {
+    const headers = copyHeaders(5, "sendgrid");
+    expect(relayHeaders(headers)).toEqual(["X-SMTPAPI"]);
+    expect(headers["X-Thoughtfully-Copy"]).toBe(copyToken(5));
+    expect(JSON.parse(headers["X-SMTPAPI"]!)).toEqual({
+      unique_args: { thoughtfully_copy: copyToken(5) },
+    });
+  });
+
+  test("no relay of ours (Amazon SES, any other server): the copy's own header alone", () => {
+    expect(copyHeaders(5, "none")).toEqual({ "X-Thoughtfully-Copy": copyToken(5) });
+  });
+
+  test("by default, the relay the environment names: none without SMTP_URL", () => {
+    expect(copyHeaders(5)).toEqual({ "X-Thoughtfully-Copy": copyToken(5) });
+  });
 });

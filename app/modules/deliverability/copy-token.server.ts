@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import addressparser from "nodemailer/lib/addressparser/index.js";
 import { env } from "~/platform/env.server";
+import type { SmtpRelay } from "~/platform/smtp-relay";
 
 /**
  * The mark each newsletter copy carries so that a report about it, arriving
@@ -75,21 +76,28 @@ export function returnPathFor(ledgerRecipientId: number): string | null {
   return `${address.slice(0, at)}+${copyToken(ledgerRecipientId)}${address.slice(at)}`;
 }
 
-/**
- * The headers a copy carries so each supported relay hands the token back in
- * its webhook: our own header (kept in returned messages, and in Amazon SES's
- * original headers), Postmark's metadata, Mailgun's variables and SendGrid's
- * unique arguments (see docs/deploy.md, "Bounces and complaints").
- */
-export function copyHeaders(ledgerRecipientId: number): Record<string, string> {
-  const token = copyToken(ledgerRecipientId);
-  return {
-    [COPY_HEADER]: token,
-    "X-PM-Metadata-thoughtfully_copy": token,
-    "X-Mailgun-Variables": JSON.stringify({ thoughtfully_copy: token }),
-    "X-SMTPAPI": JSON.stringify({ unique_args: { thoughtfully_copy: token } }),
-  };
-}
-
 /** Where the tokens sit in the relays' webhook bodies. */
 export const COPY_METADATA_KEY = "thoughtfully_copy";
+
+/** The header through which each relay hands the token back in its webhook. */
+const RELAY_HEADERS: Record<SmtpRelay, (token: string) => Record<string, string>> = {
+  postmark: (token) => ({ "X-PM-Metadata-thoughtfully_copy": token }),
+  mailgun: (token) => ({ "X-Mailgun-Variables": JSON.stringify({ thoughtfully_copy: token }) }),
+  sendgrid: (token) => ({
+    "X-SMTPAPI": JSON.stringify({ unique_args: { thoughtfully_copy: token } }),
+  }),
+  none: () => ({}),
+};
+
+/**
+ * The headers a copy carries: our own (kept in returned messages, and in Amazon SES's original
+ * headers) and the metadata header of the relay SMTP_URL hands mail to, nobody else's
+ * (docs/deploy.md, "Bounces and complaints"; docs/decisions/0184-one-relays-headers.md).
+ */
+export function copyHeaders(
+  ledgerRecipientId: number,
+  relay: SmtpRelay = env.SMTP_RELAY,
+): Record<string, string> {
+  const token = copyToken(ledgerRecipientId);
+  return { [COPY_HEADER]: token, ...RELAY_HEADERS[relay](token) };
+}

@@ -1,4 +1,5 @@
 import crypto from "node:crypto";
+import type { HeaderValue, StructuredHeader } from "mailparser";
 import { copyTokensIn } from "./copy-token.server";
 import {
   type DeliveryReportKind,
@@ -72,6 +73,18 @@ function complaintOf(feedbackReport: string) {
     : null;
 }
 
+/** A header mailparser read as a value with parameters (Content-Type, Content-Disposition). */
+function isStructured(value: HeaderValue | undefined): value is StructuredHeader {
+  return (
+    typeof value === "object" &&
+    !Array.isArray(value) &&
+    !(value instanceof Date) &&
+    "params" in value &&
+    typeof value.value === "string" &&
+    typeof value.params === "object"
+  );
+}
+
 /** The report a raw message carries, or null when it is no bounce or complaint report. */
 export async function readReportMessage(raw: string): Promise<ReportMessage | null> {
   // Loaded on the first inbound message, not at every start (docs/decisions/0083-one-build.md).
@@ -83,7 +96,7 @@ export async function readReportMessage(raw: string): Promise<ReportMessage | nu
     keepDeliveryStatus: true,
   });
   const contentType = message.headers.get("content-type");
-  if (!contentType || typeof contentType !== "object" || !("params" in contentType)) return null;
+  if (!isStructured(contentType)) return null;
   if (contentType.value.toLowerCase() !== "multipart/report") return null;
   const reportType = (contentType.params["report-type"] ?? "").toLowerCase();
   const part = (type: string) =>

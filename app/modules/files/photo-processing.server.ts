@@ -1,4 +1,4 @@
-import sharp from "sharp";
+import sharp, { type Metadata, type SharpOptions } from "sharp";
 import { storage } from "~/platform/storage.server";
 import {
   type AcceptedType,
@@ -71,8 +71,8 @@ async function processPhoto(
   written: string[],
 ): Promise<StoredUpload> {
   const input = await readStored(original.key);
-  const options: sharp.SharpOptions = { failOn: "error", limitInputPixels: PHOTO_MAX_PIXELS };
-  let metadata: sharp.Metadata;
+  const options: SharpOptions = { failOn: "error", limitInputPixels: PHOTO_MAX_PIXELS };
+  let metadata: Metadata;
   try {
     // Reads the header only, so a photo over the limit gets the message below.
     metadata = await sharp(input, { ...options, limitInputPixels: false }).metadata();

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import nodemailer from "nodemailer";
+import nodemailer, { type SendMailOptions } from "nodemailer";
 import { expect, test } from "vitest";
 import { PRODUCTION_HEAP_FLAGS } from "#tests/support/production-heap";
 import { LIMITS } from "~/modules/billing/limits";
@@ -14,7 +14,7 @@ const TEXT = LIMITS.saveByEmail.maxTextBytes;
 const directory = path.dirname(process.env.DATABASE_PATH!);
 
 /** Messages of each shape that costs memory to parse, the text ones near the text bound once encoded. */
-const MESSAGES: Record<string, nodemailer.SendMailOptions> = {
+const MESSAGES: Record<string, SendMailOptions> = {
   attachments: {
     text: "Photos from Sunday",
     attachments: [
@@ -43,7 +43,7 @@ const MESSAGES: Record<string, nodemailer.SendMailOptions> = {
   },
 };
 
-async function messageFile(name: string, message: nodemailer.SendMailOptions) {
+async function messageFile(name: string, message: SendMailOptions) {
   const built = await nodemailer
     .createTransport({ streamTransport: true, buffer: true })
     .sendMail({ from: "ada@family.test", to: "folder@in.example.test", subject: name, ...message });

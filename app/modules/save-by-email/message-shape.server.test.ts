@@ -1,10 +1,10 @@
 import { Readable } from "node:stream";
-import nodemailer from "nodemailer";
+import nodemailer, { type SendMailOptions } from "nodemailer";
 import { describe, expect, test } from "vitest";
 import { LIMITS } from "~/modules/billing/limits";
 import { measureMessage, readHeaders } from "./message-shape.server";
 
-async function raw(message: nodemailer.SendMailOptions) {
+async function raw(message: SendMailOptions) {
   const built = await nodemailer
     .createTransport({ streamTransport: true, buffer: true })
     .sendMail({ from: "Ada <ada@family.test>", to: "folder@in.example.test", ...message });

@@ -45,7 +45,7 @@ export function judge(
   // No DMARC record: the From's own domain must have signed it or sent it.
   const signed = result.dkim.results.some(
     (signature) =>
-      signature.status.result === "pass" && signature.signingDomain.toLowerCase() === fromDomain,
+      signature.status.result === "pass" && signature.signingDomain?.toLowerCase() === fromDomain,
   );
   const spf = result.spf;
   const sent =

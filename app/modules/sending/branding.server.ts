@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import sharp from "sharp";
+import sharp, { type OutputInfo } from "sharp";
 import { z } from "zod";
 import { senderBranding } from "#db/schema";
 import type { User } from "#db/types";
@@ -102,7 +102,7 @@ export async function saveHeaderImage(sender: Sender, upload: Buffer) {
   if (upload.length > HEADER_UPLOAD_MAX_BYTES) {
     throw new BrandingRuleError("The header image can be up to 2 MB");
   }
-  let encoded: { data: Buffer; info: sharp.OutputInfo; type: string };
+  let encoded: { data: Buffer; info: OutputInfo; type: string };
   try {
     const image = sharp(upload, { limitInputPixels: HEADER_MAX_INPUT_PIXELS });
     const { format, hasAlpha } = await image.metadata();

@@ -1,4 +1,4 @@
-import mimeFuncs from "nodemailer/lib/mime-funcs/index.js";
+import { encodeWord } from "nodemailer/lib/mime-funcs/index.js";
 
 /**
  * The `List-ID` header of a folder's newsletter, as RFC 2919 wants it:
@@ -9,6 +9,6 @@ import mimeFuncs from "nodemailer/lib/mime-funcs/index.js";
  */
 export function listIdHeader(folder: { id: number; name: string }, host: string) {
   const name = folder.name.replace(/[\r\n"\\]/g, "").trim();
-  const phrase = /^[\x20-\x7e]*$/.test(name) ? `"${name}"` : mimeFuncs.encodeWord(name, "Q", 52);
+  const phrase = /^[\x20-\x7e]*$/.test(name) ? `"${name}"` : encodeWord(name, "Q", 52);
   return { prepared: true, value: `${phrase} <folder-${folder.id}.${host}>` };
 }

@@ -3,6 +3,7 @@ import type Stripe from "stripe";
 import {
   BillingNotConfigured,
   checkoutPaysForPremium,
+  STRIPE_API_VERSION,
   stripe,
   webhookSecret,
 } from "~/modules/billing/billing.server";
@@ -21,6 +22,22 @@ import type { RouteBodyLimit } from "~/platform/route-body-limit";
  */
 export async function loader() {
   throw new Response("Method Not Allowed", { status: 405, headers: { Allow: "POST" } });
+}
+
+const versionsWarnedAbout = new Set<string>();
+
+/**
+ * Stripe writes an event in its webhook endpoint's API version, not the app's. One in another
+ * version is applied as read (the fields read here are the same since 2025-03-31.basil), and
+ * the log says once per version what to change (docs/decisions/0185-stripe-api-version-pinned.md).
+ */
+function warnOfAnotherApiVersion(event: Stripe.Event) {
+  const version = event.api_version;
+  if (!version || version === STRIPE_API_VERSION || versionsWarnedAbout.has(version)) return;
+  versionsWarnedAbout.add(version);
+  console.warn(
+    `[billing] Stripe's webhook sent API version ${version}; the app reads ${STRIPE_API_VERSION}. Set the webhook endpoint's API version to ${STRIPE_API_VERSION} (docs/deploy.md, "Billing").`,
+  );
 }
 
 /** Stripe's raw body, read by readBodyText with the same limit (docs/decisions/0101-body-limits-by-route.md). */
@@ -51,6 +68,7 @@ export async function action({ request }: ActionFunctionArgs) {
   } catch {
     return Response.json({ error: "invalid signature" }, { status: 400 });
   }
+  warnOfAnotherApiVersion(event);
   const outcome = applyStripeEvent(event, {
     checkoutPaysForPremium:
       event.type === "checkout.session.completed" &&
