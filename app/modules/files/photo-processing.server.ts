@@ -1,4 +1,5 @@
-import sharp, { type Metadata, type SharpOptions } from "sharp";
+import type { Metadata, SharpOptions } from "sharp";
+import { loadSharp } from "~/platform/sharp.server";
 import { storage } from "~/platform/storage.server";
 import {
   type AcceptedType,
@@ -23,9 +24,8 @@ export const THUMBNAIL_MAX_EDGE = 320;
  */
 const PHOTO_MAX_PIXELS = 40_000_000;
 
-// One libvips thread, and one photo at a time (`oneAtATime`): two decodes at
-// once would not fit in memory either.
-sharp.concurrency(1);
+// One photo at a time (`oneAtATime`), on sharp's one libvips thread
+// (app/platform/sharp.server.ts): two decodes at once would not fit in memory.
 let photoQueue: Promise<unknown> = Promise.resolve();
 function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
   const turn = photoQueue.then(work, work);
@@ -70,6 +70,7 @@ async function processPhoto(
   original: StoredOriginal,
   written: string[],
 ): Promise<StoredUpload> {
+  const sharp = await loadSharp();
   const input = await readStored(original.key);
   const options: SharpOptions = { failOn: "error", limitInputPixels: PHOTO_MAX_PIXELS };
   let metadata: Metadata;

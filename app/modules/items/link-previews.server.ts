@@ -1,12 +1,12 @@
 import { Readable } from "node:stream";
 import { and, asc, eq, isNull, lte, or } from "drizzle-orm";
-import sharp from "sharp";
 import { contentItems, folders } from "#db/schema";
 import { releaseFiles } from "~/modules/files/stored-files.server";
 import { db, writeTransaction } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
 import { consumeRateLimit, type RateLimit } from "~/platform/rate-limit.server";
 import { SafeFetchError, type SafeFetchOptions, safeFetch } from "~/platform/safe-fetch.server";
+import { loadSharp } from "~/platform/sharp.server";
 import { storage } from "~/platform/storage.server";
 import {
   assertFits,
@@ -144,6 +144,7 @@ async function fetchPreviewImage(imageUrl: string, allowLoopback: boolean) {
       imageUrl,
       fetchOptions("image/*", PREVIEW_LIMITS.imageMaxBytes, allowLoopback),
     );
+    const sharp = await loadSharp();
     return await sharp(body, { failOn: "error", limitInputPixels: 40_000_000 })
       .rotate()
       .resize({

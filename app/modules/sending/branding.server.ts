@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import sharp, { type OutputInfo } from "sharp";
+import type { OutputInfo } from "sharp";
 import { z } from "zod";
 import { senderBranding } from "#db/schema";
 import type { User } from "#db/types";
@@ -12,6 +12,7 @@ import {
 import { isPremium } from "~/modules/billing/quota.server";
 import { db } from "~/platform/db.server";
 import { RuleError } from "~/platform/errors.server";
+import { loadSharp } from "~/platform/sharp.server";
 import { contrastWithWhite, HEX_COLOUR, MIN_ACCENT_CONTRAST, TOO_LIGHT } from "./accent-colour";
 
 /**
@@ -104,6 +105,7 @@ export async function saveHeaderImage(sender: Sender, upload: Buffer) {
   }
   let encoded: { data: Buffer; info: OutputInfo; type: string };
   try {
+    const sharp = await loadSharp();
     const image = sharp(upload, { limitInputPixels: HEADER_MAX_INPUT_PIXELS });
     const { format, hasAlpha } = await image.metadata();
     if (!format || !["jpeg", "png", "gif", "webp"].includes(format)) {
