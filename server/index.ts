@@ -30,7 +30,8 @@ import { type ExpressRequest, routerUrl } from "./router-url";
 // V8's compiled code for every module loaded from here on is kept on disk
 // (os.tmpdir()/node-compile-cache, or NODE_COMPILE_CACHE), so a restart
 // compiles nothing it compiled before (docs/performance.md, "bench:cold-start").
-module.enableCompileCache();
+// Node 20, which bench/node-versions.sh compares with, has no such cache.
+module.enableCompileCache?.();
 
 const serveRequire = createRequire(
   createRequire(import.meta.url).resolve("@remix-run/serve/package.json"),

@@ -9,7 +9,7 @@ import module, { createRequire } from "node:module";
 import path from "node:path";
 
 // As the production server does (server/index.ts).
-module.enableCompileCache();
+module.enableCompileCache?.();
 
 const build = path.resolve(process.argv[2] ?? "build");
 const specifiers = new Set();
