@@ -47,18 +47,8 @@ export function buildOpenApiDocument() {
     const body = operation.body
       ? operation.path.endsWith("/items") && operation.method === "POST"
         ? z.union([
-            documentedTextItemSchemas.link
-              .innerType()
-              .innerType()
-              .extend({
-                type: z.literal("link"),
-              }),
-            documentedTextItemSchemas.musing
-              .innerType()
-              .innerType()
-              .extend({
-                type: z.literal("musing"),
-              }),
+            documentedTextItemSchemas.link.extend({ type: z.literal("link") }),
+            documentedTextItemSchemas.musing.extend({ type: z.literal("musing") }),
           ])
         : operation.body
       : undefined;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { LIMITS } from "~/modules/billing/limits";
 import { ANSWER_EMAILS, FREQUENCIES } from "~/modules/folders/folder-validation";
-import { ITEM_TYPES, MusingSchema, QuickLinkSchema } from "~/modules/items/item-validation";
+import { ITEM_TYPES, LinkFieldsSchema, MusingFieldsSchema } from "~/modules/items/item-validation";
 import { API_TOKEN_SCOPES } from "./api-token-validation";
 
 /**
@@ -215,5 +215,6 @@ export const UploadFieldsSchema = z.object({
 /** Adding files to an item: only the files; a text field sent replaces the item's. */
 export const AddFilesFieldsSchema = UploadFieldsSchema.partial().required({ files: true });
 
-export const documentedTextItemSchemas = { link: QuickLinkSchema, musing: MusingSchema };
+/** The fields of a new link or musing, for the document (QuickLinkSchema and MusingSchema check them). */
+export const documentedTextItemSchemas = { link: LinkFieldsSchema, musing: MusingFieldsSchema };
 export const OkSchema = z.object({ ok: z.literal(true) });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { FolderSchema } from "~/modules/folders/folder-validation";
+import { FolderFieldsSchema } from "~/modules/folders/folder-validation";
 
 /**
  * Bodies shaped like the seed's own calls (docs/decisions/0153-api-takes-the-seeds-shapes.md),
@@ -7,9 +7,9 @@ import { FolderSchema } from "~/modules/folders/folder-validation";
  */
 
 /** The Folder Details fields an update may carry (the form's object, before its checks); null clears the sign-off. */
-export const FolderUpdateSchema = FolderSchema.innerType()
-  .innerType()
-  .extend({ personalSignoff: z.string().nullable().optional() })
+export const FolderUpdateSchema = FolderFieldsSchema.extend({
+  personalSignoff: z.string().nullable().optional(),
+})
   .partial()
   .passthrough();
 
