@@ -1,15 +1,9 @@
-import {
-  extendZodWithOpenApi,
-  OpenAPIRegistry,
-  OpenApiGeneratorV3,
-} from "@asteasolutions/zod-to-openapi";
+import { OpenAPIRegistry, OpenApiGeneratorV3 } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import { env } from "~/platform/env.server";
 import { API_PREFIX, API_TOKEN_RATE_LIMIT } from "./api.server";
 import { API_OPERATIONS } from "./api-operations.server";
 import { ApiErrorSchema, documentedTextItemSchemas } from "./api-schemas";
-
-extendZodWithOpenApi(z);
 
 /**
  * The OpenAPI document of /api/v1, generated from the operations table and

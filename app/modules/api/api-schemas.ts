@@ -14,7 +14,7 @@ export const ApiErrorSchema = z.object({
   error: z.object({
     code: z.string(),
     message: z.string(),
-    fields: z.record(z.array(z.string())).optional(),
+    fields: z.record(z.string(), z.array(z.string())).optional(),
   }),
 });
 
@@ -192,8 +192,8 @@ export const UploadQuerySchema = z.object({ type: z.enum(["photo", "file"]) });
 
 /** Adding a link or a musing: `type` picks the form's schema. */
 export const NewTextItemSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("link") }).passthrough(),
-  z.object({ type: z.literal("musing") }).passthrough(),
+  z.looseObject({ type: z.literal("link") }),
+  z.looseObject({ type: z.literal("musing") }),
 ]);
 
 const multipartBoolean = z

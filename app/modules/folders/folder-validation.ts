@@ -78,8 +78,9 @@ export const FolderFieldsSchema = z.object({
   name: z.string().trim().default(""),
   recipients: z.array(RecipientRowSchema).max(LIMITS.folder.maxRecipients).default([]),
   frequency: z.enum(FREQUENCIES).default("weekly"),
-  dayOfWeek: z.coerce.number().int().min(1).max(7).default(1),
-  dayOfMonth: z.coerce.number().int().min(1).max(31).default(1),
+  // A form sends the days as text, the API as numbers (or text).
+  dayOfWeek: z.coerce.number<number | string>().int().min(1).max(7).default(1),
+  dayOfMonth: z.coerce.number<number | string>().int().min(1).max(31).default(1),
   ccSender: formBoolean(),
   signoffEnabled: formBoolean(),
   personalSignoff: z.string().trim().max(500, "Max characters: 500").optional(),
