@@ -1,8 +1,9 @@
 import { getFormProps, getInputProps, type SubmissionResult, useForm } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { Form } from "@remix-run/react";
 import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { EmailLinkRequestSchema } from "~/modules/accounts/user-validation";
+import { getFormConstraint } from "~/platform/form-constraint";
 
 /** The one-field form of the pages that e-mail a link (forgot password, resend verification). */
 export function EmailLinkRequestForm({
@@ -20,7 +21,7 @@ export function EmailLinkRequestForm({
   const [form, fields] = useForm({
     id,
     lastResult,
-    constraint: getZodConstraint(EmailLinkRequestSchema),
+    constraint: getFormConstraint(EmailLinkRequestSchema),
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
     onValidate: ({ formData }) => parseWithZod(formData, { schema: EmailLinkRequestSchema }),

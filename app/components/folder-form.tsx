@@ -7,7 +7,7 @@ import {
   type SubmissionResult,
   useForm,
 } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, Link } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
@@ -30,6 +30,7 @@ import {
   FREQUENCY_LABELS,
   WEEKDAYS,
 } from "~/modules/folders/folder-validation";
+import { getFormConstraint } from "~/platform/form-constraint";
 import { ordinal } from "~/utils/ordinal";
 
 export type FolderFormValues = {
@@ -81,7 +82,7 @@ export function FolderForm({
     id: "folder-details",
     lastResult: lastResult ?? keptDraft,
     defaultValue,
-    constraint: getZodConstraint(FolderSchema),
+    constraint: getFormConstraint(FolderSchema),
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
     onValidate: ({ formData }) => parseWithZod(formData, { schema: FolderSchema }),

@@ -2,14 +2,15 @@ import {
   getFormProps,
   getInputProps,
   getTextareaProps,
+  type Submission,
   type SubmissionResult,
   useForm,
 } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, Link } from "@remix-run/react";
 import { type KeyboardEvent, useEffect, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
-import type { ZodTypeAny } from "zod";
+import type { z } from "zod";
 import { FilePicker, type UploadCapacity } from "~/components/file-picker";
 import { ErrorSummary, type SummaryError } from "~/components/ui/error-summary";
 import {
@@ -36,6 +37,7 @@ import {
   schemaFor,
   type UploadProblem,
 } from "~/modules/items/item-validation";
+import { getFormConstraint } from "~/platform/form-constraint";
 import { pluralize } from "~/utils/format";
 
 const textareaClass =
@@ -102,16 +104,17 @@ export function ItemForm({
     upload.answer ??
     (lastResult || uploadProblem ? { result: lastResult, problem: uploadProblem } : null);
   // One form for four schemas: typed by its fields, validated by the type's schema.
-  const schema: ZodTypeAny = quickSave ? QuickLinkSchema : schemaFor(type);
+  const schema: z.ZodType = quickSave ? QuickLinkSchema : schemaFor(type);
   const keptDraft = useKeptDraft();
-  const [form, fields] = useForm<ItemFormValues>({
+  const [form, fields] = useForm<ItemFormValues, unknown>({
     id: `item-${type}`,
     lastResult: answer?.result ?? keptDraft,
     defaultValue,
-    constraint: getZodConstraint(schema),
+    constraint: getFormConstraint(schema),
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
-    onValidate: ({ formData }) => parseWithZod(formData, { schema }),
+    onValidate: ({ formData }) =>
+      parseWithZod(formData, { schema }) as Submission<ItemFormValues, string[], unknown>,
   });
   const [addComment, setAddComment] = useState(fields.addComment.initialValue === "on");
   const [askQuestion, setAskQuestion] = useState(fields.askQuestion.initialValue === "on");

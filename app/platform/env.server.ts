@@ -11,7 +11,7 @@ import { relayOfSmtpUrl, SMTP_RELAYS, type SmtpRelay } from "./smtp-relay";
  * default here is documented in README.md; operators and tests rely on them.
  */
 const portSchema = z.coerce
-  .number({ invalid_type_error: "must be a whole number between 1 and 65535" })
+  .number({ error: "must be a whole number between 1 and 65535" })
   .int("must be a whole number between 1 and 65535")
   .min(1, "must be a whole number between 1 and 65535")
   .max(65535, "must be a whole number between 1 and 65535");
@@ -26,7 +26,6 @@ const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: portSchema.default(3000),
   APP_URL: z
-    .string()
     .url("must be a full URL such as https://thoughtfully.example")
     .refine((value) => /^https?:\/\//.test(value), "must start with http:// or https://")
     .optional(),
@@ -40,7 +39,6 @@ const envSchema = z.object({
   /** Set: uploads go to this S3-compatible bucket instead of STORAGE_DIR. */
   S3_BUCKET: optionalText,
   S3_ENDPOINT: z
-    .string()
     .url("must be a full URL such as https://fly.storage.tigris.dev")
     .refine((value) => /^https?:\/\//.test(value), "must start with http:// or https://")
     .optional(),
@@ -48,7 +46,7 @@ const envSchema = z.object({
   S3_ACCESS_KEY_ID: optionalText,
   S3_SECRET_ACCESS_KEY: optionalText,
   S3_FORCE_PATH_STYLE: z
-    .enum(["true", "false"], { message: 'must be "true" or "false"' })
+    .enum(["true", "false"], { error: 'must be "true" or "false"' })
     .default("false")
     .transform((value) => value === "true"),
   SMTP_URL: optionalText.refine(
@@ -63,13 +61,13 @@ const envSchema = z.object({
     .enum(SMTP_RELAYS, { message: `must be one of ${SMTP_RELAYS.join(", ")}` })
     .optional(),
   MAIL_FROM: z.string().min(3).default("Thoughtfully <no-reply@localhost>"),
-  SUPPORT_EMAIL: z.string().email("must be an e-mail address").default("support@thoughtfully.app"),
+  SUPPORT_EMAIL: z.email("must be an e-mail address").default("support@thoughtfully.app"),
   /**
    * A mailbox that receives mail and hands it to /webhooks/inbound-email: set, each newsletter
    * copy's return path is this address tagged with the copy (VERP), so bounces name their copy.
    */
   BOUNCE_ADDRESS: optionalText.refine(
-    (value) => value === undefined || z.string().email().safeParse(value).success,
+    (value) => value === undefined || z.email().safeParse(value).success,
     "must be a bare e-mail address such as bounces@bounce.example.com",
   ),
   /** The relays' webhooks for bounces and complaints (docs/deploy.md); unset, that webhook answers 404. */
@@ -111,7 +109,7 @@ const envSchema = z.object({
    * (docs/decisions/0171-smtp-on-fly-one-machine-dedicated-ipv4-proxy-protocol.md).
    */
   INBOUND_SMTP_PROXY_PROTOCOL: z
-    .enum(["true", "false"], { message: 'must be "true" or "false"' })
+    .enum(["true", "false"], { error: 'must be "true" or "false"' })
     .default("false")
     .transform((value) => value === "true"),
   /** DNS servers for checking incoming mail's SPF, DKIM and DMARC (comma-separated, host or host:port); unset, the system's. */
@@ -124,18 +122,17 @@ const envSchema = z.object({
         .map((server) => server.trim())
         .filter(Boolean),
     ),
-  CHROME_EXTENSION_URL: z.string().url("must be a full URL").optional(),
+  CHROME_EXTENSION_URL: z.url("must be a full URL").optional(),
   SESSION_SECRET: optionalText.refine(
     (value) => value === undefined || value.length >= 32,
     "must be at least 32 characters long",
   ),
-  SCHEDULER: z.enum(["on", "off"], { message: 'must be "on" or "off"' }).default("on"),
+  SCHEDULER: z.enum(["on", "off"], { error: 'must be "on" or "off"' }).default("on"),
   STRIPE_SECRET_KEY: optionalText,
   STRIPE_PRICE_ID: optionalText,
   STRIPE_WEBHOOK_SECRET: optionalText,
   /** Tests only: a fake Stripe API (http://127.0.0.1:PORT) the `stripe` client talks to. */
   STRIPE_API_BASE: z
-    .string()
     .url("must be a full URL such as http://127.0.0.1:12111")
     .refine((value) => /^https?:\/\//.test(value), "must start with http:// or https://")
     .optional(),
@@ -145,9 +142,9 @@ const envSchema = z.object({
   OAUTH_PROVIDER_NAME: z.string().trim().min(1).default("OpenID"),
   OAUTH_CLIENT_ID: optionalText,
   OAUTH_CLIENT_SECRET: optionalText,
-  OAUTH_AUTHORIZATION_URL: z.string().url("must be a full URL").optional(),
-  OAUTH_TOKEN_URL: z.string().url("must be a full URL").optional(),
-  OAUTH_USERINFO_URL: z.string().url("must be a full URL").optional(),
+  OAUTH_AUTHORIZATION_URL: z.url("must be a full URL").optional(),
+  OAUTH_TOKEN_URL: z.url("must be a full URL").optional(),
+  OAUTH_USERINFO_URL: z.url("must be a full URL").optional(),
   OAUTH_SCOPES: z.string().default("openid email profile"),
   /** Tests only (NODE_ENV=test): `point` or `point#n`, where a send kills its own process (app/platform/fault-points.ts). */
   THOUGHTFULLY_FAULT_POINT: optionalText
@@ -163,13 +160,13 @@ const envSchema = z.object({
       return { point: point as (typeof SEND_FAULT_POINTS)[number], hit: Number(hit ?? 1) };
     }),
   /** "off": saving a link asks for no preview fetch (unit tests, which must not reach the network). */
-  LINK_PREVIEWS: z.enum(["on", "off"], { message: 'must be "on" or "off"' }).default("on"),
+  LINK_PREVIEWS: z.enum(["on", "off"], { error: 'must be "on" or "off"' }).default("on"),
   /**
    * Tests only: link previews may fetch from 127.0.0.1 and ::1 (a page server
    * the tests start), on any port. Refused with NODE_ENV=production or an https APP_URL.
    */
   LINK_PREVIEW_ALLOW_LOOPBACK: z
-    .enum(["true", "false"], { message: 'must be "true" or "false"' })
+    .enum(["true", "false"], { error: 'must be "true" or "false"' })
     .default("false")
     .transform((value) => value === "true"),
   /** Addresses of reverse proxies whose X-Forwarded-For is believed (comma-separated). */

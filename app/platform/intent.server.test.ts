@@ -1,10 +1,11 @@
 import { expect, test } from "vitest";
 import { z } from "zod";
 import { parseIntentForm } from "./intent.server";
+import { missingMessage } from "./missing-message";
 
 const Schema = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("refresh") }),
-  z.object({ intent: z.literal("rename"), name: z.string({ required_error: "Name it" }) }),
+  z.object({ intent: z.literal("rename"), name: z.string(missingMessage("Name it")) }),
 ]);
 
 function form(fields: Record<string, string>) {

@@ -1,4 +1,4 @@
-import { parseWithZod } from "@conform-to/zod";
+import { parseWithZod } from "@conform-to/zod/v4";
 import type { z } from "zod";
 import { invariantResponse } from "./errors.server";
 
@@ -10,7 +10,7 @@ import { invariantResponse } from "./errors.server";
  * what was typed.
  */
 export function parseIntentForm<
-  Schema extends z.ZodDiscriminatedUnion<"intent", z.ZodDiscriminatedUnionOption<"intent">[]>,
+  Schema extends z.ZodDiscriminatedUnion<readonly z.core.$ZodTypeDiscriminable[], "intent">,
 >(formData: FormData, schema: Schema) {
   const submission = parseWithZod(formData, { schema });
   invariantResponse(

@@ -21,7 +21,7 @@ export function signPayload(purpose: string, payload: unknown) {
 }
 
 /** The payload of a token signed for `purpose`, or null when it was not, or does not fit `schema`. */
-export function readSignedPayload<Schema extends z.ZodTypeAny>(
+export function readSignedPayload<Schema extends z.ZodType>(
   purpose: string,
   token: string,
   schema: Schema,

@@ -1,4 +1,4 @@
-import { parseWithZod } from "@conform-to/zod";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { beforeAll, describe, expect, test } from "vitest";
 import { createFolder, createItem, createUser } from "#db/factories";
 import { startSmtpSink } from "../support/integration";

@@ -5,7 +5,7 @@ import {
   type SubmissionResult,
   useForm,
 } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { Form } from "@remix-run/react";
 import { Panel, Stat, StatGrid } from "~/components/admin";
 import { type DataColumn, DataTable } from "~/components/ui/data-table";
@@ -15,6 +15,7 @@ import { formatNumber, levels } from "~/modules/admin/admin-display";
 import type { getSecurityDashboard } from "~/modules/admin/admin-metrics.server";
 import { GrantRoleSchema } from "~/modules/admin/role-validation";
 import { formatUtc } from "~/platform/dates";
+import { getFormConstraint } from "~/platform/form-constraint";
 import { SecurityLink } from "./tab-nav";
 
 type SecurityMetrics = ReturnType<typeof getSecurityDashboard>["metrics"];
@@ -50,7 +51,7 @@ function RolesPanel({
   const [form, fields] = useForm({
     id: "grant-role",
     lastResult,
-    constraint: getZodConstraint(GrantRoleSchema),
+    constraint: getFormConstraint(GrantRoleSchema),
     shouldValidate: "onBlur",
     onValidate: ({ formData }) => parseWithZod(formData, { schema: GrantRoleSchema }),
   });

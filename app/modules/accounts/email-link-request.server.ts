@@ -1,4 +1,4 @@
-import { parseWithZod } from "@conform-to/zod";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { data } from "@remix-run/node";
 import { type MailEndpoint, refuseMailBurst } from "~/platform/mail-limits.server";
 import { EmailLinkRequestSchema } from "./user-validation";

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import type { SubmissionResult } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { z } from "zod";
 import { CSRF_FIELD } from "~/platform/csrf";
 import { constantTimeEqual, isCrossSite, tokenFor } from "~/platform/csrf-token.server";

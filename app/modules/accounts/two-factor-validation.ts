@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { missingMessage } from "~/platform/missing-message";
 
 /** The code forms of two-factor sign-in, shared by the browser (conform) and the actions. */
 const CODE_REQUIRED = "Enter the code from your authenticator app";
 
 export const CodeSchema = z
-  .string({ required_error: CODE_REQUIRED })
+  .string(missingMessage(CODE_REQUIRED))
   .trim()
   .min(1, CODE_REQUIRED)
   .max(40, "That code is too long");

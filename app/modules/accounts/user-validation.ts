@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "~/modules/billing/limits";
+import { missingMessage } from "~/platform/missing-message";
 
 /**
  * One schema per account form, shared by the browser (conform) and the action.
@@ -8,21 +9,23 @@ import { LIMITS } from "~/modules/billing/limits";
 export const PASSWORD_RULE = "Must be at least 8 characters long";
 
 export const EmailSchema = z
-  .string({ required_error: "Email is required" })
+  .string(missingMessage("Email is required"))
   .trim()
   .min(1, "Email is required")
   .max(254, "Email is too long")
-  .email("Please enter a valid email address")
+  // After the trim, and beside the two checks above, as `.email()` was: z.email() on its own
+  // would check the untrimmed value.
+  .check(z.email("Please enter a valid email address"))
   .transform((value) => value.toLowerCase());
 
 const PasswordSchema = z
-  .string({ required_error: PASSWORD_RULE })
+  .string(missingMessage(PASSWORD_RULE))
   .min(LIMITS.password.minLength, PASSWORD_RULE)
   .max(200, "Password is too long");
 
 function personName(label: "First name" | "Last name") {
   return z
-    .string({ required_error: `${label} is required` })
+    .string(missingMessage(`${label} is required`))
     .trim()
     .min(1, `${label} is required`)
     .max(LIMITS.profile.nameMaxLength, `${label} too long`);
@@ -45,7 +48,7 @@ export function isTimeZone(value: string) {
 
 export const LoginSchema = z.object({
   email: EmailSchema,
-  password: z.string({ required_error: "Password is required" }).min(1, "Password is required"),
+  password: z.string(missingMessage("Password is required")).min(1, "Password is required"),
   redirectTo: z.string().optional(),
 });
 
@@ -74,13 +77,13 @@ export const ResetPasswordSchema = z
   .object({
     token: z.string().min(1),
     password: PasswordSchema,
-    confirmPassword: z.string({ required_error: "Passwords don't match" }),
+    confirmPassword: z.string(missingMessage("Passwords don't match")),
     /** Every passkey the form listed, and those whose "remove" box stayed ticked. */
     listedPasskey: z.array(z.string().max(1024)).max(100).default([]),
     removePasskey: z.array(z.string().max(1024)).max(100).default([]),
   })
   .refine((value) => value.password === value.confirmPassword, {
-    message: "Passwords don't match",
+    error: "Passwords don't match",
     path: ["confirmPassword"],
   });
 
@@ -88,7 +91,7 @@ export const ProfileSchema = z.object({
   firstName: personName("First name"),
   lastName: personName("Last name"),
   timeZone: z
-    .string({ required_error: "Please choose a time zone" })
+    .string(missingMessage("Please choose a time zone"))
     .trim()
     .refine(isTimeZone, "Please choose a valid time zone"),
   // The zone the form was rendered with: the zone changes only when the person picked another.

@@ -12,7 +12,7 @@ const Reason = z
 export const GrantRoleSchema = z.object({
   intent: z.literal("grant"),
   email: EmailSchema,
-  role: z.enum(["admin", "user"], { message: "Choose admin or user" }).default("admin"),
+  role: z.enum(["admin", "user"], { error: "Choose admin or user" }).default("admin"),
   reason: Reason,
 });
 

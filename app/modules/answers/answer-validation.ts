@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "~/modules/billing/limits";
+import { missingMessage } from "~/platform/missing-message";
 
 /**
  * The answer page's two forms (app/routes/a.$code.tsx), told apart by
@@ -16,7 +17,7 @@ export const NOTE_TOO_LONG = `Please keep your note under ${LIMITS.answers.noteM
 export const NoteSchema = z.object({
   intent: z.literal("note"),
   body: z
-    .string({ required_error: "Please write a few words first." })
+    .string(missingMessage("Please write a few words first."))
     // Browsers post a textarea's line breaks as CRLF: a note keeps "\n", each counted once.
     .transform((text) => text.replace(/\r\n?/g, "\n"))
     .pipe(

@@ -1,15 +1,9 @@
-import {
-  extendZodWithOpenApi,
-  OpenAPIRegistry,
-  OpenApiGeneratorV3,
-} from "@asteasolutions/zod-to-openapi";
+import { OpenAPIRegistry, OpenApiGeneratorV3 } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import { env } from "~/platform/env.server";
 import { API_PREFIX, API_TOKEN_RATE_LIMIT } from "./api.server";
 import { API_OPERATIONS } from "./api-operations.server";
 import { ApiErrorSchema, documentedTextItemSchemas } from "./api-schemas";
-
-extendZodWithOpenApi(z);
 
 /**
  * The OpenAPI document of /api/v1, generated from the operations table and
@@ -47,18 +41,8 @@ export function buildOpenApiDocument() {
     const body = operation.body
       ? operation.path.endsWith("/items") && operation.method === "POST"
         ? z.union([
-            documentedTextItemSchemas.link
-              .innerType()
-              .innerType()
-              .extend({
-                type: z.literal("link"),
-              }),
-            documentedTextItemSchemas.musing
-              .innerType()
-              .innerType()
-              .extend({
-                type: z.literal("musing"),
-              }),
+            documentedTextItemSchemas.link.extend({ type: z.literal("link") }),
+            documentedTextItemSchemas.musing.extend({ type: z.literal("musing") }),
           ])
         : operation.body
       : undefined;

@@ -220,7 +220,7 @@ function folderWithItems(folder: Folder, page: number, limit: number) {
 }
 
 /** A form schema applied to a JSON body, with the form's messages on failure. */
-function parseWith<Schema extends z.ZodTypeAny>(schema: Schema, value: unknown): z.output<Schema> {
+function parseWith<Schema extends z.ZodType>(schema: Schema, value: unknown): z.output<Schema> {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw validationError(parsed.error);
   return parsed.data;
@@ -469,7 +469,7 @@ export const API_OPERATIONS: ApiOperation[] = [
     path: itemPath,
     summary: "Edit an item (the body of its edit form)",
     scope: "write",
-    body: z.object({}).passthrough(),
+    body: z.looseObject({}),
     response: ItemViewSchema,
     handle: (context, { body }) => {
       const { item } = itemOf(context);

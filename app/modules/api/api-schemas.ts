@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { LIMITS } from "~/modules/billing/limits";
 import { ANSWER_EMAILS, FREQUENCIES } from "~/modules/folders/folder-validation";
-import { ITEM_TYPES, MusingSchema, QuickLinkSchema } from "~/modules/items/item-validation";
+import { ITEM_TYPES, LinkFieldsSchema, MusingFieldsSchema } from "~/modules/items/item-validation";
 import { API_TOKEN_SCOPES } from "./api-token-validation";
 
 /**
@@ -14,7 +14,7 @@ export const ApiErrorSchema = z.object({
   error: z.object({
     code: z.string(),
     message: z.string(),
-    fields: z.record(z.array(z.string())).optional(),
+    fields: z.record(z.string(), z.array(z.string())).optional(),
   }),
 });
 
@@ -192,8 +192,8 @@ export const UploadQuerySchema = z.object({ type: z.enum(["photo", "file"]) });
 
 /** Adding a link or a musing: `type` picks the form's schema. */
 export const NewTextItemSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("link") }).passthrough(),
-  z.object({ type: z.literal("musing") }).passthrough(),
+  z.looseObject({ type: z.literal("link") }),
+  z.looseObject({ type: z.literal("musing") }),
 ]);
 
 const multipartBoolean = z
@@ -215,5 +215,6 @@ export const UploadFieldsSchema = z.object({
 /** Adding files to an item: only the files; a text field sent replaces the item's. */
 export const AddFilesFieldsSchema = UploadFieldsSchema.partial().required({ files: true });
 
-export const documentedTextItemSchemas = { link: QuickLinkSchema, musing: MusingSchema };
+/** The fields of a new link or musing, for the document (QuickLinkSchema and MusingSchema check them). */
+export const documentedTextItemSchemas = { link: LinkFieldsSchema, musing: MusingFieldsSchema };
 export const OkSchema = z.object({ ok: z.literal(true) });

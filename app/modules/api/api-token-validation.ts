@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { missingMessage } from "~/platform/missing-message";
 
 /** The "New token" form on the profile page, shared by the browser and the action. */
 export const API_TOKEN_SCOPES = ["read", "write"] as const;
@@ -28,7 +29,7 @@ export const TokenLifetimeSchema = z.coerce
 
 export const ApiTokenSchema = z.object({
   name: z
-    .string({ required_error: "Please name the token" })
+    .string(missingMessage("Please name the token"))
     .trim()
     .min(1, "Please name the token")
     .max(60, "Max characters: 60"),

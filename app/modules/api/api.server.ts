@@ -1,4 +1,4 @@
-import { parseWithZod } from "@conform-to/zod";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { ZodError, type z } from "zod";
 import { UploadRejectedError } from "~/modules/files/upload-rejected.server";
 import { FolderNotFoundError, FolderRuleError } from "~/modules/folders/folders.server";
@@ -51,11 +51,11 @@ export type ApiOperation = {
   description?: string;
   scope: ApiTokenScope;
   /** A JSON body, validated before `handle` runs; the parsed value is its `body`. */
-  body?: z.ZodTypeAny;
+  body?: z.ZodType;
   /** Only for the document: a multipart body `handle` reads itself. */
-  multipart?: z.ZodTypeAny;
-  query?: z.AnyZodObject;
-  response: z.ZodTypeAny;
+  multipart?: z.ZodType;
+  query?: z.ZodObject;
+  response: z.ZodType;
   status?: 200 | 201;
   // biome-ignore lint/suspicious/noExplicitAny: each operation's body and query have their own types
   handle: (context: ApiContext, input: { body: any; query: any }) => unknown;
@@ -122,7 +122,7 @@ export function validationError(error: ZodError | Record<string, string[] | null
 }
 
 /** Validates multipart fields with a form schema exactly as the web form does (conform). */
-export function parseFormFields<Schema extends z.ZodTypeAny>(
+export function parseFormFields<Schema extends z.ZodType>(
   formData: FormData,
   schema: Schema,
 ): z.output<Schema> {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { FolderSchema } from "~/modules/folders/folder-validation";
-import { seedFolderBody, withItemDetails } from "./seed-shapes";
+import { FolderUpdateSchema, seedFolderBody, withItemDetails } from "./seed-shapes";
 
 const current = {
   name: "Family",
@@ -74,6 +74,16 @@ describe("withItemDetails", () => {
       commentText: "Look!",
       askQuestion: "false",
       responseExpectation: "na",
+    });
+  });
+});
+
+describe("FolderUpdateSchema", () => {
+  test("a field left out stays out: no default takes its place", () => {
+    expect(FolderUpdateSchema.parse({ name: "Renamed" })).toEqual({ name: "Renamed" });
+    expect(FolderUpdateSchema.parse({ personalSignoff: null, dayOfWeek: "3" })).toEqual({
+      personalSignoff: null,
+      dayOfWeek: 3,
     });
   });
 });

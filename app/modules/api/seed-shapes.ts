@@ -1,17 +1,33 @@
 import { z } from "zod";
-import { FolderSchema } from "~/modules/folders/folder-validation";
+import { FolderFieldsSchema } from "~/modules/folders/folder-validation";
 
 /**
  * Bodies shaped like the seed's own calls (docs/decisions/0153-api-takes-the-seeds-shapes.md),
  * turned into what the forms' schemas read, so the API keeps every rule of the forms.
  */
 
-/** The Folder Details fields an update may carry (the form's object, before its checks); null clears the sign-off. */
-export const FolderUpdateSchema = FolderSchema.innerType()
-  .innerType()
-  .extend({ personalSignoff: z.string().nullable().optional() })
-  .partial()
-  .passthrough();
+/**
+ * The Folder Details fields an update may carry (the form's object, before its checks); null
+ * clears the sign-off. A field left out stays out, for seedFolderBody to keep its value: in zod 4
+ * an optional field with a default would take the default, so the defaults are taken off first.
+ */
+export const FolderUpdateSchema = z.looseObject({
+  ...withoutDefaults(FolderFieldsSchema.shape),
+  personalSignoff: z.string().nullable().optional(),
+});
+
+function withoutDefaults<Shape extends z.core.$ZodShape>(shape: Shape) {
+  return Object.fromEntries(
+    Object.entries(shape).map(([key, field]) => [key, optionalWithoutDefault(field)]),
+  ) as { [Key in keyof Shape]: z.ZodOptional<z.ZodType<z.output<Shape[Key]>>> };
+}
+
+/** The field made optional, without its default, still described as it was. */
+function optionalWithoutDefault(field: z.core.$ZodType) {
+  if (!(field instanceof z.ZodDefault)) return z.optional(field);
+  const optional = z.optional(field.unwrap());
+  return field.description ? optional.describe(field.description) : optional;
+}
 
 type CurrentFolder = {
   name: string;

@@ -53,7 +53,7 @@ const postmarkEvent = z.object({
   Details: z.string().nullish(),
   Description: z.string().nullish(),
   BouncedAt: z.string().optional(),
-  Metadata: z.record(z.unknown()).nullish(),
+  Metadata: z.record(z.string(), z.unknown()).nullish(),
 });
 
 const POSTMARK_HARD = new Set(["HardBounce", "BadEmailAddress", "ManuallyDeactivated"]);
@@ -103,10 +103,9 @@ const mailgunBody = z.object({
     severity: z.string().optional(),
     timestamp: z.number().optional(),
     reason: z.string().optional(),
-    "user-variables": z.record(z.unknown()).optional(),
+    "user-variables": z.record(z.string(), z.unknown()).optional(),
     "delivery-status": z
-      .object({ description: z.string().nullish(), message: z.string().nullish() })
-      .passthrough()
+      .looseObject({ description: z.string().nullish(), message: z.string().nullish() })
       .optional(),
   }),
 });
@@ -160,15 +159,13 @@ const mailgun: Relay = {
   },
 };
 
-const sendgridEvent = z
-  .object({
-    event: z.string(),
-    sg_event_id: z.string(),
-    type: z.string().optional(),
-    reason: z.string().optional(),
-    timestamp: z.number().optional(),
-  })
-  .passthrough();
+const sendgridEvent = z.looseObject({
+  event: z.string(),
+  sg_event_id: z.string(),
+  type: z.string().optional(),
+  reason: z.string().optional(),
+  timestamp: z.number().optional(),
+});
 
 /**
  * SendGrid signs what it posts, its Event Webhook and an Inbound Parse with a

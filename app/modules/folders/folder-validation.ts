@@ -71,81 +71,82 @@ const RecipientRowSchema = z
  */
 export type AddressRefusal = (email: string, name: string | undefined) => string | null;
 
+/** The Folder Details fields, each checked on its own: the form's object before its checks. */
+export const FolderFieldsSchema = z.object({
+  // Checked in superRefine below, so every message shows at once: zod skips an
+  // object's refinements when one of its fields has already failed.
+  name: z.string().trim().default(""),
+  recipients: z.array(RecipientRowSchema).max(LIMITS.folder.maxRecipients).default([]),
+  frequency: z.enum(FREQUENCIES).default("weekly"),
+  // A form sends the days as text, the API as numbers (or text).
+  dayOfWeek: z.coerce.number<number | string>().int().min(1).max(7).default(1),
+  dayOfMonth: z.coerce.number<number | string>().int().min(1).max(31).default(1),
+  ccSender: formBoolean(),
+  signoffEnabled: formBoolean(),
+  personalSignoff: z.string().trim().max(500, "Max characters: 500").optional(),
+  answerEmails: z.enum(ANSWER_EMAILS).default("daily"),
+});
+
 export const folderSchema = (refuseAddress: AddressRefusal = () => null) =>
-  z
-    .object({
-      // Checked in superRefine below, so every message shows at once: zod skips an
-      // object's refinements when one of its fields has already failed.
-      name: z.string().trim().default(""),
-      recipients: z.array(RecipientRowSchema).max(LIMITS.folder.maxRecipients).default([]),
-      frequency: z.enum(FREQUENCIES).default("weekly"),
-      dayOfWeek: z.coerce.number().int().min(1).max(7).default(1),
-      dayOfMonth: z.coerce.number().int().min(1).max(31).default(1),
-      ccSender: formBoolean(),
-      signoffEnabled: formBoolean(),
-      personalSignoff: z.string().trim().max(500, "Max characters: 500").optional(),
-      answerEmails: z.enum(ANSWER_EMAILS).default("daily"),
-    })
-    .superRefine((value, context) => {
-      if (!value.name) {
-        context.addIssue({ code: "custom", path: ["name"], message: "Please enter a folder name" });
+  FolderFieldsSchema.superRefine((value, context) => {
+    if (!value.name) {
+      context.addIssue({ code: "custom", path: ["name"], message: "Please enter a folder name" });
+    }
+    const kept = value.recipients.filter((row) => row.name && row.email);
+    if (kept.length === 0) {
+      context.addIssue({
+        code: "custom",
+        path: ["recipients"],
+        message: "Please add at least one recipient",
+      });
+    }
+    // One mailbox, one copy: "ann+news@" and "ann@" would send Ann the issue twice.
+    const firstRowOfMailbox = new Map<string, string>();
+    value.recipients.forEach((row, index) => {
+      const mailbox = row.name && row.email ? mailboxKey(row.email) : null;
+      if (!mailbox) return;
+      const earlier = firstRowOfMailbox.get(mailbox);
+      if (earlier === undefined) {
+        firstRowOfMailbox.set(mailbox, row.name!);
+        return;
       }
-      const kept = value.recipients.filter((row) => row.name && row.email);
-      if (kept.length === 0) {
-        context.addIssue({
-          code: "custom",
-          path: ["recipients"],
-          message: "Please add at least one recipient",
-        });
-      }
-      // One mailbox, one copy: "ann+news@" and "ann@" would send Ann the issue twice.
-      const firstRowOfMailbox = new Map<string, string>();
-      value.recipients.forEach((row, index) => {
-        const mailbox = row.name && row.email ? mailboxKey(row.email) : null;
-        if (!mailbox) return;
-        const earlier = firstRowOfMailbox.get(mailbox);
-        if (earlier === undefined) {
-          firstRowOfMailbox.set(mailbox, row.name!);
-          return;
-        }
+      context.addIssue({
+        code: "custom",
+        path: ["recipients", index, "email"],
+        message: `${row.name} has the same email address as ${earlier}`,
+      });
+    });
+    value.recipients.forEach((row, index) => {
+      if (!row.name || !row.email || !canonicalEmail(row.email)) return;
+      const refusal = refuseAddress(row.email, row.name);
+      if (refusal) {
         context.addIssue({
           code: "custom",
           path: ["recipients", index, "email"],
-          message: `${row.name} has the same email address as ${earlier}`,
-        });
-      });
-      value.recipients.forEach((row, index) => {
-        if (!row.name || !row.email || !canonicalEmail(row.email)) return;
-        const refusal = refuseAddress(row.email, row.name);
-        if (refusal) {
-          context.addIssue({
-            code: "custom",
-            path: ["recipients", index, "email"],
-            message: refusal,
-          });
-        }
-      });
-      if (value.signoffEnabled && !value.personalSignoff) {
-        context.addIssue({
-          code: "custom",
-          path: ["personalSignoff"],
-          message: "Please enter a personal sign-off or uncheck the option",
+          message: refusal,
         });
       }
-    })
-    .transform((value) => ({
-      name: value.name.slice(0, LIMITS.folder.nameMaxLength),
-      recipients: value.recipients
-        .filter((row): row is { name: string; email: string } => Boolean(row.name && row.email))
-        // Validated above: a kept row's address has a canonical form.
-        .map((row) => ({ name: row.name, email: canonicalEmail(row.email) ?? row.email })),
-      frequency: value.frequency,
-      dayOfWeek: value.dayOfWeek,
-      dayOfMonth: value.frequency === "monthly" ? value.dayOfMonth : null,
-      ccSender: value.ccSender,
-      personalSignoff: value.signoffEnabled ? (value.personalSignoff ?? null) : null,
-      answerEmails: value.answerEmails,
-    }));
+    });
+    if (value.signoffEnabled && !value.personalSignoff) {
+      context.addIssue({
+        code: "custom",
+        path: ["personalSignoff"],
+        message: "Please enter a personal sign-off or uncheck the option",
+      });
+    }
+  }).transform((value) => ({
+    name: value.name.slice(0, LIMITS.folder.nameMaxLength),
+    recipients: value.recipients
+      .filter((row): row is { name: string; email: string } => Boolean(row.name && row.email))
+      // Validated above: a kept row's address has a canonical form.
+      .map((row) => ({ name: row.name, email: canonicalEmail(row.email) ?? row.email })),
+    frequency: value.frequency,
+    dayOfWeek: value.dayOfWeek,
+    dayOfMonth: value.frequency === "monthly" ? value.dayOfMonth : null,
+    ccSender: value.ccSender,
+    personalSignoff: value.signoffEnabled ? (value.personalSignoff ?? null) : null,
+    answerEmails: value.answerEmails,
+  }));
 
 /** The form as the browser checks it: no server-side refusals. */
 export const FolderSchema = folderSchema();

@@ -1,5 +1,5 @@
 import type { SubmissionResult } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { getUser, loginPath } from "~/modules/accounts/session.server";
 import { canCreateFolder, folderStats, getUsage } from "~/modules/billing/quota.server";
 import { FREQUENCY_LABELS } from "~/modules/folders/folder-validation";

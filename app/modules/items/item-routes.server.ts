@@ -1,4 +1,4 @@
-import { parseWithZod } from "@conform-to/zod";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { data } from "@remix-run/node";
 import { UploadRejectedError } from "~/modules/files/upload-rejected.server";
 import { invariantResponse } from "~/platform/errors.server";

@@ -118,58 +118,58 @@ function keptReasons<T extends Reasons & { title?: string }>(value: T) {
   };
 }
 
+/** A link's fields, each checked on its own: the form's object before its checks. */
+export const LinkFieldsSchema = z.object({
+  title,
+  urls: z.array(z.string().optional()).default([]),
+  ...reasonFields,
+});
+
 function linkSchema(strictness: Strictness) {
-  return z
-    .object({
-      title,
-      urls: z.array(z.string().optional()).default([]),
-      ...reasonFields,
-    })
-    .superRefine((value, context) => {
-      const typed = value.urls.map((url) => url?.trim() ?? "");
-      typed.forEach((url, index) => {
-        if (url && !isValidUrl(normalizeUrl(url))) {
-          context.addIssue({
-            code: "custom",
-            path: ["urls", index],
-            message: INVALID_URL,
-          });
-        }
-      });
-      const unique = new Set(typed.filter(Boolean).map(normalizeUrl));
-      if (unique.size === 0) {
-        context.addIssue({ code: "custom", path: ["urls"], message: MISSING_FIELDS });
+  return LinkFieldsSchema.superRefine((value, context) => {
+    const typed = value.urls.map((url) => url?.trim() ?? "");
+    typed.forEach((url, index) => {
+      if (url && !isValidUrl(normalizeUrl(url))) {
+        context.addIssue({
+          code: "custom",
+          path: ["urls", index],
+          message: INVALID_URL,
+        });
       }
-      if (unique.size > LIMITS.item.maxLinks) {
-        context.addIssue({ code: "custom", path: ["urls"], message: "Maximum 5 URLs allowed" });
-      }
-      checkReasons(value, context, strictness);
-    })
-    .transform((value) => ({
-      ...keptReasons(value),
-      type: "link" as const,
-      urls: [...new Set(value.urls.map((url) => normalizeUrl(url ?? "")).filter(Boolean))],
-    }));
+    });
+    const unique = new Set(typed.filter(Boolean).map(normalizeUrl));
+    if (unique.size === 0) {
+      context.addIssue({ code: "custom", path: ["urls"], message: MISSING_FIELDS });
+    }
+    if (unique.size > LIMITS.item.maxLinks) {
+      context.addIssue({ code: "custom", path: ["urls"], message: "Maximum 5 URLs allowed" });
+    }
+    checkReasons(value, context, strictness);
+  }).transform((value) => ({
+    ...keptReasons(value),
+    type: "link" as const,
+    urls: [...new Set(value.urls.map((url) => normalizeUrl(url ?? "")).filter(Boolean))],
+  }));
 }
 
 export const LinkSchema = linkSchema({ quickSave: false });
 /** A link saved from the share sheet, the bookmarklet or the extension: title and note may wait. */
 export const QuickLinkSchema = linkSchema({ quickSave: true });
 
-export const MusingSchema = z
-  .object({
-    title,
-    note: z.string().trim().max(LIMITS.item.textMaxLength, "Note too long").optional(),
-  })
-  .superRefine((value, context) => {
-    checkTitle(value, context);
-    if (!value.note) context.addIssue({ code: "custom", path: ["note"], message: MISSING_FIELDS });
-  })
-  .transform((value) => ({
-    type: "musing" as const,
-    title: value.title ?? "",
-    note: value.note ?? "",
-  }));
+/** A musing's fields, each checked on its own: the form's object before its checks. */
+export const MusingFieldsSchema = z.object({
+  title,
+  note: z.string().trim().max(LIMITS.item.textMaxLength, "Note too long").optional(),
+});
+
+export const MusingSchema = MusingFieldsSchema.superRefine((value, context) => {
+  checkTitle(value, context);
+  if (!value.note) context.addIssue({ code: "custom", path: ["note"], message: MISSING_FIELDS });
+}).transform((value) => ({
+  type: "musing" as const,
+  title: value.title ?? "",
+  note: value.note ?? "",
+}));
 
 function uploadDetailsSchema(strictness: Strictness) {
   return z

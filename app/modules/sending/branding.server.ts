@@ -33,7 +33,7 @@ const HEADER_MAX_WIDTH = 1200;
 const HEADER_MAX_HEIGHT = 400;
 const HEADER_MAX_INPUT_PIXELS = 40_000_000;
 export const BrandingSchema = z.object({
-  template: z.enum(NEWSLETTER_TEMPLATES, { message: "Please choose a template" }),
+  template: z.enum(NEWSLETTER_TEMPLATES, { error: "Please choose a template" }),
   accentColor: z
     .string()
     .trim()

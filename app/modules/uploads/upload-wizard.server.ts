@@ -1,5 +1,5 @@
 import type { SubmissionResult } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod";
+import { parseWithZod } from "@conform-to/zod/v4";
 import type { ItemFormValues, UploadProblem } from "~/modules/items/item-validation";
 import { type ItemType, schemaFor } from "~/modules/items/item-validation";
 import { selectAFile, WIZARD_TYPES } from "./multi-folder";

@@ -1,5 +1,5 @@
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod";
+import { parseWithZod } from "@conform-to/zod/v4";
 import {
   type ActionFunctionArgs,
   data,
@@ -17,6 +17,7 @@ import { continueSignIn } from "~/modules/accounts/two-factor-login.server";
 import { LoginSchema } from "~/modules/accounts/user-validation";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { env } from "~/platform/env.server";
+import { getFormConstraint } from "~/platform/form-constraint";
 import { safeRedirectPath } from "~/platform/redirect";
 
 export const meta: MetaFunction = () => [
@@ -64,7 +65,7 @@ export default function LoginPage() {
   const [form, fields] = useForm({
     id: "login",
     lastResult: actionData?.result,
-    constraint: getZodConstraint(LoginSchema),
+    constraint: getFormConstraint(LoginSchema),
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
     onValidate: ({ formData }) => parseWithZod(formData, { schema: LoginSchema }),

@@ -1,5 +1,5 @@
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod";
+import { parseWithZod } from "@conform-to/zod/v4";
 import {
   type ActionFunctionArgs,
   data,
@@ -27,6 +27,7 @@ import {
 } from "~/modules/accounts/two-factor.server";
 import { CodeSchema } from "~/modules/accounts/two-factor-validation";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { getFormConstraint } from "~/platform/form-constraint";
 import { safeRedirectPath } from "~/platform/redirect";
 import { redirectWithToast } from "~/platform/toast.server";
 
@@ -94,7 +95,7 @@ export default function StepUpPage() {
   const [form, fields] = useForm({
     id: "step-up",
     lastResult: actionData?.result,
-    constraint: getZodConstraint(StepUpSchema),
+    constraint: getFormConstraint(StepUpSchema),
     // The code field takes focus; checked on blur, leaving it would move the buttons under the tap.
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",

@@ -1,5 +1,5 @@
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod";
+import { parseWithZod } from "@conform-to/zod/v4";
 import {
   type ActionFunctionArgs,
   data,
@@ -24,6 +24,7 @@ import {
 import { finishSignIn, readPendingSignIn } from "~/modules/accounts/two-factor-login.server";
 import { SecondFactorSchema } from "~/modules/accounts/two-factor-validation";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { getFormConstraint } from "~/platform/form-constraint";
 import { clientIp } from "~/platform/request-info.server";
 import { recordSecurityEvent } from "~/platform/security-events.server";
 import { redirectWithToast } from "~/platform/toast.server";
@@ -112,7 +113,7 @@ export default function TwoFactorStep() {
   const [form, fields] = useForm({
     id: "two-factor",
     lastResult: actionData?.result,
-    constraint: getZodConstraint(SecondFactorSchema),
+    constraint: getFormConstraint(SecondFactorSchema),
     // The code field takes focus; checked on blur, leaving it would move the buttons under the tap.
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",

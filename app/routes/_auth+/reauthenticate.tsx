@@ -1,5 +1,5 @@
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod";
+import { parseWithZod } from "@conform-to/zod/v4";
 import {
   type ActionFunctionArgs,
   data,
@@ -28,6 +28,7 @@ import {
 import { getCurrentSession, requireUser } from "~/modules/accounts/session.server";
 import { hasTwoFactor, INVALID_CODE_MESSAGE } from "~/modules/accounts/two-factor.server";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { getFormConstraint } from "~/platform/form-constraint";
 import { parseIntentForm } from "~/platform/intent.server";
 import { safeRedirectPath } from "~/platform/redirect";
 
@@ -103,7 +104,7 @@ function PasswordForm({ redirectTo }: { redirectTo: string }) {
   const [form, fields] = useForm({
     id: "reauthenticate-password",
     lastResult: actionData?.intent === "password" ? actionData.result : null,
-    constraint: getZodConstraint(PasswordReauthenticationSchema),
+    constraint: getFormConstraint(PasswordReauthenticationSchema),
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
     onValidate: ({ formData }) =>
@@ -134,7 +135,7 @@ function CodeForm({ redirectTo, autoFocus }: { redirectTo: string; autoFocus: bo
   const [form, fields] = useForm({
     id: "reauthenticate-code",
     lastResult: actionData?.intent === "code" ? actionData.result : null,
-    constraint: getZodConstraint(CodeReauthenticationSchema),
+    constraint: getFormConstraint(CodeReauthenticationSchema),
     // The code field takes focus; checked on blur, leaving it would move the buttons under the tap.
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",

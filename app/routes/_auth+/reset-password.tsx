@@ -1,5 +1,5 @@
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod";
+import { parseWithZod } from "@conform-to/zod/v4";
 import {
   type ActionFunctionArgs,
   data,
@@ -14,6 +14,7 @@ import { passkeysOfResetToken, resetPassword } from "~/modules/accounts/accounts
 import { PASSWORD_RULE, ResetPasswordSchema } from "~/modules/accounts/user-validation";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { formatDay } from "~/platform/dates";
+import { getFormConstraint } from "~/platform/form-constraint";
 
 const EXPIRED_MESSAGE = "This reset link is invalid or has expired. Please request a new one.";
 
@@ -81,7 +82,7 @@ export default function ResetPasswordPage() {
     id: "reset-password",
     lastResult: actionData?.result,
     defaultValue: { removePasskey: passkeys.map((key) => key.id) },
-    constraint: getZodConstraint(ResetPasswordSchema),
+    constraint: getFormConstraint(ResetPasswordSchema),
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
     onValidate: ({ formData }) => parseWithZod(formData, { schema: ResetPasswordSchema }),

@@ -1,5 +1,5 @@
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod";
+import { parseWithZod } from "@conform-to/zod/v4";
 import {
   type ActionFunctionArgs,
   data,
@@ -16,6 +16,7 @@ import { requireAnonymous } from "~/modules/accounts/session.server";
 import { signUpProofCookie } from "~/modules/accounts/sign-up-proof.server";
 import { PASSWORD_RULE, SignupSchema } from "~/modules/accounts/user-validation";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { getFormConstraint } from "~/platform/form-constraint";
 import { refuseMailBurst } from "~/platform/mail-limits.server";
 
 export const meta: MetaFunction = () => [
@@ -56,7 +57,7 @@ export default function SignupPage() {
   const [form, fields] = useForm({
     id: "signup",
     lastResult: actionData?.result,
-    constraint: getZodConstraint(SignupSchema),
+    constraint: getFormConstraint(SignupSchema),
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
     onValidate: ({ formData }) => parseWithZod(formData, { schema: SignupSchema }),

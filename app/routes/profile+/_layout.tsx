@@ -1,5 +1,5 @@
 import { getFormProps, getInputProps, getSelectProps, useForm } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod";
+import { parseWithZod } from "@conform-to/zod/v4";
 import {
   type ActionFunctionArgs,
   data,
@@ -31,6 +31,7 @@ import { getBranding } from "~/modules/sending/branding.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { formatDay } from "~/platform/dates";
 import { env } from "~/platform/env.server";
+import { getFormConstraint } from "~/platform/form-constraint";
 import { redirectWithToast } from "~/platform/toast.server";
 import { formatBytes } from "~/utils/format";
 
@@ -128,7 +129,7 @@ export default function ProfileSettings() {
     id: "profile",
     lastResult: actionData?.result ?? keptDraft,
     defaultValue: profile,
-    constraint: getZodConstraint(ProfileSchema),
+    constraint: getFormConstraint(ProfileSchema),
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
     onValidate: ({ formData }) => parseWithZod(formData, { schema: ProfileSchema }),

@@ -1,5 +1,5 @@
 import { getFormProps, getInputProps, getSelectProps, useForm } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod";
+import { parseWithZod } from "@conform-to/zod/v4";
 import {
   type ActionFunctionArgs,
   data,
@@ -24,6 +24,7 @@ import { createApiToken, revokeApiToken } from "~/modules/api/api-tokens.server"
 import { readProtectedForm } from "~/platform/csrf.server";
 import { formatDay } from "~/platform/dates";
 import { RuleError } from "~/platform/errors.server";
+import { getFormConstraint } from "~/platform/form-constraint";
 import { parseIntentForm } from "~/platform/intent.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
@@ -99,7 +100,7 @@ export default function NewApiToken() {
       scope: DEFAULT_API_TOKEN_SCOPE,
       expiresInDays: String(DEFAULT_API_TOKEN_LIFETIME_DAYS),
     },
-    constraint: getZodConstraint(ApiTokenSchema),
+    constraint: getFormConstraint(ApiTokenSchema),
     shouldValidate: "onBlur",
     onValidate: ({ formData }) => parseWithZod(formData, { schema: ApiTokenSchema }),
   });

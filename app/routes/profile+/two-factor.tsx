@@ -1,5 +1,5 @@
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod";
+import { parseWithZod } from "@conform-to/zod/v4";
 import {
   type ActionFunctionArgs,
   data,
@@ -31,6 +31,7 @@ import {
   TwoFactorSettingsSchema,
 } from "~/modules/accounts/two-factor-validation";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { getFormConstraint } from "~/platform/form-constraint";
 import { parseIntentForm } from "~/platform/intent.server";
 import { redirectWithToast } from "~/platform/toast.server";
 import type { loader as rootLoader } from "~/root";
@@ -134,7 +135,7 @@ function CodeForm({
     id: `two-factor-${intent}`,
     // Each form shows only the answer to itself.
     lastResult: actionData?.intent === intent ? actionData.result : null,
-    constraint: getZodConstraint(TwoFactorCodeSchema),
+    constraint: getFormConstraint(TwoFactorCodeSchema),
     // The code field takes focus; checked on blur, leaving it would move the buttons under the tap.
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
