@@ -62,6 +62,13 @@ export default defineConfig({
   // The no-JavaScript flows with an accessibility scan take about 10 s on a quiet 2-core
   // machine and passed 30 s when the machine was shared with other work (load 14).
   timeout: 60_000,
+  // Screenshots compared pixel by pixel (tests/e2e/look/): one PNG per screen and width, named
+  // by the test itself; neither the platform nor the project is in the name.
+  expect: {
+    toHaveScreenshot: {
+      pathTemplate: "{testDir}/{testFileDir}/{testFileName}-snapshots/{arg}{ext}",
+    },
+  },
   use: {
     baseURL,
     trace: "retain-on-failure",
