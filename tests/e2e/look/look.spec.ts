@@ -21,21 +21,19 @@ import { startPrivateServer } from "../support/private-server";
  * A class that loses its style, a colour that shifts or a margin that moves
  * fails here.
  *
- * The same picture every run: a server of this file's own (no other test's
- * rows in the admin figures), the same rows with the same names and ids, sent
- * and next-send dates fixed, every date on the page read as one date and the
- * admin's uptime as one figure. Debian's Chromium draws the text with the
- * DejaVu fonts the system offers for the app's font stacks (Georgia, system-ui);
- * on a machine with other fonts the PNGs must be taken again
- * (`npx playwright test tests/e2e/look --update-snapshots`) from a commit
- * whose look is known to be right.
+ * The same picture every run: a server of this file's own for each worker (no
+ * other test's rows in the admin figures), the same rows with the same names
+ * and ids, sent and next-send dates fixed, every date on the page read as one
+ * date, the server's port as one port and the admin's uptime as one figure.
+ * Debian's Chromium draws the text with the DejaVu fonts the system offers for
+ * the app's font stacks (Georgia, system-ui); on a machine with other fonts the
+ * PNGs must be taken again (`npx playwright test tests/e2e/look
+ * --update-snapshots=all`) from a commit whose look is known to be right.
  *
  * Where a screen is the same without JavaScript, both projects compare with
  * one PNG (which also holds the no-JavaScript page to the enhanced one); a
  * screen that JavaScript changes on purpose has one PNG per project.
  */
-test.describe.configure({ mode: "serial" });
-
 const privateServer = startPrivateServer("look");
 
 const VIEWPORTS = [
@@ -130,9 +128,16 @@ type Screen = {
 const SCREENS: Screen[] = [
   { name: "home", path: () => "/" },
   { name: "login", path: () => "/login", differsWithoutJavaScript: true },
-  { name: "signup", path: () => "/signup" },
   // The folders list and the open folder: one screen.
   { name: "folder", path: () => seeded.folderPath, as: "sender" },
+  // The folder form of tests/e2e/layout.spec.ts (showing the weekday and the day of the month
+  // without JavaScript).
+  {
+    name: "folder-form",
+    path: () => "/folders/new",
+    as: "sender",
+    differsWithoutJavaScript: true,
+  },
   {
     name: "add-link",
     path: () => `${seeded.folderPath}/add/link`,
@@ -150,21 +155,29 @@ const SCREENS: Screen[] = [
   },
 ];
 
-/** Every date in the app's one format reads as one date, and the admin's uptime as one figure. */
-async function holdTimeStill(page: Page) {
+/**
+ * Every date in the app's one format reads as one date, the server's port (in the bookmarklet)
+ * as one port, and the admin's uptime as one figure.
+ */
+async function holdStill(page: Page) {
   await page.evaluate(() => {
     const date =
       /\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)( \d{4})?(, \d{2}:\d{2})?/g;
+    const hold = (text: string) =>
+      text
+        .replace(
+          date,
+          (_date, year?: string, time?: string) =>
+            `Mon 30 Nov${year ? " 2026" : ""}${time ? ", 00:01" : ""}`,
+        )
+        .replace(/127\.0\.0\.1:\d+/g, "127.0.0.1:40000");
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const text = node.nodeValue ?? "";
-      const held = text.replace(
-        date,
-        (_date, year?: string, time?: string) =>
-          `Mon 30 Nov${year ? " 2026" : ""}${time ? ", 00:01" : ""}`,
-      );
+      const held = hold(text);
       if (held !== text) node.nodeValue = held;
     }
+    for (const field of document.querySelectorAll("textarea")) field.value = hold(field.value);
     for (const term of document.querySelectorAll("dt")) {
       if (term.textContent === "Uptime" && term.nextElementSibling) {
         term.nextElementSibling.textContent = "1m";
@@ -187,7 +200,7 @@ for (const viewport of VIEWPORTS) {
         const response = await page.goto(`${origin}${screen.path()}`);
         expect(response?.status()).toBe(200);
         await page.waitForLoadState("networkidle");
-        await holdTimeStill(page);
+        await holdStill(page);
 
         const project = screen.differsWithoutJavaScript ? `-${testInfo.project.name}` : "";
         await expect(page).toHaveScreenshot(`${screen.name}-${viewport.name}${project}.png`, {
