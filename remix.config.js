@@ -22,7 +22,9 @@ export default {
   // "bench:cold-start").
   serverDependenciesToBundle: [/^drizzle-orm(\/|$)/],
   serverPlatform: "node",
-  tailwind: true,
+  // Tailwind CSS 4 runs as a PostCSS plugin (postcss.config.js); the compiler's own Tailwind
+  // support loads version 3 only.
+  tailwind: false,
   postcss: true,
   watchPaths: ["./db/**/*.ts", "./emails/**/*.{ts,tsx}", "./storage/**/*.ts"],
   future: {

@@ -54,7 +54,7 @@ export function AccentColourField({
           spellCheck={false}
           aria-invalid={errorId ? true : undefined}
           aria-describedby={[hintId, contrastId, errorId].filter(Boolean).join(" ")}
-          className="block w-full rounded-lg border border-stone-300 bg-white px-3 py-2 font-mono text-stone-900 shadow-sm placeholder:text-stone-400 focus:border-brand-600 focus:outline-none focus:ring-2 focus:ring-brand-200 aria-[invalid]:border-red-600"
+          className="block w-full rounded-lg border border-stone-300 bg-white px-3 py-2 font-mono text-stone-900 shadow-xs placeholder:text-stone-400 focus:border-brand-600 focus:outline-hidden focus:ring-2 focus:ring-brand-200 aria-[invalid]:border-red-600"
         />
       </div>
       {/* The hex field as this page showed it: how the server tells a moved picker from a typed colour. */}
@@ -67,7 +67,7 @@ export function AccentColourField({
           <>
             <span
               aria-hidden="true"
-              className="h-5 w-8 shrink-0 rounded border border-stone-300"
+              className="h-5 w-8 shrink-0 rounded-sm border border-stone-300"
               style={{ backgroundColor: contrast.colour }}
             />
             <span className={contrast.enough ? "text-stone-700" : "text-red-700"}>

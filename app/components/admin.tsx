@@ -65,7 +65,7 @@ export function Stat({
 }) {
   const badge = LEVEL_LABELS[level];
   return (
-    <div className={`rounded-xl border p-4 shadow-sm ${LEVEL_STYLES[level]}`}>
+    <div className={`rounded-xl border p-4 shadow-xs ${LEVEL_STYLES[level]}`}>
       <dt className="text-sm text-stone-700">{label}</dt>
       <dd className="mt-1 font-serif text-2xl font-semibold text-stone-900">{value}</dd>
       {badge || hint ? (
@@ -97,7 +97,7 @@ export function Panel({
     <section
       aria-labelledby={id}
       // min-w-0: in a grid a panel keeps its column's width; wide tables scroll inside it.
-      className="min-w-0 rounded-2xl border border-stone-200 bg-white/60 p-5 shadow-sm"
+      className="min-w-0 rounded-2xl border border-stone-200 bg-white/60 p-5 shadow-xs"
     >
       <div className="flex flex-wrap items-center justify-between gap-2">
         <h2 id={id} className="font-serif text-xl font-semibold text-stone-900">
@@ -310,7 +310,7 @@ export function AdminErrorBoundary({ what, failure }: { what: string; failure: s
     return (
       <AppShell>
         <section className="mx-auto max-w-xl px-4 py-20 text-center">
-          <div role="alert" className="rounded-2xl border border-red-200 bg-white p-8 shadow-sm">
+          <div role="alert" className="rounded-2xl border border-red-200 bg-white p-8 shadow-xs">
             <h1 className="font-serif text-3xl font-semibold text-stone-900">Access Denied</h1>
             <p className="mt-4 text-stone-700">
               Admin access required to view {what}. Taking you to the home page...
@@ -327,7 +327,7 @@ export function AdminErrorBoundary({ what, failure }: { what: string; failure: s
   return (
     <AppShell>
       <section className="mx-auto max-w-xl px-4 py-20 text-center">
-        <div role="alert" className="rounded-2xl border border-red-200 bg-white p-8 shadow-sm">
+        <div role="alert" className="rounded-2xl border border-red-200 bg-white p-8 shadow-xs">
           <h1 className="font-serif text-3xl font-semibold text-stone-900">{failure}</h1>
           <p className="mt-4 text-stone-700">
             The figures could not be read just now; nothing has changed. Please try again in a

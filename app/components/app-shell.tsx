@@ -115,7 +115,7 @@ export function AppShell({ children }: { children: ReactNode }) {
               right edge, where its right-anchored panel opens inside the screen. */}
           <nav
             aria-label="Views"
-            className="order-last flex w-full items-center justify-center gap-2 rounded-full bg-stone-100 p-1 sm:order-none sm:w-auto"
+            className="order-last flex w-full items-center justify-center gap-2 rounded-full bg-stone-100 p-1 sm:order-0 sm:w-auto"
           >
             <ViewTab to="/" view="share">
               Share

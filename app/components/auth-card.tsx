@@ -24,7 +24,7 @@ export function AuthCard({
   return (
     <PublicLayout>
       <div className="mx-auto w-full max-w-md px-4 py-10 sm:px-6 sm:py-16">
-        <div className="rounded-2xl border border-stone-200 bg-white p-5 shadow-sm sm:p-8">
+        <div className="rounded-2xl border border-stone-200 bg-white p-5 shadow-xs sm:p-8">
           <h1 className="font-serif text-2xl font-semibold text-stone-900 sm:text-3xl">{title}</h1>
           {description ? (
             <div className="mt-3 space-y-3 leading-relaxed text-stone-700">{description}</div>

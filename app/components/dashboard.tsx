@@ -153,7 +153,7 @@ function RecipientsBanner() {
           <input type="hidden" name="returnTo" value={`${location.pathname}${location.search}`} />
           <button
             type="submit"
-            className="rounded px-2 py-1 font-semibold hover:bg-brand-100"
+            className="rounded-sm px-2 py-1 font-semibold hover:bg-brand-100"
             aria-label="Dismiss the announcement"
           >
             Dismiss
@@ -293,11 +293,11 @@ function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
   const autoPaused = folder.pauseReason === "storage_exceeded";
   return (
     <section aria-labelledby="folder-heading" className="space-y-5">
-      <div className="space-y-4 rounded-2xl border border-stone-200 bg-white p-5 shadow-sm">
+      <div className="space-y-4 rounded-2xl border border-stone-200 bg-white p-5 shadow-xs">
         <div className="min-w-0">
           <h2
             id="folder-heading"
-            className="break-words font-serif text-2xl font-semibold text-stone-900"
+            className="wrap-break-word font-serif text-2xl font-semibold text-stone-900"
           >
             {folder.name}
           </h2>
@@ -411,7 +411,7 @@ export function DashboardPage({ data, children }: { data: Data; children?: React
       <div className="mx-auto grid max-w-6xl gap-6 px-4 py-6 sm:px-6 lg:grid-cols-[18rem_1fr]">
         {/* min-w-0: a long unbroken URL or name must not widen the column past the screen.
             On a phone the folder comes first and the list, usage and offers follow it. */}
-        <aside aria-labelledby="my-folders" className="order-last min-w-0 space-y-3 lg:order-none">
+        <aside aria-labelledby="my-folders" className="order-last min-w-0 stack-y-3 lg:order-0">
           <div className="flex items-center justify-between">
             <h1 id="my-folders" className="font-serif text-xl font-semibold text-stone-900">
               My Folders

@@ -105,7 +105,7 @@ export type FolderCardPlace = { selected: boolean; first: boolean; last: boolean
 export function FolderCard({ folder, place }: { folder: FolderSummary; place: FolderCardPlace }) {
   const border = place.selected ? "border-brand-600 ring-2 ring-brand-200" : "border-stone-200";
   return (
-    <li className={`rounded-xl border bg-white p-3 shadow-sm ${border}`}>
+    <li className={`rounded-xl border bg-white p-3 shadow-xs ${border}`}>
       <div className="flex items-start gap-2">
         <DelegatedLink
           to={`/folders/${folder.id}`}

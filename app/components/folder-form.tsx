@@ -104,7 +104,7 @@ export function FolderForm({
   const frequencyProps = getSelectProps(fields.frequency);
 
   return (
-    <Form method="post" {...getFormProps(form)} className="space-y-5" preventScrollReset>
+    <Form method="post" {...getFormProps(form)} className="stack-y-5" preventScrollReset>
       <DefaultSubmit />
       <CsrfInput />
       <FormAlert errors={form.errors} />
@@ -254,7 +254,7 @@ export function FolderForm({
           <input
             {...getInputProps(fields.signoffEnabled, { type: "checkbox" })}
             key={fields.signoffEnabled.key}
-            className="h-4 w-4 rounded border-stone-400"
+            className="h-4 w-4 rounded-sm border-stone-400"
           />
           Add a personal sign-off
         </label>
@@ -275,7 +275,7 @@ export function FolderForm({
         <input
           {...getInputProps(fields.ccSender, { type: "checkbox" })}
           key={fields.ccSender.key}
-          className="h-4 w-4 rounded border-stone-400"
+          className="h-4 w-4 rounded-sm border-stone-400"
         />
         Send me a copy (CC)
       </label>

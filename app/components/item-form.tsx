@@ -281,7 +281,7 @@ export function ItemForm({
       ) : null}
 
       {type !== "musing" ? (
-        <fieldset className="space-y-3">
+        <fieldset className="stack-y-3">
           <legend className="text-sm font-medium text-stone-800">Why are you sharing this?</legend>
           {quickSave ? (
             <p className="text-xs text-stone-600">
@@ -295,7 +295,7 @@ export function ItemForm({
               {...getInputProps(fields.addComment, { type: "checkbox" })}
               key={fields.addComment.key}
               onChange={(event) => setAddComment(event.currentTarget.checked)}
-              className="h-4 w-4 rounded border-stone-400"
+              className="h-4 w-4 rounded-sm border-stone-400"
             />
             Leave a comment
           </label>
@@ -320,7 +320,7 @@ export function ItemForm({
               {...getInputProps(fields.askQuestion, { type: "checkbox" })}
               key={fields.askQuestion.key}
               onChange={(event) => setAskQuestion(event.currentTarget.checked)}
-              className="h-4 w-4 rounded border-stone-400"
+              className="h-4 w-4 rounded-sm border-stone-400"
             />
             Ask a question
           </label>

@@ -85,7 +85,7 @@ export function ItemAnswers({
                 <span className="font-medium text-stone-900">{note.name}</span> · {note.at}
               </p>
               {/* Plain text as typed: React escapes it, pre-wrap keeps its lines. */}
-              <p className="whitespace-pre-wrap break-words text-stone-900">{note.body}</p>
+              <p className="whitespace-pre-wrap wrap-break-word text-stone-900">{note.body}</p>
               <a href={note.replyHref} className="inline-flex min-h-11 items-center underline">
                 Reply<span className="sr-only"> to {note.name}</span>
               </a>

@@ -72,7 +72,7 @@ export function Toaster({ toast }: { toast: Toast | null }) {
       ref={viewport}
       tabIndex={-1}
       aria-label={`Notifications (${HOTKEY})`}
-      className="pointer-events-none fixed inset-x-0 bottom-[max(0.75rem,env(safe-area-inset-bottom))] z-50 flex justify-center px-3 outline-none sm:bottom-4 sm:left-auto sm:right-4 sm:w-[420px]"
+      className="pointer-events-none fixed inset-x-0 bottom-[max(0.75rem,env(safe-area-inset-bottom))] z-50 flex justify-center px-3 outline-hidden sm:bottom-4 sm:left-auto sm:right-4 sm:w-[420px]"
     >
       {visible ? (
         /* biome-ignore lint/a11y/noStaticElementInteractions: hovering only pauses the auto-close timer and dragging is a shortcut for the dismiss button, which stays the control */
@@ -127,7 +127,9 @@ export function Toaster({ toast }: { toast: Toast | null }) {
                 ✕
               </button>
             ) : (
-              <label className={`${DISMISS_CLASS} cursor-pointer has-[:focus-visible]:ring-2`}>
+              <label
+                className={`${DISMISS_CLASS} cursor-pointer has-[:focus-visible]:ring-2 has-[:focus-visible]:ring-blue-500/50`}
+              >
                 <input
                   type="checkbox"
                   autoComplete="off"

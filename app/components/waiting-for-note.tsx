@@ -17,7 +17,7 @@ export function WaitingForNote({ items }: { items: { id: number; title: string }
       </h3>
       <ul className="mt-1 list-disc pl-5">
         {items.map((item) => (
-          <li key={item.id} className="break-words">
+          <li key={item.id} className="wrap-break-word">
             {item.title}
           </li>
         ))}

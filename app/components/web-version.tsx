@@ -39,7 +39,7 @@ const TEMPLATE_CLASSES: Record<
     masthead: "text-brand-900",
     title: "italic",
     byline: "text-stone-600",
-    card: "bg-[#fffdf8] border-[#e9dfcc] font-serif text-[17px] sm:rounded-sm",
+    card: "bg-[#fffdf8] border-[#e9dfcc] font-serif text-[17px] sm:rounded-xs",
   },
   postcard: {
     page: "bg-cream",

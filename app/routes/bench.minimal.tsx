@@ -56,7 +56,7 @@ export default function BenchMinimal() {
       <h1 className="text-xl font-semibold">{heading}</h1>
       <ul className="mt-4 space-y-2">
         {rows.map((row) => (
-          <li key={row.id} className="rounded border border-stone-200 bg-white p-3 text-sm">
+          <li key={row.id} className="rounded-sm border border-stone-200 bg-white p-3 text-sm">
             <p className="font-semibold text-stone-900">{row.title}</p>
             <p className="text-stone-600">{row.detail}</p>
             <p className="text-stone-700">{rowText}</p>

@@ -72,7 +72,7 @@ function ArchivedIssueCard({ issue }: { issue: ArchivedIssue }) {
             {issue.sentAt}
           </Link>
         </h2>
-        <p className="break-words text-sm text-stone-800">
+        <p className="wrap-break-word text-sm text-stone-800">
           From “{issue.folder.name}”{recipients.length > 0 ? ` to ${recipients.join(", ")}` : ""}
         </p>
         <IssueCounts issue={issue} />

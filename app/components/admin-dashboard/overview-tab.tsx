@@ -18,7 +18,7 @@ function RecentActivity({ items }: { items: Activity[] }) {
           className="grid grid-cols-[auto_1fr] items-center gap-x-3 gap-y-1 py-2 sm:grid-cols-[auto_1fr_auto]"
         >
           <SeverityBadge severity={item.severity} />
-          <span className="order-last col-span-2 min-w-0 break-words text-stone-900 sm:order-none sm:col-span-1">
+          <span className="order-last col-span-2 min-w-0 wrap-break-word text-stone-900 sm:order-0 sm:col-span-1">
             {item.description}
           </span>
           <time

@@ -28,7 +28,7 @@ export function ErrorSummary({ errors, answer }: { errors: SummaryError[]; answe
       // biome-ignore lint/a11y/noAutofocus: the GOV.UK pattern moves the focus to the summary
       autoFocus
       data-error-summary=""
-      className="rounded-lg border-2 border-red-700 bg-red-50 px-4 py-3 text-sm focus:outline-none focus-visible:ring-4 focus-visible:ring-amber-300"
+      className="rounded-lg border-2 border-red-700 bg-red-50 px-4 py-3 text-sm focus:outline-hidden focus-visible:ring-4 focus-visible:ring-amber-300"
     >
       <h3 id={titleId} className="font-semibold text-red-900">
         There is a problem

@@ -72,7 +72,7 @@ export function Field({ label, labelAside, hint, errors, inputProps, className =
         id={id}
         aria-invalid={errorId ? true : undefined}
         aria-describedby={[hintId, errorId].filter(Boolean).join(" ") || undefined}
-        className="mt-1 block w-full rounded-lg border border-stone-300 bg-white px-3 py-2 text-stone-900 shadow-sm placeholder:text-stone-400 focus:border-brand-600 focus:outline-none focus:ring-2 focus:ring-brand-200 disabled:bg-stone-100 disabled:text-stone-600 aria-[invalid]:border-red-600"
+        className="mt-1 block w-full rounded-lg border border-stone-300 bg-white px-3 py-2 text-stone-900 shadow-xs placeholder:text-stone-400 focus:border-brand-600 focus:outline-hidden focus:ring-2 focus:ring-brand-200 disabled:bg-stone-100 disabled:text-stone-600 aria-[invalid]:border-red-600"
       />
       {hint ? (
         <p id={hintId} className="mt-1 text-xs text-stone-600">

@@ -24,7 +24,7 @@ export function SettingsSection({
     <section
       id={id}
       aria-labelledby={headingId}
-      className={`rounded-2xl border bg-white p-6 shadow-sm ${tone === "danger" ? "border-red-200" : "border-stone-200"}`}
+      className={`rounded-2xl border bg-white p-6 shadow-xs ${tone === "danger" ? "border-red-200" : "border-stone-200"}`}
     >
       <h2 id={headingId} className="font-serif text-xl font-semibold text-stone-900">
         {title}

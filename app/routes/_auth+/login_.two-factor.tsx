@@ -146,7 +146,7 @@ export default function TwoFactorStep() {
         <label className="flex items-center gap-2 text-sm text-stone-800">
           <input
             {...getInputProps(fields.trustDevice, { type: "checkbox" })}
-            className="h-4 w-4 rounded border-stone-400"
+            className="h-4 w-4 rounded-sm border-stone-400"
           />
           Trust this device for 30 days
         </label>

@@ -167,7 +167,7 @@ function EmailForm({ redirectTo, primary }: { redirectTo: string; primary: boole
       ? (actionData.result.error[""] ?? null)
       : null;
   return (
-    <Form method="post" className="space-y-3">
+    <Form method="post" className="stack-y-3">
       <CsrfInput />
       <input type="hidden" name="redirectTo" value={redirectTo} />
       <FormAlert errors={errors} />

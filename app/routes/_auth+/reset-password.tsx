@@ -186,7 +186,7 @@ export default function ResetPasswordPage() {
                   value={key.id}
                   defaultChecked={ticked.includes(key.id)}
                   key={fields.removePasskey.key}
-                  className="h-4 w-4 rounded border-stone-400"
+                  className="h-4 w-4 rounded-sm border-stone-400"
                 />
                 Remove “{key.name}” (added {key.added})
               </label>

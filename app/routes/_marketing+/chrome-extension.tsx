@@ -32,7 +32,7 @@ export default function ChromeExtension() {
       </p>
 
       <ol className="mt-6 grid gap-3 sm:grid-cols-2">
-        <li className="rounded-2xl border border-stone-200 bg-white p-5 shadow-sm">
+        <li className="rounded-2xl border border-stone-200 bg-white p-5 shadow-xs">
           <span className="text-sm font-semibold uppercase tracking-wide text-brand-700">
             Click one
           </span>
@@ -40,7 +40,7 @@ export default function ChromeExtension() {
             Click the Thoughtfully icon in the toolbar and add a note, if you like.
           </span>
         </li>
-        <li className="rounded-2xl border border-stone-200 bg-white p-5 shadow-sm">
+        <li className="rounded-2xl border border-stone-200 bg-white p-5 shadow-xs">
           <span className="text-sm font-semibold uppercase tracking-wide text-brand-700">
             Click two
           </span>
@@ -52,7 +52,7 @@ export default function ChromeExtension() {
       </ol>
 
       <div className="mt-8 flex flex-col items-start gap-3 sm:flex-row sm:items-center">
-        <a href={storeUrl} className="btn-primary px-8 py-3 text-base !text-white !no-underline">
+        <a href={storeUrl} className="btn-primary px-8 py-3 text-base text-white! no-underline!">
           Add to Chrome
         </a>
         <span className="text-sm text-stone-600">Opens the Chrome Web Store.</span>
@@ -111,7 +111,7 @@ export default function ChromeExtension() {
         aria-labelledby="firefox"
         className="mt-10 rounded-2xl border border-brand-200 bg-brand-50 p-5 sm:p-6"
       >
-        <h2 id="firefox" className="!mt-0">
+        <h2 id="firefox" className="mt-0!">
           Firefox: Coming Soon
         </h2>
         <p>
@@ -124,7 +124,7 @@ export default function ChromeExtension() {
         The bookmarklet does the same job in any browser, Firefox and Safari included, and where
         extensions are not allowed.
       </p>
-      <div className="mt-4 rounded-2xl border border-stone-200 bg-white p-5 shadow-sm">
+      <div className="mt-4 rounded-2xl border border-stone-200 bg-white p-5 shadow-xs">
         <Bookmarklet appUrl={appUrl} />
       </div>
 

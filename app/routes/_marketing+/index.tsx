@@ -80,7 +80,7 @@ function Landing() {
             {steps.map((step, index) => (
               <li
                 key={step.title}
-                className="rounded-2xl border border-stone-200 bg-cream p-6 text-left shadow-sm"
+                className="rounded-2xl border border-stone-200 bg-cream p-6 text-left shadow-xs"
               >
                 <span className="flex h-11 w-11 items-center justify-center rounded-full bg-brand-100 text-brand-700">
                   <svg

@@ -20,7 +20,7 @@ export default function PrivacyPolicy() {
   const { supportEmail } = useLoaderData<typeof loader>();
   return (
     <StaticPage title="Privacy Policy">
-      <p className="text-sm !text-stone-600">Effective date: November 26, 2026</p>
+      <p className="text-sm text-stone-600!">Effective date: November 26, 2026</p>
 
       <p>
         Thoughtfully lets you save links, photos, files and short musings now and send them later,

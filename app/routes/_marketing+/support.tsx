@@ -138,11 +138,11 @@ export default function Support() {
         Write to us. A real person reads every message.
       </p>
 
-      <div className="mt-6 rounded-2xl border border-brand-200 bg-white p-5 shadow-sm sm:p-6">
-        <p className="!mt-0 text-sm font-semibold uppercase tracking-wide !text-brand-700">
+      <div className="mt-6 rounded-2xl border border-brand-200 bg-white p-5 shadow-xs sm:p-6">
+        <p className="mt-0! text-sm font-semibold uppercase tracking-wide text-brand-700!">
           E-mail us
         </p>
-        <p className="!mt-2 break-all font-serif text-xl sm:text-2xl">
+        <p className="mt-2! break-all font-serif text-xl sm:text-2xl">
           <a href={`mailto:${supportEmail}`}>{supportEmail}</a>
         </p>
         <p className="text-sm">
@@ -156,7 +156,7 @@ export default function Support() {
           aria-labelledby="priority-support-heading"
           className="mt-6 rounded-2xl border border-amber-200 bg-amber-50 p-5 sm:p-6"
         >
-          <h2 id="priority-support-heading" className="!mt-0 text-lg">
+          <h2 id="priority-support-heading" className="mt-0! text-lg">
             Priority support <span className="text-sm font-normal">(Premium)</span>
           </h2>
           {priority.premium ? (
@@ -181,7 +181,7 @@ export default function Support() {
         {faqs.map((faq) => (
           <section key={faq.question} className="py-5">
             <h3 className="font-serif text-lg font-semibold text-stone-900">{faq.question}</h3>
-            <p className="!mt-2">{faq.answer}</p>
+            <p className="mt-2!">{faq.answer}</p>
           </section>
         ))}
       </div>

@@ -43,7 +43,7 @@ export default function AddPage() {
         {capture.fromBrowser ? (
           <article
             aria-labelledby="capture-heading"
-            className="mt-6 rounded-2xl border border-brand-200 bg-white p-5 shadow-sm"
+            className="mt-6 rounded-2xl border border-brand-200 bg-white p-5 shadow-xs"
           >
             <h2
               id="capture-heading"
@@ -54,7 +54,7 @@ export default function AddPage() {
             <dl className="mt-3 space-y-3 text-sm">
               <div>
                 <dt className="font-medium text-stone-600">Title</dt>
-                <dd className="break-words text-lg font-semibold text-stone-900">
+                <dd className="wrap-break-word text-lg font-semibold text-stone-900">
                   {capture.title || (
                     <span className="text-stone-600">(none: the page's own is used)</span>
                   )}
@@ -77,7 +77,7 @@ export default function AddPage() {
               {capture.note ? (
                 <div>
                   <dt className="font-medium text-stone-600">Note</dt>
-                  <dd className="whitespace-pre-line break-words text-stone-800">
+                  <dd className="whitespace-pre-line wrap-break-word text-stone-800">
                     {capture.note}
                     <ErrorList errors={problems.note} />
                   </dd>
@@ -108,7 +108,7 @@ export default function AddPage() {
                   to={`/add/${folder.id}${query}`}
                   preventScrollReset
                   aria-label={`Add to ${folder.name}`}
-                  className="block h-full rounded-2xl border border-stone-200 bg-white p-4 shadow-sm hover:border-brand-400 hover:shadow"
+                  className="block h-full rounded-2xl border border-stone-200 bg-white p-4 shadow-xs hover:border-brand-400 hover:shadow-sm"
                 >
                   <span className="block font-semibold text-stone-900">{folder.name}</span>
                   <span className="mt-1 block break-all text-sm text-stone-700">

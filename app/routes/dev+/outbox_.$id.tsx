@@ -33,7 +33,7 @@ export default function OutboxMessage() {
         <Link to="/dev/outbox">← All messages</Link>
       </p>
 
-      <dl className="mt-6 grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 rounded-2xl border border-stone-200 bg-white p-5 text-sm shadow-sm">
+      <dl className="mt-6 grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 rounded-2xl border border-stone-200 bg-white p-5 text-sm shadow-xs">
         {headers.map(([name, value]) => (
           <div key={name} className="contents">
             <dt className="font-semibold text-stone-600">{name}</dt>

@@ -309,7 +309,7 @@ export default function ProfileSettings() {
               <li>Add the action "URL Encode" with the Shortcut Input.</li>
               <li>
                 Add the action "Open URLs" with{" "}
-                <code className="break-all rounded bg-stone-100 px-1">
+                <code className="break-all rounded-sm bg-stone-100 px-1">
                   {appUrl.replace(/\/+$/, "")}/add?extension=true&amp;url=
                 </code>{" "}
                 followed by the URL Encoded Text.

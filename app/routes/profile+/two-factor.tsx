@@ -142,7 +142,7 @@ function CodeForm({
     onValidate: ({ formData }) => parseWithZod(formData, { schema: TwoFactorCodeSchema }),
   });
   return (
-    <Form method="post" {...getFormProps(form)} className="space-y-4">
+    <Form method="post" {...getFormProps(form)} className="stack-y-4">
       <CsrfInput />
       <input type="hidden" name="intent" value={intent} />
       <FormAlert errors={form.errors} />

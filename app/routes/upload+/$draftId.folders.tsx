@@ -123,7 +123,7 @@ export default function ChooseFolders() {
                       value={folder.id}
                       defaultChecked={folder.selectable && selected.has(folder.id)}
                       disabled={!folder.selectable}
-                      className="h-4 w-4 rounded border-stone-400"
+                      className="h-4 w-4 rounded-sm border-stone-400"
                     />
                     <span className="flex-1">{folder.name}</span>
                     {folder.isPaused ? (
