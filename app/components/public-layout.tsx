@@ -1,8 +1,15 @@
-import { Link } from "@remix-run/react";
+import { Link, useRouteLoaderData } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { Logo } from "~/components/logo";
+import type { loader as rootLoader } from "~/root";
 
+/**
+ * The header of the pages anyone may see (the landing page, sign-in, the 404 and error pages,
+ * "Confirm it's you"): a signed-in sender is offered their folders, never "Sign Up / Log In".
+ */
 export function PublicHeader() {
+  // Absent when the root loader itself failed: then nobody is known to be signed in.
+  const signedIn = Boolean(useRouteLoaderData<typeof rootLoader>("root")?.user);
   return (
     <header className="border-b border-stone-200/70 bg-cream/90">
       <nav
@@ -16,14 +23,20 @@ export function PublicHeader() {
         >
           <Logo />
         </Link>
-        <div className="flex items-center gap-2">
-          <Link to="/signup" className="btn-primary px-3 py-2 sm:px-4">
-            Sign Up
+        {signedIn ? (
+          <Link to="/" className="btn-secondary px-3 py-2 sm:px-4">
+            My Folders
           </Link>
-          <Link to="/login" className="btn-secondary px-3 py-2 sm:px-4">
-            Log In
-          </Link>
-        </div>
+        ) : (
+          <div className="flex items-center gap-2">
+            <Link to="/signup" className="btn-primary px-3 py-2 sm:px-4">
+              Sign Up
+            </Link>
+            <Link to="/login" className="btn-secondary px-3 py-2 sm:px-4">
+              Log In
+            </Link>
+          </div>
+        )}
       </nav>
     </header>
   );

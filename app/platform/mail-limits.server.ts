@@ -22,7 +22,6 @@ export type MailEndpoint =
   | "password-reset"
   | "verification"
   | "test-email"
-  | "send-now"
   | "reauthentication"
   | "security-notice"
   | "save-by-email-answer"
@@ -54,7 +53,6 @@ const ANSWER_MAILS_PER_ACCOUNT_PER_HOUR = 20;
 
 /** Sent from a signed-in account to its own address: the account's limit bounds them. */
 const SIGNED_IN_ENDPOINTS: readonly MailEndpoint[] = [
-  "send-now",
   "test-email",
   "reauthentication",
   "security-notice",
@@ -91,9 +89,9 @@ export async function refuseMailBurst(
   address: string,
 ): Promise<string | null> {
   const limits = limitsFor(endpoint);
-  // Send Now, Send me a test and the account's own notices come from a
-  // signed-in account: its own limit bounds them, and a per-client one would
-  // only stop people who share an address (an office, a family).
+  // Send me a test and the account's own notices come from a signed-in
+  // account: its own limit bounds them, and a per-client one would only stop
+  // people who share an address (an office, a family).
   const signedIn = SIGNED_IN_ENDPOINTS.includes(endpoint);
   const verdict: RateLimitVerdict = await consumeRateLimits([
     { limit: limits.address, key: comparableEmail(address) },

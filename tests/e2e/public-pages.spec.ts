@@ -107,6 +107,25 @@ test.describe("not found", () => {
       await expectAccessible();
     });
   }
+
+  test("a signed-in sender is offered their folders, not Sign Up and Log In", async ({
+    page,
+    login,
+  }) => {
+    await login();
+    for (const path of ["/no-such-page", "/reauthenticate?redirectTo=%2Fprofile%2Ftokens"]) {
+      await page.goto(path);
+      const header = page.getByRole("navigation", { name: "Main" });
+      await expect(header.getByRole("link", { name: "My Folders" })).toHaveAttribute("href", "/");
+      await expect(header.getByRole("link", { name: "Sign Up" })).toHaveCount(0);
+      await expect(header.getByRole("link", { name: "Log In" })).toHaveCount(0);
+    }
+    await page
+      .getByRole("navigation", { name: "Main" })
+      .getByRole("link", { name: "My Folders" })
+      .click();
+    await expect(page.getByRole("heading", { name: "My Folders" })).toBeVisible();
+  });
 });
 
 test.describe("health and headers", () => {

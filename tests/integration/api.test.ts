@@ -468,9 +468,11 @@ describe("preview, Send Now, recipients, usage and referrals", () => {
     expect(unsent.every((item) => item.sentAt !== null)).toBe(true);
   });
 
-  test("Send Now through the API has the web app's mail limit (3 an hour per sender)", async () => {
+  test("Send Now through the API has the web app's limit: a mailbox gets 3 a day from one sender", async () => {
     const token = tokenFor(createUser(db).id);
     const folder = await newFolder(token);
+    // Nothing in the folder: refused, and a refused send does not count.
+    expect((await call("POST", `/folders/${folder.id}/send`, { token })).status).toBe(409);
     const statuses = [];
     for (let attempt = 0; attempt < 5; attempt += 1) {
       await call("POST", `/folders/${folder.id}/items`, {
@@ -480,7 +482,10 @@ describe("preview, Send Now, recipients, usage and referrals", () => {
       const response = await call("POST", `/folders/${folder.id}/send`, { token });
       statuses.push(response.status);
       if (response.status === 429) {
-        expect(response.json.error.message).toMatch(/^Please try again in \d+ minutes\.$/);
+        expect(response.json.error.message).toMatch(
+          /^Send Now reaches a recipient at most 3 times a day, and mum@example\.com has had 3 today\. Please try again in 24 hours/,
+        );
+        expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(23 * 60 * 60);
       }
     }
     expect(statuses).toEqual([200, 200, 200, 429, 429]);

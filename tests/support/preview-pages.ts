@@ -7,7 +7,8 @@ import sharp from "sharp";
  * LINK_PREVIEW_ALLOW_LOOPBACK): `/article/NAME` describes itself with Open
  * Graph tags and a picture (a 1200×800 PNG with a comment in its metadata,
  * which the stored copy must not keep), `/plain/NAME` with only <title> and
- * a meta description, `/broken…` answers 503, and anything else is a 404.
+ * a meta description, `/titled/NAME` with a <title> that ends with its site's
+ * name ("NAME | Example Gazette"), `/broken…` answers 503, and anything else is a 404.
  */
 export const PICTURE_COMMENT = "secret-camera-metadata";
 
@@ -52,6 +53,12 @@ export async function startPreviewPages() {
       response.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
       response.end(
         `<html><head><title>${name} only</title><meta name="description" content="Plain ${name}."></head></html>`,
+      );
+    } else if (path.startsWith("/titled/")) {
+      const name = escapeHtml(path.slice("/titled/".length));
+      response.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
+      response.end(
+        `<html><head><title>${name} | Example Gazette</title><meta property="og:site_name" content="Example Gazette"></head></html>`,
       );
     } else if (path.startsWith("/picture/")) {
       response.writeHead(200, { "Content-Type": "image/png", "Content-Length": png.length });

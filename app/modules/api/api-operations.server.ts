@@ -47,10 +47,8 @@ import { recipientStates, requestResubscription } from "~/modules/recipients/rec
 import { renderPreview } from "~/modules/sending/preview.server";
 import { sendNow } from "~/modules/sending/sending.server";
 import { withUpload } from "~/modules/uploads/uploads.server";
-import { refuseMailBurst } from "~/platform/mail-limits.server";
 import {
   type ApiContext,
-  ApiError,
   type ApiOperation,
   compileOperations,
   notFound,
@@ -365,13 +363,7 @@ export const API_OPERATIONS: ApiOperation[] = [
     scope: "write",
     response: SendResultSchema,
     handle: async (context) => {
-      // The same limit as the page's Send Now: a token must not flood inboxes either.
-      const refused = await refuseMailBurst(
-        "send-now",
-        context.request,
-        context.principal.user.email,
-      );
-      if (refused) throw new ApiError(429, "rate_limited", refused);
+      // sendNow() holds the same limits as the page's Send Now: a token must not flood inboxes either.
       const result = await sendNow(userId(context), context.params.folderId!);
       if (!result) throw notFound();
       return result;

@@ -8,6 +8,7 @@ import {
   QuotaExceededError,
 } from "~/modules/items/item-rules.server";
 import { RecipientRuleError } from "~/modules/recipients/recipients.server";
+import { SendNowLimitError } from "~/modules/sending/send-now-limits.server";
 import { SendRuleError } from "~/modules/sending/sending.server";
 import { consumeRateLimit, type RateLimit } from "~/platform/rate-limit.server";
 import { readBodyText } from "~/platform/request-body.server";
@@ -143,6 +144,11 @@ export function apiErrorFor(error: unknown): ApiError | null {
   }
   if (error instanceof FolderRuleError || error instanceof ApiTokenRuleError) {
     return new ApiError(403, "forbidden_by_rule", error.message);
+  }
+  if (error instanceof SendNowLimitError) {
+    return new ApiError(429, "rate_limited", error.message, undefined, {
+      "Retry-After": String(error.retryAfterSeconds),
+    });
   }
   if (
     error instanceof ItemRuleError ||

@@ -31,6 +31,19 @@ describe("readCapture", () => {
     });
   });
 
+  test("a shared page's title loses the site's name it ends with", () => {
+    const shared = new URLSearchParams({
+      url: "https://www.theguardian.com/food/bread",
+      title: "Bread for Sunday | The Guardian",
+    });
+    expect(read(String(shared)).title).toBe("Bread for Sunday");
+    const video = new URLSearchParams({
+      title: "Lullaby - YouTube",
+      text: "https://www.youtube.com/watch?v=abc",
+    });
+    expect(read(String(video))).toMatchObject({ title: "Lullaby", note: "" });
+  });
+
   test("nothing captured: a plain /add", () => {
     expect(read("")).toMatchObject({ fromBrowser: false });
     expect(captureQuery(read(""))).toBe("");

@@ -5,6 +5,7 @@ import { canCreateFolder, folderStats, getUsage } from "~/modules/billing/quota.
 import { FREQUENCY_LABELS } from "~/modules/folders/folder-validation";
 import { listFolders, recipientsOf } from "~/modules/folders/folders.server";
 import { redirectWithToast } from "~/platform/toast.server";
+import { withoutSiteName } from "./item-titles";
 import { EMPTY_ITEM, type ItemFormValues, isValidUrl, QuickLinkSchema } from "./item-validation";
 import { WAITS_FOR_NOTE } from "./needs-note";
 
@@ -76,7 +77,8 @@ export function readCapture(searchParams: URLSearchParams): Capture {
   }
   return {
     url,
-    title,
+    // A shared page's title often ends with its site's name, which the card shows anyway.
+    title: withoutSiteName(title, url),
     note,
     fromBrowser: searchParams.get("extension") === "true" || Boolean(url || title || note),
   };

@@ -24,6 +24,10 @@ describe("a link saved without a title", () => {
     );
   });
 
+  test("a page's title loses the site's name it ends with", async () => {
+    expect(await titleForLink(SAVER, "", [`${pages.origin}/titled/Bread`], loopback)).toBe("Bread");
+  });
+
   test("a page that fails or is refused gives its site's name; a typed title wins", async () => {
     expect(await titleForLink(SAVER, "", [`${pages.origin}/broken`], loopback)).toBe("127.0.0.1");
     // Loopback is refused outside tests: the site's name, without a fetch.

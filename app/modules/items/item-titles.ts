@@ -18,3 +18,49 @@ export function titleFromFileName(name: string) {
   const base = name.replace(/\.[^.]*$/, "") || name;
   return clipTitle(base.replace(/[_-]+/g, " "));
 }
+
+/** What a page's title puts between itself and its site's name: "Title | The Guardian". */
+const SITE_SEPARATOR = /\s+(?:[|\-–—·•]|::)\s+(?=[^|\-–—·•]*$)/u;
+
+/** A name reduced to what compares: "The Guardian" and "theguardian" both read "guardian". */
+function nameKey(name: string) {
+  return name
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, "")
+    .replace(/^the(?=\p{L}{3})/u, "");
+}
+
+/** The name a host goes by: "www.theguardian.com" → "guardian", "news.bbc.co.uk" → "bbc". */
+function hostName(url: string) {
+  let host: string;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    return "";
+  }
+  const common = new Set(["www", "m", "com", "org", "net", "co", "ac", "gov", "edu"]);
+  const labels = host
+    .split(".")
+    .slice(0, -1)
+    .filter((label) => !common.has(label));
+  return nameKey(labels.at(-1) ?? "");
+}
+
+/**
+ * A page's title without the site's name it ends with ("Bread for beginners | The
+ * Guardian" → "Bread for beginners", "Lullaby - YouTube" → "Lullaby"): the card and the
+ * e-mail already say which site a link is from. Only a last part that names the site (its
+ * Open Graph site name, or a name in its address) is cut, and never the whole title.
+ */
+export function withoutSiteName(title: string, url: string, siteName?: string | null) {
+  const match = SITE_SEPARATOR.exec(title);
+  if (!match) return title;
+  const kept = title.slice(0, match.index).trimEnd();
+  const last = nameKey(title.slice(match.index + match[0].length));
+  if (!kept.trim() || !last) return title;
+  const names = [hostName(url), siteName ? nameKey(siteName) : ""].filter(
+    (name) => name.length >= 3,
+  );
+  const namesSite = names.some((name) => last.startsWith(name));
+  return namesSite ? kept : title;
+}

@@ -15,6 +15,7 @@ import {
   ItemRuleError,
   QuotaExceededError,
 } from "./item-rules.server";
+import { withoutSiteName } from "./item-titles";
 import { previewColumnsFor } from "./link-preview-columns";
 import { openGraphScraper } from "./open-graph.server";
 /**
@@ -130,7 +131,8 @@ export async function fetchPageTitle(
       ),
     );
     if (!/html/i.test(page.contentType)) return null;
-    return (await readPreview(page.body.toString("utf8"), page.url)).title;
+    const preview = await readPreview(page.body.toString("utf8"), page.url);
+    return preview.title && withoutSiteName(preview.title, page.url, preview.siteName);
   } catch (error) {
     console.info(`[previews] no title from ${new URL(url).host}: ${(error as Error).message}`);
     return null;

@@ -57,6 +57,7 @@ import { newsletterBrandingFor } from "./branding.server";
 import { listIdHeader } from "./list-id.server";
 import { claimLedger, stillHolds, whileHolding } from "./send-claim.server";
 import { EVERY_ITEM_WAITS } from "./send-now";
+import { checkSendNowLimits } from "./send-now-limits.server";
 
 /**
  * Sending a folder, exactly once per occurrence.
@@ -760,8 +761,9 @@ function sendingPausedMessage(userId: number) {
 
 /**
  * Send Now (docs/product-rules.md, Folders and items: disabled with no items, when unsubscribed, or with any
- * pause reason; needs a verified sender). A send already under way for the
- * folder refuses a second one, so a double click sends once.
+ * pause reason; needs a verified sender; limited for the recipients' sake by
+ * send-now-limits.server.ts, checked last so a refused send never counts). A send
+ * already under way for the folder refuses a second one, so a double click sends once.
  */
 export async function sendNow(userId: number, folderId: number, now = new Date()) {
   if (reviewSenderReputation(userId, now).paused)
@@ -798,6 +800,11 @@ export async function sendNow(userId: number, folderId: number, now = new Date()
       );
     }
     if (unsentItems(folderId).length === 0) throw new SendRuleError(EVERY_ITEM_WAITS);
+    checkSendNowLimits(
+      userId,
+      activeRecipients(folder, now).map((recipient) => recipient.email),
+      now,
+    );
     const opened = openLedger(folderId, `send-now:${now.toISOString()}`, "send_now", now);
     if (!opened) throw new SendRuleError("Nobody to send to: every recipient has unsubscribed.");
     return opened;

@@ -4,7 +4,6 @@ import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { sendNow } from "~/modules/sending/sending.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { invariantResponse, RuleError } from "~/platform/errors.server";
-import { refuseMailBurst } from "~/platform/mail-limits.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
 export async function loader({ params }: ActionFunctionArgs) {
@@ -16,14 +15,6 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const folderId = parseFolderId(params.folderId);
   await readProtectedForm(request);
   const back = `/folders/${folderId}`;
-  const refused = await refuseMailBurst("send-now", request, user.email);
-  if (refused) {
-    return redirectWithToast(back, {
-      title: "Send Failed",
-      description: `You have sent several times in the last hour. ${refused}`,
-      variant: "destructive",
-    });
-  }
   try {
     const result = await sendNow(user.id, folderId);
     invariantResponse(result);
