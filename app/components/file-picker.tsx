@@ -86,7 +86,11 @@ export function FilePicker({
     // The app knows a name for it: an empty title takes the first file's, which the person can change.
     const title = event.currentTarget.form?.elements.namedItem("title");
     if (title instanceof HTMLInputElement && !title.value.trim() && next[0]) {
-      title.value = titleFromFileName(next[0].name);
+      title.value = titleFromFileName(next[0].name, {
+        kind,
+        date: new Date(next[0].lastModified),
+        timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+      });
     }
     const anything = found.invalidNames.length > 0 || found.tooLarge.length > 0;
     setProblems(anything || found.limitMessage ? found : null);

@@ -313,6 +313,26 @@ test.describe("content items", () => {
     });
   });
 
+  test("a photo named by its camera is titled by its day, not IMG 2041", async ({
+    login,
+    page,
+    javaScriptEnabled,
+  }) => {
+    test.skip(!javaScriptEnabled, "Without JavaScript the sender types the title");
+    const user = await login();
+    const folder = createFolderRow(user.id, { name: "Holiday" });
+    await page.goto(`/folders/${folder.id}`);
+    const dialog = await openDialog(page, "Add Photos", "Add Photo");
+    await dialog
+      .getByLabel("Photos")
+      .setInputFiles([
+        { name: "IMG_2041.jpg", mimeType: "image/jpeg", buffer: await jpegWithGps(400, 300, 90) },
+      ]);
+    await expect(dialog.getByLabel("Title")).toHaveValue(
+      /^Photo, (Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} [A-Z][a-z]{2}$/,
+    );
+  });
+
   test("adds photos: resized, without EXIF, with thumbnails", async ({
     login,
     page,

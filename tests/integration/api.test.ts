@@ -13,6 +13,7 @@ import { LIMITS } from "~/modules/billing/limits";
 import { MISSING_FIELDS } from "~/modules/items/item-validation";
 import { unsubscribe } from "~/modules/recipients/recipients.server";
 import { issueCsrfToken } from "~/platform/csrf.server";
+import { formatDay } from "~/platform/dates";
 import { db } from "~/platform/db.server";
 import * as api from "~/routes/api+/v1.$";
 import * as openapi from "~/routes/api+/v1.openapi[.json]";
@@ -368,7 +369,11 @@ describe("items", () => {
       body: form,
     });
     expect(photo.status).toBe(201);
-    expect(photo.json).toMatchObject({ title: "IMG 2041", needsNote: true });
+    // A camera's name says nothing: the photo is titled by the day it was saved, in the sender's zone.
+    expect(photo.json).toMatchObject({
+      title: `Photo, ${formatDay(new Date(), "UTC", { year: false })}`,
+      needsNote: true,
+    });
     const noted = await call("PATCH", `/items/${photo.json.id}`, {
       token,
       body: { title: "Beach", addComment: true, commentText: "Sunny" },

@@ -448,7 +448,13 @@ export const API_OPERATIONS: ApiOperation[] = [
         if (stored.length === 0) {
           throw validationError({ files: [`Please select at least one ${type}`] });
         }
-        const title = details.title || titleFromFileName(stored[0]!.name);
+        const title =
+          details.title ||
+          titleFromFileName(stored[0]!.name, {
+            kind: type,
+            date: new Date(),
+            timeZone: context.principal.user.timeZone,
+          });
         return itemView(
           createUploadItem(userId(context), folder.id, type, { ...details, title }, stored),
           folder.id,

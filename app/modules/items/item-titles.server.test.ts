@@ -67,6 +67,9 @@ describe("a link saved without a title", () => {
 
 test("a file's name reads as a title", () => {
   expect(titleFromFileName("IMG_2041.jpg")).toBe("IMG 2041");
+  expect(
+    titleFromFileName("IMG_2041.pdf", { kind: "file", date: new Date(), timeZone: "UTC" }),
+  ).toBe("IMG 2041");
   expect(titleFromFileName("summer-menu.v2.pdf")).toBe("summer menu.v2");
   expect(titleFromFileName(".profile")).toBe(".profile");
   expect(titleFromFileName(`${"a".repeat(300)}.png`)).toHaveLength(200);

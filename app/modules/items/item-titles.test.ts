@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { withoutSiteName } from "./item-titles";
+import { isCameraFileName, titleFromFileName, withoutSiteName } from "./item-titles";
 
 describe("a page's title without its site's name", () => {
   test.each([
@@ -49,5 +49,56 @@ describe("a page's title without its site's name", () => {
         },
       ),
     );
+  });
+});
+
+describe("a photo named by its camera", () => {
+  test.each([
+    "IMG_2041.jpg",
+    "IMG_E2041.JPG",
+    "IMG 2041.heic",
+    "IMG-20261105-WA0001.jpeg",
+    "PXL_20261105_093012345.MP.jpg",
+    "PXL_20261105_093012345.jpg",
+    "20261105_093012.jpg",
+    "1000012345.jpg",
+    "DSC01234.JPG",
+    "DSCN0042.jpg",
+    "DSCF1234.jpg",
+    "DSC_1234.jpg",
+    "P1010001.JPG",
+    "GOPR0042.jpg",
+    "image.jpg",
+    "image0.jpeg",
+    "photo.png",
+    "IMG_2041 (1).jpg",
+  ])("%s is a camera's name", (name) => {
+    expect(isCameraFileName(name)).toBe(true);
+  });
+
+  test.each([
+    "beach.jpg",
+    "Sam's first day.jpg",
+    "garden-2026.jpg",
+    "summer-menu.v2.pdf",
+    "Pancakes.png",
+    "Image of the week.jpg",
+    "DSC trip to Rome.jpg",
+  ])("%s is a person's name for it", (name) => {
+    expect(isCameraFileName(name)).toBe(false);
+  });
+
+  test("is titled by its day, in the saver's zone; a person's name is kept", () => {
+    const taken = new Date("2026-11-04T23:30:00Z");
+    const photo = { kind: "photo" as const, date: taken, timeZone: "Europe/Berlin" };
+    expect(titleFromFileName("IMG_2041.jpg", photo)).toBe(
+      taken.getFullYear() === new Date().getFullYear()
+        ? "Photo, Thu 5 Nov"
+        : "Photo, Thu 5 Nov 2026",
+    );
+    expect(
+      titleFromFileName("IMG_2041.jpg", { ...photo, date: new Date("2019-06-01T12:00:00Z") }),
+    ).toBe("Photo, Sat 1 Jun 2019");
+    expect(titleFromFileName("beach_day.jpg", photo)).toBe("beach day");
   });
 });

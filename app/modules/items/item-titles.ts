@@ -1,4 +1,5 @@
 import { LIMITS } from "~/modules/billing/limits";
+import { formatDay } from "~/platform/dates";
 
 /** A title of any length cut to the limit, with an ellipsis when cut; whitespace folded. */
 export function clipTitle(title: string) {
@@ -10,11 +11,35 @@ export function clipTitle(title: string) {
 }
 
 /**
- * "IMG_2041.jpg" reads "IMG 2041", "summer-menu.v2.pdf" reads "summer menu.v2": a
- * photo's or file's title before the person writes one (docs/decisions/0134-quick-saves-wait-for-a-note.md).
- * Shared: the API's quick saves use it, and the upload dialogs fill an empty title with it.
+ * The names cameras and phones give a picture, which say nothing about it: "IMG_2041",
+ * "IMG_E2041", "IMG-20261105-WA0001" (WhatsApp), "PXL_20261105_093012345.MP" (Pixel),
+ * "20261105_093012" (Samsung), "1000012345" (Android's photo picker), "DSC01234",
+ * "DSCN0042", "P1010001", "GOPR0042", "image", "photo0".
  */
-export function titleFromFileName(name: string) {
+const CAMERA_NAME =
+  /^(?:(?:IMG|VID|MVIMG|PXL|PANO|BURST|DSC[NF]?|DJI|GOPR|P)?[\s_-]*E?\d[\d\s_.-]*(?:WA\d+)?(?:\.MP)?(?:\s*\(\d+\))?|(?:image|photo|img|picture)[\s_-]*\d*)$/i;
+
+export function isCameraFileName(name: string) {
+  const stem = name.replace(/\.[^.]*$/, "") || name;
+  return CAMERA_NAME.test(stem.trim());
+}
+
+/**
+ * A photo's or file's title before the person writes one
+ * (docs/decisions/0134-quick-saves-wait-for-a-note.md): "summer-menu.v2.pdf" reads "summer
+ * menu.v2". A photo named by its camera ("IMG_2041.jpg") is titled by its day instead,
+ * "Photo, Wed 4 Nov": the file's own date where the device gives one, else the day it is
+ * saved, in the saver's zone. Shared: the API's quick saves use it, and the upload dialogs
+ * fill an empty title with it.
+ */
+export function titleFromFileName(
+  name: string,
+  photo?: { kind: "photo" | "file"; date: Date; timeZone: string },
+) {
+  if (photo?.kind === "photo" && isCameraFileName(name)) {
+    const thisYear = photo.date.getFullYear() === new Date().getFullYear();
+    return `Photo, ${formatDay(photo.date, photo.timeZone, { year: !thisYear })}`;
+  }
   const base = name.replace(/\.[^.]*$/, "") || name;
   return clipTitle(base.replace(/[_-]+/g, " "));
 }
