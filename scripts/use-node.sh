@@ -36,7 +36,8 @@ if [ "$(node -p 'process.versions.node.split(".")[0]')" != "$use_node_major" ]; 
   export npm_config_nodedir="$use_node_home"
 fi
 
-# better-sqlite3 is compiled for one Node ABI: rebuild it when it was built for another.
+# better-sqlite3 13 is a Node-API addon with its binaries in its package, loading on any Node;
+# should it ever fail to load (another platform, an older install), rebuild it for this one.
 if ! (cd "$use_node_root" && node -e 'new (require("better-sqlite3"))(":memory:").close()') >/dev/null 2>&1; then
   echo "Rebuilding native addons for Node $(node -v)…"
   (cd "$use_node_root" && npm rebuild better-sqlite3 --loglevel=error >/dev/null)

@@ -10,6 +10,7 @@ import {
   sizeBarLevel,
   type UploadKind,
 } from "~/modules/uploads/file-checks";
+import { deviceTimeZone } from "~/platform/dates";
 import { formatBytes } from "~/utils/format";
 
 /** Room a pending upload goes into: the folder's (or the account's) bytes in use and its limit. */
@@ -89,7 +90,7 @@ export function FilePicker({
       title.value = titleFromFileName(next[0].name, {
         kind,
         date: new Date(next[0].lastModified),
-        timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+        timeZone: deviceTimeZone(),
       });
     }
     const anything = found.invalidNames.length > 0 || found.tooLarge.length > 0;

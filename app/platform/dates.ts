@@ -87,3 +87,8 @@ export function isoDay(date: Date, timeZone: string) {
   const monthNumber = MONTHS.indexOf(month) + 1;
   return `${year}-${String(monthNumber).padStart(2, "0")}-${day.padStart(2, "0")}`;
 }
+
+/** The zone this browser's clock is in, for dates made on the device (a picked photo's day). */
+export function deviceTimeZone() {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone;
+}

@@ -164,8 +164,15 @@ describe("fifteen requests for one address yield at most three e-mails", () => {
         context: {},
       });
     });
+    // Send Now's limit is the recipient's: 3 issues a day from one sender (docs/product-rules.md).
     expect(sink.to("target@example.test")).toHaveLength(3);
-    expect(refusals(sendAnswers)).toHaveLength(BURST - 3);
+    expect(
+      sendAnswers.filter((answer) =>
+        /Send Now reaches a recipient at most 3 times a day.*Please try again in 24 hours/.test(
+          answer.text,
+        ),
+      ),
+    ).toHaveLength(BURST - 3);
   });
 });
 

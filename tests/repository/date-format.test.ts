@@ -15,7 +15,6 @@ const NOT_SHOWING_DATES = new Map([
   ["app/platform/dates.ts", "the one formatter"],
   ["app/modules/folders/schedule.server.ts", "time-zone arithmetic, and occurrence keys"],
   ["app/modules/accounts/user-validation.ts", "checks that a zone name is a real IANA zone"],
-  ["app/routes/_auth+/signup.tsx", "reads the browser's time zone"],
   ["app/modules/admin/admin-metrics.server.ts", "UTC day keys of the charts' data"],
 ]);
 

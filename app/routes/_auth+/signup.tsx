@@ -16,6 +16,7 @@ import { requireAnonymous } from "~/modules/accounts/session.server";
 import { signUpProofCookie } from "~/modules/accounts/sign-up-proof.server";
 import { PASSWORD_RULE, SignupSchema } from "~/modules/accounts/user-validation";
 import { readProtectedForm } from "~/platform/csrf.server";
+import { deviceTimeZone } from "~/platform/dates";
 import { getFormConstraint } from "~/platform/form-constraint";
 import { refuseMailBurst } from "~/platform/mail-limits.server";
 
@@ -66,7 +67,7 @@ export default function SignupPage() {
   // the server then stores UTC (an unknown zone too); the profile page can change it.
   const [timeZone, setTimeZone] = useState("");
   useEffect(() => {
-    const detected = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    const detected = deviceTimeZone();
     if (detected) setTimeZone(detected);
   }, []);
 
