@@ -29,6 +29,7 @@ import { issueCsrfToken } from "~/platform/csrf.server";
 import { useNonce } from "~/platform/nonce-provider";
 import { getToast, type Toast } from "~/platform/toast.server";
 import tailwindHref from "~/tailwind.css";
+import { useTextTypedBeforeHydration } from "~/utils/typed-before-hydration";
 
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: tailwindHref },
@@ -115,6 +116,7 @@ function Document({ children }: { children: ReactNode }) {
 
 export default function App() {
   const { toast } = useLoaderData<typeof loader>();
+  useTextTypedBeforeHydration();
   return (
     <Document>
       <Outlet />

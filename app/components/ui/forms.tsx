@@ -1,6 +1,6 @@
 import type { SubmissionResult } from "@conform-to/react";
 import { useLocation, useNavigation, useRouteLoaderData } from "@remix-run/react";
-import { type InputHTMLAttributes, type ReactNode, useId } from "react";
+import { type InputHTMLAttributes, type ReactNode, useId, useMemo } from "react";
 import { CSRF_FIELD } from "~/platform/csrf";
 import type { loader as rootLoader } from "~/root";
 
@@ -18,8 +18,13 @@ export function CsrfInput() {
 export function useKeptDraft(): SubmissionResult<string[]> | undefined {
   const kept = useRouteLoaderData<typeof rootLoader>("root")?.keptDraft;
   const location = useLocation();
-  if (!kept || kept.page !== `${location.pathname}${location.search}`) return undefined;
-  return { initialValue: kept.initialValue };
+  const page = `${location.pathname}${location.search}`;
+  // One object per draft: conform reports every new `lastResult` it is given, and a
+  // new object on each render made it report, render and report again without end.
+  return useMemo(
+    () => (kept && kept.page === page ? { initialValue: kept.initialValue } : undefined),
+    [kept, page],
+  );
 }
 
 export function ErrorList({ id, errors }: { id?: string; errors?: string[] | null }) {
