@@ -18,6 +18,7 @@ import {
 import type { ReactNode } from "react";
 import { CsrfFailurePage } from "~/components/csrf-failure";
 import { NavigationDelegation } from "~/components/delegated-navigation";
+import { useNoDraftsWhenSignedOut } from "~/components/draft-on-device";
 import { NotFound } from "~/components/not-found";
 import { PublicLayout } from "~/components/public-layout";
 import { Toaster } from "~/components/toaster";
@@ -115,8 +116,9 @@ function Document({ children }: { children: ReactNode }) {
 }
 
 export default function App() {
-  const { toast } = useLoaderData<typeof loader>();
+  const { toast, user } = useLoaderData<typeof loader>();
   useTextTypedBeforeHydration();
+  useNoDraftsWhenSignedOut(user !== null);
   return (
     <Document>
       <Outlet />

@@ -20,7 +20,8 @@ import {
   unexpectedSaveProblem,
   uploadProblemFor,
 } from "~/modules/items/item-routes.server";
-import { EMPTY_ITEM, schemaFor } from "~/modules/items/item-validation";
+import { withLinkTitle } from "~/modules/items/item-titles.server";
+import { NEW_ITEM, schemaFor } from "~/modules/items/item-validation";
 import { createTextItem, createUploadItem, itemAddress } from "~/modules/items/items.server";
 import { withUpload } from "~/modules/uploads/uploads.server";
 import { readProtectedForm } from "~/platform/csrf.server";
@@ -72,7 +73,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
       created = createTextItem(
         user.id,
         folderId,
-        submission.value as Parameters<typeof createTextItem>[2],
+        (await withLinkTitle(user.id, submission.value)) as Parameters<typeof createTextItem>[2],
       );
     } catch (error) {
       if (!(error instanceof RuleError)) {
@@ -132,7 +133,7 @@ export default function AddItem() {
         mode="add"
         lastResult={actionData?.result}
         uploadProblem={actionData?.problem}
-        defaultValue={EMPTY_ITEM}
+        defaultValue={NEW_ITEM}
         recipientNames={recipientNames}
         cancelTo={`/folders/${folderId}`}
         capacity={capacity}
