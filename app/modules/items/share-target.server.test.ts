@@ -133,14 +133,18 @@ describe("saveSharedDraft", () => {
     const details = sharedUploadDetails(readShare(shareForm({})), "photo", [file], at);
     const draft = await createDraft(user.id, "photo", details, [file]);
 
-    const input = SharedSaveSchema.parse({ folderId: String(folder.id), title: "", note: "Hi" });
+    const input = SharedSaveSchema.parse({
+      folderId: String(folder.id),
+      title: "",
+      note: "Hi\r\nthere",
+    });
     const item = await saveSharedDraft(user.id, draft.id, input);
     expect(item).toMatchObject({
       folderId: folder.id,
       type: "photo",
       title: "Photo, Wed 4 Nov",
       addComment: true,
-      commentText: "Hi",
+      commentText: "Hi\nthere",
       filePaths: [file.key],
     });
     expect(db.select().from(uploadDrafts).where(eq(uploadDrafts.id, draft.id)).get()).toBe(
@@ -161,10 +165,10 @@ describe("saveSharedDraft", () => {
       [file],
     );
     await expect(
-      saveSharedDraft(other.id, draft.id, { folderId: theirs.id }),
+      saveSharedDraft(other.id, draft.id, { folderId: theirs.id, note: undefined }),
     ).rejects.toBeInstanceOf(DraftNotFoundError);
     await expect(
-      saveSharedDraft(user.id, draft.id, { folderId: theirs.id }),
+      saveSharedDraft(user.id, draft.id, { folderId: theirs.id, note: undefined }),
     ).rejects.toBeInstanceOf(FolderNotFoundError);
     expect(
       db.select().from(contentItems).where(eq(contentItems.folderId, theirs.id)).all(),

@@ -104,7 +104,13 @@ export const SharedSaveSchema = z.object({
     .int("Please choose a folder")
     .positive("Please choose a folder"),
   title: z.string().trim().max(LIMITS.item.titleMaxLength, "Title too long").optional(),
-  note: z.string().trim().max(LIMITS.item.textMaxLength, "Comment too long").optional(),
+  // A browser posts a textarea's line breaks as CRLF (without JavaScript); the share's were LF.
+  note: z
+    .string()
+    .trim()
+    .max(LIMITS.item.textMaxLength, "Comment too long")
+    .optional()
+    .transform((note) => note?.replace(/\r\n?/g, "\n")),
 });
 
 export type SharedSave = z.output<typeof SharedSaveSchema>;
