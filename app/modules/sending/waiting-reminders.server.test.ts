@@ -20,12 +20,19 @@ async function mailTo(email: string) {
 }
 
 /** A link saved from the share sheet without its note: it waits. */
-const waiting = (title: string, sortOrder = 0) =>
-  ({ type: "link", title, urls: ["https://example.com/"], sortOrder }) as const;
+const waiting = (title: string, sortOrder = 0) => ({
+  type: "link" as const,
+  title,
+  urls: ["https://example.com/"],
+  sortOrder,
+});
 
 /** A link with its comment: it goes. */
-const noted = (title: string, sortOrder = 0) =>
-  ({ ...waiting(title, sortOrder), addComment: true, commentText: "Look at this" }) as const;
+const noted = (title: string, sortOrder = 0) => ({
+  ...waiting(title, sortOrder),
+  addComment: true,
+  commentText: "Look at this",
+});
 
 function reminderRows(folderId: number) {
   return db.select().from(waitingReminders).where(eq(waitingReminders.folderId, folderId)).all();
