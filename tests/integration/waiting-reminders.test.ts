@@ -1,7 +1,12 @@
 import { DomUtils, parseDocument } from "htmlparser2";
 import { describe, expect, test } from "vitest";
 import { createFolder, createItem, createUser } from "#db/factories";
-import { startSmtpSink } from "../support/integration";
+import {
+  launchBuiltServer,
+  startSmtpSink,
+  thisFilesDataDir,
+  waitUntil,
+} from "../support/integration";
 import { routeTable } from "../support/route-table";
 
 /**
@@ -12,8 +17,10 @@ import { routeTable } from "../support/route-table";
  * SMTP_URL when first imported, so they are imported after the sink starts.
  */
 const sink = await startSmtpSink();
-const [{ db }, reminders, schedule, session, editRoute] = await Promise.all([
+const [{ db }, schema, drizzle, reminders, schedule, session, editRoute] = await Promise.all([
   import("~/platform/db.server"),
+  import("#db/schema"),
+  import("drizzle-orm"),
   import("~/modules/sending/waiting-reminders.server"),
   import("~/modules/folders/schedule.server"),
   import("~/modules/accounts/session.server"),
@@ -114,4 +121,63 @@ describe("the day-before reminder of items waiting for a note", () => {
     expect((await reminders.remindWaitingItems(new Date("2026-12-02T09:30:00Z"))).messages).toBe(0);
     expect(sink.to(bea.email)).toHaveLength(0);
   });
+});
+
+/** A zone where it is now between 09:00 and 22:00, so a send tomorrow there is due for its reminder. */
+function zoneInItsDay(now: Date) {
+  const zones = ["UTC", "Asia/Tokyo", "Europe/London", "America/New_York", "Pacific/Auckland"];
+  return zones.find((zone) => {
+    const { hour } = schedule.localParts(now, zone);
+    return hour >= 9 && hour < 22;
+  })!;
+}
+
+describe("the production server killed after claiming the reminders", () => {
+  test("the next server's job sends the reminder at its start, once", async () => {
+    const now = new Date();
+    const zone = zoneInItsDay(now);
+    const today = schedule.localParts(now, zone);
+    const tomorrow = new Date(Date.UTC(today.year, today.month - 1, today.day + 1));
+    const sendAt = schedule.zonedTimeToUtc(
+      tomorrow.getUTCFullYear(),
+      tomorrow.getUTCMonth() + 1,
+      tomorrow.getUTCDate(),
+      0,
+      1,
+      zone,
+    );
+    const cy = createUser(db, { email: "cy-crash@family.test", timeZone: zone });
+    const folder = createFolder(db, cy.id, { name: "Cousins", nextSendAt: sendAt });
+    createItem(db, folder.id, waiting("Our trip", 0));
+    const row = () =>
+      db
+        .select()
+        .from(schema.waitingReminders)
+        .where(drizzle.eq(schema.waitingReminders.folderId, folder.id))
+        .get();
+    const server = (faultPoint?: string) =>
+      launchBuiltServer(
+        {
+          NODE_ENV: "test",
+          APP_URL: process.env.APP_URL!,
+          SCHEDULER: "on",
+          SMTP_URL: process.env.SMTP_URL!,
+          MAIL_FROM: process.env.MAIL_FROM!,
+          THOUGHTFULLY_FAULT_POINT: faultPoint ?? "",
+        },
+        { dataDir: thisFilesDataDir() },
+      );
+
+    const crashed = await server("waiting-reminders-claimed");
+    expect(await crashed.exited, crashed.stderr()).toEqual({ code: null, signal: "SIGKILL" });
+    expect(row()).toMatchObject({ status: "pending", attempts: 0, nextAttemptAt: null });
+    expect(sink.to(cy.email)).toHaveLength(0);
+
+    const restarted = await server();
+    await waitUntil(() => row()?.status === "sent", 30_000, "the reminder marked sent");
+    await restarted.stop();
+    const [mail, ...more] = sink.to(cy.email);
+    expect(more).toHaveLength(0);
+    expect(mail!.subject).toBe(`1 item in "Cousins" waits for a note before tomorrow's send`);
+  }, 60_000);
 });
