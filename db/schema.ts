@@ -921,3 +921,36 @@ export const answerDigests = sqliteTable(
     index("answer_digests_status_idx").on(table.status),
   ],
 );
+
+/**
+ * The day-before reminder of one folder's scheduled occurrence: the items still
+ * waiting for a note, e-mailed to the folder's owner
+ * (docs/decisions/0198-waiting-items-reminder.md). Unique per (folder,
+ * occurrence): the row is claimed before anything is sent, so a crash, a
+ * restart or a second scheduler cannot send the same reminder twice.
+ */
+export const waitingReminders = sqliteTable(
+  "waiting_reminders",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    folderId: integer("folder_id")
+      .notNull()
+      .references(() => folders.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** The send ledger's key of the occurrence it announces (`occurrenceKey`). */
+    occurrenceKey: text("occurrence_key").notNull(),
+    status: text("status", { enum: ["pending", "sent", "failed"] })
+      .notNull()
+      .default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: timestamp("next_attempt_at"),
+    createdAt: createdAt(),
+    sentAt: timestamp("sent_at"),
+  },
+  (table) => [
+    uniqueIndex("waiting_reminders_folder_occurrence_uq").on(table.folderId, table.occurrenceKey),
+    index("waiting_reminders_status_idx").on(table.status),
+  ],
+);
