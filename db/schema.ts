@@ -3,6 +3,7 @@ import {
   blob,
   index,
   integer,
+  primaryKey,
   real,
   sqliteTable,
   text,
@@ -952,5 +953,29 @@ export const waitingReminders = sqliteTable(
   (table) => [
     uniqueIndex("waiting_reminders_folder_occurrence_uq").on(table.folderId, table.occurrenceKey),
     index("waiting_reminders_status_idx").on(table.status),
+  ],
+);
+
+/**
+ * The one-time key each create form carries, kept once its save went through
+ * (docs/decisions/0201-a-repeated-submit-is-taken-once.md): the same form sent
+ * again (the browser's own retry after the signal dropped, a double tap) finds
+ * its key and is answered with where the first save led, saving nothing more.
+ * Kept a day, then pruned.
+ */
+export const oneTimeKeys = sqliteTable(
+  "one_time_keys",
+  {
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    key: text("key").notNull(),
+    /** Where the first save led (the new item or folder), for every repeat of it. */
+    location: text("location").notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.userId, table.key] }),
+    index("one_time_keys_created_idx").on(table.createdAt),
   ],
 );

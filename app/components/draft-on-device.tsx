@@ -5,7 +5,8 @@ import { type FormEvent, useCallback, useEffect, useState } from "react";
  * A form's typing, kept in this browser's localStorage as it is typed, so a reload, a crash or
  * a submit that never reached the server loses nothing; a submit made with no connection waits
  * for it and goes by itself (docs/decisions/0200-typing-kept-on-the-device.md). Files cannot be
- * kept this way: they stay picked while the page stays open.
+ * kept this way: they stay picked while the page stays open. Fields the page adds as it is used
+ * (a second link, a fourth recipient) come back only as far as the page shows them.
  */
 type KeptField = { name: string; value: string; checked?: boolean };
 type KeptDraft = { savedAt: number; fields: KeptField[] };
@@ -21,7 +22,11 @@ function fieldsOf(form: HTMLFormElement): KeptField[] {
   const kept: KeptField[] = [];
   for (const element of Array.from(form.elements)) {
     if (
-      !(element instanceof HTMLInputElement || element instanceof HTMLTextAreaElement) ||
+      !(
+        element instanceof HTMLInputElement ||
+        element instanceof HTMLTextAreaElement ||
+        element instanceof HTMLSelectElement
+      ) ||
       !element.name ||
       SKIPPED.has(element.type)
     ) {
@@ -72,8 +77,10 @@ function refill(form: HTMLFormElement, draft: KeptDraft) {
   let changed = false;
   for (const field of draft.fields) {
     const element = Array.from(form.elements).find(
-      (candidate): candidate is HTMLInputElement | HTMLTextAreaElement =>
-        (candidate instanceof HTMLInputElement || candidate instanceof HTMLTextAreaElement) &&
+      (candidate): candidate is HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement =>
+        (candidate instanceof HTMLInputElement ||
+          candidate instanceof HTMLTextAreaElement ||
+          candidate instanceof HTMLSelectElement) &&
         candidate.name === field.name &&
         (field.checked === undefined || candidate.value === field.value),
     );
@@ -87,6 +94,7 @@ function refill(form: HTMLFormElement, draft: KeptDraft) {
     } else if (element.value !== field.value) {
       element.value = field.value;
       element.dispatchEvent(new Event("input", { bubbles: true }));
+      element.dispatchEvent(new Event("change", { bubbles: true }));
       changed = true;
     }
   }

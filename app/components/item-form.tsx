@@ -19,6 +19,7 @@ import {
   DefaultSubmit,
   ErrorList,
   Field,
+  OneTimeKeyInput,
   SubmitButton,
   useKeptDraft,
 } from "~/components/ui/forms";
@@ -80,6 +81,7 @@ export function ItemForm({
   action,
   submitText,
   quickSave = false,
+  oneTimeKey,
 }: {
   type: ItemType;
   mode: "add" | "edit";
@@ -97,6 +99,8 @@ export function ItemForm({
   submitText?: { idle: string; pending: string };
   /** A link saved from the share sheet or the browser: title and note may wait (docs/decisions/0134-quick-saves-wait-for-a-note.md). */
   quickSave?: boolean;
+  /** A new item's one-time key (app/platform/one-time-keys.server.ts): sent twice, saved once. */
+  oneTimeKey?: string;
 }) {
   const hydrated = useHydrated();
   const isUpload = type === "photo" || type === "file";
@@ -194,6 +198,7 @@ export function ItemForm({
     >
       <DefaultSubmit />
       <CsrfInput />
+      <OneTimeKeyInput value={oneTimeKey} />
       <ErrorSummary
         answer={answer}
         errors={summaryErrors(form.id, form.allErrors, problem, isUpload ? filesId : undefined)}

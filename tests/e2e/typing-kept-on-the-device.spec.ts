@@ -65,3 +65,33 @@ test.describe("typing kept on the device", () => {
     await expect(dialog.getByText("What you typed here before is back.")).toHaveCount(0);
   });
 });
+
+test("the same form sent again, as a browser retries, saves once", async ({ page, login }) => {
+  const user = await login();
+  const folder = createFolderRow(user.id, { name: "Notes" });
+  await page.goto(`/folders/${folder.id}/add/musing`);
+  const dialog = page.getByRole("dialog", { name: "Add Musing" });
+  await dialog.getByLabel("Title").fill("Once");
+  await dialog.getByLabel("Note").fill("Only once, however often it is sent.");
+  // What the browser sends again when it retries: this very form, with its one-time key.
+  const form = {
+    csrf: (await dialog.locator('input[name="csrf"]').getAttribute("value")) ?? "",
+    oneTimeKey: (await dialog.locator('input[name="oneTimeKey"]').getAttribute("value")) ?? "",
+    title: "Once",
+    note: "Only once, however often it is sent.",
+  };
+  expect(form.oneTimeKey).toMatch(/^[0-9a-f-]{36}$/);
+
+  await dialog.getByRole("button", { name: "Add", exact: true }).click();
+  await expect(page.getByText("Content added successfully!")).toBeVisible();
+  const [item] = itemsOf(folder.id);
+  expect(item).toMatchObject({ title: "Once" });
+
+  const again = await page.request.post(`/folders/${folder.id}/add/musing`, {
+    form,
+    maxRedirects: 0,
+  });
+  expect(again.status()).toBe(302);
+  expect(again.headers().location).toBe(`/folders/${folder.id}#item-${item!.id}`);
+  expect(itemsOf(folder.id)).toHaveLength(1);
+});

@@ -2,12 +2,19 @@ import type { SubmissionResult } from "@conform-to/react";
 import { useLocation, useNavigation, useRouteLoaderData } from "@remix-run/react";
 import { type InputHTMLAttributes, type ReactNode, useId, useMemo } from "react";
 import { CSRF_FIELD } from "~/platform/csrf";
+import { ONE_TIME_KEY_FIELD } from "~/platform/one-time-keys";
 import type { loader as rootLoader } from "~/root";
 
 /** The CSRF token field that every <Form method="post"> carries (see app/platform/csrf.server.ts). */
 export function CsrfInput() {
   const data = useRouteLoaderData<typeof rootLoader>("root");
   return <input type="hidden" name={CSRF_FIELD} value={data?.csrfToken ?? ""} />;
+}
+
+/** A create form's one-time key, made by its loader: a repeat of the form saves nothing more. */
+export function OneTimeKeyInput({ value }: { value: string | undefined }) {
+  if (!value) return null;
+  return <input type="hidden" name={ONE_TIME_KEY_FIELD} value={value} />;
 }
 
 /**

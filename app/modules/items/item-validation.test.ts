@@ -24,7 +24,9 @@ describe("what the app's sheets ask for (docs/decisions/0199-the-app-fills-what-
     ]);
     expect(link.status).toBe("success");
     expect(link.status === "success" && link.value).toMatchObject({ title: "" });
-    expect(parse(MusingSchema, [["note", "Hi"]]).reply().error).toEqual({ title: ["Title is required"] });
+    expect(parse(MusingSchema, [["note", "Hi"]]).reply().error).toEqual({
+      title: ["Title is required"],
+    });
     expect(
       parse(UploadDetailsSchema, [
         ["addComment", "on"],
