@@ -1,4 +1,3 @@
-import { parseWithZod } from "@conform-to/zod/v4";
 import {
   type ActionFunctionArgs,
   data,
@@ -15,13 +14,14 @@ import { needsNote, WAITS_FOR_NOTE } from "~/modules/items/needs-note";
 import {
   discardSharedDraft,
   lastUsedFolderId,
-  SharedSaveSchema,
+  SharedShareSchema,
   saveSharedDraft,
   sharedDraft,
   shareFolderChoices,
-} from "~/modules/items/share-target.server";
+} from "~/modules/uploads/share-target.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { orNotFound } from "~/platform/errors.server";
+import { parseIntentForm } from "~/platform/intent.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
 import { redirectWithToast } from "~/platform/toast.server";
 import { formatBytes, pluralize } from "~/utils/format";
@@ -56,17 +56,18 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const draftId = params.draftId ?? "";
   orNotFound(() => sharedDraft(user.id, draftId));
   const formData = await readProtectedForm(request);
-  if (formData.get("intent") === "discard") {
-    await discardSharedDraft(user.id, draftId);
-    return redirectWithToast("/add", { title: "Nothing was saved" });
-  }
-  const submission = parseWithZod(formData, { schema: SharedSaveSchema });
+  const submission = parseIntentForm(formData, SharedShareSchema);
   if (submission.status !== "success") {
     return data({ result: submission.reply() }, { status: 400 });
   }
+  if (submission.value.intent === "discard") {
+    await discardSharedDraft(user.id, draftId);
+    return redirectWithToast("/add", { title: "Nothing was saved" });
+  }
+  const { intent: _save, ...save } = submission.value;
   let created: Awaited<ReturnType<typeof saveSharedDraft>>;
   try {
-    created = await orNotFound(() => saveSharedDraft(user.id, draftId, submission.value));
+    created = await orNotFound(() => saveSharedDraft(user.id, draftId, save));
   } catch (error) {
     const mapped = uploadProblemFor(error);
     if (!mapped) throw error;
@@ -113,6 +114,7 @@ export default function SaveShared() {
         ) : (
           <Form method="post" className="mt-6 space-y-4" aria-label={`Save the ${noun}`}>
             <CsrfInput />
+            <input type="hidden" name="intent" value="save" />
             <FormAlert errors={errors[""]} />
             <div>
               <label htmlFor="folderId" className="block text-sm font-medium text-stone-800">

@@ -7,7 +7,7 @@ import {
   linkSharePath,
   readShare,
   sharedUploadDetails,
-} from "~/modules/items/share-target.server";
+} from "~/modules/uploads/share-target.server";
 import { createDraft } from "~/modules/uploads/upload-drafts.server";
 import { withUpload } from "~/modules/uploads/uploads.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";

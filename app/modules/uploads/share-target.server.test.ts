@@ -4,7 +4,6 @@ import { describe, expect, test } from "vitest";
 import { createFolder, createItem, createUser } from "#db/factories";
 import { contentItems, type DraftFile, uploadDrafts } from "#db/schema";
 import { FolderNotFoundError } from "~/modules/folders/folders.server";
-import { createDraft, DraftNotFoundError } from "~/modules/uploads/upload-drafts.server";
 import { db } from "~/platform/db.server";
 import { storage } from "~/platform/storage.server";
 import {
@@ -16,6 +15,7 @@ import {
   saveSharedDraft,
   sharedUploadDetails,
 } from "./share-target.server";
+import { createDraft, DraftNotFoundError } from "./upload-drafts.server";
 
 const at = { date: new Date("2026-11-04T10:00:00Z"), timeZone: "Europe/London" };
 

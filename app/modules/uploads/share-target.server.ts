@@ -4,12 +4,12 @@ import { contentItems } from "#db/schema";
 import { LIMITS } from "~/modules/billing/limits";
 import type { StoredUpload, UploadKind } from "~/modules/files/upload-kinds";
 import { listFolders } from "~/modules/folders/folders.server";
-import { DraftNotFoundError, discardDraft, getDraft } from "~/modules/uploads/upload-drafts.server";
+import { type Capture, captureQuery, readCapture } from "~/modules/items/capture.server";
+import { clipTitle, titleFromFileName } from "~/modules/items/item-titles";
+import { QuickUploadDetailsSchema, type UploadDetailsInput } from "~/modules/items/item-validation";
+import { createUploadItem } from "~/modules/items/items.server";
 import { db } from "~/platform/db.server";
-import { type Capture, captureQuery, readCapture } from "./capture.server";
-import { clipTitle, titleFromFileName } from "./item-titles";
-import { QuickUploadDetailsSchema, type UploadDetailsInput } from "./item-validation";
-import { createUploadItem } from "./items.server";
+import { DraftNotFoundError, discardDraft, getDraft } from "./upload-drafts.server";
 
 /**
  * The phone's share sheet (the web app manifest's POST share target,
@@ -114,6 +114,12 @@ export const SharedSaveSchema = z.object({
 });
 
 export type SharedSave = z.output<typeof SharedSaveSchema>;
+
+/** The page's two forms: Save, and Cancel (which discards the share's draft). */
+export const SharedShareSchema = z.discriminatedUnion("intent", [
+  SharedSaveSchema.extend({ intent: z.literal("save") }),
+  z.object({ intent: z.literal("discard") }),
+]);
 
 /** The draft a share made, if it is the person's own, unexpired, and a photo or file share. */
 export function sharedDraft(userId: number, draftId: string) {
