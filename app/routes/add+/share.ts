@@ -12,7 +12,6 @@ import { createDraft } from "~/modules/uploads/upload-drafts.server";
 import { withUpload } from "~/modules/uploads/uploads.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
 import type { RouteBodyLimit } from "~/platform/route-body-limit";
-import { redirectWithToast } from "~/platform/toast.server";
 
 /**
  * The phone's share sheet: the web app manifest's share target POSTs here
@@ -50,10 +49,10 @@ export async function action({ request }: ActionFunctionArgs) {
   }).catch((error: unknown) => {
     const mapped = uploadProblemFor(error);
     if (!mapped) throw error;
-    return redirectWithToast("/add", {
-      title: mapped.problem.title,
-      description: mapped.problem.description,
-      variant: "destructive",
+    // A refused share is answered with its own status, as at every other door: nothing of
+    // it was kept, and the error page says why.
+    throw new Response(`${mapped.problem.title}: ${mapped.problem.description}`, {
+      status: mapped.status,
     });
   });
 }
