@@ -162,6 +162,9 @@ test("a shared link without files opens Add Link on the last-used folder", async
   await page.getByRole("button", { name: "Share", exact: true }).click();
   const dialog = page.getByRole("dialog", { name: "Add Link to Reading" });
   await expect(dialog.getByLabel("Title")).toHaveValue("Bread for Sunday");
+  // A tap while the page's script is still arriving was now and then lost; a person waits for
+  // the sheet to settle, and so does this test.
+  await page.waitForLoadState("networkidle");
   await dialog.getByRole("button", { name: "Add", exact: true }).click();
   await expect(page.getByText("Content captured from browser!")).toBeVisible();
   expect(itemsOf(reading.id).map((item) => item.title)).toContain("Bread for Sunday");
