@@ -1,5 +1,5 @@
+import { fork } from "node:child_process";
 import { setMaxListeners } from "node:events";
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Readable } from "node:stream";
 import { dkimSign } from "mailauth";
 import nodemailer from "nodemailer";
@@ -59,23 +59,22 @@ const FLOOD = {
 };
 
 /**
- * Issue 44 asks for RSS under 400 MB and /healthz at p99 under 1 s. On the
- * 2-core machines the suite runs on, with this process pushing 2 GB into the
- * server, runs measure RSS peaks of 378 to 443 MB and a /healthz p99 of
- * 1.8 to 4.6 s, with up to 5 % of checks past 5 s on Node 24 (p50 8 to 56 ms),
- * while the server's own handling of /healthz took 175 ms at most: the floor
- * is written down in docs/memory-budget.md. The test holds what is met every
- * run: under 450 MB (the machine has 512), every check answered before Fly's
- * next one, 90 % within Fly's 5 s, and half of them within 100 ms.
+ * Issue 44 asks for RSS under 400 MB and /healthz at p99 under 1 s. Checked
+ * from a process of their own, as Fly's checks come from another machine,
+ * fourteen runs on the 2-core machines the suite runs on measured a p99 of
+ * 0.68 to 0.93 s, and RSS peaks (with glibc's allocator set as fly.toml sets
+ * it) of 356 to 430 MB: V8 frees a body's buffers only at its next
+ * collection, which it starts once 64 MB of them are garbage, on top of the
+ * memory budget's 76 MiB (docs/memory-budget.md has the floor). The test
+ * holds what every run met with room for a busier machine: 450 MB (the
+ * machine has 512), and a p99 under 1.5 s with every check within Fly's 5 s.
  */
 const BOUNDS = {
   rssBytes: 450 * MB,
-  healthzP50Ms: 100,
-  /** fly.toml's check: every 15 s, failed past 5 s. A check slower than that still answers before the next. */
+  healthzP99Ms: 1_500,
+  /** fly.toml's check: every 15 s, failed past 5 s. */
   healthzCheckTimeoutMs: 5_000,
   healthzIntervalMs: 15_000,
-  /** Measured 95 to 100 % on Node 24 (docs/memory-budget.md); a check in a stall fails, the next passes. */
-  healthzShareWithinTimeout: 0.9,
 };
 
 const SAMPLE_EVERY_MS = 100;
@@ -458,34 +457,26 @@ async function webhookMail(): Promise<WebhookPost[]> {
 // Watching the server
 
 /**
- * GET /healthz every `everyMs`, each timed on its own, waiting as long as Fly waits for its
- * next check; a failure or a longer wait counts as never.
+ * Fly's check of /healthz every `everyMs`, from a process of its own
+ * (tests/support/healthz-checker.ts), each on a new connection, waiting as
+ * long as Fly waits for its next check; no answer by then counts as never.
  */
 function pollHealthz(everyMs: number) {
-  const latencies: number[] = [];
-  const pending = new Set<Promise<void>>();
-  const poll = () => {
-    const started = performance.now();
-    const check = fetch(`${base}/healthz`, {
-      signal: AbortSignal.timeout(BOUNDS.healthzIntervalMs),
-    })
-      .then(async (response) => {
-        await response.arrayBuffer();
-        return response.ok;
-      })
-      .catch(() => false)
-      .then((ok) => {
-        latencies.push(ok ? performance.now() - started : Number.POSITIVE_INFINITY);
-      });
-    pending.add(check);
-    void check.finally(() => pending.delete(check));
-  };
-  const timer = setInterval(poll, everyMs);
+  const checker = fork(
+    "tests/support/healthz-checker.ts",
+    [`${base}/healthz`, String(everyMs), String(BOUNDS.healthzIntervalMs)],
+    { execArgv: ["--import", "tsx"], env: { ...process.env, NODE_OPTIONS: "" } },
+  );
   return {
     async stop() {
-      clearInterval(timer);
-      await Promise.all(pending);
-      const sorted = [...latencies].sort((a, b) => a - b);
+      const times = new Promise<(number | null)[]>((resolve, reject) => {
+        checker.once("message", (message) => resolve(message as (number | null)[]));
+        checker.once("exit", () => reject(new Error("The health checker ended without its times")));
+      });
+      checker.send("stop");
+      const sorted = (await times)
+        .map((ms) => ms ?? Number.POSITIVE_INFINITY)
+        .sort((a, b) => a - b);
       const at = (share: number) =>
         sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)] ?? 0;
       return {
@@ -571,9 +562,6 @@ async function floodEveryDoor() {
   });
   const rss = sampleRss(server.child.pid!, SAMPLE_EVERY_MS);
   const healthz = pollHealthz(SAMPLE_EVERY_MS);
-  // This process's own delays, which a /healthz time includes: large here, they would not be the server's.
-  const ourDelay = monitorEventLoopDelay({ resolution: 10 });
-  ourDelay.enable();
   let sentBytes = 0;
   let httpOver = false;
   let smtpOver = false;
@@ -613,7 +601,6 @@ async function floodEveryDoor() {
   const seconds = sinceStart();
   const memory = rss.stop();
   const health = await healthz.stop();
-  ourDelay.disable();
 
   const result = {
     preparedSeconds,
@@ -622,7 +609,6 @@ async function floodEveryDoor() {
     rssPeak: memory.peak,
     rssSamples: memory.samples,
     health,
-    ourDelayP99Ms: ourDelay.percentile(99) / 1e6,
     ended: howTheServerEnded(),
     diedAfterSeconds: diedAfterSeconds as number | null,
     attackAnswers: [
@@ -657,7 +643,7 @@ function floodReport(flood: Flood) {
       `${flood.smtpReplies.length} SMTP sessions, ${flood.webhookAnswers.length} webhook posts`,
     `[flood] RSS peak ${mb(flood.rssPeak)} MB; the highest of each 5 s: ${Array.from(everyFiveSeconds, (value) => value ?? "-").join(", ")} MB`,
     `[flood] /healthz: ${health.polls} polls, ${health.polls - health.withinTimeout} past 5 s, ${health.failed} unanswered within 15 s, ` +
-      `p50 ${ms(health.p50)}, p95 ${ms(health.p95)}, p99 ${ms(health.p99)} (this process's event loop delay, p99: ${ms(flood.ourDelayP99Ms)})`,
+      `p50 ${ms(health.p50)}, p95 ${ms(health.p95)}, p99 ${ms(health.p99)}`,
     ended
       ? `[flood] the server died ${flood.diedAfterSeconds?.toFixed(1)} s in (${ended.code ?? ended.signal}):\n${ended.stderr}`
       : "[flood] the server is alive",
@@ -720,13 +706,11 @@ describe("a flood at every door at once", () => {
     expect(Math.round(flood.rssPeak / MB)).toBeLessThan(BOUNDS.rssBytes / MB);
   });
 
-  test("/healthz answers every check before Fly's next, 90 % within its 5 s, half within 100 ms", () => {
+  test("/healthz answers every check within Fly's 5 s, 99 % of them within 1.5 s", () => {
     expect(flood.health.polls).toBeGreaterThan(10);
     expect(flood.health.failed).toBe(0);
-    expect(flood.health.withinTimeout / flood.health.polls).toBeGreaterThanOrEqual(
-      BOUNDS.healthzShareWithinTimeout,
-    );
-    expect(flood.health.p50).toBeLessThan(BOUNDS.healthzP50Ms);
+    expect(flood.health.withinTimeout).toBe(flood.health.polls);
+    expect(flood.health.p99).toBeLessThan(BOUNDS.healthzP99Ms);
   });
 
   test("a person signs in through the real form and saves a musing", () => {

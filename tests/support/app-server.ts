@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { PRODUCTION_NODE_OPTIONS } from "./production-heap";
+import { PRODUCTION_MEMORY_ENV } from "./production-heap";
 
 /**
  * The production build started as in production (`node build/server/index.js`) on a data
@@ -58,8 +58,8 @@ export function startServer(
       OUTBOX_DIR: path.join(dataDir, "outbox"),
       SCHEDULER: "off",
       SMTP_URL: "",
-      // The heap cap of the deployed machine (fly.toml), so memory behaves as in production.
-      NODE_OPTIONS: PRODUCTION_NODE_OPTIONS,
+      // The heap cap and allocator of the deployed machine (fly.toml), so memory behaves as in production.
+      ...PRODUCTION_MEMORY_ENV,
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
