@@ -53,7 +53,7 @@ describe("saving by e-mail", () => {
     expect(items[1]!.mimeTypes).toEqual(["image/jpeg"]);
     const answers = answersTo("ada@family.test");
     expect(answers.map((answer) => answer.subject)).toEqual(["Saved 2 items to Family news"]);
-    const text = answers[0]!.text.replace(/\s+/g, " ");
+    const text = (answers[0]!.text ?? "").replace(/\s+/g, " ");
     expect(text).toContain(
       "Go out with the next issue of Family news: the link “Lentil soup” and the photo “Lentil soup (2)”.",
     );
@@ -71,7 +71,7 @@ describe("saving by e-mail", () => {
     ]);
     const answer = answersTo("ada@family.test")[answers]!;
     expect(answer.subject).toBe("Saved 1 item to Family news");
-    const text = answer.text.replace(/\s+/g, " ");
+    const text = (answer.text ?? "").replace(/\s+/g, " ");
     expect(text).toContain("Waits for a note: the photo “Just the photo”.");
     expect(text).toContain("a link, photo or file is sent only with a comment or a question");
     expect(text).not.toMatch(/goes? out with/i);
@@ -89,7 +89,7 @@ describe("saving by e-mail", () => {
       urls: ["https://example.com/bread"],
       commentText: "Bread for Sunday and the recipe (https://example.com/bread)",
     });
-    expect(answersTo("ada@family.test")[answers + 1]!.text.replace(/\s+/g, " ")).toContain(
+    expect((answersTo("ada@family.test")[answers + 1]!.text ?? "").replace(/\s+/g, " ")).toContain(
       "Goes out with the next issue of Family news: the link “Bread”.",
     );
   });
