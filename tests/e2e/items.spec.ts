@@ -431,7 +431,7 @@ test.describe("content items", () => {
     await page.goto(`/folders/${folder.id}`);
     await page.getByRole("link", { name: "Edit Two of us" }).click();
     const edit = page.getByRole("dialog", { name: "Edit Photo" });
-    await expect(edit.getByText("Up to 1 more photo (JPEG, PNG, GIF or WebP)")).toBeVisible();
+    await expect(edit.getByText("Up to 1 more photo (JPEG, PNG, GIF, WebP or HEIC)")).toBeVisible();
   });
 
   test("adds files, removes one while editing and saves the title", async ({ login, page }) => {

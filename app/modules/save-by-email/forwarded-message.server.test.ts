@@ -71,6 +71,23 @@ describe("planSave", () => {
     expect(plan.title).toBe("p0.jpg");
   });
 
+  test("an iPhone's HEIC is a photo, by its type or, sent as bytes, by its name", () => {
+    const plan = planSave({
+      subject: "Beach",
+      text: "",
+      attachments: [
+        attachment("image/heic", "IMG_2041.HEIC"),
+        attachment("image/heif", "IMG_2042.heif"),
+        attachment("application/octet-stream", "IMG_2043.heic"),
+        attachment("application/octet-stream", "notes.bin"),
+      ],
+    });
+    expect(plan.photos.map((group) => group.map((file) => file.filename))).toEqual([
+      ["IMG_2041.HEIC", "IMG_2042.heif", "IMG_2043.heic"],
+    ]);
+    expect(plan.skipped).toEqual(["notes.bin"]);
+  });
+
   test("an HTML-only message's links, which mailparser writes as 'label [address]', leave no brackets in the words", () => {
     const plan = planSave({
       subject: "Soup",
