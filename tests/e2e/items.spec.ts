@@ -116,11 +116,16 @@ test.describe("content items", () => {
 
     const dialog = await openDialog(page, "Add Link", "Add Link");
     await expect(dialog.getByText("Do you expect a reply from Mum?")).toBeVisible();
+    // "Leave a comment" starts open and a link's title is the app's to fill
+    // (docs/decisions/0199-the-app-fills-what-it-knows.md): the links and the comment are asked for.
+    await expect(dialog.getByLabel("Leave a comment")).toBeChecked();
     await submit(dialog);
-    await expect(dialog.getByText("Title is required")).toBeVisible();
-    await expect(dialog.getByText(MISSING_FIELDS)).toBeVisible();
-    await expect(dialog.getByText(CHOOSE_AN_OPTION)).toBeVisible();
+    await expect(dialog.getByText(MISSING_FIELDS)).toHaveCount(2);
+    await expect(dialog.getByText("Title is required")).toHaveCount(0);
     await expectAccessible();
+    await dialog.getByLabel("Leave a comment").uncheck();
+    await submit(dialog);
+    await expect(dialog.getByText(CHOOSE_AN_OPTION)).toBeVisible();
 
     await dialog.getByLabel("Title").fill("Good reads");
     await dialog.getByLabel("Link 1", { exact: true }).fill("not a url");

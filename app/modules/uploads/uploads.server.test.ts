@@ -897,3 +897,59 @@ describe("withUpload, the one way uploads come in", () => {
     expect(filesOnDisk()).toEqual([]);
   });
 });
+
+describe("photo or file, chosen by the first file (the share sheet)", () => {
+  async function smallJpeg() {
+    return sharp({ create: { width: 40, height: 30, channels: 3, background: "#c84" } })
+      .jpeg()
+      .toBuffer();
+  }
+  const pdf = "%PDF-1.4\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\n%%EOF\n";
+
+  test("a shared photo is read as a photo: re-encoded, with a thumbnail", async () => {
+    const { stored, kind, formData } = await parseUploadForm(
+      uploadRequest([new File([part(await smallJpeg())], "IMG_2041.jpg", { type: "image/jpeg" })], {
+        text: "Look",
+      }),
+      "photo-or-file",
+      userId,
+    );
+    expect(kind).toBe("photo");
+    expect(formData.get("text")).toBe("Look");
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatchObject({ mimeType: "image/jpeg" });
+    expect(stored[0]!.thumbnailKey).toBeDefined();
+  });
+
+  test("a shared PDF is read as a file", async () => {
+    const { stored, kind } = await parseUploadForm(
+      uploadRequest([new File([pdf], "menu.pdf", { type: "application/pdf" })]),
+      "photo-or-file",
+      userId,
+    );
+    expect(kind).toBe("file");
+    expect(stored).toEqual([expect.objectContaining({ mimeType: "application/pdf" })]);
+  });
+
+  test("a file claiming to be a photo is judged by its bytes as one, and refused", async () => {
+    const error = await rejection(
+      parseUploadForm(
+        uploadRequest([new File([pdf], "holiday.heic", { type: "image/heic" })]),
+        "photo-or-file",
+        userId,
+      ),
+    );
+    expect(error.code).toBe("INVALID_FILE_TYPE");
+    expect(error.message).toContain("not an allowed photo type");
+    expect(filesOnDisk()).toEqual([]);
+  });
+
+  test("no file at all reads as a file share with nothing stored", async () => {
+    const { stored, kind } = await parseUploadForm(
+      uploadRequest([], { url: "https://example.com/" }),
+      "photo-or-file",
+      userId,
+    );
+    expect({ stored, kind }).toEqual({ stored: [], kind: "file" });
+  });
+});
