@@ -10,6 +10,7 @@ import {
   runSchedulerPassOnItsThread,
   stopSchedulerThread,
 } from "~/modules/sending/scheduler-thread.server";
+import { remindWaitingItems } from "~/modules/sending/waiting-reminders.server";
 import { expireDrafts } from "~/modules/uploads/upload-drafts.server";
 import { waitForBackgroundWork } from "~/platform/background-work.server";
 import { db } from "~/platform/db.server";
@@ -132,9 +133,27 @@ class ServerProcess {
     });
     // At start too: a digest a crash left pending goes now, not at the next minute.
     void answerMail.trigger();
+    // The day before a folder's send, the items still waiting for a note, from
+    // 09:00 in each owner's zone (docs/decisions/0198-waiting-items-reminder.md).
+    // Every five minutes, as zones' mornings come round; each folder occurrence
+    // gets one e-mail at most.
+    let reminderRun: Promise<void> = Promise.resolve();
+    const waitingReminder = new Cron("*/5 * * * *", { protect: true }, () => {
+      reminderRun = onPrimaryOnly(() => remindWaitingItems())().then(
+        (result) => {
+          if (result?.messages)
+            console.info(`[waiting] sent ${result.messages} reminders of items waiting`);
+        },
+        (error) => console.error("[waiting] run failed", error),
+      );
+      return reminderRun;
+    });
+    // At start too: a reminder a crash left pending goes now.
+    void waitingReminder.trigger();
     this.onShutdown(async () => {
       sender.stop();
       answerMail.stop();
+      waitingReminder.stop();
       dailyBackup.stop();
       orphanSweep.stop();
       dailySnapshot.stop();
@@ -142,6 +161,7 @@ class ServerProcess {
       // A send in flight finishes; whatever it leaves pending is resumed by the next start.
       await pass;
       await answerRun;
+      await reminderRun;
       await stopSchedulerThread();
       await previewPassSettled();
     });

@@ -18,6 +18,7 @@ import {
 import type { ReactNode } from "react";
 import { CsrfFailurePage } from "~/components/csrf-failure";
 import { NavigationDelegation } from "~/components/delegated-navigation";
+import { useNoDraftsWhenSignedOut } from "~/components/draft-on-device";
 import { NotFound } from "~/components/not-found";
 import { PublicLayout } from "~/components/public-layout";
 import { Toaster } from "~/components/toaster";
@@ -29,6 +30,7 @@ import { issueCsrfToken } from "~/platform/csrf.server";
 import { useNonce } from "~/platform/nonce-provider";
 import { getToast, type Toast } from "~/platform/toast.server";
 import tailwindHref from "~/tailwind.css";
+import { useTextTypedBeforeHydration } from "~/utils/typed-before-hydration";
 
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: tailwindHref },
@@ -114,7 +116,9 @@ function Document({ children }: { children: ReactNode }) {
 }
 
 export default function App() {
-  const { toast } = useLoaderData<typeof loader>();
+  const { toast, user } = useLoaderData<typeof loader>();
+  useTextTypedBeforeHydration();
+  useNoDraftsWhenSignedOut(user !== null);
   return (
     <Document>
       <Outlet />

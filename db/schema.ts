@@ -3,6 +3,7 @@ import {
   blob,
   index,
   integer,
+  primaryKey,
   real,
   sqliteTable,
   text,
@@ -919,5 +920,62 @@ export const answerDigests = sqliteTable(
   (table) => [
     uniqueIndex("answer_digests_user_key_uq").on(table.userId, table.key),
     index("answer_digests_status_idx").on(table.status),
+  ],
+);
+
+/**
+ * The day-before reminder of one folder's scheduled occurrence: the items still
+ * waiting for a note, e-mailed to the folder's owner
+ * (docs/decisions/0198-waiting-items-reminder.md). Unique per (folder,
+ * occurrence): the row is claimed before anything is sent, so a crash, a
+ * restart or a second scheduler cannot send the same reminder twice.
+ */
+export const waitingReminders = sqliteTable(
+  "waiting_reminders",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    folderId: integer("folder_id")
+      .notNull()
+      .references(() => folders.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** The send ledger's key of the occurrence it announces (`occurrenceKey`). */
+    occurrenceKey: text("occurrence_key").notNull(),
+    status: text("status", { enum: ["pending", "sent", "failed"] })
+      .notNull()
+      .default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: timestamp("next_attempt_at"),
+    createdAt: createdAt(),
+    sentAt: timestamp("sent_at"),
+  },
+  (table) => [
+    uniqueIndex("waiting_reminders_folder_occurrence_uq").on(table.folderId, table.occurrenceKey),
+    index("waiting_reminders_status_idx").on(table.status),
+  ],
+);
+
+/**
+ * The one-time key each create form carries, kept once its save went through
+ * (docs/decisions/0201-a-repeated-submit-is-taken-once.md): the same form sent
+ * again (the browser's own retry after the signal dropped, a double tap) finds
+ * its key and is answered with where the first save led, saving nothing more.
+ * Kept a day, then pruned.
+ */
+export const oneTimeKeys = sqliteTable(
+  "one_time_keys",
+  {
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    key: text("key").notNull(),
+    /** Where the first save led (the new item or folder), for every repeat of it. */
+    location: text("location").notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.userId, table.key] }),
+    index("one_time_keys_created_idx").on(table.createdAt),
   ],
 );

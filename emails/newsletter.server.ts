@@ -100,6 +100,11 @@ function neutralInput(input: NewsletterInput): NewsletterInput {
       previewDescription: neutralOrNull(item.previewDescription),
       previewSiteName: neutralOrNull(item.previewSiteName),
     })),
+    heldBack: input.heldBack?.map((item) => ({
+      ...item,
+      title: neutral(item.title),
+      editUrl: neutralUrl(item.editUrl),
+    })),
   };
 }
 

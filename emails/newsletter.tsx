@@ -38,7 +38,15 @@ export type NewsletterInput = {
   branding?: NewsletterBranding;
   /** A Premium sender's send: open image, click links and the footer sentence saying so. */
   tracked?: boolean;
+  /**
+   * The sender's own copy only: the items that stayed behind in the folder,
+   * waiting for a note (docs/decisions/0198-waiting-items-reminder.md).
+   */
+  heldBack?: HeldBackItem[];
 };
+
+/** An item left out of the send for want of a note, with its edit sheet's address. */
+export type HeldBackItem = { id: number; title: string; editUrl: string };
 
 /** Filled per recipient by `personalize` (emails/newsletter.server.ts). */
 export const RECIPIENT_EMAIL_PLACEHOLDER = "%%RECIPIENT_EMAIL%%";
@@ -107,6 +115,7 @@ h2 { padding-top: 20px; border-top: 1px solid #e7e5e4; font-size: 19px; }
 .t1 { padding-top: 0; border-top: 0; }
 img { display: block; max-width: 100%; margin: 0 0 10px; border-radius: 8px; }
 .m { font-size: 14px; color: #57534e; }
+.hb { margin: 20px 0 0 0; padding: 10px 12px; background-color: #f5f5f4; border-radius: 8px; }
 .s { margin: 20px 0 10px 0; padding-top: 20px; border-top: 1px solid #e7e5e4; }
 .f { padding: 20px 24px 32px 24px; font-family: ${FONT}; font-size: 12px; line-height: 1.5; color: #78716c; text-align: center; }
 .f a { color: #57534e; }
@@ -128,6 +137,7 @@ const mediaCss = `
   .h { color: #e7e5e4 !important; }
   .by, .c .m, .f, .f a { color: #a8a29e !important; }
   .c { background-color: #292524 !important; border-color: #44403c !important; color: #e7e5e4 !important; }
+  .c .hb { background-color: #1c1917 !important; }
   .c h2, .s { border-color: #44403c !important; }
   .c a { color: #c5d9cb !important; }
 }
@@ -406,6 +416,7 @@ export function Newsletter({
                     </tr>
                     <tr>
                       <td className="c">
+                        {input.heldBack?.length ? <HeldBack items={input.heldBack} /> : null}
                         {items.map((item, index) => (
                           // Each title carries the rule above its item: no wrapper per item.
                           <Fragment key={item.id}>
@@ -444,6 +455,24 @@ export function Newsletter({
         </table>
       </body>
     </html>
+  );
+}
+
+/** The sender's copy names what stayed behind: nobody else sees it. */
+function HeldBack({ items }: { items: HeldBackItem[] }) {
+  const count = items.length === 1 ? "1 item" : `${items.length} items`;
+  return (
+    <p className="m hb">
+      <strong>Only in your copy:</strong>{" "}
+      {`${count} stayed behind in the folder, waiting for a note: `}
+      {items.map((item, index) => (
+        <Fragment key={item.id}>
+          {index > 0 ? ", " : null}
+          <a href={item.editUrl}>{item.title}</a>
+        </Fragment>
+      ))}
+      {`. ${items.length === 1 ? "It goes" : "They go"} with the next send once ${items.length === 1 ? "it has" : "they have"} a comment or a question.`}
+    </p>
   );
 }
 

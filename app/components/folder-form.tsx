@@ -11,12 +11,14 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, Link } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
+import { DraftOnDeviceStatus, useDraftOnDevice } from "~/components/draft-on-device";
 import {
   CsrfInput,
   DefaultSubmit,
   ErrorList,
   Field,
   FormAlert,
+  OneTimeKeyInput,
   SubmitButton,
   useKeptDraft,
 } from "~/components/ui/forms";
@@ -70,11 +72,14 @@ export function FolderForm({
   defaultValue,
   frequencies,
   cancelTo,
+  oneTimeKey,
 }: {
   lastResult?: SubmissionResult<string[]> | null;
   defaultValue: FolderFormValues;
   frequencies: readonly FolderFrequency[];
   cancelTo: string;
+  /** A new folder's one-time key (app/platform/one-time-keys.server.ts): sent twice, made once. */
+  oneTimeKey?: string;
 }) {
   const hydrated = useHydrated();
   const keptDraft = useKeptDraft();
@@ -87,6 +92,7 @@ export function FolderForm({
     shouldRevalidate: "onInput",
     onValidate: ({ formData }) => parseWithZod(formData, { schema: FolderSchema }),
   });
+  const onDevice = useDraftOnDevice(form.id, { refillFromDevice: !lastResult && !keptDraft });
   const rows = fields.recipients.getFieldList();
   // "Add recipient" puts the cursor in the new row: with JavaScript once it is rendered,
   // without it through autofocus on the page the server answers the insert with.
@@ -102,11 +108,21 @@ export function FolderForm({
   const showWeekday = !hydrated || frequency !== "monthly";
   const showMonthDay = !hydrated || frequency === "monthly";
   const frequencyProps = getSelectProps(fields.frequency);
+  const formProps = getFormProps(form);
 
   return (
-    <Form method="post" {...getFormProps(form)} className="stack-y-5" preventScrollReset>
+    <Form
+      method="post"
+      {...formProps}
+      onSubmit={(event) => {
+        if (!onDevice.waitForNetwork(event)) formProps.onSubmit(event);
+      }}
+      className="stack-y-5"
+      preventScrollReset
+    >
       <DefaultSubmit />
       <CsrfInput />
+      <OneTimeKeyInput value={oneTimeKey} />
       <FormAlert errors={form.errors} />
       <Field
         label="Folder name"
@@ -300,6 +316,7 @@ export function FolderForm({
         <ErrorList errors={fields.answerEmails.errors} />
       </fieldset>
 
+      <DraftOnDeviceStatus state={onDevice.state} uploads={false} onDiscard={onDevice.discard} />
       <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
         <Link to={cancelTo} className="btn-secondary" preventScrollReset>
           Cancel

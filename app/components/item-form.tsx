@@ -8,9 +8,10 @@ import {
 } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, Link } from "@remix-run/react";
-import { type KeyboardEvent, useEffect, useState } from "react";
+import { type KeyboardEvent, useCallback, useEffect, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
 import type { z } from "zod";
+import { DraftOnDeviceStatus, useDraftOnDevice } from "~/components/draft-on-device";
 import { FilePicker, type UploadCapacity } from "~/components/file-picker";
 import { ErrorSummary, type SummaryError } from "~/components/ui/error-summary";
 import {
@@ -18,6 +19,7 @@ import {
   DefaultSubmit,
   ErrorList,
   Field,
+  OneTimeKeyInput,
   SubmitButton,
   useKeptDraft,
 } from "~/components/ui/forms";
@@ -26,6 +28,7 @@ import {
   UploadProgress,
   useUploadWithProgress,
 } from "~/components/upload-progress";
+import { useLinkTitle } from "~/components/use-link-title";
 import { LIMITS } from "~/modules/billing/limits";
 import {
   INVALID_URL_ON_KEY,
@@ -78,6 +81,7 @@ export function ItemForm({
   action,
   submitText,
   quickSave = false,
+  oneTimeKey,
 }: {
   type: ItemType;
   mode: "add" | "edit";
@@ -95,6 +99,8 @@ export function ItemForm({
   submitText?: { idle: string; pending: string };
   /** A link saved from the share sheet or the browser: title and note may wait (docs/decisions/0134-quick-saves-wait-for-a-note.md). */
   quickSave?: boolean;
+  /** A new item's one-time key (app/platform/one-time-keys.server.ts): sent twice, saved once. */
+  oneTimeKey?: string;
 }) {
   const hydrated = useHydrated();
   const isUpload = type === "photo" || type === "file";
@@ -118,7 +124,20 @@ export function ItemForm({
   });
   const [addComment, setAddComment] = useState(fields.addComment.initialValue === "on");
   const [askQuestion, setAskQuestion] = useState(fields.askQuestion.initialValue === "on");
+  const onDevice = useDraftOnDevice(form.id, { refillFromDevice: !answer && !keptDraft });
   const urls = fields.urls.getFieldList();
+  const titleName = fields.title.name;
+  const { update } = form;
+  const fillTitle = useCallback(
+    (value: string) => update({ name: titleName, value }),
+    [update, titleName],
+  );
+  const linkTitle = useLinkTitle({
+    // Quick saves fill an empty title when saved (docs/decisions/0134-quick-saves-wait-for-a-note.md).
+    address: type === "link" && !quickSave ? urls[0]?.value : undefined,
+    title: fields.title.value,
+    fill: fillTitle,
+  });
   // Set when Enter or Tab adds a link field: the new field takes the focus once it is rendered.
   const [focusNewLink, setFocusNewLink] = useState(false);
   const lastUrlId = urls.at(-1)?.id;
@@ -166,11 +185,11 @@ export function ItemForm({
       action={action}
       encType={isUpload ? "multipart/form-data" : undefined}
       {...formProps}
-      onSubmit={
-        isUpload && hydrated
-          ? (event) => upload.onSubmit(event, formProps.onSubmit)
-          : formProps.onSubmit
-      }
+      onSubmit={(event) => {
+        if (onDevice.waitForNetwork(event)) return;
+        if (isUpload && hydrated) upload.onSubmit(event, formProps.onSubmit);
+        else formProps.onSubmit(event);
+      }}
       // The schema's messages, next to their fields, with or without JavaScript: the
       // browser's own check of type=url would refuse "example.com", which is accepted.
       noValidate
@@ -179,6 +198,7 @@ export function ItemForm({
     >
       <DefaultSubmit />
       <CsrfInput />
+      <OneTimeKeyInput value={oneTimeKey} />
       <ErrorSummary
         answer={answer}
         errors={summaryErrors(form.id, form.allErrors, problem, isUpload ? filesId : undefined)}
@@ -236,12 +256,19 @@ export function ItemForm({
 
       <Field
         label="Title"
-        hint={quickSave ? "Left empty, the page's own title is used." : undefined}
+        hint={
+          linkTitle.looking
+            ? "Reading the page's title…"
+            : type === "link"
+              ? "Left empty, the page's own title is used."
+              : undefined
+        }
         errors={fields.title.errors}
         inputProps={{
           ...getInputProps(fields.title, { type: "text" }),
-          // The schema checks it in a refinement (item-validation.ts), so say it here.
-          required: !quickSave,
+          // The schema checks it in a refinement (item-validation.ts), so say it here; a
+          // link's is filled in by the app.
+          required: type !== "link" && !quickSave,
           maxLength: LIMITS.item.titleMaxLength,
         }}
       />
@@ -274,7 +301,7 @@ export function ItemForm({
           refused={problem}
           hint={
             type === "photo"
-              ? `Up to ${pluralize(maxFiles - currentFileCount, "more photo", "more photos")} (JPEG, PNG, GIF or WebP), 10MB each.`
+              ? `Up to ${pluralize(maxFiles - currentFileCount, "more photo", "more photos")} (JPEG, PNG, GIF, WebP or HEIC), 10MB each.`
               : `Up to ${pluralize(maxFiles - currentFileCount, "more file", "more files")} (PDF, DOC or DOCX), 10MB each.`
           }
         />
@@ -391,6 +418,7 @@ export function ItemForm({
         )
       ) : null}
 
+      <DraftOnDeviceStatus state={onDevice.state} uploads={isUpload} onDiscard={onDevice.discard} />
       <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
         <Link to={cancelTo} className="btn-secondary" preventScrollReset>
           Cancel

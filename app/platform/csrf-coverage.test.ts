@@ -7,10 +7,13 @@ import { expect, test } from "vitest";
  * allowed to skip it are listed here, each for a reason outside our control:
  * the one-click unsubscribe of RFC 8058 (posted by mail clients), mail
  * handed over from our mailbox (the subject's signed token is the proof) and
- * the Stripe webhook and the mail relays' webhooks (signed by them instead), and the JSON API (a bearer
- * token in the Authorization header, which no other site can make a browser send).
+ * the Stripe webhook and the mail relays' webhooks (signed by them instead), the JSON API (a bearer
+ * token in the Authorization header, which no other site can make a browser send), and the
+ * phone's share target (docs/decisions/0196-share-target-takes-files.md).
  */
 const EXEMPT_ROUTES: Record<string, string> = {
+  "add+/share.ts":
+    "the phone's share sheet posts from the OS without our token; it only keeps a draft, and the Save tap on our page (with its token) makes the item",
   "api+/v1.$.ts":
     "the JSON API reads only the Authorization header's token, never the session cookie",
   "unsubscribe.tsx":
@@ -62,6 +65,7 @@ test.each(withActions.map(({ route, source }) => [route, source]))(
 
 test("the exemptions are exactly the ones documented", () => {
   expect(Object.keys(EXEMPT_ROUTES).sort()).toEqual([
+    "add+/share.ts",
     "api+/v1.$.ts",
     "unsubscribe.tsx",
     "webhooks+/inbound-email.ts",

@@ -2,7 +2,8 @@
  * The named points of a send where the crash tests stop the sending process
  * (THOUGHTFULLY_FAULT_POINT, honoured only with NODE_ENV=test; see
  * app/platform/fault-points.server.ts). In the order a send reaches them;
- * then those of the answer mail (app/modules/answers/answer-mail.server.ts).
+ * then those of the answer mail (app/modules/answers/answer-mail.server.ts)
+ * and of the waiting items' reminder (app/modules/sending/waiting-reminders.server.ts).
  */
 export const SEND_FAULT_POINTS = [
   /** A ledger and its recipients are written; nobody holds its claim yet. */
@@ -25,6 +26,10 @@ export const SEND_FAULT_POINTS = [
   "answers-claimed",
   /** Answer mail: the SMTP server accepted a digest; it is not yet marked sent. */
   "answer-mail-accepted",
+  /** Waiting items' reminder: the day's reminders are claimed; nothing sent. */
+  "waiting-reminders-claimed",
+  /** Waiting items' reminder: the SMTP server accepted one; it is not yet marked sent. */
+  "waiting-reminder-accepted",
 ] as const;
 
 export type SendFaultPoint = (typeof SEND_FAULT_POINTS)[number];

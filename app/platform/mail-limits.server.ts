@@ -25,7 +25,8 @@ export type MailEndpoint =
   | "reauthentication"
   | "security-notice"
   | "save-by-email-answer"
-  | "answers-to-sender";
+  | "answers-to-sender"
+  | "waiting-reminder";
 
 const PER_ADDRESS_PER_HOUR = 3;
 const PER_CLIENT_PER_HOUR = 10;
@@ -51,6 +52,13 @@ const SAVE_ANSWERS_PER_ACCOUNT_PER_HOUR = 20;
  */
 const ANSWER_MAILS_PER_ACCOUNT_PER_HOUR = 20;
 
+/**
+ * The day-before reminders of items waiting for a note, one per folder
+ * occurrence; past this, they wait for the next hour
+ * (docs/decisions/0198-waiting-items-reminder.md).
+ */
+const WAITING_REMINDERS_PER_ACCOUNT_PER_HOUR = 20;
+
 /** Sent from a signed-in account to its own address: the account's limit bounds them. */
 const SIGNED_IN_ENDPOINTS: readonly MailEndpoint[] = [
   "test-email",
@@ -58,6 +66,7 @@ const SIGNED_IN_ENDPOINTS: readonly MailEndpoint[] = [
   "security-notice",
   "save-by-email-answer",
   "answers-to-sender",
+  "waiting-reminder",
 ];
 
 function limitsFor(endpoint: MailEndpoint): { address: RateLimit; client: RateLimit } {
@@ -71,7 +80,9 @@ function limitsFor(endpoint: MailEndpoint): { address: RateLimit; client: RateLi
             ? SAVE_ANSWERS_PER_ACCOUNT_PER_HOUR
             : endpoint === "answers-to-sender"
               ? ANSWER_MAILS_PER_ACCOUNT_PER_HOUR
-              : PER_ADDRESS_PER_HOUR,
+              : endpoint === "waiting-reminder"
+                ? WAITING_REMINDERS_PER_ACCOUNT_PER_HOUR
+                : PER_ADDRESS_PER_HOUR,
       durationSeconds: HOUR,
     },
     client: { name: `mail:${endpoint}:client`, points: PER_CLIENT_PER_HOUR, durationSeconds: HOUR },
@@ -106,7 +117,7 @@ export async function refuseMailBurst(
  * Returns null when the mail may go, else the seconds to wait.
  */
 export async function refuseAccountMail(
-  endpoint: "answers-to-sender",
+  endpoint: "answers-to-sender" | "waiting-reminder",
   address: string,
 ): Promise<number | null> {
   const verdict = await consumeRateLimit(limitsFor(endpoint).address, comparableEmail(address));

@@ -1,9 +1,28 @@
+import { UPLOAD_FIELD } from "~/modules/files/upload-kinds";
+
 /**
- * The web app manifest. Once the site is added to a phone's home screen,
- * "Share → Thoughtfully" opens `/add` with the shared page's title, text and
- * URL as query parameters (a GET share target: nothing is posted, and `/add`
- * asks the user to choose a folder before anything is saved).
+ * The web app manifest. Once the site is added to an Android phone's home
+ * screen, "Share → Thoughtfully" POSTs what was shared to `/add/share`: the
+ * page's title, text and URL, and photos (HEIC included: the upload pipeline
+ * judges each file), PDFs and Word documents as `files`. Nothing is saved by
+ * that POST alone; the signed-in person's Save tap on the page it opens does
+ * it (docs/decisions/0196-share-target-takes-files.md). Installs made before
+ * keep their GET share to `/add`, which still works.
  */
+export const SHARE_ACCEPT = [
+  "image/*",
+  "image/heic",
+  "image/heif",
+  ".heic",
+  ".heif",
+  "application/pdf",
+  ".pdf",
+  "application/msword",
+  ".doc",
+  "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  ".docx",
+];
+
 export function loader() {
   const manifest = {
     name: "Thoughtfully",
@@ -21,9 +40,15 @@ export function loader() {
       { src: "/icons/icon-512.png", sizes: "512x512", type: "image/png", purpose: "maskable" },
     ],
     share_target: {
-      action: "/add",
-      method: "GET",
-      params: { title: "title", text: "text", url: "url" },
+      action: "/add/share",
+      method: "POST",
+      enctype: "multipart/form-data",
+      params: {
+        title: "title",
+        text: "text",
+        url: "url",
+        files: [{ name: UPLOAD_FIELD, accept: SHARE_ACCEPT }],
+      },
     },
   };
   return new Response(JSON.stringify(manifest, null, 2), {

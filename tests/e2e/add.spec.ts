@@ -91,17 +91,10 @@ test.describe("/add", () => {
     page,
     request,
   }) => {
+    // Phones that installed the app before its share target took files still share by GET
+    // (tests/e2e/share-files.spec.ts has today's POST share target).
     const manifest = await (await request.get("/manifest.webmanifest")).json();
-    expect(manifest).toMatchObject({
-      name: "Thoughtfully",
-      display: "standalone",
-      start_url: "/",
-      share_target: {
-        action: "/add",
-        method: "GET",
-        params: { title: "title", text: "text", url: "url" },
-      },
-    });
+    expect(manifest).toMatchObject({ name: "Thoughtfully", display: "standalone", start_url: "/" });
     for (const icon of manifest.icons as { src: string }[]) {
       expect((await request.get(icon.src)).headers()["content-type"]).toBe("image/png");
     }
@@ -113,7 +106,7 @@ test.describe("/add", () => {
       title: "A quiet village",
       text: "Look at this https://news.example.org/story/42?x=1. via News",
     });
-    await page.goto(`${manifest.share_target.action}?${shared}`);
+    await page.goto(`/add?${shared}`);
     await expect(page.locator('link[rel="manifest"]')).toHaveAttribute(
       "href",
       "/manifest.webmanifest",

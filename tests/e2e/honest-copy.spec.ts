@@ -52,8 +52,10 @@ test.describe("copy that says what is true", () => {
     await page.goto("/profile");
     const section = page.getByRole("region", { name: "Save from any browser" });
     await expect(section).toContainText(
-      "On an Android phone, add this site to your home screen, then use Share → Thoughtfully.",
+      "On an Android phone, add this site to your home screen, then use Share → Thoughtfully: links, photos from your gallery, PDFs and Word files",
     );
+    // An iPhone's photos: a Shortcut with an API token, or the folder's own address (set up in these tests).
+    await expect(section).toContainText("e-mail it to the folder's own address");
     await expect(section.getByText("iOS does not let a web app receive shares")).toBeHidden();
     await section.getByText("iPhone and iPad: a Shortcut in the Share menu").click();
     await expect(section.getByText("iOS does not let a web app receive shares")).toBeVisible();
@@ -63,6 +65,9 @@ test.describe("copy that says what is true", () => {
     await page.goto("/chrome-extension");
     await expect(
       page.getByText("On iPhone and iPad, iOS does not let a web app receive shares"),
+    ).toBeVisible();
+    await expect(
+      page.getByText("To save a photo from an iPhone, use an Apple Shortcut"),
     ).toBeVisible();
   });
 

@@ -25,6 +25,21 @@ async function logInAgain(page: Page, email: string) {
 }
 
 atPhoneAndDesktop("what was typed survives a session that ended", () => {
+  // A refilled form once rendered itself without end (React's "Maximum update depth
+  // exceeded"), which lost the refill or the save now and then.
+  const renderErrors: string[] = [];
+  test.beforeEach(({ page }) => {
+    renderErrors.length = 0;
+    page.on("console", (message) => {
+      if (message.type() === "error" && /React error|update depth/.test(message.text())) {
+        renderErrors.push(message.text());
+      }
+    });
+  });
+  test.afterEach(() => {
+    expect(renderErrors).toEqual([]);
+  });
+
   test("a new musing comes back filled in after logging in, and is saved by the person", async ({
     page,
     login,

@@ -399,7 +399,8 @@ async function atMost<T>(width: number, tasks: (() => Promise<T>)[]) {
 
 /** An attack's answer is a refusal the app may give: it took nothing. */
 function isRefusal(attack: Attack, answer: PostAnswer) {
-  if ([400, 401, 403, 404, 413].includes(answer.status)) return true;
+  // 415: a file the upload pipeline does not take (the share target reads photos and files).
+  if ([400, 401, 403, 404, 413, 415].includes(answer.status)) return true;
   if (answer.status === 429 || answer.status === 503) return Boolean(answer.headers["retry-after"]);
   const location = String(answer.headers.location ?? "");
   return !attack.signedIn && [302, 303].includes(answer.status) && location.startsWith("/login");

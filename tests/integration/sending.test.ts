@@ -400,6 +400,39 @@ describe("an item that needs a note", () => {
     expect(unsentTitles(folder.id)).toEqual(["Read later"]);
   });
 
+  test("the sender's copy names what stayed behind; the recipients' copies do not", async () => {
+    const { user, folder } = await seedFolder({
+      recipients: ["behind-r@example.com"],
+      ccSender: true,
+    });
+    const waiting = addWaitingLink(folder.id, "Read <later>");
+    await app.sending.runSchedulerPass();
+    const [copy, ...moreCopies] = sink.to(user.email);
+    expect(moreCopies).toHaveLength(0);
+    expect(copy?.subject).toMatch(/^\[Copy\] /);
+    expect(copy?.html).toContain("Only in your copy:");
+    expect(copy?.html).toContain(
+      `<a href="http://localhost:3000/folders/${folder.id}/items/${waiting.id}/edit"`,
+    );
+    expect(copy?.html).toContain("Read &lt;later&gt;");
+    expect(copy?.text?.replace(/\s+/g, " ")).toContain(
+      "1 item stayed behind in the folder, waiting for a note: Read <later>",
+    );
+    const [theirs] = sink.to("behind-r@example.com");
+    expect(theirs?.html).toContain("A good read");
+    expect(theirs?.html).not.toContain("Only in your copy");
+    expect(theirs?.html).not.toContain("Read &lt;later&gt;");
+    expect(unsentTitles(folder.id)).toEqual(["Read <later>"]);
+  });
+
+  test("a sender's copy with nothing behind says nothing of it", async () => {
+    const { user } = await seedFolder({ recipients: ["none-behind@example.com"], ccSender: true });
+    await app.sending.runSchedulerPass();
+    const [copy] = sink.to(user.email);
+    expect(copy?.subject).toMatch(/^\[Copy\] /);
+    expect(copy?.html).not.toContain("Only in your copy");
+  });
+
   test("a folder where every item waits sends nothing, on schedule or with Send Now", async () => {
     const { user, folder } = await seedFolder({ recipients: ["waits@example.com"], items: false });
     const waiting = addWaitingLink(folder.id, "Only this");

@@ -298,3 +298,49 @@ test.each([
   },
   60_000,
 );
+
+test("the day-before reminder of items waiting for a note scores at most 1.0", async () => {
+  const { db, contentItems, env } = app;
+  const { remindWaitingItems } = await import("~/modules/sending/waiting-reminders.server");
+  const { zonedTimeToUtc } = await import("~/modules/folders/schedule.server");
+  const user = createUser(db, {
+    email: "ada-reminder@example.org",
+    firstName: "Ada",
+    lastName: "Lovelace",
+    emailVerified: true,
+    timeZone: "Europe/London",
+  });
+  const folder = createFolder(db, user.id, {
+    name: "Family",
+    recipients: [{ name: "Grace", email: "grace-reminder@example.net" }],
+    nextSendAt: zonedTimeToUtc(2026, 12, 7, 0, 1, "Europe/London"),
+  });
+  db.insert(contentItems)
+    .values([
+      {
+        folderId: folder.id,
+        type: "link",
+        title: "Bread for Sunday",
+        urls: ["https://www.example.org/bread/a-long-read"],
+        sortOrder: 0,
+      },
+      {
+        folderId: folder.id,
+        type: "link",
+        title: "The garden article I mentioned",
+        urls: ["https://www.example.org/gardens/spring-planting"],
+        addComment: true,
+        commentText: "This reminded me of the roses at your old house.",
+        sortOrder: 1,
+      },
+    ])
+    .run();
+  const before = new Set(fs.existsSync(env.OUTBOX_DIR) ? fs.readdirSync(env.OUTBOX_DIR) : []);
+  expect((await remindWaitingItems(new Date("2026-12-06T09:30:00Z"))).messages).toBe(1);
+  const [eml] = fs
+    .readdirSync(env.OUTBOX_DIR)
+    .filter((name) => name.endsWith(".eml") && !before.has(name));
+  const message = fs.readFileSync(path.join(env.OUTBOX_DIR, eml!));
+  expect(message.toString()).toContain("wait");
+  expectLowScore(spamScore(message, "waiting items reminder"));
+}, 60_000);

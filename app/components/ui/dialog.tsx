@@ -29,8 +29,10 @@ export function Dialog({
   useEffect(() => {
     // The first field takes the focus (one tap less, and the phone's keyboard opens);
     // a dialog without fields, a question, focuses itself so its title is read first.
+    // Someone already typing in the sheet before the page's script ran keeps their place.
+    const typingAlready = panel.current?.contains(document.activeElement) ?? false;
     const firstField = panel.current?.querySelector<HTMLElement>(FIRST_FIELD);
-    (firstField ?? panel.current)?.focus();
+    if (!typingAlready) (firstField ?? panel.current)?.focus();
     const onKeyDown = (event: KeyboardEvent) => {
       if (event.key === "Escape") close.current?.click();
     };

@@ -1,13 +1,20 @@
 import type { SubmissionResult } from "@conform-to/react";
 import { useLocation, useNavigation, useRouteLoaderData } from "@remix-run/react";
-import { type InputHTMLAttributes, type ReactNode, useId } from "react";
+import { type InputHTMLAttributes, type ReactNode, useId, useMemo } from "react";
 import { CSRF_FIELD } from "~/platform/csrf";
+import { ONE_TIME_KEY_FIELD } from "~/platform/one-time-keys";
 import type { loader as rootLoader } from "~/root";
 
 /** The CSRF token field that every <Form method="post"> carries (see app/platform/csrf.server.ts). */
 export function CsrfInput() {
   const data = useRouteLoaderData<typeof rootLoader>("root");
   return <input type="hidden" name={CSRF_FIELD} value={data?.csrfToken ?? ""} />;
+}
+
+/** A create form's one-time key, made by its loader: a repeat of the form saves nothing more. */
+export function OneTimeKeyInput({ value }: { value: string | undefined }) {
+  if (!value) return null;
+  return <input type="hidden" name={ONE_TIME_KEY_FIELD} value={value} />;
 }
 
 /**
@@ -18,8 +25,13 @@ export function CsrfInput() {
 export function useKeptDraft(): SubmissionResult<string[]> | undefined {
   const kept = useRouteLoaderData<typeof rootLoader>("root")?.keptDraft;
   const location = useLocation();
-  if (!kept || kept.page !== `${location.pathname}${location.search}`) return undefined;
-  return { initialValue: kept.initialValue };
+  const page = `${location.pathname}${location.search}`;
+  // One object per draft: conform reports every new `lastResult` it is given, and a
+  // new object on each render made it report, render and report again without end.
+  return useMemo(
+    () => (kept && kept.page === page ? { initialValue: kept.initialValue } : undefined),
+    [kept, page],
+  );
 }
 
 export function ErrorList({ id, errors }: { id?: string; errors?: string[] | null }) {

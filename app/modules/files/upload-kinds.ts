@@ -26,13 +26,27 @@ export type UploadContext = {
   maxFiles?: number;
 };
 
+/** Names a photo goes by; HEIC and HEIF are phones' own, judged by the pipeline like any photo. */
+const PHOTO_NAME = /\.(?:jpe?g|png|gif|webp|heic|heif)$/i;
+
+/**
+ * The kind a file says it is, for a form that may carry either (the phone's
+ * share sheet): a claimed `image/*` type or a photo's name makes it a photo,
+ * anything else a file. Only the choice of checks: the bytes are judged by
+ * the pipeline as for any upload of that kind.
+ */
+export function claimedUploadKind(contentType: string | undefined, filename: string): UploadKind {
+  if (contentType?.trim().toLowerCase().startsWith("image/")) return "photo";
+  return PHOTO_NAME.test(filename) ? "photo" : "file";
+}
+
 /** The form field that carries files. */
 export const UPLOAD_FIELD = "files";
 
 export const KIND_TEXT = {
   photo: {
     noun: "photo",
-    allowed: "Photos must be JPEG, PNG, GIF or WebP.",
+    allowed: "Photos must be JPEG, PNG, GIF, WebP or HEIC.",
     maxFilesMessage: () => `Photo limit reached: ${LIMITS.item.maxPhotos} photos per item.`,
     defaultMaxFiles: LIMITS.item.maxPhotos,
   },

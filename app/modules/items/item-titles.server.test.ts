@@ -3,7 +3,7 @@ import { createUser, uniqueEmail } from "#db/factories";
 import { startPreviewPages } from "#tests/support/preview-pages";
 import { db } from "~/platform/db.server";
 import { titleFromFileName } from "./item-titles";
-import { PAGE_TITLES_PER_USER, siteName, titleForLink } from "./item-titles.server";
+import { PAGE_TITLES_PER_USER, siteName, titleForLink, withLinkTitle } from "./item-titles.server";
 
 let pages: Awaited<ReturnType<typeof startPreviewPages>>;
 beforeAll(async () => {
@@ -62,6 +62,19 @@ describe("a link saved without a title", () => {
       }),
     ).toBe("127.0.0.1");
     expect(Date.now() - started).toBeLessThan(1_500);
+  });
+});
+
+describe("a link from the app's own sheets saved with its title left empty", () => {
+  test("gets one as quick saves do; a typed title and other items are left as they are", async () => {
+    // Loopback is refused outside tests, so the site's name, without a fetch.
+    expect(
+      await withLinkTitle(SAVER, { type: "link", title: "", urls: ["http://localhost:1/x"] }),
+    ).toEqual({ type: "link", title: "localhost", urls: ["http://localhost:1/x"] });
+    const typed = { type: "link", title: "Mine", urls: ["http://localhost:1/x"] };
+    expect(await withLinkTitle(SAVER, typed)).toBe(typed);
+    const musing = { type: "musing", title: "", note: "Hello" };
+    expect(await withLinkTitle(SAVER, musing)).toBe(musing);
   });
 });
 

@@ -43,3 +43,16 @@ export async function titleForLink(
   const fetched = verdict.allowed ? await fetchPageTitle(first, options) : null;
   return clipTitle(fetched ?? siteName(first));
 }
+
+/**
+ * A link from the app's own sheets saved with its title left empty (JavaScript off, or sent
+ * before the page's title came back) gets one as quick saves do
+ * (docs/decisions/0199-the-app-fills-what-it-knows.md). Other items are returned as they are.
+ */
+export async function withLinkTitle<T extends { type?: string; title?: string; urls?: string[] }>(
+  userId: number,
+  value: T,
+): Promise<T> {
+  if (value.type !== "link" || value.title) return value;
+  return { ...value, title: await titleForLink(userId, "", value.urls ?? []) };
+}

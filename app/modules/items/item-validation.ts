@@ -91,16 +91,27 @@ type Reasons = {
  */
 type Strictness = { quickSave: boolean };
 
+/**
+ * "Leave a comment" starts ticked in the app's sheets (docs/decisions/0199-the-app-fills-what-it-knows.md):
+ * left empty beside an asked question, it is no comment rather than a refusal.
+ */
+function givesComment(value: Reasons) {
+  return value.addComment && (Boolean(value.commentText) || !asksQuestion(value));
+}
+
+function asksQuestion(value: Reasons) {
+  return value.askQuestion && Boolean(value.questionText);
+}
+
 function checkReasons(
   value: Reasons & { title?: string },
   context: z.RefinementCtx,
   { quickSave }: Strictness = { quickSave: false },
 ) {
-  if (!quickSave) checkTitle(value, context);
   if (!quickSave && !value.addComment && !value.askQuestion) {
     context.addIssue({ code: "custom", path: ["addComment"], message: CHOOSE_AN_OPTION });
   }
-  if (value.addComment && !value.commentText) {
+  if (givesComment(value) && !value.commentText) {
     context.addIssue({ code: "custom", path: ["commentText"], message: MISSING_FIELDS });
   }
   if (value.askQuestion && !value.questionText) {
@@ -110,10 +121,12 @@ function checkReasons(
 
 /** Comment and question text are kept only when their box is ticked. */
 function keptReasons<T extends Reasons & { title?: string }>(value: T) {
+  const addComment = givesComment(value);
   return {
     ...value,
+    addComment,
     title: value.title ?? "",
-    commentText: value.addComment ? (value.commentText ?? null) : null,
+    commentText: addComment ? (value.commentText ?? null) : null,
     questionText: value.askQuestion ? (value.questionText ?? null) : null,
   };
 }
@@ -152,6 +165,10 @@ function linkSchema(strictness: Strictness) {
   }));
 }
 
+/**
+ * A link's title may be left empty in every sheet: the app fills it from the page, or from the
+ * address (./item-titles.server.ts, docs/decisions/0199-the-app-fills-what-it-knows.md).
+ */
 export const LinkSchema = linkSchema({ quickSave: false });
 /** A link saved from the share sheet, the bookmarklet or the extension: title and note may wait. */
 export const QuickLinkSchema = linkSchema({ quickSave: true });
@@ -174,7 +191,10 @@ export const MusingSchema = MusingFieldsSchema.superRefine((value, context) => {
 function uploadDetailsSchema(strictness: Strictness) {
   return z
     .object({ title, ...reasonFields })
-    .superRefine((value, context) => checkReasons(value, context, strictness))
+    .superRefine((value, context) => {
+      if (!strictness.quickSave) checkTitle(value, context);
+      checkReasons(value, context, strictness);
+    })
     .transform((value) => keptReasons(value));
 }
 
@@ -215,6 +235,9 @@ export const EMPTY_ITEM: ItemFormValues = {
   questionText: "",
   responseExpectation: "na",
 };
+
+/** A new item in the app's sheets: "Leave a comment" is open, the note being the point. */
+export const NEW_ITEM: ItemFormValues = { ...EMPTY_ITEM, addComment: true };
 
 /**
  * Why a file upload failed, shown in the form's error summary (docs/product-rules.md, Pages and

@@ -14,6 +14,7 @@ import { itemFileKeys } from "~/modules/items/items.server";
 import { pruneAnalyticsDetails } from "~/modules/sending/delivery-analytics.server";
 import { draftFileKeys } from "~/modules/uploads/upload-drafts.server";
 import { db } from "~/platform/db.server";
+import { pruneOneTimeKeys } from "~/platform/one-time-keys.server";
 
 /**
  * Deletes stored files that no unsent content item refers to (left by a crash
@@ -48,8 +49,8 @@ export const SECURITY_EVENT_RETENTION_DAYS = 90;
  * The nightly pruning of what only grows: security events past their
  * retention, expired sessions and CSRF tokens, and e-mailed reset and
  * verification tokens past their expiry (docs/decisions/0054-security-limits.md),
- * the uses of undo links that have expired anyway, and the user agents of
- * opens past the analytics retention.
+ * the uses of undo links that have expired anyway, one-time keys past their
+ * day, and the user agents of opens past the analytics retention.
  */
 export function pruneExpiredRecords(now = new Date()) {
   const eventsBefore = new Date(now.getTime() - SECURITY_EVENT_RETENTION_DAYS * 86_400_000);
@@ -61,6 +62,7 @@ export function pruneExpiredRecords(now = new Date()) {
   pruneAnalyticsDetails(now);
   db.delete(csrfTokens).where(lt(csrfTokens.expiresAt, now)).run();
   db.delete(undoLinkUses).where(lt(undoLinkUses.expiresAt, now)).run();
+  pruneOneTimeKeys(now);
   db.update(users)
     .set({ passwordResetToken: null, passwordResetExpiresAt: null })
     .where(and(isNotNull(users.passwordResetToken), lt(users.passwordResetExpiresAt, now)))

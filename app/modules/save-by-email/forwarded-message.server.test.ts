@@ -149,6 +149,23 @@ describe("planSave", () => {
     expect(plan.skipped).toEqual(["all.zip"]);
   });
 
+  test("an iPhone's HEIC is a photo, by its type or, sent as bytes, by its name", () => {
+    const plan = planSave({
+      subject: "Beach",
+      text: "",
+      attachments: [
+        attachment("image/heic", "IMG_2041.HEIC"),
+        attachment("image/heif", "IMG_2042.heif"),
+        attachment("application/octet-stream", "IMG_2043.heic"),
+        attachment("application/octet-stream", "notes.bin"),
+      ],
+    });
+    expect(summary(plan)).toEqual([
+      ["photo", "Beach", ["IMG_2041.HEIC", "IMG_2042.heif", "IMG_2043.heic"]],
+    ]);
+    expect(plan.skipped).toEqual(["notes.bin"]);
+  });
+
   test("an HTML-only message's links, which mailparser writes as 'label [address]', keep their words and are written out", () => {
     const plan = planSave({
       subject: "Soup",

@@ -7,7 +7,7 @@ import { urlsInText } from "~/modules/items/capture.server";
  * What a message sent to a folder's address becomes (docs/decisions/0158-save-by-email.md,
  * docs/decisions/0197-one-message-one-thought.md):
  * - its links, one link item of up to five, the rest listed in a musing;
- * - its photos (JPEG, PNG, GIF, WebP), photo items of up to three each;
+ * - its photos (JPEG, PNG, GIF, WebP, HEIC), photo items of up to three each;
  * - its PDF and Word files, file items of up to five each;
  * - with none of those, a musing: the subject as title, the text as note.
  * One message is one thought: its words (without quoted replies and
@@ -41,7 +41,23 @@ export type SavePlan<A extends Described> = {
   skipped: string[];
 };
 
-const PHOTO_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
+const PHOTO_TYPES = new Set([
+  "image/jpeg",
+  "image/png",
+  "image/gif",
+  "image/webp",
+  "image/heic",
+  "image/heif",
+]);
+/** Mail programs that do not know HEIC send it as bytes; its name says what it is. */
+const HEIC_NAME = /\.(heic|heif)$/i;
+
+/** A photo by its declared type; the upload pipeline then decides by the bytes. */
+function isPhoto(attachment: Described) {
+  const type = attachment.contentType.toLowerCase();
+  if (PHOTO_TYPES.has(type)) return true;
+  return type === "application/octet-stream" && HEIC_NAME.test(attachment.filename ?? "");
+}
 const FILE_TYPES = new Set([
   "application/pdf",
   "application/msword",
@@ -169,7 +185,7 @@ export function planSave<A extends Described>(
   const skipped: string[] = [];
   for (const attachment of message.attachments) {
     const type = attachment.contentType.toLowerCase();
-    if (PHOTO_TYPES.has(type)) {
+    if (isPhoto(attachment)) {
       if (!attachment.related) photos.push(attachment);
     } else if (FILE_TYPES.has(type)) {
       files.push(attachment);

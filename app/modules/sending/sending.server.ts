@@ -11,6 +11,7 @@ import {
   users,
 } from "#db/schema";
 import type { ContentItem, SendLedger, SendLedgerRecipient, User } from "#db/types";
+import type { HeldBackItem } from "#emails/newsletter";
 import {
   attachmentsFor,
   personalize,
@@ -24,7 +25,7 @@ import { recordDeliveryReport } from "~/modules/deliverability/delivery-reports.
 import { reviewSenderReputation } from "~/modules/deliverability/sender-reputation.server";
 import { type Folder, reconcileStoragePause } from "~/modules/folders/folders.server";
 import { nextSendAt, occurrenceKey } from "~/modules/folders/schedule.server";
-import { hasItsNote } from "~/modules/items/needs-note.server";
+import { hasItsNote, itemsWaitingForNote } from "~/modules/items/needs-note.server";
 import {
   answerUrl,
   clickUrlBase,
@@ -249,12 +250,29 @@ export function buildNewsletter(
   sender: SessionUser,
   items: ContentItem[],
   tracked = false,
+  heldBack: HeldBackItem[] = [],
 ) {
   const look = newsletterBrandingFor(sender);
   return renderNewsletter(
-    { folder, sender, items, branding: look?.branding, tracked },
+    { folder, sender, items, branding: look?.branding, tracked, heldBack },
     look?.headerImage,
   );
+}
+
+/**
+ * The items a send leaves behind, waiting for a note, for the sender's own
+ * copy to name (docs/decisions/0198-waiting-items-reminder.md): the folder's
+ * unsent items without their note that the ledger does not carry.
+ */
+function heldBackItems(ledger: Ledger, folder: Folder): HeldBackItem[] {
+  const carried = new Set(ledger.itemIds);
+  return itemsWaitingForNote(folder.userId, folder.id)
+    .filter((item) => !carried.has(item.id))
+    .map((item) => ({
+      id: item.id,
+      title: item.title,
+      editUrl: `${env.APP_URL}/folders/${folder.id}/items/${item.id}/edit`,
+    }));
 }
 
 function senderOf(folder: Folder) {
@@ -371,7 +389,23 @@ export async function deliver(ledgerId: number, now = new Date()): Promise<numbe
     if (items.length === 0) giveUpPending(ledger.id);
     if (items.length > 0 && due.length > 0) {
       const rendered = buildNewsletter(folder, sender, items, ledger.tracked);
-      const prepared = { ledger, folder, sender, items, rendered, attachments: [] as Attachment[] };
+      // The sender's copy names what stayed behind; rendered only when it differs.
+      const heldBack = due.some((recipient) => recipient.kind === "cc")
+        ? heldBackItems(ledger, folder)
+        : [];
+      const senderCopy =
+        heldBack.length > 0
+          ? buildNewsletter(folder, sender, items, ledger.tracked, heldBack)
+          : rendered;
+      const prepared = {
+        ledger,
+        folder,
+        sender,
+        items,
+        rendered,
+        senderCopy,
+        attachments: [] as Attachment[],
+      };
       try {
         prepared.attachments = await attachmentsFor(rendered, storage);
       } catch (error) {
@@ -400,6 +434,8 @@ type PreparedSend = {
   sender: User;
   items: ContentItem[];
   rendered: RenderedNewsletter;
+  /** The cc copy's bodies: `rendered`, plus the items that stayed behind when there are any. */
+  senderCopy: RenderedNewsletter;
   attachments: Attachment[];
 };
 
@@ -445,12 +481,10 @@ const sentStatements = prepareOnce((database) => ({
     .prepare(),
 }));
 
-async function sendOne(
-  { ledger, folder, sender, items, rendered, attachments }: PreparedSend,
-  recipient: SendLedgerRecipient,
-  now: Date,
-) {
+async function sendOne(prepared: PreparedSend, recipient: SendLedgerRecipient, now: Date) {
+  const { ledger, folder, sender, items, attachments } = prepared;
   if (recipient.kind === "recipient" && skipIfOptedOut(folder.id, recipient)) return false;
+  const rendered = recipient.kind === "cc" ? prepared.senderCopy : prepared.rendered;
   const { html, text } = personalize(rendered, {
     email: recipient.email,
     unsubscribeUrl: compactUnsubscribeUrl(folder.id, recipient.email),
@@ -507,7 +541,7 @@ async function sendOne(
     faultPoint("recipient-recorded");
     return true;
   } catch (error) {
-    recordFailure({ ledger, folder, sender, items, rendered, attachments }, recipient, error, now);
+    recordFailure(prepared, recipient, error, now);
     return false;
   } finally {
     turn.giveBack();

@@ -22,6 +22,7 @@ import {
   storedKeys,
 } from "~/modules/files/stored-files.server";
 import {
+  claimedUploadKind,
   KIND_TEXT,
   type StoredUpload,
   UPLOAD_BODY_MAX_BYTES,
@@ -156,6 +157,31 @@ export function createUploadHandler(kind: UploadKind, ctx: UploadContext): Uploa
   };
 }
 
+/**
+ * A form whose files may be photos or documents (the phone's share sheet):
+ * the first file's claimed type chooses the kind (claimedUploadKind), and
+ * every file of the form is then read by createUploadHandler as that kind,
+ * bytes first, like any other upload of it. `chosen` learns the kind.
+ */
+function createUploadHandlerByFirstFile(
+  ctx: UploadContext,
+  chosen: (kind: UploadKind) => void,
+): UploadHandler {
+  let handler: UploadHandler | null = null;
+  return async (part) => {
+    if (!handler && part.name === UPLOAD_FIELD && part.filename) {
+      const kind = claimedUploadKind(part.contentType, part.filename);
+      chosen(kind);
+      handler = createUploadHandler(kind, ctx);
+    }
+    // Before any file: text fields and empty file inputs read the same for either kind.
+    return (handler ?? createUploadHandler("file", ctx))(part);
+  };
+}
+
+/** What withUpload reads: one kind, or the one the first file claims (the share sheet). */
+export type UploadKindChoice = UploadKind | "photo-or-file";
+
 /** Known failures become a message for the user; anything else is passed on as it is. */
 function asUploadError(error: unknown): unknown {
   if (error instanceof UploadRejectedError) return error;
@@ -218,19 +244,25 @@ function hasVerifiedEmail(userId: number) {
  */
 export async function parseUploadForm(
   request: Request,
-  kind: UploadKind,
+  kind: UploadKindChoice,
   userId: number,
   options: { maxFiles?: number; csrf?: boolean } = {},
-): Promise<{ formData: FormData; stored: StoredUpload[] }> {
+): Promise<Upload> {
   const stored: StoredUpload[] = [];
+  let readAs: UploadKind = kind === "photo-or-file" ? "file" : kind;
+  const ctx = { request, userId, stored, maxFiles: options.maxFiles };
   const fieldsRead = new FormData();
   const readText = textFieldReader(MULTIPART_TEXT_MAX_BYTES);
   const readTextField: UploadHandler = async (part) =>
     part.filename === undefined && part.name !== UPLOAD_FIELD ? readText(part) : undefined;
   const composed = unstable_composeUploadHandlers(
-    hasVerifiedEmail(userId)
-      ? createUploadHandler(kind, { request, userId, stored, maxFiles: options.maxFiles })
-      : refuseEveryFile,
+    !hasVerifiedEmail(userId)
+      ? refuseEveryFile
+      : kind === "photo-or-file"
+        ? createUploadHandlerByFirstFile(ctx, (chosen) => {
+            readAs = chosen;
+          })
+        : createUploadHandler(kind, ctx),
     async (part) => {
       const value = await readTextField(part);
       if (typeof value === "string") fieldsRead.append(part.name, value);
@@ -243,7 +275,7 @@ export async function parseUploadForm(
       maxParts: UPLOAD_FORM_MAX_PARTS,
       tooManyPartsMessage: `The form has more than ${UPLOAD_FORM_MAX_PARTS} fields and files.`,
     });
-    return { formData, stored };
+    return { formData, stored, kind: readAs };
   } catch (error) {
     await deleteStoredFiles(storedKeys(stored));
     const refusal = asUploadError(error);
@@ -252,7 +284,8 @@ export async function parseUploadForm(
   }
 }
 
-export type Upload = { formData: FormData; stored: StoredUpload[] };
+/** `kind`: what the files were read as (for "photo-or-file", "file" when none came). */
+export type Upload = { formData: FormData; stored: StoredUpload[]; kind: UploadKind };
 
 /**
  * The one way every upload route and the API take files in: the multipart
@@ -267,7 +300,7 @@ export type Upload = { formData: FormData; stored: StoredUpload[] };
  */
 export async function withUpload<T>(
   request: Request,
-  options: { kind: UploadKind; userId: number; maxFiles?: number; csrf: boolean },
+  options: { kind: UploadKindChoice; userId: number; maxFiles?: number; csrf: boolean },
   use: (upload: Upload) => T | Promise<T>,
 ): Promise<T> {
   const upload = await parseUploadForm(request, options.kind, options.userId, {

@@ -131,14 +131,17 @@ export default function ChromeExtension() {
       <h2>On your phone</h2>
       <p>
         On Android, open Thoughtfully in Chrome and add it to your home screen. From then on, Share
-        → Thoughtfully in any app sends the page to Thoughtfully, where you choose the folder. You
-        will be asked to <Link to="/login">log in</Link> the first time (no account yet?{" "}
-        <Link to="/signup">Sign up</Link>).
+        → Thoughtfully in any app sends the page, or a photo from your gallery, a PDF or a Word
+        file, to Thoughtfully: the folder you last added to is already chosen, and one Save tap
+        keeps it there. You will be asked to <Link to="/login">log in</Link> the first time (no
+        account yet? <Link to="/signup">Sign up</Link>).
       </p>
       <p>
         On iPhone and iPad, iOS does not let a web app receive shares: use the bookmarklet above in
         Safari, or the Shortcut whose recipe is on your <Link to="/profile">Profile Settings</Link>{" "}
-        page.
+        page. To save a photo from an iPhone, use an Apple Shortcut that uploads it with an API
+        token (made on Profile Settings), or e-mail the photo to the folder's own address where a
+        folder's page shows one.
       </p>
     </StaticPage>
   );

@@ -20,11 +20,13 @@ import {
   unexpectedSaveProblem,
   uploadProblemFor,
 } from "~/modules/items/item-routes.server";
-import { EMPTY_ITEM, schemaFor } from "~/modules/items/item-validation";
+import { withLinkTitle } from "~/modules/items/item-titles.server";
+import { NEW_ITEM, schemaFor } from "~/modules/items/item-validation";
 import { createTextItem, createUploadItem, itemAddress } from "~/modules/items/items.server";
 import { withUpload } from "~/modules/uploads/uploads.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { orNotFound, RuleError } from "~/platform/errors.server";
+import { newOneTimeKey, onceForKey, oneTimeKeyOf } from "~/platform/one-time-keys.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
 import type { RouteBodyLimit } from "~/platform/route-body-limit";
 import { redirectWithToast } from "~/platform/toast.server";
@@ -45,6 +47,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     folderId: folder.id,
     recipientNames: recipientsOf(folder).map((recipient) => recipient.name),
     capacity: type === "photo" || type === "file" ? uploadCapacity(folder) : null,
+    oneTimeKey: newOneTimeKey(),
   };
 }
 
@@ -67,12 +70,13 @@ export async function action({ request, params }: ActionFunctionArgs) {
         { status: submission.status ? 400 : 200 },
       );
     }
-    let created: ReturnType<typeof createTextItem>;
+    const value = await withLinkTitle(user.id, submission.value);
+    let saved: { location: string };
     try {
-      created = createTextItem(
-        user.id,
-        folderId,
-        submission.value as Parameters<typeof createTextItem>[2],
+      saved = onceForKey(user.id, oneTimeKeyOf(formData), () =>
+        itemAddress(
+          createTextItem(user.id, folderId, value as Parameters<typeof createTextItem>[2]),
+        ),
       );
     } catch (error) {
       if (!(error instanceof RuleError)) {
@@ -84,12 +88,12 @@ export async function action({ request, params }: ActionFunctionArgs) {
         { status: 400 },
       );
     }
-    return redirectWithToast(itemAddress(created), { title: "Content added successfully!" });
+    return redirectWithToast(saved.location, { title: "Content added successfully!" });
   }
 
   const upload = { kind: type, userId: user.id, csrf: true };
   return withUpload(request, upload, async ({ formData, stored }) => {
-    let created: ReturnType<typeof createUploadItem>;
+    let saved: { location: string };
     try {
       const submission = parseWithZod(formData, { schema: schemaFor(type) });
       if (submission.status !== "success" || stored.length === 0) {
@@ -100,12 +104,17 @@ export async function action({ request, params }: ActionFunctionArgs) {
         );
         return data({ result, problem: null }, { status: 400 });
       }
-      created = createUploadItem(
-        user.id,
-        folderId,
-        type,
-        submission.value as Parameters<typeof createUploadItem>[3],
-        stored,
+      // A repeat's files are left unreferenced, and withUpload deletes them.
+      saved = onceForKey(user.id, oneTimeKeyOf(formData), () =>
+        itemAddress(
+          createUploadItem(
+            user.id,
+            folderId,
+            type,
+            submission.value as Parameters<typeof createUploadItem>[3],
+            stored,
+          ),
+        ),
       );
     } catch (error) {
       const mapped = uploadProblemFor(error) ?? unexpectedSaveProblem(error, "add", type);
@@ -114,7 +123,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
         { status: mapped.status },
       );
     }
-    return redirectWithToast(itemAddress(created), {
+    return redirectWithToast(saved.location, {
       title: "Content added successfully!",
       description: `${stored.length === 1 ? `1 ${NOUNS[type]}` : `${stored.length} ${NOUNS[type]}s`} added`,
     });
@@ -122,7 +131,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function AddItem() {
-  const { type, folderId, recipientNames, capacity } = useLoaderData<typeof loader>();
+  const { type, folderId, recipientNames, capacity, oneTimeKey } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   return (
     <Dialog title={TITLES[type]} closeTo={`/folders/${folderId}`}>
@@ -132,10 +141,11 @@ export default function AddItem() {
         mode="add"
         lastResult={actionData?.result}
         uploadProblem={actionData?.problem}
-        defaultValue={EMPTY_ITEM}
+        defaultValue={NEW_ITEM}
         recipientNames={recipientNames}
         cancelTo={`/folders/${folderId}`}
         capacity={capacity}
+        oneTimeKey={oneTimeKey}
       />
     </Dialog>
   );

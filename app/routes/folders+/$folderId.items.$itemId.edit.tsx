@@ -23,6 +23,7 @@ import {
   uploadProblemFor,
 } from "~/modules/items/item-routes.server";
 import { getItem } from "~/modules/items/item-rules.server";
+import { withLinkTitle } from "~/modules/items/item-titles.server";
 import type { ItemFormValues } from "~/modules/items/item-validation";
 import { schemaFor } from "~/modules/items/item-validation";
 import { itemAddress, updateTextItem, updateUploadItem } from "~/modules/items/items.server";
@@ -95,9 +96,10 @@ export async function action({ request, params }: ActionFunctionArgs) {
         { status: submission.status ? 400 : 200 },
       );
     }
+    const value = await withLinkTitle(user.id, submission.value);
     try {
       orNotFound(() =>
-        updateTextItem(user.id, item.id, submission.value as Parameters<typeof updateTextItem>[2]),
+        updateTextItem(user.id, item.id, value as Parameters<typeof updateTextItem>[2]),
       );
     } catch (error) {
       const { problem, status } = unexpectedSaveProblem(error, "update", item.type);

@@ -22,6 +22,7 @@ import {
 } from "~/modules/folders/folders.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { RuleError } from "~/platform/errors.server";
+import { newOneTimeKey, onceForKey, oneTimeKeyOf } from "~/platform/one-time-keys.server";
 import { safeRedirectPath } from "~/platform/redirect";
 import { redirectWithToast } from "~/platform/toast.server";
 
@@ -44,6 +45,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     frequencies: allowedFrequencies(user.id),
     returnTo: returnToOf(request),
     limitReached,
+    oneTimeKey: newOneTimeKey(),
   };
 }
 
@@ -57,8 +59,11 @@ export async function action({ request }: ActionFunctionArgs) {
     return data({ result: submission.reply() }, { status: submission.status ? 400 : 200 });
   }
   try {
-    const folder = createFolder(user.id, submission.value);
-    return redirectWithToast(returnToOf(request) ?? `/folders/${folder.id}`, {
+    const saved = onceForKey(user.id, oneTimeKeyOf(formData), () => {
+      const folder = createFolder(user.id, submission.value);
+      return returnToOf(request) ?? `/folders/${folder.id}`;
+    });
+    return redirectWithToast(saved.location, {
       title: "Success",
       description: "Folder created successfully!",
     });
@@ -84,7 +89,8 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function NewFolder() {
-  const { dashboard, frequencies, returnTo, limitReached } = useLoaderData<typeof loader>();
+  const { dashboard, frequencies, returnTo, limitReached, oneTimeKey } =
+    useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const closeTo = returnTo ?? (dashboard.selected ? `/folders/${dashboard.selected.id}` : "/");
   if (limitReached) {
@@ -114,6 +120,7 @@ export default function NewFolder() {
           defaultValue={NEW_FOLDER_VALUES}
           frequencies={frequencies}
           cancelTo={closeTo}
+          oneTimeKey={oneTimeKey}
         />
       </Dialog>
     </DashboardPage>

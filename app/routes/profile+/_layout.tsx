@@ -79,6 +79,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
     // iOS cannot share to a web app: its visitors get the bookmarklet and the Shortcut first.
     onIOS: /\b(iPhone|iPad|iPod)\b/.test(request.headers.get("User-Agent") ?? ""),
     appUrl: env.APP_URL,
+    // Folders have an address of their own only where save by e-mail is set up.
+    saveByEmail: Boolean(env.INBOUND_EMAIL_DOMAIN),
     twoFactorOn: hasTwoFactor(user.id),
     passkeys: listPasskeys(user.id).map((key) => ({
       id: key.id,
@@ -119,6 +121,7 @@ export default function ProfileSettings() {
     timeZoneGroups,
     onIOS,
     appUrl,
+    saveByEmail,
     twoFactorOn,
     passkeys,
     apiTokens,
@@ -291,7 +294,15 @@ export default function ProfileSettings() {
             does the same from the toolbar.{" "}
             {onIOS
               ? "On this iPhone or iPad, use the bookmark above in Safari, or the Shortcut below."
-              : "On an Android phone, add this site to your home screen, then use Share → Thoughtfully."}
+              : "On an Android phone, add this site to your home screen, then use Share → Thoughtfully: links, photos from your gallery, PDFs and Word files go to the folder you last added to, saved with one tap."}
+          </p>
+          <p className="mt-2 text-sm text-stone-700">
+            On an iPhone or iPad, a photo cannot be shared to a web app. Save it with an Apple
+            Shortcut that uploads it with an API token (see API tokens, below; the Shortcut just
+            after this is for links)
+            {saveByEmail
+              ? ", or e-mail it to the folder's own address, which each folder's page shows."
+              : "."}
           </p>
           <details open={onIOS} className="mt-4 rounded-lg border border-stone-200 p-3 text-sm">
             <summary className="min-h-11 cursor-pointer py-2 font-medium text-stone-900">

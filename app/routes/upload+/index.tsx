@@ -14,7 +14,8 @@ import { getUsage } from "~/modules/billing/quota.server";
 import type { StoredUpload } from "~/modules/files/upload-kinds";
 import { UPLOAD_BODY_MAX_BYTES } from "~/modules/files/upload-kinds";
 import { refusedUploadReply } from "~/modules/items/item-routes.server";
-import { EMPTY_ITEM } from "~/modules/items/item-validation";
+import { withLinkTitle } from "~/modules/items/item-titles.server";
+import { NEW_ITEM } from "~/modules/items/item-validation";
 import { WIZARD_TYPES } from "~/modules/uploads/multi-folder";
 import { createDraft, getDraft, updateDraftContent } from "~/modules/uploads/upload-drafts.server";
 import {
@@ -68,7 +69,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     };
   }
   const type = parseWizardType(new URL(request.url).searchParams.get("type"));
-  return { type, draft: null, values: EMPTY_ITEM, capacity };
+  return { type, draft: null, values: NEW_ITEM, capacity };
 }
 
 /** Uploads stream up to a full item's files (docs/decisions/0101-body-limits-by-route.md); any other body is a form. */
@@ -90,7 +91,9 @@ export async function action({ request }: ActionFunctionArgs) {
     return redirect(`/upload/${created.id}/folders`, 303);
   };
   if (type === "link" || type === "musing") {
-    return saveStep(readContentFields(await readProtectedForm(request), type, false), []);
+    const step = readContentFields(await readProtectedForm(request), type, false);
+    if (!step.ok) return saveStep(step, []);
+    return saveStep({ ...step, fields: await withLinkTitle(user.id, step.fields) }, []);
   }
   // A draft's files count against the storage limit: "Storage Full!" keeps nothing.
   return withUpload(request, { kind: type, userId: user.id, csrf: true }, ({ formData, stored }) =>

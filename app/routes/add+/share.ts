@@ -1,0 +1,58 @@
+import { type ActionFunctionArgs, redirect } from "@remix-run/node";
+import { UPLOAD_BODY_MAX_BYTES } from "~/modules/files/upload-kinds";
+import { requireAddUser } from "~/modules/items/capture.server";
+import { uploadProblemFor } from "~/modules/items/item-routes.server";
+import {
+  isCrossSiteShare,
+  linkSharePath,
+  readShare,
+  sharedUploadDetails,
+} from "~/modules/uploads/share-target.server";
+import { createDraft } from "~/modules/uploads/upload-drafts.server";
+import { withUpload } from "~/modules/uploads/uploads.server";
+import { replayWritesToPrimary } from "~/platform/replication.server";
+import type { RouteBodyLimit } from "~/platform/route-body-limit";
+
+/**
+ * The phone's share sheet: the web app manifest's share target POSTs here
+ * (multipart, `title`, `text`, `url` and `files`), from the OS, not from a
+ * page of ours, so it carries no CSRF token. It therefore saves no item: the
+ * files go through the upload pipeline into a draft of the signed-in person,
+ * and the answer is our own Save page, where the Save tap (a form with its
+ * token) makes the item. A share without files opens Add Link as `/add`
+ * always did. docs/decisions/0196-share-target-takes-files.md says why this
+ * is safe.
+ */
+
+/** A share streams up to a full item's files (docs/decisions/0101-body-limits-by-route.md). */
+export const bodyLimit: RouteBodyLimit = { multipart: UPLOAD_BODY_MAX_BYTES };
+
+/** Nothing to show here: a GET (after logging in, say) is `/add`. */
+export function loader() {
+  return redirect("/add");
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  await replayWritesToPrimary(request);
+  if (isCrossSiteShare(request)) throw new Response("Forbidden", { status: 403 });
+  const user = await requireAddUser(request);
+  const upload = { kind: "photo-or-file" as const, userId: user.id, csrf: false };
+  return withUpload(request, upload, async ({ formData, stored, kind }) => {
+    const capture = readShare(formData);
+    if (stored.length === 0) return redirect(linkSharePath(user.id, capture), 303);
+    const details = sharedUploadDetails(capture, kind, stored, {
+      date: new Date(),
+      timeZone: user.timeZone,
+    });
+    const draft = await createDraft(user.id, kind, details, stored);
+    return redirect(`/add/shared/${draft.id}`, 303);
+  }).catch((error: unknown) => {
+    const mapped = uploadProblemFor(error);
+    if (!mapped) throw error;
+    // A refused share is answered with its own status, as at every other door: nothing of
+    // it was kept, and the error page says why.
+    throw new Response(`${mapped.problem.title}: ${mapped.problem.description}`, {
+      status: mapped.status,
+    });
+  });
+}
