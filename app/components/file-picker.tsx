@@ -17,7 +17,8 @@ import { formatBytes } from "~/utils/format";
 export type UploadCapacity = { usedBytes: number; limitBytes: number; label: string };
 
 const ACCEPT: Record<UploadKind, string> = {
-  photo: "image/jpeg,image/png,image/gif,image/webp",
+  // HEIC by name too: browsers off Apple's systems often give it no type.
+  photo: "image/jpeg,image/png,image/gif,image/webp,image/heic,image/heif,.heic,.heif",
   file: ".pdf,.doc,.docx,application/pdf,application/msword,application/vnd.openxmlformats-officedocument.wordprocessingml.document",
 };
 

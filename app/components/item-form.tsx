@@ -301,7 +301,7 @@ export function ItemForm({
           refused={problem}
           hint={
             type === "photo"
-              ? `Up to ${pluralize(maxFiles - currentFileCount, "more photo", "more photos")} (JPEG, PNG, GIF or WebP), 10MB each.`
+              ? `Up to ${pluralize(maxFiles - currentFileCount, "more photo", "more photos")} (JPEG, PNG, GIF, WebP or HEIC), 10MB each.`
               : `Up to ${pluralize(maxFiles - currentFileCount, "more file", "more files")} (PDF, DOC or DOCX), 10MB each.`
           }
         />

@@ -410,6 +410,42 @@ test.describe("content items", () => {
     await expectNoStrayFiles(before);
   });
 
+  test("adds an iPhone's HEIC photo: a JPEG without its GPS", async ({ login, page }) => {
+    const user = await login();
+    const folder = createFolderRow(user.id, { name: "Holiday" });
+    const heic = fs.readFileSync("tests/fixtures/photo-with-gps.heic");
+    const before = storedFiles();
+    await page.goto(`/folders/${folder.id}`);
+
+    const dialog = await openDialog(page, "Add Photos", "Add Photo");
+    await expect(dialog.getByText("(JPEG, PNG, GIF, WebP or HEIC)")).toBeVisible();
+    await dialog.getByLabel("Title").fill("Pier");
+    await dialog
+      .getByLabel("Photos")
+      .setInputFiles([{ name: "IMG_2041.HEIC", mimeType: "image/heic", buffer: heic }]);
+    await dialog.getByLabel("Leave a comment").check();
+    await dialog.getByRole("textbox", { name: "Comment" }).fill("From my phone");
+    await submit(dialog);
+
+    await expect(page.getByText("Content added successfully!")).toBeVisible();
+    const card = itemCard(page, "Pier");
+    await expect(card.getByRole("img", { name: "IMG_2041.jpg" })).toBeVisible();
+    const full = await card.getByRole("link", { name: "IMG_2041.jpg" }).getAttribute("href");
+    const response = await page.request.get(full!);
+    expect(response.status()).toBe(200);
+    expect(response.headers()["content-type"]).toBe("image/jpeg");
+    const meta = await sharp(await response.body()).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(["jpeg", 480, 360]);
+    expect(meta.exif).toBeUndefined();
+    const [item] = itemsOf(folder.id);
+    expect(item).toMatchObject({
+      type: "photo",
+      fileNames: ["IMG_2041.jpg"],
+      mimeTypes: ["image/jpeg"],
+    });
+    await expectNoStrayFiles(before);
+  });
+
   test("editing a photo item counts the photos it still takes, one or more", async ({
     login,
     page,
@@ -436,7 +472,7 @@ test.describe("content items", () => {
     await page.goto(`/folders/${folder.id}`);
     await page.getByRole("link", { name: "Edit Two of us" }).click();
     const edit = page.getByRole("dialog", { name: "Edit Photo" });
-    await expect(edit.getByText("Up to 1 more photo (JPEG, PNG, GIF or WebP)")).toBeVisible();
+    await expect(edit.getByText("Up to 1 more photo (JPEG, PNG, GIF, WebP or HEIC)")).toBeVisible();
   });
 
   test("adds files, removes one while editing and saves the title", async ({ login, page }) => {

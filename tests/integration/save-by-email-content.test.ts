@@ -131,7 +131,7 @@ describe("what mail becomes", () => {
     ]);
   });
 
-  test("an HTML-only message's link becomes a link item, its words the comment without the address", async () => {
+  test("an HTML-only message's link becomes a link item, its words the comment with the address written out", async () => {
     const url = `${pages.origin}/article/stew`;
     const items = await added(() =>
       smtpSend({
@@ -142,7 +142,7 @@ describe("what mail becomes", () => {
       }),
     );
     expect(items.map((item) => [item.type, item.urls, item.commentText])).toEqual([
-      ["link", [url], "For Sunday, the stew\n\nLove, Ada"],
+      ["link", [url], `For Sunday, the stew (${url}).\n\nLove, Ada`],
     ]);
   });
 

@@ -31,20 +31,67 @@ const {
 } = await startSaveByEmailWorld();
 
 describe("saving by e-mail", () => {
-  test("a forwarded message over SMTP becomes a link item and a photo item, and Ada gets one answer", async () => {
+  test("a forwarded message over SMTP becomes a link item and a photo item, one thought: the words with their links are each one's note, and Ada gets one answer saying both go out", async () => {
     await smtpSend(recipe(address));
     const items = itemsOf(folder.id);
     expect(items.map((item) => item.type)).toEqual(["link", "photo"]);
+    const words = "For Sunday, look: https://example.com/soup and https://example.com/bread";
     expect(items[0]).toMatchObject({
       title: "Lentil soup",
       urls: ["https://example.com/soup", "https://example.com/bread"],
-      commentText: "For Sunday, look: and",
+      addComment: true,
+      commentText: words,
     });
+    expect(items[1]).toMatchObject({
+      title: "Lentil soup (2)",
+      addComment: true,
+      commentText: words,
+    });
+    // Saved one after the other in the folder's order.
+    expect(items[1]!.sortOrder).toBe(items[0]!.sortOrder + 1);
     expect(items[1]!.fileNames).toEqual(["soup.jpg"]);
     expect(items[1]!.mimeTypes).toEqual(["image/jpeg"]);
     const answers = answersTo("ada@family.test");
     expect(answers.map((answer) => answer.subject)).toEqual(["Saved 2 items to Family news"]);
+    const text = (answers[0]!.text ?? "").replace(/\s+/g, " ");
+    expect(text).toContain(
+      "Go out with the next issue of Family news: the link “Lentil soup” and the photo “Lentil soup (2)”.",
+    );
+    expect(text).not.toMatch(/wait/i);
     expect(spooledFiles()).toEqual([]);
+  });
+
+  test("a photo forwarded without words waits for a note, and the answer says so and why; a link with words goes out", async () => {
+    const before = itemsOf(folder.id).length;
+    const answers = answersTo("ada@family.test").length;
+    await smtpSend({ ...recipe(address), subject: "Fwd: Just the photo", text: "" });
+    const added = itemsOf(folder.id).slice(before);
+    expect(added.map((item) => [item.type, item.title, item.commentText])).toEqual([
+      ["photo", "Just the photo", null],
+    ]);
+    const answer = answersTo("ada@family.test")[answers]!;
+    expect(answer.subject).toBe("Saved 1 item to Family news");
+    const text = (answer.text ?? "").replace(/\s+/g, " ");
+    expect(text).toContain("Waits for a note: the photo “Just the photo”.");
+    expect(text).toContain("a link, photo or file is sent only with a comment or a question");
+    expect(text).not.toMatch(/goes? out with/i);
+
+    await smtpSend({
+      ...recipe(address),
+      subject: "Fwd: Bread",
+      html: '<p>Bread for Sunday and <a href="https://example.com/bread">the recipe</a></p>',
+      text: undefined,
+      attachments: [],
+    });
+    const bread = itemsOf(folder.id).at(-1)!;
+    expect(bread).toMatchObject({
+      title: "Bread",
+      urls: ["https://example.com/bread"],
+      commentText: "Bread for Sunday and the recipe (https://example.com/bread)",
+    });
+    expect((answersTo("ada@family.test")[answers + 1]!.text ?? "").replace(/\s+/g, " ")).toContain(
+      "Goes out with the next issue of Family news: the link “Bread”.",
+    );
   });
 
   test("the same kind of message as a provider's webhook post is saved once, however often it is posted", async () => {
@@ -79,7 +126,7 @@ describe("saving by e-mail", () => {
       expect(await response.json()).toEqual({ outcome: "saved" });
     }
     expect(itemsOf(folder.id).length).toBe(before + 2);
-    expect(itemsOf(walks.id).map((item) => item.title)).toEqual(["Both", "Both"]);
+    expect(itemsOf(walks.id).map((item) => item.title)).toEqual(["Both", "Both (2)"]);
   });
 
   test("a spoofed From (signed with another key) is accepted by SMTP, saves nothing, gets no answer and is counted", async () => {

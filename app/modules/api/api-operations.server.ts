@@ -435,6 +435,8 @@ export const API_OPERATIONS: ApiOperation[] = [
     path: `${folderPath}/upload`,
     summary:
       "Upload photos or files as one item (multipart; `type` in the query). Without a title the first file's name is used; without a comment or question the item needs a note before it is sent",
+    description:
+      "Photos: JPEG, PNG, GIF, WebP or HEIC (told by their bytes, not their name or type), re-encoded as JPEG (PNG when transparent) at most 1600 px, without metadata such as GPS. Files: PDF or Word (.pdf, .doc, .docx). 10 MB a file.",
     scope: "write",
     query: UploadQuerySchema,
     multipart: UploadFieldsSchema,

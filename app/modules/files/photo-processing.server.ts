@@ -1,4 +1,10 @@
-import type { Metadata, SharpOptions } from "sharp";
+import type { Metadata, Sharp, SharpOptions } from "sharp";
+import {
+  BUDGET_WAIT_MS,
+  MemoryBudgetSpentError,
+  memoryBudget,
+  type Reservation,
+} from "~/platform/memory-budget.server";
 import { loadSharp } from "~/platform/sharp.server";
 import { storage } from "~/platform/storage.server";
 import {
@@ -7,6 +13,7 @@ import {
   recordRejection,
   withExtension,
 } from "./file-inspection.server";
+import { type HeicPhoto, openHeic } from "./heic-decoding.server";
 import { KIND_TEXT, type StoredUpload, type UploadContext } from "./upload-kinds";
 import { UploadRejectedError } from "./upload-rejected.server";
 
@@ -23,6 +30,15 @@ export const THUMBNAIL_MAX_EDGE = 320;
  * default). docs/decisions/0054-security-limits.md.
  */
 const PHOTO_MAX_PIXELS = 40_000_000;
+/**
+ * HEIC is decoded outside libvips, whole, in WebAssembly memory: measured at
+ * about 8 bytes a pixel (a 12 MP photo peaks at 96 MB), so the limit is
+ * lower. 25 MP takes the 24 MP photos of current iPhones (5712 × 4284);
+ * their 48 MP "HEIF Max" ones are refused with the message below
+ * (docs/decisions/0195-heic-photos.md).
+ */
+export const HEIC_MAX_PIXELS = 25_000_000;
+export const HEIC_DECODE_BYTES_PER_PIXEL = 8;
 
 // One photo at a time (`oneAtATime`), on sharp's one libvips thread
 // (app/platform/sharp.server.ts): two decodes at once would not fit in memory.
@@ -64,6 +80,26 @@ export function reencodePhoto(ctx: UploadContext, original: StoredOriginal, writ
   return oneAtATime(() => processPhoto(ctx, original, written));
 }
 
+function tooManyPixels(original: StoredOriginal, heic: boolean) {
+  const limit = (heic ? HEIC_MAX_PIXELS : PHOTO_MAX_PIXELS) / 1_000_000;
+  return new UploadRejectedError(
+    "FILE_TOO_LARGE",
+    heic
+      ? `${original.name} has too many pixels. HEIC photos can be at most ${limit} megapixels: please save it smaller or as JPEG.`
+      : `${original.name} has too many pixels. Photos can be at most ${limit} megapixels.`,
+  );
+}
+
+/**
+ * What a HEIC decode holds, charged to the memory budget before it starts
+ * (docs/memory-budget.md): its estimated bytes, but at most half the budget,
+ * which is a quarter of the heap while the decode's memory is WebAssembly's,
+ * outside the heap; half leaves the other arrivals room while it runs.
+ */
+export function heicReservationBytes(pixels: number, capacityBytes: number) {
+  return Math.min(pixels * HEIC_DECODE_BYTES_PER_PIXEL, Math.floor(capacityBytes / 2));
+}
+
 /** Re-encodes a stored original: final image plus thumbnail, both without metadata. */
 async function processPhoto(
   ctx: UploadContext,
@@ -83,19 +119,64 @@ async function processPhoto(
   if (!metadata.format || !SHARP_FORMATS.has(metadata.format)) {
     throw unreadablePhoto(ctx, original, input, new Error(`sharp read ${metadata.format}`));
   }
-  if ((metadata.width ?? 0) * (metadata.height ?? 0) > PHOTO_MAX_PIXELS) {
-    throw new UploadRejectedError(
-      "FILE_TOO_LARGE",
-      `${original.name} has too many pixels. Photos can be at most ${PHOTO_MAX_PIXELS / 1_000_000} megapixels.`,
-    );
+  // sharp reads a HEIF's header but decodes only AV1 (AVIF) pictures; HEVC ones are HEIC.
+  const heic = metadata.format === "heif" && metadata.compression === "hevc";
+  const pixels = (metadata.width ?? 0) * (metadata.height ?? 0);
+  if (pixels > (heic ? HEIC_MAX_PIXELS : PHOTO_MAX_PIXELS)) throw tooManyPixels(original, heic);
+  let reservation: Reservation | null = null;
+  let decoder: HeicPhoto | null = null;
+  let open: () => Sharp = () => sharp(input, options);
+  let alpha = metadata.hasAlpha === true;
+  try {
+    if (heic) {
+      reservation = await memoryBudget.reserve(
+        heicReservationBytes(pixels, memoryBudget.capacityBytes),
+        { waitMs: BUDGET_WAIT_MS },
+      );
+      if (!reservation) throw new MemoryBudgetSpentError("a HEIC photo");
+      try {
+        decoder = await openHeic(input);
+      } catch (cause) {
+        throw unreadablePhoto(ctx, original, input, cause);
+      }
+      // The decoder's own reading of the size, which a crafted header could make differ.
+      if (decoder.width * decoder.height > HEIC_MAX_PIXELS) throw tooManyPixels(original, true);
+      let raw: Awaited<ReturnType<HeicPhoto["decode"]>>;
+      try {
+        raw = await decoder.decode();
+      } catch (cause) {
+        throw unreadablePhoto(ctx, original, input, cause);
+      }
+      alpha = raw.channels === 4;
+      // Raw pixels carry no metadata, and libheif has already turned them upright.
+      open = () =>
+        sharp(raw.pixels, {
+          failOn: "error",
+          limitInputPixels: HEIC_MAX_PIXELS,
+          raw: { width: raw.width, height: raw.height, channels: raw.channels },
+        });
+    }
+    return await encodeAndStore(ctx, original, input, open, alpha, written);
+  } finally {
+    decoder?.dispose();
+    reservation?.release();
   }
-  const alpha = metadata.hasAlpha === true;
+}
+
+async function encodeAndStore(
+  ctx: UploadContext,
+  original: StoredOriginal,
+  input: Buffer,
+  open: () => Sharp,
+  alpha: boolean,
+  written: string[],
+): Promise<StoredUpload> {
   let display: Buffer;
   let thumbnail: Buffer;
   try {
     // rotate() with no angle applies the EXIF orientation; sharp writes no
     // metadata (EXIF, GPS, XMP, ICC) unless asked to, and we never ask.
-    const resized = sharp(input, options).rotate().resize({
+    const resized = open().rotate().resize({
       width: PHOTO_MAX_EDGE,
       height: PHOTO_MAX_EDGE,
       fit: "inside",
@@ -105,7 +186,7 @@ async function processPhoto(
       ? resized.png({ compressionLevel: 9 })
       : resized.jpeg({ quality: 85, mozjpeg: true })
     ).toBuffer();
-    thumbnail = await sharp(input, options)
+    thumbnail = await open()
       .rotate()
       .resize({
         width: THUMBNAIL_MAX_EDGE,
@@ -140,13 +221,6 @@ function unreadablePhoto(
   input: Buffer,
   cause: unknown,
 ) {
-  if (original.detected.ext === "heic") {
-    return new UploadRejectedError(
-      "INVALID_FILE_TYPE",
-      `"${original.name}" is a HEIC photo, which can't be read here. Please save it as JPEG and try again.`,
-      { cause },
-    );
-  }
   const reason = `Could not decode the ${original.detected.ext} image: ${String(cause)}`;
   recordRejection(
     ctx,

@@ -46,7 +46,7 @@ export const UPLOAD_FIELD = "files";
 export const KIND_TEXT = {
   photo: {
     noun: "photo",
-    allowed: "Photos must be JPEG, PNG, GIF or WebP.",
+    allowed: "Photos must be JPEG, PNG, GIF, WebP or HEIC.",
     maxFilesMessage: () => `Photo limit reached: ${LIMITS.item.maxPhotos} photos per item.`,
     defaultMaxFiles: LIMITS.item.maxPhotos,
   },

@@ -4,30 +4,60 @@ import { LIMITS } from "~/modules/billing/limits";
 import { urlsInText } from "~/modules/items/capture.server";
 
 /**
- * What a message sent to a folder's address becomes (docs/decisions/0158-save-by-email.md):
+ * What a message sent to a folder's address becomes (docs/decisions/0158-save-by-email.md,
+ * docs/decisions/0197-one-message-one-thought.md):
  * - its links, one link item of up to five, the rest listed in a musing;
- * - its photos (JPEG, PNG, GIF, WebP), photo items of up to three each;
+ * - its photos (JPEG, PNG, GIF, WebP, HEIC), photo items of up to three each;
  * - its PDF and Word files, file items of up to five each;
  * - with none of those, a musing: the subject as title, the text as note.
- * The text, without quoted replies and signatures, is the first item's comment.
- * Pictures that are part of the message's own layout (multipart/related, such
- * as a signature's logo) are not photos the person meant to save.
+ * One message is one thought: its words (without quoted replies and
+ * signatures, its links written out) are the comment of every item it makes,
+ * and its items are titled by its subject, the first as it is and the others
+ * numbered after it ("Lentil soup", "Lentil soup (2)"), saved one after
+ * another in the folder's order. Pictures that are part of the message's own
+ * layout (multipart/related, such as a signature's logo) are not photos the
+ * person meant to save.
  */
 /** What a plan reads of an attachment: its bytes are the caller's business. */
 type Described = Pick<Attachment, "contentType" | "filename"> & { related?: boolean };
 
+/**
+ * One item a message makes, in the folder's order. Every item carries the
+ * message's words (`SavePlan.note`): a link, photo or file as its comment, a
+ * musing as its note.
+ */
+export type PlannedItem<A extends Described> =
+  | { type: "link"; title: string; urls: string[] }
+  | { type: "musing"; title: string; note: string }
+  | { type: "photo" | "file"; title: string; attachments: A[] };
+
 export type SavePlan<A extends Described> = {
+  /** The subject, the title of the first item; the others are numbered after it. */
   title: string;
-  text: string;
-  links: string[];
-  moreLinks: string[];
-  photos: A[][];
-  files: A[][];
+  /** The person's words with their links written out; "" when there are none, and the items wait for a note. */
+  note: string;
+  items: PlannedItem<A>[];
   /** Attachments that are none of the kinds above, by name, for the answer. */
   skipped: string[];
 };
 
-const PHOTO_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
+const PHOTO_TYPES = new Set([
+  "image/jpeg",
+  "image/png",
+  "image/gif",
+  "image/webp",
+  "image/heic",
+  "image/heif",
+]);
+/** Mail programs that do not know HEIC send it as bytes; its name says what it is. */
+const HEIC_NAME = /\.(heic|heif)$/i;
+
+/** A photo by its declared type; the upload pipeline then decides by the bytes. */
+function isPhoto(attachment: Described) {
+  const type = attachment.contentType.toLowerCase();
+  if (PHOTO_TYPES.has(type)) return true;
+  return type === "application/octet-stream" && HEIC_NAME.test(attachment.filename ?? "");
+}
 const FILE_TYPES = new Set([
   "application/pdf",
   "application/msword",
@@ -75,29 +105,87 @@ function chunks<T>(list: T[], size: number): T[][] {
   return out;
 }
 
+/** An address in a text, up to a space or a bracket that closes it. */
+const URL_CHARS = String.raw`https?:\/\/[^\s<>\[\]"]+`;
+
+/**
+ * The text with each link's address written out once, in round brackets after
+ * its words. mailparser writes an HTML-only message's links "label [address]"
+ * (html-to-text may wrap the line before the bracket), and mail programs
+ * write a plain-text part's "label <address>": both read "label (address)".
+ * A link whose words are its address reads as the address alone. E-mail
+ * addresses and inline pictures in brackets ("Bo [bo@example.com]",
+ * "[cid:logo]") are noise in a note and go.
+ */
+export function linksWrittenOut(text: string) {
+  // No repeated spaces in these patterns: each is linear in the text (up to 1 MB).
+  const bracketed = new RegExp(String.raw`[ \n]?(?:\[(${URL_CHARS})\]|<(${URL_CHARS})>)`, "gi");
+  return text
+    .replace(bracketed, (_, square: string | undefined, angled: string | undefined, at: number) => {
+      const url = (square ?? angled)!;
+      return text.slice(Math.max(0, at - url.length), at) === url ? "" : ` (${url})`;
+    })
+    .replace(/ ?\[(?:mailto:)?[^\s[\]@]+@[^\s[\]]+\]/gi, "")
+    .replace(/ ?\[cid:[^\s[\]]*\]/gi, "");
+}
+
+/** Words, not only addresses and punctuation: what makes a note. */
+function hasWords(text: string) {
+  return /[\p{L}\p{N}]/u.test(text.replace(new RegExp(URL_CHARS, "gi"), ""));
+}
+
+/** `text` within `max` characters, cut before a word (or an address) it would break. */
+export function clip(text: string, max: number) {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  // One word longer than the note is cut where it must be.
+  const atWord = /\s/.test(text[max]!) ? cut : cut.replace(/\S+$/, "");
+  return (atWord.trim() || cut).trim();
+}
+
+/** The first item has the subject; the others are numbered after it, "Soup (2)". */
+export function numberedTitle(title: string, index: number) {
+  if (index === 0) return title.slice(0, LIMITS.item.titleMaxLength);
+  const suffix = ` (${index + 1})`;
+  return `${title.slice(0, LIMITS.item.titleMaxLength - suffix.length).trim()}${suffix}`;
+}
+
+/** The words, then the further links they do not already name, within the note's limit. */
+function withLinks(words: string, links: string[]) {
+  const missing = links.filter((url) => !words.includes(url)).join("\n");
+  if (!missing) return words;
+  if (!words) return clip(missing, LIMITS.item.textMaxLength);
+  const room = LIMITS.item.textMaxLength - missing.length - 2;
+  return room > 0 ? `${clip(words, room)}\n\n${missing}` : clip(missing, LIMITS.item.textMaxLength);
+}
+
+type Untitled<A extends Described> =
+  PlannedItem<A> extends infer Item
+    ? Item extends PlannedItem<A>
+      ? Omit<Item, "title">
+      : never
+    : never;
+
 export function planSave<A extends Described>(
   message: Pick<ParsedMail, "subject" | "text"> & { attachments: A[] },
 ): SavePlan<A> {
-  const body = ownWords(message.text ?? "");
-  const urls = urlsInText(message.text ?? "");
-  const links = urls.slice(0, LIMITS.item.maxLinks);
-  // The addresses are the items' own; what is left around them is the comment.
-  let text = body;
-  // mailparser writes an HTML-only message's links as "label [address]": the brackets go too.
-  for (const url of urls) text = text.split(`[${url}]`).join("\uFFFC").split(url).join("\uFFFC");
-  text = text.replace(/\uFFFC[,;.]?/g, " ");
-  text = text
-    .replace(/[ \t]+/g, " ")
-    .replace(/ *\n */g, "\n")
-    .trim()
-    .slice(0, LIMITS.item.textMaxLength)
-    .trim();
+  const source = linksWrittenOut(message.text ?? "");
+  const urls = urlsInText(source);
+  const words = clip(
+    ownWords(source)
+      .replace(/[ \t]+/g, " ")
+      .replace(/ *\n */g, "\n")
+      .trim(),
+    LIMITS.item.textMaxLength,
+  );
+  // Only addresses ("https://…" alone) are no note: the item waits for one.
+  const note = hasWords(words) ? words : "";
   const photos: A[] = [];
   const files: A[] = [];
   const skipped: string[] = [];
   for (const attachment of message.attachments) {
     const type = attachment.contentType.toLowerCase();
-    if (PHOTO_TYPES.has(type)) {
+    if (isPhoto(attachment)) {
       if (!attachment.related) photos.push(attachment);
     } else if (FILE_TYPES.has(type)) {
       files.push(attachment);
@@ -109,15 +197,25 @@ export function planSave<A extends Described>(
     titleFromSubject(message.subject) ||
     photos[0]?.filename ||
     files[0]?.filename ||
-    (links[0] ? new URL(links[0]).hostname.replace(/^www\./, "") : "") ||
+    (urls[0] ? new URL(urls[0]).hostname.replace(/^www\./, "") : "") ||
     "Saved by e-mail";
+  const items: Untitled<A>[] = [];
+  if (urls.length > 0) items.push({ type: "link", urls: urls.slice(0, LIMITS.item.maxLinks) });
+  const moreLinks = urls.slice(LIMITS.item.maxLinks);
+  if (moreLinks.length > 0) items.push({ type: "musing", note: withLinks(note, moreLinks) });
+  for (const group of chunks(photos, LIMITS.item.maxPhotos)) {
+    items.push({ type: "photo", attachments: group });
+  }
+  for (const group of chunks(files, LIMITS.item.maxFiles)) {
+    items.push({ type: "file", attachments: group });
+  }
+  if (items.length === 0 && note) items.push({ type: "musing", note });
   return {
-    title: title.slice(0, LIMITS.item.titleMaxLength),
-    text,
-    links,
-    moreLinks: urls.slice(LIMITS.item.maxLinks),
-    photos: chunks(photos, LIMITS.item.maxPhotos),
-    files: chunks(files, LIMITS.item.maxFiles),
+    title: numberedTitle(title, 0),
+    note,
+    items: items.map(
+      (item, index) => ({ ...item, title: numberedTitle(title, index) }) as PlannedItem<A>,
+    ),
     skipped,
   };
 }

@@ -11,7 +11,8 @@ import { LIMITS } from "~/modules/billing/limits";
 import { deleteStoredFiles, storedKeys } from "~/modules/files/stored-files.server";
 import { type StoredUpload, UPLOAD_FIELD, type UploadKind } from "~/modules/files/upload-kinds";
 import type { UploadDetailsInput } from "~/modules/items/item-validation";
-import { createTextItem, createUploadItem } from "~/modules/items/items.server";
+import { createTextItem, createUploadItem, type Item } from "~/modules/items/items.server";
+import { needsNote } from "~/modules/items/needs-note";
 import { createUploadHandler } from "~/modules/uploads/uploads.server";
 import { db, writeTransaction } from "~/platform/db.server";
 import { canonicalEmail } from "~/platform/email-address";
@@ -146,11 +147,8 @@ type Reason = Omit<UploadDetailsInput, "title" | "commentText" | "questionText">
   questionText: string;
 };
 
-function numbered(title: string, index: number, count: number) {
-  return count > 1
-    ? `${title} (${index + 1} of ${count})`.slice(-LIMITS.item.titleMaxLength)
-    : title;
-}
+/** An item as the answer names it: what it is, its title, and whether it waits for a note. */
+export type SavedItem = Pick<Item, "type" | "title"> & { files: number; waitsForNote: boolean };
 
 /** Stores the files, then writes every item and the message's record in one transaction. */
 async function saveItems(
@@ -158,69 +156,59 @@ async function saveItems(
   owner: { userId: number; folderId: number },
   messageKey: string,
   request: Request,
-) {
+): Promise<SavedItem[]> {
   const ctx = { request, userId: owner.userId, stored: [] as StoredUpload[] };
   try {
-    const photoGroups: StoredUpload[][] = [];
-    for (const group of plan.photos) photoGroups.push(await storeGroup("photo", group, ctx));
-    const fileGroups: StoredUpload[][] = [];
-    for (const group of plan.files) fileGroups.push(await storeGroup("file", group, ctx));
-    // The person's words go with the first item, as its comment (or as the note of a musing).
-    const reason = (first: boolean) =>
-      ({
-        addComment: first && Boolean(plan.text),
-        askQuestion: false,
-        commentText: first && plan.text ? plan.text : null,
-        questionText: null,
-        responseExpectation: "na",
-      }) as unknown as Reason;
+    const uploads: (StoredUpload[] | null)[] = [];
+    for (const item of plan.items) {
+      uploads.push(
+        item.type === "photo" || item.type === "file"
+          ? await storeGroup(item.type, item.attachments, ctx)
+          : null,
+      );
+    }
+    // The person's words are every item's comment (docs/decisions/0197-one-message-one-thought.md).
+    const reason = {
+      addComment: Boolean(plan.note),
+      askQuestion: false,
+      commentText: plan.note || null,
+      questionText: null,
+      responseExpectation: "na",
+    } as unknown as Reason;
     return writeTransaction((tx) => {
-      let count = 0;
-      const first = () => count === 0;
-      if (plan.links.length > 0) {
-        createTextItem(owner.userId, owner.folderId, {
-          type: "link",
-          title: plan.title,
-          urls: plan.links,
-          ...reason(first()),
-        });
-        count += 1;
-      }
-      if (plan.moreLinks.length > 0) {
-        createTextItem(owner.userId, owner.folderId, {
-          type: "musing",
-          title: `More links: ${plan.title}`.slice(0, LIMITS.item.titleMaxLength),
-          note: plan.moreLinks.join("\n").slice(0, LIMITS.item.textMaxLength),
-        });
-        count += 1;
-      }
-      for (const [kind, groups] of [
-        ["photo", photoGroups],
-        ["file", fileGroups],
-      ] as const) {
-        groups.forEach((stored, index) => {
-          createUploadItem(
-            owner.userId,
-            owner.folderId,
-            kind,
-            { title: numbered(plan.title, index, groups.length), ...reason(first()) },
-            stored,
-          );
-          count += 1;
-        });
-      }
-      if (count === 0 && plan.text) {
-        createTextItem(owner.userId, owner.folderId, {
-          type: "musing",
-          title: plan.title,
-          note: plan.text,
-        });
-        count += 1;
-      }
+      const saved = plan.items.map((item, index) => {
+        const created =
+          item.type === "link"
+            ? createTextItem(owner.userId, owner.folderId, {
+                type: "link",
+                title: item.title,
+                urls: item.urls,
+                ...reason,
+              })
+            : item.type === "musing"
+              ? createTextItem(owner.userId, owner.folderId, {
+                  type: "musing",
+                  title: item.title,
+                  note: item.note,
+                })
+              : createUploadItem(
+                  owner.userId,
+                  owner.folderId,
+                  item.type,
+                  { title: item.title, ...reason },
+                  uploads[index]!,
+                );
+        return {
+          type: created.type,
+          title: created.title,
+          files: created.fileNames.length,
+          waitsForNote: needsNote(created),
+        };
+      });
       tx.insert(inboundMessages)
-        .values({ folderId: owner.folderId, messageKey, itemCount: count })
+        .values({ folderId: owner.folderId, messageKey, itemCount: saved.length })
         .run();
-      return count;
+      return saved;
     });
   } catch (error) {
     await deleteStoredFiles(storedKeys(ctx.stored));
@@ -231,7 +219,7 @@ async function saveItems(
 async function answer(
   mail: IncomingMail,
   owner: { userId: number; folderId: number },
-  result: { savedCount: number; problem: string | null; skipped: string[] },
+  result: { items: SavedItem[]; problem: string | null; skipped: string[] },
 ) {
   const user = db.select().from(users).where(eq(users.id, owner.userId)).get();
   const folder = db.select().from(folders).where(eq(folders.id, owner.folderId)).get();
@@ -242,7 +230,7 @@ async function answer(
     createElement(SavedByEmail, {
       firstName: user.firstName,
       folderName: folder.name,
-      savedCount: result.savedCount,
+      items: result.items,
       problem: result.problem,
       skipped: result.skipped,
       folderUrl: `${env.APP_URL}/folders/${folder.id}`,
@@ -250,7 +238,7 @@ async function answer(
   );
   await sendEmail({
     to: user.email,
-    subject: savedByEmailSubject(folder.name, result.savedCount, result.problem),
+    subject: savedByEmailSubject(folder.name, result.items.length, result.problem),
     html,
     text,
   });
@@ -281,7 +269,7 @@ export async function receiveMail(mail: IncomingMail): Promise<SaveOutcome> {
   if (bytes > memoryBudget.capacityBytes) return drop(mail, "too large to read here", owner);
   const reservation = await memoryBudget.reserve(bytes, { waitMs: BUDGET_WAIT_MS });
   if (!reservation) throw new MemoryBudgetSpentError("save-by-email");
-  let saved: { outcome: SaveOutcome; skipped: string[] };
+  let saved: { outcome: SaveOutcome; skipped: string[]; items: SavedItem[] };
   let parsed: ParsedMessage | null = null;
   try {
     const verdict = await checkSender(message.open(), from, mail.transport);
@@ -318,7 +306,7 @@ export async function receiveMail(mail: IncomingMail): Promise<SaveOutcome> {
     reservation.release();
   }
   await answer(mail, owner, {
-    savedCount: saved.outcome.outcome === "saved" ? saved.outcome.itemCount : 0,
+    items: saved.items,
     problem: saved.outcome.outcome === "refused" ? saved.outcome.problem : null,
     skipped: saved.skipped,
   });
@@ -331,26 +319,25 @@ async function save(
   owner: { userId: number; folderId: number },
   messageKey: string,
   plan: SavePlan<SpooledAttachment>,
-): Promise<{ outcome: SaveOutcome; skipped: string[] }> {
+): Promise<{ outcome: SaveOutcome; skipped: string[]; items: SavedItem[] }> {
   try {
-    const itemCount =
-      plan.links.length + plan.photos.length + plan.files.length > 0 || plan.text
-        ? await saveItems(plan, owner, messageKey, mail.request)
-        : 0;
+    const items =
+      plan.items.length > 0 ? await saveItems(plan, owner, messageKey, mail.request) : [];
     const outcome: SaveOutcome =
-      itemCount > 0
-        ? { outcome: "saved", folderId: owner.folderId, itemCount }
+      items.length > 0
+        ? { outcome: "saved", folderId: owner.folderId, itemCount: items.length }
         : {
             outcome: "refused",
             folderId: owner.folderId,
             problem: "It had no text, links, photos or files.",
           };
-    return { outcome, skipped: plan.skipped };
+    return { outcome, skipped: plan.skipped, items };
   } catch (error) {
     if (!(error instanceof RuleError)) throw error;
     return {
       outcome: { outcome: "refused", folderId: owner.folderId, problem: error.message },
       skipped: plan.skipped,
+      items: [],
     };
   }
 }

@@ -23,6 +23,18 @@ describe("checkChosenFiles", () => {
     expect(isAllowedType("photo", { name: "d.pdf", type: "application/pdf", size: 1 })).toBe(false);
   });
 
+  test("a HEIC photo is allowed by its type, or by its name when the browser gives none", () => {
+    expect(isAllowedType("photo", { name: "IMG_1.HEIC", type: "image/heic", size: 1 })).toBe(true);
+    expect(isAllowedType("photo", { name: "IMG_1.HEIC", type: "", size: 1 })).toBe(true);
+    expect(
+      isAllowedType("photo", { name: "IMG_1.heif", type: "application/octet-stream", size: 1 }),
+    ).toBe(true);
+    expect(isAllowedType("photo", { name: "notes.txt", type: "", size: 1 })).toBe(false);
+    expect(isAllowedType("photo", { name: "a.heic", type: "application/pdf", size: 1 })).toBe(
+      false,
+    );
+  });
+
   test("a photo beyond the 3rd gives Photo limit reached, counting those kept and stored", () => {
     const kept = [jpeg("1.jpg")];
     const result = checkChosenFiles("photo", kept, [jpeg("2.jpg"), jpeg("3.jpg")], 1);

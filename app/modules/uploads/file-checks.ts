@@ -15,15 +15,27 @@ const WORD_AND_PDF_TYPES = new Set([
   "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
 ]);
 const WORD_AND_PDF_EXTENSIONS = /\.(pdf|docx?)$/i;
+const HEIC_EXTENSIONS = /\.(heic|heif)$/i;
+/** What a browser that does not know a type calls it. */
+const UNKNOWN_TYPES = new Set(["", "application/octet-stream"]);
 
 const MB = 1024 * 1024;
 
 export const INVALID_FILE_TYPES = "Invalid file types";
 export const PHOTO_LIMIT_REACHED = "Photo limit reached";
 
-/** Photos must be an image type; files PDF or Word (by type, or by name when the browser gives none). */
+/**
+ * Photos must be an image type (or a HEIC by name: browsers off Apple's
+ * systems often give it none); files PDF or Word (by type, or by name when
+ * the browser gives none).
+ */
 export function isAllowedType(kind: UploadKind, file: ChosenFile) {
-  if (kind === "photo") return file.type.startsWith("image/");
+  if (kind === "photo") {
+    return (
+      file.type.startsWith("image/") ||
+      (UNKNOWN_TYPES.has(file.type) && HEIC_EXTENSIONS.test(file.name))
+    );
+  }
   return WORD_AND_PDF_TYPES.has(file.type) || WORD_AND_PDF_EXTENSIONS.test(file.name);
 }
 

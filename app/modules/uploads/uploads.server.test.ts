@@ -328,6 +328,56 @@ describe("photos", () => {
     });
   });
 
+  test("an iPhone's HEIC becomes a JPEG without its EXIF and GPS", async () => {
+    const heic = fs.readFileSync(path.resolve("tests/fixtures/photo-with-gps.heic"));
+    const original = await sharp(heic).metadata();
+    expect(original).toMatchObject({ format: "heif", compression: "hevc" });
+    expect(original.exif).toBeDefined();
+    const { stored } = await parseUploadForm(
+      // Named and typed as the phone's share sheet may send it: only the bytes count.
+      uploadRequest([
+        new File([part(heic)], "IMG_2041.HEIC", { type: "application/octet-stream" }),
+      ]),
+      "photo",
+      userId,
+    );
+    expect(stored[0]).toMatchObject({ name: "IMG_2041.jpg", mimeType: "image/jpeg" });
+    for (const key of [stored[0]!.key, stored[0]!.thumbnailKey!]) {
+      const meta = await sharp(readKey(key)).metadata();
+      expect(meta.format).toBe("jpeg");
+      expect(meta.exif).toBeUndefined();
+      expect(meta.xmp).toBeUndefined();
+      expect(meta.icc).toBeUndefined();
+      expect(readKey(key).includes("iPhone")).toBe(false);
+    }
+    expect(await sharp(readKey(stored[0]!.key)).metadata()).toMatchObject({
+      width: 480,
+      height: 360,
+    });
+    // The original is gone: only the re-encoded photo and its thumbnail are stored.
+    expect(filesOnDisk()).toHaveLength(2);
+  });
+
+  test("a HEIC over 25 megapixels is refused by its header, before it is decoded", async () => {
+    const heic = Buffer.from(fs.readFileSync(path.resolve("tests/fixtures/photo-with-gps.heic")));
+    // The image's size ('ispe') made that of a 48 MP "HEIF Max" photo, 8064 × 6048.
+    const ispe = heic.indexOf("ispe");
+    heic.writeUInt32BE(8064, ispe + 8);
+    heic.writeUInt32BE(6048, ispe + 12);
+    const error = await rejection(
+      parseUploadForm(
+        uploadRequest([new File([part(heic)], "IMG_2042.heic", { type: "image/heic" })]),
+        "photo",
+        userId,
+      ),
+    );
+    expect(error.code).toBe("FILE_TOO_LARGE");
+    expect(error.message).toBe(
+      "IMG_2042.heic has too many pixels. HEIC photos can be at most 25 megapixels: please save it smaller or as JPEG.",
+    );
+    expect(filesOnDisk()).toHaveLength(0);
+  });
+
   test("an HTML page named photo.jpg is refused and recorded", async () => {
     const html = "<!DOCTYPE html><html><body><script>alert(document.cookie)</script></body></html>";
     const error = await rejection(
@@ -339,7 +389,7 @@ describe("photos", () => {
     );
     expect(error.code).toBe("INVALID_FILE_TYPE");
     expect(error.message).toBe(
-      '"photo.jpg" is not an allowed photo type. Photos must be JPEG, PNG, GIF or WebP.',
+      '"photo.jpg" is not an allowed photo type. Photos must be JPEG, PNG, GIF, WebP or HEIC.',
     );
     // Named as the browser sent it, so the page can mark it and drop it from the choice.
     expect(error.fileName).toBe("photo.jpg");
