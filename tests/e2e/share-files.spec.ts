@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import type { Page } from "@playwright/test";
 import { eq } from "drizzle-orm";
 import sharp from "sharp";
@@ -127,6 +128,35 @@ test("a gallery photo is shared into the last-used folder with one Save tap", as
   expect(
     testDb().select().from(uploadDrafts).where(eq(uploadDrafts.userId, user.id)).all(),
   ).toEqual([]);
+});
+
+test("an iPhone's HEIC shared from the gallery is saved as a JPEG without its GPS", async ({
+  login,
+  page,
+}) => {
+  const user = await login();
+  const holiday = createFolderRow(user.id, { name: "Holiday" });
+
+  await shareSheet(page, { title: "Pier" });
+  await page.getByLabel("Shared file").setInputFiles({
+    name: "IMG_2041.HEIC",
+    mimeType: "image/heic",
+    buffer: fs.readFileSync("tests/fixtures/photo-with-gps.heic"),
+  });
+  await page.getByRole("button", { name: "Share", exact: true }).click();
+  await expect(page.getByRole("heading", { name: "Save this photo" })).toBeVisible();
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+
+  await expect(page.getByText("Content added successfully!")).toBeVisible();
+  const [photo] = itemsOf(holiday.id);
+  expect(photo).toMatchObject({ type: "photo", title: "Pier", mimeTypes: ["image/jpeg"] });
+  const full = await page
+    .locator(`#item-${photo!.id}`)
+    .getByRole("link", { name: photo!.fileNames[0]! })
+    .getAttribute("href");
+  const meta = await sharp(await (await page.request.get(full!)).body()).metadata();
+  expect(meta.format).toBe("jpeg");
+  expect(meta.exif).toBeUndefined();
 });
 
 test("a shared PDF becomes a file item, and may wait for its note", async ({ login, page }) => {

@@ -1,3 +1,5 @@
+import { RuleError } from "~/platform/errors.server";
+
 /**
  * HEIC photos (what iPhones save) decoded to raw pixels for sharp, whose
  * prebuilt libvips reads the HEIF container but has no HEVC decoder
@@ -49,7 +51,8 @@ function loadFactory(): Promise<LibheifFactory> {
   return factory;
 }
 
-export class HeicDecodeError extends Error {
+/** The sender's file is not a HEIF photo libheif can read; photo-processing answers it as any unreadable photo. */
+export class HeicDecodeError extends RuleError {
   override name = "HeicDecodeError";
 }
 
