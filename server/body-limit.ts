@@ -99,7 +99,9 @@ function isMultipart(contentType: string | null) {
 /** A route's declared limit for this body's type, else the form limit. */
 export function bodyPolicyOf(route: Route | null, contentType: string | null): BodyPolicy {
   const declared = route?.module.bodyLimit;
-  if (declared?.any) return { limitBytes: declared.any, streamed: true, holdsWhole: true };
+  if (declared?.any) {
+    return { limitBytes: declared.any, streamed: true, holdsWhole: declared.spooled !== true };
+  }
   if (declared?.multipart && isMultipart(contentType)) {
     return {
       limitBytes: declared.multipart,

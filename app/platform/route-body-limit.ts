@@ -39,6 +39,12 @@ export type RouteBodyLimit = {
   multipartHeldWhole?: boolean;
   /** A body of any type up to this many bytes, counted as it streams (webhooks). */
   any?: number;
+  /**
+   * The route writes its `any` body to the spool (app/platform/spool.server.ts)
+   * as it arrives and never holds it whole: the server counts a streamed
+   * form's window of it, not all of it.
+   */
+  spooled?: boolean;
 };
 
 const BODY_TOO_LARGE = "BodyTooLargeError";

@@ -174,24 +174,52 @@ const sendgridEvent = z.looseObject({
  * key SendGrid shows.
  */
 export function sendgridSignatureValid(publicKey: string, request: Request, rawBody: Buffer) {
-  const signature = request.headers.get("x-twilio-email-event-webhook-signature");
-  const timestamp = request.headers.get("x-twilio-email-event-webhook-timestamp");
-  if (!signature || !timestamp) return false;
+  const signed = sendgridSigned(publicKey, request);
+  if (!signed) return false;
   try {
-    const key = crypto.createPublicKey({
-      key: Buffer.from(publicKey, "base64"),
-      format: "der",
-      type: "spki",
-    });
     return crypto.verify(
       "sha256",
-      Buffer.concat([Buffer.from(timestamp), rawBody]),
-      key,
-      Buffer.from(signature, "base64"),
+      Buffer.concat([signed.timestamp, rawBody]),
+      signed.key(),
+      signed.signature,
     );
   } catch {
     return false;
   }
+}
+
+/** The same check over a body read as it streams (a spooled post), never held whole. */
+export async function sendgridSignatureValidOver(
+  publicKey: string,
+  request: Request,
+  body: AsyncIterable<Uint8Array>,
+) {
+  const signed = sendgridSigned(publicKey, request);
+  if (!signed) return false;
+  try {
+    const verifier = crypto.createVerify("sha256").update(signed.timestamp);
+    for await (const chunk of body) verifier.update(chunk);
+    return verifier.verify(signed.key(), signed.signature);
+  } catch {
+    return false;
+  }
+}
+
+/** SendGrid signs the timestamp header and then the body, with ECDSA; null without its headers. */
+function sendgridSigned(publicKey: string, request: Request) {
+  const signature = request.headers.get("x-twilio-email-event-webhook-signature");
+  const timestamp = request.headers.get("x-twilio-email-event-webhook-timestamp");
+  if (!signature || !timestamp) return null;
+  return {
+    timestamp: Buffer.from(timestamp),
+    signature: Buffer.from(signature, "base64"),
+    key: () =>
+      crypto.createPublicKey({
+        key: Buffer.from(publicKey, "base64"),
+        format: "der",
+        type: "spki",
+      }),
+  };
 }
 
 /** SendGrid: the Signed Event Webhook (sendgridSignatureValid, SENDGRID_WEBHOOK_PUBLIC_KEY). */

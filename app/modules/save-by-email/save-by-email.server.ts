@@ -27,7 +27,9 @@ import {
 } from "~/platform/memory-budget.server";
 import { consumeRateLimit } from "~/platform/rate-limit.server";
 import { recordSecurityEvent } from "~/platform/security-events.server";
+import { singleton } from "~/platform/singleton.server";
 import { type SpooledFile, SpoolFullError } from "~/platform/spool.server";
+import { WorkLane } from "~/platform/work-lane.server";
 import { planSave, type SavePlan } from "./forwarded-message.server";
 import { folderForInboxAddress } from "./inbox-addresses.server";
 import {
@@ -245,6 +247,25 @@ async function answer(
 }
 
 export async function receiveMail(mail: IncomingMail): Promise<SaveOutcome> {
+  const leave = await mailReading.enter({ waitMs: MAIL_READING_WAIT_MS });
+  // Told as when the budget has no room: the sending server or the provider tries again later.
+  if (!leave) throw new MemoryBudgetSpentError("save-by-email");
+  try {
+    return await readAndSave(mail);
+  } finally {
+    leave();
+  }
+}
+
+/**
+ * Messages are read one at a time: their three passes over up to 25 MB are
+ * the heaviest work a request can start, and the machine has one CPU
+ * (docs/memory-budget.md, "The SMTP door").
+ */
+const mailReading = singleton("mail-reading", () => new WorkLane(1));
+const MAIL_READING_WAIT_MS = 10_000;
+
+async function readAndSave(mail: IncomingMail): Promise<SaveOutcome> {
   const message = messageBytes(mail.raw);
   if (message.size > LIMITS.saveByEmail.maxMessageBytes) return drop(mail, "message too large");
   // Counted as the bytes stream past, before mailparser reads even the header section.

@@ -3,6 +3,7 @@ import { refuseOverRateLimit } from "~/modules/deliverability/relay-webhooks.ser
 import { receiveMail } from "~/modules/save-by-email/save-by-email.server";
 import {
   readWebhookMail,
+  removeWebhookMail,
   WEBHOOK_MAIL_MAX_BODY_BYTES,
   webhookAuthorized,
 } from "~/modules/save-by-email/webhook-mail.server";
@@ -27,11 +28,12 @@ export async function loader() {
 }
 
 /**
- * A whole message with its attachments (docs/decisions/0101-body-limits-by-route.md);
- * with the webhook off, no more than any form's body.
+ * A whole message with its attachments (docs/decisions/0101-body-limits-by-route.md),
+ * spooled to disk as it arrives (readWebhookMail); with the webhook off, no
+ * more than any form's body.
  */
 export const bodyLimit: RouteBodyLimit = env.INBOUND_EMAIL_WEBHOOK_TOKEN
-  ? { any: WEBHOOK_MAIL_MAX_BODY_BYTES }
+  ? { any: WEBHOOK_MAIL_MAX_BODY_BYTES, spooled: true }
   : {};
 
 export async function action({ request }: ActionFunctionArgs) {
@@ -56,5 +58,7 @@ export async function action({ request }: ActionFunctionArgs) {
     // No room to parse it now: the provider posts it again later.
     if (isMemoryBudgetSpent(error)) return tryLaterResponse();
     throw error;
+  } finally {
+    await removeWebhookMail(mail);
   }
 }
