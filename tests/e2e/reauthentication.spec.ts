@@ -90,6 +90,11 @@ test.describe("sensitive changes ask who you are again", () => {
     const user = await login();
     await page.goto("/profile/tokens");
     await expect(page).toHaveURL(/\/reauthenticate\?redirectTo=%2Fprofile%2Ftokens$/);
+    // The page names the change it guards, and the cursor waits in its one field.
+    await expect(
+      page.getByRole("heading", { level: 1, name: "Confirm it's you to create an API token" }),
+    ).toBeVisible();
+    await expect(page.getByLabel("Password", { exact: true })).toBeFocused();
     await expectAccessible();
 
     // Posting the forms directly changes nothing either.

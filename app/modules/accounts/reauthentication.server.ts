@@ -85,6 +85,21 @@ export function enrolmentNeedsEmail(userId: number) {
   return isAdmin(userId) && !hasTwoFactor(userId) && !hasPasskey(userId);
 }
 
+/** The changes that ask for proof, by the page each goes back to, as "Confirm it's you to …" names them. */
+const GUARDED_CHANGES: Record<string, string> = {
+  "/profile/tokens": "create an API token",
+  "/profile/download": "download your data",
+  "/profile/delete": "delete your account",
+  "/profile/two-factor": "set up two-step sign-in",
+  "/extension/connect": "connect the browser extension",
+};
+
+/** What the change waiting on this proof is called, from where it goes back to; null when it has no name of its own. */
+export function guardedChangeName(redirectTo: string): string | null {
+  const path = new URL(redirectTo, "http://app.invalid").pathname;
+  return Object.hasOwn(GUARDED_CHANGES, path) ? GUARDED_CHANGES[path]! : null;
+}
+
 export function reauthenticatePath(redirectTo: string, { emailOnly = false } = {}) {
   const params = new URLSearchParams({ redirectTo: safeRedirectPath(redirectTo) });
   if (emailOnly) params.set("by", "email");

@@ -15,6 +15,7 @@ import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/ui/forms
 import { listPasskeys } from "~/modules/accounts/passkeys.server";
 import {
   emailReauthenticationLink,
+  guardedChangeName,
   REAUTHENTICATION_THROTTLED_MESSAGE,
   reauthenticateWithCode,
   reauthenticateWithPassword,
@@ -48,8 +49,10 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const url = new URL(request.url);
   const emailOnly = url.searchParams.get("by") === "email";
+  const redirectTo = safeRedirectPath(url.searchParams.get("redirectTo"), "/profile");
   return {
-    redirectTo: safeRedirectPath(url.searchParams.get("redirectTo"), "/profile"),
+    redirectTo,
+    change: guardedChangeName(redirectTo),
     emailOnly,
     email: user.email,
     password: !emailOnly && Boolean(user.passwordHash),
@@ -121,6 +124,8 @@ function PasswordForm({ redirectTo }: { redirectTo: string }) {
         inputProps={{
           ...getInputProps(fields.password, { type: "password" }),
           autoComplete: "current-password",
+          // The one thing this page asks for: the cursor waits in it.
+          autoFocus: true,
         }}
         errors={fields.password.errors}
       />
@@ -214,7 +219,7 @@ export default function Reauthenticate() {
   const onlyEmail = !state.password && !state.code;
   return (
     <AuthCard
-      title="Confirm it's you"
+      title={state.change ? `Confirm it's you to ${state.change}` : "Confirm it's you"}
       description={
         <p>
           {state.emailOnly
