@@ -260,6 +260,7 @@ test.describe("the admin's postmaster view", () => {
     expectAccessible,
   }) => {
     const { user } = await senderWithReports();
+    const { user: newcomer } = await senderWithReports();
     const reason =
       "3 of the addresses you sent to no longer exist, out of 20 copies sent recently (15 %; the limit is 5 %).";
     pause(user.id, reason);
@@ -271,6 +272,10 @@ test.describe("the admin's postmaster view", () => {
     const row = panel.getByRole("row").filter({ hasText: user.email });
     await expect(row).toContainText("Paused");
     await expect(row).toContainText("1 (50 %)");
+    // A sender over a rate on two copies is not paused, and the panel says why.
+    const newcomerRow = panel.getByRole("row").filter({ hasText: newcomer.email });
+    await expect(newcomerRow).toContainText("Active");
+    await expect(newcomerRow).toContainText("Under 20 copies: too few to judge a rate");
     await expect(page.getByText("Suppressed: reported spam")).toBeVisible();
     await expectAccessible();
 

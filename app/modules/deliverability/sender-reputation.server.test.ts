@@ -23,6 +23,7 @@ import {
   REPUTATION_LIMITS,
   reviewSenderReputation,
   senderRates,
+  whyNotPaused,
 } from "./sender-reputation.server";
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -315,4 +316,24 @@ test("the postmaster view: the service's rates, senders worst first with the pau
   expect(ours[1]).toMatchObject({ copies: 20, complaints: 1, hardBounces: 1, complaintRate: 0.05 });
   expect(overview.service.copies).toBeGreaterThanOrEqual(120);
   expect(overview.service.complaints).toBeGreaterThanOrEqual(1);
+});
+
+test("the postmaster is told why a sender over a rate is still active: too few copies, or too few people", () => {
+  const rates = (copies: number, complaints: number, hardBounces: number) => ({
+    copies,
+    complaints,
+    hardBounces,
+    complaintRate: complaints / copies,
+    bounceRate: hardBounces / copies,
+  });
+  expect(whyNotPaused(rates(3, 1, 0))).toBe("Under 20 copies: too few to judge a rate");
+  expect(whyNotPaused(rates(400, 1, 0))).toBe("1 complaint: a pause needs 2");
+  expect(whyNotPaused(rates(30, 0, 2))).toBe("2 hard bounces: a pause needs 3");
+  expect(whyNotPaused(rates(30, 0, 1))).toBe(null);
+  expect(whyNotPaused(rates(2_000, 0, 0))).toBe(null);
+  // Over both floors: limitBroken pauses such a sender, so there is nothing to explain.
+  expect(limitBroken({ ...rates(100, 3, 0), windowStart: new Date(), softBounces: 0 })).toBe(
+    "complaints",
+  );
+  expect(whyNotPaused(rates(100, 3, 0))).toBe(null);
 });

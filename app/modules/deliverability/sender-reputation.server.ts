@@ -149,6 +149,32 @@ export function limitBroken(rates: SenderRates): LimitBroken | null {
   return null;
 }
 
+/**
+ * Why a sender whose rate is over a limit is not paused, in the postmaster's words: the floors
+ * of limitBroken (too few copies, or too few people) hold it back. Null when no rate is over.
+ */
+export function whyNotPaused(
+  rates: Pick<
+    SenderRates,
+    "copies" | "complaints" | "hardBounces" | "complaintRate" | "bounceRate"
+  >,
+): string | null {
+  const { minimumCopies, complaints, hardBounces } = REPUTATION_LIMITS;
+  const overComplaints = rates.complaintRate >= complaints.rate;
+  const overBounces = rates.bounceRate >= hardBounces.rate;
+  if (!overComplaints && !overBounces) return null;
+  if (rates.copies < minimumCopies) {
+    return `Under ${minimumCopies} copies: too few to judge a rate`;
+  }
+  if (overComplaints && rates.complaints < complaints.minimum) {
+    return `${rates.complaints} complaint: a pause needs ${complaints.minimum}`;
+  }
+  if (overBounces && rates.hardBounces < hardBounces.minimum) {
+    return `${rates.hardBounces} hard ${rates.hardBounces === 1 ? "bounce" : "bounces"}: a pause needs ${hardBounces.minimum}`;
+  }
+  return null;
+}
+
 /** "1.2 %", "0.1 %": rates as the pages and the e-mails show them. */
 export function formatRate(value: number) {
   const percent = value * 100;

@@ -22,6 +22,7 @@ import {
   formatRate,
   postmasterOverview,
   REPUTATION_LIMITS,
+  whyNotPaused,
 } from "~/modules/deliverability/sender-reputation.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { formatUtc } from "~/platform/dates";
@@ -52,6 +53,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
         ...sender,
         complaintRate: formatRate(sender.complaintRate),
         bounceRate: formatRate(sender.bounceRate),
+        notPausedBecause: sender.paused ? null : whyNotPaused(sender),
       })),
       limits: {
         complaintRate: formatRate(REPUTATION_LIMITS.complaints.rate),
@@ -207,6 +209,13 @@ export default function SecurityDashboard() {
                     <span className="rounded-full bg-red-700 px-2 py-0.5 text-xs font-semibold text-white">
                       Paused
                     </span>
+                  ) : sender.notPausedBecause ? (
+                    <>
+                      Active
+                      <span className="block text-xs text-stone-600">
+                        {sender.notPausedBecause}
+                      </span>
+                    </>
                   ) : (
                     "Active"
                   ),
