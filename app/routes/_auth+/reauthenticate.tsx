@@ -108,7 +108,8 @@ function PasswordForm({ redirectTo }: { redirectTo: string }) {
     id: "reauthenticate-password",
     lastResult: actionData?.intent === "password" ? actionData.result : null,
     constraint: getFormConstraint(PasswordReauthenticationSchema),
-    shouldValidate: "onBlur",
+    // The field takes focus; checked on blur, leaving it for a link below would move the link under the tap.
+    shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
     onValidate: ({ formData }) =>
       parseWithZod(formData, { schema: PasswordReauthenticationSchema }),
