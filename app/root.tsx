@@ -20,6 +20,7 @@ import { CsrfFailurePage } from "~/components/csrf-failure";
 import { NavigationDelegation } from "~/components/delegated-navigation";
 import { useNoDraftsWhenSignedOut } from "~/components/draft-on-device";
 import { NotFound } from "~/components/not-found";
+import { PendingSavesSender } from "~/components/pending-saves";
 import { PublicLayout } from "~/components/public-layout";
 import { Toaster } from "~/components/toaster";
 import { takeKeptDraft } from "~/modules/accounts/kept-draft.server";
@@ -124,6 +125,7 @@ export default function App() {
       <Outlet />
       <Toaster toast={toast} />
       <NavigationDelegation />
+      {user ? <PendingSavesSender /> : null}
     </Document>
   );
 }

@@ -7,6 +7,7 @@ import { FolderButton, FolderCards } from "~/components/folder-card";
 import { InboxAddressLine } from "~/components/inbox-address-line";
 import { ItemList } from "~/components/item-list";
 import { useRefreshWhilePreviewsPending } from "~/components/pending-previews";
+import { PendingSavesList } from "~/components/pending-saves";
 import { CsrfInput } from "~/components/ui/forms";
 import { perksInOneLine } from "~/modules/billing/premium-perks";
 import type { DashboardData, FolderSummary } from "~/modules/dashboard/dashboard.server";
@@ -347,6 +348,7 @@ function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
           <Bar ratio={ratio} label="Folder size" />
         </div>
       </div>
+      <PendingSavesList folderId={folder.id} />
       <ItemList folderId={folder.id} items={data.items} pagination={data.pagination} />
     </section>
   );

@@ -1,22 +1,31 @@
-import { useLocation, useNavigation } from "@remix-run/react";
+import { useLocation, useMatches, useNavigate, useNavigation } from "@remix-run/react";
 import { type FormEvent, useCallback, useEffect, useState } from "react";
+import { forgetRefusedSavesOf, keepPendingSave } from "~/components/pending-saves";
+import {
+  draftKeyOf,
+  forgetDraft,
+  forgetEverythingKept,
+  type KeptDraft,
+  type KeptField,
+  keepFiles,
+  keptFiles,
+  readDraft,
+  writeDraft,
+} from "~/utils/kept-on-device";
 
 /**
- * A form's typing, kept in this browser's localStorage as it is typed, so a reload, a crash or
+ * A form's typing and picked files, kept in this browser as they change, so a reload, a crash or
  * a submit that never reached the server loses nothing; a submit made with no connection waits
- * for it and goes by itself (docs/decisions/0200-typing-kept-on-the-device.md). Files cannot be
- * kept this way: they stay picked while the page stays open. Fields the page adds as it is used
- * (a second link, a fourth recipient) come back only as far as the page shows them.
+ * for it and goes by itself (docs/decisions/0200-typing-kept-on-the-device.md,
+ * 0216-saves-wait-on-the-phone.md). Fields the page adds as it is used (a second link, a fourth
+ * recipient) come back only as far as the page shows them.
  */
-type KeptField = { name: string; value: string; checked?: boolean };
-type KeptDraft = { savedAt: number; fields: KeptField[] };
-
-const PREFIX = "thoughtfully:draft:";
-/** A draft older than this is forgotten rather than offered. */
-const KEPT_FOR_MS = 7 * 24 * 60 * 60 * 1000;
 const SKIPPED = new Set(["hidden", "file", "submit", "button", "reset", "password", "image"]);
 
-export type DraftState = "none" | "restored" | "waiting-for-network";
+export type DraftState = "none" | "restored" | "waiting-for-network" | "kept-on-phone";
+
+/** Dispatched by the file picker whenever the files it holds change (file-picker.tsx). */
+export const FILES_KEPT = "thoughtfully:files-kept";
 
 function fieldsOf(form: HTMLFormElement): KeptField[] {
   const kept: KeptField[] = [];
@@ -44,32 +53,20 @@ function fieldsOf(form: HTMLFormElement): KeptField[] {
   return kept;
 }
 
-function read(key: string): KeptDraft | null {
-  try {
-    const draft = JSON.parse(localStorage.getItem(key) ?? "null") as KeptDraft | null;
-    if (!draft || !Array.isArray(draft.fields) || Date.now() - draft.savedAt > KEPT_FOR_MS) {
-      return null;
-    }
-    return draft;
-  } catch {
-    return null;
-  }
+function pickedFilesOf(form: HTMLFormElement) {
+  const input = form.querySelector<HTMLInputElement>('input[type="file"]');
+  return input ? Array.from(input.files ?? []) : null;
 }
 
-function write(key: string, form: HTMLFormElement) {
-  try {
-    localStorage.setItem(key, JSON.stringify({ savedAt: Date.now(), fields: fieldsOf(form) }));
-  } catch {
-    // Storage full or refused (a private window): the form still works, unkept.
-  }
-}
-
-function forget(key: string) {
-  try {
-    localStorage.removeItem(key);
-  } catch {
-    // As above.
-  }
+/** Puts kept files back into the form's file input, as if picked again. */
+function repick(form: HTMLFormElement, files: File[]) {
+  const input = form.querySelector<HTMLInputElement>('input[type="file"]');
+  if (!input || files.length === 0 || (input.files?.length ?? 0) > 0) return false;
+  const transfer = new DataTransfer();
+  for (const file of files) transfer.items.add(file);
+  input.files = transfer.files;
+  input.dispatchEvent(new Event("change", { bubbles: true }));
+  return true;
 }
 
 /** Puts a kept draft back into the form, announcing each change as the person's own. */
@@ -103,29 +100,54 @@ function refill(form: HTMLFormElement, draft: KeptDraft) {
 
 export function useDraftOnDevice(
   formId: string,
-  { refillFromDevice }: { refillFromDevice: boolean },
+  {
+    refillFromDevice,
+    pendingIn,
+  }: {
+    refillFromDevice: boolean;
+    /**
+     * A new item's folder: its picked files are kept too, and a submit with no signal waits
+     * there as a pending save (pending-saves.tsx).
+     */
+    pendingIn?: { folderId: number };
+  },
 ) {
   const location = useLocation();
   const navigation = useNavigation();
-  const key = `${PREFIX}${location.pathname}`;
+  const navigate = useNavigate();
+  const matches = useMatches();
+  const key = draftKeyOf(location.pathname);
   const [state, setState] = useState<DraftState>("none");
+  // A new item's picked files are kept with its typing; elsewhere (an edit, the upload wizard)
+  // the server already holds what was uploaded.
+  const keepsFiles = pendingIn !== undefined;
 
   useEffect(() => {
     const form = document.getElementById(formId);
     if (!(form instanceof HTMLFormElement)) return;
-    const kept = refillFromDevice ? read(key) : null;
-    if (kept && refill(form, kept)) setState("restored");
+    let current = true;
+    const kept = refillFromDevice ? readDraft(key) : null;
+    // A draft whose save waits to be sent is that save's: the sheet opens empty for the next one.
+    if (kept && !kept.waitingToSend) {
+      if (refill(form, kept)) setState("restored");
+      if (keepsFiles) {
+        void keptFiles(key).then((files) => {
+          if (current && repick(form, files)) setState("restored");
+        });
+      }
+    }
     const keep = (event: Event) => {
       const target = event.target;
-      if (target instanceof Element && (target as HTMLInputElement).form === form) write(key, form);
+      if (!(target instanceof Element) || (target as HTMLInputElement).form !== form) return;
+      if (event.type !== FILES_KEPT) writeDraft(key, fieldsOf(form));
+      else if (keepsFiles) void keepFiles(key, pickedFilesOf(form) ?? []);
     };
-    document.addEventListener("input", keep);
-    document.addEventListener("change", keep);
+    for (const type of ["input", "change", FILES_KEPT]) document.addEventListener(type, keep);
     return () => {
-      document.removeEventListener("input", keep);
-      document.removeEventListener("change", keep);
+      current = false;
+      for (const type of ["input", "change", FILES_KEPT]) document.removeEventListener(type, keep);
     };
-  }, [formId, key, refillFromDevice]);
+  }, [formId, key, refillFromDevice, keepsFiles]);
 
   // The server took it: its answer moves the person elsewhere (a refusal stays on the form).
   const tookIt =
@@ -133,19 +155,41 @@ export function useDraftOnDevice(
     navigation.formMethod !== undefined &&
     navigation.location.pathname !== location.pathname;
   useEffect(() => {
-    if (tookIt) forget(key);
+    if (!tookIt) return;
+    void forgetDraft(key);
+    void forgetRefusedSavesOf(key);
   }, [tookIt, key]);
 
   /**
-   * Call first in the form's submit handler: with no connection it keeps the draft, stops the
-   * submit, and sends the form again once the browser is back online. True when it did.
+   * Call in the form's submit handler once the form is valid: with no connection it stops the
+   * submit and keeps it, to go by itself once the browser is back online. True when it did.
    */
   const waitForNetwork = useCallback(
     (event: FormEvent<HTMLFormElement>) => {
       if (navigator.onLine) return false;
       event.preventDefault();
       const form = event.currentTarget;
-      write(key, form);
+      if (pendingIn) {
+        const submitter = (event.nativeEvent as SubmitEvent).submitter;
+        writeDraft(key, fieldsOf(form), { waitingToSend: true });
+        void keepFiles(key, pickedFilesOf(form) ?? [])
+          .then(() =>
+            keepPendingSave(form, submitter, { folderId: pendingIn.folderId, draftKey: key }),
+          )
+          .then(() => {
+            // Back to the folder behind the sheet, where the save shows as pending; a page
+            // with no folder behind it (Add) empties its form for the next one.
+            const folder = `/folders/${pendingIn.folderId}`;
+            if (matches.some((match) => match.pathname === folder)) {
+              navigate(folder, { preventScrollReset: true });
+            } else {
+              form.reset();
+              setState("kept-on-phone");
+            }
+          });
+        return true;
+      }
+      writeDraft(key, fieldsOf(form));
       setState("waiting-for-network");
       window.addEventListener(
         "online",
@@ -157,11 +201,11 @@ export function useDraftOnDevice(
       );
       return true;
     },
-    [key],
+    [key, pendingIn, matches, navigate],
   );
 
   const discard = useCallback(() => {
-    forget(key);
+    void forgetDraft(key);
     const form = document.getElementById(formId);
     if (form instanceof HTMLFormElement) form.reset();
     setState("none");
@@ -183,7 +227,9 @@ export function DraftOnDeviceStatus({
   if (state === "none") return null;
   return (
     <p role="status" className="rounded-lg bg-amber-50 px-3 py-2 text-sm text-amber-900">
-      {state === "waiting-for-network" ? (
+      {state === "kept-on-phone" ? (
+        "Saved on this phone, uploads when you're back online."
+      ) : state === "waiting-for-network" ? (
         uploads ? (
           "You're offline. This uploads when you're back online: keep this page open."
         ) : (
@@ -204,13 +250,6 @@ export function DraftOnDeviceStatus({
 /** Signed out, this browser keeps nobody's typing: the next person at it sees none. */
 export function useNoDraftsWhenSignedOut(signedIn: boolean) {
   useEffect(() => {
-    if (signedIn) return;
-    try {
-      for (const key of Object.keys(localStorage)) {
-        if (key.startsWith(PREFIX)) localStorage.removeItem(key);
-      }
-    } catch {
-      // Storage refused: there is nothing kept either.
-    }
+    if (!signedIn) void forgetEverythingKept();
   }, [signedIn]);
 }

@@ -1,5 +1,6 @@
 import { type ChangeEvent, useCallback, useEffect, useRef, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
+import { FILES_KEPT } from "~/components/draft-on-device";
 import { titleFromFileName } from "~/modules/items/item-titles";
 import type { UploadProblem } from "~/modules/items/item-validation";
 import {
@@ -65,7 +66,11 @@ export function FilePicker({
   const keep = useCallback((files: File[]) => {
     const transfer = new DataTransfer();
     for (const file of files) transfer.items.add(file);
-    if (input.current) input.current.files = transfer.files;
+    if (input.current) {
+      input.current.files = transfer.files;
+      // The form's draft on the device keeps them too (draft-on-device.tsx).
+      input.current.dispatchEvent(new Event(FILES_KEPT, { bubbles: true }));
+    }
     setKept(files);
   }, []);
 

@@ -82,6 +82,7 @@ export function ItemForm({
   submitText,
   quickSave = false,
   oneTimeKey,
+  pendingIn,
 }: {
   type: ItemType;
   mode: "add" | "edit";
@@ -101,6 +102,8 @@ export function ItemForm({
   quickSave?: boolean;
   /** A new item's one-time key (app/platform/one-time-keys.server.ts): sent twice, saved once. */
   oneTimeKey?: string;
+  /** A new item's folder: submitted with no signal, it waits there on the phone (pending-saves.tsx). */
+  pendingIn?: { folderId: number };
 }) {
   const hydrated = useHydrated();
   const isUpload = type === "photo" || type === "file";
@@ -124,7 +127,10 @@ export function ItemForm({
   });
   const [addComment, setAddComment] = useState(fields.addComment.initialValue === "on");
   const [askQuestion, setAskQuestion] = useState(fields.askQuestion.initialValue === "on");
-  const onDevice = useDraftOnDevice(form.id, { refillFromDevice: !answer && !keptDraft });
+  const onDevice = useDraftOnDevice(form.id, {
+    refillFromDevice: !answer && !keptDraft,
+    pendingIn,
+  });
   const urls = fields.urls.getFieldList();
   const titleName = fields.title.name;
   const { update } = form;
@@ -186,9 +192,16 @@ export function ItemForm({
       encType={isUpload ? "multipart/form-data" : undefined}
       {...formProps}
       onSubmit={(event) => {
-        if (onDevice.waitForNetwork(event)) return;
-        if (isUpload && hydrated) upload.onSubmit(event, formProps.onSubmit);
-        else formProps.onSubmit(event);
+        // Checked first, so what waits for the network is what the server will take.
+        if (isUpload && hydrated) {
+          upload.onSubmit(event, (submit) => {
+            formProps.onSubmit(submit);
+            if (!submit.defaultPrevented) onDevice.waitForNetwork(submit);
+          });
+        } else {
+          formProps.onSubmit(event);
+          if (!event.defaultPrevented) onDevice.waitForNetwork(event);
+        }
       }}
       // The schema's messages, next to their fields, with or without JavaScript: the
       // browser's own check of type=url would refuse "example.com", which is accepted.

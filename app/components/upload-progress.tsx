@@ -19,18 +19,17 @@ const LOST = {
 };
 
 /** The URL Remix posts a form's submission to with single fetch: the action's path plus `.data`. */
-function singleFetchUrl(action: string) {
+export function singleFetchUrl(action: string) {
   const url = new URL(action, window.location.href);
   url.pathname = url.pathname === "/" ? "/_root.data" : `${url.pathname.replace(/\/$/, "")}.data`;
   return url;
 }
 
 /** A single-fetch action answer: a redirect to follow, or the action's data. */
-async function readAnswer(
-  xhr: XMLHttpRequest,
+export async function readActionAnswer(
+  response: Response,
 ): Promise<{ redirect: string } | { data: UploadAnswer } | null> {
-  if (!(xhr.response instanceof ArrayBuffer)) return null;
-  const body = new Response(xhr.response).body;
+  const body = response.body;
   if (!body) return null;
   const { value } = await decode(body);
   if (typeof value !== "object" || value === null) return null;
@@ -84,7 +83,10 @@ export function useUploadWithProgress() {
       }
     });
     xhr.addEventListener("load", () => {
-      readAnswer(xhr)
+      (xhr.response instanceof ArrayBuffer
+        ? readActionAnswer(new Response(xhr.response))
+        : Promise.resolve(null)
+      )
         .then((read) => {
           if (!read) return fail();
           if ("redirect" in read) {

@@ -146,6 +146,7 @@ export default function AddItem() {
         cancelTo={`/folders/${folderId}`}
         capacity={capacity}
         oneTimeKey={oneTimeKey}
+        pendingIn={{ folderId }}
       />
     </Dialog>
   );
