@@ -205,3 +205,30 @@ test("the same form sent again, as a browser retries, saves once", async ({ page
   expect(again.headers().location).toBe(`/folders/${folder.id}#item-${item!.id}`);
   expect(itemsOf(folder.id)).toHaveLength(1);
 });
+
+test("a photo sent over a 50 kbit/s signal is saved once, with its photo", async ({
+  page,
+  context,
+  login,
+}) => {
+  const user = await login();
+  const folder = createFolderRow(user.id, { name: "Walks" });
+  await page.goto(`/folders/${folder.id}/add/photo`);
+  const dialog = page.getByRole("dialog", { name: "Add Photo" });
+  await dialog.getByLabel("Photos").setInputFiles([await photo("lane.jpg")]);
+  await dialog.getByLabel("Title").fill("Down the lane");
+  await dialog.getByRole("textbox", { name: "Comment" }).fill("Blackberries soon");
+
+  const network = await context.newCDPSession(page);
+  await network.send("Network.emulateNetworkConditions", {
+    offline: false,
+    latency: 300,
+    downloadThroughput: 50_000 / 8,
+    uploadThroughput: 50_000 / 8,
+  });
+  await dialog.getByRole("button", { name: "Add", exact: true }).click();
+  await expect(page.getByText("Content added successfully!")).toBeVisible({ timeout: 60_000 });
+  const items = itemsOf(folder.id);
+  expect(items).toMatchObject([{ type: "photo", title: "Down the lane" }]);
+  expect(items[0]!.fileNames).toEqual(["lane.jpg"]);
+});
