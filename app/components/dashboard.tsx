@@ -412,8 +412,19 @@ export function DashboardPage({ data, children }: { data: Data; children?: React
       {data.bannerDismissed ? null : <RecipientsBanner />}
       <div className="mx-auto grid max-w-6xl gap-6 px-4 py-6 sm:px-6 lg:grid-cols-[18rem_1fr]">
         {/* min-w-0: a long unbroken URL or name must not widen the column past the screen.
-            On a phone the folder comes first and the list, usage and offers follow it. */}
-        <aside aria-labelledby="my-folders" className="order-last min-w-0 stack-y-3 lg:order-0">
+            The folder comes first, on a phone and to Tab (its Add buttons a few Tabs from the
+            top); from `lg` the list, usage and offers sit in the column to its left. */}
+        <div className="min-w-0 lg:col-start-2 lg:row-start-1">
+          <NewAnswersLink count={data.newAnswers} />
+          {folders.length > 1 ? (
+            <FolderSwitcher folders={folders} selectedId={selected?.id} />
+          ) : null}
+          {selected ? <FolderDetail folder={selected} data={data} /> : <EmptyState />}
+        </div>
+        <aside
+          aria-labelledby="my-folders"
+          className="min-w-0 stack-y-3 lg:col-start-1 lg:row-start-1"
+        >
           <div className="flex items-center justify-between">
             <h1 id="my-folders" className="font-serif text-xl font-semibold text-stone-900">
               My Folders
@@ -434,13 +445,6 @@ export function DashboardPage({ data, children }: { data: Data; children?: React
           ) : null}
           {folders.length > 0 ? <FolderList folders={folders} selectedId={selected?.id} /> : null}
         </aside>
-        <div className="min-w-0">
-          <NewAnswersLink count={data.newAnswers} />
-          {folders.length > 1 ? (
-            <FolderSwitcher folders={folders} selectedId={selected?.id} />
-          ) : null}
-          {selected ? <FolderDetail folder={selected} data={data} /> : <EmptyState />}
-        </div>
       </div>
       {children}
     </AppShell>

@@ -1,4 +1,5 @@
 import { Link } from "@remix-run/react";
+import { createFocusTrap } from "focus-trap";
 import { type ReactNode, useEffect, useId, useRef } from "react";
 
 const FIRST_FIELD =
@@ -6,8 +7,8 @@ const FIRST_FIELD =
 
 /**
  * A dialog that is a route: without JavaScript it is a page that looks like
- * a dialog over its parent; with it, focus moves to its first field and Escape
- * closes it.
+ * a dialog over its parent; with it, focus moves to its first field, Tab stays
+ * inside (focus-trap), and Escape closes it, giving the focus back to what opened it.
  * Closing is a link back to the parent route.
  */
 export function Dialog({
@@ -27,17 +28,31 @@ export function Dialog({
   const close = useRef<HTMLAnchorElement>(null);
 
   useEffect(() => {
+    const dialog = panel.current;
+    if (!dialog) return;
     // The first field takes the focus (one tap less, and the phone's keyboard opens);
     // a dialog without fields, a question, focuses itself so its title is read first.
     // Someone already typing in the sheet before the page's script ran keeps their place.
-    const typingAlready = panel.current?.contains(document.activeElement) ?? false;
-    const firstField = panel.current?.querySelector<HTMLElement>(FIRST_FIELD);
-    if (!typingAlready) (firstField ?? panel.current)?.focus();
+    const typingAlready = dialog.contains(document.activeElement);
+    const firstField = dialog.querySelector<HTMLElement>(FIRST_FIELD);
+    // Tab stays inside; on closing, the focus goes back to what opened it (the Add button).
+    const trap = createFocusTrap(dialog, {
+      initialFocus: typingAlready ? false : (firstField ?? dialog),
+      fallbackFocus: dialog,
+      // Escape closes by going back to the parent route, below; a toast stays clickable.
+      escapeDeactivates: false,
+      allowOutsideClick: true,
+      returnFocusOnDeactivate: true,
+    });
+    trap.activate();
     const onKeyDown = (event: KeyboardEvent) => {
       if (event.key === "Escape") close.current?.click();
     };
     document.addEventListener("keydown", onKeyDown);
-    return () => document.removeEventListener("keydown", onKeyDown);
+    return () => {
+      document.removeEventListener("keydown", onKeyDown);
+      trap.deactivate();
+    };
   }, []);
 
   // On a phone a toast sits at the bottom, over a sheet's buttons: while one shows, the sheet
