@@ -17,7 +17,8 @@ export function CopyButton({
   className?: string;
 }) {
   const hydrated = useHydrated();
-  const [copied, setCopied] = useState(false);
+  // What was copied: "Copied" holds only while the text is still the same (a new address is not).
+  const [copiedText, setCopiedText] = useState<string | null>(null);
   // The clipboard API exists only in a secure context (HTTPS or localhost).
   if (!hydrated || !navigator.clipboard) return null;
   return (
@@ -25,11 +26,11 @@ export function CopyButton({
       type="button"
       onClick={async () => {
         await navigator.clipboard.writeText(text);
-        setCopied(true);
+        setCopiedText(text);
       }}
       className={className}
     >
-      <span aria-live="polite">{copied ? "Copied" : label}</span>
+      <span aria-live="polite">{copiedText === text ? "Copied" : label}</span>
     </button>
   );
 }

@@ -21,6 +21,7 @@ import { needsNote } from "~/modules/items/needs-note";
 import { waitingCounts } from "~/modules/items/needs-note.server";
 import { unsubscribedCounts } from "~/modules/recipients/recipients.server";
 import { inboxAddress, inboxDomain } from "~/modules/save-by-email/inbox-addresses.server";
+import { refusedMail } from "~/modules/save-by-email/refused-mail.server";
 import { pluralize } from "~/utils/format";
 
 /**
@@ -162,7 +163,13 @@ export function loadDashboard(user: SessionUser, selectedId: number | null, page
     },
     emailVerified: user.emailVerified,
     sendingPause: sendingPauseOf(user),
-    inbox: selected && inboxDomain() ? { address: inboxAddress(user.id, selected.id) } : null,
+    inbox:
+      selected && inboxDomain()
+        ? {
+            address: inboxAddress(user.id, selected.id),
+            refused: refusedMail(user, selected.id),
+          }
+        : null,
     /** Recipients' answers since the sender last opened Save, where they are shown. */
     newAnswers: newAnswerCount(user.id),
   };

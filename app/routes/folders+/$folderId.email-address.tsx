@@ -1,5 +1,10 @@
 import { parseWithZod } from "@conform-to/zod/v4";
-import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import {
+  type ActionFunctionArgs,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+  redirect,
+} from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
 import { CopyButton } from "~/components/copy-button";
@@ -25,15 +30,18 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const folder = orNotFound(() => getFolder(user.id, parseFolderId(params.folderId)));
   // Without a receiving domain there is no such feature to show.
   invariantResponse(inboxDomain(), "Not Found", 404);
+  const address = inboxAddress(user.id, folder.id);
   return {
     folderId: folder.id,
     name: folder.name,
-    address: inboxAddress(user.id, folder.id),
+    address,
     accountEmail: user.email,
+    // A new address is asked for twice: the old one stops at once (`?new` asks).
+    replacing: address !== null && new URL(request.url).searchParams.has("new"),
   };
 }
 
-const MakeAddressSchema = z.object({ intent: z.literal("make-address") });
+const MakeAddressSchema = z.object({ intent: z.enum(["make-address", "replace-address"]) });
 
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
@@ -41,6 +49,10 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const submission = parseWithZod(await readProtectedForm(request), { schema: MakeAddressSchema });
   invariantResponse(submission.status === "success", "Bad Request", 400);
   const hadOne = orNotFound(() => inboxAddress(user.id, folderId)) !== null;
+  // Replacing stops the old address: only from the page that said so.
+  if (hadOne && submission.value.intent !== "replace-address") {
+    return redirect(`/folders/${folderId}/email-address?new`);
+  }
   invariantResponse(makeInboxAddress(user.id, folderId), "Not Found", 404);
   return redirectWithToast(
     `/folders/${folderId}/email-address`,
@@ -51,7 +63,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function FolderEmailAddress() {
-  const { folderId, name, address, accountEmail } = useLoaderData<typeof loader>();
+  const { folderId, name, address, accountEmail, replacing } = useLoaderData<typeof loader>();
+  const here = `/folders/${folderId}/email-address`;
   return (
     <Dialog title={`Save to "${name}" by e-mail`} closeTo={`/folders/${folderId}`}>
       <p className="text-sm text-stone-700">
@@ -61,44 +74,76 @@ export default function FolderEmailAddress() {
       </p>
       {address ? (
         <>
-          <label htmlFor="inbox-address" className="mt-4 block text-sm font-medium text-stone-900">
-            This folder's address
-          </label>
-          <div className="mt-1 flex flex-col gap-2 sm:flex-row">
-            <input
-              id="inbox-address"
-              readOnly
-              value={address}
-              className="block w-full min-w-0 select-all rounded-lg border border-stone-300 bg-stone-50 px-3 py-2 font-mono text-sm text-stone-900"
-            />
+          {/* Text, not an input: a long address wraps on a phone instead of being cut. */}
+          <dl className="mt-4">
+            <dt className="text-sm font-medium text-stone-900">This folder's address</dt>
+            <dd className="mt-1 select-all break-all rounded-lg border border-stone-300 bg-stone-50 px-3 py-2 font-mono text-sm text-stone-900">
+              {address}
+            </dd>
+          </dl>
+          <div className="mt-2 flex flex-wrap items-center gap-x-4 gap-y-2">
             <CopyButton text={address} label="Copy address" />
-          </div>
-          <p className="mt-2 text-sm">
-            <a href={`mailto:${address}`} className="font-medium text-stone-900 underline">
+            <a
+              href={`mailto:${address}`}
+              className="inline-flex min-h-11 items-center text-sm font-medium text-stone-900 underline"
+            >
               Write to {name} now
             </a>
-          </p>
+          </div>
           <p className="mt-4 text-sm text-stone-600">
             Mail from any other address is not saved. If the address got out, make a new one: the
             old one stops at once.
           </p>
         </>
       ) : null}
-      <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
-        <Link to={`/folders/${folderId}`} className="btn-secondary" preventScrollReset>
-          {address ? "Done" : "Not now"}
-        </Link>
-        <Form method="post">
-          <CsrfInput />
-          <SubmitButton
-            intent="make-address"
-            pendingText="Making the address..."
-            className={address ? "btn-secondary w-full" : "btn-primary w-full"}
-          >
-            {address ? "Make a new address" : "Get this folder's address"}
-          </SubmitButton>
-        </Form>
-      </div>
+      {replacing ? (
+        <section aria-labelledby="replace-heading" className="mt-6 rounded-lg bg-amber-50 p-4">
+          <h3 id="replace-heading" className="font-medium text-amber-950">
+            Make a new address?
+          </h3>
+          <p className="mt-1 text-sm text-amber-950">
+            The address above stops at once: anything sent to it afterwards is not saved, and its
+            sender is not told. Give the new one to whoever should have it.
+          </p>
+          <div className="mt-4 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+            <Link to={here} className="btn-secondary" preventScrollReset replace>
+              Keep this address
+            </Link>
+            <Form method="post" action={here}>
+              <CsrfInput />
+              <SubmitButton
+                intent="replace-address"
+                pendingText="Making the address..."
+                className="btn w-full bg-red-700 text-white hover:bg-red-800"
+              >
+                Make a new address
+              </SubmitButton>
+            </Form>
+          </div>
+        </section>
+      ) : (
+        <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+          <Link to={`/folders/${folderId}`} className="btn-secondary" preventScrollReset>
+            {address ? "Done" : "Not now"}
+          </Link>
+          {address ? (
+            <Link to={`${here}?new`} className="btn-secondary" preventScrollReset replace>
+              Make a new address
+            </Link>
+          ) : (
+            <Form method="post">
+              <CsrfInput />
+              <SubmitButton
+                intent="make-address"
+                pendingText="Making the address..."
+                className="btn-primary w-full"
+              >
+                Get this folder's address
+              </SubmitButton>
+            </Form>
+          )}
+        </div>
+      )}
     </Dialog>
   );
 }
