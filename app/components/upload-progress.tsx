@@ -43,6 +43,20 @@ export async function readActionAnswer(
 }
 
 /**
+ * An upload refused as it streams in (a disguised photo) is answered with the fields the server
+ * read before the refusal; those after the file are filled in as they were sent, so the form's
+ * state matches what the fields still hold (their counters, their next check).
+ */
+function withFieldsUnread(result: UploadAnswer["result"], sent: FormData) {
+  if (!result) return result;
+  const initialValue = { ...result.initialValue };
+  sent.forEach((value, name) => {
+    if (typeof value === "string" && !(name in initialValue)) initialValue[name] = value;
+  });
+  return { ...result, initialValue };
+}
+
+/**
  * With JavaScript, a form with files is sent by XMLHttpRequest, whose `upload` reports the
  * bytes sent (fetch reports none): the same form data to the same action, at the URL Remix
  * would use. A redirect is followed as a page load, as the form without JavaScript would, so the
@@ -94,7 +108,7 @@ export function useUploadWithProgress() {
             return;
           }
           setProgress(null);
-          setAnswer(read.data);
+          setAnswer({ ...read.data, result: withFieldsUnread(read.data.result, body) });
         })
         .catch(fail);
     });

@@ -146,6 +146,9 @@ test("a file the server refuses is named in an error summary that takes the focu
   expect(itemsOf(folder.id)).toEqual([]);
 
   if (javaScriptEnabled) {
+    // The comment came after the refused file, unread by the server: still counted as it stands.
+    await expect(dialog.getByRole("textbox", { name: "Comment" })).toHaveValue("From our walk");
+    await expect(dialog.getByText("13/1000")).toBeVisible();
     // Dropped from the choice: what is left is sent as it is.
     await expect(dialog.getByRole("list", { name: "Ready to upload" })).toHaveText(/beach\.jpg/);
     await expect(dialog.getByRole("list", { name: "Ready to upload" })).not.toContainText(
