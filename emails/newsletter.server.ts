@@ -100,6 +100,7 @@ function neutralInput(input: NewsletterInput): NewsletterInput {
       previewDescription: neutralOrNull(item.previewDescription),
       previewSiteName: neutralOrNull(item.previewSiteName),
     })),
+    issueNote: neutralOrNull(input.issueNote ?? null),
     heldBack: input.heldBack?.map((item) => ({
       ...item,
       title: neutral(item.title),

@@ -237,6 +237,9 @@ function MoreMenu({ folder }: { folder: Folder }) {
         >
           {pauseLabel}
         </ActionButton>
+        <DelegatedLink to={`/folders/${folder.id}/note`} className={MORE_ENTRY} preventScrollReset>
+          Note for the Next Issue
+        </DelegatedLink>
         <DelegatedLink to={`/folders/${folder.id}/edit`} className={MORE_ENTRY} preventScrollReset>
           Folder Settings
         </DelegatedLink>
@@ -283,6 +286,28 @@ function AddButtons({ folder }: { folder: Folder }) {
         ),
       )}
     </div>
+  );
+}
+
+/** The note the next issue opens with, and the way to change it (docs/decisions/0212-a-note-for-one-issue.md). */
+function IssueNoteLine({ folder }: { folder: Folder }) {
+  return (
+    <section
+      aria-labelledby={`issue-note-${folder.id}`}
+      className="rounded-xl border border-stone-200 bg-stone-50 p-3 text-sm"
+    >
+      <h3 id={`issue-note-${folder.id}`} className="text-stone-600">
+        At the top of the next issue
+      </h3>
+      <p className="mt-1 whitespace-pre-line wrap-break-word text-stone-900">{folder.issueNote}</p>
+      <DelegatedLink
+        to={`/folders/${folder.id}/note`}
+        className="mt-1 inline-flex min-h-11 items-center font-medium text-stone-900 underline"
+        preventScrollReset
+      >
+        Change note
+      </DelegatedLink>
+    </section>
   );
 }
 
@@ -337,6 +362,7 @@ function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
             </dd>
           </div>
         </dl>
+        {folder.issueNote ? <IssueNoteLine folder={folder} /> : null}
         <div className="text-xs text-stone-700">
           <p>
             {formatBytes(folder.totalSize)} of {formatBytes(folder.maxSize)}

@@ -141,12 +141,15 @@ export default function WebVersionPage() {
             </>
           }
         >
+          {page.issueNote ? (
+            <p className="whitespace-pre-line font-serif text-lg">{page.issueNote}</p>
+          ) : null}
           {page.items.map((item, index) => (
             <IssueItem
               key={item.id}
               item={item}
               sender={page.masthead.senderFirstName}
-              first={index === 0}
+              first={index === 0 && !page.issueNote}
               answer={item.answer}
             />
           ))}

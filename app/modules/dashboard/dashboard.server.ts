@@ -72,6 +72,8 @@ function folderSummary(
     frequencyLabel: folder.isPaused ? "Paused" : FREQUENCY_LABELS[folder.frequency],
     nextLabel: folder.isPaused ? "Paused" : nextDeliveryLabel(folder.nextSendAt),
     scheduleLine: scheduleLine(folder),
+    /** The sender's few words for the next issue (docs/decisions/0212-a-note-for-one-issue.md). */
+    issueNote: folder.issueNote,
     itemCount: stats.itemCount,
     /** Items held back until they have a note (docs/decisions/0134-quick-saves-wait-for-a-note.md). */
     waitingCount,

@@ -32,7 +32,7 @@ const LATER_ID = 36 ** 5;
 export function renderPreview(folder: Folder, user: SessionUser) {
   const items = unsentItems(folder.id);
   if (items.length === 0) return null;
-  const rendered = buildNewsletter(folder, user, items);
+  const rendered = buildNewsletter(folder, user, items, { issueNote: folder.issueNote });
   const bodies = personalize(rendered, {
     email: user.email,
     unsubscribeUrl: PREVIEW_UNSUBSCRIBE_URL,

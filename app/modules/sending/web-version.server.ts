@@ -148,6 +148,8 @@ export type WebVersionPage =
       masthead: WebVersionMasthead;
       subject: string;
       email: string;
+      /** The sender's few words for this issue, as the e-mail carried them. */
+      issueNote: string | null;
       items: WebVersionItem[];
       signoff: string | null;
       unsubscribeUrl: string;
@@ -266,6 +268,7 @@ export function webVersionPage(code: string, now = new Date()): WebVersionPage {
     masthead,
     subject: newsletterSubject({ folder, sender, items }),
     email,
+    issueNote: ledger.issueNote?.trim() || null,
     items: items.flatMap((item) => {
       // Files past the archive retention are gone: the page names them only.
       const view = itemView(item, code, filesKept(item, now) || item.sentAt === null);
