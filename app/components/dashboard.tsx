@@ -210,6 +210,22 @@ function SendNowButton({ folder, senderPaused }: { folder: Folder; senderPaused:
 const MORE_ENTRY =
   "flex min-h-11 w-full items-center px-4 text-left text-sm text-stone-800 hover:bg-stone-100 disabled:cursor-not-allowed disabled:opacity-50";
 
+/** Skip the next issue, or bring it back (docs/decisions/0213-skip-the-next-issue.md). */
+function SkipButton({ folder }: { folder: Folder }) {
+  const label = folder.skippedLabel ? `Undo Skip (${folder.skippedLabel})` : "Skip Next Issue";
+  return (
+    <ActionButton
+      folderId={folder.id}
+      intent={folder.skippedLabel ? "undo-skip" : "skip-next"}
+      label={label}
+      className={MORE_ENTRY}
+      disabled={folder.isPaused || folder.isUnsubscribed}
+    >
+      {label}
+    </ActionButton>
+  );
+}
+
 /**
  * The folder's less frequent actions, behind one "More" button: a <details>
  * that opens without JavaScript (docs/decisions/0143-one-first-action-per-screen.md).
@@ -237,6 +253,7 @@ function MoreMenu({ folder }: { folder: Folder }) {
         >
           {pauseLabel}
         </ActionButton>
+        <SkipButton folder={folder} />
         <DelegatedLink to={`/folders/${folder.id}/note`} className={MORE_ENTRY} preventScrollReset>
           Note for the Next Issue
         </DelegatedLink>
@@ -354,6 +371,9 @@ function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
           <div>
             <dt className="text-stone-600">Next:</dt>
             <dd className="font-medium text-stone-900">{folder.nextLabel}</dd>
+            {folder.skippedLabel ? (
+              <dd className="text-stone-700">{`${folder.skippedLabel} skipped`}</dd>
+            ) : null}
           </div>
           <div>
             <dt className="text-stone-600">Collected</dt>

@@ -22,6 +22,7 @@ function folder(id: number, overrides: Partial<FolderSummary> = {}): FolderSumma
     nextLabel: "Mon 30 Nov",
     scheduleLine: "Weekly on Monday at 00:01",
     issueNote: null,
+    skippedLabel: null,
     itemCount: 3,
     waitingCount: 0,
     totalSize: 2048,
