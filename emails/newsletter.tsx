@@ -55,6 +55,8 @@ export const RECIPIENT_EMAIL_PLACEHOLDER = "%%RECIPIENT_EMAIL%%";
 export const UNSUBSCRIBE_URL_PLACEHOLDER = "%%UNSUBSCRIBE_URL%%";
 export const WEB_VERSION_URL_PLACEHOLDER = "%%WEB_VERSION_URL%%";
 export const OPEN_PIXEL_URL_PLACEHOLDER = "%%OPEN_PIXEL_URL%%";
+/** The recipient's archive of the folder (docs/decisions/0214-the-recipients-archive.md). */
+export const ARCHIVE_URL_PLACEHOLDER = "%%ARCHIVE_URL%%";
 /** Followed by the item's address, percent-encoded: the recipient's click redirect. */
 export const CLICK_URL_PLACEHOLDER = "%%CLICK_URL%%";
 
@@ -68,7 +70,7 @@ export function answerUrlPlaceholder(itemId: number) {
  * before rendering, and `personalize` fills them all in one pass.
  */
 export const PLACEHOLDER =
-  /%%(RECIPIENT_EMAIL|UNSUBSCRIBE_URL|WEB_VERSION_URL|OPEN_PIXEL_URL|CLICK_URL|ANSWER_URL:\d{1,15})%%/g;
+  /%%(RECIPIENT_EMAIL|UNSUBSCRIBE_URL|WEB_VERSION_URL|ARCHIVE_URL|OPEN_PIXEL_URL|CLICK_URL|ANSWER_URL:\d{1,15})%%/g;
 
 /** The Content-ID of a photo, referenced as `cid:` in the HTML and set on its attachment. */
 export function photoCid(itemId: number, index: number) {
@@ -505,6 +507,9 @@ function Footer({
         {tracked ? (
           <p>{`${sender} sees when this e-mail is opened and which links are clicked (Thoughtfully Premium). Unsubscribing ends it.`}</p>
         ) : null}
+        <p>
+          <a href={ARCHIVE_URL_PLACEHOLDER}>{`All issues of ${folderName}`}</a>
+        </p>
         <p>
           <a href={UNSUBSCRIBE_URL_PLACEHOLDER}>Unsubscribe</a>
         </p>

@@ -133,6 +133,16 @@ export default function WebVersionPage() {
               {page.answers ? (
                 <p>{`Hearts and notes you send go only to ${page.masthead.senderFirstName}.`}</p>
               ) : null}
+              {page.archivePath ? (
+                <p>
+                  <a
+                    href={page.archivePath}
+                    className="inline-flex min-h-11 items-center underline underline-offset-2"
+                  >
+                    {`All issues of ${page.masthead.folderName}`}
+                  </a>
+                </p>
+              ) : null}
               <p>
                 <a href={page.unsubscribeUrl} className="underline underline-offset-2">
                   Unsubscribe

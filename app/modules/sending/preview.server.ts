@@ -3,6 +3,7 @@ import type { SessionUser } from "~/modules/accounts/session.server";
 import type { Folder } from "~/modules/folders/folders.server";
 import {
   answerUrl,
+  archiveUrl,
   compactUnsubscribeUrl,
   webVersionUrl,
 } from "~/modules/recipients/recipient-links.server";
@@ -42,6 +43,7 @@ export function renderPreview(folder: Folder, user: SessionUser) {
     email: user.email,
     unsubscribeUrl: compactUnsubscribeUrl(folder.id, user.email),
     webVersionUrl: webVersionUrl(LATER_ID, user.email),
+    archiveUrl: archiveUrl(folder.id, user.email),
     answerUrlFor: (itemId) => answerUrl(LATER_ID, itemId),
   });
   return { rendered, ...bodies, copyHtmlBytes: Buffer.byteLength(copy.html) };

@@ -28,6 +28,7 @@ import { nextSendAt, occurrenceKey } from "~/modules/folders/schedule.server";
 import { hasItsNote, itemsWaitingForNote } from "~/modules/items/needs-note.server";
 import {
   answerUrl,
+  archiveUrl,
   clickUrlBase,
   compactUnsubscribeUrl,
   openPixelUrl,
@@ -507,6 +508,11 @@ async function sendOne(prepared: PreparedSend, recipient: SendLedgerRecipient, n
     email: recipient.email,
     unsubscribeUrl: compactUnsubscribeUrl(folder.id, recipient.email),
     webVersionUrl: webVersionUrl(ledger.id, recipient.email),
+    // The sender's own copy opens their Sent page: the archive is the recipients'.
+    archiveUrl:
+      recipient.kind === "cc"
+        ? `${env.APP_URL}/folders/${folder.id}/sent`
+        : archiveUrl(folder.id, recipient.email),
     // The copy's own row: a cc copy's links open the page that says it is the sender's own
     // (docs/decisions/0162-answer-links-in-the-newsletter.md).
     answerUrlFor: (itemId) => answerUrl(recipient.id, itemId),

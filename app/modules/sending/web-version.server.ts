@@ -10,6 +10,7 @@ import {
 import { newsletterSubject } from "#emails/newsletter.server";
 import { accentColourOf, type NewsletterTemplate } from "#emails/newsletter-themes";
 import {
+  archiveCode,
   compactUnsubscribeUrl,
   type IssueLinkPurpose,
   readIssueLinkCode,
@@ -153,6 +154,8 @@ export type WebVersionPage =
       items: WebVersionItem[];
       signoff: string | null;
       unsubscribeUrl: string;
+      /** "All issues of …", for a recipient's copy (the sender's own has their Sent page). */
+      archivePath: string | null;
     };
 
 /** Where the page's pictures and files are served, through the same check as the page. */
@@ -276,6 +279,7 @@ export function webVersionPage(code: string, now = new Date()): WebVersionPage {
     }),
     signoff: folder.personalSignoff?.trim() || null,
     unsubscribeUrl: compactUnsubscribeUrl(folder.id, email),
+    archivePath: check.asRecipient ? `/issues/${archiveCode(folder.id, email)}` : null,
   };
 }
 
