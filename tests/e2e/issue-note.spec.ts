@@ -49,6 +49,10 @@ test("the sender writes a note for the next issue; Mum reads it at the top; the 
   await page.getByRole("dialog").getByRole("button", { name: "Send Now" }).click();
   await expect(page.getByText("Your folder is on its way (1 message).")).toBeVisible();
   await expect(shown).toHaveCount(0);
+  // The sender's own record of the issue keeps the note it carried.
+  await page.goto(`/folders/${folder.id}/sent`);
+  await page.getByRole("dialog").getByRole("link", { name: /\d{4}/ }).click();
+  await expect(page.getByRole("dialog", { name: /^Sent / }).getByText(NOTE)).toBeVisible();
 
   const letter = await waitForMail(mum, /Family news/);
   const html = String(letter.html);
