@@ -177,6 +177,8 @@ export const folders = sqliteTable(
     recipientName2: text("recipient_name_2"),
     ccSender: flag("cc_sender"),
     personalSignoff: text("personal_signoff"),
+    /** A few words for the next issue only, at its top; cleared by the send that carries it. */
+    issueNote: text("issue_note"),
     frequency: text("frequency", { enum: ["daily", "weekly", "biweekly", "monthly"] })
       .notNull()
       .default("weekly"),
@@ -198,6 +200,8 @@ export const folders = sqliteTable(
     engagementScore: real("engagement_score").notNull().default(0),
     lastSentAt: timestamp("last_sent_at"),
     nextSendAt: timestamp("next_send_at"),
+    /** The one occurrence the sender skipped: `nextSendAt` passes over it while it is still ahead. */
+    skippedSendAt: timestamp("skipped_send_at"),
     sortOrder: integer("sort_order").notNull().default(0),
     /**
      * How recipients' answers reach the sender by e-mail (docs/decisions/0159-recipients-answer-back.md):
@@ -351,6 +355,8 @@ export const sendLedger = sqliteTable(
     completedAt: timestamp("completed_at"),
     /** The sender was Premium when the send opened: its HTML carries the open image and click links. */
     tracked: flag("tracked"),
+    /** The folder's note for this issue, as it was when the send opened: every copy carries the same. */
+    issueNote: text("issue_note"),
     /** The sender deleted this sent issue: gone from the archive, its web version refused. */
     deletedAt: timestamp("deleted_at"),
     createdAt: createdAt(),

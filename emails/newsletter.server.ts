@@ -100,6 +100,7 @@ function neutralInput(input: NewsletterInput): NewsletterInput {
       previewDescription: neutralOrNull(item.previewDescription),
       previewSiteName: neutralOrNull(item.previewSiteName),
     })),
+    issueNote: neutralOrNull(input.issueNote ?? null),
     heldBack: input.heldBack?.map((item) => ({
       ...item,
       title: neutral(item.title),
@@ -210,6 +211,8 @@ export type RecipientLinks = {
   unsubscribeUrl: string;
   /** Absent in the sender's preview and tests: the link then points nowhere. */
   webVersionUrl?: string;
+  /** "All issues of …": the recipient's archive (the sender's copy: their Sent page). */
+  archiveUrl?: string;
   openPixelUrl?: string;
   clickUrlBase?: string;
   /** The recipient's answer page of one item; absent: the links point nowhere. */
@@ -232,6 +235,8 @@ export function personalize(
         return recipient.unsubscribeUrl;
       case "WEB_VERSION_URL":
         return recipient.webVersionUrl ?? "";
+      case "ARCHIVE_URL":
+        return recipient.archiveUrl ?? "";
       case "OPEN_PIXEL_URL":
         return recipient.openPixelUrl ?? "";
       case "CLICK_URL":

@@ -43,6 +43,8 @@ export type NewsletterInput = {
    * waiting for a note (docs/decisions/0198-waiting-items-reminder.md).
    */
   heldBack?: HeldBackItem[];
+  /** The sender's few words for this issue, at its top (docs/decisions/0212-a-note-for-one-issue.md). */
+  issueNote?: string | null;
 };
 
 /** An item left out of the send for want of a note, with its edit sheet's address. */
@@ -53,6 +55,8 @@ export const RECIPIENT_EMAIL_PLACEHOLDER = "%%RECIPIENT_EMAIL%%";
 export const UNSUBSCRIBE_URL_PLACEHOLDER = "%%UNSUBSCRIBE_URL%%";
 export const WEB_VERSION_URL_PLACEHOLDER = "%%WEB_VERSION_URL%%";
 export const OPEN_PIXEL_URL_PLACEHOLDER = "%%OPEN_PIXEL_URL%%";
+/** The recipient's archive of the folder (docs/decisions/0214-the-recipients-archive.md). */
+export const ARCHIVE_URL_PLACEHOLDER = "%%ARCHIVE_URL%%";
 /** Followed by the item's address, percent-encoded: the recipient's click redirect. */
 export const CLICK_URL_PLACEHOLDER = "%%CLICK_URL%%";
 
@@ -66,7 +70,7 @@ export function answerUrlPlaceholder(itemId: number) {
  * before rendering, and `personalize` fills them all in one pass.
  */
 export const PLACEHOLDER =
-  /%%(RECIPIENT_EMAIL|UNSUBSCRIBE_URL|WEB_VERSION_URL|OPEN_PIXEL_URL|CLICK_URL|ANSWER_URL:\d{1,15})%%/g;
+  /%%(RECIPIENT_EMAIL|UNSUBSCRIBE_URL|WEB_VERSION_URL|ARCHIVE_URL|OPEN_PIXEL_URL|CLICK_URL|ANSWER_URL:\d{1,15})%%/g;
 
 /** The Content-ID of a photo, referenced as `cid:` in the HTML and set on its attachment. */
 export function photoCid(itemId: number, index: number) {
@@ -116,6 +120,7 @@ h2 { padding-top: 20px; border-top: 1px solid #e7e5e4; font-size: 19px; }
 img { display: block; max-width: 100%; margin: 0 0 10px; border-radius: 8px; }
 .m { font-size: 14px; color: #57534e; }
 .hb { margin: 20px 0 0 0; padding: 10px 12px; background-color: #f5f5f4; border-radius: 8px; }
+.n { padding-top: 20px; font-family: ${SERIF}; font-size: 18px; line-height: 1.45; }
 .s { margin: 20px 0 10px 0; padding-top: 20px; border-top: 1px solid #e7e5e4; }
 .f { padding: 20px 24px 32px 24px; font-family: ${FONT}; font-size: 12px; line-height: 1.5; color: #78716c; text-align: center; }
 .f a { color: #57534e; }
@@ -364,6 +369,7 @@ export function Newsletter({
   const fullName = senderFullName(sender);
   const firstName = senderFirstName(sender);
   const signoff = folder.personalSignoff?.trim();
+  const issueNote = input.issueNote?.trim();
   return (
     <html lang="en">
       <head>
@@ -417,10 +423,17 @@ export function Newsletter({
                     <tr>
                       <td className="c">
                         {input.heldBack?.length ? <HeldBack items={input.heldBack} /> : null}
+                        {issueNote ? (
+                          <p className="n">
+                            <Lines text={issueNote} />
+                          </p>
+                        ) : null}
                         {items.map((item, index) => (
                           // Each title carries the rule above its item: no wrapper per item.
                           <Fragment key={item.id}>
-                            <h2 className={index === 0 ? "t1" : undefined}>{item.title}</h2>
+                            <h2 className={index === 0 && !issueNote ? "t1" : undefined}>
+                              {item.title}
+                            </h2>
                             <ItemBody
                               item={item}
                               sender={firstName}
@@ -494,6 +507,9 @@ function Footer({
         {tracked ? (
           <p>{`${sender} sees when this e-mail is opened and which links are clicked (Thoughtfully Premium). Unsubscribing ends it.`}</p>
         ) : null}
+        <p>
+          <a href={ARCHIVE_URL_PLACEHOLDER}>{`All issues of ${folderName}`}</a>
+        </p>
         <p>
           <a href={UNSUBSCRIBE_URL_PLACEHOLDER}>Unsubscribe</a>
         </p>

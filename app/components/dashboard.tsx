@@ -211,6 +211,22 @@ function SendNowButton({ folder, senderPaused }: { folder: Folder; senderPaused:
 const MORE_ENTRY =
   "flex min-h-11 w-full items-center px-4 text-left text-sm text-stone-800 hover:bg-stone-100 disabled:cursor-not-allowed disabled:opacity-50";
 
+/** Skip the next issue, or bring it back (docs/decisions/0213-skip-the-next-issue.md). */
+function SkipButton({ folder }: { folder: Folder }) {
+  const label = folder.skippedLabel ? `Undo Skip (${folder.skippedLabel})` : "Skip Next Issue";
+  return (
+    <ActionButton
+      folderId={folder.id}
+      intent={folder.skippedLabel ? "undo-skip" : "skip-next"}
+      label={label}
+      className={MORE_ENTRY}
+      disabled={folder.isPaused || folder.isUnsubscribed}
+    >
+      {label}
+    </ActionButton>
+  );
+}
+
 /**
  * The folder's less frequent actions, behind one "More" button: a <details>
  * that opens without JavaScript (docs/decisions/0143-one-first-action-per-screen.md).
@@ -238,6 +254,10 @@ function MoreMenu({ folder }: { folder: Folder }) {
         >
           {pauseLabel}
         </ActionButton>
+        <SkipButton folder={folder} />
+        <DelegatedLink to={`/folders/${folder.id}/note`} className={MORE_ENTRY} preventScrollReset>
+          Note for the Next Issue
+        </DelegatedLink>
         <DelegatedLink to={`/folders/${folder.id}/edit`} className={MORE_ENTRY} preventScrollReset>
           Folder Settings
         </DelegatedLink>
@@ -287,6 +307,28 @@ function AddButtons({ folder }: { folder: Folder }) {
   );
 }
 
+/** The note the next issue opens with, and the way to change it (docs/decisions/0212-a-note-for-one-issue.md). */
+function IssueNoteLine({ folder }: { folder: Folder }) {
+  return (
+    <section
+      aria-labelledby={`issue-note-${folder.id}`}
+      className="rounded-xl border border-stone-200 bg-stone-50 p-3 text-sm"
+    >
+      <h3 id={`issue-note-${folder.id}`} className="text-stone-600">
+        At the top of the next issue
+      </h3>
+      <p className="mt-1 whitespace-pre-line wrap-break-word text-stone-900">{folder.issueNote}</p>
+      <DelegatedLink
+        to={`/folders/${folder.id}/note`}
+        className="mt-1 inline-flex min-h-11 items-center font-medium text-stone-900 underline"
+        preventScrollReset
+      >
+        Change note
+      </DelegatedLink>
+    </section>
+  );
+}
+
 /** The folder: first what is done most, adding; then sending; the rest behind "More". */
 function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
   useRefreshWhilePreviewsPending(data.items.some((item) => "previewPending" in item));
@@ -330,6 +372,9 @@ function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
           <div>
             <dt className="text-stone-600">Next:</dt>
             <dd className="font-medium text-stone-900">{folder.nextLabel}</dd>
+            {folder.skippedLabel ? (
+              <dd className="text-stone-700">{`${folder.skippedLabel} skipped`}</dd>
+            ) : null}
           </div>
           <div>
             <dt className="text-stone-600">Collected</dt>
@@ -338,6 +383,7 @@ function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
             </dd>
           </div>
         </dl>
+        {folder.issueNote ? <IssueNoteLine folder={folder} /> : null}
         <div className="text-xs text-stone-700">
           <p>
             {formatBytes(folder.totalSize)} of {formatBytes(folder.maxSize)}

@@ -21,6 +21,8 @@ function folder(id: number, overrides: Partial<FolderSummary> = {}): FolderSumma
     frequencyLabel: "Weekly",
     nextLabel: "Mon 30 Nov",
     scheduleLine: "Weekly on Monday at 00:01",
+    issueNote: null,
+    skippedLabel: null,
     itemCount: 3,
     waitingCount: 0,
     totalSize: 2048,

@@ -34,6 +34,7 @@ export const SECRET_ROUTES: readonly SecretRoute[] = [
   { path: "/v-files/:code/:itemId/:index", carries: "the same web-version code" },
   { path: "/v-files/:code/header", carries: "the same web-version code" },
   { path: "/u/:code", carries: "a recipient's short unsubscribe code" },
+  { path: "/issues/:code", carries: "a recipient's archive code (it encodes their address)" },
   { path: "/t/o/:code", carries: "a tracked copy's open code" },
   { path: "/t/c/:code", carries: "a tracked copy's click code" },
   { path: "/files/:fileKey", carries: "a stored file's key" },

@@ -133,6 +133,16 @@ export default function WebVersionPage() {
               {page.answers ? (
                 <p>{`Hearts and notes you send go only to ${page.masthead.senderFirstName}.`}</p>
               ) : null}
+              {page.archivePath ? (
+                <p>
+                  <a
+                    href={page.archivePath}
+                    className="inline-flex min-h-11 items-center underline underline-offset-2"
+                  >
+                    {`All issues of ${page.masthead.folderName}`}
+                  </a>
+                </p>
+              ) : null}
               <p>
                 <a href={page.unsubscribeUrl} className="underline underline-offset-2">
                   Unsubscribe
@@ -141,12 +151,15 @@ export default function WebVersionPage() {
             </>
           }
         >
+          {page.issueNote ? (
+            <p className="whitespace-pre-line font-serif text-lg">{page.issueNote}</p>
+          ) : null}
           {page.items.map((item, index) => (
             <IssueItem
               key={item.id}
               item={item}
               sender={page.masthead.senderFirstName}
-              first={index === 0}
+              first={index === 0 && !page.issueNote}
               answer={item.answer}
             />
           ))}

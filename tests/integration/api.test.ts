@@ -262,6 +262,50 @@ describe("folders", () => {
     expect(response.status).toBe(400);
   });
 
+  test("the next issue: a few words for it, skipped and brought back", async () => {
+    const token = tokenFor(createUser(db).id);
+    const folder = await newFolder(token);
+    const noted = await call("PUT", `/folders/${folder.id}/note`, {
+      token,
+      body: { issueNote: "  Big week  " },
+    });
+    expect(noted.json.issueNote).toBe("Big week");
+    const tooLong = await call("PUT", `/folders/${folder.id}/note`, {
+      token,
+      body: { issueNote: "x".repeat(501) },
+    });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.json.error.message).toBe("Max characters: 500");
+    const cleared = await call("PUT", `/folders/${folder.id}/note`, {
+      token,
+      body: { issueNote: null },
+    });
+    expect(cleared.json.issueNote).toBeNull();
+
+    const { nextSendAt } = (await call("GET", `/folders/${folder.id}`, { token })).json.folder;
+    const skipped = await call("PATCH", `/folders/${folder.id}/skip`, {
+      token,
+      body: { skipped: true },
+    });
+    expect(skipped.json.skippedSendAt).toBe(nextSendAt);
+    expect(Date.parse(skipped.json.nextSendAt)).toBeGreaterThan(Date.parse(nextSendAt));
+    const again = await call("PATCH", `/folders/${folder.id}/skip`, {
+      token,
+      body: { skipped: true },
+    });
+    expect(again.json.nextSendAt).toBe(skipped.json.nextSendAt);
+    const undone = await call("PATCH", `/folders/${folder.id}/skip`, {
+      token,
+      body: { skipped: false },
+    });
+    expect(undone.json).toMatchObject({ skippedSendAt: null, nextSendAt });
+    await call("PATCH", `/folders/${folder.id}/pause`, { token, body: { paused: true } });
+    const refused = await call("PATCH", `/folders/${folder.id}/skip`, {
+      token,
+      body: { skipped: true },
+    });
+    expect(refused.status).toBe(409);
+  });
   test("another user's folder and item answer 404, exactly like missing ones", async () => {
     const owner = tokenFor(createUser(db).id);
     const folder = await newFolder(owner);
@@ -275,6 +319,8 @@ describe("folders", () => {
       ["PUT", `/folders/${folder.id}`, folderBody("Stolen")],
       ["DELETE", `/folders/${folder.id}`],
       ["PATCH", `/folders/${folder.id}/pause`, {}],
+      ["PATCH", `/folders/${folder.id}/skip`, { skipped: true }],
+      ["PUT", `/folders/${folder.id}/note`, { issueNote: "Stolen" }],
       ["POST", `/folders/${folder.id}/send`],
       ["GET", `/folders/${folder.id}/preview`],
       ["POST", `/folders/${folder.id}/items`, { type: "musing", title: "x", note: "y" }],

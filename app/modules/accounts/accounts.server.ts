@@ -284,7 +284,16 @@ export function updateProfile(
       .all();
     for (const folder of scheduled) {
       tx.update(folders)
-        .set({ nextSendAt: nextSendAt(folder, timeZone, now, folder.lastSentAt) })
+        // Every delivery's instant moves with the zone: a skip (docs/decisions/0213-skip-the-next-issue.md) ends.
+        .set({
+          nextSendAt: nextSendAt(
+            { ...folder, skippedSendAt: null },
+            timeZone,
+            now,
+            folder.lastSentAt,
+          ),
+          skippedSendAt: null,
+        })
         .where(eq(folders.id, folder.id))
         .run();
     }

@@ -20,6 +20,9 @@ import {
   togglePause,
   updateFolder,
 } from "~/modules/folders/folders.server";
+import { setIssueNote } from "~/modules/folders/issue-note.server";
+import { IssueNoteSchema } from "~/modules/folders/issue-note-validation";
+import { activeSkip, skipNextIssue, undoSkip } from "~/modules/folders/skip.server";
 import { getItem } from "~/modules/items/item-rules.server";
 import { titleFromFileName } from "~/modules/items/item-titles";
 import { titleForLink } from "~/modules/items/item-titles.server";
@@ -73,6 +76,7 @@ import {
   ReferralStatsSchema,
   ResubscriptionSchema,
   SendResultSchema,
+  SkipSchema,
   TokenInfoSchema,
   UploadFieldsSchema,
   UploadQuerySchema,
@@ -110,6 +114,8 @@ function folderView(
     pauseReason: folder.pauseReason,
     isUnsubscribed: folder.isUnsubscribed,
     nextSendAt: iso(folder.nextSendAt),
+    skippedSendAt: iso(activeSkip(folder)),
+    issueNote: folder.issueNote,
     lastSentAt: iso(folder.lastSentAt),
     sortOrder: folder.sortOrder,
     itemCount: stats.itemCount,
@@ -343,6 +349,32 @@ export const API_OPERATIONS: ApiOperation[] = [
       if (body.paused === folder.isPaused) return folderView(folder);
       return folderView(togglePause(userId(context), folder.id));
     },
+  },
+  {
+    method: "PATCH",
+    path: `${folderPath}/skip`,
+    summary: "Skip the next issue, or bring the skipped one back",
+    description:
+      "The delivery moves to the schedule's next one, at 00:01 in your time zone; an issue already due is being sent and cannot be skipped (409).",
+    scope: "write",
+    body: SkipSchema,
+    response: FolderViewSchema,
+    handle: (context, { body }) => {
+      const folder = folderOf(context);
+      if (body.skipped === (activeSkip(folder) !== null)) return folderView(folder);
+      const change = body.skipped ? skipNextIssue : undoSkip;
+      return folderView(change(userId(context), folder.id).folder);
+    },
+  },
+  {
+    method: "PUT",
+    path: `${folderPath}/note`,
+    summary: "Set the few words at the top of the next issue (empty or null removes them)",
+    scope: "write",
+    body: IssueNoteSchema,
+    response: FolderViewSchema,
+    handle: (context, { body }) =>
+      folderView(setIssueNote(userId(context), folderOf(context).id, body.issueNote)),
   },
   {
     method: "PUT",

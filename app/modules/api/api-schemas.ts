@@ -36,6 +36,11 @@ export const FolderViewSchema = z.object({
   pauseReason: z.string().nullable(),
   isUnsubscribed: z.boolean(),
   nextSendAt: z.string().nullable(),
+  skippedSendAt: z
+    .string()
+    .nullable()
+    .describe("The skipped delivery while it is ahead; `nextSendAt` is the one after it"),
+  issueNote: z.string().nullable().describe("A few words at the top of the next issue only"),
   lastSentAt: z.string().nullable(),
   sortOrder: z.number().int(),
   itemCount: z.number().int().describe("Items waiting for the next issue"),
@@ -131,6 +136,9 @@ export const TokenInfoSchema = z.object({
 
 export const DirectionSchema = z.object({ direction: z.enum(["up", "down"]) });
 export const PauseSchema = z.object({ paused: z.boolean().optional() });
+export const SkipSchema = z.object({
+  skipped: z.boolean().describe("true skips the next issue, false brings the skipped one back"),
+});
 export const ResubscriptionSchema = z.object({ email: z.string().trim().min(1) });
 /** The most items one page of the API holds: a folder's page stays a small answer. */
 export const API_MAX_PAGE_SIZE = 100;

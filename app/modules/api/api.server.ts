@@ -2,6 +2,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { ZodError, type z } from "zod";
 import { UploadRejectedError } from "~/modules/files/upload-rejected.server";
 import { FolderNotFoundError, FolderRuleError } from "~/modules/folders/folders.server";
+import { SkipRuleError } from "~/modules/folders/skip.server";
 import {
   ItemNotFoundError,
   ItemRuleError,
@@ -153,6 +154,7 @@ export function apiErrorFor(error: unknown): ApiError | null {
   if (
     error instanceof ItemRuleError ||
     error instanceof SendRuleError ||
+    error instanceof SkipRuleError ||
     error instanceof RecipientRuleError
   ) {
     return new ApiError(409, "conflict", error.message);

@@ -16,6 +16,7 @@ import {
   recipientsOf,
 } from "~/modules/folders/folders.server";
 import { deliveryLabels, scheduleLine } from "~/modules/folders/schedule.server";
+import { activeSkip } from "~/modules/folders/skip.server";
 import { type ListedItem, listItems } from "~/modules/items/items.server";
 import { needsNote } from "~/modules/items/needs-note";
 import { waitingCounts } from "~/modules/items/needs-note.server";
@@ -52,6 +53,11 @@ function recipientCountLabel(recipientCount: number, unsubscribedCount: number) 
   return pluralize(recipientCount, "recipient");
 }
 
+function skippedLabel(folder: Folder, label: (nextSend: Date | null) => string) {
+  const skipped = activeSkip(folder);
+  return skipped ? label(skipped) : null;
+}
+
 function folderSummary(
   folder: Folder,
   stats: { itemCount: number; totalSize: number },
@@ -72,7 +78,11 @@ function folderSummary(
     unsubscribedCount,
     frequencyLabel: folder.isPaused ? "Paused" : FREQUENCY_LABELS[folder.frequency],
     nextLabel: folder.isPaused ? "Paused" : nextDeliveryLabel(folder.nextSendAt),
+    /** The delivery the sender skipped, while it is ahead (docs/decisions/0213-skip-the-next-issue.md). */
+    skippedLabel: skippedLabel(folder, nextDeliveryLabel),
     scheduleLine: scheduleLine(folder),
+    /** The sender's few words for the next issue (docs/decisions/0212-a-note-for-one-issue.md). */
+    issueNote: folder.issueNote,
     itemCount: stats.itemCount,
     /** Items held back until they have a note (docs/decisions/0134-quick-saves-wait-for-a-note.md). */
     waitingCount,

@@ -58,7 +58,8 @@ export function recipientsOf(folder: Folder) {
     .map((email) => ({ name: "recipient", email }));
 }
 
-function timeZoneOf(userId: number) {
+/** The owner's IANA zone: every delivery of their folders is at 00:01 in it. */
+export function timeZoneOf(userId: number) {
   return (
     db.select({ timeZone: users.timeZone }).from(users).where(eq(users.id, userId)).get()
       ?.timeZone ?? "UTC"
@@ -70,15 +71,27 @@ export function allowedFrequencies(userId: number): readonly FolderFrequency[] {
   return usage.tier === "premium" ? LIMITS.premium.frequencies : LIMITS.free.frequencies;
 }
 
-function scheduleFields(userId: number, input: FolderInput, lastSentAt: Date | null) {
+function scheduleFields(
+  userId: number,
+  input: FolderInput,
+  { lastSentAt, skippedSendAt }: Pick<Folder, "lastSentAt" | "skippedSendAt">,
+) {
   if (!allowedFrequencies(userId).includes(input.frequency)) {
     throw new FolderRuleError("Daily and every-two-weeks delivery are Premium features.");
   }
+  const timeZone = timeZoneOf(userId);
+  const now = new Date();
+  const next = nextSendAt({ ...input, skippedSendAt }, timeZone, now, lastSentAt);
+  // A skip holds while it still moves the next delivery: a new day or frequency ends it.
+  const skipHolds =
+    skippedSendAt !== null &&
+    next.getTime() !== nextSendAt(input, timeZone, now, lastSentAt).getTime();
   return {
     frequency: input.frequency,
     dayOfWeek: input.dayOfWeek,
     dayOfMonth: input.dayOfMonth,
-    nextSendAt: nextSendAt(input, timeZoneOf(userId), new Date(), lastSentAt),
+    nextSendAt: next,
+    skippedSendAt: skipHolds ? skippedSendAt : null,
   };
 }
 
@@ -104,7 +117,7 @@ export function createFolder(userId: number, input: FolderInput): Folder {
         personalSignoff: input.personalSignoff,
         answerEmails: input.answerEmails,
         sortOrder: (last?.sortOrder ?? -1) + 1,
-        ...scheduleFields(userId, input, null),
+        ...scheduleFields(userId, input, { lastSentAt: null, skippedSendAt: null }),
       })
       .returning()
       .get();
@@ -126,7 +139,7 @@ export function updateFolder(userId: number, folderId: number, input: FolderInpu
         ccSender: input.ccSender,
         personalSignoff: input.personalSignoff,
         answerEmails: input.answerEmails,
-        ...scheduleFields(userId, input, folder.lastSentAt),
+        ...scheduleFields(userId, input, folder),
       })
       .where(and(eq(folders.id, folderId), eq(folders.userId, userId)))
       .returning()

@@ -14,6 +14,11 @@ export type Schedule = {
   dayOfWeek: number;
   /** 1–31 (monthly); 29–31 fall back to the last day of a shorter month. */
   dayOfMonth: number | null;
+  /**
+   * The one delivery the sender skipped (docs/decisions/0213-skip-the-next-issue.md): passed
+   * over while it is one of the schedule's, so every recomputation keeps the skip.
+   */
+  skippedSendAt?: Date | null;
 };
 
 /** Every delivery goes out at this local wall time (docs/product-rules.md, Time). */
@@ -168,7 +173,8 @@ function isScheduledDay(schedule: Schedule, dayNum: number) {
  * The next delivery strictly after `now`: 00:01 local time in `timeZone` on the
  * next scheduled day. Biweekly counts from `lastSentAt`: the next matching
  * weekday at least 13 days after its local date (without it, the next matching
- * weekday).
+ * weekday). A skipped delivery is passed over for the one after it (a biweekly
+ * schedule's, two weeks on).
  */
 export function nextSendAt(
   schedule: Schedule,
@@ -190,11 +196,15 @@ export function nextSendAt(
     );
   }
   // Any schedule matches within 62 consecutive days (a monthly one within 31).
+  const skipped = schedule.skippedSendAt?.getTime();
   for (let dayNum = first; dayNum < first + 64; dayNum++) {
     if (!isScheduledDay(schedule, dayNum)) continue;
     const { year, month, day } = calendarDate(dayNum);
     const sendAt = zonedTimeToUtc(year, month, day, SEND_TIME.hour, SEND_TIME.minute, timeZone);
-    if (sendAt.getTime() > nowMs) return sendAt;
+    if (sendAt.getTime() <= nowMs) continue;
+    if (sendAt.getTime() !== skipped) return sendAt;
+    // With the loop's own step, two weeks on: a biweekly schedule's next delivery.
+    if (schedule.frequency === "biweekly") dayNum += 13;
   }
   throw new Error(`no delivery found for ${JSON.stringify(schedule)} in ${timeZone}`);
 }

@@ -252,3 +252,37 @@ export function readAnswerLinkCode(code: string) {
 export function answerUrl(copyId: number, itemId: number) {
   return `${env.APP_URL}/a/${answerLinkCode(copyId, itemId)}`;
 }
+
+/**
+ * "All issues of <folder>": one recipient's archive of a folder
+ * (docs/decisions/0214-the-recipients-archive.md), signed over the folder and
+ * the address like the unsubscribe link but for its own purpose, packed into
+ * one code so the address never shows in a URL.
+ */
+function archiveToken(folderId: number, email: string) {
+  return sign(`archive:${folderId}:${normalize(email)}`);
+}
+
+export function archiveCode(folderId: number, email: string) {
+  const address = normalize(email);
+  const packed = Buffer.from(`${folderId}:${address}`).toString("base64url");
+  return `${packed}.${archiveToken(folderId, address)}`;
+}
+
+/** The folder and address of a valid archive code, else null. */
+export function readArchiveCode(code: string) {
+  if (code.length > 800) return null;
+  const [packed, token, extra] = code.split(".");
+  if (!packed || !token || extra !== undefined) return null;
+  const decoded = Buffer.from(packed, "base64url").toString("utf8");
+  const separator = decoded.indexOf(":");
+  const folderText = decoded.slice(0, separator);
+  const email = decoded.slice(separator + 1);
+  if (!/^\d{1,15}$/.test(folderText) || !email || email.length > 320) return null;
+  const folderId = Number(folderText);
+  return constantTimeEqual(archiveToken(folderId, email), token) ? { folderId, email } : null;
+}
+
+export function archiveUrl(folderId: number, email: string) {
+  return `${env.APP_URL}/issues/${archiveCode(folderId, email)}`;
+}

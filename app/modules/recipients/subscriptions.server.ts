@@ -92,6 +92,8 @@ export function fallBackToFreeFrequencies(tx: Transaction, userId: number, now =
     tx.update(folders)
       .set({
         frequency: "weekly",
+        // A new frequency ends a skip (docs/decisions/0213-skip-the-next-issue.md).
+        skippedSendAt: null,
         nextSendAt:
           folder.nextSendAt === null
             ? null

@@ -3,6 +3,7 @@ import type { SessionUser } from "~/modules/accounts/session.server";
 import type { Folder } from "~/modules/folders/folders.server";
 import {
   answerUrl,
+  archiveUrl,
   compactUnsubscribeUrl,
   webVersionUrl,
 } from "~/modules/recipients/recipient-links.server";
@@ -32,7 +33,7 @@ const LATER_ID = 36 ** 5;
 export function renderPreview(folder: Folder, user: SessionUser) {
   const items = unsentItems(folder.id);
   if (items.length === 0) return null;
-  const rendered = buildNewsletter(folder, user, items);
+  const rendered = buildNewsletter(folder, user, items, { issueNote: folder.issueNote });
   const bodies = personalize(rendered, {
     email: user.email,
     unsubscribeUrl: PREVIEW_UNSUBSCRIBE_URL,
@@ -42,6 +43,7 @@ export function renderPreview(folder: Folder, user: SessionUser) {
     email: user.email,
     unsubscribeUrl: compactUnsubscribeUrl(folder.id, user.email),
     webVersionUrl: webVersionUrl(LATER_ID, user.email),
+    archiveUrl: archiveUrl(folder.id, user.email),
     answerUrlFor: (itemId) => answerUrl(LATER_ID, itemId),
   });
   return { rendered, ...bodies, copyHtmlBytes: Buffer.byteLength(copy.html) };

@@ -28,6 +28,7 @@ import { nextSendAt, occurrenceKey } from "~/modules/folders/schedule.server";
 import { hasItsNote, itemsWaitingForNote } from "~/modules/items/needs-note.server";
 import {
   answerUrl,
+  archiveUrl,
   clickUrlBase,
   compactUnsubscribeUrl,
   openPixelUrl,
@@ -188,6 +189,7 @@ const folderStatements = prepareOnce((database) => ({
       itemIds: sql.placeholder("itemIds"),
       completedAt: sql`${sql.placeholder("completedAtMs")}`,
       tracked: sql.placeholder("tracked"),
+      issueNote: sql.placeholder("issueNote"),
     })
     .returning()
     .prepare(),
@@ -221,6 +223,17 @@ const folderStatements = prepareOnce((database) => ({
     .set({ sentAt: sql`${sql.placeholder("sentAtMs")}` })
     .where(and(byItemIds(), isNull(contentItems.sentAt)))
     .prepare(),
+  /** Only the note the send carried: one the sender wrote meanwhile waits for the next issue. */
+  clearCarriedNote: database
+    .update(folders)
+    .set({ issueNote: null })
+    .where(
+      and(
+        eq(folders.id, sql.placeholder("id")),
+        eq(folders.issueNote, sql.placeholder("issueNote")),
+      ),
+    )
+    .prepare(),
   recordFolderSent: database
     .update(folders)
     .set({
@@ -249,12 +262,15 @@ export function buildNewsletter(
   folder: Pick<Folder, "id" | "name" | "personalSignoff">,
   sender: SessionUser,
   items: ContentItem[],
-  tracked = false,
-  heldBack: HeldBackItem[] = [],
+  {
+    tracked = false,
+    heldBack = [],
+    issueNote = null,
+  }: { tracked?: boolean; heldBack?: HeldBackItem[]; issueNote?: string | null } = {},
 ) {
   const look = newsletterBrandingFor(sender);
   return renderNewsletter(
-    { folder, sender, items, branding: look?.branding, tracked, heldBack },
+    { folder, sender, items, branding: look?.branding, tracked, heldBack, issueNote },
     look?.headerImage,
   );
 }
@@ -312,6 +328,8 @@ export function openLedger(
       completedAtMs: status === "skipped" ? now.getTime() : null,
       // Decided once, so every copy of the send (retries included) is alike.
       tracked: isPremium(sender),
+      // Taken with the items: every copy, retries too, carries the note as it was now.
+      issueNote: status === "sending" ? folder.issueNote : null,
     });
     if (trigger === "schedule") {
       // The occurrence is taken: the folder's clock moves on at once, so a
@@ -388,14 +406,15 @@ export async function deliver(ledgerId: number, now = new Date()): Promise<numbe
     // waiting for that would never finish (and would hold up Send Now for good).
     if (items.length === 0) giveUpPending(ledger.id);
     if (items.length > 0 && due.length > 0) {
-      const rendered = buildNewsletter(folder, sender, items, ledger.tracked);
+      const look = { tracked: ledger.tracked, issueNote: ledger.issueNote };
+      const rendered = buildNewsletter(folder, sender, items, look);
       // The sender's copy names what stayed behind; rendered only when it differs.
       const heldBack = due.some((recipient) => recipient.kind === "cc")
         ? heldBackItems(ledger, folder)
         : [];
       const senderCopy =
         heldBack.length > 0
-          ? buildNewsletter(folder, sender, items, ledger.tracked, heldBack)
+          ? buildNewsletter(folder, sender, items, { ...look, heldBack })
           : rendered;
       const prepared = {
         ledger,
@@ -489,6 +508,11 @@ async function sendOne(prepared: PreparedSend, recipient: SendLedgerRecipient, n
     email: recipient.email,
     unsubscribeUrl: compactUnsubscribeUrl(folder.id, recipient.email),
     webVersionUrl: webVersionUrl(ledger.id, recipient.email),
+    // The sender's own copy opens their Sent page: the archive is the recipients'.
+    archiveUrl:
+      recipient.kind === "cc"
+        ? `${env.APP_URL}/folders/${folder.id}/sent`
+        : archiveUrl(folder.id, recipient.email),
     // The copy's own row: a cc copy's links open the page that says it is the sender's own
     // (docs/decisions/0162-answer-links-in-the-newsletter.md).
     answerUrlFor: (itemId) => answerUrl(recipient.id, itemId),
@@ -631,6 +655,9 @@ async function finishIfDone(ledgerId: number, now: Date) {
       itemIds: JSON.stringify(ledger.itemIds),
       sentAtMs: now.getTime(),
     });
+    if (ledger.issueNote !== null) {
+      statements.clearCarriedNote.run({ id: ledger.folderId, issueNote: ledger.issueNote });
+    }
     const folder = statements.folder.get({ id: ledger.folderId })!;
     const sender = senderOf(folder);
     statements.recordFolderSent.run({

@@ -312,6 +312,7 @@ export function getSentIssue(userId: number, folderId: number, ledgerId: number)
     id: ledger.id,
     sentAt: ledger.completedAt ?? ledger.createdAt,
     tracked: ledger.tracked,
+    issueNote: ledger.issueNote,
     items: issueItems(ledger),
     recipients,
   };

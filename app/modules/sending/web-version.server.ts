@@ -10,6 +10,7 @@ import {
 import { newsletterSubject } from "#emails/newsletter.server";
 import { accentColourOf, type NewsletterTemplate } from "#emails/newsletter-themes";
 import {
+  archiveCode,
   compactUnsubscribeUrl,
   type IssueLinkPurpose,
   readIssueLinkCode,
@@ -148,9 +149,13 @@ export type WebVersionPage =
       masthead: WebVersionMasthead;
       subject: string;
       email: string;
+      /** The sender's few words for this issue, as the e-mail carried them. */
+      issueNote: string | null;
       items: WebVersionItem[];
       signoff: string | null;
       unsubscribeUrl: string;
+      /** "All issues of …", for a recipient's copy (the sender's own has their Sent page). */
+      archivePath: string | null;
     };
 
 /** Where the page's pictures and files are served, through the same check as the page. */
@@ -266,6 +271,7 @@ export function webVersionPage(code: string, now = new Date()): WebVersionPage {
     masthead,
     subject: newsletterSubject({ folder, sender, items }),
     email,
+    issueNote: ledger.issueNote?.trim() || null,
     items: items.flatMap((item) => {
       // Files past the archive retention are gone: the page names them only.
       const view = itemView(item, code, filesKept(item, now) || item.sentAt === null);
@@ -273,6 +279,7 @@ export function webVersionPage(code: string, now = new Date()): WebVersionPage {
     }),
     signoff: folder.personalSignoff?.trim() || null,
     unsubscribeUrl: compactUnsubscribeUrl(folder.id, email),
+    archivePath: check.asRecipient ? `/issues/${archiveCode(folder.id, email)}` : null,
   };
 }
 

@@ -102,6 +102,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     id: issue.id,
     sentAt: formatDateTime(issue.sentAt, user.timeZone),
     tracked: issue.tracked,
+    issueNote: issue.issueNote,
     recipients: issue.recipients.map((recipient) => ({
       ...recipient,
       reports: reports
@@ -168,7 +169,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function SentIssue() {
-  const { folderName, back, sentAt, tracked, recipients, items } = useLoaderData<typeof loader>();
+  const { folderName, back, sentAt, tracked, issueNote, recipients, items } =
+    useLoaderData<typeof loader>();
   return (
     <Dialog title={`Sent ${sentAt}`} closeTo={back.to}>
       <div className="space-y-5">
@@ -182,6 +184,9 @@ export default function SentIssue() {
           <h3 id="sent-items" className="font-semibold text-stone-900">
             What was sent
           </h3>
+          {issueNote ? (
+            <p className="mt-2 whitespace-pre-line font-serif text-stone-900">{issueNote}</p>
+          ) : null}
           <ol className="mt-2 space-y-3">
             {items.map((item) => (
               <li key={item.id} className="rounded-lg border border-stone-200 p-3 text-sm">

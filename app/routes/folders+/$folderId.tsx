@@ -7,6 +7,7 @@ import { requireUser } from "~/modules/accounts/session.server";
 import { loadDashboardPage } from "~/modules/dashboard/dashboard.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { moveFolder, togglePause } from "~/modules/folders/folders.server";
+import { skipNextIssue, undoSkip } from "~/modules/folders/skip.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { invariantResponse, orNotFound } from "~/platform/errors.server";
 import { safeRedirectPath } from "~/platform/redirect";
@@ -24,9 +25,17 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 }
 
 const FolderActionSchema = z.object({
-  intent: z.enum(["toggle-pause", "move-up", "move-down"]),
+  intent: z.enum(["toggle-pause", "move-up", "move-down", "skip-next", "undo-skip"]),
   returnTo: z.string().optional(),
 });
+
+const FAILURES = {
+  "toggle-pause": "Failed to update folder status",
+  "move-up": "Failed to reorder folder",
+  "move-down": "Failed to reorder folder",
+  "skip-next": "The issue was not skipped",
+  "undo-skip": "The skip was not undone",
+} as const;
 
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
@@ -37,10 +46,23 @@ export async function action({ request, params }: ActionFunctionArgs) {
   invariantResponse(submission.status === "success", "Bad Request", 400);
   const { intent, returnTo } = submission.value;
   const back = safeRedirectPath(returnTo, `/folders/${folderId}`);
-  const failure =
-    intent === "toggle-pause" ? "Failed to update folder status" : "Failed to reorder folder";
+  const failure = FAILURES[intent];
   return withFailureToast(back, failure, () =>
     orNotFound(() => {
+      if (intent === "skip-next") {
+        const { folder, skippedLabel, nextLabel } = skipNextIssue(user.id, folderId);
+        return redirectWithToast(back, {
+          title: `${skippedLabel} skipped`,
+          description: `The next issue of "${folder.name}" goes on ${nextLabel}.`,
+        });
+      }
+      if (intent === "undo-skip") {
+        const { folder, nextLabel } = undoSkip(user.id, folderId);
+        return redirectWithToast(back, {
+          title: "Skip undone",
+          description: `The next issue of "${folder.name}" goes on ${nextLabel} again.`,
+        });
+      }
       if (intent === "toggle-pause") {
         const folder = togglePause(user.id, folderId);
         return redirectWithToast(back, {
