@@ -114,6 +114,7 @@ body { margin: 0; padding: 0; width: 100%; background-color: #fbf8f3; }
 .h { padding: 28px 24px 16px 24px; font-family: ${SERIF}; color: #1c2e22; }
 h1 { margin: 0; font-size: 26px; line-height: 1.25; }
 .by { margin: 4px 0 0 0; font-family: ${FONT}; font-size: 15px; color: #57534e; }
+.by a { color: #30503b; }
 .c { background-color: #ffffff; border: 1px solid #e2ece5; border-radius: 12px; padding: 0 24px 10px 24px; font-family: ${FONT}; font-size: 16px; line-height: 1.55; color: #292524; word-break: break-word; }
 h2 { padding-top: 20px; border-top: 1px solid #e7e5e4; font-size: 19px; }
 .t1 { padding-top: 0; border-top: 0; }
@@ -141,6 +142,7 @@ const mediaCss = `
   body, .p { background-color: #1c1917 !important; }
   .h { color: #e7e5e4 !important; }
   .by, .c .m, .f, .f a { color: #a8a29e !important; }
+  .by a { color: #c5d9cb !important; }
   .c { background-color: #292524 !important; border-color: #44403c !important; color: #e7e5e4 !important; }
   .c .hb { background-color: #1c1917 !important; }
   .c h2, .s { border-color: #44403c !important; }

@@ -73,6 +73,10 @@ test.describe("email preview", () => {
     await expect(dialog.getByText('"Family" from Ada: 2 things')).toBeVisible();
     const frame = dialog.frameLocator('iframe[title="Email preview"]');
     await expect(frame.getByRole("heading", { level: 1, name: "Family" })).toBeVisible();
+    // On a computer the 600 px e-mail shows at its own width, not squeezed (issue 49).
+    const shown = await dialog.locator('iframe[title="Email preview"]').boundingBox();
+    expect(shown?.width).toBeGreaterThanOrEqual(600);
+    expect(shown?.height).toBeGreaterThanOrEqual(400);
     await expect(frame.getByText("Tide tables for the bay")).toBeVisible();
     await expect(frame.getByText("Ada says:")).toBeVisible();
     await expect(frame.getByText(`added ${user.email} to the folder`)).toBeVisible();

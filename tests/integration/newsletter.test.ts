@@ -670,6 +670,10 @@ describe("web version and tracking", () => {
     const { html } = personalize(renderNewsletter(input([link])), links);
     expect(html).toContain('href="https://app.test/v/w"');
     expect(html).toContain("View in your browser");
+    // In the folder's own green, not a mail app's default blue (issue 49).
+    expect(html).toMatch(
+      /<a href="https:\/\/app\.test\/v\/w" style="color: #30503b;">View in your browser<\/a>/,
+    );
     expect(html).not.toContain("/t/o/");
     expect(html).not.toContain("/t/c/");
     expect(html).not.toContain("sees when this e-mail is opened");

@@ -16,12 +16,15 @@ export function Dialog({
   closeTo,
   children,
   fullScreenOnPhone = false,
+  wide = false,
 }: {
   title: string;
   closeTo: string;
   children: ReactNode;
   /** Below the `sm` width the dialog fills the screen and its content may fill its height. */
   fullScreenOnPhone?: boolean;
+  /** Room for a 600 px e-mail beside its margins (the Email Preview). */
+  wide?: boolean;
 }) {
   const titleId = useId();
   const panel = useRef<HTMLDivElement>(null);
@@ -69,8 +72,8 @@ export function Dialog({
         tabIndex={-1}
         className={`${clearOfToast} ${
           fullScreenOnPhone
-            ? "flex h-[100dvh] w-full max-w-lg flex-col overflow-y-auto bg-white p-4 shadow-xl focus:outline-none sm:block sm:h-auto sm:max-h-[90vh] sm:rounded-2xl sm:p-6"
-            : "max-h-[90vh] w-full max-w-lg overflow-y-auto rounded-t-2xl bg-white p-6 shadow-xl focus:outline-none sm:rounded-2xl"
+            ? `flex h-[100dvh] w-full ${wide ? "max-w-3xl" : "max-w-lg"} flex-col overflow-y-auto bg-white p-4 shadow-xl focus:outline-none sm:block sm:h-auto sm:max-h-[90vh] sm:rounded-2xl sm:p-6`
+            : `max-h-[90vh] w-full ${wide ? "max-w-3xl" : "max-w-lg"} overflow-y-auto rounded-t-2xl bg-white p-6 shadow-xl focus:outline-none sm:rounded-2xl`
         }`}
       >
         <div className="flex items-start justify-between gap-4">

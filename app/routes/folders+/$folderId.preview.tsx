@@ -130,7 +130,7 @@ export default function EmailPreview() {
   const { folderId, senderEmail, canSendTest, sendNowBlocker, preview, waiting } =
     useLoaderData<typeof loader>();
   return (
-    <Dialog title="Email Preview" closeTo={`/folders/${folderId}`} fullScreenOnPhone>
+    <Dialog title="Email Preview" closeTo={`/folders/${folderId}`} fullScreenOnPhone wide>
       {preview ? (
         <div className="flex min-h-0 flex-1 flex-col gap-3 sm:block sm:space-y-4">
           <p className="text-sm text-stone-700">
@@ -148,7 +148,7 @@ export default function EmailPreview() {
             sandbox="allow-same-origin"
             srcDoc={preview.html}
             title="Email preview"
-            className="min-h-[45dvh] w-full flex-1 rounded-lg border border-stone-200 bg-white sm:h-[55vh] sm:min-h-0"
+            className="min-h-[45dvh] w-full flex-1 rounded-lg border border-stone-200 bg-white sm:h-[65vh] sm:min-h-0"
           />
           <p className="text-sm text-stone-700">{previewSizeInWords(preview)}</p>
           <WaitingForNote items={waiting} />
