@@ -197,3 +197,22 @@ test.describe("outbox", () => {
     await expect(page.getByText("mum@example.com")).toBeVisible();
   });
 });
+
+test("every public page describes itself to search engines and link previews", async ({
+  page,
+}) => {
+  for (const path of [
+    "/",
+    "/signup",
+    "/login",
+    "/forgot-password",
+    "/support",
+    "/privacy-policy",
+    "/chrome-extension",
+  ]) {
+    await page.goto(path);
+    const descriptions = page.locator('head meta[name="description"]');
+    await expect(descriptions, path).toHaveCount(1);
+    expect((await descriptions.getAttribute("content"))?.length ?? 0, path).toBeGreaterThan(40);
+  }
+});

@@ -7,6 +7,11 @@ import { loadDashboardPage } from "~/modules/dashboard/dashboard.server";
 
 export const meta: MetaFunction = () => [
   { title: "Thoughtfully · Share Thoughtfully. Save now to send later." },
+  {
+    name: "description",
+    content:
+      "Save links, photos, files and notes into folders as they come to you; on the day you choose, each folder goes to family and friends as one calm e-mail.",
+  },
 ];
 
 const steps = [
