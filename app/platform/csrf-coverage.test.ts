@@ -18,15 +18,12 @@ const EXEMPT_ROUTES: Record<string, string> = {
     "the JSON API reads only the Authorization header's token, never the session cookie",
   "unsubscribe.tsx":
     "RFC 8058 one-click: mail clients post without our token; the signed link is the proof",
+  "webhooks+/$relay.ts":
+    "each relay signs what it posts (SNS with Amazon's certificate, Mailgun HMAC, SendGrid ECDSA, Postmark's basic-auth password); the signature is the proof",
   "webhooks+/inbound-email.ts":
     "mail to our address comes from mail servers; the signed token in the subject is the proof",
-  "webhooks+/mailgun.ts": "Mailgun signs its webhook (HMAC); the signature is the proof",
-  "webhooks+/postmark.ts": "Postmark sends the webhook's basic-auth password; it is the proof",
   "webhooks+/save-by-email.(mime).ts":
     "the mail provider sends the webhook's basic-auth password, and each message must pass DMARC",
-  "webhooks+/sendgrid.ts": "SendGrid signs its webhook (ECDSA); the signature is the proof",
-  "webhooks+/ses.ts":
-    "SNS signs each message with Amazon's certificate; the signature is the proof",
   "webhooks+/stripe.ts": "Stripe signs its webhook; the signature is the proof",
 };
 
@@ -68,12 +65,9 @@ test("the exemptions are exactly the ones documented", () => {
     "add+/share.ts",
     "api+/v1.$.ts",
     "unsubscribe.tsx",
+    "webhooks+/$relay.ts",
     "webhooks+/inbound-email.ts",
-    "webhooks+/mailgun.ts",
-    "webhooks+/postmark.ts",
     "webhooks+/save-by-email.(mime).ts",
-    "webhooks+/sendgrid.ts",
-    "webhooks+/ses.ts",
     "webhooks+/stripe.ts",
   ]);
 });

@@ -198,9 +198,7 @@ test.describe("outbox", () => {
   });
 });
 
-test("every public page describes itself to search engines and link previews", async ({
-  page,
-}) => {
+test("every public page describes itself to search engines and link previews", async ({ page }) => {
   for (const path of [
     "/",
     "/signup",

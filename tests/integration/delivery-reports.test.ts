@@ -349,6 +349,16 @@ describe("reports of bounces and complaints", () => {
     expect(suppressed("friend@example.test")).toBeNull();
   });
 
+  test("one route serves every relay's webhook: a name it does not know is not found, and a GET is refused", async () => {
+    const json = { "Content-Type": "application/json" };
+    expect((await post("/webhooks/sparkpost", "[]", json)).status).toBe(404);
+    expect((await post("/webhooks/__proto__", "[]", json)).status).toBe(404);
+    expect((await fetch(`${base}/webhooks/sparkpost`)).status).toBe(404);
+    const get = await fetch(`${base}/webhooks/mailgun`);
+    expect(get.status).toBe(405);
+    expect(get.headers.get("allow")).toBe("POST");
+  });
+
   test("bounce and abuse report messages through the inbound hook, matched by the VERP address or the returned headers", async () => {
     const dsnCopy = copyTo("dsn.rcpt@example.test");
     const toVerp = await inbound(

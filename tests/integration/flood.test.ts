@@ -340,7 +340,12 @@ const routes = routesWithActions({
 
 /** Every route of the build that reads a body, each in every shape, signed out and signed in. */
 function everyRouteAttacks(): Attack[] {
-  const params = { folderId: mallorysFolder.id, itemId: mallorysItem.id, type: "link" };
+  const params = {
+    folderId: mallorysFolder.id,
+    itemId: mallorysItem.id,
+    type: "link",
+    relay: "postmark",
+  };
   const targets = routes.map(
     (route) => concretePath(route.path, params) + (route.index ? "?index" : ""),
   );
