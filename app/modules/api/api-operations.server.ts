@@ -46,6 +46,7 @@ import { needsNote } from "~/modules/items/needs-note";
 import { recipientStates, requestResubscription } from "~/modules/recipients/recipients.server";
 import { renderPreview } from "~/modules/sending/preview.server";
 import { sendNow } from "~/modules/sending/sending.server";
+import { sendWelcomesSoon } from "~/modules/sending/welcomes.server";
 import { withUpload } from "~/modules/uploads/uploads.server";
 import {
   type ApiContext,
@@ -288,7 +289,9 @@ export const API_OPERATIONS: ApiOperation[] = [
     status: 201,
     handle: (context, { body }) => {
       refuseSuppressedAddresses(body.recipients, []);
-      return folderView(createFolder(userId(context), body));
+      const folder = createFolder(userId(context), body);
+      sendWelcomesSoon();
+      return folderView(folder);
     },
   },
   {
@@ -317,7 +320,9 @@ export const API_OPERATIONS: ApiOperation[] = [
         input.recipients,
         recipients.map((recipient) => recipient.email),
       );
-      return folderView(updateFolder(userId(context), folder.id, input));
+      const updated = updateFolder(userId(context), folder.id, input);
+      sendWelcomesSoon();
+      return folderView(updated);
     },
   },
   {

@@ -252,3 +252,39 @@ export function readAnswerLinkCode(code: string) {
 export function answerUrl(copyId: number, itemId: number) {
   return `${env.APP_URL}/a/${answerLinkCode(copyId, itemId)}`;
 }
+
+/**
+ * A new recipient's link from their welcome
+ * (docs/decisions/0208-a-welcome-before-the-first-issue.md): bound to the
+ * folder and the address, signed for this purpose alone, with the address
+ * packed so the body never shows it in a URL. It outlives the welcome's row:
+ * it stays a way to say "Not for me" for as long as the folder exists.
+ */
+function welcomeToken(folderId: number, email: string) {
+  return sign(`welcome:${folderId}:${normalize(email)}`);
+}
+
+export function welcomeLinkCode(folderId: number, email: string) {
+  const address = normalize(email);
+  const packed = Buffer.from(`${folderId}:${address}`).toString("base64url");
+  return `${packed}.${welcomeToken(folderId, address)}`;
+}
+
+/** The folder and address of a valid welcome code, else null. */
+export function readWelcomeLinkCode(code: string) {
+  if (code.length > 800) return null;
+  const [packed, token, extra] = code.split(".");
+  if (!packed || !token || extra !== undefined) return null;
+  const decoded = Buffer.from(packed, "base64url").toString("utf8");
+  const separator = decoded.indexOf(":");
+  const folderText = decoded.slice(0, separator);
+  const email = decoded.slice(separator + 1);
+  if (!/^[1-9]\d{0,14}$/.test(folderText) || !email || email.length > 320) return null;
+  const folderId = Number(folderText);
+  return constantTimeEqual(welcomeToken(folderId, email), token) ? { folderId, email } : null;
+}
+
+/** The welcome page, opened on one answer ("yes" for "Sounds lovely", "no" for "Not for me"). */
+export function welcomeUrl(folderId: number, email: string, answer: "yes" | "no") {
+  return `${env.APP_URL}/w/${welcomeLinkCode(folderId, email)}?answer=${answer}`;
+}

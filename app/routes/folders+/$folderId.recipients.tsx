@@ -13,6 +13,7 @@ import {
   recipientStates,
   requestResubscription,
 } from "~/modules/recipients/recipients.server";
+import { type WelcomeState, welcomeStates } from "~/modules/sending/welcomes.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { formatDay } from "~/platform/dates";
 import { invariantResponse, orNotFound } from "~/platform/errors.server";
@@ -25,8 +26,23 @@ import { redirectWithToast, withFailureToast } from "~/platform/toast.server";
  */
 export const meta: MetaFunction = () => [{ title: "Recipients · Thoughtfully" }];
 
-function statusLines(state: RecipientState, day: (date: Date | null) => string) {
+/** Where their welcome is (docs/decisions/0208-a-welcome-before-the-first-issue.md); never a "no", which reads as an unsubscribe. */
+function welcomeLine(welcome: WelcomeState | undefined, day: (date: Date | null) => string) {
+  if (!welcome) return null;
+  if (welcome.saidYes) return "Said yes to the welcome";
+  if (welcome.status === "sent") return `Welcomed on ${day(welcome.sentAt)}`;
+  if (welcome.status === "pending") return "Welcome on its way";
+  return null;
+}
+
+function statusLines(
+  state: RecipientState,
+  day: (date: Date | null) => string,
+  welcome?: WelcomeState,
+) {
   const lines: string[] = [];
+  const welcomed = welcomeLine(welcome, day);
+  if (welcomed && state.status === "active") lines.push(welcomed);
   if (state.status === "unsubscribed") {
     // Never the reason, and nothing about an opt-out made through another sender (docs/decisions/0045-recipients-privacy.md).
     if (state.unsubscribedAt) {
@@ -52,6 +68,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const day = (date: Date | null) => (date ? formatDay(date, user.timeZone) : "an unknown date");
   const states = recipientStates(folder.id);
   const suppressed = recipientSuppressionNotices(user.id, states, day);
+  const welcomeOf = welcomeStates(folder.id);
   return {
     folderId: folder.id,
     folderName: folder.name,
@@ -62,7 +79,10 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
         email: state.email,
         // An opt-out says more than a suppression: it is the recipient's own choice.
         status: notice && state.status === "active" ? ("suppressed" as const) : state.status,
-        lines: notice ? [notice, ...statusLines(state, day)] : statusLines(state, day),
+        lines: [
+          ...(notice ? [notice] : []),
+          ...statusLines(state, day, welcomeOf(state.email)),
+        ],
       };
     }),
   };
