@@ -79,10 +79,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
         email: state.email,
         // An opt-out says more than a suppression: it is the recipient's own choice.
         status: notice && state.status === "active" ? ("suppressed" as const) : state.status,
-        lines: [
-          ...(notice ? [notice] : []),
-          ...statusLines(state, day, welcomeOf(state.email)),
-        ],
+        lines: [...(notice ? [notice] : []), ...statusLines(state, day, welcomeOf(state.email))],
       };
     }),
   };
