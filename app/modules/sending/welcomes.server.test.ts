@@ -41,7 +41,7 @@ function welcomeRows(folderId: number) {
   return db.select().from(recipientWelcomes).where(eq(recipientWelcomes.folderId, folderId)).all();
 }
 
-const oneLine = (text: string | undefined) => (text ?? "").replace(/\s+/g, " ");
+const oneLine = (text: string | null | undefined) => (text ?? "").replace(/\s+/g, " ");
 
 describe("the welcome", () => {
   test("each new recipient gets one, in the sender's name, naming the first issue's day", async () => {
