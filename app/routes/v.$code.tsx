@@ -134,7 +134,10 @@ export default function WebVersionPage() {
                 <p>{`Hearts and notes you send go only to ${page.masthead.senderFirstName}.`}</p>
               ) : null}
               <p>
-                <a href={page.unsubscribeUrl} className="underline underline-offset-2">
+                <a
+                  href={page.unsubscribeUrl}
+                  className="inline-flex min-h-11 items-center underline underline-offset-2"
+                >
                   Unsubscribe
                 </a>
               </p>

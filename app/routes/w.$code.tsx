@@ -133,6 +133,7 @@ export default function WelcomePage() {
   if (page.state === "left") {
     return (
       <AuthCard
+        forRecipient
         title={`You will not get ${folderName}`}
         description={
           <p role="status">{`You are unsubscribed from "${folderName}", which ${senderName} sends through Thoughtfully. Nothing more comes from it.`}</p>
@@ -152,6 +153,7 @@ export default function WelcomePage() {
   if (page.answer === "yes") {
     return (
       <AuthCard
+        forRecipient
         title={`You said yes to ${folderName}`}
         description={
           <p role="status">{`${senderName} will see it. ${firstIssue} Every issue has a link to stop them.`}</p>
@@ -163,6 +165,7 @@ export default function WelcomePage() {
   }
   return (
     <AuthCard
+      forRecipient
       title={`${senderName} added you to ${folderName}`}
       description={
         <p>{`${senderName} saves links, photos and notes for you and sends them as a letter by e-mail. ${firstIssue}`}</p>
