@@ -16,6 +16,7 @@ import { db } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
 import { listOutbox, readOutboxMessage } from "~/platform/mailer.server";
 import { runInRequestContext } from "~/platform/request-context.server";
+import { nextIssueLine } from "./next-issue-line";
 import {
   dontAskAgainToken,
   isValidResubscribeToken,
@@ -33,6 +34,7 @@ import {
   canonicalizeStoredAddresses,
   hasOptedOut,
   markBounced,
+  nextIssueReach,
   RESUBSCRIBE_REQUESTS_PER_ADDRESS,
   RecipientRuleError,
   recipientStates,
@@ -688,5 +690,47 @@ describe("re-subscribe requests cannot be abused", () => {
     expect(read("other@example.com", token)).toBeNull();
     expect(read("someone@example.com", flip(token))).toBeNull();
     expect(read("someone@example.com", resubscribeToken("someone@example.com", 1))).toBeNull();
+  });
+});
+
+describe("who will get the next issue", () => {
+  test("counts the send's own way: a bounce, a complaint and an opt-out each leave one out", () => {
+    const ada = createUser(db);
+    const [mum, dad, gran, sam] = ["mum", "dad", "gran", "sam"].map(
+      (name) => `${name}-reach@example.net`,
+    );
+    const family = createFolderRow(db, ada.id, {
+      recipients: [
+        { name: "Mum", email: mum! },
+        { name: "Dad", email: dad! },
+        { name: "Gran", email: gran! },
+      ],
+    });
+    const books = createFolderRow(db, ada.id, {
+      name: "Books",
+      recipients: [
+        { name: "Sam", email: sam! },
+        { name: "Dad", email: dad! },
+      ],
+    });
+    const untouched = () => nextIssueReach(listFolders(ada.id));
+    expect(nextIssueLine(untouched().get(family.id)!)).toBe("3 recipients");
+
+    markBounced(family.id, mum!, "550 no such user");
+    expect(nextIssueLine(nextIssueReach(listFolders(ada.id)).get(family.id)!)).toBe(
+      "2 of 3 will get it: Mum's address bounced",
+    );
+    db.insert(mailboxSuppressions)
+      .values({ mailbox: gran!, email: gran!, reason: "complaint" })
+      .run();
+    unsubscribe({ folderId: books.id, email: sam!, scope: "everything" });
+    const reach = nextIssueReach(listFolders(ada.id));
+    expect(nextIssueLine(reach.get(family.id)!)).toBe(
+      "1 of 3 will get it: Mum's address bounced, Gran reported spam",
+    );
+    expect(nextIssueLine(reach.get(books.id)!)).toBe("1 of 2 will get it: Sam unsubscribed");
+    // The send's own check agrees on who is left.
+    const folder = listFolders(ada.id).find((entry) => entry.id === family.id)!;
+    expect(activeRecipients(folder).map((recipient) => recipient.email)).toEqual([dad]);
   });
 });

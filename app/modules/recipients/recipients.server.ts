@@ -27,6 +27,7 @@ import {
 import { NotFoundError, RuleError } from "~/platform/errors.server";
 import { sendEmail } from "~/platform/mailer.server";
 import { clientIp, userAgent } from "~/platform/request-info.server";
+import type { MissedRecipient } from "./next-issue-line";
 import { recordRecipientChoice } from "./recipient-choices.server";
 import { dontAskAgainUrl, resubscribeUrl } from "./recipient-links.server";
 
@@ -799,4 +800,92 @@ export function canonicalizeStoredAddresses() {
         .run();
     }
   });
+}
+
+export type NextIssueReach = {
+  listed: number;
+  /** How many will get the next issue. */
+  reaching: number;
+  missing: MissedRecipient[];
+};
+
+/**
+ * For each of one sender's folders, who of its listed recipients will get
+ * the next issue, and why the others will not
+ * (docs/decisions/0210-counts-that-are-true.md): an opt-out (this folder or
+ * everything), a complaint, or a bounce (in this folder, or a suppression
+ * after a bounce anywhere). Three queries for all folders together, as the
+ * send's own check reads them (`activeRecipients`).
+ */
+export function nextIssueReach(senderFolders: Folder[], now = new Date()) {
+  const listed = senderFolders.map((folder) => ({ folder, recipients: recipientsOf(folder) }));
+  const mailboxes = [
+    ...new Set(
+      listed.flatMap(({ recipients }) => recipients.map((entry) => mailboxOf(entry.email))),
+    ),
+  ];
+  const folderIds = senderFolders.map((folder) => folder.id);
+  const states = new Map(
+    (folderIds.length === 0
+      ? []
+      : db
+          .select()
+          .from(folderRecipientStates)
+          .where(
+            and(
+              inArray(folderRecipientStates.folderId, folderIds),
+              inArray(folderRecipientStates.status, ["unsubscribed", "bounced"]),
+            ),
+          )
+          .orderBy(statusRank)
+          .all()
+    ).map((row) => [`${row.folderId} ${row.mailbox}`, row.status]),
+  );
+  const everything = new Set(
+    mailboxes.length === 0
+      ? []
+      : leftEverythingQuery.all({ mailboxes: JSON.stringify(mailboxes) }).map((row) => row.mailbox),
+  );
+  const suppressed = new Map(
+    (mailboxes.length === 0
+      ? []
+      : db
+          .select()
+          .from(mailboxSuppressions)
+          .where(
+            and(
+              inArray(mailboxSuppressions.mailbox, mailboxes),
+              or(
+                sql`${mailboxSuppressions.suppressedUntil} is null`,
+                gt(mailboxSuppressions.suppressedUntil, now),
+              ),
+            ),
+          )
+          .all()
+    ).map((row) => [row.mailbox, row.reason]),
+  );
+  const reach = new Map<number, NextIssueReach>();
+  for (const { folder, recipients } of listed) {
+    const missing: NextIssueReach["missing"] = [];
+    for (const recipient of recipients) {
+      const mailbox = mailboxOf(recipient.email);
+      const state = states.get(`${folder.id} ${mailbox}`);
+      const suppression = suppressed.get(mailbox);
+      const because: MissedRecipient["because"] | null =
+        state === "unsubscribed" || everything.has(mailbox)
+          ? "unsubscribed"
+          : suppression === "complaint"
+            ? "complaint"
+            : state === "bounced" || suppression
+              ? "bounced"
+              : null;
+      if (because) missing.push({ name: recipient.name, email: lower(recipient.email), because });
+    }
+    reach.set(folder.id, {
+      listed: recipients.length,
+      reaching: recipients.length - missing.length,
+      missing,
+    });
+  }
+  return reach;
 }
