@@ -43,7 +43,13 @@ import {
   updateUploadItem,
 } from "~/modules/items/items.server";
 import { needsNote } from "~/modules/items/needs-note";
-import { recipientStates, requestResubscription } from "~/modules/recipients/recipients.server";
+import { nextIssueLine } from "~/modules/recipients/next-issue-line";
+import {
+  type NextIssueReach,
+  nextIssueReach,
+  recipientStates,
+  requestResubscription,
+} from "~/modules/recipients/recipients.server";
 import { renderPreview } from "~/modules/sending/preview.server";
 import { sendNow } from "~/modules/sending/sending.server";
 import { sendWelcomesSoon } from "~/modules/sending/welcomes.server";
@@ -95,6 +101,7 @@ const EMPTY_FOLDER: FolderStats = { itemCount: 0, totalSize: 0 };
 function folderView(
   folder: Folder,
   stats: FolderStats = folderStats(folder.userId).get(folder.id) ?? EMPTY_FOLDER,
+  reach: NextIssueReach = nextIssueReach([folder]).get(folder.id)!,
 ): z.input<typeof FolderViewSchema> {
   const recipients = recipientsOf(folder);
   return {
@@ -116,6 +123,12 @@ function folderView(
     itemCount: stats.itemCount,
     totalSize: stats.totalSize,
     maxSize: folderSizeLimit(recipients),
+    nextIssue: {
+      recipients: reach.listed,
+      willGetIt: reach.reaching,
+      missing: reach.missing,
+      line: nextIssueLine(reach),
+    },
   };
 }
 
@@ -272,8 +285,10 @@ export const API_OPERATIONS: ApiOperation[] = [
     response: z.array(FolderViewSchema),
     handle: (context) => {
       const stats = folderStats(userId(context));
-      return listFolders(userId(context)).map((folder) =>
-        folderView(folder, stats.get(folder.id) ?? EMPTY_FOLDER),
+      const folders = listFolders(userId(context));
+      const reach = nextIssueReach(folders);
+      return folders.map((folder) =>
+        folderView(folder, stats.get(folder.id) ?? EMPTY_FOLDER, reach.get(folder.id)),
       );
     },
   },
