@@ -19,7 +19,8 @@ import {
  * across it, may touch (docs/decisions/0144-every-control-thumb-sized.md).
  * Exempt, as WCAG 2.5.8 exempts them: a link inside a sentence (an `a` in a
  * `p`; on the recipients' pages only one with words of its own, a link alone
- * in its paragraph is measured there). A control hidden until focused (the skip link) is measured focused.
+ * in its paragraph is measured there). A control hidden until focused (the
+ * skip link) is measured focused.
  */
 test.use({ viewport: { width: 375, height: 740 } });
 
