@@ -1,10 +1,13 @@
 import { folderRecipientStates, mailboxSuppressions } from "#db/schema";
 import { expect, test } from "./fixtures";
-import { createFolderRow, testDb, uniqueEmail } from "./support/accounts";
+import { createFolderRow, signIn, testDb, uniqueEmail } from "./support/accounts";
+import { linkIn, waitForMail } from "./support/mail";
 
 /**
- * Issue 47, part 5: a folder card counts who will get the next issue, at
- * 375 px, with JavaScript and without (docs/decisions/0210-counts-that-are-true.md).
+ * Issue 47, part 5: a folder card counts who will get the next issue, and
+ * after a bounce the sender may ask once whether the recipient would like to
+ * keep getting it; at 375 px, with JavaScript and without
+ * (docs/decisions/0210-counts-that-are-true.md, docs/decisions/0211-one-way-back-after-a-bounce.md).
  */
 test.use({ viewport: { width: 375, height: 740 } });
 
@@ -45,4 +48,43 @@ test("a folder card says how many of its recipients will get the next issue, and
     .run();
   await page.reload();
   await expect(line("1 of 3 will get it: Mum's address bounced, Gran reported spam")).toBeVisible();
+});
+
+test("after a bounce the sender asks once, and Mum's own yes brings her back", async ({
+  page,
+  context,
+  baseURL,
+  login,
+}) => {
+  const ada = await login({ firstName: "Ada", lastName: "Lovelace" });
+  const [mum, dad] = [uniqueEmail("mum"), uniqueEmail("dad")];
+  const folder = createFolderRow(ada.id, {
+    name: "Family news",
+    recipients: [
+      { name: "Mum", email: mum },
+      { name: "Dad", email: dad },
+    ],
+  });
+  testDb()
+    .insert(folderRecipientStates)
+    .values({ folderId: folder.id, email: mum, mailbox: mum, status: "bounced", bounceCount: 1 })
+    .run();
+
+  await page.goto(`/folders/${folder.id}/recipients`);
+  await page
+    .getByRole("button", { name: "Ask Mum whether they would like to keep getting it" })
+    .click();
+  await expect(
+    page.getByText(/We asked .* whether they would like to keep getting it/),
+  ).toBeVisible();
+  const mail = await waitForMail(mum, /Would you like to keep getting "Family news"\?/);
+
+  await context.clearCookies();
+  await page.goto(linkIn(mail, "/resubscribe"));
+  await page.getByRole("button", { name: "Re-subscribe" }).click();
+  await expect(page.getByRole("status")).toContainText("will receive");
+
+  await signIn(context, ada.id, baseURL!, testDb());
+  await page.goto("/");
+  await expect(page.getByText("2 recipients", { exact: true }).first()).toBeVisible();
 });

@@ -31,6 +31,7 @@ import {
 } from "./recipient-links.server";
 import {
   activeRecipients,
+  askableAfterBounce,
   canonicalizeStoredAddresses,
   hasOptedOut,
   markBounced,
@@ -732,5 +733,55 @@ describe("who will get the next issue", () => {
     // The send's own check agrees on who is left.
     const folder = listFolders(ada.id).find((entry) => entry.id === family.id)!;
     expect(activeRecipients(folder).map((recipient) => recipient.email)).toEqual([dad]);
+  });
+});
+
+describe("one way back after a bounce", () => {
+  test("a bounced recipient may be asked once; only their own yes starts mail again", async () => {
+    const sender = createUser(db, { firstName: "Ada", lastName: null });
+    const folder = createFolder(sender.id, ["mum-bounced@example.com", "dad-fine@example.com"]);
+    markBounced(folder.id, "mum-bounced@example.com", "552 mailbox full");
+    expect([...askableAfterBounce(folder.id)]).toEqual(["mum-bounced@example.com"]);
+
+    await requestResubscription(sender.id, folder.id, "mum-bounced@example.com", "bounce");
+    const [mail, ...more] = await mailsTo("mum-bounced@example.com");
+    expect(more).toHaveLength(0);
+    expect(mail!.subject).toBe('Would you like to keep getting "Family"?');
+    const link = /http:\/\/localhost:3000\/resubscribe\?[^"\s]+/.exec(String(mail!.html))![0];
+    const params = readLinkParams(new URL(link.replaceAll("&amp;", "&")).searchParams)!;
+    // Asking changes nothing: still bounced, still left out of the next issue.
+    const listed = () => listFolders(sender.id).find((entry) => entry.id === folder.id)!;
+    expect(activeRecipients(listed()).map((entry) => entry.email)).toEqual([
+      "dad-fine@example.com",
+    ]);
+    await expect(
+      requestResubscription(sender.id, folder.id, "mum-bounced@example.com", "bounce"),
+    ).rejects.toThrow(/You already asked mum-bounced@example.com/);
+
+    resubscribe(params.folderId, params.email);
+    expect(activeRecipients(listed()).map((entry) => entry.email)).toEqual([
+      "mum-bounced@example.com",
+      "dad-fine@example.com",
+    ]);
+  });
+
+  test("never after a complaint, nor for someone who did not bounce", async () => {
+    const sender = createUser(db);
+    const folder = createFolder(sender.id, ["gran-spam@example.com", "sam-fine@example.com"]);
+    db.insert(mailboxSuppressions)
+      .values({
+        mailbox: "gran-spam@example.com",
+        email: "gran-spam@example.com",
+        reason: "complaint",
+      })
+      .run();
+    expect(askableAfterBounce(folder.id).size).toBe(0);
+    await expect(
+      requestResubscription(sender.id, folder.id, "gran-spam@example.com", "bounce"),
+    ).rejects.toThrow(/never asks again after a complaint/);
+    await expect(
+      requestResubscription(sender.id, folder.id, "sam-fine@example.com", "bounce"),
+    ).rejects.toThrow("Mail to sam-fine@example.com has not bounced.");
+    expect(await mailsTo("gran-spam@example.com")).toHaveLength(0);
   });
 });

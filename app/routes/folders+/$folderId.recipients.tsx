@@ -9,6 +9,7 @@ import { recipientSuppressionNotices } from "~/modules/deliverability/suppressio
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder } from "~/modules/folders/folders.server";
 import {
+  askableAfterBounce,
   type RecipientState,
   recipientStates,
   requestResubscription,
@@ -69,6 +70,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const states = recipientStates(folder.id);
   const suppressed = recipientSuppressionNotices(user.id, states, day);
   const welcomeOf = welcomeStates(folder.id);
+  const askable = askableAfterBounce(folder.id);
   return {
     folderId: folder.id,
     folderName: folder.name,
@@ -79,15 +81,17 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
         email: state.email,
         // An opt-out says more than a suppression: it is the recipient's own choice.
         status: notice && state.status === "active" ? ("suppressed" as const) : state.status,
+        /** Bounced, never complained: one "Would you like to keep getting it?" may go. */
+        askAfterBounce: askable.has(state.email),
         lines: [...(notice ? [notice] : []), ...statusLines(state, day, welcomeOf(state.email))],
       };
     }),
   };
 }
 
-/** The dialog's only form: one recipient's re-subscription request. */
+/** The dialog's forms: one recipient's re-subscription request, or the one question after a bounce. */
 const ResubscriptionRequestSchema = z.object({
-  intent: z.literal("request-resubscription"),
+  intent: z.enum(["request-resubscription", "ask-after-bounce"]),
   email: z.string(),
 });
 
@@ -98,16 +102,19 @@ export async function action({ request, params }: ActionFunctionArgs) {
     Object.fromEntries(await readProtectedForm(request)),
   );
   invariantResponse(parsed.success, "Bad Request", 400);
-  const { email } = parsed.data;
+  const { email, intent } = parsed.data;
   const back = `/folders/${folderId}/recipients`;
   return withFailureToast(
     back,
     "Request Failed",
     async () => {
-      await requestResubscription(user.id, folderId, email);
+      const afterBounce = intent === "ask-after-bounce";
+      await requestResubscription(user.id, folderId, email, afterBounce ? "bounce" : "unsubscribe");
       return redirectWithToast(back, {
         title: "Request sent",
-        description: `We e-mailed ${email} a link to re-subscribe. Nothing changes unless they click it.`,
+        description: afterBounce
+          ? `We asked ${email} whether they would like to keep getting it. Nothing is sent to them unless they say yes.`
+          : `We e-mailed ${email} a link to re-subscribe. Nothing changes unless they click it.`,
       });
     },
     "The e-mail could not be sent. Please try again later.",
@@ -163,6 +170,20 @@ export default function FolderRecipients() {
                       Request re-subscription
                     </button>
                   </Form>
+                ) : recipient.askAfterBounce ? (
+                  <Form method="post" className="mt-2" preventScrollReset>
+                    <CsrfInput />
+                    <input type="hidden" name="email" value={recipient.email} />
+                    <button
+                      type="submit"
+                      name="intent"
+                      value="ask-after-bounce"
+                      aria-label={`Ask ${recipient.name} whether they would like to keep getting it`}
+                      className="btn-secondary px-3 py-1.5"
+                    >
+                      Ask if they'd like to keep getting it
+                    </button>
+                  </Form>
                 ) : null}
               </li>
             );
@@ -171,7 +192,10 @@ export default function FolderRecipients() {
       )}
       <p className="mt-4 text-xs text-stone-600">
         Recipients who unsubscribed get nothing from this folder. Asking them back sends one e-mail
-        with a link they must click themselves; you can ask once every 30 days.
+        with a link they must click themselves; you can ask once every 30 days. After a bounce,
+        correct the address in the folder's settings if it was wrong (a new address gets a welcome);
+        if it was right, you can ask once whether they would like to keep getting it, never after a
+        spam report.
       </p>
       <div className="mt-4 flex justify-end">
         <Link to={`/folders/${folderId}`} className="btn-secondary" preventScrollReset>
