@@ -11,6 +11,7 @@ import {
   stopSchedulerThread,
 } from "~/modules/sending/scheduler-thread.server";
 import { remindWaitingItems } from "~/modules/sending/waiting-reminders.server";
+import { sendWelcomes } from "~/modules/sending/welcomes.server";
 import { expireDrafts } from "~/modules/uploads/upload-drafts.server";
 import { waitForBackgroundWork } from "~/platform/background-work.server";
 import { db } from "~/platform/db.server";
@@ -150,10 +151,24 @@ class ServerProcess {
     });
     // At start too: a reminder a crash left pending goes now.
     void waitingReminder.trigger();
+    // Welcomes a save could not send at once (a crash, a retry's wait, a rate
+    // limit, a sender not yet verified): docs/decisions/0208-a-welcome-before-the-first-issue.md.
+    let welcomeRun: Promise<void> = Promise.resolve();
+    const welcomes = new Cron("* * * * *", { protect: true }, () => {
+      welcomeRun = onPrimaryOnly(() => sendWelcomes())().then(
+        (messages) => {
+          if (messages) console.info(`[welcome] sent ${messages} welcomes`);
+        },
+        (error) => console.error("[welcome] run failed", error),
+      );
+      return welcomeRun;
+    });
+    void welcomes.trigger();
     this.onShutdown(async () => {
       sender.stop();
       answerMail.stop();
       waitingReminder.stop();
+      welcomes.stop();
       dailyBackup.stop();
       orphanSweep.stop();
       dailySnapshot.stop();
@@ -162,6 +177,7 @@ class ServerProcess {
       await pass;
       await answerRun;
       await reminderRun;
+      await welcomeRun;
       await stopSchedulerThread();
       await previewPassSettled();
     });

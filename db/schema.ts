@@ -985,3 +985,39 @@ export const oneTimeKeys = sqliteTable(
     index("one_time_keys_created_idx").on(table.createdAt),
   ],
 );
+
+/**
+ * The one welcome each mailbox gets when a sender adds it to a folder
+ * (docs/decisions/0208-a-welcome-before-the-first-issue.md): claimed in the
+ * transaction that saves the folder's recipients, unique per (folder,
+ * mailbox), then sent under a lease like the waiting reminders. `answer` is
+ * the recipient's press on the welcome page: "yes" for "Sounds lovely", "no"
+ * for "Not for me" (which also unsubscribes them from the folder).
+ */
+export const recipientWelcomes = sqliteTable(
+  "recipient_welcomes",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    folderId: integer("folder_id")
+      .notNull()
+      .references(() => folders.id, { onDelete: "cascade" }),
+    /** The address as the folder lists it (canonical). */
+    email: text("email").notNull(),
+    /** The mailbox `email` delivers to (app/platform/email-address.ts, `mailboxKey`). */
+    mailbox: text("mailbox").notNull(),
+    /** "skipped": the mailbox takes no mail (it left, or is suppressed) when its turn came. */
+    status: text("status", { enum: ["pending", "sent", "skipped", "failed"] })
+      .notNull()
+      .default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: timestamp("next_attempt_at"),
+    createdAt: createdAt(),
+    sentAt: timestamp("sent_at"),
+    answer: text("answer", { enum: ["yes", "no"] }),
+    answeredAt: timestamp("answered_at"),
+  },
+  (table) => [
+    uniqueIndex("recipient_welcomes_folder_mailbox_uq").on(table.folderId, table.mailbox),
+    index("recipient_welcomes_status_idx").on(table.status),
+  ],
+);

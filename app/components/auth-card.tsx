@@ -9,20 +9,23 @@ export const authLinkClass =
  * The account pages (log in, sign up, verify, reset…): one centered card on
  * the cream background, with the page's only h1, an optional lead paragraph
  * and an optional line beneath the card (e.g. "Don't have an account?").
+ * `forRecipient` for the pages a recipient opens from an e-mail: their header is quiet.
  */
 export function AuthCard({
   title,
   description,
   children,
   footer,
+  forRecipient = false,
 }: {
   title: string;
   description?: ReactNode;
   children?: ReactNode;
   footer?: ReactNode;
+  forRecipient?: boolean;
 }) {
   return (
-    <PublicLayout>
+    <PublicLayout forRecipient={forRecipient}>
       <div className="mx-auto w-full max-w-md px-4 py-10 sm:px-6 sm:py-16">
         <div className="rounded-2xl border border-stone-200 bg-white p-5 shadow-xs sm:p-8">
           <h1 className="font-serif text-2xl font-semibold text-stone-900 sm:text-3xl">{title}</h1>

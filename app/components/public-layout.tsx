@@ -3,11 +3,18 @@ import type { ReactNode } from "react";
 import { Logo } from "~/components/logo";
 import type { loader as rootLoader } from "~/root";
 
+/** Quiet text links, still 44 px tall: on a recipient's page they stay below its own action. */
+const QUIET_LINK =
+  "inline-flex min-h-11 min-w-11 items-center justify-center text-sm font-medium text-stone-700 underline underline-offset-2 hover:text-stone-900";
+
 /**
  * The header of the pages anyone may see (the landing page, sign-in, the 404 and error pages,
  * "Confirm it's you"): a signed-in sender is offered their folders, never "Sign Up / Log In".
+ * On a recipient's page (`forRecipient`: unsubscribe, welcome, answer…), which exists for
+ * something else, "Sign up" and "Log in" are quiet links, never louder than the page's own
+ * button (docs/decisions/0209-recipient-pages-thumb-sized.md).
  */
-export function PublicHeader() {
+export function PublicHeader({ forRecipient = false }: { forRecipient?: boolean }) {
   // Absent when the root loader itself failed: then nobody is known to be signed in.
   const signedIn = Boolean(useRouteLoaderData<typeof rootLoader>("root")?.user);
   return (
@@ -27,6 +34,15 @@ export function PublicHeader() {
           <Link to="/" className="btn-secondary px-3 py-2 sm:px-4">
             My Folders
           </Link>
+        ) : forRecipient ? (
+          <div className="flex items-center gap-4">
+            <Link to="/signup" className={QUIET_LINK}>
+              Sign up
+            </Link>
+            <Link to="/login" className={QUIET_LINK}>
+              Log in
+            </Link>
+          </div>
         ) : (
           <div className="flex items-center gap-2">
             <Link to="/signup" className="btn-primary px-3 py-2 sm:px-4">
@@ -65,10 +81,16 @@ export function SiteFooter() {
   );
 }
 
-export function PublicLayout({ children }: { children: ReactNode }) {
+export function PublicLayout({
+  children,
+  forRecipient = false,
+}: {
+  children: ReactNode;
+  forRecipient?: boolean;
+}) {
   return (
     <div className="flex min-h-screen flex-col">
-      <PublicHeader />
+      <PublicHeader forRecipient={forRecipient} />
       <main id="main" className="flex-1">
         {children}
       </main>

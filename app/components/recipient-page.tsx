@@ -38,7 +38,7 @@ export function RecipientLinkProblem({
   explanation: string;
 }) {
   return (
-    <AuthCard title={title} description={<p role="alert">{alert}</p>}>
+    <AuthCard forRecipient title={title} description={<p role="alert">{alert}</p>}>
       <p className="text-sm text-stone-700">{explanation}</p>
       <GoHome className="btn-secondary mt-5 w-full" />
     </AuthCard>
@@ -54,7 +54,7 @@ export function RecipientChoiceDone({
   description: ReactNode;
 }) {
   return (
-    <AuthCard title={title} description={description}>
+    <AuthCard forRecipient title={title} description={description}>
       <GoHome className="btn-secondary w-full" />
     </AuthCard>
   );

@@ -298,7 +298,7 @@ function ItemAnswers({
       <a
         href={`/a/${answer.code}#note`}
         aria-describedby={`item-${itemId}`}
-        className={cardLinkClass}
+        className={`inline-flex min-h-11 items-center ${cardLinkClass}`}
       >
         {`Write back to ${sender}`}
       </a>

@@ -3,7 +3,8 @@
  * (THOUGHTFULLY_FAULT_POINT, honoured only with NODE_ENV=test; see
  * app/platform/fault-points.server.ts). In the order a send reaches them;
  * then those of the answer mail (app/modules/answers/answer-mail.server.ts)
- * and of the waiting items' reminder (app/modules/sending/waiting-reminders.server.ts).
+ * of the waiting items' reminder (app/modules/sending/waiting-reminders.server.ts)
+ * and of the welcome (app/modules/sending/welcomes.server.ts).
  */
 export const SEND_FAULT_POINTS = [
   /** A ledger and its recipients are written; nobody holds its claim yet. */
@@ -30,6 +31,8 @@ export const SEND_FAULT_POINTS = [
   "waiting-reminders-claimed",
   /** Waiting items' reminder: the SMTP server accepted one; it is not yet marked sent. */
   "waiting-reminder-accepted",
+  /** Welcome: the SMTP server accepted one; it is not yet marked sent. */
+  "welcome-accepted",
 ] as const;
 
 export type SendFaultPoint = (typeof SEND_FAULT_POINTS)[number];

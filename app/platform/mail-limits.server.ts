@@ -26,7 +26,8 @@ export type MailEndpoint =
   | "security-notice"
   | "save-by-email-answer"
   | "answers-to-sender"
-  | "waiting-reminder";
+  | "waiting-reminder"
+  | "welcome";
 
 const PER_ADDRESS_PER_HOUR = 3;
 const PER_CLIENT_PER_HOUR = 10;
@@ -59,6 +60,14 @@ const ANSWER_MAILS_PER_ACCOUNT_PER_HOUR = 20;
  */
 const WAITING_REMINDERS_PER_ACCOUNT_PER_HOUR = 20;
 
+/**
+ * Welcomes to new recipients, one per mailbox a sender adds to a folder
+ * (docs/decisions/0208-a-welcome-before-the-first-issue.md): a free account's
+ * five folders of five recipients go in one hour; past it, they wait. The
+ * recipient's mailbox has the per-address limit too, whoever adds it.
+ */
+const WELCOMES_PER_ACCOUNT_PER_HOUR = 25;
+
 /** Sent from a signed-in account to its own address: the account's limit bounds them. */
 const SIGNED_IN_ENDPOINTS: readonly MailEndpoint[] = [
   "test-email",
@@ -82,7 +91,9 @@ function limitsFor(endpoint: MailEndpoint): { address: RateLimit; client: RateLi
               ? ANSWER_MAILS_PER_ACCOUNT_PER_HOUR
               : endpoint === "waiting-reminder"
                 ? WAITING_REMINDERS_PER_ACCOUNT_PER_HOUR
-                : PER_ADDRESS_PER_HOUR,
+                : endpoint === "welcome"
+                  ? WELCOMES_PER_ACCOUNT_PER_HOUR
+                  : PER_ADDRESS_PER_HOUR,
       durationSeconds: HOUR,
     },
     client: { name: `mail:${endpoint}:client`, points: PER_CLIENT_PER_HOUR, durationSeconds: HOUR },
@@ -121,5 +132,30 @@ export async function refuseAccountMail(
   address: string,
 ): Promise<number | null> {
   const verdict = await consumeRateLimit(limitsFor(endpoint).address, comparableEmail(address));
+  return verdict.allowed ? null : verdict.retryAfterSeconds;
+}
+
+/**
+ * Mail the app sends on its own, in an account's name, to someone else's
+ * address (a welcome): one point of the account's limit and one of the
+ * per-address limit, keyed by the recipient's mailbox. Returns null when the
+ * mail may go, else the seconds to wait.
+ */
+export async function refuseMailForOthers(
+  endpoint: "welcome",
+  account: string,
+  recipientMailbox: string,
+): Promise<number | null> {
+  const verdict = await consumeRateLimits([
+    { limit: limitsFor(endpoint).address, key: account },
+    {
+      limit: {
+        name: `mail:${endpoint}:recipient`,
+        points: PER_ADDRESS_PER_HOUR,
+        durationSeconds: HOUR,
+      },
+      key: recipientMailbox,
+    },
+  ]);
   return verdict.allowed ? null : verdict.retryAfterSeconds;
 }

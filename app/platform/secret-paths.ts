@@ -31,6 +31,11 @@ export const SECRET_ROUTES: readonly SecretRoute[] = [
     carries: "a recipient's answer code (it stands for their copy of one item)",
     postsForms: true,
   },
+  {
+    path: "/w/:code",
+    carries: "a new recipient's welcome code (it encodes their address)",
+    postsForms: true,
+  },
   { path: "/v-files/:code/:itemId/:index", carries: "the same web-version code" },
   { path: "/v-files/:code/header", carries: "the same web-version code" },
   { path: "/u/:code", carries: "a recipient's short unsubscribe code" },

@@ -155,6 +155,7 @@ export default function AnswerPage() {
     case "own-copy":
       return (
         <AuthCard
+          forRecipient
           title={TITLES["own-copy"]}
           description={
             <>
@@ -181,6 +182,7 @@ export default function AnswerPage() {
     case "left":
       return (
         <AuthCard
+          forRecipient
           title={TITLES.left}
           description={
             <p>
@@ -206,6 +208,7 @@ function OpenAnswerPage({ page }: { page: OpenPage }) {
   const first = page.senderFirstName;
   return (
     <AuthCard
+      forRecipient
       title={`Answer ${first}`}
       description={
         <p>
@@ -265,7 +268,10 @@ function OpenAnswerPage({ page }: { page: OpenPage }) {
       ) : null}
 
       <p className="mt-8 text-center text-sm">
-        <a href={page.webVersionUrl} className={authLinkClass}>
+        <a
+          href={page.webVersionUrl}
+          className={`inline-flex min-h-11 items-center ${authLinkClass}`}
+        >
           Read the whole issue
         </a>
       </p>

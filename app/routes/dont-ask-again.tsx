@@ -66,6 +66,7 @@ export default function DontAskAgainPage() {
 
   return (
     <AuthCard
+      forRecipient
       title="Don't ask me again"
       description={
         <p>{`Stop every request to re-subscribe ${email}, from any sender using Thoughtfully.`}</p>

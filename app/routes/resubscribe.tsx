@@ -95,6 +95,7 @@ export default function ResubscribePage() {
 
   return (
     <AuthCard
+      forRecipient
       title="Re-subscribe"
       description={
         <p>{`${senderName} would like to keep sharing "${folderName}" with you at ${email}.`}</p>

@@ -134,7 +134,10 @@ export async function action({ request }: ActionFunctionArgs) {
   return data({ state: "success" as const, scope });
 }
 
-const radioClass = "mt-0.5 h-4 w-4 border-stone-400 text-brand-700";
+const radioClass = "h-4 w-4 shrink-0 border-stone-400 text-brand-700";
+/** Each choice is a thumb-sized row, the whole row its target (docs/decisions/0209-recipient-pages-thumb-sized.md). */
+const reasonRowClass = "flex min-h-11 items-center gap-3 text-sm text-stone-800";
+const scopeRowClass = "flex min-h-11 items-center gap-3 py-1 text-sm text-stone-800";
 
 /** Why the page cannot offer to unsubscribe: the alert, then what it means for the reader. */
 const LINK_PROBLEMS = {
@@ -191,6 +194,7 @@ export default function UnsubscribePage() {
 
   return (
     <AuthCard
+      forRecipient
       title="Unsubscribe"
       description={
         <>
@@ -217,7 +221,7 @@ export default function UnsubscribePage() {
           </legend>
           <div className="mt-2 space-y-2">
             {REASONS.map(([value, label]) => (
-              <label key={value} className="flex items-start gap-2 text-sm text-stone-800">
+              <label key={value} className={reasonRowClass}>
                 <input
                   type="radio"
                   name="reason"
@@ -233,7 +237,7 @@ export default function UnsubscribePage() {
         <fieldset>
           <legend className="text-sm font-medium text-stone-800">Unsubscribe from</legend>
           <div className="mt-2 space-y-2">
-            <label className="flex items-start gap-2 text-sm text-stone-800">
+            <label className={scopeRowClass}>
               <input
                 type="radio"
                 name="scope"
@@ -248,7 +252,7 @@ export default function UnsubscribePage() {
                 </span>
               </span>
             </label>
-            <label className="flex items-start gap-2 text-sm text-stone-800">
+            <label className={scopeRowClass}>
               <input type="radio" name="scope" value="everything" className={radioClass} />
               <span>
                 Everything from Thoughtfully

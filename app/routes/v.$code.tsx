@@ -144,7 +144,10 @@ export default function WebVersionPage() {
                 </p>
               ) : null}
               <p>
-                <a href={page.unsubscribeUrl} className="underline underline-offset-2">
+                <a
+                  href={page.unsubscribeUrl}
+                  className="inline-flex min-h-11 items-center underline underline-offset-2"
+                >
                   Unsubscribe
                 </a>
               </p>

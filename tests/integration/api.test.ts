@@ -935,3 +935,35 @@ describe("connecting the Chrome extension", () => {
     expect((await call("GET", "/token", { token })).json).toMatchObject({ scope: "write" });
   });
 });
+
+test("a folder says who will get its next issue, and why the others will not", async () => {
+  const { markBounced } = await import("~/modules/recipients/recipients.server");
+  const token = tokenFor(createUser(db).id);
+  const created = await call("POST", "/folders", {
+    token,
+    body: {
+      ...folderBody("Family news"),
+      recipients: [
+        { name: "Mum", email: "mum-reach@example.com" },
+        { name: "Dad", email: "dad-reach@example.com" },
+        { name: "Gran", email: "gran-reach@example.com" },
+      ],
+    },
+  });
+  expect(created.json.nextIssue).toEqual({
+    recipients: 3,
+    willGetIt: 3,
+    missing: [],
+    line: "3 recipients",
+  });
+  markBounced(created.json.id, "mum-reach@example.com", "550 no such user");
+  const listed = await call("GET", "/folders", { token });
+  expect(listed.json[0].nextIssue).toEqual({
+    recipients: 3,
+    willGetIt: 2,
+    missing: [{ name: "Mum", email: "mum-reach@example.com", because: "bounced" }],
+    line: "2 of 3 will get it: Mum's address bounced",
+  });
+  const read = await call("GET", `/folders/${created.json.id}`, { token });
+  expect(read.json.folder.nextIssue.willGetIt).toBe(2);
+});

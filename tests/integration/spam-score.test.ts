@@ -344,3 +344,58 @@ test("the day-before reminder of items waiting for a note scores at most 1.0", a
   expect(message.toString()).toContain("wait");
   expectLowScore(spamScore(message, "waiting items reminder"));
 }, 60_000);
+
+test("the welcome to a new recipient scores at most 1.0", async () => {
+  const { db, env } = app;
+  const folders = await import("~/modules/folders/folders.server");
+  const { FolderSchema } = await import("~/modules/folders/folder-validation");
+  const { sendWelcomes } = await import("~/modules/sending/welcomes.server");
+  const user = createUser(db, {
+    email: "ada-welcome@example.org",
+    firstName: "Ada",
+    lastName: "Lovelace",
+    emailVerified: true,
+    timeZone: "Europe/London",
+  });
+  const before = new Set(fs.existsSync(env.OUTBOX_DIR) ? fs.readdirSync(env.OUTBOX_DIR) : []);
+  folders.createFolder(
+    user.id,
+    FolderSchema.parse({
+      name: "Family news",
+      recipients: [{ name: "Grace", email: "grace-welcome@example.net" }],
+      frequency: "weekly",
+      dayOfWeek: 1,
+    }),
+  );
+  expect(await sendWelcomes()).toBe(1);
+  const [eml] = fs
+    .readdirSync(env.OUTBOX_DIR)
+    .filter((name) => name.endsWith(".eml") && !before.has(name));
+  const message = fs.readFileSync(path.join(env.OUTBOX_DIR, eml!));
+  expect(message.toString()).toContain("Sounds lovely");
+  expectLowScore(spamScore(message, "welcome"));
+}, 60_000);
+
+test("the one question after a bounce scores at most 1.0", async () => {
+  const { db, env } = app;
+  const recipients = await import("~/modules/recipients/recipients.server");
+  const user = createUser(db, {
+    email: "ada-bounce@example.org",
+    firstName: "Ada",
+    lastName: "Lovelace",
+    emailVerified: true,
+  });
+  const folder = createFolder(db, user.id, {
+    name: "Family news",
+    recipients: [{ name: "Grace", email: "grace-bounce@example.net" }],
+  });
+  recipients.markBounced(folder.id, "grace-bounce@example.net", "552 mailbox full");
+  const before = new Set(fs.existsSync(env.OUTBOX_DIR) ? fs.readdirSync(env.OUTBOX_DIR) : []);
+  await recipients.requestResubscription(user.id, folder.id, "grace-bounce@example.net", "bounce");
+  const [eml] = fs
+    .readdirSync(env.OUTBOX_DIR)
+    .filter((name) => name.endsWith(".eml") && !before.has(name));
+  const message = fs.readFileSync(path.join(env.OUTBOX_DIR, eml!));
+  expect(message.toString()).toContain("Keep getting it");
+  expectLowScore(spamScore(message, "keep getting it"));
+}, 60_000);

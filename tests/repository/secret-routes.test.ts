@@ -11,7 +11,16 @@ import { routeTable } from "../support/route-table";
 const SECRET_LIKE = /code|token|key|secret|sig|hash|nonce|otp|state|password|credential|invite/i;
 const KNOWN_SECRET_NAMES = ["code", "fileKey"];
 /** Database ids and enum values, each checked against the signed-in owner by its route. */
-const NOT_SECRET_NAMES = ["folderId", "itemId", "issueId", "index", "type", "draftId", "id", "relay"];
+const NOT_SECRET_NAMES = [
+  "folderId",
+  "itemId",
+  "issueId",
+  "index",
+  "type",
+  "draftId",
+  "id",
+  "relay",
+];
 
 describe("routes whose path carries a secret", () => {
   test("the table is read (a route known to carry a code is in it)", async () => {

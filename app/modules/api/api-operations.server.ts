@@ -46,9 +46,16 @@ import {
   updateUploadItem,
 } from "~/modules/items/items.server";
 import { needsNote } from "~/modules/items/needs-note";
-import { recipientStates, requestResubscription } from "~/modules/recipients/recipients.server";
+import { nextIssueLine } from "~/modules/recipients/next-issue-line";
+import {
+  type NextIssueReach,
+  nextIssueReach,
+  recipientStates,
+  requestResubscription,
+} from "~/modules/recipients/recipients.server";
 import { renderPreview } from "~/modules/sending/preview.server";
 import { sendNow } from "~/modules/sending/sending.server";
+import { sendWelcomesSoon } from "~/modules/sending/welcomes.server";
 import { withUpload } from "~/modules/uploads/uploads.server";
 import {
   type ApiContext,
@@ -98,6 +105,7 @@ const EMPTY_FOLDER: FolderStats = { itemCount: 0, totalSize: 0 };
 function folderView(
   folder: Folder,
   stats: FolderStats = folderStats(folder.userId).get(folder.id) ?? EMPTY_FOLDER,
+  reach: NextIssueReach = nextIssueReach([folder]).get(folder.id)!,
 ): z.input<typeof FolderViewSchema> {
   const recipients = recipientsOf(folder);
   return {
@@ -121,6 +129,12 @@ function folderView(
     itemCount: stats.itemCount,
     totalSize: stats.totalSize,
     maxSize: folderSizeLimit(recipients),
+    nextIssue: {
+      recipients: reach.listed,
+      willGetIt: reach.reaching,
+      missing: reach.missing,
+      line: nextIssueLine(reach),
+    },
   };
 }
 
@@ -277,8 +291,10 @@ export const API_OPERATIONS: ApiOperation[] = [
     response: z.array(FolderViewSchema),
     handle: (context) => {
       const stats = folderStats(userId(context));
-      return listFolders(userId(context)).map((folder) =>
-        folderView(folder, stats.get(folder.id) ?? EMPTY_FOLDER),
+      const folders = listFolders(userId(context));
+      const reach = nextIssueReach(folders);
+      return folders.map((folder) =>
+        folderView(folder, stats.get(folder.id) ?? EMPTY_FOLDER, reach.get(folder.id)),
       );
     },
   },
@@ -294,7 +310,9 @@ export const API_OPERATIONS: ApiOperation[] = [
     status: 201,
     handle: (context, { body }) => {
       refuseSuppressedAddresses(body.recipients, []);
-      return folderView(createFolder(userId(context), body));
+      const folder = createFolder(userId(context), body);
+      sendWelcomesSoon();
+      return folderView(folder);
     },
   },
   {
@@ -323,7 +341,9 @@ export const API_OPERATIONS: ApiOperation[] = [
         input.recipients,
         recipients.map((recipient) => recipient.email),
       );
-      return folderView(updateFolder(userId(context), folder.id, input));
+      const updated = updateFolder(userId(context), folder.id, input);
+      sendWelcomesSoon();
+      return folderView(updated);
     },
   },
   {

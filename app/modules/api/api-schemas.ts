@@ -46,6 +46,24 @@ export const FolderViewSchema = z.object({
   itemCount: z.number().int().describe("Items waiting for the next issue"),
   totalSize: z.number().int().describe("Bytes of those items' files"),
   maxSize: z.number().int().describe("The folder's cap in bytes (lower with an iCloud recipient)"),
+  nextIssue: z
+    .object({
+      recipients: z.number().int().describe("Recipients listed"),
+      willGetIt: z.number().int().describe("How many of them the next issue will reach"),
+      missing: z
+        .array(
+          z.object({
+            name: z.string(),
+            email: z.string(),
+            because: z.enum(["unsubscribed", "complaint", "bounced"]),
+          }),
+        )
+        .describe("Those it will not reach, and why"),
+      line: z
+        .string()
+        .describe('As the folder card says it: "2 of 3 will get it: Mum\'s address bounced"'),
+    })
+    .describe("Who will get the next issue (docs/decisions/0210-counts-that-are-true.md)"),
 });
 
 export const ItemViewSchema = z.object({

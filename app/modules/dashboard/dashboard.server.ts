@@ -20,10 +20,14 @@ import { activeSkip } from "~/modules/folders/skip.server";
 import { type ListedItem, listItems } from "~/modules/items/items.server";
 import { needsNote } from "~/modules/items/needs-note";
 import { waitingCounts } from "~/modules/items/needs-note.server";
-import { unsubscribedCounts } from "~/modules/recipients/recipients.server";
+import { nextIssueLine } from "~/modules/recipients/next-issue-line";
+import {
+  type NextIssueReach,
+  nextIssueReach,
+  unsubscribedCounts,
+} from "~/modules/recipients/recipients.server";
 import { inboxAddress, inboxDomain } from "~/modules/save-by-email/inbox-addresses.server";
 import { refusedMail } from "~/modules/save-by-email/refused-mail.server";
-import { pluralize } from "~/utils/format";
 
 /**
  * Everything the dashboard shows, in a constant number of queries whatever
@@ -35,22 +39,10 @@ import { pluralize } from "~/utils/format";
  * The folder's recipients in a line: one in full, several as a count, none
  * (or none left: every one unsubscribed) as "No active recipients" (docs/product-rules.md, Folders and items).
  */
-function recipientLabel(recipients: { name: string; email: string }[], unsubscribedCount: number) {
-  if (recipients.length === 0 || unsubscribedCount >= recipients.length) {
-    return "No active recipients";
-  }
-  if (recipients.length > 1) return `${recipients.length} recipients`;
+function recipientLabel(recipients: { name: string; email: string }[], reach: NextIssueReach) {
+  if (recipients.length !== 1 || reach.missing.length > 0) return nextIssueLine(reach);
   const [only] = recipients;
   return only!.name && only!.name !== "recipient" ? `${only!.name} <${only!.email}>` : only!.email;
-}
-
-/**
- * A folder card's recipients line: a count for every folder, one recipient
- * included, so the cards read alike (docs/decisions/0145-folder-cards-read-the-same.md).
- */
-function recipientCountLabel(recipientCount: number, unsubscribedCount: number) {
-  if (recipientCount === 0 || unsubscribedCount >= recipientCount) return "No active recipients";
-  return pluralize(recipientCount, "recipient");
 }
 
 function skippedLabel(folder: Folder, label: (nextSend: Date | null) => string) {
@@ -63,6 +55,7 @@ function folderSummary(
   stats: { itemCount: number; totalSize: number },
   waitingCount: number,
   unsubscribedCount: number,
+  reach: NextIssueReach,
   nextDeliveryLabel: (nextSend: Date | null) => string,
 ) {
   const recipients = recipientsOf(folder);
@@ -70,8 +63,13 @@ function folderSummary(
   return {
     id: folder.id,
     name: folder.name,
-    recipientLabel: recipientLabel(recipients, unsubscribedCount),
-    recipientCountLabel: recipientCountLabel(recipients.length, unsubscribedCount),
+    recipientLabel: recipientLabel(recipients, reach),
+    /**
+     * A folder card's recipients line: who will get the next issue, a count for every folder,
+     * one recipient included, so the cards read alike (docs/decisions/0145-folder-cards-read-the-same.md,
+     * docs/decisions/0210-counts-that-are-true.md).
+     */
+    recipientCountLabel: nextIssueLine(reach),
     isPaused: folder.isPaused,
     pauseReason: folder.pauseReason,
     isUnsubscribed: folder.isUnsubscribed,
@@ -138,6 +136,7 @@ export function loadDashboard(user: SessionUser, selectedId: number | null, page
   const folders = listFolders(user.id);
   const stats = folderStats(user.id);
   const unsubscribed = unsubscribedCounts(folders);
+  const reach = nextIssueReach(folders);
   const waiting = waitingCounts(user.id);
   const summaries = folders.map((folder) =>
     folderSummary(
@@ -145,6 +144,7 @@ export function loadDashboard(user: SessionUser, selectedId: number | null, page
       stats.get(folder.id) ?? { itemCount: 0, totalSize: 0 },
       waiting.get(folder.id) ?? 0,
       unsubscribed.get(folder.id) ?? 0,
+      reach.get(folder.id)!,
       nextDeliveryLabel,
     ),
   );

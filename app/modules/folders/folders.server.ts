@@ -1,10 +1,11 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm";
-import { contentItems, folders, users } from "#db/schema";
-import type { Folder } from "#db/types";
+import { contentItems, folders, type Recipient, recipientWelcomes, users } from "#db/schema";
+import type { Folder, Transaction } from "#db/types";
 import { LIMITS } from "~/modules/billing/limits";
 import { canCreateFolder, folderSizeLimit, getUsage } from "~/modules/billing/quota.server";
 import { releaseFiles } from "~/modules/files/stored-files.server";
 import { db, prepareOnce, prepareSqlOnce, writeTransaction } from "~/platform/db.server";
+import { mailboxKey } from "~/platform/email-address";
 import { NotFoundError, RuleError } from "~/platform/errors.server";
 import type { FolderFrequency, FolderInput } from "./folder-validation";
 import { nextSendAt } from "./schedule.server";
@@ -95,6 +96,24 @@ function scheduleFields(
   };
 }
 
+/**
+ * Claims a welcome for each listed mailbox the folder has not welcomed yet, in
+ * the transaction that saves its recipients: a crash keeps both or neither
+ * (docs/decisions/0208-a-welcome-before-the-first-issue.md). A mailbox taken
+ * off and put back is not welcomed twice. Sending them is the sending
+ * domain's (app/modules/sending/welcomes.server.ts).
+ */
+function claimWelcomes(tx: Transaction, folderId: number, recipients: readonly Recipient[]) {
+  for (const recipient of recipients) {
+    const mailbox = mailboxKey(recipient.email);
+    if (!mailbox) continue;
+    tx.insert(recipientWelcomes)
+      .values({ folderId, email: recipient.email, mailbox })
+      .onConflictDoNothing()
+      .run();
+  }
+}
+
 export function createFolder(userId: number, input: FolderInput): Folder {
   return writeTransaction((tx) => {
     const usage = getUsage(userId);
@@ -107,7 +126,7 @@ export function createFolder(userId: number, input: FolderInput): Folder {
       .where(eq(folders.userId, userId))
       .orderBy(desc(folders.sortOrder))
       .get();
-    return tx
+    const folder = tx
       .insert(folders)
       .values({
         userId,
@@ -121,12 +140,21 @@ export function createFolder(userId: number, input: FolderInput): Folder {
       })
       .returning()
       .get();
+    claimWelcomes(tx, folder.id, input.recipients);
+    return folder;
   });
 }
 
 export function updateFolder(userId: number, folderId: number, input: FolderInput): Folder {
   const updated = writeTransaction((tx) => {
     const folder = getFolder(userId, folderId);
+    // Only mailboxes added now: those listed before this feature are not welcomed late.
+    const listedBefore = new Set(recipientsOf(folder).map((entry) => mailboxKey(entry.email)));
+    claimWelcomes(
+      tx,
+      folder.id,
+      input.recipients.filter((entry) => !listedBefore.has(mailboxKey(entry.email))),
+    );
     return tx
       .update(folders)
       .set({

@@ -254,23 +254,24 @@ export function answerUrl(copyId: number, itemId: number) {
 }
 
 /**
- * "All issues of <folder>": one recipient's archive of a folder
- * (docs/decisions/0214-the-recipients-archive.md), signed over the folder and
- * the address like the unsubscribe link but for its own purpose, packed into
- * one code so the address never shows in a URL.
+ * A link bound to one folder and one address, signed for one purpose alone, with the address
+ * packed into the code so it never shows in a URL: the recipient's archive and the welcome's
+ * answers. Each outlives any row: it is the folder's and the address's for as long as both are.
  */
-function archiveToken(folderId: number, email: string) {
-  return sign(`archive:${folderId}:${normalize(email)}`);
+type FolderAddressPurpose = "archive" | "welcome";
+
+function folderAddressToken(purpose: FolderAddressPurpose, folderId: number, email: string) {
+  return sign(`${purpose}:${folderId}:${normalize(email)}`);
 }
 
-export function archiveCode(folderId: number, email: string) {
+function folderAddressCode(purpose: FolderAddressPurpose, folderId: number, email: string) {
   const address = normalize(email);
   const packed = Buffer.from(`${folderId}:${address}`).toString("base64url");
-  return `${packed}.${archiveToken(folderId, address)}`;
+  return `${packed}.${folderAddressToken(purpose, folderId, address)}`;
 }
 
-/** The folder and address of a valid archive code, else null. */
-export function readArchiveCode(code: string) {
+/** The folder and address of a valid code for `purpose`, else null. */
+function readFolderAddressCode(purpose: FolderAddressPurpose, code: string) {
   if (code.length > 800) return null;
   const [packed, token, extra] = code.split(".");
   if (!packed || !token || extra !== undefined) return null;
@@ -278,11 +279,36 @@ export function readArchiveCode(code: string) {
   const separator = decoded.indexOf(":");
   const folderText = decoded.slice(0, separator);
   const email = decoded.slice(separator + 1);
-  if (!/^\d{1,15}$/.test(folderText) || !email || email.length > 320) return null;
+  if (!/^[1-9]\d{0,14}$/.test(folderText) || !email || email.length > 320) return null;
   const folderId = Number(folderText);
-  return constantTimeEqual(archiveToken(folderId, email), token) ? { folderId, email } : null;
+  return constantTimeEqual(folderAddressToken(purpose, folderId, email), token)
+    ? { folderId, email }
+    : null;
+}
+
+/** "All issues of <folder>": one recipient's archive (docs/decisions/0214-the-recipients-archive.md). */
+export function archiveCode(folderId: number, email: string) {
+  return folderAddressCode("archive", folderId, email);
+}
+
+export function readArchiveCode(code: string) {
+  return readFolderAddressCode("archive", code);
 }
 
 export function archiveUrl(folderId: number, email: string) {
   return `${env.APP_URL}/issues/${archiveCode(folderId, email)}`;
+}
+
+/** A new recipient's link from their welcome (docs/decisions/0208-a-welcome-before-the-first-issue.md). */
+export function welcomeLinkCode(folderId: number, email: string) {
+  return folderAddressCode("welcome", folderId, email);
+}
+
+export function readWelcomeLinkCode(code: string) {
+  return readFolderAddressCode("welcome", code);
+}
+
+/** The welcome page, opened on one answer ("yes" for "Sounds lovely", "no" for "Not for me"). */
+export function welcomeUrl(folderId: number, email: string, answer: "yes" | "no") {
+  return `${env.APP_URL}/w/${welcomeLinkCode(folderId, email)}?answer=${answer}`;
 }

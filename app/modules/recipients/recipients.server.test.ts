@@ -16,6 +16,7 @@ import { db } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
 import { listOutbox, readOutboxMessage } from "~/platform/mailer.server";
 import { runInRequestContext } from "~/platform/request-context.server";
+import { nextIssueLine } from "./next-issue-line";
 import {
   dontAskAgainToken,
   isValidResubscribeToken,
@@ -30,9 +31,11 @@ import {
 } from "./recipient-links.server";
 import {
   activeRecipients,
+  askableAfterBounce,
   canonicalizeStoredAddresses,
   hasOptedOut,
   markBounced,
+  nextIssueReach,
   RESUBSCRIBE_REQUESTS_PER_ADDRESS,
   RecipientRuleError,
   recipientStates,
@@ -688,5 +691,97 @@ describe("re-subscribe requests cannot be abused", () => {
     expect(read("other@example.com", token)).toBeNull();
     expect(read("someone@example.com", flip(token))).toBeNull();
     expect(read("someone@example.com", resubscribeToken("someone@example.com", 1))).toBeNull();
+  });
+});
+
+describe("who will get the next issue", () => {
+  test("counts the send's own way: a bounce, a complaint and an opt-out each leave one out", () => {
+    const ada = createUser(db);
+    const [mum, dad, gran, sam] = ["mum", "dad", "gran", "sam"].map(
+      (name) => `${name}-reach@example.net`,
+    );
+    const family = createFolderRow(db, ada.id, {
+      recipients: [
+        { name: "Mum", email: mum! },
+        { name: "Dad", email: dad! },
+        { name: "Gran", email: gran! },
+      ],
+    });
+    const books = createFolderRow(db, ada.id, {
+      name: "Books",
+      recipients: [
+        { name: "Sam", email: sam! },
+        { name: "Dad", email: dad! },
+      ],
+    });
+    const untouched = () => nextIssueReach(listFolders(ada.id));
+    expect(nextIssueLine(untouched().get(family.id)!)).toBe("3 recipients");
+
+    markBounced(family.id, mum!, "550 no such user");
+    expect(nextIssueLine(nextIssueReach(listFolders(ada.id)).get(family.id)!)).toBe(
+      "2 of 3 will get it: Mum's address bounced",
+    );
+    db.insert(mailboxSuppressions)
+      .values({ mailbox: gran!, email: gran!, reason: "complaint" })
+      .run();
+    unsubscribe({ folderId: books.id, email: sam!, scope: "everything" });
+    const reach = nextIssueReach(listFolders(ada.id));
+    expect(nextIssueLine(reach.get(family.id)!)).toBe(
+      "1 of 3 will get it: Mum's address bounced, Gran reported spam",
+    );
+    expect(nextIssueLine(reach.get(books.id)!)).toBe("1 of 2 will get it: Sam unsubscribed");
+    // The send's own check agrees on who is left.
+    const folder = listFolders(ada.id).find((entry) => entry.id === family.id)!;
+    expect(activeRecipients(folder).map((recipient) => recipient.email)).toEqual([dad]);
+  });
+});
+
+describe("one way back after a bounce", () => {
+  test("a bounced recipient may be asked once; only their own yes starts mail again", async () => {
+    const sender = createUser(db, { firstName: "Ada", lastName: null });
+    const folder = createFolder(sender.id, ["mum-bounced@example.com", "dad-fine@example.com"]);
+    markBounced(folder.id, "mum-bounced@example.com", "552 mailbox full");
+    expect([...askableAfterBounce(folder.id)]).toEqual(["mum-bounced@example.com"]);
+
+    await requestResubscription(sender.id, folder.id, "mum-bounced@example.com", "bounce");
+    const [mail, ...more] = await mailsTo("mum-bounced@example.com");
+    expect(more).toHaveLength(0);
+    expect(mail!.subject).toBe('Would you like to keep getting "Family"?');
+    const link = /http:\/\/localhost:3000\/resubscribe\?[^"\s]+/.exec(String(mail!.html))![0];
+    const params = readLinkParams(new URL(link.replaceAll("&amp;", "&")).searchParams)!;
+    // Asking changes nothing: still bounced, still left out of the next issue.
+    const listed = () => listFolders(sender.id).find((entry) => entry.id === folder.id)!;
+    expect(activeRecipients(listed()).map((entry) => entry.email)).toEqual([
+      "dad-fine@example.com",
+    ]);
+    await expect(
+      requestResubscription(sender.id, folder.id, "mum-bounced@example.com", "bounce"),
+    ).rejects.toThrow(/You already asked mum-bounced@example.com/);
+
+    resubscribe(params.folderId, params.email);
+    expect(activeRecipients(listed()).map((entry) => entry.email)).toEqual([
+      "mum-bounced@example.com",
+      "dad-fine@example.com",
+    ]);
+  });
+
+  test("never after a complaint, nor for someone who did not bounce", async () => {
+    const sender = createUser(db);
+    const folder = createFolder(sender.id, ["gran-spam@example.com", "sam-fine@example.com"]);
+    db.insert(mailboxSuppressions)
+      .values({
+        mailbox: "gran-spam@example.com",
+        email: "gran-spam@example.com",
+        reason: "complaint",
+      })
+      .run();
+    expect(askableAfterBounce(folder.id).size).toBe(0);
+    await expect(
+      requestResubscription(sender.id, folder.id, "gran-spam@example.com", "bounce"),
+    ).rejects.toThrow(/never asks again after a complaint/);
+    await expect(
+      requestResubscription(sender.id, folder.id, "sam-fine@example.com", "bounce"),
+    ).rejects.toThrow("Mail to sam-fine@example.com has not bounced.");
+    expect(await mailsTo("gran-spam@example.com")).toHaveLength(0);
   });
 });

@@ -13,6 +13,7 @@ import {
   users,
 } from "#db/schema";
 import type { FolderRecipientState, Transaction } from "#db/types";
+import { KeepGetting, keepGettingSubject } from "#emails/keep-getting";
 import { renderEmail } from "#emails/render.server";
 import { ResubscribeRequest, resubscribeRequestSubject } from "#emails/resubscribe-request";
 import { type Folder, getFolder, recipientsOf } from "~/modules/folders/folders.server";
@@ -27,6 +28,7 @@ import {
 import { NotFoundError, RuleError } from "~/platform/errors.server";
 import { sendEmail } from "~/platform/mailer.server";
 import { clientIp, userAgent } from "~/platform/request-info.server";
+import type { MissedRecipient } from "./next-issue-line";
 import { recordRecipientChoice } from "./recipient-choices.server";
 import { dontAskAgainUrl, resubscribeUrl } from "./recipient-links.server";
 
@@ -568,6 +570,48 @@ export function folderForRecipient(folderId: number) {
 }
 
 /**
+ * After a bounce, the sender may ask once whether the recipient would like to
+ * keep getting the folder (docs/decisions/0211-one-way-back-after-a-bounce.md):
+ * only a mailbox that bounced (in this folder, or suppressed after a bounce),
+ * never one that complained or left. Throws RecipientRuleError otherwise.
+ */
+function refuseAskingAfterBounce(
+  tx: Transaction,
+  state: RecipientState | undefined,
+  shown: string,
+  mailbox: string,
+) {
+  const suppression = tx
+    .select({ reason: mailboxSuppressions.reason })
+    .from(mailboxSuppressions)
+    .where(eq(mailboxSuppressions.mailbox, mailbox))
+    .get();
+  if (suppression?.reason === "complaint") {
+    throw new RecipientRuleError(
+      `${shown} reported mail as spam: Thoughtfully never asks again after a complaint.`,
+    );
+  }
+  if (state?.status === "unsubscribed") {
+    throw new RecipientRuleError(`${shown} unsubscribed: request a re-subscription instead.`);
+  }
+  if (state?.status !== "bounced" && !suppression) {
+    throw new RecipientRuleError(`Mail to ${shown} has not bounced.`);
+  }
+}
+
+/** The listed addresses the sender may ask after a bounce (the Recipients dialog's buttons). */
+export function askableAfterBounce(folderId: number): Set<string> {
+  const folder = db.select().from(folders).where(eq(folders.id, folderId)).get();
+  if (!folder) return new Set();
+  const [reach] = nextIssueReach([folder]).values();
+  return new Set(
+    (reach?.missing ?? [])
+      .filter((recipient) => recipient.because === "bounced")
+      .map((recipient) => recipient.email),
+  );
+}
+
+/**
  * The sender asks an unsubscribed recipient back: one e-mail with a signed
  * /resubscribe link. Only a verified sender may ask; at most once per 30 days
  * per sender and address, RESUBSCRIBE_REQUESTS_PER_ADDRESS per 30 days per
@@ -576,7 +620,12 @@ export function folderForRecipient(folderId: number) {
  * RecipientRuleError (message for the sender) when the rules say no. When the
  * e-mail cannot be sent the request is not counted.
  */
-export async function requestResubscription(userId: number, folderId: number, email: string) {
+export async function requestResubscription(
+  userId: number,
+  folderId: number,
+  email: string,
+  after: "unsubscribe" | "bounce" = "unsubscribe",
+) {
   const folder = getFolder(userId, folderId);
   const address = lower(email);
   const mailbox = mailboxOf(address);
@@ -592,7 +641,9 @@ export async function requestResubscription(userId: number, folderId: number, em
   const windowStart = new Date(now.getTime() - RESUBSCRIBE_REQUEST_INTERVAL_MS);
   const { previous, requestId } = writeTransaction((tx) => {
     const state = statesOf(tx, folder).find((entry) => entry.email === address);
-    if (state?.status !== "unsubscribed") {
+    if (after === "bounce") {
+      refuseAskingAfterBounce(tx, state, recipient.email, mailbox);
+    } else if (state?.status !== "unsubscribed") {
       throw new RecipientRuleError(`${recipient.email} has not unsubscribed from this folder.`);
     }
     // Refusals and requests count per mailbox: another spelling asks the same person.
@@ -643,30 +694,37 @@ export async function requestResubscription(userId: number, folderId: number, em
     writeState(tx, folder.id, address, {
       resubscribeRequestedAt: now,
       // Only unsubscribed from everything so far: the folder row records the request.
-      ...(existing?.status === "unsubscribed"
+      // A bounced mailbox stays bounced: only its own "Keep getting it" starts mail again.
+      ...(existing?.status === "unsubscribed" || after === "bounce"
         ? {}
         : {
             status: "unsubscribed" as const,
-            unsubscribedAt: state.unsubscribedAt,
+            unsubscribedAt: state?.unsubscribedAt ?? null,
             unsubscribeReason: "unknown",
           }),
     });
-    return { previous: state.resubscribeRequestedAt, requestId: request.id };
+    return { previous: state?.resubscribeRequestedAt ?? null, requestId: request.id };
   });
   const senderName = senderNameOf(sender);
+  const content = {
+    senderName,
+    senderEmail: sender.email,
+    folderName: folder.name,
+    resubscribeUrl: resubscribeUrl(address, folder.id),
+    dontAskAgainUrl: dontAskAgainUrl(address),
+  };
   const { html, text } = renderEmail(
-    createElement(ResubscribeRequest, {
-      senderName,
-      senderEmail: sender.email,
-      folderName: folder.name,
-      resubscribeUrl: resubscribeUrl(address, folder.id),
-      dontAskAgainUrl: dontAskAgainUrl(address),
-    }),
+    after === "bounce"
+      ? createElement(KeepGetting, content)
+      : createElement(ResubscribeRequest, content),
   );
   try {
     await sendEmail({
       to: address,
-      subject: resubscribeRequestSubject(senderName, folder.name),
+      subject:
+        after === "bounce"
+          ? keepGettingSubject(folder.name)
+          : resubscribeRequestSubject(senderName, folder.name),
       html,
       text,
       replyTo: sender.email,
@@ -799,4 +857,92 @@ export function canonicalizeStoredAddresses() {
         .run();
     }
   });
+}
+
+export type NextIssueReach = {
+  listed: number;
+  /** How many will get the next issue. */
+  reaching: number;
+  missing: MissedRecipient[];
+};
+
+/**
+ * For each of one sender's folders, who of its listed recipients will get
+ * the next issue, and why the others will not
+ * (docs/decisions/0210-counts-that-are-true.md): an opt-out (this folder or
+ * everything), a complaint, or a bounce (in this folder, or a suppression
+ * after a bounce anywhere). Three queries for all folders together, as the
+ * send's own check reads them (`activeRecipients`).
+ */
+export function nextIssueReach(senderFolders: Folder[], now = new Date()) {
+  const listed = senderFolders.map((folder) => ({ folder, recipients: recipientsOf(folder) }));
+  const mailboxes = [
+    ...new Set(
+      listed.flatMap(({ recipients }) => recipients.map((entry) => mailboxOf(entry.email))),
+    ),
+  ];
+  const folderIds = senderFolders.map((folder) => folder.id);
+  const states = new Map(
+    (folderIds.length === 0
+      ? []
+      : db
+          .select()
+          .from(folderRecipientStates)
+          .where(
+            and(
+              inArray(folderRecipientStates.folderId, folderIds),
+              inArray(folderRecipientStates.status, ["unsubscribed", "bounced"]),
+            ),
+          )
+          .orderBy(statusRank)
+          .all()
+    ).map((row) => [`${row.folderId} ${row.mailbox}`, row.status]),
+  );
+  const everything = new Set(
+    mailboxes.length === 0
+      ? []
+      : leftEverythingQuery.all({ mailboxes: JSON.stringify(mailboxes) }).map((row) => row.mailbox),
+  );
+  const suppressed = new Map(
+    (mailboxes.length === 0
+      ? []
+      : db
+          .select()
+          .from(mailboxSuppressions)
+          .where(
+            and(
+              inArray(mailboxSuppressions.mailbox, mailboxes),
+              or(
+                sql`${mailboxSuppressions.suppressedUntil} is null`,
+                gt(mailboxSuppressions.suppressedUntil, now),
+              ),
+            ),
+          )
+          .all()
+    ).map((row) => [row.mailbox, row.reason]),
+  );
+  const reach = new Map<number, NextIssueReach>();
+  for (const { folder, recipients } of listed) {
+    const missing: NextIssueReach["missing"] = [];
+    for (const recipient of recipients) {
+      const mailbox = mailboxOf(recipient.email);
+      const state = states.get(`${folder.id} ${mailbox}`);
+      const suppression = suppressed.get(mailbox);
+      const because: MissedRecipient["because"] | null =
+        state === "unsubscribed" || everything.has(mailbox)
+          ? "unsubscribed"
+          : suppression === "complaint"
+            ? "complaint"
+            : state === "bounced" || suppression
+              ? "bounced"
+              : null;
+      if (because) missing.push({ name: recipient.name, email: lower(recipient.email), because });
+    }
+    reach.set(folder.id, {
+      listed: recipients.length,
+      reaching: recipients.length - missing.length,
+      missing,
+    });
+  }
+  return reach;
 }

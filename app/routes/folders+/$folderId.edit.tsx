@@ -20,6 +20,7 @@ import {
   updateFolder,
 } from "~/modules/folders/folders.server";
 import { refreshFolderSubscription } from "~/modules/recipients/recipients.server";
+import { sendWelcomesSoon } from "~/modules/sending/welcomes.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { orNotFound, RuleError } from "~/platform/errors.server";
 import { redirectWithToast } from "~/platform/toast.server";
@@ -60,6 +61,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     updateFolder(user.id, folderId, submission.value);
     // New recipients can make a fully unsubscribed folder sendable again.
     refreshFolderSubscription(folderId);
+    sendWelcomesSoon();
   } catch (error) {
     if (error instanceof RuleError) {
       return data({ result: submission.reply({ formErrors: [error.message] }) }, { status: 400 });

@@ -9,10 +9,12 @@ import { recipientSuppressionNotices } from "~/modules/deliverability/suppressio
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder } from "~/modules/folders/folders.server";
 import {
+  askableAfterBounce,
   type RecipientState,
   recipientStates,
   requestResubscription,
 } from "~/modules/recipients/recipients.server";
+import { type WelcomeState, welcomeStates } from "~/modules/sending/welcomes.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { formatDay } from "~/platform/dates";
 import { invariantResponse, orNotFound } from "~/platform/errors.server";
@@ -25,8 +27,23 @@ import { redirectWithToast, withFailureToast } from "~/platform/toast.server";
  */
 export const meta: MetaFunction = () => [{ title: "Recipients · Thoughtfully" }];
 
-function statusLines(state: RecipientState, day: (date: Date | null) => string) {
+/** Where their welcome is (docs/decisions/0208-a-welcome-before-the-first-issue.md); never a "no", which reads as an unsubscribe. */
+function welcomeLine(welcome: WelcomeState | undefined, day: (date: Date | null) => string) {
+  if (!welcome) return null;
+  if (welcome.saidYes) return "Said yes to the welcome";
+  if (welcome.status === "sent") return `Welcomed on ${day(welcome.sentAt)}`;
+  if (welcome.status === "pending") return "Welcome on its way";
+  return null;
+}
+
+function statusLines(
+  state: RecipientState,
+  day: (date: Date | null) => string,
+  welcome?: WelcomeState,
+) {
   const lines: string[] = [];
+  const welcomed = welcomeLine(welcome, day);
+  if (welcomed && state.status === "active") lines.push(welcomed);
   if (state.status === "unsubscribed") {
     // Never the reason, and nothing about an opt-out made through another sender (docs/decisions/0045-recipients-privacy.md).
     if (state.unsubscribedAt) {
@@ -52,6 +69,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const day = (date: Date | null) => (date ? formatDay(date, user.timeZone) : "an unknown date");
   const states = recipientStates(folder.id);
   const suppressed = recipientSuppressionNotices(user.id, states, day);
+  const welcomeOf = welcomeStates(folder.id);
+  const askable = askableAfterBounce(folder.id);
   return {
     folderId: folder.id,
     folderName: folder.name,
@@ -62,15 +81,17 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
         email: state.email,
         // An opt-out says more than a suppression: it is the recipient's own choice.
         status: notice && state.status === "active" ? ("suppressed" as const) : state.status,
-        lines: notice ? [notice, ...statusLines(state, day)] : statusLines(state, day),
+        /** Bounced, never complained: one "Would you like to keep getting it?" may go. */
+        askAfterBounce: askable.has(state.email),
+        lines: [...(notice ? [notice] : []), ...statusLines(state, day, welcomeOf(state.email))],
       };
     }),
   };
 }
 
-/** The dialog's only form: one recipient's re-subscription request. */
+/** The dialog's forms: one recipient's re-subscription request, or the one question after a bounce. */
 const ResubscriptionRequestSchema = z.object({
-  intent: z.literal("request-resubscription"),
+  intent: z.enum(["request-resubscription", "ask-after-bounce"]),
   email: z.string(),
 });
 
@@ -81,16 +102,19 @@ export async function action({ request, params }: ActionFunctionArgs) {
     Object.fromEntries(await readProtectedForm(request)),
   );
   invariantResponse(parsed.success, "Bad Request", 400);
-  const { email } = parsed.data;
+  const { email, intent } = parsed.data;
   const back = `/folders/${folderId}/recipients`;
   return withFailureToast(
     back,
     "Request Failed",
     async () => {
-      await requestResubscription(user.id, folderId, email);
+      const afterBounce = intent === "ask-after-bounce";
+      await requestResubscription(user.id, folderId, email, afterBounce ? "bounce" : "unsubscribe");
       return redirectWithToast(back, {
         title: "Request sent",
-        description: `We e-mailed ${email} a link to re-subscribe. Nothing changes unless they click it.`,
+        description: afterBounce
+          ? `We asked ${email} whether they would like to keep getting it. Nothing is sent to them unless they say yes.`
+          : `We e-mailed ${email} a link to re-subscribe. Nothing changes unless they click it.`,
       });
     },
     "The e-mail could not be sent. Please try again later.",
@@ -146,6 +170,20 @@ export default function FolderRecipients() {
                       Request re-subscription
                     </button>
                   </Form>
+                ) : recipient.askAfterBounce ? (
+                  <Form method="post" className="mt-2" preventScrollReset>
+                    <CsrfInput />
+                    <input type="hidden" name="email" value={recipient.email} />
+                    <button
+                      type="submit"
+                      name="intent"
+                      value="ask-after-bounce"
+                      aria-label={`Ask ${recipient.name} whether they would like to keep getting it`}
+                      className="btn-secondary px-3 py-1.5"
+                    >
+                      Ask if they'd like to keep getting it
+                    </button>
+                  </Form>
                 ) : null}
               </li>
             );
@@ -154,7 +192,10 @@ export default function FolderRecipients() {
       )}
       <p className="mt-4 text-xs text-stone-600">
         Recipients who unsubscribed get nothing from this folder. Asking them back sends one e-mail
-        with a link they must click themselves; you can ask once every 30 days.
+        with a link they must click themselves; you can ask once every 30 days. After a bounce,
+        correct the address in the folder's settings if it was wrong (a new address gets a welcome);
+        if it was right, you can ask once whether they would like to keep getting it, never after a
+        spam report.
       </p>
       <div className="mt-4 flex justify-end">
         <Link to={`/folders/${folderId}`} className="btn-secondary" preventScrollReset>

@@ -20,6 +20,7 @@ import {
   FolderLimitError,
   folderLimitMessage,
 } from "~/modules/folders/folders.server";
+import { sendWelcomesSoon } from "~/modules/sending/welcomes.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { RuleError } from "~/platform/errors.server";
 import { newOneTimeKey, onceForKey, oneTimeKeyOf } from "~/platform/one-time-keys.server";
@@ -63,6 +64,7 @@ export async function action({ request }: ActionFunctionArgs) {
       const folder = createFolder(user.id, submission.value);
       return returnToOf(request) ?? `/folders/${folder.id}`;
     });
+    sendWelcomesSoon();
     return redirectWithToast(saved.location, {
       title: "Success",
       description: "Folder created successfully!",

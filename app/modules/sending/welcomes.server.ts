@@ -1,0 +1,330 @@
+import { and, asc, eq, isNull, lte, or } from "drizzle-orm";
+import { createElement } from "react";
+import { folders, recipientWelcomes, users } from "#db/schema";
+import { renderEmail } from "#emails/render.server";
+import { Welcome, type WelcomeInput, welcomeSubject } from "#emails/welcome";
+import { recipientsOf } from "~/modules/folders/folders.server";
+import {
+  readWelcomeLinkCode,
+  unsubscribeMailto,
+  unsubscribeUrl,
+  welcomeUrl,
+} from "~/modules/recipients/recipient-links.server";
+import {
+  activeRecipients,
+  hasOptedOut,
+  markBounced,
+  unsubscribe,
+} from "~/modules/recipients/recipients.server";
+import { runInBackground } from "~/platform/background-work.server";
+import { formatDay } from "~/platform/dates";
+import { db, writeTransaction } from "~/platform/db.server";
+import { comparableMailbox } from "~/platform/email-address";
+import { env } from "~/platform/env.server";
+import { faultPoint } from "~/platform/fault-points.server";
+import { refuseMailForOthers } from "~/platform/mail-limits.server";
+import { sendEmail } from "~/platform/mailer.server";
+import { consumeRateLimit } from "~/platform/rate-limit.server";
+import { listIdHeader } from "./list-id.server";
+import { RECIPIENT_LINK_USES, type RecipientLinkUse } from "./recipient-link-limit.server";
+import { RETRY_DELAYS_MS } from "./sending.server";
+
+/**
+ * A welcome before the first issue (docs/decisions/0208-a-welcome-before-the-first-issue.md):
+ * each mailbox a sender adds to a folder gets one short e-mail in the
+ * sender's name, once per (folder, mailbox), with "Sounds lovely" and "Not
+ * for me". The row is claimed with the folder's save
+ * (app/modules/folders/folders.server.ts); here it is sent exactly as the
+ * waiting reminders are (docs/decisions/0198-waiting-items-reminder.md): taken
+ * under a lease, sent with a Message-ID derived from its id, marked sent in a
+ * durable commit. A crash before the mark sends it once more, after the lease,
+ * with the same Message-ID; a sent welcome is never sent again.
+ */
+
+/** How long a run holds a welcome it is sending; past it, a crashed run's welcome is taken over. */
+export const WELCOME_LEASE_MS = 10 * 60 * 1000;
+
+/** Owners who may send: a verified address, sending not paused. Their welcomes wait otherwise. */
+const reachableOwner = and(eq(users.emailVerified, true), isNull(users.sendingPausedAt));
+
+function dueWelcomes(now: Date) {
+  return db
+    .select({ welcome: recipientWelcomes, folder: folders, owner: users })
+    .from(recipientWelcomes)
+    .innerJoin(folders, eq(folders.id, recipientWelcomes.folderId))
+    .innerJoin(users, eq(users.id, folders.userId))
+    .where(
+      and(
+        eq(recipientWelcomes.status, "pending"),
+        or(isNull(recipientWelcomes.nextAttemptAt), lte(recipientWelcomes.nextAttemptAt, now)),
+        reachableOwner,
+      ),
+    )
+    .orderBy(asc(recipientWelcomes.id))
+    .all();
+}
+
+type Due = ReturnType<typeof dueWelcomes>[number];
+
+/** Takes the welcome for this run: only one run sends it, until its lease is over. */
+function leaseWelcome(welcomeId: number, now: Date) {
+  return (
+    writeTransaction((tx) =>
+      tx
+        .update(recipientWelcomes)
+        .set({ nextAttemptAt: new Date(now.getTime() + WELCOME_LEASE_MS) })
+        .where(
+          and(
+            eq(recipientWelcomes.id, welcomeId),
+            eq(recipientWelcomes.status, "pending"),
+            or(isNull(recipientWelcomes.nextAttemptAt), lte(recipientWelcomes.nextAttemptAt, now)),
+          ),
+        )
+        .run(),
+    ).changes === 1
+  );
+}
+
+function senderNameOf(owner: { firstName: string | null; lastName: string | null; email: string }) {
+  return [owner.firstName, owner.lastName].filter(Boolean).join(" ").trim() || owner.email;
+}
+
+/** "Mon 7 Dec", the first issue's day in the sender's zone; null when no send is planned. */
+function firstIssueOn(folder: Due["folder"], timeZone: string) {
+  if (folder.isPaused || !folder.nextSendAt) return null;
+  return formatDay(folder.nextSendAt, timeZone, { year: false });
+}
+
+function appHost() {
+  return new URL(env.APP_URL).hostname || "thoughtfully.local";
+}
+
+function isPermanent(error: unknown) {
+  const code = (error as { responseCode?: number }).responseCode;
+  return typeof code === "number" && code >= 500 && code < 600;
+}
+
+function setWelcome(welcomeId: number, values: Partial<typeof recipientWelcomes.$inferInsert>) {
+  writeTransaction((tx) =>
+    tx.update(recipientWelcomes).set(values).where(eq(recipientWelcomes.id, welcomeId)).run(),
+  );
+}
+
+/** Sends one welcome; true when an e-mail went out. */
+async function deliverWelcome({ welcome, folder, owner }: Due, now: Date) {
+  if (!leaseWelcome(welcome.id, now)) return false;
+  const listed = recipientsOf(folder).find(
+    (recipient) => comparableMailbox(recipient.email) === welcome.mailbox,
+  );
+  if (!listed) {
+    // Taken off the folder before their welcome went: put back later, they are welcomed then.
+    db.delete(recipientWelcomes).where(eq(recipientWelcomes.id, welcome.id)).run();
+    return false;
+  }
+  const stillReceives = activeRecipients(folder, now).some(
+    (recipient) => comparableMailbox(recipient.email) === welcome.mailbox,
+  );
+  if (!stillReceives) {
+    // They left, bounced or are suppressed: the welcome would be the mail they said no to.
+    setWelcome(welcome.id, { status: "skipped", nextAttemptAt: null });
+    return false;
+  }
+  const waitSeconds = await refuseMailForOthers("welcome", `user:${owner.id}`, welcome.mailbox);
+  if (waitSeconds !== null) {
+    setWelcome(welcome.id, { nextAttemptAt: new Date(now.getTime() + waitSeconds * 1000) });
+    return false;
+  }
+  const senderName = senderNameOf(owner);
+  const content: WelcomeInput = {
+    senderName,
+    senderEmail: owner.email,
+    folderName: folder.name,
+    firstIssueOn: firstIssueOn(folder, owner.timeZone),
+    yesUrl: welcomeUrl(folder.id, welcome.email, "yes"),
+    noUrl: welcomeUrl(folder.id, welcome.email, "no"),
+  };
+  const attempts = welcome.attempts + 1;
+  const { html, text } = renderEmail(createElement(Welcome, content));
+  try {
+    await sendEmail({
+      to: welcome.email,
+      subject: welcomeSubject(content),
+      html,
+      text,
+      replyTo: owner.email,
+      fromName: `${senderName} via Thoughtfully`,
+      messageId: `<welcome-${welcome.id}@${appHost()}>`,
+      headers: {
+        "List-Unsubscribe": `<${unsubscribeUrl(folder.id, welcome.email)}>, <${unsubscribeMailto(folder.id, welcome.email)}>`,
+        "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+        "List-ID": listIdHeader(folder, appHost()),
+      },
+    });
+  } catch (error) {
+    const permanent = isPermanent(error);
+    const failed = attempts > RETRY_DELAYS_MS.length || permanent;
+    setWelcome(welcome.id, {
+      attempts,
+      status: failed ? "failed" : "pending",
+      nextAttemptAt: failed ? null : new Date(now.getTime() + RETRY_DELAYS_MS[attempts - 1]!),
+    });
+    const message = error instanceof Error ? error.message : String(error);
+    // The sender sees it as they see an issue's bounce.
+    if (permanent) markBounced(folder.id, welcome.email, message);
+    console.error(`[welcome] welcome ${welcome.id} of folder ${folder.id} failed: ${message}`);
+    return false;
+  }
+  faultPoint("welcome-accepted");
+  // Durable before the next welcome goes: a crash resends at most this one.
+  setWelcome(welcome.id, { status: "sent", attempts, sentAt: now, nextAttemptAt: null });
+  return true;
+}
+
+/**
+ * Sends every welcome waiting, one at a time: those a save just claimed, and
+ * those a crash, a retry's wait, a rate limit or an unverified sender left
+ * pending. Run after each save that adds recipients and every minute
+ * (app/lifecycle.server.ts). Returns how many e-mails went.
+ */
+export async function sendWelcomes(now = new Date()) {
+  let messages = 0;
+  for (const due of dueWelcomes(now)) {
+    try {
+      if (await deliverWelcome(due, now)) messages += 1;
+    } catch (error) {
+      // One broken welcome must not hold up everyone else's.
+      console.error(`[welcome] welcome ${due.welcome.id} failed`, error);
+    }
+  }
+  return messages;
+}
+
+/**
+ * After a save that may have added recipients: their welcomes go now, without
+ * holding the response; the job every minute picks up whatever this leaves.
+ */
+export function sendWelcomesSoon() {
+  runInBackground("welcomes", () => sendWelcomes());
+}
+
+export type WelcomeAnswer = "yes" | "no";
+
+/**
+ * Takes one use of a welcome link, counted per folder and address with the
+ * other recipient links' limit. A forged code passes untouched: its route
+ * answers 404 without work.
+ */
+export async function takeWelcomeLinkUse(code: string): Promise<RecipientLinkUse> {
+  const link = readWelcomeLinkCode(code);
+  if (!link) return { allowed: true };
+  const verdict = await consumeRateLimit(
+    RECIPIENT_LINK_USES,
+    `welcome:${link.folderId}:${link.email}`,
+  );
+  return verdict.allowed
+    ? { allowed: true }
+    : { allowed: false, retryAfterSeconds: verdict.retryAfterSeconds };
+}
+
+/** What the welcome page shows for a code. */
+export type WelcomePage =
+  | { state: "unknown" }
+  | {
+      state: "open" | "left";
+      folderName: string;
+      senderName: string;
+      firstIssueOn: string | null;
+      answer: WelcomeAnswer | null;
+    };
+
+function welcomeOf(folderId: number, email: string) {
+  return db
+    .select()
+    .from(recipientWelcomes)
+    .where(
+      and(
+        eq(recipientWelcomes.folderId, folderId),
+        eq(recipientWelcomes.mailbox, comparableMailbox(email)),
+      ),
+    )
+    .get();
+}
+
+/**
+ * The page of a welcome link: "unknown" for a forged code or a folder gone
+ * (or that no longer lists the address), "left" once the address takes no
+ * mail from the folder, else "open" with what the recipient answered so far.
+ */
+export function welcomePage(code: string): WelcomePage {
+  const link = readWelcomeLinkCode(code);
+  if (!link) return { state: "unknown" };
+  const row = db
+    .select({ folder: folders, owner: users })
+    .from(folders)
+    .innerJoin(users, eq(users.id, folders.userId))
+    .where(eq(folders.id, link.folderId))
+    .get();
+  const mailbox = comparableMailbox(link.email);
+  if (
+    !row ||
+    !recipientsOf(row.folder).some((recipient) => comparableMailbox(recipient.email) === mailbox)
+  ) {
+    return { state: "unknown" };
+  }
+  return {
+    state: hasOptedOut(link.folderId, link.email) ? "left" : "open",
+    folderName: row.folder.name,
+    senderName: senderNameOf(row.owner),
+    firstIssueOn: firstIssueOn(row.folder, row.owner.timeZone),
+    answer: welcomeOf(link.folderId, link.email)?.answer ?? null,
+  };
+}
+
+/**
+ * The recipient's press on the welcome page. "yes" is recorded for the
+ * sender to see; "no" unsubscribes the address from the folder at once, as
+ * the unsubscribe page does, and is recorded too. Returns the page as it is
+ * now; a press on a link that cannot answer changes nothing.
+ */
+export function answerWelcome(code: string, answer: WelcomeAnswer, request?: Request) {
+  const page = welcomePage(code);
+  const link = readWelcomeLinkCode(code);
+  if (page.state !== "open" || !link) return page;
+  if (answer === "no") {
+    unsubscribe({
+      folderId: link.folderId,
+      email: link.email,
+      reason: "not_interested",
+      request,
+    });
+  }
+  const welcome = welcomeOf(link.folderId, link.email);
+  if (welcome) setWelcome(welcome.id, { answer, answeredAt: new Date() });
+  return welcomePage(code);
+}
+
+/** What the sender may see of each mailbox's welcome in a folder: sent when, and a "yes". */
+export type WelcomeState = {
+  status: "pending" | "sent" | "skipped" | "failed";
+  sentAt: Date | null;
+  saidYes: boolean;
+};
+
+/**
+ * The folder's welcomes, looked up by a listed address (any spelling of its
+ * mailbox), for its Recipients dialog. The caller checked the owner.
+ */
+export function welcomeStates(folderId: number): (email: string) => WelcomeState | undefined {
+  const byMailbox = new Map(
+    db
+      .select()
+      .from(recipientWelcomes)
+      .where(eq(recipientWelcomes.folderId, folderId))
+      .all()
+      .map((row) => [
+        row.mailbox,
+        { status: row.status, sentAt: row.sentAt, saidYes: row.answer === "yes" },
+      ]),
+  );
+  return (email) => byMailbox.get(comparableMailbox(email));
+}
