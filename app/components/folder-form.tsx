@@ -187,7 +187,12 @@ export function FolderForm({
           >
             Add recipient
           </button>
-        ) : null}
+        ) : (
+          // Said where the button was, as the link list says its own limit (item-form.tsx).
+          <p className="text-xs text-stone-600">
+            Maximum of {LIMITS.folder.maxRecipients} recipients reached
+          </p>
+        )}
         <p className="text-xs text-stone-600">
           All recipients receive identical emails. If any recipient uses iCloud (icloud.com, me.com
           or mac.com), a 10MB storage limit applies to this folder.

@@ -6,6 +6,9 @@ import { requireUser } from "~/modules/accounts/session.server";
 import { answerTotals, markAnswersSeen, newAnswerCount } from "~/modules/answers/answers.server";
 import { newAnswersByIssue } from "~/modules/answers/answers-seen.server";
 import { isPremium } from "~/modules/billing/quota.server";
+import { getFolder } from "~/modules/folders/folders.server";
+import { nextIssueLine } from "~/modules/recipients/next-issue-line";
+import { nextIssueReach } from "~/modules/recipients/recipients.server";
 import { archiveFolderChoices, listArchive } from "~/modules/sending/sent-archive.server";
 import { formatDateTime } from "~/platform/dates";
 
@@ -27,6 +30,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
   // Only the user's own folders filter; any other value shows every folder.
   const folderId = folders.find((folder) => String(folder.id) === params.get("folder"))?.id ?? null;
   const archive = listArchive(user.id, { folderId, page: Number(params.get("page") ?? "1") });
+  // The folder chosen: who its next issue will reach, as its card says (docs/decisions/0210-counts-that-are-true.md).
+  const chosen = folderId === null ? null : getFolder(user.id, folderId);
+  const nextIssue = chosen
+    ? { folderName: chosen.name, line: nextIssueLine(nextIssueReach([chosen]).get(chosen.id)!) }
+    : null;
   const ledgerIds = archive.issues.map((issue) => issue.id);
   const totals = answerTotals(user.id, ledgerIds);
   const fresh = newAnswersByIssue(user.id, ledgerIds);
@@ -36,6 +44,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     newAnswers,
     folders,
     folderId,
+    nextIssue,
     page: archive.page,
     pageCount: archive.pageCount,
     total: archive.total,
@@ -83,7 +92,7 @@ function ArchivedIssueCard({ issue }: { issue: ArchivedIssue }) {
 }
 
 export default function SaveView() {
-  const { folders, folderId, page, pageCount, total, premium, issues, newAnswers } =
+  const { folders, folderId, nextIssue, page, pageCount, total, premium, issues, newAnswers } =
     useLoaderData<typeof loader>();
   const pageLink = (target: number) =>
     `/save?${new URLSearchParams({ ...(folderId ? { folder: String(folderId) } : {}), page: String(target) })}`;
@@ -126,6 +135,11 @@ export default function SaveView() {
             Show
           </button>
         </Form>
+        {nextIssue ? (
+          <p className="text-sm text-stone-700">
+            Next issue of {nextIssue.folderName}: {nextIssue.line}.
+          </p>
+        ) : null}
         {total === 0 ? (
           <p className="text-stone-700">
             {folderId

@@ -44,9 +44,18 @@ test.describe("folders", () => {
     await dialog.getByLabel("Recipient 2 name").fill("Dad");
     // Mum's address spelled another way is still Mum's mailbox: refused, what was typed kept.
     await dialog.getByLabel("Recipient 2 email").fill("Mum+news@example.com");
-    await dialog.getByRole("button", { name: "Add recipient" }).click();
-    await dialog.getByRole("button", { name: "Remove recipient 3" }).click();
+    // At five rows the button gives way to the limit, said where it was.
+    for (const row of [3, 4, 5]) {
+      await dialog.getByRole("button", { name: "Add recipient" }).click();
+      await expect(dialog.getByLabel(`Recipient ${row} name`)).toBeVisible();
+    }
+    await expect(dialog.getByRole("button", { name: "Add recipient" })).toHaveCount(0);
+    await expect(dialog.getByText("Maximum of 5 recipients reached")).toBeVisible();
+    for (const row of [5, 4, 3]) {
+      await dialog.getByRole("button", { name: `Remove recipient ${row}` }).click();
+    }
     await expect(dialog.getByLabel("Recipient 3 name")).toHaveCount(0);
+    await expect(dialog.getByText("Maximum of 5 recipients reached")).toHaveCount(0);
     await dialog.getByRole("textbox", { name: "Personal sign-off" }).fill("Love, Ada");
     await dialog.getByLabel("Frequency").selectOption("monthly");
     await dialog.getByLabel(/Day of the month/).selectOption("31");

@@ -48,6 +48,14 @@ test("a folder card says how many of its recipients will get the next issue, and
     .run();
   await page.reload();
   await expect(line("1 of 3 will get it: Mum's address bounced, Gran reported spam")).toBeVisible();
+
+  // The Save tab, on this folder, counts the same.
+  await page.goto(`/save?folder=${family.id}`);
+  await expect(
+    page.getByText(
+      "Next issue of Family news: 1 of 3 will get it: Mum's address bounced, Gran reported spam.",
+    ),
+  ).toBeVisible();
 });
 
 test("after a bounce the sender asks once, and Mum's own yes brings her back", async ({
