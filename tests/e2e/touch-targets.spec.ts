@@ -6,6 +6,7 @@ import { createFolderRow, createUser, testDb, uniqueEmail } from "./support/acco
 import { createItemRow } from "./support/items";
 import {
   answerPath,
+  archivePath,
   dontAskAgainPath,
   resubscribePath,
   unsubscribePath,
@@ -273,6 +274,7 @@ test("every control on every recipient page is at least 44×44 px, apart from it
     ["re-subscribe", resubscribePath(folder.id, mum)],
     ["don't ask again", dontAskAgainPath(mum)],
     ["web version", webVersionPath(ledger.id, mum)],
+    ["all issues", archivePath(folder.id, mum)],
     ["answer", answerPath(mumsCopy.id, items[0]!.id)],
     ["welcome", welcomePath(folder.id, mum)],
     ["welcome, Sounds lovely", welcomePath(folder.id, mum, "yes")],
@@ -299,6 +301,8 @@ test("every control on every recipient page is at least 44×44 px, apart from it
   await measure("welcome, after Not for me");
   await page.goto(webVersionPath(ledger.id, dad));
   await measure("web version, after leaving");
+  await page.goto(archivePath(folder.id, dad));
+  await measure("all issues, after leaving");
   await page.goto(unsubscribePath(folder.id, dad));
   await page.getByRole("button", { name: "Unsubscribe" }).click();
   await expect(page.getByRole("status")).toBeVisible();

@@ -41,3 +41,7 @@ export function welcomePath(folderId: number, email: string, answer?: "yes" | "n
   const code = `${packed(folderId, email)}.${sign(`welcome:${folderId}:${email}`)}`;
   return `/w/${code}${answer ? `?answer=${answer}` : ""}`;
 }
+
+export function archivePath(folderId: number, email: string) {
+  return `/issues/${packed(folderId, email)}.${sign(`archive:${folderId}:${email}`)}`;
+}
