@@ -124,9 +124,9 @@ export function useDraftOnDevice(
 
   useEffect(() => {
     const form = document.getElementById(formId);
-    if (!(form instanceof HTMLFormElement)) return;
+    if (!(form instanceof HTMLFormElement) || !refillFromDevice) return;
     let current = true;
-    const kept = refillFromDevice ? readDraft(key) : null;
+    const kept = readDraft(key);
     // A draft whose save waits to be sent is that save's: the sheet opens empty for the next one.
     if (kept && !kept.waitingToSend) {
       if (refill(form, kept)) setState("restored");
@@ -136,6 +136,16 @@ export function useDraftOnDevice(
         });
       }
     }
+    return () => {
+      current = false;
+    };
+  }, [formId, key, refillFromDevice, keepsFiles]);
+
+  // Kept as it changes, the server's answers included: a file it refused leaves the picker
+  // (file-picker.tsx) while this listener stays, so the device forgets it too.
+  useEffect(() => {
+    const form = document.getElementById(formId);
+    if (!(form instanceof HTMLFormElement)) return;
     const keep = (event: Event) => {
       const target = event.target;
       if (!(target instanceof Element) || (target as HTMLInputElement).form !== form) return;
@@ -144,10 +154,9 @@ export function useDraftOnDevice(
     };
     for (const type of ["input", "change", FILES_KEPT]) document.addEventListener(type, keep);
     return () => {
-      current = false;
       for (const type of ["input", "change", FILES_KEPT]) document.removeEventListener(type, keep);
     };
-  }, [formId, key, refillFromDevice, keepsFiles]);
+  }, [formId, key, keepsFiles]);
 
   // The server took it: its answer moves the person elsewhere (a refusal stays on the form).
   const tookIt =
