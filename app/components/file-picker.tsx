@@ -81,17 +81,17 @@ export function FilePicker({
     keep(Array.from(input.current.files ?? []).filter((file) => file.name !== name));
   }, [refused, keep]);
 
-  function onChoose(event: ChangeEvent<HTMLInputElement>) {
+  function check(chosen: HTMLInputElement, alreadyKept: File[]) {
     const { kept: next, ...found } = checkChosenFiles(
       kind,
-      kept,
-      Array.from(event.currentTarget.files ?? []),
+      alreadyKept,
+      Array.from(chosen.files ?? []),
       alreadyStored,
     );
     keep(next);
     setRefusedShown(null);
     // The app knows a name for it: an empty title takes the first file's, which the person can change.
-    const title = event.currentTarget.form?.elements.namedItem("title");
+    const title = chosen.form?.elements.namedItem("title");
     if (title instanceof HTMLInputElement && !title.value.trim() && next[0]) {
       title.value = titleFromFileName(next[0].name, {
         kind,
@@ -102,6 +102,17 @@ export function FilePicker({
     const anything = found.invalidNames.length > 0 || found.tooLarge.length > 0;
     setProblems(anything || found.limitMessage ? found : null);
   }
+
+  function onChoose(event: ChangeEvent<HTMLInputElement>) {
+    check(event.currentTarget, kept);
+  }
+
+  // On a slow phone the photo can be picked before the page's JavaScript runs: check what the
+  // input already holds once it does, as if just chosen.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once, when the page becomes interactive
+  useEffect(() => {
+    if (hydrated && input.current?.files?.length) check(input.current, []);
+  }, [hydrated]);
 
   const noun = kind === "photo" ? "photos" : "files";
   const pendingBytes = kept.reduce((sum, file) => sum + file.size, 0);

@@ -77,6 +77,34 @@ test.describe("file checks in the browser", () => {
     expect(itemsOf(folder.id).map((item) => item.fileNames)).toEqual([["beach.jpg", "hills.jpg"]]);
   });
 
+  test("a photo picked before the page's JavaScript runs is checked once it does", async ({
+    page,
+    context,
+    baseURL,
+  }) => {
+    const sender = await createUser();
+    const folder = createFolderRow(sender.id, { name: "Family news" });
+    await signIn(context, sender.id, baseURL!);
+    // Holds the app's scripts back, as a slow phone's network would.
+    let releaseScripts = () => {};
+    const scriptsReleased = new Promise<void>((resolve) => {
+      releaseScripts = resolve;
+    });
+    await page.route(/\/build\/.+\.js$/, async (route) => {
+      await scriptsReleased;
+      await route.continue();
+    });
+    await page.goto(`/folders/${folder.id}/add/photo`, { waitUntil: "commit" });
+    await addPhotoDialog(page)
+      .getByLabel("Photos")
+      .setInputFiles([await jpeg("beach.jpg", 200)]);
+    releaseScripts();
+
+    const chosen = addPhotoDialog(page).getByRole("list", { name: "Ready to upload" });
+    await expect(chosen).toContainText("beach.jpg");
+    await expect(addPhotoDialog(page).getByLabel("Title")).not.toHaveValue("");
+  });
+
   test("the size bar turns amber above 80 % and red above 100 % of the folder", async ({
     page,
     context,
