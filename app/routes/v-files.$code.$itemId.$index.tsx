@@ -11,7 +11,7 @@ import { webVersionFile } from "~/modules/sending/web-version.server";
  * link's picture (`index` "preview"), to whoever holds that recipient's link
  * while it works.
  */
-export async function loader({ params }: LoaderFunctionArgs) {
+export async function loader({ request, params }: LoaderFunctionArgs) {
   const number = (value: string | undefined) =>
     /^\d{1,15}$/.test(value ?? "") ? Number(value) : -1;
   const code = params.code ?? "";
@@ -19,7 +19,7 @@ export async function loader({ params }: LoaderFunctionArgs) {
   const use = await takeRecipientLinkUse("web", code);
   if (!use.allowed) return tooManyLinkUses(use.retryAfterSeconds);
   const index = params.index === "preview" ? "preview" : number(params.index);
-  return storedFileResponse(webVersionFile(code, number(params.itemId), index), {
+  return storedFileResponse(request, webVersionFile(code, number(params.itemId), index), {
     "X-Robots-Tag": "noindex",
     "Referrer-Policy": "no-referrer",
   });
