@@ -5,7 +5,12 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LIMITS } from "~/modules/billing/limits";
 import { ffprobe } from "~/platform/ffmpeg.server";
-import { prepareVideo, tooLongMessage, VideoRejectedError } from "./video-processing.server";
+import {
+  judgeProbe,
+  prepareVideo,
+  tooLongMessage,
+  VideoRejectedError,
+} from "./video-processing.server";
 
 /**
  * Real clips made by ffmpeg itself (lavfi's test picture and tone), prepared
@@ -203,5 +208,46 @@ describe("prepareVideo", () => {
       ]);
       await expectRefused(input, "TOO_MANY_TRACKS", "50 sound tracks; a clip can have at most 4");
     });
+  });
+});
+
+describe("judgeProbe", () => {
+  const probe = (format: string, width: number, height: number, rotation?: number) => ({
+    format: { format_name: format, duration: "3.0" },
+    streams: [
+      {
+        index: 0,
+        codec_type: "video",
+        width,
+        height,
+        ...(rotation === undefined ? {} : { side_data_list: [{ rotation }] }),
+      },
+    ],
+  });
+
+  it("reads a rotated clip's size as shown", () => {
+    expect(
+      judgeProbe(probe("mov,mp4,m4a,3gp,3g2,mj2", 1920, 1080, -90), { maxSeconds: 60 }),
+    ).toMatchObject({
+      width: 1080,
+      height: 1920,
+      hasSound: false,
+      hdr: false,
+    });
+  });
+
+  it("refuses a picture wider than 8192 pixels, and an image or a GIF that is not a clip", () => {
+    expect(() => judgeProbe(probe("matroska,webm", 10_000, 100), { maxSeconds: 60 })).toThrow(
+      "at most 8192 pixels on their long side",
+    );
+    for (const format of ["image2", "gif", "png_pipe"]) {
+      expect(() => judgeProbe(probe(format, 100, 100), { maxSeconds: 60 })).toThrow(
+        "could not be read as a video",
+      );
+    }
+  });
+
+  it("names Premium's length to a free sender, and only its own to a Premium one", () => {
+    expect(tooLongMessage(300)).toBe("Videos can be up to 5 minutes long.");
   });
 });
