@@ -265,7 +265,13 @@ export async function prepareVideo(
   const probe = await probeVideo(inputPath, { maxSeconds });
   const leave = await lane.enter({ waitMs: LANE_WAIT_MS });
   if (!leave) throw new Error("The video lane stayed busy past its wait");
-  const directory = await fs.mkdtemp(path.join(os.tmpdir(), "thoughtfully-video-"));
+  let directory: string;
+  try {
+    directory = await fs.mkdtemp(path.join(os.tmpdir(), "thoughtfully-video-"));
+  } catch (error) {
+    leave();
+    throw error;
+  }
   const remove = () => fs.rm(directory, { recursive: true, force: true });
   try {
     const videoPath = path.join(directory, "video.mp4");
