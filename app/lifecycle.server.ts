@@ -16,6 +16,7 @@ import { expireDrafts } from "~/modules/uploads/upload-drafts.server";
 import { waitForBackgroundWork } from "~/platform/background-work.server";
 import { db } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
+import { stopMediaTools } from "~/platform/ffmpeg.server";
 import { closeMailer } from "~/platform/mailer.server";
 import { isPrimaryAtStart, onPrimaryOnly } from "~/platform/replication.server";
 import { singleton } from "~/platform/singleton.server";
@@ -171,8 +172,9 @@ class ServerProcess {
       orphanSweep.stop();
       dailySnapshot.stop();
       previews.stop();
-      // Not awaited: a transcode may run for minutes; the next start does it again.
+      // A transcode may run for minutes: stopped, not awaited; the next start does it again.
       videos.stop();
+      stopMediaTools();
       // A send in flight finishes; whatever it leaves pending is resumed by the next start.
       await pass;
       await answerRun;

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
-import { ffmpeg, ffprobe, MediaToolError } from "./ffmpeg.server";
+import { ffmpeg, ffprobe, MediaToolError, stopMediaTools } from "./ffmpeg.server";
 
 const directory = fs.mkdtempSync(path.join(os.tmpdir(), "ffmpeg-test-"));
 afterAll(() => fs.rmSync(directory, { recursive: true, force: true }));
@@ -45,8 +45,31 @@ describe("ffmpeg and ffprobe as programs", () => {
       { timeoutMs: 500 },
     ).catch((caught) => caught);
     expect(error).toBeInstanceOf(MediaToolError);
-    expect(error.timedOut).toBe(true);
+    expect(error.reason).toBe("timed-out");
     expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  test("shutdown stops a running ffmpeg, and says it was stopped, not that the file failed", async () => {
+    const output = path.join(directory, "stopped.mp4");
+    const running = ffmpeg(
+      [
+        "-y",
+        "-re",
+        "-f",
+        "lavfi",
+        "-i",
+        "testsrc2=size=160x120:rate=25",
+        "-c:v",
+        "libx264",
+        output,
+      ],
+      { timeoutMs: 60_000 },
+    ).catch((caught) => caught);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    stopMediaTools();
+    const error = await running;
+    expect(error).toBeInstanceOf(MediaToolError);
+    expect(error.reason).toBe("stopped");
   });
 
   test("a file it cannot read is an error carrying ffmpeg's own words", async () => {
@@ -54,7 +77,7 @@ describe("ffmpeg and ffprobe as programs", () => {
     fs.writeFileSync(input, "no video here");
     const error = await ffprobe(input).catch((caught) => caught);
     expect(error).toBeInstanceOf(MediaToolError);
-    expect(error.timedOut).toBe(false);
+    expect(error.reason).toBe("failed");
     expect(error.stderr).toMatch(/Invalid data/i);
   });
 });

@@ -1,5 +1,6 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import os from "node:os";
+import { singleton } from "./singleton.server";
 
 /**
  * Debian's ffmpeg and ffprobe, run as programs (docs/decisions/0205-videos-transcoded-by-ffmpeg.md):
@@ -13,12 +14,25 @@ const STDERR_KEPT_BYTES = 64 * 1024;
 /** ffprobe's JSON for a clip with a few tracks is a few kilobytes; far more is not a clip. */
 const STDOUT_MAX_BYTES = 1024 * 1024;
 
+/** The programs running now, so that shutdown can stop them (a restart starts their work again). */
+const running = singleton("media-tools-running", () => new Set<ChildProcess>());
+
+/** Kills every ffmpeg and ffprobe still running: at shutdown, where a transcode must not outlive the server. */
+export function stopMediaTools() {
+  for (const child of running) child.kill("SIGKILL");
+}
+
+/**
+ * A program that did not finish its work: "failed" is the file's fault (ffmpeg
+ * said why, in `stderr`); "timed-out", "stopped" (shutdown) and "unavailable"
+ * (not installed) are not.
+ */
 export class MediaToolError extends Error {
   override name = "MediaToolError";
   constructor(
     message: string,
     readonly stderr: string,
-    readonly timedOut = false,
+    readonly reason: "failed" | "timed-out" | "stopped" | "unavailable" = "failed",
   ) {
     super(message);
   }
@@ -38,6 +52,8 @@ function run(program: "ffmpeg" | "ffprobe", args: readonly string[], options: Ru
       timeout: options.timeoutMs,
       killSignal: "SIGKILL",
     });
+    const startedAt = Date.now();
+    running.add(child);
     if (child.pid !== undefined) {
       try {
         os.setPriority(child.pid, 19);
@@ -62,21 +78,27 @@ function run(program: "ffmpeg" | "ffprobe", args: readonly string[], options: Ru
     child.stderr.on("data", (chunk: string) => {
       stderr = (stderr + chunk).slice(-STDERR_KEPT_BYTES);
     });
-    child.on("error", (error) =>
-      reject(new MediaToolError(`${program} could not start: ${error.message}`, stderr)),
-    );
-    child.on("close", (code, signal) => {
-      if (code === 0) return resolve(stdout);
-      const timedOut = signal === "SIGKILL";
+    child.on("error", (error) => {
+      running.delete(child);
       reject(
-        new MediaToolError(
-          timedOut
-            ? `${program} ran past ${options.timeoutMs} ms and was stopped`
-            : `${program} exited with ${code ?? signal}`,
-          stderr,
-          timedOut,
-        ),
+        new MediaToolError(`${program} could not start: ${error.message}`, stderr, "unavailable"),
       );
+    });
+    child.on("close", (code, signal) => {
+      running.delete(child);
+      if (code === 0) return resolve(stdout);
+      const killed = signal === "SIGKILL";
+      const reason = !killed
+        ? "failed"
+        : Date.now() - startedAt >= options.timeoutMs
+          ? "timed-out"
+          : "stopped";
+      const messages = {
+        failed: `${program} exited with ${code ?? signal}`,
+        "timed-out": `${program} ran past ${options.timeoutMs} ms and was stopped`,
+        stopped: `${program} was stopped (the server is shutting down)`,
+      };
+      reject(new MediaToolError(messages[reason], stderr, reason));
     });
   });
 }

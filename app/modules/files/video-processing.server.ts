@@ -124,7 +124,7 @@ export async function probeVideo(inputPath: string, { maxSeconds }: { maxSeconds
   try {
     probe = await ffprobe(inputPath);
   } catch (error) {
-    if (error instanceof MediaToolError && !error.timedOut) {
+    if (error instanceof MediaToolError && error.reason === "failed") {
       throw new VideoRejectedError("NOT_A_VIDEO", NOT_A_VIDEO_MESSAGE, { cause: error });
     }
     throw error;
@@ -283,7 +283,7 @@ export async function prepareVideo(
         onProgress: (written) => onProgress?.(Math.min(1, written / expectedSeconds)),
       });
     } catch (error) {
-      if (error instanceof MediaToolError && !error.timedOut) {
+      if (error instanceof MediaToolError && error.reason === "failed") {
         throw new VideoRejectedError("DAMAGED", DAMAGED_MESSAGE, { cause: error });
       }
       throw error;
