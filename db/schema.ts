@@ -250,7 +250,7 @@ export const contentItems = sqliteTable(
     folderId: integer("folder_id")
       .notNull()
       .references(() => folders.id, { onDelete: "cascade" }),
-    type: text("type", { enum: ["link", "photo", "file", "musing"] }).notNull(),
+    type: text("type", { enum: ["link", "photo", "file", "musing", "video"] }).notNull(),
     title: text("title").notNull(),
     urls: text("urls", { mode: "json" }).$type<string[]>().notNull().default([]),
     filePaths: text("file_paths", { mode: "json" }).$type<string[]>().notNull().default([]),
