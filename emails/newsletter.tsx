@@ -45,8 +45,13 @@ export type NewsletterInput = {
   heldBack?: HeldBackItem[];
 };
 
-/** An item left out of the send for want of a note, with its edit sheet's address. */
-export type HeldBackItem = { id: number; title: string; editUrl: string };
+/** An item left out of the send for want of a note, or a video not prepared yet, with its edit sheet's address. */
+export type HeldBackItem = {
+  id: number;
+  title: string;
+  editUrl: string;
+  waitingFor: "note" | "video";
+};
 
 /** Filled per recipient by `personalize` (emails/newsletter.server.ts). */
 export const RECIPIENT_EMAIL_PLACEHOLDER = "%%RECIPIENT_EMAIL%%";
@@ -460,20 +465,36 @@ export function Newsletter({
 
 /** The sender's copy names what stayed behind: nobody else sees it. */
 function HeldBack({ items }: { items: HeldBackItem[] }) {
-  const count = items.length === 1 ? "1 item" : `${items.length} items`;
+  const notes = items.filter((item) => item.waitingFor === "note");
+  const videos = items.filter((item) => item.waitingFor === "video");
   return (
     <p className="m hb">
-      <strong>Only in your copy:</strong>{" "}
-      {`${count} stayed behind in the folder, waiting for a note: `}
-      {items.map((item, index) => (
-        <Fragment key={item.id}>
-          {index > 0 ? ", " : null}
-          <a href={item.editUrl}>{item.title}</a>
-        </Fragment>
-      ))}
-      {`. ${items.length === 1 ? "It goes" : "They go"} with the next send once ${items.length === 1 ? "it has" : "they have"} a comment or a question.`}
+      <strong>Only in your copy:</strong>
+      {notes.length > 0 ? (
+        <>
+          {` ${notes.length === 1 ? "1 item" : `${notes.length} items`} stayed behind in the folder, waiting for a note: `}
+          <Titles items={notes} />
+          {`. ${notes.length === 1 ? "It goes" : "They go"} with the next send once ${notes.length === 1 ? "it has" : "they have"} a comment or a question.`}
+        </>
+      ) : null}
+      {videos.length > 0 ? (
+        <>
+          {` ${videos.length === 1 ? "1 video" : `${videos.length} videos`} stayed behind in the folder, not prepared yet: `}
+          <Titles items={videos} />
+          {`. ${videos.length === 1 ? "It goes" : "They go"} with the next send once prepared.`}
+        </>
+      ) : null}
     </p>
   );
+}
+
+function Titles({ items }: { items: HeldBackItem[] }) {
+  return items.map((item, index) => (
+    <Fragment key={item.id}>
+      {index > 0 ? ", " : null}
+      <a href={item.editUrl}>{item.title}</a>
+    </Fragment>
+  ));
 }
 
 function Footer({

@@ -425,6 +425,49 @@ describe("an item that needs a note", () => {
     expect(unsentTitles(folder.id)).toEqual(["Read <later>"]);
   });
 
+  test("a video still preparing stays out of the send, and the sender's copy names it", async () => {
+    const { user, folder } = await seedFolder({
+      recipients: ["video-r@example.com"],
+      ccSender: true,
+    });
+    const preparing = app.db
+      .insert(app.schema.contentItems)
+      .values({
+        folderId: folder.id,
+        type: "video",
+        title: "First steps",
+        addComment: true,
+        commentText: "Look at her go",
+        filePaths: ["u/clip.mov"],
+        fileNames: ["clip.mov"],
+        fileSizes: [1000],
+        mimeTypes: ["video/quicktime"],
+        thumbnailPaths: [""],
+        videoStatus: "preparing",
+        videoProgress: 40,
+        sortOrder: 8,
+      })
+      .returning()
+      .get();
+    addWaitingLink(folder.id, "Read later");
+    await app.sending.runSchedulerPass();
+    const [copy] = sink.to(user.email);
+    expect(copy?.text?.replace(/\s+/g, " ")).toContain(
+      "1 item stayed behind in the folder, waiting for a note: Read later",
+    );
+    expect(copy?.text?.replace(/\s+/g, " ")).toContain(
+      "1 video stayed behind in the folder, not prepared yet: First steps",
+    );
+    expect(copy?.text?.replace(/\s+/g, " ")).toContain("It goes with the next send once prepared.");
+    expect(copy?.html).toContain(
+      `<a href="http://localhost:3000/folders/${folder.id}/items/${preparing.id}/edit"`,
+    );
+    const [theirs] = sink.to("video-r@example.com");
+    expect(theirs?.html).toContain("A good read");
+    expect(theirs?.html).not.toContain("First steps");
+    expect(unsentTitles(folder.id).sort()).toEqual(["First steps", "Read later"]);
+  });
+
   test("a sender's copy with nothing behind says nothing of it", async () => {
     const { user } = await seedFolder({ recipients: ["none-behind@example.com"], ccSender: true });
     await app.sending.runSchedulerPass();
