@@ -79,6 +79,11 @@ export function photoCid(itemId: number, index: number) {
 }
 
 /** The Content-ID of a link preview's picture. */
+/** The Content-ID of a video's poster frame: the e-mail carries the poster, never the clip. */
+export function posterCid(itemId: number) {
+  return `poster-${itemId}@thoughtfully`;
+}
+
 export function previewCid(itemId: number) {
   return `preview-${itemId}@thoughtfully`;
 }
@@ -333,6 +338,35 @@ function ItemBody({
           <Reasons item={item} sender={sender} />
         </>
       );
+    case "video": {
+      // The clip plays in the web version, at its item (docs/decisions/0207-adding-a-video-from-the-folder.md).
+      const watch = `${WEB_VERSION_URL_PLACEHOLDER}#item-${item.id}`;
+      return (
+        <>
+          {variant === "text" ? (
+            <p>
+              <a href={watch}>Watch the video</a>
+            </p>
+          ) : (
+            <>
+              {item.thumbnailPaths[0] ? (
+                <a href={watch}>
+                  <img
+                    src={`cid:${posterCid(item.id)}`}
+                    alt={`Play the video: ${item.title}`}
+                    width={PHOTO_WIDTH}
+                  />
+                </a>
+              ) : null}
+              <p>
+                <a href={watch}>▶ Play the video</a>
+              </p>
+            </>
+          )}
+          <Reasons item={item} sender={sender} />
+        </>
+      );
+    }
     case "file":
       return (
         <>
