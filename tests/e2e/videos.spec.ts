@@ -1,10 +1,13 @@
 import { execFileSync } from "node:child_process";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { contentItems } from "#db/schema";
+import { createSentLedger } from "#db/sent-issue-factories";
 import { expect, test } from "./fixtures";
-import { createFolderRow } from "./support/accounts";
-import { itemsOf } from "./support/items";
+import { createFolderRow, createUser, testDb, uniqueEmail } from "./support/accounts";
+import { itemsOf, writeStoredFile } from "./support/items";
 
 /**
  * Issue 46, short videos, from the folder's Add Video sheet on a phone: a clip made here by
@@ -122,4 +125,91 @@ test("a file named .mp4 that is not a video is refused with the kind's message",
     ),
   ).toBeVisible();
   expect(itemsOf(folder.id)).toEqual([]);
+});
+
+/** Signed as app/modules/recipients/recipient-links.server.ts signs a web version's link. */
+function webVersionPath(ledgerId: number, email: string) {
+  const token = crypto
+    .createHmac("sha256", process.env.E2E_SESSION_SECRET!)
+    .update(`issue-web:${ledgerId}:${email}`)
+    .digest("base64url");
+  return `/v/${Buffer.from(`${ledgerId}:${email}`).toString("base64url")}.${token}`;
+}
+
+test("the web version plays a sent video in place, its file answering range requests", async ({
+  page,
+}) => {
+  // As the preparation pass stores it: 720p H.264/AAC with faststart, and a JPEG poster.
+  const mp4 = path.join(directory, "prepared.mp4");
+  const posterFile = path.join(directory, "poster.jpg");
+  execFileSync("ffmpeg", [
+    ...["-hide_banner", "-loglevel", "error", "-y"],
+    ...["-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30"],
+    ...["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000"],
+    ...["-t", "3", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"],
+    ...["-c:a", "aac", "-shortest", "-movflags", "+faststart", mp4],
+  ]);
+  execFileSync("ffmpeg", [
+    ...["-hide_banner", "-loglevel", "error", "-y", "-i", mp4, "-frames:v", "1", posterFile],
+  ]);
+  const clip = fs.readFileSync(mp4);
+  const user = await createUser();
+  const mum = uniqueEmail("mum");
+  const folder = createFolderRow(user.id, {
+    name: "Family",
+    recipients: [{ name: "Mum", email: mum }],
+  });
+  const sentAt = new Date();
+  const item = testDb()
+    .insert(contentItems)
+    .values({
+      folderId: folder.id,
+      type: "video",
+      title: "First steps",
+      filePaths: [writeStoredFile(clip)],
+      thumbnailPaths: [writeStoredFile(fs.readFileSync(posterFile))],
+      fileNames: ["steps.mp4"],
+      fileSizes: [clip.length],
+      mimeTypes: ["video/mp4"],
+      videoStatus: "ready",
+      videoProgress: 100,
+      addComment: true,
+      commentText: "Look at her go",
+      sentAt,
+    })
+    .returning()
+    .get();
+  const { ledger } = createSentLedger(testDb(), folder.id, {
+    itemIds: [item.id],
+    copies: [{ email: mum }],
+    sentAt,
+  });
+
+  await page.goto(`${webVersionPath(ledger.id, mum)}#item-${item.id}`);
+  const video = page.locator("video");
+  await expect(video).toHaveAttribute("preload", "metadata");
+  await expect(video).toHaveAttribute("playsinline", "");
+  const src = await video.getAttribute("src");
+  const poster = await video.getAttribute("poster");
+  expect((await page.request.get(poster!)).headers()["content-type"]).toBe("image/jpeg");
+  await expect
+    .poll(() => video.evaluate((element: HTMLVideoElement) => element.readyState), {
+      timeout: 15_000,
+    })
+    .toBeGreaterThanOrEqual(1);
+  // Metadata is what preload asks for; a play makes the browser fetch frames.
+  await video.evaluate((element: HTMLVideoElement) => {
+    element.muted = true;
+    return element.play();
+  });
+  await expect
+    .poll(() => video.evaluate((element: HTMLVideoElement) => element.readyState), {
+      timeout: 15_000,
+    })
+    .toBeGreaterThanOrEqual(2);
+
+  const ranged = await page.request.get(src!, { headers: { Range: "bytes=100-199" } });
+  expect(ranged.status()).toBe(206);
+  expect(ranged.headers()["content-range"]).toBe(`bytes 100-199/${clip.length}`);
+  expect((await ranged.body()).equals(clip.subarray(100, 200))).toBe(true);
 });
