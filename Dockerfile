@@ -29,10 +29,11 @@ RUN npm run build \
 FROM base
 
 # LiteFS, for more than one machine (litefs.yml; unused on one machine): its
-# binary, and FUSE to mount the database.
+# binary, and FUSE to mount the database. Debian's ffmpeg transcodes videos
+# (docs/decisions/0205-videos-transcoded-by-ffmpeg.md).
 COPY --from=flyio/litefs:0.5 /usr/local/bin/litefs /usr/local/bin/litefs
 RUN apt-get update \
-  && apt-get install -y --no-install-recommends fuse3 \
+  && apt-get install -y --no-install-recommends fuse3 ffmpeg \
   && rm -rf /var/lib/apt/lists/*
 
 ENV NODE_ENV=production \

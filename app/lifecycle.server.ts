@@ -3,6 +3,7 @@ import { backupDatabase } from "#db/backup";
 import { takeAnalyticsSnapshot } from "~/modules/admin/admin-metrics.server";
 import { gatherAnswers } from "~/modules/answers/answer-mail.server";
 import { previewPassSettled, requestPreviewPass } from "~/modules/items/link-preview-queue.server";
+import { requestVideoPass } from "~/modules/items/video-preparation-queue.server";
 import { pruneExpiredRecords, sweepOrphanFiles } from "~/modules/jobs/maintenance.server";
 import { canonicalizeStoredAddresses } from "~/modules/recipients/recipients.server";
 import { startSmtpReceiver } from "~/modules/save-by-email/smtp-receiver.server";
@@ -16,6 +17,7 @@ import { expireDrafts } from "~/modules/uploads/upload-drafts.server";
 import { waitForBackgroundWork } from "~/platform/background-work.server";
 import { db } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
+import { stopMediaTools } from "~/platform/ffmpeg.server";
 import { closeMailer } from "~/platform/mailer.server";
 import { isPrimaryAtStart, onPrimaryOnly } from "~/platform/replication.server";
 import { singleton } from "~/platform/singleton.server";
@@ -118,6 +120,18 @@ class ServerProcess {
       { protect: true },
       onPrimaryOnly(() => requestPreviewPass()),
     );
+    // Videos a save asked to prepare start at once; this picks up a retry's wait,
+    // and at start what a restart stopped mid-transcode (its lease is this process's).
+    const videos = new Cron(
+      "* * * * *",
+      { protect: true },
+      onPrimaryOnly(() => requestVideoPass()),
+    );
+    void onPrimaryOnly(async () => {
+      const { resumeInterruptedVideos } = await import("~/modules/items/video-preparation.server");
+      resumeInterruptedVideos();
+      requestVideoPass();
+    })().catch((error) => console.error("[videos] resuming failed", error));
     // Recipients' answers to their senders: a note at once within the minute, the
     // day's gathering at the first run from 18:00 in each sender's zone
     // (docs/decisions/0166-answers-reach-the-sender-by-mail.md).
@@ -173,6 +187,9 @@ class ServerProcess {
       orphanSweep.stop();
       dailySnapshot.stop();
       previews.stop();
+      // A transcode may run for minutes: stopped, not awaited; the next start does it again.
+      videos.stop();
+      stopMediaTools();
       // A send in flight finishes; whatever it leaves pending is resumed by the next start.
       await pass;
       await answerRun;

@@ -254,7 +254,7 @@ export const contentItems = sqliteTable(
     folderId: integer("folder_id")
       .notNull()
       .references(() => folders.id, { onDelete: "cascade" }),
-    type: text("type", { enum: ["link", "photo", "file", "musing"] }).notNull(),
+    type: text("type", { enum: ["link", "photo", "file", "musing", "video"] }).notNull(),
     title: text("title").notNull(),
     urls: text("urls", { mode: "json" }).$type<string[]>().notNull().default([]),
     filePaths: text("file_paths", { mode: "json" }).$type<string[]>().notNull().default([]),
@@ -295,6 +295,21 @@ export const contentItems = sqliteTable(
     previewAttempts: integer("preview_attempts").notNull().default(0),
     /** A pending preview is not tried again before this (a retry's wait, or a running fetch's lease). */
     previewNextAttemptAt: timestamp("preview_next_attempt_at"),
+    /**
+     * A video's preparation (app/modules/items/video-preparation.server.ts): preparing
+     * while the clip as uploaded is the item's file, ready once the transcoded MP4 has
+     * replaced it (its poster the thumbnail), failed with the refusal in `videoError`.
+     * Null for other items. A crash leaves it preparing; the lease then runs out and
+     * the next pass starts it again.
+     */
+    videoStatus: text("video_status", { enum: ["preparing", "ready", "failed"] }),
+    /** Percent transcoded, from ffmpeg's own progress. */
+    videoProgress: integer("video_progress").notNull().default(0),
+    videoError: text("video_error"),
+    videoAttempts: integer("video_attempts").notNull().default(0),
+    /** Not tried again before this: a running transcode's lease, or a retry's wait. */
+    videoNextAttemptAt: timestamp("video_next_attempt_at"),
+    videoDurationMs: integer("video_duration_ms"),
     securityStatus: text("security_status").notNull().default("safe"),
     quarantineReason: text("quarantine_reason"),
     createdAt: createdAt(),

@@ -54,6 +54,12 @@ const fullFolder: NewsletterItem[] = Array.from({ length: 50 }, (_, index) => ({
   previewImageSize: 0,
   previewAttempts: 0,
   previewNextAttemptAt: null,
+  videoStatus: null,
+  videoProgress: 0,
+  videoError: null,
+  videoAttempts: 0,
+  videoNextAttemptAt: null,
+  videoDurationMs: null,
   createdAt: new Date(0),
   sentAt: null,
 }));

@@ -6,6 +6,7 @@ import {
   type NewsletterItem,
   PLACEHOLDER,
   photoCid,
+  posterCid,
   previewCid,
   senderFirstName,
 } from "#emails/newsletter";
@@ -128,9 +129,26 @@ function previewAttachment(item: NewsletterItem): RenderedNewsletter["attachment
   ];
 }
 
+/** A ready video's poster frame, shown inline and linked to the web version; the clip is never attached. */
+function posterAttachment(item: NewsletterItem): RenderedNewsletter["attachments"] {
+  const poster = item.thumbnailPaths[0];
+  if (!poster) return [];
+  return [
+    {
+      filename: "poster.jpg",
+      storageKey: poster,
+      contentType: "image/jpeg",
+      cid: posterCid(item.id),
+      // Not measured: a poster is a few kilobytes (as photos' thumbnails, it is not in file_sizes).
+      size: 0,
+    },
+  ];
+}
+
 function attachmentsOf(items: NewsletterItem[]): RenderedNewsletter["attachments"] {
   return items.flatMap((item) => {
     if (item.type === "link") return previewAttachment(item);
+    if (item.type === "video") return posterAttachment(item);
     if (item.type !== "photo" && item.type !== "file") return [];
     return item.filePaths.flatMap((storageKey, index) => {
       if (!storageKey) return [];

@@ -47,8 +47,13 @@ export type NewsletterInput = {
   issueNote?: string | null;
 };
 
-/** An item left out of the send for want of a note, with its edit sheet's address. */
-export type HeldBackItem = { id: number; title: string; editUrl: string };
+/** An item left out of the send for want of a note, or a video not prepared yet, with its edit sheet's address. */
+export type HeldBackItem = {
+  id: number;
+  title: string;
+  editUrl: string;
+  waitingFor: "note" | "video";
+};
 
 /** Filled per recipient by `personalize` (emails/newsletter.server.ts). */
 export const RECIPIENT_EMAIL_PLACEHOLDER = "%%RECIPIENT_EMAIL%%";
@@ -78,6 +83,11 @@ export function photoCid(itemId: number, index: number) {
 }
 
 /** The Content-ID of a link preview's picture. */
+/** The Content-ID of a video's poster frame: the e-mail carries the poster, never the clip. */
+export function posterCid(itemId: number) {
+  return `poster-${itemId}@thoughtfully`;
+}
+
 export function previewCid(itemId: number) {
   return `preview-${itemId}@thoughtfully`;
 }
@@ -335,6 +345,35 @@ function ItemBody({
           <Reasons item={item} sender={sender} />
         </>
       );
+    case "video": {
+      // The clip plays in the web version, at its item (docs/decisions/0207-adding-a-video-from-the-folder.md).
+      const watch = `${WEB_VERSION_URL_PLACEHOLDER}#item-${item.id}`;
+      return (
+        <>
+          {variant === "text" ? (
+            <p>
+              <a href={watch}>Watch the video</a>
+            </p>
+          ) : (
+            <>
+              {item.thumbnailPaths[0] ? (
+                <a href={watch}>
+                  <img
+                    src={`cid:${posterCid(item.id)}`}
+                    alt={`Play the video: ${item.title}`}
+                    width={PHOTO_WIDTH}
+                  />
+                </a>
+              ) : null}
+              <p>
+                <a href={watch}>▶ Play the video</a>
+              </p>
+            </>
+          )}
+          <Reasons item={item} sender={sender} />
+        </>
+      );
+    }
     case "file":
       return (
         <>
@@ -475,20 +514,36 @@ export function Newsletter({
 
 /** The sender's copy names what stayed behind: nobody else sees it. */
 function HeldBack({ items }: { items: HeldBackItem[] }) {
-  const count = items.length === 1 ? "1 item" : `${items.length} items`;
+  const notes = items.filter((item) => item.waitingFor === "note");
+  const videos = items.filter((item) => item.waitingFor === "video");
   return (
     <p className="m hb">
-      <strong>Only in your copy:</strong>{" "}
-      {`${count} stayed behind in the folder, waiting for a note: `}
-      {items.map((item, index) => (
-        <Fragment key={item.id}>
-          {index > 0 ? ", " : null}
-          <a href={item.editUrl}>{item.title}</a>
-        </Fragment>
-      ))}
-      {`. ${items.length === 1 ? "It goes" : "They go"} with the next send once ${items.length === 1 ? "it has" : "they have"} a comment or a question.`}
+      <strong>Only in your copy:</strong>
+      {notes.length > 0 ? (
+        <>
+          {` ${notes.length === 1 ? "1 item" : `${notes.length} items`} stayed behind in the folder, waiting for a note: `}
+          <Titles items={notes} />
+          {`. ${notes.length === 1 ? "It goes" : "They go"} with the next send once ${notes.length === 1 ? "it has" : "they have"} a comment or a question.`}
+        </>
+      ) : null}
+      {videos.length > 0 ? (
+        <>
+          {` ${videos.length === 1 ? "1 video" : `${videos.length} videos`} stayed behind in the folder, not prepared yet: `}
+          <Titles items={videos} />
+          {`. ${videos.length === 1 ? "It goes" : "They go"} with the next send once prepared.`}
+        </>
+      ) : null}
     </p>
   );
+}
+
+function Titles({ items }: { items: HeldBackItem[] }) {
+  return items.map((item, index) => (
+    <Fragment key={item.id}>
+      {index > 0 ? ", " : null}
+      <a href={item.editUrl}>{item.title}</a>
+    </Fragment>
+  ));
 }
 
 function Footer({

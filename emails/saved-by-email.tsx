@@ -2,7 +2,7 @@ import { EmailButton, EmailLayout, greeting } from "#emails/layout";
 
 /** A saved item as the answer names it (app/modules/save-by-email/save-by-email.server.ts). */
 export type SavedByEmailItem = {
-  type: "link" | "photo" | "file" | "musing";
+  type: "link" | "photo" | "file" | "musing" | "video";
   title: string;
   /** The photos or files it holds (0 for a link or a musing). */
   files: number;

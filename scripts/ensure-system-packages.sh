@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test suite drives Debian's Chromium (Playwright's own browser download is
-# not available here) and checks e-mails with Debian's SpamAssassin. Install
-# whichever is missing with apt.
+# not available here) and checks e-mails with Debian's SpamAssassin; the app
+# transcodes videos with Debian's ffmpeg (docs/decisions/0205-videos-transcoded-by-ffmpeg.md).
+# Install whichever is missing with apt.
 set -euo pipefail
 sudo_cmd=""
 if [ "$(id -u)" -ne 0 ]; then
@@ -20,3 +21,6 @@ apt_install() {
 # Without its recommends: sa-compile would spend minutes compiling rules the
 # tests do not need, and spamc is the daemon's client.
 command -v spamassassin >/dev/null 2>&1 || apt_install --no-install-recommends spamassassin
+# Without its recommends: ffmpeg and ffprobe are all the app runs.
+{ command -v ffmpeg >/dev/null 2>&1 && command -v ffprobe >/dev/null 2>&1; } ||
+  apt_install --no-install-recommends ffmpeg

@@ -10,7 +10,7 @@ step "Node (.node-version)"
 . scripts/use-node.sh
 echo "Node $(node -v)"
 
-step "System packages (Chromium, SpamAssassin)"
+step "System packages (Chromium, SpamAssassin, ffmpeg)"
 bash scripts/ensure-system-packages.sh
 
 # The Dockerfile installs with `npm ci`, which refuses a lock file that is out

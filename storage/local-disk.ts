@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
-import { type FileStorage, FileTooLargeError, isStorageKey } from "./storage";
+import { type ByteRange, type FileStorage, FileTooLargeError, isStorageKey } from "./storage";
 
 const PARTIAL_SUFFIX = ".partial";
 const SHARD_PATTERN = /^[0-9a-f]{2}$/;
@@ -77,12 +77,12 @@ export class LocalDiskStorage implements FileStorage {
     }
   }
 
-  async get(key: string): Promise<Readable | null> {
+  async get(key: string, options: { range?: ByteRange } = {}): Promise<Readable | null> {
     if (!isStorageKey(key)) return null;
     try {
       // Open first so a missing file is null here, not an error later in the stream.
       const handle = await fs.open(this.pathOf(key), "r");
-      return handle.createReadStream();
+      return handle.createReadStream(options.range ?? {});
     } catch (error) {
       if (isNotFound(error)) return null;
       throw error;

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { Readable } from "node:stream";
 import type { S3Client } from "@aws-sdk/client-s3";
-import { type FileStorage, FileTooLargeError, isStorageKey } from "./storage";
+import { type ByteRange, type FileStorage, FileTooLargeError, isStorageKey } from "./storage";
 
 export type S3Settings = {
   bucket: string;
@@ -116,12 +116,17 @@ export class S3Storage implements FileStorage {
     }
   }
 
-  async get(key: string): Promise<Readable | null> {
+  async get(key: string, options: { range?: ByteRange } = {}): Promise<Readable | null> {
     if (!isStorageKey(key)) return null;
     const sdk = await this.sdk;
+    const { range } = options;
     try {
       const response = await (await this.client).send(
-        new sdk.GetObjectCommand({ Bucket: this.bucket, Key: key }),
+        new sdk.GetObjectCommand({
+          Bucket: this.bucket,
+          Key: key,
+          Range: range ? `bytes=${range.start}-${range.end}` : undefined,
+        }),
       );
       if (!(response.Body instanceof Readable)) throw new Error(`No body for object ${key}`);
       return response.Body;

@@ -15,8 +15,12 @@ export interface FileStorage {
     source: AsyncIterable<Uint8Array>,
     options?: { maxBytes?: number },
   ): Promise<{ key: string; size: number }>;
-  /** The object's bytes, or null when the key is unknown or malformed. */
-  get(key: string): Promise<Readable | null>;
+  /**
+   * The object's bytes, or null when the key is unknown or malformed. With
+   * `range`, only the bytes from `start` to `end` inclusive (an HTTP range
+   * request's, already checked against the object's size).
+   */
+  get(key: string, options?: { range?: ByteRange }): Promise<Readable | null>;
   /** Removes the object; unknown or malformed keys are a no-op. */
   delete(key: string): Promise<void>;
   /** Size and last change, or null when the key is unknown or malformed. */
@@ -30,6 +34,9 @@ export interface FileStorage {
    */
   removeIncomplete?(olderThanMs: number): Promise<number>;
 }
+
+/** Bytes `start` to `end`, both included, as in HTTP's `Content-Range`. */
+export type ByteRange = { start: number; end: number };
 
 export class FileTooLargeError extends Error {
   override name = "FileTooLargeError";

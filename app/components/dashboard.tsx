@@ -170,6 +170,7 @@ const ADD_BUTTONS = [
   ["musing", "Add Musings"],
   ["photo", "Add Photos"],
   ["file", "Add Files"],
+  ["video", "Add Video"],
 ] as const;
 
 /** Send Now opens its confirmation (a dialog route); when it cannot send, it says why. */
@@ -331,7 +332,9 @@ function IssueNoteLine({ folder }: { folder: Folder }) {
 
 /** The folder: first what is done most, adding; then sending; the rest behind "More". */
 function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
-  useRefreshWhilePreviewsPending(data.items.some((item) => "previewPending" in item));
+  useRefreshWhilePreviewsPending(
+    data.items.some((item) => "previewPending" in item || "videoPreparing" in item),
+  );
   const ratio = folder.totalSize / folder.maxSize;
   const autoPaused = folder.pauseReason === "storage_exceeded";
   return (

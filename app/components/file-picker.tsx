@@ -21,6 +21,7 @@ const ACCEPT: Record<UploadKind, string> = {
   // HEIC by name too: browsers off Apple's systems often give it no type.
   photo: "image/jpeg,image/png,image/gif,image/webp,image/heic,image/heif,.heic,.heif",
   file: ".pdf,.doc,.docx,application/pdf,application/msword,application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  video: "video/mp4,video/quicktime,video/webm,.mp4,.m4v,.mov,.webm",
 };
 
 const BAR_COLOURS = { normal: "bg-brand-600", warning: "bg-amber-500", over: "bg-red-600" };

@@ -24,6 +24,27 @@ describe("ItemContent", () => {
     expect(content.all("a")[0]!.attribs.href).toBe("/files/k1.jpg");
   });
 
+  test("a video shows its progress while prepared, its refusal, then its poster linked to the MP4", () => {
+    const clip = { key: "v.mp4", thumbnailKey: "v-poster.jpg", name: "steps.mp4", size: 10 };
+    const preparing = parseContent({
+      type: "video",
+      title: "Steps",
+      files: [clip],
+      videoPreparing: 40,
+    });
+    expect(preparing.lines("p")).toContain("Preparing video… 40%");
+    expect(preparing.all("progress")[0]!.attribs.value).toBe("40");
+    expect(preparing.all("img")).toHaveLength(0);
+    const refused = parseContent({ type: "video", title: "Steps", videoRefused: "Too long." });
+    expect(refused.lines("p")).toContain("Too long.");
+    const ready = parseContent({ type: "video", title: "Steps", files: [clip] });
+    expect(ready.all("img")[0]!.attribs).toMatchObject({
+      src: "/files/v-poster.jpg",
+      alt: "steps.mp4 (video)",
+    });
+    expect(ready.all("a")[0]!.attribs.href).toBe("/files/v.mp4");
+  });
+
   test("photos and files no longer stored are named, with their size, and linked nowhere", () => {
     for (const type of ["photo", "file"] as const) {
       const content = parseContent({

@@ -19,7 +19,14 @@ export type ItemFileView = {
 export type ItemContentView = Pick<
   ItemView,
   "type" | "title" | "urls" | "commentText" | "questionText" | "responseExpectation"
-> & { note?: string | null; files?: ItemFileView[] };
+> & {
+  note?: string | null;
+  files?: ItemFileView[];
+  /** A video still being prepared: how far, in percent. */
+  videoPreparing?: number;
+  /** A video that could not be prepared: why. */
+  videoRefused?: string;
+};
 
 function FileLine({ file }: { file: ItemFileView }) {
   return (
@@ -61,6 +68,37 @@ function Photos({ files }: { files: ItemFileView[] }) {
   );
 }
 
+/** A prepared clip as its poster, linked to the MP4; until then its progress or its refusal. */
+function Video({ item, files }: { item: ItemContentView; files: ItemFileView[] }) {
+  if (item.videoPreparing !== undefined) {
+    return (
+      <p role="status" className="flex items-center gap-2 text-sm text-stone-700">
+        Preparing video… {item.videoPreparing}%
+        <progress max={100} value={item.videoPreparing} className="h-2 w-24" />
+      </p>
+    );
+  }
+  if (item.videoRefused !== undefined) {
+    return <p className="text-sm text-red-700">{item.videoRefused}</p>;
+  }
+  const clip = files[0];
+  if (!clip?.key) return clip ? <FileLine file={clip} /> : null;
+  return (
+    <a href={`/files/${clip.key}`} target="_blank" rel="noreferrer" className="inline-block">
+      {clip.thumbnailKey ? (
+        <img
+          src={`/files/${clip.thumbnailKey}`}
+          alt={`${clip.name} (video)`}
+          loading="lazy"
+          className="h-24 w-40 rounded-lg border border-stone-200 object-cover"
+        />
+      ) : (
+        clip.name
+      )}
+    </a>
+  );
+}
+
 /**
  * What an item carries, drawn one way wherever it appears: its kind, title,
  * addresses, note, photos or files, comment and question. The dashboard's card
@@ -96,6 +134,7 @@ export function ItemContent({
       ) : null}
       {item.note ? <p className="whitespace-pre-line text-sm text-stone-700">{item.note}</p> : null}
       {item.type === "photo" && files.length > 0 ? <Photos files={files} /> : null}
+      {item.type === "video" ? <Video item={item} files={files} /> : null}
       {item.type === "file" && files.length > 0 ? (
         <ul className="space-y-0.5 text-sm">
           {files.map((file, index) => (

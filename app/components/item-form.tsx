@@ -40,6 +40,7 @@ import {
   schemaFor,
   type UploadProblem,
 } from "~/modules/items/item-validation";
+import { maxFilesFor } from "~/modules/uploads/file-checks";
 import { getFormConstraint } from "~/platform/form-constraint";
 import { pluralize } from "~/utils/format";
 
@@ -106,7 +107,7 @@ export function ItemForm({
   pendingIn?: { folderId: number };
 }) {
   const hydrated = useHydrated();
-  const isUpload = type === "photo" || type === "file";
+  const isUpload = type === "photo" || type === "file" || type === "video";
   const upload = useUploadWithProgress();
   // The server's latest answer: an upload sent with progress answers here, not to the route.
   const answer: UploadAnswer | null =
@@ -178,7 +179,7 @@ export function ItemForm({
     form.insert({ name: fields.urls.name, defaultValue: "" });
     setFocusNewLink(true);
   }
-  const maxFiles = type === "photo" ? LIMITS.item.maxPhotos : LIMITS.item.maxFiles;
+  const maxFiles = maxFilesFor(type === "photo" || type === "video" ? type : "file");
   const expectation = fields.responseExpectation;
   const filesId = `${form.id}-files`;
   const problem = answer?.problem;
@@ -307,7 +308,7 @@ export function ItemForm({
         <FilePicker
           kind={type}
           id={filesId}
-          label={type === "photo" ? "Photos" : "Files"}
+          label={type === "photo" ? "Photos" : type === "video" ? "Video" : "Files"}
           required={mode === "add"}
           alreadyStored={currentFileCount}
           capacity={capacity}
@@ -315,7 +316,9 @@ export function ItemForm({
           hint={
             type === "photo"
               ? `Up to ${pluralize(maxFiles - currentFileCount, "more photo", "more photos")} (JPEG, PNG, GIF, WebP or HEIC), 10MB each.`
-              : `Up to ${pluralize(maxFiles - currentFileCount, "more file", "more files")} (PDF, DOC or DOCX), 10MB each.`
+              : type === "video"
+                ? `One clip (MP4, MOV or WebM), up to ${Math.round(LIMITS.video.maxUploadBytes / (1024 * 1024))}MB and ${LIMITS.video.maxSecondsFree} seconds (${LIMITS.video.maxSecondsPremium / 60} minutes with Premium).`
+                : `Up to ${pluralize(maxFiles - currentFileCount, "more file", "more files")} (PDF, DOC or DOCX), 10MB each.`
           }
         />
       ) : null}

@@ -12,6 +12,7 @@ export const TYPE_LABELS: Record<ItemType, string> = {
   musing: "Musing",
   photo: "Photo",
   file: "File",
+  video: "Video",
 };
 
 type Step = "content" | "folders" | "check";

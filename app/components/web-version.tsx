@@ -218,6 +218,29 @@ export function PhotoItem({ item, sender }: { item: ItemOf<"photo">; sender: str
   );
 }
 
+/** The clip in place, its poster first; only its metadata is fetched until it is played. */
+export function VideoItem({ item, sender }: { item: ItemOf<"video">; sender: string }) {
+  return (
+    <>
+      {item.video ? (
+        // biome-ignore lint/a11y/useMediaCaption: a family's clip comes without captions; its title and note say what it is
+        <video
+          controls
+          playsInline
+          preload="metadata"
+          poster={item.video.posterUrl ?? undefined}
+          src={item.video.url}
+          aria-label={item.title}
+          className={pictureClass}
+        />
+      ) : (
+        <p className="mb-2.5 text-sm text-stone-600">{`${item.name} (video, no longer stored)`}</p>
+      )}
+      <ItemReasons reasons={item.reasons} sender={sender} />
+    </>
+  );
+}
+
 export function FileItem({ item, sender }: { item: ItemOf<"file">; sender: string }) {
   return (
     <>
@@ -335,6 +358,8 @@ export function IssueItem({
         <MusingItem item={item} />
       ) : item.kind === "photo" ? (
         <PhotoItem item={item} sender={sender} />
+      ) : item.kind === "video" ? (
+        <VideoItem item={item} sender={sender} />
       ) : (
         <FileItem item={item} sender={sender} />
       )}

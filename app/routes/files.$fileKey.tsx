@@ -8,5 +8,5 @@ import { findOwnedFile, storedFileResponse } from "~/modules/files/files.server"
  */
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
-  return storedFileResponse(findOwnedFile(user.id, params.fileKey ?? ""));
+  return storedFileResponse(request, findOwnedFile(user.id, params.fileKey ?? ""));
 }

@@ -425,6 +425,95 @@ describe("an item that needs a note", () => {
     expect(unsentTitles(folder.id)).toEqual(["Read <later>"]);
   });
 
+  test("a video still preparing stays out of the send, and the sender's copy names it", async () => {
+    const { user, folder } = await seedFolder({
+      recipients: ["video-r@example.com"],
+      ccSender: true,
+    });
+    const preparing = app.db
+      .insert(app.schema.contentItems)
+      .values({
+        folderId: folder.id,
+        type: "video",
+        title: "First steps",
+        addComment: true,
+        commentText: "Look at her go",
+        filePaths: ["u/clip.mov"],
+        fileNames: ["clip.mov"],
+        fileSizes: [1000],
+        mimeTypes: ["video/quicktime"],
+        thumbnailPaths: [""],
+        videoStatus: "preparing",
+        videoProgress: 40,
+        sortOrder: 8,
+      })
+      .returning()
+      .get();
+    addWaitingLink(folder.id, "Read later");
+    await app.sending.runSchedulerPass();
+    const [copy] = sink.to(user.email);
+    expect(copy?.text?.replace(/\s+/g, " ")).toContain(
+      "1 item stayed behind in the folder, waiting for a note: Read later",
+    );
+    expect(copy?.text?.replace(/\s+/g, " ")).toContain(
+      "1 video stayed behind in the folder, not prepared yet: First steps",
+    );
+    expect(copy?.text?.replace(/\s+/g, " ")).toContain("It goes with the next send once prepared.");
+    expect(copy?.html).toContain(
+      `<a href="http://localhost:3000/folders/${folder.id}/items/${preparing.id}/edit"`,
+    );
+    const [theirs] = sink.to("video-r@example.com");
+    expect(theirs?.html).toContain("A good read");
+    expect(theirs?.html).not.toContain("First steps");
+    expect(unsentTitles(folder.id).sort()).toEqual(["First steps", "Read later"]);
+  });
+
+  test("a prepared video is sent as its poster, linked to the web version at it, never attached", async () => {
+    const { folder } = await seedFolder({ recipients: ["video-sent@example.com"] });
+    const poster = await sharp({
+      create: { width: 64, height: 36, channels: 3, background: "#30503b" },
+    })
+      .jpeg()
+      .toBuffer();
+    const video = app.db
+      .insert(app.schema.contentItems)
+      .values({
+        folderId: folder.id,
+        type: "video",
+        title: "First steps",
+        addComment: true,
+        commentText: "Look at her go",
+        filePaths: [await storeBytes(Buffer.from("an mp4 stands here"))],
+        fileNames: ["steps.mp4"],
+        fileSizes: [18],
+        mimeTypes: ["video/mp4"],
+        thumbnailPaths: [await storeBytes(poster)],
+        videoStatus: "ready",
+        videoProgress: 100,
+        sortOrder: 8,
+      })
+      .returning()
+      .get();
+    await app.sending.runSchedulerPass();
+    const [message] = sink.to("video-sent@example.com");
+    const attachments = message?.attachments ?? [];
+    expect(attachments.some((file) => file.contentType.startsWith("video/"))).toBe(false);
+    const inline = attachments.find((file) => file.cid === `poster-${video.id}@thoughtfully`);
+    expect(inline?.contentType).toBe("image/jpeg");
+    expect(inline?.content.equals(poster)).toBe(true);
+    // The sink's parser shows an inline picture as its bytes.
+    expect(message?.html).toMatch(
+      new RegExp(
+        `href="http://localhost:3000/v/[^"#]+#item-${video.id}"><img src="data:image/jpeg;base64,${poster.toString("base64").replace(/[+/]/g, "\\$&")}"`,
+      ),
+    );
+    expect(message?.html).toContain("▶ Play the video");
+    expect(message?.text).toMatch(
+      new RegExp(`Watch the video \\[http://localhost:3000/v/[^\\]]+#item-${video.id}\\]`),
+    );
+    expect(unsentTitles(folder.id)).toEqual([]);
+  });
+
   test("a sender's copy with nothing behind says nothing of it", async () => {
     const { user } = await seedFolder({ recipients: ["none-behind@example.com"], ccSender: true });
     await app.sending.runSchedulerPass();

@@ -162,7 +162,17 @@ describe("the web version", () => {
       }),
     )) as Response;
     expect(photo.status).toBe(200);
+    expect(photo.headers.get("Accept-Ranges")).toBe("bytes");
     expect(Buffer.from(await photo.arrayBuffer())).toEqual(jpeg);
+    // A player's range request (a video's start or a seek) gets its bytes alone.
+    const part = (await app.fileRoute.loader({
+      request: new Request(`http://localhost${photoPath[0]}`, { headers: { Range: "bytes=2-11" } }),
+      params: { code: photoPath[1]!, itemId: photoPath[2]!, index: photoPath[3]! },
+      context: {},
+    } as never)) as Response;
+    expect(part.status).toBe(206);
+    expect(part.headers.get("Content-Range")).toBe(`bytes 2-11/${jpeg.length}`);
+    expect(Buffer.from(await part.arrayBuffer())).toEqual(jpeg.subarray(2, 12));
 
     // A tampered code is refused like a missing one.
     expect((await openWebVersion(`${webUrl}x`)).status).toBe(404);

@@ -35,6 +35,23 @@ export const LIMITS = {
     textMaxLength: 1000,
     pageSize: 50,
   },
+  /**
+   * Videos (docs/decisions/0204-videos-are-their-own-item.md): one clip an item. The clip
+   * as uploaded may be large; what is stored (the 720p MP4 and its poster) counts in storage.
+   */
+  video: {
+    maxUploadBytes: 200 * MB,
+    maxSecondsFree: 60,
+    maxSecondsPremium: 5 * 60,
+    /** Wider or taller than this is not a phone's or a camera's clip (8K is 7680 by 4320). */
+    maxPixelsWide: 8192,
+    /** A phone's clip has one sound track, a camera's up to four; more is not a clip. */
+    maxAudioTracks: 4,
+    /** The stored clip: at most 720p (the short side), the long side at most 1280. */
+    storedShortSide: 720,
+    storedLongSide: 1280,
+    storedMaxFps: 30,
+  },
   multiFolder: {
     maxFolders: 10,
   },

@@ -126,6 +126,8 @@ function itemView(item: ListedItem) {
       : {}),
     ...(item.previewStatus === "pending" ? { previewPending: true as const } : {}),
     ...(needsNote(item) ? { needsNote: true as const } : {}),
+    ...(item.videoStatus === "preparing" ? { videoPreparing: item.videoProgress } : {}),
+    ...(item.videoStatus === "failed" ? { videoRefused: item.videoError ?? "" } : {}),
   };
 }
 

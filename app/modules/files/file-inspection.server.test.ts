@@ -25,6 +25,16 @@ describe("acceptedType", () => {
     expect(acceptedType("file", undefined, "a.pdf")).toBeNull();
   });
 
+  test("a video is an MP4, QuickTime or WebM container, and only a video", () => {
+    const mov = { ext: "mov", mime: "video/quicktime" } as const;
+    const mp4 = { ext: "mp4", mime: "video/mp4" } as const;
+    expect(acceptedType("video", mov, "IMG_1.MOV")).toEqual(mov);
+    expect(acceptedType("video", mp4, "clip.webm")).toEqual(mp4);
+    expect(acceptedType("video", { ext: "jpg", mime: "image/jpeg" }, "a.mp4")).toBeNull();
+    expect(acceptedType("photo", mov, "a.mov")).toBeNull();
+    expect(acceptedType("file", mp4, "a.mp4")).toBeNull();
+  });
+
   test("an OLE container is Word only under a .doc name", () => {
     const cfb = { ext: "cfb", mime: "application/x-cfb" } as const;
     expect(acceptedType("file", cfb, "minutes.doc")).toEqual({

@@ -71,6 +71,9 @@ const EXPECTED_HEADERS: Record<string, string> = {
   doc: "d0cf11e0a1b11ae1",
 };
 
+/** Phones' and cameras' containers; what is inside is ffprobe's to judge (video-processing.server.ts). */
+const VIDEO_TYPES = new Set(["mp4", "m4v", "mov", "webm"]);
+
 export type AcceptedType = { ext: string; mime: string };
 
 /** The type to store the upload as, or null when the kind does not allow it. */
@@ -81,6 +84,7 @@ export function acceptedType(
 ): AcceptedType | null {
   if (!detected) return null;
   if (kind === "photo") return PHOTO_TYPES.has(detected.ext) ? detected : null;
+  if (kind === "video") return VIDEO_TYPES.has(detected.ext) ? detected : null;
   if (detected.ext === "pdf") return { ext: "pdf", mime: "application/pdf" };
   if (detected.ext === "docx") return detected;
   // An OLE container is also .xls, .ppt, .msg or .msi; only a .doc name says Word.

@@ -3,6 +3,7 @@ import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import { contentItems, folders } from "#db/schema";
 import { isStorageKey } from "#storage/storage";
 import { archiveFileCutoff } from "~/modules/billing/limits";
+import { byteRangeOf } from "~/platform/byte-range";
 import { db } from "~/platform/db.server";
 import { invariantResponse } from "~/platform/errors.server";
 import { storage } from "~/platform/storage.server";
@@ -50,28 +51,46 @@ export function findOwnedFile(userId: number, key: string, now = new Date()) {
 
 /**
  * A stored file as the answer to its own address, or the 404 when there is
- * none (or it is gone from storage). A picture opens in place and anything
- * else downloads; its type is never sniffed and nothing in it may run.
- * `headers` adds what one route needs beyond that.
+ * none (or it is gone from storage). A picture or a video opens in place and
+ * anything else downloads; its type is never sniffed and nothing in it may
+ * run. A `Range` request gets its bytes alone (206), as a video player asks
+ * to start and to seek (app/platform/byte-range.ts). `headers` adds what one
+ * route needs beyond that.
  */
 export async function storedFileResponse(
+  request: Request,
   file: { key: string; name: string; mimeType: string } | null,
   headers: Record<string, string> = {},
 ) {
   const stat = file ? await storage.stat(file.key) : null;
-  const stream = file && stat ? await storage.get(file.key) : null;
-  invariantResponse(file && stat && stream);
-  const disposition = file.mimeType.startsWith("image/") ? "inline" : "attachment";
+  invariantResponse(file && stat);
+  const asked = byteRangeOf(request.headers.get("Range"), stat.size);
+  const common = {
+    "Accept-Ranges": "bytes",
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "private, max-age=3600",
+    ...headers,
+  };
+  if (asked.kind === "unsatisfiable") {
+    return new Response(null, {
+      status: 416,
+      headers: { ...common, "Content-Range": `bytes */${stat.size}` },
+    });
+  }
+  const range = asked.kind === "range" ? { start: asked.start, end: asked.end } : undefined;
+  const stream = await storage.get(file.key, { range });
+  invariantResponse(stream);
+  const inline = /^(?:image|video)\//.test(file.mimeType);
   return new Response(createReadableStreamFromReadable(stream), {
+    status: range ? 206 : 200,
     headers: {
       "Content-Type": file.mimeType,
-      "Content-Length": String(stat.size),
-      "Content-Disposition": `${disposition}; filename*=UTF-8''${encodeURIComponent(file.name)}`,
-      "X-Content-Type-Options": "nosniff",
-      "Cache-Control": "private, max-age=3600",
+      "Content-Length": String(range ? range.end - range.start + 1 : stat.size),
+      ...(range ? { "Content-Range": `bytes ${range.start}-${range.end}/${stat.size}` } : {}),
+      "Content-Disposition": `${inline ? "inline" : "attachment"}; filename*=UTF-8''${encodeURIComponent(file.name)}`,
       "Content-Security-Policy":
-        "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox",
-      ...headers,
+        "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'; sandbox",
+      ...common,
     },
   });
 }

@@ -2,7 +2,7 @@ import { LIMITS } from "~/modules/billing/limits";
 
 /** What an upload is, what each kind accepts, and how a refusal reads to the user. */
 
-export type UploadKind = "photo" | "file";
+export type UploadKind = "photo" | "file" | "video";
 
 export type StoredUpload = {
   /** Storage key of the file to send (for photos: the re-encoded image). */
@@ -56,7 +56,17 @@ export const KIND_TEXT = {
     maxFilesMessage: () => `File limit reached: ${LIMITS.item.maxFiles} files per item.`,
     defaultMaxFiles: LIMITS.item.maxFiles,
   },
+  video: {
+    noun: "video",
+    allowed: "Videos must be MP4, MOV or WebM.",
+    maxFilesMessage: () => "One video per item.",
+    defaultMaxFiles: 1,
+  },
 } as const;
+
+/** The most one stored upload of the kind may hold: a clip as uploaded is larger than any photo or file. */
+export const maxUploadBytesOf = (kind: UploadKind) =>
+  kind === "video" ? LIMITS.video.maxUploadBytes : LIMITS.item.maxFileBytes;
 
 /**
  * Parts (files and text fields) one upload form may send: the most files of
@@ -72,3 +82,6 @@ export const UPLOAD_FORM_MAX_PARTS = 64;
  */
 export const UPLOAD_BODY_MAX_BYTES =
   Math.max(LIMITS.item.maxPhotos, LIMITS.item.maxFiles) * LIMITS.item.maxFileBytes + 1024 * 1024;
+
+/** The same for a form that may carry a video: one clip, streamed to disk, never held in memory. */
+export const VIDEO_UPLOAD_BODY_MAX_BYTES = LIMITS.video.maxUploadBytes + 1024 * 1024;

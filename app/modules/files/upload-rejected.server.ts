@@ -1,6 +1,5 @@
-import { LIMITS } from "~/modules/billing/limits";
 import { RuleError } from "~/platform/errors.server";
-import { KIND_TEXT, type UploadKind } from "./upload-kinds";
+import { KIND_TEXT, maxUploadBytesOf, type UploadKind } from "./upload-kinds";
 
 /**
  * Upload refusals. Server-only, unlike upload-kinds.ts, whose constants pages
@@ -53,7 +52,7 @@ export class UploadRejectedError extends RuleError {
 const MB = 1024 * 1024;
 
 export function tooLarge(name: string, kind: UploadKind, cause?: unknown, fileName?: string) {
-  const maxBytes = LIMITS.item.maxFileBytes;
+  const maxBytes = maxUploadBytesOf(kind);
   return new UploadRejectedError(
     "FILE_TOO_LARGE",
     `${name} is too large. Maximum ${KIND_TEXT[kind].noun} size is ${Math.round(maxBytes / MB)}MB.`,

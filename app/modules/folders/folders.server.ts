@@ -262,14 +262,16 @@ export function uploadCapacity(folder: Folder) {
 
 /**
  * The bytes the folder's next e-mail carries: its unsent files and link
- * preview pictures (they are sent with the folder, so they count too). One
+ * preview pictures (they are sent with the folder, so they count too); a
+ * video rides as its poster, a few kilobytes, so its clip does not count. One
  * statement compiled once: the sending pass asks it after every send.
  */
 const contentSizeQuery = prepareSqlOnce<{ total: number }>(sql`
   select coalesce((select sum(size.value)
                      from content_items, json_each(content_items.file_sizes) as size
                     where content_items.folder_id = ${sql.placeholder("folderId")}
-                      and content_items.sent_at is null), 0)
+                      and content_items.sent_at is null
+                      and content_items.type != 'video'), 0)
        + coalesce((select sum(preview_image_size) from content_items
                     where folder_id = ${sql.placeholder("folderId")} and sent_at is null), 0)
          as total`);

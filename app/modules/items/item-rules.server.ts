@@ -85,16 +85,18 @@ export function assertFits(
   userId: number,
   folder: Folder,
   uploadSize: number,
-  options: { exceptDraftId?: string } = {},
+  options: { exceptDraftId?: string; emailBytes?: number } = {},
 ) {
   const usage = assertStorageFits(userId, uploadSize, options);
   const current = folderContentSize(folder.id);
   const limit = folderSizeLimit(recipientsOf(folder));
-  if (current + uploadSize > limit) {
+  // What the folder's e-mail will carry of the upload (a video: its poster, not the clip).
+  const emailBytes = options.emailBytes ?? uploadSize;
+  if (current + emailBytes > limit) {
     throw new QuotaExceededError(
       "FOLDER_SIZE_EXCEEDED",
-      `This folder holds ${inMb(current)} of its ${inMb(limit)}, and this upload needs ${inMb(uploadSize)} more. Use Send Now to deliver it and start fresh.`,
-      { currentUsage: current, limit, uploadSize, folderCount: usage.folderCount },
+      `This folder holds ${inMb(current)} of its ${inMb(limit)}, and this upload needs ${inMb(emailBytes)} more. Use Send Now to deliver it and start fresh.`,
+      { currentUsage: current, limit, uploadSize: emailBytes, folderCount: usage.folderCount },
     );
   }
 }

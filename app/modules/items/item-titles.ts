@@ -34,11 +34,12 @@ export function isCameraFileName(name: string) {
  */
 export function titleFromFileName(
   name: string,
-  photo?: { kind: "photo" | "file"; date: Date; timeZone: string },
+  photo?: { kind: "photo" | "file" | "video"; date: Date; timeZone: string },
 ) {
-  if (photo?.kind === "photo" && isCameraFileName(name)) {
+  if (photo && photo.kind !== "file" && isCameraFileName(name)) {
     const thisYear = photo.date.getFullYear() === new Date().getFullYear();
-    return `Photo, ${formatDay(photo.date, photo.timeZone, { year: !thisYear })}`;
+    const noun = photo.kind === "video" ? "Video" : "Photo";
+    return `${noun}, ${formatDay(photo.date, photo.timeZone, { year: !thisYear })}`;
   }
   const base = name.replace(/\.[^.]*$/, "") || name;
   return clipTitle(base.replace(/[_-]+/g, " "));

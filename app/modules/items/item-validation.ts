@@ -6,7 +6,7 @@ import { formBoolean } from "~/platform/form-boolean";
  * The add/edit content forms, one schema per item type, shared by the browser
  * and the action. The messages' wording is the product's (docs/product-rules.md, Pages and messages).
  */
-export const ITEM_TYPES = ["link", "musing", "photo", "file"] as const;
+export const ITEM_TYPES = ["link", "musing", "photo", "file", "video"] as const;
 export type ItemType = (typeof ITEM_TYPES)[number];
 
 /** A link that is not a URL, on saving. */

@@ -2,8 +2,9 @@ import { eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
 import { createFolder, createUser } from "#db/factories";
 import { contentItems } from "#db/schema";
+import { folderContentSize } from "~/modules/folders/folders.server";
 import { db } from "~/platform/db.server";
-import { itemAddress, listItems } from "./items.server";
+import { createUploadItem, itemAddress, listItems } from "./items.server";
 
 function folderWithItems(items: Omit<typeof contentItems.$inferInsert, "folderId">[]) {
   const folder = createFolder(db, createUser(db).id);
@@ -35,6 +36,9 @@ describe("listItems", () => {
         previewDescription: "Description",
         previewSiteName: "Site",
         previewImageKey: "u/p.jpg",
+        videoStatus: "failed",
+        videoProgress: 40,
+        videoError: "Too long",
         sortOrder: 0,
       },
       { type: "musing", title: "Plain", sortOrder: 1 },
@@ -70,6 +74,9 @@ describe("listItems", () => {
         previewDescription: row.previewDescription,
         previewSiteName: row.previewSiteName,
         previewImageKey: row.previewImageKey,
+        videoStatus: row.videoStatus,
+        videoProgress: row.videoProgress,
+        videoError: row.videoError,
       });
     }
     expect(plain).toMatchObject({ addComment: false, urls: [], filePaths: [], note: null });
@@ -89,6 +96,40 @@ describe("listItems", () => {
     const beyond = listItems(folder.id, 9);
     expect(beyond.items.map((item) => item.title)).toEqual(["Musing 0"]);
     expect(beyond.pagination).toMatchObject({ page: 2, hasMore: false, hasPrevious: true });
+  });
+});
+
+describe("createUploadItem", () => {
+  const details = {
+    title: "First steps",
+    addComment: true,
+    commentText: "Look",
+    askQuestion: false,
+    questionText: "",
+    responseExpectation: "na" as const,
+  };
+  const clip = (size: number) => ({
+    key: "u/clip.mov",
+    name: "clip.mov",
+    size,
+    mimeType: "video/quicktime",
+  });
+
+  test("a video waits to be prepared, and its clip does not count in the folder's e-mail", () => {
+    const user = createUser(db);
+    const folder = createFolder(db, user.id);
+    // Larger than the folder's 20 MB e-mail: it carries the poster, not the clip.
+    const item = createUploadItem(user.id, folder.id, "video", details, [clip(30 * 1024 * 1024)]);
+    expect(item).toMatchObject({ type: "video", videoStatus: "preparing", videoProgress: 0 });
+    expect(folderContentSize(folder.id)).toBe(0);
+  });
+
+  test("a video still counts in the account's storage", () => {
+    const user = createUser(db);
+    const folder = createFolder(db, user.id);
+    expect(() =>
+      createUploadItem(user.id, folder.id, "video", details, [clip(1024 * 1024 * 1024)]),
+    ).toThrow(/across 0 folders|across 1 folders/);
   });
 });
 

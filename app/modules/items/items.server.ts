@@ -58,6 +58,9 @@ const listedColumns = {
   previewDescription: contentItems.previewDescription,
   previewSiteName: contentItems.previewSiteName,
   previewImageKey: contentItems.previewImageKey,
+  videoStatus: contentItems.videoStatus,
+  videoProgress: contentItems.videoProgress,
+  videoError: contentItems.videoError,
 };
 
 export type ListedItem = Pick<Item, keyof typeof listedColumns>;
@@ -104,6 +107,9 @@ function listedItem(row: unknown[]): ListedItem {
     previewDescription: row[16] as string | null,
     previewSiteName: row[17] as string | null,
     previewImageKey: row[18] as string | null,
+    videoStatus: row[19] as Item["videoStatus"],
+    videoProgress: row[20] as number,
+    videoError: row[21] as string | null,
   };
 }
 
@@ -224,7 +230,7 @@ function fileColumns(stored: StoredUpload[]) {
 export function createUploadItem(
   userId: number,
   folderId: number,
-  type: "photo" | "file",
+  type: "photo" | "file" | "video",
   input: UploadDetailsInput,
   stored: StoredUpload[],
   options: { fromDraftId?: string } = {},
@@ -232,17 +238,18 @@ export function createUploadItem(
   return writeTransaction((tx) => {
     const folder = getFolder(userId, folderId);
     assertWritable(folder);
-    assertFits(
-      userId,
-      folder,
-      stored.reduce((sum, file) => sum + file.size, 0),
-      { exceptDraftId: options.fromDraftId },
-    );
+    const size = stored.reduce((sum, file) => sum + file.size, 0);
+    // A video's e-mail carries its poster only (docs/decisions/0204-videos-are-their-own-item.md).
+    assertFits(userId, folder, size, {
+      exceptDraftId: options.fromDraftId,
+      emailBytes: type === "video" ? 0 : size,
+    });
     return tx
       .insert(contentItems)
       .values({
         folderId: folder.id,
         type,
+        ...(type === "video" ? { videoStatus: "preparing" as const } : {}),
         title: input.title,
         addComment: input.addComment,
         askQuestion: input.askQuestion,
@@ -299,8 +306,15 @@ export function updateUploadItem(
 ) {
   return writeTransaction((tx) => {
     const { item, folder } = getItem(userId, itemId);
-    if (item.type !== "photo" && item.type !== "file") throw new ItemNotFoundError();
-    const maxFiles = item.type === "photo" ? LIMITS.item.maxPhotos : LIMITS.item.maxFiles;
+    if (item.type !== "photo" && item.type !== "file" && item.type !== "video") {
+      throw new ItemNotFoundError();
+    }
+    const maxFiles =
+      item.type === "video"
+        ? 1
+        : item.type === "photo"
+          ? LIMITS.item.maxPhotos
+          : LIMITS.item.maxFiles;
     if (item.filePaths.length + added.length > maxFiles) {
       throw new ItemRuleError(
         item.type === "photo" ? "Photo limit reached" : `At most ${maxFiles} files per item.`,

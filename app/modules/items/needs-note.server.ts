@@ -13,6 +13,31 @@ export const hasItsNote = sql<boolean>`(${contentItems.type} = 'musing'
 
 const waitsForNote = sql<boolean>`not ${hasItsNote}`;
 
+/**
+ * Not a video, or a video prepared (docs/decisions/0207-adding-a-video-from-the-folder.md): a clip still
+ * preparing, or refused, waits in the folder like an item without its note.
+ */
+export const isPrepared = sql<boolean>`(${contentItems.type} <> 'video'
+  or coalesce(${contentItems.videoStatus}, '') = 'ready')`;
+
+/** The folder's unsent videos not prepared yet, in the folder's order: what the sender's copy names. */
+export function videosNotPrepared(userId: number, folderId: number) {
+  return db
+    .select({ id: contentItems.id, title: contentItems.title })
+    .from(contentItems)
+    .innerJoin(folders, eq(folders.id, contentItems.folderId))
+    .where(
+      and(
+        eq(folders.userId, userId),
+        eq(contentItems.folderId, folderId),
+        isNull(contentItems.sentAt),
+        sql`not ${isPrepared}`,
+      ),
+    )
+    .orderBy(asc(contentItems.sortOrder), asc(contentItems.id))
+    .all();
+}
+
 /** The folder's unsent items that wait for a note, in the folder's order: what the pre-send views name. */
 export function itemsWaitingForNote(userId: number, folderId: number) {
   return db

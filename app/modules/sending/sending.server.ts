@@ -25,7 +25,12 @@ import { recordDeliveryReport } from "~/modules/deliverability/delivery-reports.
 import { reviewSenderReputation } from "~/modules/deliverability/sender-reputation.server";
 import { type Folder, reconcileStoragePause } from "~/modules/folders/folders.server";
 import { nextSendAt, occurrenceKey } from "~/modules/folders/schedule.server";
-import { hasItsNote, itemsWaitingForNote } from "~/modules/items/needs-note.server";
+import {
+  hasItsNote,
+  isPrepared,
+  itemsWaitingForNote,
+  videosNotPrepared,
+} from "~/modules/items/needs-note.server";
 import {
   answerUrl,
   archiveUrl,
@@ -149,6 +154,7 @@ const folderStatements = prepareOnce((database) => ({
         eq(contentItems.folderId, sql.placeholder("folderId")),
         isNull(contentItems.sentAt),
         hasItsNote,
+        isPrepared,
       ),
     )
     .orderBy(asc(contentItems.sortOrder), asc(contentItems.id))
@@ -276,19 +282,30 @@ export function buildNewsletter(
 }
 
 /**
- * The items a send leaves behind, waiting for a note, for the sender's own
- * copy to name (docs/decisions/0198-waiting-items-reminder.md): the folder's
- * unsent items without their note that the ledger does not carry.
+ * The items a send leaves behind, waiting for a note or for their video to
+ * be prepared, for the sender's own copy to name
+ * (docs/decisions/0198-waiting-items-reminder.md): the folder's unsent items
+ * the ledger does not carry.
  */
 function heldBackItems(ledger: Ledger, folder: Folder): HeldBackItem[] {
   const carried = new Set(ledger.itemIds);
-  return itemsWaitingForNote(folder.userId, folder.id)
-    .filter((item) => !carried.has(item.id))
-    .map((item) => ({
+  const named =
+    (waitingFor: HeldBackItem["waitingFor"]) => (item: { id: number; title: string }) => ({
       id: item.id,
       title: item.title,
       editUrl: `${env.APP_URL}/folders/${folder.id}/items/${item.id}/edit`,
-    }));
+      waitingFor,
+    });
+  const videos = videosNotPrepared(folder.userId, folder.id)
+    .filter((item) => !carried.has(item.id))
+    .map(named("video"));
+  const waitingVideo = new Set(videos.map((item) => item.id));
+  return [
+    ...itemsWaitingForNote(folder.userId, folder.id)
+      .filter((item) => !carried.has(item.id) && !waitingVideo.has(item.id))
+      .map(named("note")),
+    ...videos,
+  ];
 }
 
 function senderOf(folder: Folder) {

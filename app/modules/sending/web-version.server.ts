@@ -131,6 +131,15 @@ export type WebVersionItem =
       title: string;
       files: { url: string | null; name: string; size: number }[];
       reasons: Reasons;
+    }
+  | {
+      kind: "video";
+      id: number;
+      title: string;
+      /** Null once the archive no longer keeps the clip: the page names it only. */
+      video: { url: string; posterUrl: string | null } | null;
+      name: string;
+      reasons: Reasons;
     };
 
 export type WebVersionPage =
@@ -159,8 +168,11 @@ export type WebVersionPage =
     };
 
 /** Where the page's pictures and files are served, through the same check as the page. */
-export const webVersionFileUrl = (code: string, itemId: number, index: number | "preview") =>
-  `/v-files/${code}/${itemId}/${index}`;
+export const webVersionFileUrl = (
+  code: string,
+  itemId: number,
+  index: number | "preview" | "poster",
+) => `/v-files/${code}/${itemId}/${index}`;
 export const webVersionHeaderUrl = (code: string) => `/v-files/${code}/header`;
 
 function lookOf(sender: typeof users.$inferSelect, code: string): WebVersionLook {
@@ -232,6 +244,23 @@ function itemView(item: NewsletterItem, code: string, kept: boolean): WebVersion
         ),
         reasons: itemReasons(item),
       };
+    case "video":
+      return {
+        kind: "video",
+        id: item.id,
+        title: item.title,
+        video:
+          kept && item.filePaths[0]
+            ? {
+                url: webVersionFileUrl(code, item.id, 0),
+                posterUrl: item.thumbnailPaths[0]
+                  ? webVersionFileUrl(code, item.id, "poster")
+                  : null,
+              }
+            : null,
+        name: item.fileNames[0] ?? "Video",
+        reasons: itemReasons(item),
+      };
     default:
       return null;
   }
@@ -287,7 +316,7 @@ export function webVersionPage(code: string, now = new Date()): WebVersionPage {
  * A photo, file or link picture (`index` "preview") of a web version,
  * through the same check as the page; else null.
  */
-export function webVersionFile(code: string, itemId: number, index: number | "preview") {
+export function webVersionFile(code: string, itemId: number, index: number | "preview" | "poster") {
   const copy = findRecipientCopy("web", code);
   if (!copy) return null;
   const item = issueItems(copy.ledger).find((candidate) => candidate.id === itemId);
@@ -295,6 +324,11 @@ export function webVersionFile(code: string, itemId: number, index: number | "pr
   if (index === "preview") {
     return item.type === "link" && item.previewStatus === "ready" && item.previewImageKey
       ? { key: item.previewImageKey, name: "preview.jpg", mimeType: "image/jpeg" }
+      : null;
+  }
+  if (index === "poster") {
+    return item.type === "video" && item.thumbnailPaths[0]
+      ? { key: item.thumbnailPaths[0], name: "poster.jpg", mimeType: "image/jpeg" }
       : null;
   }
   const key = item.filePaths[index];

@@ -5,6 +5,25 @@ const MB = 1024 * 1024;
 const jpeg = (name: string, size = 1000) => ({ name, type: "image/jpeg", size });
 
 describe("checkChosenFiles", () => {
+  test("a video is one clip of a video type (or a clip's name), up to 200 MB", () => {
+    const clip = { name: "IMG_1.MOV", type: "video/quicktime", size: 150 * MB };
+    expect(isAllowedType("video", { name: "b.webm", type: "", size: 1 })).toBe(true);
+    expect(isAllowedType("video", { name: "c.jpg", type: "image/jpeg", size: 1 })).toBe(false);
+    expect(isAllowedType("photo", clip)).toBe(false);
+    const result = checkChosenFiles(
+      "video",
+      [],
+      [
+        clip,
+        { name: "IMG_2.mp4", type: "video/mp4", size: 1 },
+        { name: "long.mp4", type: "video/mp4", size: 201 * MB },
+      ],
+    );
+    expect(result.kept).toEqual([clip]);
+    expect(result.tooLarge).toEqual(["long.mp4 is too large. Maximum video size is 200MB."]);
+    expect(result.limitMessage).toBe("One video per item.");
+  });
+
   test("photos must be images; names of the others are listed", () => {
     const result = checkChosenFiles(
       "photo",

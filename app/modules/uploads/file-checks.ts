@@ -6,7 +6,7 @@ import { LIMITS } from "~/modules/billing/limits";
  * long upload. The server checks every file again by its content
  * (uploads.server.ts): these only save the wait, they decide nothing.
  */
-export type UploadKind = "photo" | "file";
+export type UploadKind = "photo" | "file" | "video";
 export type ChosenFile = { name: string; type: string; size: number };
 
 const WORD_AND_PDF_TYPES = new Set([
@@ -16,6 +16,7 @@ const WORD_AND_PDF_TYPES = new Set([
 ]);
 const WORD_AND_PDF_EXTENSIONS = /\.(pdf|docx?)$/i;
 const HEIC_EXTENSIONS = /\.(heic|heif)$/i;
+const VIDEO_EXTENSIONS = /\.(mp4|m4v|mov|webm)$/i;
 /** What a browser that does not know a type calls it. */
 const UNKNOWN_TYPES = new Set(["", "application/octet-stream"]);
 
@@ -30,6 +31,9 @@ export const PHOTO_LIMIT_REACHED = "Photo limit reached";
  * the browser gives none).
  */
 export function isAllowedType(kind: UploadKind, file: ChosenFile) {
+  if (kind === "video") {
+    return file.type.startsWith("video/") || VIDEO_EXTENSIONS.test(file.name);
+  }
   if (kind === "photo") {
     return (
       file.type.startsWith("image/") ||
@@ -40,11 +44,17 @@ export function isAllowedType(kind: UploadKind, file: ChosenFile) {
 }
 
 export function maxFilesFor(kind: UploadKind) {
+  if (kind === "video") return 1;
   return kind === "photo" ? LIMITS.item.maxPhotos : LIMITS.item.maxFiles;
 }
 
+/** A clip as uploaded may be far larger than a photo or a document (LIMITS.video). */
+export function maxBytesFor(kind: UploadKind) {
+  return kind === "video" ? LIMITS.video.maxUploadBytes : LIMITS.item.maxFileBytes;
+}
+
 export function tooLargeMessage(kind: UploadKind, name: string) {
-  return `${name} is too large. Maximum ${kind} size is ${Math.round(LIMITS.item.maxFileBytes / MB)}MB.`;
+  return `${name} is too large. Maximum ${kind} size is ${Math.round(maxBytesFor(kind) / MB)}MB.`;
 }
 
 export type FileCheckResult<T extends ChosenFile> = {
@@ -79,13 +89,15 @@ export function checkChosenFiles<T extends ChosenFile>(
   for (const file of chosen) {
     if (!isAllowedType(kind, file)) {
       result.invalidNames.push(file.name);
-    } else if (file.size > LIMITS.item.maxFileBytes) {
+    } else if (file.size > maxBytesFor(kind)) {
       result.tooLarge.push(tooLargeMessage(kind, file.name));
     } else if (result.kept.length >= room) {
       result.limitMessage =
         kind === "photo"
           ? PHOTO_LIMIT_REACHED
-          : `File limit reached: ${LIMITS.item.maxFiles} files per item.`;
+          : kind === "video"
+            ? "One video per item."
+            : `File limit reached: ${LIMITS.item.maxFiles} files per item.`;
     } else {
       result.kept.push(file);
     }

@@ -2,7 +2,9 @@ import { LIMITS } from "~/modules/billing/limits";
 import type { ItemType } from "~/modules/items/item-validation";
 
 /** The multi-folder upload's messages (docs/product-rules.md, Uploads), shared by the browser and the server. */
-export const WIZARD_TYPES: readonly ItemType[] = ["link", "musing", "photo", "file"];
+/** Videos are not offered here yet: the wizard's drafts hold photos and files only. */
+export type WizardType = Exclude<ItemType, "video">;
+export const WIZARD_TYPES: readonly WizardType[] = ["link", "musing", "photo", "file"];
 export const MAX_FOLDERS = LIMITS.multiFolder.maxFolders;
 export const PLEASE_SELECT_A_FOLDER = "Please select at least one folder";
 export const NO_VALID_FOLDERS = "No valid folders selected for upload";

@@ -11,15 +11,11 @@ import {
   ItemRuleError,
   QuotaExceededError,
 } from "~/modules/items/item-rules.server";
-import type {
-  ItemType,
-  LinkInput,
-  MusingInput,
-  UploadDetailsInput,
-} from "~/modules/items/item-validation";
+import type { LinkInput, MusingInput, UploadDetailsInput } from "~/modules/items/item-validation";
 import { createTextItem, createUploadItem } from "~/modules/items/items.server";
 import { db, writeTransaction } from "~/platform/db.server";
 import { NotFoundError, RuleError } from "~/platform/errors.server";
+import type { WizardType } from "./multi-folder";
 import {
   AT_LEAST_ONE_FOLDER,
   INVALID_FOLDER_ID,
@@ -86,7 +82,7 @@ export function getDraft(userId: number, draftId: string, now = new Date()): Upl
 /** Starts a draft with the content step's fields and stored files. */
 export async function createDraft(
   userId: number,
-  type: ItemType,
+  type: WizardType,
   fields: DraftFields,
   files: DraftFile[],
   now = new Date(),

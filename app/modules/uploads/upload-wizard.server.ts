@@ -2,13 +2,13 @@ import type { SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import type { ItemFormValues, UploadProblem } from "~/modules/items/item-validation";
 import { type ItemType, schemaFor } from "~/modules/items/item-validation";
-import { selectAFile, WIZARD_TYPES } from "./multi-folder";
+import { selectAFile, WIZARD_TYPES, type WizardType } from "./multi-folder";
 import type { DraftFields, UploadDraft } from "./upload-drafts.server";
 
 /** Route helpers of the multi-folder wizard (app/routes/upload+). */
 
-export function parseWizardType(value: string | null): ItemType {
-  return WIZARD_TYPES.includes(value as ItemType) ? (value as ItemType) : "link";
+export function parseWizardType(value: string | null): WizardType {
+  return WIZARD_TYPES.includes(value as WizardType) ? (value as WizardType) : "link";
 }
 
 export type ContentStepReply = {

@@ -3,7 +3,6 @@ import { eq } from "drizzle-orm";
 import { type FileTypeResult, fileTypeFromBuffer } from "file-type";
 import { users } from "#db/schema";
 import { FileTooLargeError } from "#storage/index";
-import { LIMITS } from "~/modules/billing/limits";
 import {
   acceptedType,
   classifyThreat,
@@ -24,6 +23,7 @@ import {
 import {
   claimedUploadKind,
   KIND_TEXT,
+  maxUploadBytesOf,
   type StoredUpload,
   UPLOAD_BODY_MAX_BYTES,
   UPLOAD_FIELD,
@@ -122,7 +122,7 @@ export function createUploadHandler(kind: UploadKind, ctx: UploadContext): Uploa
     try {
       let original: { key: string; size: number };
       try {
-        original = await storage.put(all(), { maxBytes: LIMITS.item.maxFileBytes });
+        original = await storage.put(all(), { maxBytes: maxUploadBytesOf(kind) });
       } catch (error) {
         if (error instanceof FileTooLargeError) throw tooLarge(name, kind, error, filename);
         throw error;
@@ -144,7 +144,7 @@ export function createUploadHandler(kind: UploadKind, ctx: UploadContext): Uploa
             )
           : {
               key: original.key,
-              name: withExtension(name, type.ext, "file"),
+              name: withExtension(name, type.ext, kind),
               size: original.size,
               mimeType: type.mime,
             };

@@ -44,6 +44,8 @@ export async function action({ request }: ActionFunctionArgs) {
       date: new Date(),
       timeZone: user.timeZone,
     });
+    // Read as photos or files only ("photo-or-file"): videos do not come by this door yet.
+    if (kind === "video") throw new Error("The share target read a video");
     const draft = await createDraft(user.id, kind, details, stored);
     return redirect(`/add/shared/${draft.id}`, 303);
   }).catch((error: unknown) => {

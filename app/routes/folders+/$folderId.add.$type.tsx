@@ -10,7 +10,7 @@ import { DialogErrorBoundary } from "~/components/error-boundary";
 import { ItemForm } from "~/components/item-form";
 import { Dialog } from "~/components/ui/dialog";
 import { requireUser } from "~/modules/accounts/session.server";
-import { UPLOAD_BODY_MAX_BYTES } from "~/modules/files/upload-kinds";
+import { UPLOAD_BODY_MAX_BYTES, VIDEO_UPLOAD_BODY_MAX_BYTES } from "~/modules/files/upload-kinds";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder, recipientsOf, uploadCapacity } from "~/modules/folders/folders.server";
 import {
@@ -23,6 +23,7 @@ import {
 import { withLinkTitle } from "~/modules/items/item-titles.server";
 import { NEW_ITEM, schemaFor } from "~/modules/items/item-validation";
 import { createTextItem, createUploadItem, itemAddress } from "~/modules/items/items.server";
+import { requestVideoPass } from "~/modules/items/video-preparation-queue.server";
 import { withUpload } from "~/modules/uploads/uploads.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { orNotFound, RuleError } from "~/platform/errors.server";
@@ -31,8 +32,14 @@ import { replayWritesToPrimary } from "~/platform/replication.server";
 import type { RouteBodyLimit } from "~/platform/route-body-limit";
 import { redirectWithToast } from "~/platform/toast.server";
 
-const TITLES = { link: "Add Link", musing: "Add Musing", photo: "Add Photo", file: "Add File" };
-const NOUNS = { link: "link", musing: "musing", photo: "photo", file: "file" };
+const TITLES = {
+  link: "Add Link",
+  musing: "Add Musing",
+  photo: "Add Photo",
+  file: "Add File",
+  video: "Add Video",
+};
+const NOUNS = { link: "link", musing: "musing", photo: "photo", file: "file", video: "video" };
 
 export const meta: MetaFunction<typeof loader> = ({ data: loaded }) => [
   { title: `${loaded ? TITLES[loaded.type] : "Add Content"} · Thoughtfully` },
@@ -51,8 +58,13 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   };
 }
 
-/** Uploads stream up to a full item's files (docs/decisions/0101-body-limits-by-route.md); any other body is a form. */
-export const bodyLimit: RouteBodyLimit = { multipart: UPLOAD_BODY_MAX_BYTES };
+/**
+ * Uploads stream up to a full item's files, or one clip, to disk
+ * (docs/decisions/0101-body-limits-by-route.md); any other body is a form.
+ */
+export const bodyLimit: RouteBodyLimit = {
+  multipart: Math.max(UPLOAD_BODY_MAX_BYTES, VIDEO_UPLOAD_BODY_MAX_BYTES),
+};
 
 export async function action({ request, params }: ActionFunctionArgs) {
   await replayWritesToPrimary(request);
@@ -123,6 +135,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
         { status: mapped.status },
       );
     }
+    // The clip is prepared in the background; the item shows its progress meanwhile.
+    if (type === "video") requestVideoPass();
     return redirectWithToast(saved.location, {
       title: "Content added successfully!",
       description: `${stored.length === 1 ? `1 ${NOUNS[type]}` : `${stored.length} ${NOUNS[type]}s`} added`,

@@ -11,7 +11,6 @@ import { ItemForm } from "~/components/item-form";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput } from "~/components/ui/forms";
 import { requireUser } from "~/modules/accounts/session.server";
-import { LIMITS } from "~/modules/billing/limits";
 import { UPLOAD_BODY_MAX_BYTES } from "~/modules/files/upload-kinds";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { recipientsOf, uploadCapacity } from "~/modules/folders/folders.server";
@@ -27,6 +26,7 @@ import { withLinkTitle } from "~/modules/items/item-titles.server";
 import type { ItemFormValues } from "~/modules/items/item-validation";
 import { schemaFor } from "~/modules/items/item-validation";
 import { itemAddress, updateTextItem, updateUploadItem } from "~/modules/items/items.server";
+import { maxFilesFor } from "~/modules/uploads/file-checks";
 import { withUpload } from "~/modules/uploads/uploads.server";
 import { readProtectedForm } from "~/platform/csrf.server";
 import { invariantResponse, orNotFound } from "~/platform/errors.server";
@@ -35,7 +35,13 @@ import type { RouteBodyLimit } from "~/platform/route-body-limit";
 import { redirectWithToast } from "~/platform/toast.server";
 import { formatBytes } from "~/utils/format";
 
-const TITLES = { link: "Edit Link", musing: "Edit Item", photo: "Edit Photo", file: "Edit File" };
+const TITLES = {
+  link: "Edit Link",
+  musing: "Edit Item",
+  photo: "Edit Photo",
+  file: "Edit File",
+  video: "Edit Video",
+};
 
 export const meta: MetaFunction = () => [{ title: "Edit · Thoughtfully" }];
 
@@ -108,8 +114,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     return redirectWithToast(back, { title: "Changes saved" });
   }
 
-  const room =
-    (item.type === "photo" ? LIMITS.item.maxPhotos : LIMITS.item.maxFiles) - item.filePaths.length;
+  const room = maxFilesFor(item.type) - item.filePaths.length;
   const upload = { kind: item.type, userId: user.id, maxFiles: Math.max(room, 0), csrf: true };
   return withUpload(request, upload, async ({ formData, stored }) => {
     try {
