@@ -202,6 +202,22 @@ describe("bounded request bodies", () => {
     expect(small.status).not.toBe(413);
   });
 
+  test("only Add Video takes a clip's body: the same post is refused at once by Add Photo and Add Link", async () => {
+    const clipSized = {
+      total: UPLOAD_BODY_MAX_BYTES + 1,
+      headers: { Cookie: sessionCookie, "Content-Type": "multipart/form-data; boundary=x" },
+    };
+    for (const type of ["photo", "link", "file"]) {
+      const { status } = await postLargeBody(base, {
+        target: `/folders/1/add/${type}`,
+        ...clipSized,
+      });
+      expect(status, type).toBe(413);
+    }
+    const video = await postLargeBody(base, { target: "/folders/1/add/video", ...clipSized });
+    expect(video.status).not.toBe(413);
+  });
+
   test("a small form still reaches the app (refused there for its missing CSRF token)", async () => {
     const response = await fetch(`${base}/login`, {
       method: "POST",

@@ -10,7 +10,7 @@ import { DialogErrorBoundary } from "~/components/error-boundary";
 import { ItemForm } from "~/components/item-form";
 import { Dialog } from "~/components/ui/dialog";
 import { requireUser } from "~/modules/accounts/session.server";
-import { UPLOAD_BODY_MAX_BYTES, VIDEO_UPLOAD_BODY_MAX_BYTES } from "~/modules/files/upload-kinds";
+import { UPLOAD_BODY_MAX_BYTES } from "~/modules/files/upload-kinds";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder, recipientsOf, uploadCapacity } from "~/modules/folders/folders.server";
 import {
@@ -59,12 +59,10 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 }
 
 /**
- * Uploads stream up to a full item's files, or one clip, to disk
- * (docs/decisions/0101-body-limits-by-route.md); any other body is a form.
+ * Uploads stream up to a full item's files to disk (docs/decisions/0101-body-limits-by-route.md);
+ * any other body is a form. A clip's larger limit is Add Video's own route ($folderId.add.video.tsx).
  */
-export const bodyLimit: RouteBodyLimit = {
-  multipart: Math.max(UPLOAD_BODY_MAX_BYTES, VIDEO_UPLOAD_BODY_MAX_BYTES),
-};
+export const bodyLimit: RouteBodyLimit = { multipart: UPLOAD_BODY_MAX_BYTES };
 
 export async function action({ request, params }: ActionFunctionArgs) {
   await replayWritesToPrimary(request);
