@@ -269,6 +269,14 @@ describe("domains stack in one order", () => {
     expect(domains.filter((domain) => !DOMAIN_ORDER.includes(domain))).toEqual([]);
   });
 
+  test("the README's layout names every domain, in this order", () => {
+    const layout = readFileSync(`${root}/README.md`, "utf8")
+      .split("modules/<domain>/")[1]
+      ?.split("\n  platform/")[0];
+    const listed = [...(layout ?? "").matchAll(/^ {4}([a-z-]+)\/ /gm)].map((match) => match[1]);
+    expect(listed).toEqual(DOMAIN_ORDER);
+  });
+
   test("no two domains import each other", () => {
     expect(mutualPairs(crossDomainImports(appImports()))).toEqual([]);
   });
