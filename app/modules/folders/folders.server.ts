@@ -100,13 +100,21 @@ function scheduleFields(
  * Claims a welcome for each listed mailbox the folder has not welcomed yet, in
  * the transaction that saves its recipients: a crash keeps both or neither
  * (docs/decisions/0208-a-welcome-before-the-first-issue.md). A mailbox taken
- * off and put back is not welcomed twice. Sending them is the sending
- * domain's (app/modules/sending/welcomes.server.ts).
+ * off and put back is not welcomed twice, and the sender's own mailbox (listed
+ * to see what recipients see) is not welcomed at all. Sending them is the
+ * sending domain's (app/modules/sending/welcomes.server.ts).
  */
-function claimWelcomes(tx: Transaction, folderId: number, recipients: readonly Recipient[]) {
+function claimWelcomes(
+  tx: Transaction,
+  userId: number,
+  folderId: number,
+  recipients: readonly Recipient[],
+) {
+  const owner = tx.select({ email: users.email }).from(users).where(eq(users.id, userId)).get();
+  const ownMailbox = owner ? mailboxKey(owner.email) : null;
   for (const recipient of recipients) {
     const mailbox = mailboxKey(recipient.email);
-    if (!mailbox) continue;
+    if (!mailbox || mailbox === ownMailbox) continue;
     tx.insert(recipientWelcomes)
       .values({ folderId, email: recipient.email, mailbox })
       .onConflictDoNothing()
@@ -140,7 +148,7 @@ export function createFolder(userId: number, input: FolderInput): Folder {
       })
       .returning()
       .get();
-    claimWelcomes(tx, folder.id, input.recipients);
+    claimWelcomes(tx, userId, folder.id, input.recipients);
     return folder;
   });
 }
@@ -152,6 +160,7 @@ export function updateFolder(userId: number, folderId: number, input: FolderInpu
     const listedBefore = new Set(recipientsOf(folder).map((entry) => mailboxKey(entry.email)));
     claimWelcomes(
       tx,
+      userId,
       folder.id,
       input.recipients.filter((entry) => !listedBefore.has(mailboxKey(entry.email))),
     );

@@ -116,6 +116,22 @@ describe("the welcome", () => {
     expect(await mailTo(mum)).toHaveLength(1);
   });
 
+  test("a sender who lists their own address, in any spelling, gets no welcome from themselves", async () => {
+    const own = address("ada");
+    const ada = createUser(db, { email: own });
+    const mum = address("mum");
+    const folder = createFolder(
+      ada.id,
+      folderInput([
+        { name: "Me", email: own.toUpperCase().replace("@", "+copy@") },
+        { name: "Mum", email: mum },
+      ]),
+    );
+    expect(welcomeRows(folder.id).map((row) => row.email)).toEqual([mum]);
+    expect(await sendWelcomes()).toBe(1);
+    expect(await mailTo(mum)).toHaveLength(1);
+  });
+
   test("a recipient taken off before their welcome went gets none, and one if put back", async () => {
     const ada = createUser(db);
     const mum = address("mum");
