@@ -15,6 +15,7 @@ import { AuthCard, authLinkClass } from "~/components/auth-card";
 import { RecipientLinkProblem } from "~/components/recipient-page";
 import { CsrfInput, ErrorList, SubmitButton } from "~/components/ui/forms";
 import { ResubscribeForm } from "~/components/web-version";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { takeAnswerLinkUse } from "~/modules/answers/answer-link-limit.server";
 import { HeartSchema, NoteSchema } from "~/modules/answers/answer-validation";
 import {
@@ -25,7 +26,6 @@ import {
   writeNote,
 } from "~/modules/answers/answers.server";
 import { LIMITS } from "~/modules/billing/limits";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { retryAfterMessage } from "~/platform/rate-limit.server";
 import { redirectWithToast } from "~/platform/toast.server";
 

@@ -14,7 +14,7 @@ import {
   undoCredentialChange,
   undoLinkUse,
 } from "~/modules/accounts/credential-undo.server";
-import { readProtectedForm } from "~/platform/csrf.server";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { invariantResponse } from "~/platform/errors.server";
 
 /**

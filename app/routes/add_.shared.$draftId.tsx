@@ -7,6 +7,7 @@ import {
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { AppShell } from "~/components/app-shell";
 import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { requireAddUser } from "~/modules/items/capture.server";
 import { uploadProblemFor } from "~/modules/items/item-routes.server";
 import { itemAddress } from "~/modules/items/items.server";
@@ -19,7 +20,6 @@ import {
   sharedDraft,
   shareFolderChoices,
 } from "~/modules/uploads/share-target.server";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { orNotFound } from "~/platform/errors.server";
 import { parseIntentForm } from "~/platform/intent.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";

@@ -8,9 +8,9 @@ import {
   recipientPageHeaders,
   recipientPageMeta,
 } from "~/components/recipient-page";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { readDontAskAgainLink } from "~/modules/recipients/recipient-links.server";
 import { refuseResubscribeRequests } from "~/modules/recipients/recipients.server";
-import { readProtectedForm } from "~/platform/csrf.server";
 
 /**
  * /dont-ask-again?email=&token= — the "Don't ask me again" link of a

@@ -9,6 +9,7 @@ import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { AppShell } from "~/components/app-shell";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { noticeCredentialChange } from "~/modules/accounts/credential-notices.server";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { requireReauthenticatedUser } from "~/modules/accounts/reauthentication.server";
 import {
   API_TOKEN_LIFETIMES_DAYS,
@@ -21,7 +22,6 @@ import {
   ExtensionConnectSchema,
   extensionFinishUrl,
 } from "~/modules/api/extension-connect";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { invariantResponse, RuleError } from "~/platform/errors.server";
 
 /**

@@ -9,6 +9,7 @@ import { useEffect, useRef, useState } from "react";
 import { DashboardPage } from "~/components/dashboard";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { requireUser } from "~/modules/accounts/session.server";
 import { LIMITS } from "~/modules/billing/limits";
 import { getUsage } from "~/modules/billing/quota.server";
@@ -18,7 +19,6 @@ import {
   referralStats,
 } from "~/modules/billing/referrals.server";
 import { loadDashboardPage } from "~/modules/dashboard/dashboard.server";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { formatBytes, pluralize } from "~/utils/format";
 
 export const meta: MetaFunction = () => [{ title: "Invite friends, get folders · Thoughtfully" }];

@@ -8,6 +8,7 @@ import {
   recipientPageHeaders,
   recipientPageMeta,
 } from "~/components/recipient-page";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import {
   isValidResubscribeToken,
   readLinkParams,
@@ -17,7 +18,6 @@ import {
   resubscribe,
   UnknownFolderError,
 } from "~/modules/recipients/recipients.server";
-import { readProtectedForm } from "~/platform/csrf.server";
 
 /**
  * /resubscribe?email=&folder=&token= — the link of the one e-mail a sender

@@ -13,6 +13,7 @@ import { DashboardPage } from "~/components/dashboard";
 import { PremiumPerkList } from "~/components/premium-perks";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/ui/forms";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { requireUser } from "~/modules/accounts/session.server";
 import {
   BillingError,
@@ -24,7 +25,6 @@ import {
 import { isPremium } from "~/modules/billing/quota.server";
 import { loadDashboardPage } from "~/modules/dashboard/dashboard.server";
 import { templateSamples } from "~/modules/sending/template-samples.server";
-import { readProtectedForm } from "~/platform/csrf.server";
 
 export const meta: MetaFunction = () => [{ title: "Upgrade to Premium · Thoughtfully" }];
 

@@ -5,6 +5,7 @@ import { describe, expect, test } from "vitest";
 import { createUser } from "#db/factories";
 import { apiTokens, contentItems, folders, mailboxSuppressions } from "#db/schema";
 import { createAnswer, createSentIssue } from "#db/sent-issue-factories";
+import { issueCsrfToken } from "~/modules/accounts/csrf.server";
 import { recordReauthentication } from "~/modules/accounts/reauthentication.server";
 import { createSession, getCurrentSession } from "~/modules/accounts/session.server";
 import { API_TOKEN_RATE_LIMIT } from "~/modules/api/api.server";
@@ -12,7 +13,6 @@ import { createApiToken, revokeApiToken } from "~/modules/api/api-tokens.server"
 import { LIMITS } from "~/modules/billing/limits";
 import { MISSING_FIELDS } from "~/modules/items/item-validation";
 import { unsubscribe } from "~/modules/recipients/recipients.server";
-import { issueCsrfToken } from "~/platform/csrf.server";
 import { formatDay } from "~/platform/dates";
 import { db } from "~/platform/db.server";
 import * as api from "~/routes/api+/v1.$";

@@ -13,7 +13,7 @@ const sink = await startSmtpSink();
 
 const { db } = await import("~/platform/db.server");
 const { createSession, getCurrentSession } = await import("~/modules/accounts/session.server");
-const { issueCsrfToken } = await import("~/platform/csrf.server");
+const { issueCsrfToken } = await import("~/modules/accounts/csrf.server");
 const { waitForBackgroundWork } = await import("~/platform/background-work.server");
 const { getToast } = await import("~/platform/toast.server");
 const signup = await import("~/routes/_auth+/signup");

@@ -32,7 +32,7 @@ process.env.STRIPE_API_BASE = fake.origin;
 const { db } = await import("~/platform/db.server");
 const { folders, processedStripeEvents, users } = await import("#db/schema");
 const { createSession, getCurrentSession } = await import("~/modules/accounts/session.server");
-const { issueCsrfToken } = await import("~/platform/csrf.server");
+const { issueCsrfToken } = await import("~/modules/accounts/csrf.server");
 const { recordReauthentication } = await import("~/modules/accounts/reauthentication.server");
 const { createCheckoutSession, createPortalSession, STRIPE_API_VERSION } = await import(
   "~/modules/billing/billing.server"

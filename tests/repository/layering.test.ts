@@ -74,10 +74,8 @@ describe("lower layers stay below the app", () => {
  * The app's own layers: domain modules (app/modules/<domain>) and the platform
  * under them (app/platform) hold rules and plumbing, so they never reach up
  * into components, routes or the document. The platform serves every domain
- * and uses none, except the session reader: CSRF tokens are bound to the session.
+ * and uses none (CSRF, bound to the session, is the accounts domain's).
  */
-const PLATFORM_MAY_USE = new Set(["~/modules/accounts/session.server"]);
-
 describe("domain modules and the platform stay under the screens", () => {
   // Tests may drive a route through its action, as a browser would.
   const files = () =>
@@ -94,14 +92,12 @@ describe("domain modules and the platform stay under the screens", () => {
     expect(offending).toEqual([]);
   });
 
-  test("the platform imports no domain module but the session reader", () => {
+  test("the platform imports no domain module", () => {
     const offending = files()
       .filter((path) => path.startsWith("app/platform/"))
       .flatMap((path) =>
         importsOf(path)
-          .filter(
-            (specifier) => specifier.startsWith("~/modules/") && !PLATFORM_MAY_USE.has(specifier),
-          )
+          .filter((specifier) => specifier.startsWith("~/modules/"))
           .map((specifier) => `${path} imports ${specifier}`),
       );
     expect(offending).toEqual([]);

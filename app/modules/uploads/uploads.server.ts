@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { type FileTypeResult, fileTypeFromBuffer } from "file-type";
 import { users } from "#db/schema";
 import { FileTooLargeError } from "#storage/index";
+import { checkingCsrfBeforeFiles, validateCsrf } from "~/modules/accounts/csrf.server";
 import {
   acceptedType,
   classifyThreat,
@@ -36,7 +37,6 @@ import {
   UNVERIFIED_UPLOAD_MESSAGE,
   UploadRejectedError,
 } from "~/modules/files/upload-rejected.server";
-import { checkingCsrfBeforeFiles, validateCsrf } from "~/platform/csrf.server";
 import { db } from "~/platform/db.server";
 import { BUSY_MESSAGE, isMemoryBudgetSpent } from "~/platform/memory-budget.server";
 import {

@@ -13,6 +13,7 @@ import { AuthCard, authLinkClass } from "~/components/auth-card";
 import { OneTimeCodeField } from "~/components/one-time-code-field";
 import { PasskeySignInButton } from "~/components/passkey-buttons";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/ui/forms";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { listPasskeys } from "~/modules/accounts/passkeys.server";
 import {
   getCurrentSession,
@@ -26,7 +27,6 @@ import {
   SECOND_FACTOR_THROTTLED_MESSAGE,
 } from "~/modules/accounts/two-factor.server";
 import { CodeSchema } from "~/modules/accounts/two-factor-validation";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { getFormConstraint } from "~/platform/form-constraint";
 import { safeRedirectPath } from "~/platform/redirect";
 import { redirectWithToast } from "~/platform/toast.server";

@@ -12,6 +12,7 @@ import { AuthCard, AuthNotice, authLinkClass } from "~/components/auth-card";
 import { OneTimeCodeField } from "~/components/one-time-code-field";
 import { PasskeyReauthenticateButton } from "~/components/passkey-buttons";
 import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { listPasskeys } from "~/modules/accounts/passkeys.server";
 import {
   emailReauthenticationLink,
@@ -28,7 +29,6 @@ import {
 } from "~/modules/accounts/reauthentication-validation";
 import { getCurrentSession, requireUser } from "~/modules/accounts/session.server";
 import { hasTwoFactor, INVALID_CODE_MESSAGE } from "~/modules/accounts/two-factor.server";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { getFormConstraint } from "~/platform/form-constraint";
 import { parseIntentForm } from "~/platform/intent.server";
 import { safeRedirectPath } from "~/platform/redirect";

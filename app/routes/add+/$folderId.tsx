@@ -8,6 +8,7 @@ import {
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { ItemForm } from "~/components/item-form";
 import { Dialog } from "~/components/ui/dialog";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder, recipientsOf } from "~/modules/folders/folders.server";
 import {
@@ -21,7 +22,6 @@ import { titleForLink } from "~/modules/items/item-titles.server";
 import { QuickLinkSchema } from "~/modules/items/item-validation";
 import { createTextItem } from "~/modules/items/items.server";
 import { needsNote } from "~/modules/items/needs-note";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { orNotFound, RuleError } from "~/platform/errors.server";
 import { redirectWithToast } from "~/platform/toast.server";
 

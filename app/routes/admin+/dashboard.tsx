@@ -13,6 +13,7 @@ import { OverviewTab } from "~/components/admin-dashboard/overview-tab";
 import { SecurityTab } from "~/components/admin-dashboard/security-tab";
 import { SecurityLink, TABS, TabNav, tabHref, tabOf } from "~/components/admin-dashboard/tab-nav";
 import { UsageTab } from "~/components/admin-dashboard/usage-tab";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import {
   findUserIdByEmail,
   grantRole,
@@ -28,7 +29,6 @@ import {
   getUnsubscribeReasons,
 } from "~/modules/admin/admin-metrics.server";
 import { GrantRoleSchema, RevokeRoleSchema } from "~/modules/admin/role-validation";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { parseIntentForm } from "~/platform/intent.server";
 import { redirectRefreshed, redirectWithToast } from "~/platform/toast.server";
 

@@ -15,6 +15,7 @@ import {
 } from "~/components/admin";
 import { SeverityBadge } from "~/components/ui/badge";
 import { DataTable } from "~/components/ui/data-table";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { requireAdmin } from "~/modules/accounts/roles.server";
 import { EVENT_LABELS, formatNumber, levels } from "~/modules/admin/admin-display";
 import { getSecurityDashboard, type Trend } from "~/modules/admin/admin-metrics.server";
@@ -24,7 +25,6 @@ import {
   REPUTATION_LIMITS,
   whyNotPaused,
 } from "~/modules/deliverability/sender-reputation.server";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { formatUtc } from "~/platform/dates";
 import { redirectRefreshed } from "~/platform/toast.server";
 

@@ -15,6 +15,7 @@ import {
   StatGrid,
 } from "~/components/admin";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { requireAdmin } from "~/modules/accounts/roles.server";
 import { formatNumber } from "~/modules/admin/admin-display";
 import {
@@ -23,7 +24,6 @@ import {
   REPUTATION_LIMITS,
   senderReview,
 } from "~/modules/deliverability/sender-reputation.server";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { formatUtc } from "~/platform/dates";
 import { invariantResponse } from "~/platform/errors.server";
 import { parseIntentForm } from "~/platform/intent.server";

@@ -1,12 +1,12 @@
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
 import Stripe from "stripe";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { requireUser } from "~/modules/accounts/session.server";
 import {
   BillingError,
   BillingNotConfigured,
   createPortalSession,
 } from "~/modules/billing/billing.server";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
 /** "Manage billing" on the profile: a POST that sends the browser to Stripe's customer portal. */

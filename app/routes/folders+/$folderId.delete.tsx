@@ -3,10 +3,10 @@ import { Form, Link, useLoaderData } from "@remix-run/react";
 import { DialogErrorBoundary } from "~/components/error-boundary";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { requireUser } from "~/modules/accounts/session.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { deleteFolder, getFolder } from "~/modules/folders/folders.server";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { orNotFound } from "~/platform/errors.server";
 import { redirectWithToast, withFailureToast } from "~/platform/toast.server";
 

@@ -9,6 +9,7 @@ import { useActionData, useLoaderData } from "@remix-run/react";
 import { DialogErrorBoundary } from "~/components/error-boundary";
 import { FolderForm, type FolderFormValues } from "~/components/folder-form";
 import { Dialog } from "~/components/ui/dialog";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { requireUser } from "~/modules/accounts/session.server";
 import { suppressedAddressRefusal } from "~/modules/deliverability/suppression-notices.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
@@ -21,7 +22,6 @@ import {
 } from "~/modules/folders/folders.server";
 import { refreshFolderSubscription } from "~/modules/recipients/recipients.server";
 import { sendWelcomesSoon } from "~/modules/sending/welcomes.server";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { orNotFound, RuleError } from "~/platform/errors.server";
 import { redirectWithToast } from "~/platform/toast.server";
 

@@ -11,6 +11,7 @@ import { CopyButton } from "~/components/copy-button";
 import { DialogErrorBoundary } from "~/components/error-boundary";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { requireUser } from "~/modules/accounts/session.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder } from "~/modules/folders/folders.server";
@@ -19,7 +20,6 @@ import {
   inboxDomain,
   makeInboxAddress,
 } from "~/modules/save-by-email/inbox-addresses.server";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { invariantResponse, orNotFound } from "~/platform/errors.server";
 import { redirectWithToast } from "~/platform/toast.server";
 

@@ -1,5 +1,6 @@
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
 import { z } from "zod";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { requireUser } from "~/modules/accounts/session.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getItem } from "~/modules/items/item-rules.server";
@@ -10,7 +11,6 @@ import {
 } from "~/modules/items/item-undo.server";
 import { moveItem, removeItemFile } from "~/modules/items/items.server";
 import { removePreview, removePreviewImage } from "~/modules/items/link-previews.server";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { invariantResponse, orNotFound } from "~/platform/errors.server";
 import { parseIntentForm } from "~/platform/intent.server";
 import { safeRedirectPath } from "~/platform/redirect";

@@ -1,9 +1,9 @@
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { requireUser } from "~/modules/accounts/session.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { parseItemId } from "~/modules/items/item-routes.server";
 import { restoreDeletedItem } from "~/modules/items/item-undo.server";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
 export async function loader({ params }: ActionFunctionArgs) {

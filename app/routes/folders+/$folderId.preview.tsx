@@ -6,6 +6,7 @@ import { DialogErrorBoundary } from "~/components/error-boundary";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
 import { WaitingForNote } from "~/components/waiting-for-note";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { requireUser } from "~/modules/accounts/session.server";
 import { folderSizeLimit, folderStats } from "~/modules/billing/quota.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
@@ -15,7 +16,6 @@ import { activeRecipients } from "~/modules/recipients/recipients.server";
 import { renderPreview, sendTestEmail } from "~/modules/sending/preview.server";
 import { previewSizeInWords } from "~/modules/sending/preview-size";
 import { sendNowBlocker } from "~/modules/sending/send-now";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { orNotFound } from "~/platform/errors.server";
 import { redirectWithToast } from "~/platform/toast.server";
 

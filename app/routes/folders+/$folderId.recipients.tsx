@@ -4,6 +4,7 @@ import { z } from "zod";
 import { DialogErrorBoundary } from "~/components/error-boundary";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput } from "~/components/ui/forms";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { requireUser } from "~/modules/accounts/session.server";
 import { recipientSuppressionNotices } from "~/modules/deliverability/suppression-notices.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
@@ -15,7 +16,6 @@ import {
   requestResubscription,
 } from "~/modules/recipients/recipients.server";
 import { type WelcomeState, welcomeStates } from "~/modules/sending/welcomes.server";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { formatDay } from "~/platform/dates";
 import { invariantResponse, orNotFound } from "~/platform/errors.server";
 import { redirectWithToast, withFailureToast } from "~/platform/toast.server";

@@ -1,8 +1,8 @@
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { requireUser } from "~/modules/accounts/session.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { sendNow } from "~/modules/sending/sending.server";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { invariantResponse, RuleError } from "~/platform/errors.server";
 import { redirectWithToast } from "~/platform/toast.server";
 

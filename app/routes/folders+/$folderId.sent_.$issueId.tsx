@@ -6,6 +6,7 @@ import { ItemAnswers, type ItemAnswersView, SentLinkPreview } from "~/components
 import { type DataColumn, DataTable } from "~/components/ui/data-table";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { requireUser } from "~/modules/accounts/session.server";
 import { answersOfIssue } from "~/modules/answers/answers.server";
 import { replyMailto } from "~/modules/answers/reply-link";
@@ -13,7 +14,6 @@ import { issueReportNotices } from "~/modules/deliverability/suppression-notices
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder, recipientsOf } from "~/modules/folders/folders.server";
 import { deleteSentIssue, filesKept, getSentIssue } from "~/modules/sending/sent-archive.server";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { formatDateTime } from "~/platform/dates";
 import { invariantResponse } from "~/platform/errors.server";
 import { redirectWithToast } from "~/platform/toast.server";

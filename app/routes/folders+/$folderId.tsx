@@ -3,12 +3,12 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Outlet, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
 import { DashboardPage } from "~/components/dashboard";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { requireUser } from "~/modules/accounts/session.server";
 import { loadDashboardPage } from "~/modules/dashboard/dashboard.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { moveFolder, togglePause } from "~/modules/folders/folders.server";
 import { skipNextIssue, undoSkip } from "~/modules/folders/skip.server";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { invariantResponse, orNotFound } from "~/platform/errors.server";
 import { safeRedirectPath } from "~/platform/redirect";
 import { redirectWithToast, withFailureToast } from "~/platform/toast.server";

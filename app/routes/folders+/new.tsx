@@ -9,6 +9,7 @@ import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { DashboardPage } from "~/components/dashboard";
 import { FolderForm, NEW_FOLDER_VALUES } from "~/components/folder-form";
 import { Dialog } from "~/components/ui/dialog";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { requireUser } from "~/modules/accounts/session.server";
 import { canCreateFolder, getUsage, invitesAddFolders } from "~/modules/billing/quota.server";
 import { loadDashboardPage } from "~/modules/dashboard/dashboard.server";
@@ -21,7 +22,6 @@ import {
   folderLimitMessage,
 } from "~/modules/folders/folders.server";
 import { sendWelcomesSoon } from "~/modules/sending/welcomes.server";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { RuleError } from "~/platform/errors.server";
 import { newOneTimeKey, onceForKey, oneTimeKeyOf } from "~/platform/one-time-keys.server";
 import { safeRedirectPath } from "~/platform/redirect";

@@ -1,4 +1,5 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import {
   PasskeyAuthenticationSchema,
   parseAuthenticationResponse,
@@ -6,7 +7,6 @@ import {
 } from "~/modules/accounts/passkeys.server";
 import { reauthenticateWithPasskey } from "~/modules/accounts/reauthentication.server";
 import { getCurrentSession, requireUser } from "~/modules/accounts/session.server";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { parseIntentForm } from "~/platform/intent.server";
 import { safeRedirectPath } from "~/platform/redirect";
 

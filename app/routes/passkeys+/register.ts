@@ -2,6 +2,7 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import type { RegistrationResponseJSON } from "@simplewebauthn/server";
 import { z } from "zod";
 import { noticeCredentialChange } from "~/modules/accounts/credential-notices.server";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { finishRegistration, registrationOptions } from "~/modules/accounts/passkeys.server";
 import {
   enrolmentNeedsEmail,
@@ -9,7 +10,6 @@ import {
   reauthenticatePath,
 } from "~/modules/accounts/reauthentication.server";
 import { getCurrentSession, requireUser } from "~/modules/accounts/session.server";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { parseIntentForm } from "~/platform/intent.server";
 import { recordSecurityEvent } from "~/platform/security-events.server";
 import { createToastHeaders } from "~/platform/toast.server";

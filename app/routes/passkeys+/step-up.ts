@@ -1,4 +1,5 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import {
   finishSignInWithPasskey,
   PasskeyAuthenticationSchema,
@@ -6,7 +7,6 @@ import {
   signInOptionsResponse,
 } from "~/modules/accounts/passkeys.server";
 import { getCurrentSession, raiseToSecondFactorSession } from "~/modules/accounts/session.server";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { parseIntentForm } from "~/platform/intent.server";
 import { safeRedirectPath } from "~/platform/redirect";
 import { recordSecurityEvent } from "~/platform/security-events.server";

@@ -15,6 +15,7 @@ import { PremiumPerkList } from "~/components/premium-perks";
 import { CsrfInput, ErrorList, Field, SubmitButton, useKeptDraft } from "~/components/ui/forms";
 import { SettingsSection } from "~/components/ui/settings-section";
 import { updateProfile } from "~/modules/accounts/accounts.server";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { listPasskeys } from "~/modules/accounts/passkeys.server";
 import { requireUser } from "~/modules/accounts/session.server";
 import { timeZoneGroups } from "~/modules/accounts/time-zones.server";
@@ -28,7 +29,6 @@ import {
 } from "~/modules/billing/priority-support";
 import { getUsage } from "~/modules/billing/quota.server";
 import { getBranding } from "~/modules/sending/branding.server";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { formatDay } from "~/platform/dates";
 import { env } from "~/platform/env.server";
 import { getFormConstraint } from "~/platform/form-constraint";

@@ -13,6 +13,11 @@ import { AccentColourField } from "~/components/accent-colour-field";
 import { TemplateThumbnail } from "~/components/premium-perks";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, ErrorList, FormAlert, SubmitButton } from "~/components/ui/forms";
+import {
+  checkingCsrfBeforeFiles,
+  readProtectedForm,
+  validateCsrf,
+} from "~/modules/accounts/csrf.server";
 import { requireUser } from "~/modules/accounts/session.server";
 import { isPremium } from "~/modules/billing/quota.server";
 import { chosenAccent } from "~/modules/sending/accent-colour";
@@ -26,7 +31,6 @@ import {
   saveLook,
 } from "~/modules/sending/branding.server";
 import { templateSamples } from "~/modules/sending/template-samples.server";
-import { checkingCsrfBeforeFiles, readProtectedForm, validateCsrf } from "~/platform/csrf.server";
 import { RuleError } from "~/platform/errors.server";
 import { parseIntentForm } from "~/platform/intent.server";
 import { BUSY_MESSAGE, isMemoryBudgetSpent } from "~/platform/memory-budget.server";

@@ -3,10 +3,10 @@ import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { deleteAccount } from "~/modules/accounts/accounts.server";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { requireReauthenticatedUser } from "~/modules/accounts/reauthentication.server";
 import { destroySession } from "~/modules/accounts/session.server";
 import { BillingError, cancelSubscriptionNow } from "~/modules/billing/billing.server";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { formatDay } from "~/platform/dates";
 import { redirectWithToast } from "~/platform/toast.server";
 

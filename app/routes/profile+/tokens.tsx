@@ -12,6 +12,7 @@ import { CopyButton } from "~/components/copy-button";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { noticeCredentialChange } from "~/modules/accounts/credential-notices.server";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { requireReauthenticatedUser } from "~/modules/accounts/reauthentication.server";
 import { requireUser } from "~/modules/accounts/session.server";
 import {
@@ -21,7 +22,6 @@ import {
   DEFAULT_API_TOKEN_SCOPE,
 } from "~/modules/api/api-token-validation";
 import { createApiToken, revokeApiToken } from "~/modules/api/api-tokens.server";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { formatDay } from "~/platform/dates";
 import { RuleError } from "~/platform/errors.server";
 import { getFormConstraint } from "~/platform/form-constraint";

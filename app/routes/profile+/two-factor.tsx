@@ -13,6 +13,7 @@ import { CopyButton } from "~/components/copy-button";
 import { OneTimeCodeField } from "~/components/one-time-code-field";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/ui/forms";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { isAdmin } from "~/modules/accounts/roles.server";
 import { requireUser } from "~/modules/accounts/session.server";
 import {
@@ -30,7 +31,6 @@ import {
   TwoFactorCodeSchema,
   TwoFactorSettingsSchema,
 } from "~/modules/accounts/two-factor-validation";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { getFormConstraint } from "~/platform/form-constraint";
 import { parseIntentForm } from "~/platform/intent.server";
 import { redirectWithToast } from "~/platform/toast.server";

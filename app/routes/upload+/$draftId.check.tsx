@@ -8,6 +8,7 @@ import { type DataColumn, DataTable } from "~/components/ui/data-table";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { DiscardDraftForm, DraftLine, WIZARD_TITLE, WizardSteps } from "~/components/upload-wizard";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { requireUser } from "~/modules/accounts/session.server";
 import { FAILED_TO_ADD_CONTENT, NO_VALID_FOLDERS } from "~/modules/uploads/multi-folder";
 import {
@@ -19,7 +20,6 @@ import {
   validateDraft,
 } from "~/modules/uploads/upload-drafts.server";
 import { draftSummary } from "~/modules/uploads/upload-wizard.server";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { invariantResponse, orNotFound, RuleError } from "~/platform/errors.server";
 import { parseIntentForm } from "~/platform/intent.server";
 import { redirectWithToast } from "~/platform/toast.server";

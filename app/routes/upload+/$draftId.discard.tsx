@@ -1,7 +1,7 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs, redirect } from "@remix-run/node";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { requireUser } from "~/modules/accounts/session.server";
 import { discardDraft } from "~/modules/uploads/upload-drafts.server";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
 export async function loader({ request }: LoaderFunctionArgs) {

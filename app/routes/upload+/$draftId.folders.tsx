@@ -5,6 +5,7 @@ import { DialogErrorBoundary } from "~/components/error-boundary";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, DefaultSubmit, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { DiscardDraftForm, DraftLine, WIZARD_TITLE, WizardSteps } from "~/components/upload-wizard";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { requireUser } from "~/modules/accounts/session.server";
 import { LIMITS } from "~/modules/billing/limits";
 import {
@@ -21,7 +22,6 @@ import {
   setDraftFolders,
 } from "~/modules/uploads/upload-drafts.server";
 import { draftSummary } from "~/modules/uploads/upload-wizard.server";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { invariantResponse, orNotFound, RuleError } from "~/platform/errors.server";
 import { parseIntentForm } from "~/platform/intent.server";
 import { redirectWithToast } from "~/platform/toast.server";

@@ -9,6 +9,7 @@ import {
   WIZARD_TITLE,
   WizardSteps,
 } from "~/components/upload-wizard";
+import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { requireUser } from "~/modules/accounts/session.server";
 import { getUsage } from "~/modules/billing/quota.server";
 import type { StoredUpload } from "~/modules/files/upload-kinds";
@@ -25,7 +26,6 @@ import {
   readContentFields,
 } from "~/modules/uploads/upload-wizard.server";
 import { withUpload } from "~/modules/uploads/uploads.server";
-import { readProtectedForm } from "~/platform/csrf.server";
 import { orNotFound } from "~/platform/errors.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
 import type { RouteBodyLimit } from "~/platform/route-body-limit";

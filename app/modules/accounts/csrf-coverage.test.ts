@@ -35,12 +35,27 @@ function routeFiles(directory: string): string[] {
   });
 }
 
+/**
+ * A route whose action is another route module's, with other arguments
+ * (`export const action = (args) => addContent.action(…)` over
+ * `import * as addContent from "./…"`), is checked by that module's source.
+ */
+function actionSource(file: string): string {
+  const source = fs.readFileSync(file, "utf8");
+  const delegated = /export\s+const\s+action\s*=[^;]*?\b(\w+)\.action\(/.exec(source)?.[1];
+  const from = delegated
+    ? new RegExp(`import \\* as ${delegated} from "(\\./[^"]+)"`).exec(source)?.[1]
+    : undefined;
+  if (!from) return source;
+  const target = [".tsx", ".ts"]
+    .map((extension) => path.resolve(path.dirname(file), `${from}${extension}`))
+    .find((candidate) => fs.existsSync(candidate));
+  return target ? actionSource(target) : source;
+}
+
 const routesDir = path.resolve("app/routes");
 const withActions = routeFiles(routesDir)
-  .map((file) => ({
-    route: path.relative(routesDir, file),
-    source: fs.readFileSync(file, "utf8"),
-  }))
+  .map((file) => ({ route: path.relative(routesDir, file), source: actionSource(file) }))
   .filter(({ source }) =>
     /export\s+(async\s+)?function\s+action|export\s+const\s+action/.test(source),
   );

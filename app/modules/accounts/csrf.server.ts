@@ -1,21 +1,17 @@
 import crypto from "node:crypto";
 import { createCookie, data, type UploadHandler } from "@remix-run/node";
-import {
-  endedSessionIdOf,
-  getCurrentSession,
-  signedOutRedirect,
-} from "~/modules/accounts/session.server";
-import { CSRF_FIELD, type CsrfFailure } from "./csrf";
-import { constantTimeEqual, isCrossSite, tokenFor } from "./csrf-token.server";
-import { env } from "./env.server";
-import { isMemoryBudgetSpent, tryLaterResponse } from "./memory-budget.server";
+import { CSRF_FIELD, type CsrfFailure } from "~/platform/csrf";
+import { constantTimeEqual, isCrossSite, tokenFor } from "~/platform/csrf-token.server";
+import { env } from "~/platform/env.server";
+import { isMemoryBudgetSpent, tryLaterResponse } from "~/platform/memory-budget.server";
 import {
   FormFieldTooLargeError,
   isMultipartForm,
   MultipartRefusedError,
   readTextOnlyMultipartForm,
-} from "./multipart.server";
-import { replayWritesToPrimary } from "./replication.server";
+} from "~/platform/multipart.server";
+import { replayWritesToPrimary } from "~/platform/replication.server";
+import { endedSessionIdOf, getCurrentSession, signedOutRedirect } from "./session.server";
 
 /**
  * Our own CSRF guard (docs/decisions/0009-csrf.md says why not remix-utils'): a token

@@ -1,13 +1,9 @@
 import { describe, expect, test } from "vitest";
 import { createUser } from "#db/factories";
-import {
-  createSession,
-  getCurrentSession,
-  revokeUserSessions,
-} from "~/modules/accounts/session.server";
-import { type CsrfFailure, isCsrfFailure } from "./csrf";
+import { type CsrfFailure, isCsrfFailure } from "~/platform/csrf";
+import { db } from "~/platform/db.server";
 import { issueCsrfToken, KEPT_FIELDS_MAX_CHARS, validateCsrf } from "./csrf.server";
-import { db } from "./db.server";
+import { createSession, getCurrentSession, revokeUserSessions } from "./session.server";
 
 function post(headers: Record<string, string>, fields: Record<string, string>) {
   const formData = new FormData();
