@@ -201,13 +201,45 @@ function appImports(): AppImport[] {
 
 const domainOf = (path: string) => /^app\/modules\/([^/]+)\//.exec(path)?.[1] ?? null;
 
-/** Imports between two domains, by code (tests may set up with any module, as above). */
+/**
+ * Imports between two domains, by code (tests may set up with any module, as
+ * above), seen through the folders of no domain between them (app/utils,
+ * app/platform, app/components): a domain that reaches another through a
+ * shared helper depends on it as surely as by a direct import.
+ */
 function crossDomainImports(imports: AppImport[]) {
+  const importsOfFile = new Map<string, AppImport[]>();
+  for (const entry of imports) {
+    importsOfFile.set(entry.path, [...(importsOfFile.get(entry.path) ?? []), entry]);
+  }
+  /** The domain files an import reaches, directly or through files of no domain, and the way. */
+  const reached = (start: AppImport) => {
+    const found: { target: string; through: string[] }[] = [];
+    const seen = new Set<string>();
+    const walk = (entry: AppImport, through: string[]) => {
+      if (domainOf(entry.target) !== null) {
+        found.push({ target: entry.target, through });
+      } else if (!seen.has(entry.target)) {
+        seen.add(entry.target);
+        for (const next of importsOfFile.get(entry.target) ?? []) {
+          walk(next, [...through, entry.target]);
+        }
+      }
+    };
+    walk(start, []);
+    return found;
+  };
   return imports.flatMap((entry) => {
     const from = domainOf(entry.path);
-    const to = domainOf(entry.target);
-    if (from === null || to === null || from === to || /\.test\.tsx?$/.test(entry.path)) return [];
-    return [{ ...entry, from, to }];
+    if (from === null || /\.test\.tsx?$/.test(entry.path)) return [];
+    return reached(entry).flatMap(({ target, through }) => {
+      const to = domainOf(target);
+      if (to === null || to === from) return [];
+      const specifier = through.length
+        ? `${entry.specifier} (through ${through.join(", ")})`
+        : entry.specifier;
+      return [{ ...entry, target, specifier, from, to }];
+    });
   });
 }
 
@@ -288,6 +320,29 @@ describe("domains stack in one order", () => {
       if (!typeOnly) graph.set(path, [...(graph.get(path) ?? []), target]);
     }
     expect(circles(graph).map((group) => group.join(", "))).toEqual([]);
+  });
+
+  test("the checks see a domain edge that passes through utils, the platform or components", () => {
+    const planted = (path: string, target: string) => ({
+      path,
+      specifier: `~/${target.slice("app/".length).replace(/\.tsx?$/, "")}`,
+      target,
+      typeOnly: false,
+    });
+    const edges = crossDomainImports([
+      planted("app/modules/billing/quota.server.ts", "app/utils/plan.ts"),
+      planted("app/utils/plan.ts", "app/platform/prices.ts"),
+      planted("app/platform/prices.ts", "app/components/price.tsx"),
+      // A circle among the helpers is walked once.
+      planted("app/components/price.tsx", "app/utils/plan.ts"),
+      planted("app/components/price.tsx", "app/modules/items/items.server.ts"),
+      planted("app/modules/items/items.server.ts", "app/utils/quota-words.ts"),
+      planted("app/utils/quota-words.ts", "app/modules/billing/quota.server.ts"),
+    ]);
+    expect(upwardImports(edges)).toEqual([
+      "app/modules/billing/quota.server.ts imports ~/utils/plan (through app/utils/plan.ts, app/platform/prices.ts, app/components/price.tsx) (billing -> items)",
+    ]);
+    expect(mutualPairs(edges)).toEqual(["billing <-> items"]);
   });
 
   test("the checks see pairs, upward imports, circles and type-only imports", () => {
