@@ -32,7 +32,7 @@ import { type Run, runBenchmark } from "./support/run";
  * an S3 server on loopback (s3rver, in this process). Linux only (it reads
  * /proc). Needs `npm run build` first (the npm script does it).
  *
- * MB here is 1,048,576 bytes, as in app/modules/billing/limits.ts.
+ * MB here is 1,048,576 bytes, as in app/modules/plans/limits.ts.
  */
 const MB = 1024 * 1024;
 const FILE_COUNT = 10;

@@ -22,7 +22,6 @@ import {
   SubmitButton,
   useKeptDraft,
 } from "~/components/ui/forms";
-import { LIMITS } from "~/modules/billing/limits";
 import {
   ANSWER_EMAIL_LABELS,
   ANSWER_EMAILS,
@@ -32,6 +31,7 @@ import {
   FREQUENCY_LABELS,
   WEEKDAYS,
 } from "~/modules/folders/folder-validation";
+import { LIMITS } from "~/modules/plans/limits";
 import { getFormConstraint } from "~/platform/form-constraint";
 import { ordinal } from "~/utils/ordinal";
 

@@ -29,7 +29,6 @@ import {
   useUploadWithProgress,
 } from "~/components/upload-progress";
 import { useLinkTitle } from "~/components/use-link-title";
-import { LIMITS } from "~/modules/billing/limits";
 import {
   INVALID_URL_ON_KEY,
   type ItemFormValues,
@@ -40,6 +39,7 @@ import {
   schemaFor,
   type UploadProblem,
 } from "~/modules/items/item-validation";
+import { LIMITS } from "~/modules/plans/limits";
 import { maxFilesFor } from "~/modules/uploads/file-checks";
 import { getFormConstraint } from "~/platform/form-constraint";
 import { pluralize } from "~/utils/format";

@@ -1,4 +1,4 @@
-import { PREMIUM_PERKS } from "~/modules/billing/premium-perks";
+import { PREMIUM_PERKS } from "~/modules/plans/premium-perks";
 
 type Sample = { template: string; name: string; html: string };
 
@@ -39,7 +39,7 @@ export function TemplateThumbnails({ samples }: { samples: Sample[] }) {
   );
 }
 
-/** Every Premium perk (app/modules/billing/premium-perks.ts), with the templates shown when given. */
+/** Every Premium perk (app/modules/plans/premium-perks.ts), with the templates shown when given. */
 export function PremiumPerkList({ samples }: { samples?: Sample[] }) {
   return (
     <ul aria-label="Premium perks" className="space-y-2 text-sm text-stone-700">

@@ -25,7 +25,7 @@ import {
   webVersionPathOfAnswer,
   writeNote,
 } from "~/modules/answers/answers.server";
-import { LIMITS } from "~/modules/billing/limits";
+import { LIMITS } from "~/modules/plans/limits";
 import { retryAfterMessage } from "~/platform/rate-limit.server";
 import { redirectWithToast } from "~/platform/toast.server";
 

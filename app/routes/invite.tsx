@@ -11,14 +11,14 @@ import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
 import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { requireUser } from "~/modules/accounts/session.server";
-import { LIMITS } from "~/modules/billing/limits";
-import { getUsage } from "~/modules/billing/quota.server";
 import {
   ensureReferralCode,
   referralLink,
   referralStats,
 } from "~/modules/billing/referrals.server";
 import { loadDashboardPage } from "~/modules/dashboard/dashboard.server";
+import { LIMITS } from "~/modules/plans/limits";
+import { getUsage } from "~/modules/plans/quota.server";
 import { formatBytes, pluralize } from "~/utils/format";
 
 export const meta: MetaFunction = () => [{ title: "Invite friends, get folders · Thoughtfully" }];

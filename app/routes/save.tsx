@@ -5,8 +5,8 @@ import { AnswerTotals, IssueCounts, IssuePages, OpensNote } from "~/components/s
 import { requireUser } from "~/modules/accounts/session.server";
 import { answerTotals, markAnswersSeen, newAnswerCount } from "~/modules/answers/answers.server";
 import { newAnswersByIssue } from "~/modules/answers/answers-seen.server";
-import { isPremium } from "~/modules/billing/quota.server";
 import { getFolder } from "~/modules/folders/folders.server";
+import { isPremium } from "~/modules/plans/quota.server";
 import { nextIssueLine } from "~/modules/recipients/next-issue-line";
 import { nextIssueReach } from "~/modules/recipients/recipients.server";
 import { archiveFolderChoices, listArchive } from "~/modules/sending/sent-archive.server";

@@ -22,8 +22,8 @@ import {
   createCheckoutSession,
   premiumPriceLabel,
 } from "~/modules/billing/billing.server";
-import { isPremium } from "~/modules/billing/quota.server";
 import { loadDashboardPage } from "~/modules/dashboard/dashboard.server";
+import { isPremium } from "~/modules/plans/quota.server";
 import { templateSamples } from "~/modules/sending/template-samples.server";
 
 export const meta: MetaFunction = () => [{ title: "Upgrade to Premium · Thoughtfully" }];

@@ -10,8 +10,8 @@ import { recordReauthentication } from "~/modules/accounts/reauthentication.serv
 import { createSession, getCurrentSession } from "~/modules/accounts/session.server";
 import { API_TOKEN_RATE_LIMIT } from "~/modules/api/api.server";
 import { createApiToken, revokeApiToken } from "~/modules/api/api-tokens.server";
-import { LIMITS } from "~/modules/billing/limits";
 import { MISSING_FIELDS } from "~/modules/items/item-validation";
+import { LIMITS } from "~/modules/plans/limits";
 import { unsubscribe } from "~/modules/recipients/recipients.server";
 import { formatDay } from "~/platform/dates";
 import { db } from "~/platform/db.server";

@@ -4,7 +4,7 @@ import { Readable } from "node:stream";
 import { dkimSign } from "mailauth";
 import nodemailer from "nodemailer";
 import { beforeAll, describe, expect, test } from "vitest";
-import { LIMITS } from "~/modules/billing/limits";
+import { LIMITS } from "~/modules/plans/limits";
 import {
   type BodyShape,
   concretePath,

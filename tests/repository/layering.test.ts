@@ -148,9 +148,10 @@ describe("imports use one style", () => {
  * callers. A domain missing from the list fails the check until it is placed.
  */
 const DOMAIN_ORDER = [
-  "billing",
+  "plans",
   "files",
   "folders",
+  "billing",
   "accounts",
   "items",
   "recipients",
@@ -330,19 +331,19 @@ describe("domains stack in one order", () => {
       typeOnly: false,
     });
     const edges = crossDomainImports([
-      planted("app/modules/billing/quota.server.ts", "app/utils/plan.ts"),
+      planted("app/modules/plans/quota.server.ts", "app/utils/plan.ts"),
       planted("app/utils/plan.ts", "app/platform/prices.ts"),
       planted("app/platform/prices.ts", "app/components/price.tsx"),
       // A circle among the helpers is walked once.
       planted("app/components/price.tsx", "app/utils/plan.ts"),
       planted("app/components/price.tsx", "app/modules/items/items.server.ts"),
       planted("app/modules/items/items.server.ts", "app/utils/quota-words.ts"),
-      planted("app/utils/quota-words.ts", "app/modules/billing/quota.server.ts"),
+      planted("app/utils/quota-words.ts", "app/modules/plans/quota.server.ts"),
     ]);
     expect(upwardImports(edges)).toEqual([
-      "app/modules/billing/quota.server.ts imports ~/utils/plan (through app/utils/plan.ts, app/platform/prices.ts, app/components/price.tsx) (billing -> items)",
+      "app/modules/plans/quota.server.ts imports ~/utils/plan (through app/utils/plan.ts, app/platform/prices.ts, app/components/price.tsx) (plans -> items)",
     ]);
-    expect(mutualPairs(edges)).toEqual(["billing <-> items"]);
+    expect(mutualPairs(edges)).toEqual(["items <-> plans"]);
   });
 
   test("the checks see pairs, upward imports, circles and type-only imports", () => {

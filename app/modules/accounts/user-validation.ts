@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { LIMITS } from "~/modules/billing/limits";
+import { LIMITS } from "~/modules/plans/limits";
 import { missingMessage } from "~/platform/missing-message";
 
 /**

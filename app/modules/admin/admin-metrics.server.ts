@@ -1,7 +1,7 @@
 import os from "node:os";
 import { sql } from "drizzle-orm";
 import { analyticsSnapshots } from "#db/schema";
-import { LIMITS, PREMIUM_MONTHLY_PRICE_CENTS } from "~/modules/billing/limits";
+import { LIMITS, PREMIUM_MONTHLY_PRICE_CENTS } from "~/modules/plans/limits";
 import {
   UNSUBSCRIBE_REASONS,
   type UnsubscribeReason,

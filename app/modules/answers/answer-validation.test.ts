@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { LIMITS } from "~/modules/billing/limits";
+import { LIMITS } from "~/modules/plans/limits";
 import { NOTE_TOO_LONG, NoteSchema } from "./answer-validation";
 
 describe("NoteSchema", () => {

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { createFolder, createItem, createUser, uniqueEmail } from "#db/factories";
 import { folders, itemAnswers, sendLedger, sendLedgerRecipients, users } from "#db/schema";
-import { LIMITS } from "~/modules/billing/limits";
+import { LIMITS } from "~/modules/plans/limits";
 import { answerLinkCode, readAnswerLinkCode } from "~/modules/recipients/recipient-links.server";
 import { unsubscribe } from "~/modules/recipients/recipients.server";
 import { deleteSentIssue } from "~/modules/sending/sent-archive.server";

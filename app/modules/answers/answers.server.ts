@@ -9,7 +9,7 @@ import {
   users,
 } from "#db/schema";
 import { senderFirstName, senderFullName } from "#emails/newsletter";
-import { LIMITS } from "~/modules/billing/limits";
+import { LIMITS } from "~/modules/plans/limits";
 import {
   answerLinkCode,
   issueLinkCode,

@@ -1,11 +1,5 @@
 import { z } from "zod";
 import { listAnswers } from "~/modules/answers/answers.server";
-import {
-  type FolderStats,
-  folderSizeLimit,
-  folderStats,
-  getUsage,
-} from "~/modules/billing/quota.server";
 import { referralLink, referralStats } from "~/modules/billing/referrals.server";
 import { suppressedAddressRefusal } from "~/modules/deliverability/suppression-notices.server";
 import { FolderSchema } from "~/modules/folders/folder-validation";
@@ -46,6 +40,12 @@ import {
   updateUploadItem,
 } from "~/modules/items/items.server";
 import { needsNote } from "~/modules/items/needs-note";
+import {
+  type FolderStats,
+  folderSizeLimit,
+  folderStats,
+  getUsage,
+} from "~/modules/plans/quota.server";
 import { nextIssueLine } from "~/modules/recipients/next-issue-line";
 import {
   type NextIssueReach,

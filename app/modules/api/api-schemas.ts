@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { LIMITS } from "~/modules/billing/limits";
 import { ANSWER_EMAILS, FREQUENCIES } from "~/modules/folders/folder-validation";
 import { ITEM_TYPES, LinkFieldsSchema, MusingFieldsSchema } from "~/modules/items/item-validation";
+import { LIMITS } from "~/modules/plans/limits";
 import { API_TOKEN_SCOPES } from "./api-token-validation";
 
 /**

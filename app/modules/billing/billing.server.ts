@@ -1,16 +1,16 @@
 import { and, eq, isNull } from "drizzle-orm";
 import Stripe from "stripe";
 import { users } from "#db/schema";
+import { priceLabel } from "~/modules/plans/price-label";
+import { isPremium } from "~/modules/plans/quota.server";
 import { db } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
 import { RuleError } from "~/platform/errors.server";
-import { priceLabel } from "./price-label";
-import { isPremium } from "./quota.server";
 
 /**
  * Premium billing through Stripe (docs/product-rules.md, "Billing"): Checkout to
  * subscribe, the customer portal to manage or cancel. Nothing here grants
- * premium: only a signed webhook does (app/modules/recipients/subscriptions.server.ts).
+ * premium: only a signed webhook does (app/modules/billing/subscriptions.server.ts).
  * Without STRIPE_SECRET_KEY, STRIPE_PRICE_ID and STRIPE_WEBHOOK_SECRET the app
  * runs and every billing action answers `BillingNotConfigured`.
  */

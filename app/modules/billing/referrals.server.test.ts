@@ -5,8 +5,8 @@ import { referralCodes, referrals, users } from "#db/schema";
 import { signUp, verifyEmailToken } from "~/modules/accounts/accounts.server";
 import { hashToken } from "~/modules/accounts/session.server";
 import { SignupSchema } from "~/modules/accounts/user-validation";
+import { getUsage } from "~/modules/plans/quota.server";
 import { db } from "~/platform/db.server";
-import { getUsage } from "./quota.server";
 import {
   CODE_LENGTH,
   ensureReferralCode,

@@ -1,10 +1,10 @@
 import crypto from "node:crypto";
 import { eq } from "drizzle-orm";
 import { referralCodes } from "#db/schema";
+import { LIMITS } from "~/modules/plans/limits";
+import { referralBonus } from "~/modules/plans/quota.server";
 import { db, writeTransaction } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
-import { LIMITS } from "./limits";
-import { referralBonus } from "./quota.server";
 
 /**
  * "Invite friends, get folders" (docs/product-rules.md, "Tiers and limits"):

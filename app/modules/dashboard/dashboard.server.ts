@@ -1,12 +1,6 @@
 import { isBannerDismissed } from "~/modules/accounts/preferences.server";
 import type { SessionUser } from "~/modules/accounts/session.server";
 import { newAnswerCount } from "~/modules/answers/answers.server";
-import {
-  folderSizeLimit,
-  folderStats,
-  getUsage,
-  isApproachingLimits,
-} from "~/modules/billing/quota.server";
 import { sendingPauseOf } from "~/modules/deliverability/sender-reputation.server";
 import { FREQUENCY_LABELS } from "~/modules/folders/folder-validation";
 import {
@@ -20,6 +14,12 @@ import { activeSkip } from "~/modules/folders/skip.server";
 import { type ListedItem, listItems } from "~/modules/items/items.server";
 import { needsNote } from "~/modules/items/needs-note";
 import { waitingCounts } from "~/modules/items/needs-note.server";
+import {
+  folderSizeLimit,
+  folderStats,
+  getUsage,
+  isApproachingLimits,
+} from "~/modules/plans/quota.server";
 import { nextIssueLine } from "~/modules/recipients/next-issue-line";
 import {
   type NextIssueReach,

@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { z } from "zod";
-import { LIMITS } from "~/modules/billing/limits";
+import { LIMITS } from "~/modules/plans/limits";
 import { env } from "~/platform/env.server";
 import { consumeRateLimit, type RateLimit } from "~/platform/rate-limit.server";
 import { readBodyText } from "~/platform/request-body.server";

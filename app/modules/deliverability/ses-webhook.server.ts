@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { z } from "zod";
-import { LIMITS } from "~/modules/billing/limits";
+import { LIMITS } from "~/modules/plans/limits";
 import { env } from "~/platform/env.server";
 import { readBodyText } from "~/platform/request-body.server";
 import { safeFetch } from "~/platform/safe-fetch.server";

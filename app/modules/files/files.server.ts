@@ -2,7 +2,7 @@ import { createReadableStreamFromReadable } from "@remix-run/node";
 import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import { contentItems, folders } from "#db/schema";
 import { isStorageKey } from "#storage/storage";
-import { archiveFileCutoff } from "~/modules/billing/limits";
+import { archiveFileCutoff } from "~/modules/plans/limits";
 import { byteRangeOf } from "~/platform/byte-range";
 import { db } from "~/platform/db.server";
 import { invariantResponse } from "~/platform/errors.server";

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { archiveFileCutoff } from "~/modules/billing/limits";
+import { archiveFileCutoff } from "~/modules/plans/limits";
 import { db } from "~/platform/db.server";
 import { storage } from "~/platform/storage.server";
 import type { StoredUpload } from "./upload-kinds";

@@ -1,4 +1,4 @@
-import { LIMITS } from "~/modules/billing/limits";
+import { LIMITS } from "~/modules/plans/limits";
 
 /** What an upload is, what each kind accepts, and how a refusal reads to the user. */
 

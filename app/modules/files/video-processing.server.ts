@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { LIMITS } from "~/modules/billing/limits";
+import { LIMITS } from "~/modules/plans/limits";
 import { RuleError } from "~/platform/errors.server";
 import { ffmpeg, ffprobe, MediaToolError, type ProbeResult } from "~/platform/ffmpeg.server";
 import { singleton } from "~/platform/singleton.server";

@@ -1,9 +1,9 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { contentItems, folders, type Recipient, recipientWelcomes, users } from "#db/schema";
 import type { Folder, Transaction } from "#db/types";
-import { LIMITS } from "~/modules/billing/limits";
-import { canCreateFolder, folderSizeLimit, getUsage } from "~/modules/billing/quota.server";
 import { releaseFiles } from "~/modules/files/stored-files.server";
+import { LIMITS } from "~/modules/plans/limits";
+import { canCreateFolder, folderSizeLimit, getUsage } from "~/modules/plans/quota.server";
 import { db, prepareOnce, prepareSqlOnce, writeTransaction } from "~/platform/db.server";
 import { mailboxKey } from "~/platform/email-address";
 import { NotFoundError, RuleError } from "~/platform/errors.server";

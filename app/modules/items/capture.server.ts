@@ -1,9 +1,9 @@
 import type { SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { getUser, loginPath } from "~/modules/accounts/session.server";
-import { canCreateFolder, folderStats, getUsage } from "~/modules/billing/quota.server";
 import { FREQUENCY_LABELS } from "~/modules/folders/folder-validation";
 import { listFolders, recipientsOf } from "~/modules/folders/folders.server";
+import { canCreateFolder, folderStats, getUsage } from "~/modules/plans/quota.server";
 import { redirectWithToast } from "~/platform/toast.server";
 import { withoutSiteName } from "./item-titles";
 import { EMPTY_ITEM, type ItemFormValues, isValidUrl, QuickLinkSchema } from "./item-validation";

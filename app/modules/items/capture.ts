@@ -1,4 +1,4 @@
-import { LIMITS } from "~/modules/billing/limits";
+import { LIMITS } from "~/modules/plans/limits";
 
 /**
  * The bookmarklet: the extension's job in any browser. On the page it is

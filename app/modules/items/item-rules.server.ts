@@ -1,8 +1,8 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { contentItems, folders } from "#db/schema";
 import type { ContentItem } from "#db/types";
-import { folderSizeLimit, getUsage } from "~/modules/billing/quota.server";
 import { type Folder, folderContentSize, recipientsOf } from "~/modules/folders/folders.server";
+import { folderSizeLimit, getUsage } from "~/modules/plans/quota.server";
 import { db } from "~/platform/db.server";
 import { NotFoundError, RuleError } from "~/platform/errors.server";
 

@@ -1,4 +1,4 @@
-import { LIMITS } from "~/modules/billing/limits";
+import { LIMITS } from "~/modules/plans/limits";
 import { formatDay } from "~/platform/dates";
 
 /** A title of any length cut to the limit, with an ellipsis when cut; whitespace folded. */

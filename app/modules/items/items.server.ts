@@ -1,10 +1,10 @@
 import { and, asc, count, desc, eq, isNull, lt, or, type Placeholder, sql } from "drizzle-orm";
 import { contentItems } from "#db/schema";
 import type { ContentItem } from "#db/types";
-import { LIMITS } from "~/modules/billing/limits";
 import { releaseFiles } from "~/modules/files/stored-files.server";
 import type { StoredUpload } from "~/modules/files/upload-kinds";
 import { type Folder, getFolder, reconcileStoragePause } from "~/modules/folders/folders.server";
+import { LIMITS } from "~/modules/plans/limits";
 import { db, prepareOnce, writeTransaction } from "~/platform/db.server";
 import { assertFits, getItem, ItemNotFoundError, ItemRuleError } from "./item-rules.server";
 import type { LinkInput, MusingInput, UploadDetailsInput } from "./item-validation";

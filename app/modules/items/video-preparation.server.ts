@@ -2,14 +2,14 @@ import fs from "node:fs";
 import path from "node:path";
 import { and, asc, eq, isNull, lte, or, sql } from "drizzle-orm";
 import { contentItems, folders, users } from "#db/schema";
-import { LIMITS } from "~/modules/billing/limits";
-import { isPremium } from "~/modules/billing/quota.server";
 import { releaseFiles } from "~/modules/files/stored-files.server";
 import {
   type PreparedVideo,
   prepareVideo,
   VideoRejectedError,
 } from "~/modules/files/video-processing.server";
+import { LIMITS } from "~/modules/plans/limits";
+import { isPremium } from "~/modules/plans/quota.server";
 import { db, writeTransaction } from "~/platform/db.server";
 import { type SpooledFile, spoolToFile } from "~/platform/spool.server";
 import { storage } from "~/platform/storage.server";

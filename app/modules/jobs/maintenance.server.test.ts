@@ -4,7 +4,7 @@ import { eq } from "drizzle-orm";
 import { expect, test } from "vitest";
 import { createFolder, createUser } from "#db/factories";
 import { contentItems, securityEvents, sessions, undoLinkUses, users } from "#db/schema";
-import { ARCHIVE_FILE_RETENTION_DAYS } from "~/modules/billing/limits";
+import { ARCHIVE_FILE_RETENTION_DAYS } from "~/modules/plans/limits";
 import { db } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
 import { storage } from "~/platform/storage.server";

@@ -7,10 +7,10 @@ import {
   undoLinkUses,
   users,
 } from "#db/schema";
-import { archiveFileCutoff } from "~/modules/billing/limits";
 import { removeOrphanFiles } from "~/modules/files/stored-files.server";
 import { purgeExpiredDeletions, undoableFileKeys } from "~/modules/items/item-undo.server";
 import { itemFileKeys } from "~/modules/items/items.server";
+import { archiveFileCutoff } from "~/modules/plans/limits";
 import { pruneAnalyticsDetails } from "~/modules/sending/delivery-analytics.server";
 import { draftFileKeys } from "~/modules/uploads/upload-drafts.server";
 import { db } from "~/platform/db.server";

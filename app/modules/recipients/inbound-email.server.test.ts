@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { createFolder as createFolderRow, createUser } from "#db/factories";
 import { folders } from "#db/schema";
-import { LIMITS } from "~/modules/billing/limits";
+import { LIMITS } from "~/modules/plans/limits";
 import { db } from "~/platform/db.server";
 import { applyInboundEmail, readInboundEmail } from "./inbound-email.server";
 import { unsubscribeMailto, unsubscribeToken } from "./recipient-links.server";

@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
 import addressparser from "nodemailer/lib/addressparser/index.js";
 import { folders } from "#db/schema";
-import { LIMITS } from "~/modules/billing/limits";
 import { recipientsOf } from "~/modules/folders/folders.server";
+import { LIMITS } from "~/modules/plans/limits";
 import { db } from "~/platform/db.server";
 import { readBodyText } from "~/platform/request-body.server";
 import { isValidUnsubscribeToken, readUnsubscribeSubject } from "./recipient-links.server";

@@ -1,7 +1,7 @@
 import EmailReplyParser from "email-reply-parser";
 import type { Attachment, ParsedMail } from "mailparser";
-import { LIMITS } from "~/modules/billing/limits";
 import { urlsInText } from "~/modules/items/capture.server";
+import { LIMITS } from "~/modules/plans/limits";
 
 /**
  * What a message sent to a folder's address becomes (docs/decisions/0158-save-by-email.md,

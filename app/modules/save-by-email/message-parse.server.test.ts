@@ -4,7 +4,7 @@ import path from "node:path";
 import nodemailer, { type SendMailOptions } from "nodemailer";
 import { expect, test } from "vitest";
 import { PRODUCTION_HEAP_FLAGS } from "#tests/support/production-heap";
-import { LIMITS } from "~/modules/billing/limits";
+import { LIMITS } from "~/modules/plans/limits";
 import { parseReservationBytes } from "./message-parse.server";
 import { measureMessage } from "./message-shape.server";
 

@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import type { AttachmentStream, MailParserOptions, MessageText } from "mailparser";
-import { LIMITS } from "~/modules/billing/limits";
+import { LIMITS } from "~/modules/plans/limits";
 import { type SpooledFile, spoolToFile } from "~/platform/spool.server";
 import type { MessageShape } from "./message-shape.server";
 

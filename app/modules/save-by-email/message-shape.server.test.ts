@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import nodemailer, { type SendMailOptions } from "nodemailer";
 import { describe, expect, test } from "vitest";
-import { LIMITS } from "~/modules/billing/limits";
+import { LIMITS } from "~/modules/plans/limits";
 import { measureMessage, readHeaders } from "./message-shape.server";
 
 async function raw(message: SendMailOptions) {

@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import type { Headers, MailParserOptions } from "mailparser";
-import { LIMITS } from "~/modules/billing/limits";
+import { LIMITS } from "~/modules/plans/limits";
 
 /**
  * What can be learnt of a message before it is parsed whole

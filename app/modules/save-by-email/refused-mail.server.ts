@@ -1,6 +1,6 @@
 import { and, count, eq, gt, sql } from "drizzle-orm";
 import { securityEvents } from "#db/schema";
-import { LIMITS } from "~/modules/billing/limits";
+import { LIMITS } from "~/modules/plans/limits";
 import { REFUSED_MAIL_DAYS } from "~/modules/save-by-email/refused-mail";
 import { db } from "~/platform/db.server";
 

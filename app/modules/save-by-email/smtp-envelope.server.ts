@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { users } from "#db/schema";
-import { LIMITS } from "~/modules/billing/limits";
+import { LIMITS } from "~/modules/plans/limits";
 import { db } from "~/platform/db.server";
 import { canonicalEmail } from "~/platform/email-address";
 import { consumeRateLimit, peekRateLimit } from "~/platform/rate-limit.server";

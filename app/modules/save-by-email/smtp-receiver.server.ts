@@ -6,7 +6,7 @@ import {
   type SMTPServerOptions,
   type SMTPServerSession,
 } from "smtp-server";
-import { LIMITS } from "~/modules/billing/limits";
+import { LIMITS } from "~/modules/plans/limits";
 import { env } from "~/platform/env.server";
 import { isMemoryBudgetSpent } from "~/platform/memory-budget.server";
 import { consumeRateLimit } from "~/platform/rate-limit.server";

@@ -1,10 +1,10 @@
 import { Readable } from "node:stream";
 import type { Token as JsonToken } from "stream-json/parser.js";
-import { LIMITS } from "~/modules/billing/limits";
 import {
   mailgunSignatureValid,
   sendgridSignatureValidOver,
 } from "~/modules/deliverability/relay-webhooks.server";
+import { LIMITS } from "~/modules/plans/limits";
 import { env } from "~/platform/env.server";
 import {
   BUDGET_WAIT_MS,

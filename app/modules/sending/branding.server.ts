@@ -9,7 +9,7 @@ import {
   type NewsletterBranding,
   type NewsletterTemplate,
 } from "#emails/newsletter-themes";
-import { isPremium } from "~/modules/billing/quota.server";
+import { isPremium } from "~/modules/plans/quota.server";
 import { db } from "~/platform/db.server";
 import { RuleError } from "~/platform/errors.server";
 import { loadSharp } from "~/platform/sharp.server";

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { expect, test } from "vitest";
 import { createFolder, createItem, createUser } from "#db/factories";
 import { emailDeliveries, sendLedger, sendLedgerRecipients } from "#db/schema";
-import { ANALYTICS_DETAIL_RETENTION_DAYS } from "~/modules/billing/limits";
+import { ANALYTICS_DETAIL_RETENTION_DAYS } from "~/modules/plans/limits";
 import { issueLinkCode } from "~/modules/recipients/recipient-links.server";
 import { db } from "~/platform/db.server";
 import { followClick, pruneAnalyticsDetails, recordOpen } from "./delivery-analytics.server";

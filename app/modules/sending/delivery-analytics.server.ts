@@ -1,7 +1,7 @@
 import { and, eq, gt, isNotNull, lt, sql } from "drizzle-orm";
 import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import { emailDeliveries, folders, sendLedger } from "#db/schema";
-import { ANALYTICS_DETAIL_RETENTION_DAYS } from "~/modules/billing/limits";
+import { ANALYTICS_DETAIL_RETENTION_DAYS } from "~/modules/plans/limits";
 import { db, writeTransaction } from "~/platform/db.server";
 import { issueItems } from "./sent-archive.server";
 import { findRecipientCopy } from "./web-version.server";

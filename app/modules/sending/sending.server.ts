@@ -19,7 +19,6 @@ import {
   renderNewsletter,
 } from "#emails/newsletter.server";
 import type { SessionUser } from "~/modules/accounts/session.server";
-import { isPremium } from "~/modules/billing/quota.server";
 import { copyHeaders, returnPathFor } from "~/modules/deliverability/copy-token.server";
 import { recordDeliveryReport } from "~/modules/deliverability/delivery-reports.server";
 import { reviewSenderReputation } from "~/modules/deliverability/sender-reputation.server";
@@ -31,6 +30,7 @@ import {
   itemsWaitingForNote,
   videosNotPrepared,
 } from "~/modules/items/needs-note.server";
+import { isPremium } from "~/modules/plans/quota.server";
 import {
   answerUrl,
   archiveUrl,

@@ -8,8 +8,8 @@ import {
   sendLedger,
   sendLedgerRecipients,
 } from "#db/schema";
-import { ARCHIVE_FILE_RETENTION_DAYS, SENT_ISSUES_PER_PAGE } from "~/modules/billing/limits";
 import { deleteFolder } from "~/modules/folders/folders.server";
+import { ARCHIVE_FILE_RETENTION_DAYS, SENT_ISSUES_PER_PAGE } from "~/modules/plans/limits";
 import { db } from "~/platform/db.server";
 import { storage } from "~/platform/storage.server";
 import {

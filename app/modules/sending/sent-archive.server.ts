@@ -8,9 +8,9 @@ import {
   sendLedgerRecipients,
 } from "#db/schema";
 import type { SendLedger, SendLedgerRecipient } from "#db/types";
-import { archiveFileCutoff, SENT_ISSUES_PER_PAGE } from "~/modules/billing/limits";
 import { releaseFiles } from "~/modules/files/stored-files.server";
 import { itemFileKeys } from "~/modules/items/items.server";
+import { archiveFileCutoff, SENT_ISSUES_PER_PAGE } from "~/modules/plans/limits";
 import { db, writeTransaction } from "~/platform/db.server";
 
 /**

@@ -1,4 +1,4 @@
-import { LIMITS } from "~/modules/billing/limits";
+import { LIMITS } from "~/modules/plans/limits";
 
 /**
  * The browser's checks on files as they are chosen

@@ -1,5 +1,5 @@
-import { LIMITS } from "~/modules/billing/limits";
 import type { ItemType } from "~/modules/items/item-validation";
+import { LIMITS } from "~/modules/plans/limits";
 
 /** The multi-folder upload's messages (docs/product-rules.md, Uploads), shared by the browser and the server. */
 /** Videos are not offered here yet: the wizard's drafts hold photos and files only. */

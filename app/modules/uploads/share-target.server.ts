@@ -1,13 +1,13 @@
 import { desc, inArray } from "drizzle-orm";
 import { z } from "zod";
 import { contentItems } from "#db/schema";
-import { LIMITS } from "~/modules/billing/limits";
 import type { StoredUpload, UploadKind } from "~/modules/files/upload-kinds";
 import { listFolders } from "~/modules/folders/folders.server";
 import { type Capture, captureQuery, readCapture } from "~/modules/items/capture.server";
 import { clipTitle, titleFromFileName } from "~/modules/items/item-titles";
 import { QuickUploadDetailsSchema, type UploadDetailsInput } from "~/modules/items/item-validation";
 import { createUploadItem } from "~/modules/items/items.server";
+import { LIMITS } from "~/modules/plans/limits";
 import { db } from "~/platform/db.server";
 import { DraftNotFoundError, discardDraft, getDraft } from "./upload-drafts.server";
 

@@ -3,7 +3,6 @@ import { and, asc, desc, eq, gt, lte } from "drizzle-orm";
 import { z } from "zod";
 import { type DraftFile, uploadDrafts } from "#db/schema";
 import type { UploadDraft } from "#db/types";
-import { folderSizeLimit, folderStats, getUsage } from "~/modules/billing/quota.server";
 import { releaseFiles } from "~/modules/files/stored-files.server";
 import { type Folder, listFolders, recipientsOf } from "~/modules/folders/folders.server";
 import {
@@ -13,6 +12,7 @@ import {
 } from "~/modules/items/item-rules.server";
 import type { LinkInput, MusingInput, UploadDetailsInput } from "~/modules/items/item-validation";
 import { createTextItem, createUploadItem } from "~/modules/items/items.server";
+import { folderSizeLimit, folderStats, getUsage } from "~/modules/plans/quota.server";
 import { db, writeTransaction } from "~/platform/db.server";
 import { NotFoundError, RuleError } from "~/platform/errors.server";
 import type { WizardType } from "./multi-folder";

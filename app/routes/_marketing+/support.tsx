@@ -3,12 +3,9 @@ import { Link, useLoaderData } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { StaticPage } from "~/components/public-layout";
 import { getUser } from "~/modules/accounts/session.server";
-import { LIMITS } from "~/modules/billing/limits";
-import {
-  PRIORITY_SUPPORT_PROMISE,
-  prioritySupportAddress,
-} from "~/modules/billing/priority-support";
-import { isPremium } from "~/modules/billing/quota.server";
+import { LIMITS } from "~/modules/plans/limits";
+import { PRIORITY_SUPPORT_PROMISE, prioritySupportAddress } from "~/modules/plans/priority-support";
+import { isPremium } from "~/modules/plans/quota.server";
 import { env } from "~/platform/env.server";
 
 export const meta: MetaFunction = () => [

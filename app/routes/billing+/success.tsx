@@ -3,7 +3,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { AppShell } from "~/components/app-shell";
 import { PremiumPerkList } from "~/components/premium-perks";
 import { requireUser } from "~/modules/accounts/session.server";
-import { isPremium } from "~/modules/billing/quota.server";
+import { isPremium } from "~/modules/plans/quota.server";
 
 export const meta: MetaFunction = () => [{ title: "Thank you · Thoughtfully" }];
 

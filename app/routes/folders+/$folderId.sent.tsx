@@ -5,10 +5,10 @@ import { AnswerTotals, IssueCounts, IssuePages, OpensNote } from "~/components/s
 import { Dialog } from "~/components/ui/dialog";
 import { requireUser } from "~/modules/accounts/session.server";
 import { answerTotals } from "~/modules/answers/answers.server";
-import { isPremium } from "~/modules/billing/quota.server";
 import { issueReportNotices } from "~/modules/deliverability/suppression-notices.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder, recipientsOf } from "~/modules/folders/folders.server";
+import { isPremium } from "~/modules/plans/quota.server";
 import { listSentIssues } from "~/modules/sending/sent-archive.server";
 import { formatDateTime } from "~/platform/dates";
 import { invariantResponse, orNotFound } from "~/platform/errors.server";

@@ -11,7 +11,6 @@ import { FolderForm, NEW_FOLDER_VALUES } from "~/components/folder-form";
 import { Dialog } from "~/components/ui/dialog";
 import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { requireUser } from "~/modules/accounts/session.server";
-import { canCreateFolder, getUsage, invitesAddFolders } from "~/modules/billing/quota.server";
 import { loadDashboardPage } from "~/modules/dashboard/dashboard.server";
 import { suppressedAddressRefusal } from "~/modules/deliverability/suppression-notices.server";
 import { folderSchema } from "~/modules/folders/folder-validation";
@@ -21,6 +20,7 @@ import {
   FolderLimitError,
   folderLimitMessage,
 } from "~/modules/folders/folders.server";
+import { canCreateFolder, getUsage, invitesAddFolders } from "~/modules/plans/quota.server";
 import { sendWelcomesSoon } from "~/modules/sending/welcomes.server";
 import { RuleError } from "~/platform/errors.server";
 import { newOneTimeKey, onceForKey, oneTimeKeyOf } from "~/platform/one-time-keys.server";

@@ -22,12 +22,9 @@ import { timeZoneGroups } from "~/modules/accounts/time-zones.server";
 import { hasTwoFactor } from "~/modules/accounts/two-factor.server";
 import { ProfileSchema } from "~/modules/accounts/user-validation";
 import { listApiTokens } from "~/modules/api/api-tokens.server";
-import { LIMITS } from "~/modules/billing/limits";
-import {
-  PRIORITY_SUPPORT_PROMISE,
-  prioritySupportAddress,
-} from "~/modules/billing/priority-support";
-import { getUsage } from "~/modules/billing/quota.server";
+import { LIMITS } from "~/modules/plans/limits";
+import { PRIORITY_SUPPORT_PROMISE, prioritySupportAddress } from "~/modules/plans/priority-support";
+import { getUsage } from "~/modules/plans/quota.server";
 import { getBranding } from "~/modules/sending/branding.server";
 import { formatDay } from "~/platform/dates";
 import { env } from "~/platform/env.server";

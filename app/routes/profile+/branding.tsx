@@ -19,7 +19,7 @@ import {
   validateCsrf,
 } from "~/modules/accounts/csrf.server";
 import { requireUser } from "~/modules/accounts/session.server";
-import { isPremium } from "~/modules/billing/quota.server";
+import { isPremium } from "~/modules/plans/quota.server";
 import { chosenAccent } from "~/modules/sending/accent-colour";
 import {
   BrandingActionSchema,

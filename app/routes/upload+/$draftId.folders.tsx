@@ -7,7 +7,7 @@ import { CsrfInput, DefaultSubmit, FormAlert, SubmitButton } from "~/components/
 import { DiscardDraftForm, DraftLine, WIZARD_TITLE, WizardSteps } from "~/components/upload-wizard";
 import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { requireUser } from "~/modules/accounts/session.server";
-import { LIMITS } from "~/modules/billing/limits";
+import { LIMITS } from "~/modules/plans/limits";
 import {
   FAILED_TO_ADD_CONTENT,
   pausedMessage,

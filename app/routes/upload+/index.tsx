@@ -11,12 +11,12 @@ import {
 } from "~/components/upload-wizard";
 import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { requireUser } from "~/modules/accounts/session.server";
-import { getUsage } from "~/modules/billing/quota.server";
 import type { StoredUpload } from "~/modules/files/upload-kinds";
 import { UPLOAD_BODY_MAX_BYTES } from "~/modules/files/upload-kinds";
 import { refusedUploadReply } from "~/modules/items/item-routes.server";
 import { withLinkTitle } from "~/modules/items/item-titles.server";
 import { NEW_ITEM } from "~/modules/items/item-validation";
+import { getUsage } from "~/modules/plans/quota.server";
 import { WIZARD_TYPES } from "~/modules/uploads/multi-folder";
 import { createDraft, getDraft, updateDraftContent } from "~/modules/uploads/upload-drafts.server";
 import {

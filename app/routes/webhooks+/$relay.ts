@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { LIMITS } from "~/modules/billing/limits";
 import { relayWebhookReceiver } from "~/modules/deliverability/relay-webhook-receivers.server";
+import { LIMITS } from "~/modules/plans/limits";
 import { replayWritesToPrimary } from "~/platform/replication.server";
 import type { RouteBodyLimit } from "~/platform/route-body-limit";
 

@@ -1,10 +1,10 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
-import { LIMITS } from "~/modules/billing/limits";
 import { refuseOverRateLimit } from "~/modules/deliverability/relay-webhooks.server";
 import {
   applyReportMessage,
   readReportMessage,
 } from "~/modules/deliverability/report-messages.server";
+import { LIMITS } from "~/modules/plans/limits";
 import { applyInboundEmail, readInboundEmail } from "~/modules/recipients/inbound-email.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
 import type { RouteBodyLimit } from "~/platform/route-body-limit";

@@ -7,8 +7,8 @@ import {
   stripe,
   webhookSecret,
 } from "~/modules/billing/billing.server";
-import { LIMITS } from "~/modules/billing/limits";
-import { applyStripeEvent } from "~/modules/recipients/subscriptions.server";
+import { applyStripeEvent } from "~/modules/billing/subscriptions.server";
+import { LIMITS } from "~/modules/plans/limits";
 import { replayWritesToPrimary } from "~/platform/replication.server";
 import { readBodyText } from "~/platform/request-body.server";
 import type { RouteBodyLimit } from "~/platform/route-body-limit";

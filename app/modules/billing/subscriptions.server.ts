@@ -2,9 +2,9 @@ import { and, eq, inArray } from "drizzle-orm";
 import type Stripe from "stripe";
 import { folders, processedStripeEvents, users } from "#db/schema";
 import type { Transaction, User } from "#db/types";
-import { LIMITS } from "~/modules/billing/limits";
-import { isPremium } from "~/modules/billing/quota.server";
 import { nextSendAt } from "~/modules/folders/schedule.server";
+import { LIMITS } from "~/modules/plans/limits";
+import { isPremium } from "~/modules/plans/quota.server";
 import { writeTransaction } from "~/platform/db.server";
 
 /**

@@ -3,7 +3,7 @@ import type Stripe from "stripe";
 import { describe, expect, test } from "vitest";
 import { createFolder, createUser } from "#db/factories";
 import { folders, users } from "#db/schema";
-import { getUsage } from "~/modules/billing/quota.server";
+import { getUsage } from "~/modules/plans/quota.server";
 import { db } from "~/platform/db.server";
 import { applyStripeEvent, statusFromStripe } from "./subscriptions.server";
 
