@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { findUserIdByEmail, grantRole, revokeRole } from "~/modules/accounts/roles.server";
+import { findUserIdByEmail, grantRole, revokeRole } from "~/modules/auth/roles.server";
 import { db } from "~/platform/db.server";
 
 /**

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { openDatabase } from "#db/connection";
 import { DEMO_EMAIL, DEMO_PASSWORD, folderSeeds, seedDemoSender } from "#db/seed";
-import { hashPassword } from "~/modules/accounts/password.server";
+import { hashPassword } from "~/modules/auth/password.server";
 import { nextSendAt } from "~/modules/folders/schedule.server";
 
 /**

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
-import { findUserIdByEmail } from "~/modules/accounts/roles.server";
-import { resetTwoFactorByOperator } from "~/modules/accounts/two-factor.server";
+import { findUserIdByEmail } from "~/modules/auth/roles.server";
+import { resetTwoFactorByOperator } from "~/modules/auth/two-factor.server";
 import { db } from "~/platform/db.server";
 
 /**

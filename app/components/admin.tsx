@@ -14,8 +14,8 @@ import { useHydrated } from "remix-utils/use-hydrated";
 import { AppShell } from "~/components/app-shell";
 import { DataTable } from "~/components/ui/data-table";
 import { CsrfInput } from "~/components/ui/forms";
-import { ACCESS_DENIED_REDIRECT_MS, isAccessDenied } from "~/modules/accounts/access-denied";
 import type { Level } from "~/modules/admin/admin-display";
+import { ACCESS_DENIED_REDIRECT_MS, isAccessDenied } from "~/modules/auth/access-denied";
 import { formatUtc } from "~/platform/dates";
 
 /** The admin dashboards poll every 2 minutes while auto-refresh is on (docs/product-rules.md, Admin dashboards). */

@@ -2,7 +2,7 @@ import { getFormProps, getInputProps, type SubmissionResult, useForm } from "@co
 import { parseWithZod } from "@conform-to/zod/v4";
 import { Form } from "@remix-run/react";
 import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
-import { EmailLinkRequestSchema } from "~/modules/accounts/user-validation";
+import { EmailLinkRequestSchema } from "~/modules/auth/user-validation";
 import { getFormConstraint } from "~/platform/form-constraint";
 
 /** The one-field form of the pages that e-mail a link (forgot password, resend verification). */

@@ -1,5 +1,5 @@
 import { expect, test, vi } from "vitest";
-import { LoginError } from "~/modules/accounts/auth.server";
+import { LoginError } from "~/modules/auth/auth.server";
 import { BillingError, BillingNotConfigured } from "~/modules/billing/billing.server";
 import { UploadRejectedError } from "~/modules/files/upload-rejected.server";
 import { FolderNotFoundError, FolderRuleError } from "~/modules/folders/folders.server";

@@ -15,7 +15,6 @@ import { AuthCard, authLinkClass } from "~/components/auth-card";
 import { RecipientLinkProblem } from "~/components/recipient-page";
 import { CsrfInput, ErrorList, SubmitButton } from "~/components/ui/forms";
 import { ResubscribeForm } from "~/components/web-version";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { takeAnswerLinkUse } from "~/modules/answers/answer-link-limit.server";
 import { HeartSchema, NoteSchema } from "~/modules/answers/answer-validation";
 import {
@@ -25,6 +24,7 @@ import {
   webVersionPathOfAnswer,
   writeNote,
 } from "~/modules/answers/answers.server";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { LIMITS } from "~/modules/plans/limits";
 import { retryAfterMessage } from "~/platform/rate-limit.server";
 import { redirectWithToast } from "~/platform/toast.server";

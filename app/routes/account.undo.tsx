@@ -5,16 +5,13 @@ import { z } from "zod";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
 import {
-  describeChange,
-  undoRemovesCredential,
-} from "~/modules/accounts/credential-notices.server";
-import {
   alreadyUsedMessage,
   readUndoLink,
   undoCredentialChange,
   undoLinkUse,
 } from "~/modules/accounts/credential-undo.server";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
+import { describeChange, undoRemovesCredential } from "~/modules/auth/credential-notices.server";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { invariantResponse } from "~/platform/errors.server";
 
 /**

@@ -7,7 +7,7 @@ import {
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { AppShell } from "~/components/app-shell";
 import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { requireAddUser } from "~/modules/items/capture.server";
 import { uploadProblemFor } from "~/modules/items/item-routes.server";
 import { itemAddress } from "~/modules/items/items.server";

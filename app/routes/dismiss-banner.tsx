@@ -1,8 +1,8 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
 import { z } from "zod";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
 import { dismissBannerCookie } from "~/modules/accounts/preferences.server";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { safeRedirectPath } from "~/platform/redirect";
 
 export async function loader() {

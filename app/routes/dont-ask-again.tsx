@@ -8,7 +8,7 @@ import {
   recipientPageHeaders,
   recipientPageMeta,
 } from "~/components/recipient-page";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { readDontAskAgainLink } from "~/modules/recipients/recipient-links.server";
 import { refuseResubscribeRequests } from "~/modules/recipients/recipients.server";
 

@@ -8,9 +8,6 @@ import {
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { AppShell } from "~/components/app-shell";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/ui/forms";
-import { noticeCredentialChange } from "~/modules/accounts/credential-notices.server";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
-import { requireReauthenticatedUser } from "~/modules/accounts/reauthentication.server";
 import {
   API_TOKEN_LIFETIMES_DAYS,
   DEFAULT_API_TOKEN_LIFETIME_DAYS,
@@ -22,6 +19,9 @@ import {
   ExtensionConnectSchema,
   extensionFinishUrl,
 } from "~/modules/api/extension-connect";
+import { noticeCredentialChange } from "~/modules/auth/credential-notices.server";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
+import { requireReauthenticatedUser } from "~/modules/auth/reauthentication.server";
 import { invariantResponse, RuleError } from "~/platform/errors.server";
 
 /**

@@ -9,8 +9,8 @@ import { useEffect, useRef, useState } from "react";
 import { DashboardPage } from "~/components/dashboard";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
-import { requireUser } from "~/modules/accounts/session.server";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
+import { requireUser } from "~/modules/auth/session.server";
 import {
   ensureReferralCode,
   referralLink,

@@ -1,5 +1,5 @@
 import { data, type LoaderFunctionArgs } from "@remix-run/node";
-import { requireUser } from "~/modules/accounts/session.server";
+import { requireUser } from "~/modules/auth/session.server";
 import { titleForLink } from "~/modules/items/item-titles.server";
 import { isValidUrl, normalizeUrl } from "~/modules/items/item-validation";
 

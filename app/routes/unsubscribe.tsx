@@ -33,7 +33,7 @@ import { replayWritesToPrimary } from "~/platform/replication.server";
  * that honour List-Unsubscribe-Post (RFC 8058) post `List-Unsubscribe=One-Click`
  * to the same URL and get an empty 200.
  *
- * No CSRF token here (see app/modules/accounts/csrf-coverage.test.ts): mail apps post
+ * No CSRF token here (see app/modules/auth/csrf-coverage.test.ts): mail apps post
  * without one, and the signed link is the proof. The worst a forged
  * cross-site post can do is what the link itself already allows.
  */

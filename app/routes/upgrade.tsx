@@ -13,8 +13,8 @@ import { DashboardPage } from "~/components/dashboard";
 import { PremiumPerkList } from "~/components/premium-perks";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/ui/forms";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
-import { requireUser } from "~/modules/accounts/session.server";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
+import { requireUser } from "~/modules/auth/session.server";
 import {
   BillingError,
   BillingNotConfigured,

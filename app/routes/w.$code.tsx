@@ -12,7 +12,7 @@ import { z } from "zod";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
 import { RecipientLinkProblem } from "~/components/recipient-page";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { readWelcomeLinkCode, resubscribeUrl } from "~/modules/recipients/recipient-links.server";
 import { answerWelcome, takeWelcomeLinkUse, welcomePage } from "~/modules/sending/welcomes.server";
 import { retryAfterMessage } from "~/platform/rate-limit.server";

@@ -246,7 +246,7 @@ test.describe("admin dashboards", () => {
     const answer = page.waitForResponse(`${baseURL}/admin/dashboard`);
     await page.getByRole("button", { name: "Win a prize" }).click();
     // Remix refuses a foreign Origin before any action runs (a bare 500); our
-    // own check (app/modules/accounts/csrf.server.ts) answers 403 where no Origin is sent.
+    // own check (app/modules/auth/csrf.server.ts) answers 403 where no Origin is sent.
     expect([403, 500]).toContain((await answer).status());
     await expect(page.getByRole("button", { name: "Submit again" })).toHaveCount(0);
     expect(activeRoles(target.id)).toEqual([]);

@@ -12,8 +12,8 @@ import { startSmtpSink } from "../support/integration";
 const sink = await startSmtpSink();
 
 const { db } = await import("~/platform/db.server");
-const { createSession, getCurrentSession } = await import("~/modules/accounts/session.server");
-const { issueCsrfToken } = await import("~/modules/accounts/csrf.server");
+const { createSession, getCurrentSession } = await import("~/modules/auth/session.server");
+const { issueCsrfToken } = await import("~/modules/auth/csrf.server");
 const { waitForBackgroundWork } = await import("~/platform/background-work.server");
 const { getToast } = await import("~/platform/toast.server");
 const signup = await import("~/routes/_auth+/signup");

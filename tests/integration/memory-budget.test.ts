@@ -23,7 +23,7 @@ const server = await startBuiltServer(
   { dataDir: thisFilesDataDir() },
 );
 const { db } = await import("~/platform/db.server");
-const { createSession } = await import("~/modules/accounts/session.server");
+const { createSession } = await import("~/modules/auth/session.server");
 
 type Answer = { status: number; headers: http.IncomingHttpHeaders; body: string };
 

@@ -39,7 +39,7 @@ async function sendIssue() {
     import("#db/schema"),
     import("~/modules/sending/sending.server"),
     import("~/platform/storage.server"),
-    import("~/modules/accounts/session.server"),
+    import("~/modules/auth/session.server"),
   ]);
   const user = createUser(db);
   const folder = createFolder(db, user.id);

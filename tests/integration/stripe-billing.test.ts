@@ -31,9 +31,9 @@ process.env.STRIPE_API_BASE = fake.origin;
 // Imported after the environment is set: env.server.ts reads it once.
 const { db } = await import("~/platform/db.server");
 const { folders, processedStripeEvents, users } = await import("#db/schema");
-const { createSession, getCurrentSession } = await import("~/modules/accounts/session.server");
-const { issueCsrfToken } = await import("~/modules/accounts/csrf.server");
-const { recordReauthentication } = await import("~/modules/accounts/reauthentication.server");
+const { createSession, getCurrentSession } = await import("~/modules/auth/session.server");
+const { issueCsrfToken } = await import("~/modules/auth/csrf.server");
+const { recordReauthentication } = await import("~/modules/auth/reauthentication.server");
 const { createCheckoutSession, createPortalSession, STRIPE_API_VERSION } = await import(
   "~/modules/billing/billing.server"
 );

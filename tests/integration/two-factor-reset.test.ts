@@ -4,7 +4,7 @@ import { eq } from "drizzle-orm";
 import { expect, test } from "vitest";
 import { createUser } from "#db/factories";
 import { securityEvents, twoFactorSecrets } from "#db/schema";
-import { hasTwoFactor } from "~/modules/accounts/two-factor.server";
+import { hasTwoFactor } from "~/modules/auth/two-factor.server";
 import { db } from "~/platform/db.server";
 
 /** `npm run two-factor:reset` as the operator runs it: a process of its own on the same database. */

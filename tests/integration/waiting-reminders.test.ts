@@ -23,7 +23,7 @@ const [{ db }, schema, drizzle, reminders, schedule, session, editRoute] = await
   import("drizzle-orm"),
   import("~/modules/sending/waiting-reminders.server"),
   import("~/modules/folders/schedule.server"),
-  import("~/modules/accounts/session.server"),
+  import("~/modules/auth/session.server"),
   import("~/routes/folders+/$folderId.items.$itemId.edit"),
 ]);
 

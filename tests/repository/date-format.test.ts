@@ -14,7 +14,7 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 const NOT_SHOWING_DATES = new Map([
   ["app/platform/dates.ts", "the one formatter"],
   ["app/modules/folders/schedule.server.ts", "time-zone arithmetic, and occurrence keys"],
-  ["app/modules/accounts/user-validation.ts", "checks that a zone name is a real IANA zone"],
+  ["app/modules/auth/user-validation.ts", "checks that a zone name is a real IANA zone"],
   ["app/modules/admin/admin-metrics.server.ts", "UTC day keys of the charts' data"],
 ]);
 

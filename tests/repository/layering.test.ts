@@ -152,6 +152,7 @@ const DOMAIN_ORDER = [
   "files",
   "folders",
   "billing",
+  "auth",
   "accounts",
   "items",
   "recipients",

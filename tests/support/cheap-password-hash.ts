@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 
 /**
  * A real scrypt hash of `password` at a small cost (N=2^10, r=8, p=1), in the stored format
- * of app/modules/accounts/password.server.ts. A stored hash carries its own settings, so a
+ * of app/modules/auth/password.server.ts. A stored hash carries its own settings, so a
  * check against it takes about a millisecond instead of a quarter of a second: for tests that
  * count or gate attempts, not for tests of the hashing cost
  * (docs/decisions/0118-one-integration-set-up-and-no-waiting.md).

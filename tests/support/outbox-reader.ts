@@ -10,8 +10,8 @@ export function testOutboxOpenToAdminsOnly(appUrl: string) {
   test("opens the outbox to admins only; everyone else gets a 404", async () => {
     const { db } = await import("~/platform/db.server");
     const { twoFactorSecrets, users } = await import("#db/schema");
-    const { grantRole, requireOutboxReader } = await import("~/modules/accounts/roles.server");
-    const { createSession } = await import("~/modules/accounts/session.server");
+    const { grantRole, requireOutboxReader } = await import("~/modules/auth/roles.server");
+    const { createSession } = await import("~/modules/auth/session.server");
 
     const createUser = (email: string) =>
       db.insert(users).values({ email, emailVerified: true }).returning().get();

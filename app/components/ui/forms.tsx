@@ -5,7 +5,7 @@ import { CSRF_FIELD } from "~/platform/csrf";
 import { ONE_TIME_KEY_FIELD } from "~/platform/one-time-keys";
 import type { loader as rootLoader } from "~/root";
 
-/** The CSRF token field that every <Form method="post"> carries (see app/modules/accounts/csrf.server.ts). */
+/** The CSRF token field that every <Form method="post"> carries (see app/modules/auth/csrf.server.ts). */
 export function CsrfInput() {
   const data = useRouteLoaderData<typeof rootLoader>("root");
   return <input type="hidden" name={CSRF_FIELD} value={data?.csrfToken ?? ""} />;

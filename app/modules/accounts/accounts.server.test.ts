@@ -13,6 +13,8 @@ import {
   sessions,
   users,
 } from "#db/schema";
+import { verifyPassword } from "~/modules/auth/password.server";
+import { hashToken } from "~/modules/auth/session.server";
 import { localParts, nextSendAt } from "~/modules/folders/schedule.server";
 import { waitForBackgroundWork } from "~/platform/background-work.server";
 import { db } from "~/platform/db.server";
@@ -26,8 +28,6 @@ import {
   updateProfile,
   verifyEmailToken,
 } from "./accounts.server";
-import { verifyPassword } from "./password.server";
-import { hashToken } from "./session.server";
 
 const request = new Request("http://localhost:3000/reset-password", { method: "POST" });
 

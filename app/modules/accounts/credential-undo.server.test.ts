@@ -4,10 +4,10 @@ import { simpleParser } from "mailparser";
 import { expect, test } from "vitest";
 import { createUser } from "#db/factories";
 import { passkeys, securityEvents, sessions, users } from "#db/schema";
+import { undoToken } from "~/modules/auth/credential-notices.server";
 import { waitForBackgroundWork } from "~/platform/background-work.server";
 import { db } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
-import { undoToken } from "./credential-notices.server";
 import { alreadyUsedMessage, undoCredentialChange, undoLinkUse } from "./credential-undo.server";
 
 /** A sender in Paris: "already used" gives the time in the owner's time zone. */

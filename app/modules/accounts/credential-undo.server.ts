@@ -1,14 +1,18 @@
 import { and, eq } from "drizzle-orm";
 import { apiTokens, undoLinkUses, users } from "#db/schema";
+import {
+  readUndoToken,
+  UNDO_LINK_TTL_MS,
+  type UndoLink,
+} from "~/modules/auth/credential-notices.server";
+import { removePasskey } from "~/modules/auth/passkeys.server";
+import { hashToken, revokeUserSessions } from "~/modules/auth/session.server";
+import { disableTwoFactor, twoFactorState } from "~/modules/auth/two-factor.server";
 import { formatDateTime } from "~/platform/dates";
 import { db, writeTransaction } from "~/platform/db.server";
 import { refuseMailBurst } from "~/platform/mail-limits.server";
 import { recordSecurityEvent } from "~/platform/security-events.server";
 import { requestPasswordReset } from "./accounts.server";
-import { readUndoToken, UNDO_LINK_TTL_MS, type UndoLink } from "./credential-notices.server";
-import { removePasskey } from "./passkeys.server";
-import { hashToken, revokeUserSessions } from "./session.server";
-import { disableTwoFactor, twoFactorState } from "./two-factor.server";
 
 /**
  * "It was not me", from a credential notice's link: the added credential

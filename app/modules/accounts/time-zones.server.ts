@@ -1,4 +1,4 @@
-import { isTimeZone } from "./user-validation";
+import { isTimeZone } from "~/modules/auth/user-validation";
 
 /**
  * The profile's time-zone picker and the rule for saving it

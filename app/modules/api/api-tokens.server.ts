@@ -1,6 +1,6 @@
 import { and, asc, eq } from "drizzle-orm";
 import { apiTokens, users } from "#db/schema";
-import { hashToken, randomToken, type SessionUser } from "~/modules/accounts/session.server";
+import { hashToken, randomToken, type SessionUser } from "~/modules/auth/session.server";
 import { db } from "~/platform/db.server";
 import { RuleError } from "~/platform/errors.server";
 import {

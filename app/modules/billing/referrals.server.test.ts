@@ -3,8 +3,8 @@ import { describe, expect, test } from "vitest";
 import { createUser, uniqueEmail } from "#db/factories";
 import { referralCodes, referrals, users } from "#db/schema";
 import { signUp, verifyEmailToken } from "~/modules/accounts/accounts.server";
-import { hashToken } from "~/modules/accounts/session.server";
-import { SignupSchema } from "~/modules/accounts/user-validation";
+import { hashToken } from "~/modules/auth/session.server";
+import { SignupSchema } from "~/modules/auth/user-validation";
 import { getUsage } from "~/modules/plans/quota.server";
 import { db } from "~/platform/db.server";
 import {

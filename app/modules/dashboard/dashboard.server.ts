@@ -1,6 +1,6 @@
 import { isBannerDismissed } from "~/modules/accounts/preferences.server";
-import type { SessionUser } from "~/modules/accounts/session.server";
 import { newAnswerCount } from "~/modules/answers/answers.server";
+import type { SessionUser } from "~/modules/auth/session.server";
 import { sendingPauseOf } from "~/modules/deliverability/sender-reputation.server";
 import { FREQUENCY_LABELS } from "~/modules/folders/folder-validation";
 import {

@@ -10,7 +10,7 @@ import {
   sendLedgerRecipients,
   users,
 } from "#db/schema";
-import { grantRole } from "~/modules/accounts/roles.server";
+import { grantRole } from "~/modules/auth/roles.server";
 import { runSchedulerPass, SendRuleError, sendNow } from "~/modules/sending/sending.server";
 import { waitForBackgroundWork } from "~/platform/background-work.server";
 import { db } from "~/platform/db.server";

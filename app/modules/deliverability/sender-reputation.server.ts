@@ -11,7 +11,7 @@ import {
 } from "#db/schema";
 import { renderEmail } from "#emails/render.server";
 import { SenderPaused, senderPausedSubject } from "#emails/sender-paused";
-import { listAdmins } from "~/modules/accounts/roles.server";
+import { listAdmins } from "~/modules/auth/roles.server";
 import { runInBackground } from "~/platform/background-work.server";
 import { db, writeTransaction } from "~/platform/db.server";
 import { env } from "~/platform/env.server";

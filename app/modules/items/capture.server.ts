@@ -1,6 +1,6 @@
 import type { SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { getUser, loginPath } from "~/modules/accounts/session.server";
+import { getUser, loginPath } from "~/modules/auth/session.server";
 import { FREQUENCY_LABELS } from "~/modules/folders/folder-validation";
 import { listFolders, recipientsOf } from "~/modules/folders/folders.server";
 import { canCreateFolder, folderStats, getUsage } from "~/modules/plans/quota.server";

@@ -1,5 +1,5 @@
 import { attachmentsFor, personalize } from "#emails/newsletter.server";
-import type { SessionUser } from "~/modules/accounts/session.server";
+import type { SessionUser } from "~/modules/auth/session.server";
 import type { Folder } from "~/modules/folders/folders.server";
 import {
   answerUrl,

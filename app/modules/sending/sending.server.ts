@@ -18,7 +18,7 @@ import {
   type RenderedNewsletter,
   renderNewsletter,
 } from "#emails/newsletter.server";
-import type { SessionUser } from "~/modules/accounts/session.server";
+import type { SessionUser } from "~/modules/auth/session.server";
 import { copyHeaders, returnPathFor } from "~/modules/deliverability/copy-token.server";
 import { recordDeliveryReport } from "~/modules/deliverability/delivery-reports.server";
 import { reviewSenderReputation } from "~/modules/deliverability/sender-reputation.server";

@@ -7,7 +7,7 @@ import { beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { createFolder, createUser } from "#db/factories";
 import { securityEvents, securityRejections } from "#db/schema";
 import { countedStream } from "#server/body-limit";
-import { issueCsrfToken } from "~/modules/accounts/csrf.server";
+import { issueCsrfToken } from "~/modules/auth/csrf.server";
 import { storedKeys } from "~/modules/files/stored-files.server";
 import { UPLOAD_FORM_MAX_PARTS } from "~/modules/files/upload-kinds";
 import { UploadRejectedError } from "~/modules/files/upload-rejected.server";

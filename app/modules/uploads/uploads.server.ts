@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { type FileTypeResult, fileTypeFromBuffer } from "file-type";
 import { users } from "#db/schema";
 import { FileTooLargeError } from "#storage/index";
-import { checkingCsrfBeforeFiles, validateCsrf } from "~/modules/accounts/csrf.server";
+import { checkingCsrfBeforeFiles, validateCsrf } from "~/modules/auth/csrf.server";
 import {
   acceptedType,
   classifyThreat,

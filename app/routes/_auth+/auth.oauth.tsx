@@ -1,6 +1,6 @@
 import { type ActionFunctionArgs, data, redirect } from "@remix-run/node";
-import { authenticator, oauthConfigured } from "~/modules/accounts/auth.server";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
+import { authenticator, oauthConfigured } from "~/modules/auth/auth.server";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
 
 /** "Continue with …": a POST that answers with a redirect to the provider. */
 export async function loader() {

@@ -1,6 +1,6 @@
 import { data, type LoaderFunctionArgs } from "@remix-run/node";
-import { authenticator, LoginError, oauthConfigured } from "~/modules/accounts/auth.server";
-import { continueSignIn } from "~/modules/accounts/two-factor-login.server";
+import { authenticator, LoginError, oauthConfigured } from "~/modules/auth/auth.server";
+import { continueSignIn } from "~/modules/auth/two-factor-login.server";
 import { env } from "~/platform/env.server";
 import { redirectWithToast } from "~/platform/toast.server";
 

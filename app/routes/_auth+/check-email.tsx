@@ -2,7 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
 import { CsrfInput, Field, SubmitButton } from "~/components/ui/forms";
-import { signedUpEmail } from "~/modules/accounts/sign-up-proof.server";
+import { signedUpEmail } from "~/modules/auth/sign-up-proof.server";
 
 export const meta: MetaFunction = () => [
   { title: "Check your email · Thoughtfully" },

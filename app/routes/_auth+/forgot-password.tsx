@@ -3,8 +3,8 @@ import { Link, useActionData } from "@remix-run/react";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
 import { EmailLinkRequestForm } from "~/components/email-link-request-form";
 import { requestPasswordReset } from "~/modules/accounts/accounts.server";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
-import { answerEmailLinkRequest } from "~/modules/accounts/email-link-request.server";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
+import { answerEmailLinkRequest } from "~/modules/auth/email-link-request.server";
 
 export const meta: MetaFunction = () => [
   { title: "Forgot your password? · Thoughtfully" },

@@ -13,20 +13,16 @@ import { AuthCard, authLinkClass } from "~/components/auth-card";
 import { OneTimeCodeField } from "~/components/one-time-code-field";
 import { PasskeySignInButton } from "~/components/passkey-buttons";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/ui/forms";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
-import { listPasskeys } from "~/modules/accounts/passkeys.server";
-import {
-  getCurrentSession,
-  isSecondFactorSession,
-  loginPath,
-} from "~/modules/accounts/session.server";
-import { stepUpWithCode } from "~/modules/accounts/step-up.server";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
+import { listPasskeys } from "~/modules/auth/passkeys.server";
+import { getCurrentSession, isSecondFactorSession, loginPath } from "~/modules/auth/session.server";
+import { stepUpWithCode } from "~/modules/auth/step-up.server";
 import {
   hasTwoFactor,
   INVALID_CODE_MESSAGE,
   SECOND_FACTOR_THROTTLED_MESSAGE,
-} from "~/modules/accounts/two-factor.server";
-import { CodeSchema } from "~/modules/accounts/two-factor-validation";
+} from "~/modules/auth/two-factor.server";
+import { CodeSchema } from "~/modules/auth/two-factor-validation";
 import { getFormConstraint } from "~/platform/form-constraint";
 import { safeRedirectPath } from "~/platform/redirect";
 import { redirectWithToast } from "~/platform/toast.server";

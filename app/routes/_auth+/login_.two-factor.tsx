@@ -12,7 +12,7 @@ import { AuthCard, authLinkClass } from "~/components/auth-card";
 import { OneTimeCodeField } from "~/components/one-time-code-field";
 import { PasskeySignInButton } from "~/components/passkey-buttons";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/ui/forms";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
 import {
   INVALID_CODE_MESSAGE,
   RECOVERY_CODE_COUNT,
@@ -21,9 +21,9 @@ import {
   SECOND_FACTOR_THROTTLED_MESSAGE,
   takeSecondFactorAttempt,
   verifySecondFactor,
-} from "~/modules/accounts/two-factor.server";
-import { finishSignIn, readPendingSignIn } from "~/modules/accounts/two-factor-login.server";
-import { SecondFactorSchema } from "~/modules/accounts/two-factor-validation";
+} from "~/modules/auth/two-factor.server";
+import { finishSignIn, readPendingSignIn } from "~/modules/auth/two-factor-login.server";
+import { SecondFactorSchema } from "~/modules/auth/two-factor-validation";
 import { getFormConstraint } from "~/platform/form-constraint";
 import { clientIp } from "~/platform/request-info.server";
 import { recordSecurityEvent } from "~/platform/security-events.server";

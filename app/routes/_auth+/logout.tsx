@@ -1,6 +1,6 @@
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
-import { destroySession } from "~/modules/accounts/session.server";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
+import { destroySession } from "~/modules/auth/session.server";
 import { isCrossSite } from "~/platform/csrf-token.server";
 import { redirectWithToast } from "~/platform/toast.server";
 

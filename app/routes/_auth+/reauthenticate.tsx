@@ -12,8 +12,8 @@ import { AuthCard, AuthNotice, authLinkClass } from "~/components/auth-card";
 import { OneTimeCodeField } from "~/components/one-time-code-field";
 import { PasskeyReauthenticateButton } from "~/components/passkey-buttons";
 import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
-import { listPasskeys } from "~/modules/accounts/passkeys.server";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
+import { listPasskeys } from "~/modules/auth/passkeys.server";
 import {
   emailReauthenticationLink,
   guardedChangeName,
@@ -21,14 +21,14 @@ import {
   reauthenticateWithCode,
   reauthenticateWithPassword,
   WRONG_PASSWORD_MESSAGE,
-} from "~/modules/accounts/reauthentication.server";
+} from "~/modules/auth/reauthentication.server";
 import {
   CodeReauthenticationSchema,
   PasswordReauthenticationSchema,
   ReauthenticateSchema,
-} from "~/modules/accounts/reauthentication-validation";
-import { getCurrentSession, requireUser } from "~/modules/accounts/session.server";
-import { hasTwoFactor, INVALID_CODE_MESSAGE } from "~/modules/accounts/two-factor.server";
+} from "~/modules/auth/reauthentication-validation";
+import { getCurrentSession, requireUser } from "~/modules/auth/session.server";
+import { hasTwoFactor, INVALID_CODE_MESSAGE } from "~/modules/auth/two-factor.server";
 import { getFormConstraint } from "~/platform/form-constraint";
 import { parseIntentForm } from "~/platform/intent.server";
 import { safeRedirectPath } from "~/platform/redirect";

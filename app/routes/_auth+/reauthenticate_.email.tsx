@@ -4,13 +4,13 @@ import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
 import {
   acceptReauthenticationLink,
   type EmailLinkOutcome,
   readReauthenticationLink,
-} from "~/modules/accounts/reauthentication.server";
-import { getCurrentSession, requireUser } from "~/modules/accounts/session.server";
+} from "~/modules/auth/reauthentication.server";
+import { getCurrentSession, requireUser } from "~/modules/auth/session.server";
 import { invariantResponse } from "~/platform/errors.server";
 import { redirectWithToast } from "~/platform/toast.server";
 

@@ -11,8 +11,8 @@ import { AuthCard, authLinkClass } from "~/components/auth-card";
 import { EmailLinkRequestForm } from "~/components/email-link-request-form";
 import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { passkeysOfResetToken, resetPassword } from "~/modules/accounts/accounts.server";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
-import { PASSWORD_RULE, ResetPasswordSchema } from "~/modules/accounts/user-validation";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
+import { PASSWORD_RULE, ResetPasswordSchema } from "~/modules/auth/user-validation";
 import { formatDay } from "~/platform/dates";
 import { getFormConstraint } from "~/platform/form-constraint";
 

@@ -12,9 +12,9 @@ import { z } from "zod";
 import { AuthCard, authLinkClass } from "~/components/auth-card";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
 import { verifyEmailToken } from "~/modules/accounts/accounts.server";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
-import { clearSignUpProofCookie, signedUpHere } from "~/modules/accounts/sign-up-proof.server";
-import { continueSignIn } from "~/modules/accounts/two-factor-login.server";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
+import { clearSignUpProofCookie, signedUpHere } from "~/modules/auth/sign-up-proof.server";
+import { continueSignIn } from "~/modules/auth/two-factor-login.server";
 import { listFolders } from "~/modules/folders/folders.server";
 
 /** The success state moves on to /login after 3 s (docs/product-rules.md, Pages and messages). */

@@ -2,7 +2,7 @@ import { type LoaderFunctionArgs, type MetaFunction, redirect } from "@remix-run
 import { Link, useLoaderData } from "@remix-run/react";
 import { DashboardPage } from "~/components/dashboard";
 import { PublicLayout } from "~/components/public-layout";
-import { getUser } from "~/modules/accounts/session.server";
+import { getUser } from "~/modules/auth/session.server";
 import { loadDashboardPage } from "~/modules/dashboard/dashboard.server";
 
 export const meta: MetaFunction = () => [

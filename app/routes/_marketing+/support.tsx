@@ -2,7 +2,7 @@ import { json, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/nod
 import { Link, useLoaderData } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { StaticPage } from "~/components/public-layout";
-import { getUser } from "~/modules/accounts/session.server";
+import { getUser } from "~/modules/auth/session.server";
 import { LIMITS } from "~/modules/plans/limits";
 import { PRIORITY_SUPPORT_PROMISE, prioritySupportAddress } from "~/modules/plans/priority-support";
 import { isPremium } from "~/modules/plans/quota.server";

@@ -8,7 +8,7 @@ import {
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { ItemForm } from "~/components/item-form";
 import { Dialog } from "~/components/ui/dialog";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder, recipientsOf } from "~/modules/folders/folders.server";
 import {

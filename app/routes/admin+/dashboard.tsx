@@ -13,15 +13,6 @@ import { OverviewTab } from "~/components/admin-dashboard/overview-tab";
 import { SecurityTab } from "~/components/admin-dashboard/security-tab";
 import { SecurityLink, TABS, TabNav, tabHref, tabOf } from "~/components/admin-dashboard/tab-nav";
 import { UsageTab } from "~/components/admin-dashboard/usage-tab";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
-import {
-  findUserIdByEmail,
-  grantRole,
-  requireAdmin,
-  revokeRole,
-  roleOverview,
-} from "~/modules/accounts/roles.server";
-import { hasTwoFactor } from "~/modules/accounts/two-factor.server";
 import {
   getAdminDashboard,
   getDailySeries,
@@ -29,6 +20,15 @@ import {
   getUnsubscribeReasons,
 } from "~/modules/admin/admin-metrics.server";
 import { GrantRoleSchema, RevokeRoleSchema } from "~/modules/admin/role-validation";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
+import {
+  findUserIdByEmail,
+  grantRole,
+  requireAdmin,
+  revokeRole,
+  roleOverview,
+} from "~/modules/auth/roles.server";
+import { hasTwoFactor } from "~/modules/auth/two-factor.server";
 import { parseIntentForm } from "~/platform/intent.server";
 import { redirectRefreshed, redirectWithToast } from "~/platform/toast.server";
 

@@ -15,10 +15,10 @@ import {
 } from "~/components/admin";
 import { SeverityBadge } from "~/components/ui/badge";
 import { DataTable } from "~/components/ui/data-table";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
-import { requireAdmin } from "~/modules/accounts/roles.server";
 import { EVENT_LABELS, formatNumber, levels } from "~/modules/admin/admin-display";
 import { getSecurityDashboard, type Trend } from "~/modules/admin/admin-metrics.server";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
+import { requireAdmin } from "~/modules/auth/roles.server";
 import {
   formatRate,
   postmasterOverview,

@@ -15,9 +15,9 @@ import {
   StatGrid,
 } from "~/components/admin";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
-import { requireAdmin } from "~/modules/accounts/roles.server";
 import { formatNumber } from "~/modules/admin/admin-display";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
+import { requireAdmin } from "~/modules/auth/roles.server";
 import {
   formatRate,
   liftSendingPause,

@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link } from "@remix-run/react";
 import { AppShell } from "~/components/app-shell";
-import { requireUser } from "~/modules/accounts/session.server";
+import { requireUser } from "~/modules/auth/session.server";
 
 export const meta: MetaFunction = () => [{ title: "Checkout cancelled · Thoughtfully" }];
 

@@ -2,7 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { AppShell } from "~/components/app-shell";
 import { PremiumPerkList } from "~/components/premium-perks";
-import { requireUser } from "~/modules/accounts/session.server";
+import { requireUser } from "~/modules/auth/session.server";
 import { isPremium } from "~/modules/plans/quota.server";
 
 export const meta: MetaFunction = () => [{ title: "Thank you · Thoughtfully" }];

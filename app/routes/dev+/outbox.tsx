@@ -2,7 +2,7 @@ import { json, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/nod
 import { Link, useLoaderData } from "@remix-run/react";
 import { StaticPage } from "~/components/public-layout";
 import { DataTable } from "~/components/ui/data-table";
-import { requireOutboxReader } from "~/modules/accounts/roles.server";
+import { requireOutboxReader } from "~/modules/auth/roles.server";
 import { formatUtc } from "~/platform/dates";
 import { env } from "~/platform/env.server";
 import { listOutbox } from "~/platform/mailer.server";

@@ -4,7 +4,7 @@ import { DialogErrorBoundary } from "~/components/error-boundary";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
 import { WaitingForNote } from "~/components/waiting-for-note";
-import { requireUser } from "~/modules/accounts/session.server";
+import { requireUser } from "~/modules/auth/session.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder } from "~/modules/folders/folders.server";
 import { itemsWaitingForNote } from "~/modules/items/needs-note.server";

@@ -1,7 +1,7 @@
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
 import { z } from "zod";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
-import { requireUser } from "~/modules/accounts/session.server";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
+import { requireUser } from "~/modules/auth/session.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getItem } from "~/modules/items/item-rules.server";
 import {

@@ -1,6 +1,6 @@
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
-import { requireUser } from "~/modules/accounts/session.server";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
+import { requireUser } from "~/modules/auth/session.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { parseItemId } from "~/modules/items/item-routes.server";
 import { restoreDeletedItem } from "~/modules/items/item-undo.server";

@@ -6,10 +6,10 @@ import { ItemAnswers, type ItemAnswersView, SentLinkPreview } from "~/components
 import { type DataColumn, DataTable } from "~/components/ui/data-table";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
-import { requireUser } from "~/modules/accounts/session.server";
 import { answersOfIssue } from "~/modules/answers/answers.server";
 import { replyMailto } from "~/modules/answers/reply-link";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
+import { requireUser } from "~/modules/auth/session.server";
 import { issueReportNotices } from "~/modules/deliverability/suppression-notices.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder, recipientsOf } from "~/modules/folders/folders.server";

@@ -3,8 +3,8 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Outlet, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
 import { DashboardPage } from "~/components/dashboard";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
-import { requireUser } from "~/modules/accounts/session.server";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
+import { requireUser } from "~/modules/auth/session.server";
 import { loadDashboardPage } from "~/modules/dashboard/dashboard.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { moveFolder, togglePause } from "~/modules/folders/folders.server";

@@ -1,15 +1,15 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import type { RegistrationResponseJSON } from "@simplewebauthn/server";
 import { z } from "zod";
-import { noticeCredentialChange } from "~/modules/accounts/credential-notices.server";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
-import { finishRegistration, registrationOptions } from "~/modules/accounts/passkeys.server";
+import { noticeCredentialChange } from "~/modules/auth/credential-notices.server";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
+import { finishRegistration, registrationOptions } from "~/modules/auth/passkeys.server";
 import {
   enrolmentNeedsEmail,
   isRecentlyReauthenticated,
   reauthenticatePath,
-} from "~/modules/accounts/reauthentication.server";
-import { getCurrentSession, requireUser } from "~/modules/accounts/session.server";
+} from "~/modules/auth/reauthentication.server";
+import { getCurrentSession, requireUser } from "~/modules/auth/session.server";
 import { parseIntentForm } from "~/platform/intent.server";
 import { recordSecurityEvent } from "~/platform/security-events.server";
 import { createToastHeaders } from "~/platform/toast.server";

@@ -1,10 +1,10 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
 import { z } from "zod";
-import { noticeCredentialChange } from "~/modules/accounts/credential-notices.server";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
-import { listPasskeys, removePasskey } from "~/modules/accounts/passkeys.server";
-import { requireUser } from "~/modules/accounts/session.server";
+import { noticeCredentialChange } from "~/modules/auth/credential-notices.server";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
+import { listPasskeys, removePasskey } from "~/modules/auth/passkeys.server";
+import { requireUser } from "~/modules/auth/session.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
 /**

@@ -1,12 +1,12 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
 import {
   finishSignInWithPasskey,
   PasskeyAuthenticationSchema,
   parseAuthenticationResponse,
   signInOptionsResponse,
-} from "~/modules/accounts/passkeys.server";
-import { finishSignIn, readPendingSignIn } from "~/modules/accounts/two-factor-login.server";
+} from "~/modules/auth/passkeys.server";
+import { finishSignIn, readPendingSignIn } from "~/modules/auth/two-factor-login.server";
 import { parseIntentForm } from "~/platform/intent.server";
 import { safeRedirectPath } from "~/platform/redirect";
 import { recordSecurityEvent } from "~/platform/security-events.server";

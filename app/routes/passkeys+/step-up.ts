@@ -1,12 +1,12 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
 import {
   finishSignInWithPasskey,
   PasskeyAuthenticationSchema,
   parseAuthenticationResponse,
   signInOptionsResponse,
-} from "~/modules/accounts/passkeys.server";
-import { getCurrentSession, raiseToSecondFactorSession } from "~/modules/accounts/session.server";
+} from "~/modules/auth/passkeys.server";
+import { getCurrentSession, raiseToSecondFactorSession } from "~/modules/auth/session.server";
 import { parseIntentForm } from "~/platform/intent.server";
 import { safeRedirectPath } from "~/platform/redirect";
 import { recordSecurityEvent } from "~/platform/security-events.server";

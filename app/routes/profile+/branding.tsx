@@ -17,8 +17,8 @@ import {
   checkingCsrfBeforeFiles,
   readProtectedForm,
   validateCsrf,
-} from "~/modules/accounts/csrf.server";
-import { requireUser } from "~/modules/accounts/session.server";
+} from "~/modules/auth/csrf.server";
+import { requireUser } from "~/modules/auth/session.server";
 import { isPremium } from "~/modules/plans/quota.server";
 import { chosenAccent } from "~/modules/sending/accent-colour";
 import {

@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link } from "@remix-run/react";
 import { Dialog } from "~/components/ui/dialog";
-import { requireReauthenticatedUser } from "~/modules/accounts/reauthentication.server";
+import { requireReauthenticatedUser } from "~/modules/auth/reauthentication.server";
 
 /**
  * Where "Confirm it's you" brings a download back to: a dialog over Profile

@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import { createReadableStreamFromReadable, type LoaderFunctionArgs } from "@remix-run/node";
 import { exportZip, takeExportAttempt } from "~/modules/accounts/data-export.server";
-import { requireReauthenticatedUser } from "~/modules/accounts/reauthentication.server";
+import { requireReauthenticatedUser } from "~/modules/auth/reauthentication.server";
 import { isoDay } from "~/platform/dates";
 import { retryAfterMessage } from "~/platform/rate-limit.server";
 import { redirectWithToast } from "~/platform/toast.server";

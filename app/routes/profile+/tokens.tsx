@@ -11,10 +11,6 @@ import { z } from "zod";
 import { CopyButton } from "~/components/copy-button";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
-import { noticeCredentialChange } from "~/modules/accounts/credential-notices.server";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
-import { requireReauthenticatedUser } from "~/modules/accounts/reauthentication.server";
-import { requireUser } from "~/modules/accounts/session.server";
 import {
   API_TOKEN_LIFETIMES_DAYS,
   ApiTokenSchema,
@@ -22,6 +18,10 @@ import {
   DEFAULT_API_TOKEN_SCOPE,
 } from "~/modules/api/api-token-validation";
 import { createApiToken, revokeApiToken } from "~/modules/api/api-tokens.server";
+import { noticeCredentialChange } from "~/modules/auth/credential-notices.server";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
+import { requireReauthenticatedUser } from "~/modules/auth/reauthentication.server";
+import { requireUser } from "~/modules/auth/session.server";
 import { formatDay } from "~/platform/dates";
 import { RuleError } from "~/platform/errors.server";
 import { getFormConstraint } from "~/platform/form-constraint";

@@ -13,24 +13,21 @@ import { CopyButton } from "~/components/copy-button";
 import { OneTimeCodeField } from "~/components/one-time-code-field";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/ui/forms";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
-import { isAdmin } from "~/modules/accounts/roles.server";
-import { requireUser } from "~/modules/accounts/session.server";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
+import { isAdmin } from "~/modules/auth/roles.server";
+import { requireUser } from "~/modules/auth/session.server";
 import {
   enrolmentQrCode,
   enrolmentUri,
   INVALID_CODE_MESSAGE,
   SECOND_FACTOR_THROTTLED_MESSAGE,
   twoFactorState,
-} from "~/modules/accounts/two-factor.server";
+} from "~/modules/auth/two-factor.server";
 import {
   changeTwoFactorSettings,
   requireTwoFactorSetUpProof,
-} from "~/modules/accounts/two-factor-settings.server";
-import {
-  TwoFactorCodeSchema,
-  TwoFactorSettingsSchema,
-} from "~/modules/accounts/two-factor-validation";
+} from "~/modules/auth/two-factor-settings.server";
+import { TwoFactorCodeSchema, TwoFactorSettingsSchema } from "~/modules/auth/two-factor-validation";
 import { getFormConstraint } from "~/platform/form-constraint";
 import { parseIntentForm } from "~/platform/intent.server";
 import { redirectWithToast } from "~/platform/toast.server";

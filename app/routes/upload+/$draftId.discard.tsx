@@ -1,6 +1,6 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs, redirect } from "@remix-run/node";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
-import { requireUser } from "~/modules/accounts/session.server";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
+import { requireUser } from "~/modules/auth/session.server";
 import { discardDraft } from "~/modules/uploads/upload-drafts.server";
 import { redirectWithToast } from "~/platform/toast.server";
 

@@ -1,5 +1,5 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { getUser } from "~/modules/accounts/session.server";
+import { getUser } from "~/modules/auth/session.server";
 import { getDraft, validateDraft } from "~/modules/uploads/upload-drafts.server";
 import { orNotFound } from "~/platform/errors.server";
 

@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Outlet, useLoaderData } from "@remix-run/react";
 import { DashboardPage } from "~/components/dashboard";
-import { requireUser } from "~/modules/accounts/session.server";
+import { requireUser } from "~/modules/auth/session.server";
 import { loadDashboardPage } from "~/modules/dashboard/dashboard.server";
 
 export const meta: MetaFunction = () => [{ title: "Upload to Multiple Folders · Thoughtfully" }];

@@ -9,8 +9,8 @@ import {
   WIZARD_TITLE,
   WizardSteps,
 } from "~/components/upload-wizard";
-import { readProtectedForm } from "~/modules/accounts/csrf.server";
-import { requireUser } from "~/modules/accounts/session.server";
+import { readProtectedForm } from "~/modules/auth/csrf.server";
+import { requireUser } from "~/modules/auth/session.server";
 import type { StoredUpload } from "~/modules/files/upload-kinds";
 import { UPLOAD_BODY_MAX_BYTES } from "~/modules/files/upload-kinds";
 import { refusedUploadReply } from "~/modules/items/item-routes.server";

@@ -1,5 +1,5 @@
 /**
- * The answer to someone who may not open an admin page (app/modules/accounts/roles.server.ts),
+ * The answer to someone who may not open an admin page (app/modules/auth/roles.server.ts),
  * shared with the page that shows it, which sends them home.
  */
 

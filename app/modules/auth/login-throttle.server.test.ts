@@ -3,9 +3,9 @@ import { afterEach, describe, expect, test, vi } from "vitest";
 import { createUser } from "#db/factories";
 import { securityEvents, users } from "#db/schema";
 import { cheapPasswordHash } from "#tests/support/cheap-password-hash";
+import { requestPasswordReset, resetPassword } from "~/modules/accounts/accounts.server";
 import { db } from "~/platform/db.server";
 import { runInRequestContext } from "~/platform/request-context.server";
-import { requestPasswordReset, resetPassword } from "./accounts.server";
 import { INVALID_LOGIN_MESSAGE, verifyLogin } from "./auth.server";
 import {
   LOGIN_CLIENT_LIMIT,

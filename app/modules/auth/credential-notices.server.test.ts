@@ -4,6 +4,7 @@ import { simpleParser } from "mailparser";
 import { expect, test } from "vitest";
 import { createUser } from "#db/factories";
 import { passkeys, sessions, twoFactorSecrets, users } from "#db/schema";
+import { undoCredentialChange } from "~/modules/accounts/credential-undo.server";
 import { waitForBackgroundWork } from "~/platform/background-work.server";
 import { db } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
@@ -14,7 +15,6 @@ import {
   UNDO_LINK_TTL_MS,
   undoToken,
 } from "./credential-notices.server";
-import { undoCredentialChange } from "./credential-undo.server";
 
 /** A sender in Paris: notices give times in the owner's time zone. */
 const parisSender = () => createUser(db, { timeZone: "Europe/Paris" });
