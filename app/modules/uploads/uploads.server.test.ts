@@ -795,7 +795,7 @@ describe("files", () => {
     } as RequestInit);
     const error = await rejection(parseUploadForm(request, "file", userId));
     expect(error).toMatchObject({ code: "FILE_TOO_LARGE", status: 413 });
-    expect(error.message).toBe("An upload can be up to 51 MB in all.");
+    expect(error.message).toBe("An upload can be up to 1 MB in all.");
     expect(filesOnDisk()).toEqual([]);
   });
 
