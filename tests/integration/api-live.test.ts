@@ -313,6 +313,40 @@ describe("a video through the API (issue 46)", () => {
     expect(Number(stored.format.duration)).toBeCloseTo(3, 0);
   }, 120_000);
 
+  test("a truncated clip is taken, then refused in the background, the reason in its `video`", async () => {
+    const token = tokenFor(createUser(db).id);
+    const folder = (
+      await call("POST", "/folders", {
+        token,
+        body: { name: "Clips", recipients: [{ name: "Mum", email: "mum@example.com" }] },
+      })
+    ).json as { id: number };
+    const whole = fs.readFileSync(clip1080p());
+    const form = new FormData();
+    form.append("title", "Cut short");
+    const half = new Uint8Array(whole.subarray(0, Math.floor(whole.length / 2)));
+    form.append("files", new Blob([half]), "IMG_0043.mp4");
+    const uploaded = await call("POST", `/folders/${folder.id}/upload`, { token, body: form });
+    expect(uploaded.json).toMatchObject({ type: "video", video: { status: "preparing" } });
+    const rowOf = (id: number) =>
+      db.select().from(contentItems).where(eq(contentItems.id, id)).get()!;
+    const [clipKey] = rowOf(uploaded.json.id).filePaths;
+    expect(fs.existsSync(storedPath(clipKey!))).toBe(true);
+    let item = uploaded.json;
+    const deadline = Date.now() + 60_000;
+    while (item.video.status === "preparing") {
+      expect(Date.now(), "still preparing").toBeLessThan(deadline);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      const page = await call("GET", `/folders/${folder.id}`, { token });
+      item = page.json.items[0];
+    }
+    expect(item.video).toMatchObject({ status: "failed", error: expect.any(String) });
+    expect(item.video.error.length).toBeGreaterThan(10);
+    // The clip as uploaded is released: nothing of it stays on disk.
+    expect(rowOf(item.id).filePaths).toEqual([]);
+    expect(fs.existsSync(storedPath(clipKey!))).toBe(false);
+  }, 90_000);
+
   test("a file that is not a clip, sent as a video, is refused with 415 and nothing is kept", async () => {
     const token = tokenFor(createUser(db).id);
     const folder = (
