@@ -314,7 +314,7 @@ export const API_OPERATIONS: ApiOperation[] = [
     path: "/folders",
     summary: "Create a folder",
     description:
-      "A `personalSignoff` given is saved without the form's `signoffEnabled` box; send `signoffEnabled: false` to leave it off.",
+      "A `personalSignoff` given is saved without the form's `signoffEnabled` box; send `signoffEnabled: false` to leave it off. Each recipient needs a name and an address. Left out: `frequency` weekly, `dayOfWeek` 1 (Monday), `dayOfMonth` 1 (monthly folders only), `answerEmails` daily.",
     scope: "write",
     body: FolderUpdateSchema.transform((body) => seedFolderBody(body)).pipe(FolderBodySchema),
     response: FolderViewSchema,
