@@ -51,6 +51,11 @@ const SHAPES: Record<string, Shape> = {
   },
   "routes/upload+/$draftId.check": { path: ":draftId/check", parentId: "routes/upload+/_layout" },
   "routes/api+/v1.$": { path: "api/v1/*", parentId: "root", limit: 54 * MB },
+  "routes/api+/v1.folders.$folderId.upload": {
+    path: "api/v1/folders/:folderId/upload",
+    parentId: "root",
+    limit: 201 * MB,
+  },
   "routes/webhooks+/stripe": { path: "webhooks/stripe", parentId: "root", limit: 1 * MB },
   "routes/profile+/_layout": { path: "profile", parentId: "root", page: true },
   "routes/profile+/branding": {
@@ -161,6 +166,7 @@ const PATHS = [
   "/folders/3/add/link",
   "/folders/3/items/9/edit",
   "/api/v1/folders/3/upload",
+  "/api/v1/items/3/add-files",
   "/webhooks/stripe",
   "/profile/branding",
   "/nothing/here",
@@ -198,7 +204,10 @@ describe("the body limit is the limit of the route Remix serves", () => {
     ["http://localhost/upload/x/check?_data=routes/upload%2B/_layout", "routes/upload+/_layout"],
     ["http://localhost/profile/branding/x/...data", "routes/profile+/branding"],
     ["http://localhost/upload?_data=routes/api%2B/v1.$", null],
-    ["http://localhost/api/v1/folders/3/upload", "routes/api+/v1.$"],
+    ["http://localhost/api/v1/folders/3/upload", "routes/api+/v1.folders.$folderId.upload"],
+    ["http://localhost/api/v1/folders/3/upload/", "routes/api+/v1.folders.$folderId.upload"],
+    ["http://localhost/api/v1/folders/3/upload/x", "routes/api+/v1.$"],
+    ["http://localhost/api/v1/items/3/add-files", "routes/api+/v1.$"],
   ])("%s is served by %s", async (href, id) => {
     expect(findRoute(new URL(href))?.id ?? null, "found").toBe(id);
     expect(await routeRemixRuns(href), "served").toBe(id);

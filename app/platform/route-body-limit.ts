@@ -62,8 +62,13 @@ export class BodyTooLargeError extends Error {
  * (see above); and through causes, since a reader may wrap what it was given.
  */
 export function isBodyTooLarge(error: unknown): boolean {
+  return passedBodyLimit(error) !== null;
+}
+
+/** The limit a body passed (its route's), found as isBodyTooLarge finds the error; else null. */
+export function passedBodyLimit(error: unknown): number | null {
   for (let cause = error; cause instanceof Error; cause = cause.cause) {
-    if (cause.name === BODY_TOO_LARGE) return true;
+    if (cause.name === BODY_TOO_LARGE) return (cause as BodyTooLargeError).limitBytes;
   }
-  return false;
+  return null;
 }

@@ -383,9 +383,16 @@ describe("items", () => {
       note: "Hello again",
       preview: null,
     });
-    expect(
-      (await call("PATCH", `/items/${link.json.id}`, { token, body: { title: "x" } })).status,
-    ).toBe(400);
+    // A partial edit keeps the rest; the whole item is still checked as its form checks it.
+    const retitled = await call("PATCH", `/items/${link.json.id}`, { token, body: { title: "x" } });
+    expect(retitled.json).toMatchObject({
+      title: "x",
+      urls: ["https://example.com/a"],
+      commentText: "Good",
+    });
+    const emptied = await call("PATCH", `/items/${link.json.id}`, { token, body: { urls: [] } });
+    expect(emptied.status).toBe(400);
+    expect(emptied.json.error.fields).toEqual({ urls: [MISSING_FIELDS] });
 
     await call("POST", `/items/${musing.json.id}/reorder`, { token, body: { direction: "up" } });
     const listed = await call("GET", `/folders/${folder.id}`, { token });
@@ -459,8 +466,8 @@ describe("items", () => {
     });
     expect(edited.json).toMatchObject({
       title: "Holiday",
-      addComment: false,
-      commentText: null,
+      addComment: true,
+      commentText: "Look!",
       questionText: "Which one?",
     });
     expect(edited.json.files).toHaveLength(3);
@@ -966,4 +973,95 @@ test("a folder says who will get its next issue, and why the others will not", a
   });
   const read = await call("GET", `/folders/${created.json.id}`, { token });
   expect(read.json.folder.nextIssue.willGetIt).toBe(2);
+});
+
+describe("an API that takes what it documents (issue 49, item 15)", () => {
+  test("an upload without `type` is what its bytes are, whatever its name or claimed type", async () => {
+    const token = tokenFor(createUser(db).id);
+    const folder = await newFolder(token);
+    const photo = new FormData();
+    photo.append("files", new Blob([await png("#f80")], { type: "application/pdf" }), "scan.pdf");
+    const asPhoto = await call("POST", `/folders/${folder.id}/upload`, { token, body: photo });
+    expect(asPhoto.status).toBe(201);
+    expect(asPhoto.json).toMatchObject({ type: "photo", video: null, needsNote: true });
+
+    const pdf = new FormData();
+    pdf.append("files", new Blob(["%PDF-1.4\n%%EOF\n"], { type: "image/png" }), "menu");
+    const asFile = await call("POST", `/folders/${folder.id}/upload`, { token, body: pdf });
+    expect(asFile.status).toBe(201);
+    expect(asFile.json.type).toBe("file");
+
+    const none = new FormData();
+    none.append("title", "Nothing");
+    const empty = await call("POST", `/folders/${folder.id}/upload`, { token, body: none });
+    expect(empty.status).toBe(400);
+    expect(empty.json.error.fields).toEqual({ files: ["Please select at least one file"] });
+  });
+
+  test("a recipient without a name is refused with a message, on create and on update", async () => {
+    const token = tokenFor(createUser(db).id);
+    const refused = await call("POST", "/folders", {
+      token,
+      body: {
+        ...folderBody(),
+        recipients: [{ name: "Mum", email: "mum@example.com" }, { email: "dad@example.com" }],
+      },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.json.error.fields).toEqual({
+      "recipients.1.name": ["Please enter a name for dad@example.com"],
+    });
+    const folder = await newFolder(token);
+    const update = await call("PUT", `/folders/${folder.id}`, {
+      token,
+      body: { recipients: [{ email: "dad@example.com" }] },
+    });
+    expect(update.status).toBe(400);
+    expect(update.json.error.fields).toMatchObject({
+      "recipients.0.name": ["Please enter a name for dad@example.com"],
+    });
+    const kept = await call("GET", `/folders/${folder.id}`, { token });
+    expect(kept.json.folder.recipients).toEqual([{ name: "Mum", email: "mum@example.com" }]);
+  });
+
+  test("`dayOfMonth: null`, as a weekly folder reads, is taken back on create and update", async () => {
+    const token = tokenFor(createUser(db).id);
+    const created = await call("POST", "/folders", {
+      token,
+      body: { ...folderBody(), dayOfMonth: null },
+    });
+    expect(created.status).toBe(201);
+    expect(created.json.dayOfMonth).toBeNull();
+    const updated = await call("PUT", `/folders/${created.json.id}`, {
+      token,
+      body: { ...created.json, name: "Family, renamed" },
+    });
+    expect(updated.status).toBe(200);
+    expect(updated.json).toMatchObject({ name: "Family, renamed", dayOfMonth: null });
+  });
+
+  test("the document lists 415, the PATCH body and `dayOfMonth: null`", async () => {
+    const document = await (await openapi.loader()).json();
+    const upload = document.paths["/folders/{folderId}/upload"].post;
+    expect(Object.keys(upload.responses)).toContain("415");
+    expect(upload.parameters).toContainEqual(
+      expect.objectContaining({ name: "type", in: "query", required: false }),
+    );
+    const patch =
+      document.paths["/items/{itemId}"].patch.requestBody.content["application/json"].schema;
+    expect(Object.keys(patch.properties)).toEqual(
+      expect.arrayContaining(["title", "urls", "note", "addComment", "commentText"]),
+    );
+    expect(patch.required ?? []).toEqual([]);
+    for (const [path, method] of [
+      ["/folders", "post"],
+      ["/folders/{folderId}", "put"],
+    ] as const) {
+      const body = document.paths[path][method].requestBody.content["application/json"].schema;
+      expect(body.properties.dayOfMonth, `${method} ${path}`).toMatchObject({ nullable: true });
+    }
+    const item =
+      document.paths["/items/{itemId}"].patch.responses["200"].content["application/json"].schema;
+    expect(item.properties.video.properties.status.enum).toEqual(["preparing", "ready", "failed"]);
+  });
 });

@@ -2,7 +2,7 @@ import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { openDatabase } from "#db/connection";
 import { createUser } from "#db/factories";
-import { UPLOAD_BODY_MAX_BYTES } from "~/modules/files/upload-kinds";
+import { UPLOAD_BODY_MAX_BYTES, VIDEO_UPLOAD_BODY_MAX_BYTES } from "~/modules/files/upload-kinds";
 import {
   concretePath,
   type Post,
@@ -120,15 +120,20 @@ describe("bounded request bodies", () => {
       STORAGE_DIR: path.join(dataDir, "uploads"),
       OUTBOX_DIR: path.join(dataDir, "outbox"),
     });
-    // The API reads bodies through its one splat route; name its upload too.
     const paths = routes.map((route) => ({
       // A relay's webhook reads its body only for a relay it knows.
       path: concretePath(route.path, { relay: "postmark" }),
       search: route.index ? "?index" : "",
     }));
-    paths.push({ path: "/api/v1/folders/1/upload", search: "" });
     expect(paths.map((entry) => entry.path)).toEqual(
-      expect.arrayContaining(["/login", "/upload", "/folders/1/add/1", "/webhooks/stripe"]),
+      expect.arrayContaining([
+        "/login",
+        "/upload",
+        "/folders/1/add/1",
+        "/webhooks/stripe",
+        "/api/v1/x",
+        "/api/v1/folders/1/upload",
+      ]),
     );
     const attacks: Post[] = paths.flatMap(({ path: pathname, search }) =>
       spellings(pathname).flatMap((spelled, index) =>
@@ -216,6 +221,26 @@ describe("bounded request bodies", () => {
     }
     const video = await postLargeBody(base, { target: "/folders/1/add/video", ...clipSized });
     expect(video.status).not.toBe(413);
+  });
+
+  test("of the API, only a folder's upload takes a clip's body: the same post to its other paths is refused at once", async () => {
+    const clipSized = {
+      total: UPLOAD_BODY_MAX_BYTES + 1,
+      headers: { "Content-Type": "multipart/form-data; boundary=x" },
+    };
+    for (const target of ["/api/v1/items/1/add-files", "/api/v1/folders", "/api/v1/folders/1"]) {
+      const { status } = await postLargeBody(base, { target, ...clipSized });
+      expect(status, target).toBe(413);
+    }
+    // Taken by the server, then answered by the API unread (no token).
+    const upload = await postLargeBody(base, { target: "/api/v1/folders/1/upload", ...clipSized });
+    expect(upload.status).toBe(401);
+    const overAClip = await postLargeBody(base, {
+      target: "/api/v1/folders/1/upload",
+      ...clipSized,
+      total: VIDEO_UPLOAD_BODY_MAX_BYTES + 1,
+    });
+    expect(overAClip.status).toBe(413);
   });
 
   test("a small form still reaches the app (refused there for its missing CSRF token)", async () => {

@@ -17,6 +17,7 @@ const ERRORS = {
   404: "No such folder or item (another user's is not found either)",
   409: "The folder's state refuses it (paused, being sent, all unsubscribed, asked already)",
   413: "Body, file or storage too large",
+  415: "A file whose bytes are not an allowed photo, file or video (or not the kind `type` asked for)",
   429: `More than ${API_TOKEN_RATE_LIMIT.points} requests a minute with this token; see Retry-After`,
 } as const;
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { listAnswers } from "~/modules/answers/answers.server";
 import { referralLink, referralStats } from "~/modules/billing/referrals.server";
 import { suppressedAddressRefusal } from "~/modules/deliverability/suppression-notices.server";
-import { FolderSchema } from "~/modules/folders/folder-validation";
+import { FolderBodySchema } from "~/modules/folders/folder-validation";
 import {
   createFolder,
   deleteFolder,
@@ -21,10 +21,10 @@ import { getItem } from "~/modules/items/item-rules.server";
 import { titleFromFileName } from "~/modules/items/item-titles";
 import { titleForLink } from "~/modules/items/item-titles.server";
 import {
+  LinkSchema,
   MusingSchema,
   QuickLinkSchema,
   QuickUploadDetailsSchema,
-  schemaFor,
   UploadDetailsSchema,
 } from "~/modules/items/item-validation";
 import {
@@ -40,6 +40,8 @@ import {
   updateUploadItem,
 } from "~/modules/items/items.server";
 import { needsNote } from "~/modules/items/needs-note";
+import { requestVideoPass } from "~/modules/items/video-preparation-queue.server";
+import { LIMITS } from "~/modules/plans/limits";
 import {
   type FolderStats,
   folderSizeLimit,
@@ -56,7 +58,7 @@ import {
 import { renderPreview } from "~/modules/sending/preview.server";
 import { sendNow } from "~/modules/sending/sending.server";
 import { sendWelcomesSoon } from "~/modules/sending/welcomes.server";
-import { withUpload } from "~/modules/uploads/uploads.server";
+import { type UploadKindChoice, withUpload } from "~/modules/uploads/uploads.server";
 import {
   type ApiContext,
   type ApiOperation,
@@ -73,6 +75,7 @@ import {
   DirectionSchema,
   FolderViewSchema,
   FolderWithItemsSchema,
+  ItemUpdateSchema,
   ItemViewSchema,
   NewTextItemSchema,
   OkSchema,
@@ -89,7 +92,7 @@ import {
   UploadQuerySchema,
   UsageSchema,
 } from "./api-schemas";
-import { FolderUpdateSchema, seedFolderBody, withItemDetails } from "./seed-shapes";
+import { FolderUpdateSchema, seedFolderBody, withItemDetails, withItemValues } from "./seed-shapes";
 
 /**
  * Every operation of the JSON API: a sender's calls (docs/product-rules.md, Pages and messages), each
@@ -157,6 +160,14 @@ function itemView(item: ListedItem | Item, folderId: number): z.input<typeof Ite
       size: item.fileSizes[index] ?? 0,
     })),
     needsNote: needsNote(item),
+    video:
+      item.type === "video"
+        ? {
+            status: item.videoStatus ?? "preparing",
+            progress: item.videoStatus === "ready" ? 100 : item.videoProgress,
+            error: item.videoStatus === "failed" ? item.videoError : null,
+          }
+        : null,
     preview: item.previewStatus
       ? {
           status: item.previewStatus,
@@ -245,7 +256,7 @@ function parseWith<Schema extends z.ZodType>(schema: Schema, value: unknown): z.
 }
 
 /** The API's uploads: the pages' upload helper, authorised by the bearer token instead of a CSRF token. */
-function uploadFor(context: ApiContext, kind: "photo" | "file") {
+function uploadFor(context: ApiContext, kind: UploadKindChoice) {
   return { kind, userId: userId(context), csrf: false };
 }
 
@@ -303,9 +314,9 @@ export const API_OPERATIONS: ApiOperation[] = [
     path: "/folders",
     summary: "Create a folder",
     description:
-      "A `personalSignoff` given is saved without the form's `signoffEnabled` box; send `signoffEnabled: false` to leave it off.",
+      "A `personalSignoff` given is saved without the form's `signoffEnabled` box; send `signoffEnabled: false` to leave it off. Each recipient needs a name and an address. Left out: `frequency` weekly, `dayOfWeek` 1 (Monday), `dayOfMonth` 1 (monthly folders only), `answerEmails` daily.",
     scope: "write",
-    body: z.preprocess((body) => seedFolderBody(body), FolderSchema),
+    body: FolderUpdateSchema.transform((body) => seedFolderBody(body)).pipe(FolderBodySchema),
     response: FolderViewSchema,
     status: 201,
     handle: (context, { body }) => {
@@ -336,7 +347,7 @@ export const API_OPERATIONS: ApiOperation[] = [
     handle: (context, { body }) => {
       const folder = folderOf(context);
       const recipients = recipientsOf(folder);
-      const input = parseWith(FolderSchema, seedFolderBody(body, { ...folder, recipients }));
+      const input = parseWith(FolderBodySchema, seedFolderBody(body, { ...folder, recipients }));
       refuseSuppressedAddresses(
         input.recipients,
         recipients.map((recipient) => recipient.email),
@@ -486,9 +497,8 @@ export const API_OPERATIONS: ApiOperation[] = [
     method: "POST",
     path: `${folderPath}/upload`,
     summary:
-      "Upload photos or files as one item (multipart; `type` in the query). Without a title the first file's name is used; without a comment or question the item needs a note before it is sent",
-    description:
-      "Photos: JPEG, PNG, GIF, WebP or HEIC (told by their bytes, not their name or type), re-encoded as JPEG (PNG when transparent) at most 1600 px, without metadata such as GPS. Files: PDF or Word (.pdf, .doc, .docx). 10 MB a file.",
+      "Upload photos, files or a video as one item (multipart). Without `type` the first file's bytes decide it. Without a title the first file's name is used; without a comment or question the item needs a note before it is sent",
+    description: `Photos: JPEG, PNG, GIF, WebP or HEIC (told by their bytes, not their name or type), re-encoded as JPEG (PNG when transparent) at most 1600 px, without metadata such as GPS; 10 MB a file. Files: PDF or Word (.pdf, .doc, .docx); 10 MB a file. A video: one MP4, MOV or WebM clip up to ${LIMITS.video.maxUploadBytes / (1024 * 1024)} MB, ${LIMITS.video.maxSecondsFree} seconds (${LIMITS.video.maxSecondsPremium / 60} minutes with Premium); it is prepared in the background (\`video.status\` preparing, then ready or failed with its reason) and sent once ready. A file of another kind than \`type\` is refused (415).`,
     scope: "write",
     query: UploadQuerySchema,
     multipart: UploadFieldsSchema,
@@ -496,45 +506,47 @@ export const API_OPERATIONS: ApiOperation[] = [
     status: 201,
     handle: async (context, { query }) => {
       const folder = folderOf(context);
-      const type: "photo" | "file" = query.type;
-      return withUpload(context.request, uploadFor(context, type), ({ formData, stored }) => {
+      const upload = uploadFor(context, query.type ?? "by-content");
+      const item = await withUpload(context.request, upload, ({ formData, stored, kind }) => {
         const details = parseFormFields(formData, QuickUploadDetailsSchema);
         if (stored.length === 0) {
-          throw validationError({ files: [`Please select at least one ${type}`] });
+          throw validationError({ files: [`Please select at least one ${query.type ?? "file"}`] });
         }
         const title =
           details.title ||
           titleFromFileName(stored[0]!.name, {
-            kind: type,
+            kind,
             date: new Date(),
             timeZone: context.principal.user.timeZone,
           });
-        return itemView(
-          createUploadItem(userId(context), folder.id, type, { ...details, title }, stored),
-          folder.id,
-        );
+        return createUploadItem(userId(context), folder.id, kind, { ...details, title }, stored);
       });
+      // A clip is prepared in the background, as one added from the folder.
+      if (item.type === "video") requestVideoPass();
+      return itemView(item, folder.id);
     },
   },
   {
     method: "PATCH",
     path: itemPath,
-    summary: "Edit an item (the body of its edit form)",
+    summary: "Edit an item: any fields of its edit form; a field left out keeps its value",
+    description:
+      "A link takes `title`, `urls` and the comment and question fields; a musing `title` and `note`; a photo, file or video item `title` and the comment and question fields. The whole item is then checked as its edit form checks it.",
     scope: "write",
-    body: z.looseObject({}),
+    body: ItemUpdateSchema,
     response: ItemViewSchema,
     handle: (context, { body }) => {
       const { item } = itemOf(context);
-      if (item.type === "link" || item.type === "musing") {
-        const input = parseWith(schemaFor(item.type), body);
-        const updated = updateTextItem(
-          userId(context),
-          item.id,
-          input as Parameters<typeof updateTextItem>[2],
-        );
+      const values = withItemValues(body, item);
+      if (item.type === "link") {
+        const updated = updateTextItem(userId(context), item.id, parseWith(LinkSchema, values));
         return itemView(updated, item.folderId);
       }
-      const input = parseWith(UploadDetailsSchema, body);
+      if (item.type === "musing") {
+        const updated = updateTextItem(userId(context), item.id, parseWith(MusingSchema, values));
+        return itemView(updated, item.folderId);
+      }
+      const input = parseWith(UploadDetailsSchema, values);
       return itemView(updateUploadItem(userId(context), item.id, input, []), item.folderId);
     },
   },

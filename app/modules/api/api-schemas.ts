@@ -3,6 +3,7 @@ import { ANSWER_EMAILS, FREQUENCIES } from "~/modules/folders/folder-validation"
 import { ITEM_TYPES, LinkFieldsSchema, MusingFieldsSchema } from "~/modules/items/item-validation";
 import { LIMITS } from "~/modules/plans/limits";
 import { API_TOKEN_SCOPES } from "./api-token-validation";
+import { withoutDefaults } from "./seed-shapes";
 
 /**
  * What the JSON API answers, as zod schemas: every answer is parsed through
@@ -83,6 +84,23 @@ export const ItemViewSchema = z.object({
     .boolean()
     .describe(
       "A link, photo or file with neither a comment nor a question: it stays in the folder, not sent, until it has one",
+    ),
+  video: z
+    .object({
+      status: z
+        .enum(["preparing", "ready", "failed"])
+        .describe(
+          "preparing: being made playable in the background; ready: sent with the next issue; failed: refused, see `error`",
+        ),
+      progress: z.number().int().min(0).max(100).describe("Percent prepared"),
+      error: z
+        .string()
+        .nullable()
+        .describe("Why the clip was refused, in the words the folder shows"),
+    })
+    .nullable()
+    .describe(
+      "A video's preparation (transcoded in the background after the upload; a clip not ready at the send waits for the next issue); null for other items",
     ),
   preview: z
     .object({
@@ -214,7 +232,12 @@ export const AnswerListSchema = z.object({
     .describe("More answers match: with `after`, call again with the last id returned"),
 });
 
-export const UploadQuerySchema = z.object({ type: z.enum(["photo", "file"]) });
+export const UploadQuerySchema = z.object({
+  type: z
+    .enum(["photo", "file", "video"])
+    .optional()
+    .describe("The item's kind; left out, the first file's bytes decide it (a clip makes a video)"),
+});
 
 /** Adding a link or a musing: `type` picks the form's schema. */
 export const NewTextItemSchema = z.discriminatedUnion("type", [
@@ -240,6 +263,14 @@ export const UploadFieldsSchema = z.object({
 
 /** Adding files to an item: only the files; a text field sent replaces the item's. */
 export const AddFilesFieldsSchema = UploadFieldsSchema.partial().required({ files: true });
+
+/**
+ * An item's edit, in part: any of its edit form's fields (a link's, a
+ * musing's or an upload's, as the item is); each one left out keeps its value.
+ */
+export const ItemUpdateSchema = z.object(
+  withoutDefaults({ ...LinkFieldsSchema.shape, note: MusingFieldsSchema.shape.note }),
+);
 
 /** The fields of a new link or musing, for the document (QuickLinkSchema and MusingSchema check them). */
 export const documentedTextItemSchemas = { link: LinkFieldsSchema, musing: MusingFieldsSchema };

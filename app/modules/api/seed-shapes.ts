@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { FolderFieldsSchema } from "~/modules/folders/folder-validation";
+import { LIMITS } from "~/modules/plans/limits";
 
 /**
  * Bodies shaped like the seed's own calls (docs/decisions/0153-api-takes-the-seeds-shapes.md),
@@ -11,12 +12,27 @@ import { FolderFieldsSchema } from "~/modules/folders/folder-validation";
  * clears the sign-off. A field left out stays out, for seedFolderBody to keep its value: in zod 4
  * an optional field with a default would take the default, so the defaults are taken off first.
  */
+const recipientRows = FolderFieldsSchema.shape.recipients.unwrap();
+
 export const FolderUpdateSchema = z.looseObject({
   ...withoutDefaults(FolderFieldsSchema.shape),
+  // The rows' shape only: their rules (a valid address, a name) are the form's, checked after
+  // with every other message of the form.
+  recipients: z
+    .array(z.object(recipientRows.element.shape))
+    .max(LIMITS.folder.maxRecipients)
+    .optional(),
+  dayOfMonth: FolderFieldsSchema.shape.dayOfMonth
+    .unwrap()
+    .nullable()
+    .optional()
+    .describe(
+      "1 to 31 for a monthly folder; null (the seed's value for other folders) is left out",
+    ),
   personalSignoff: z.string().nullable().optional(),
 });
 
-function withoutDefaults<Shape extends z.core.$ZodShape>(shape: Shape) {
+export function withoutDefaults<Shape extends z.core.$ZodShape>(shape: Shape) {
   return Object.fromEntries(
     Object.entries(shape).map(([key, field]) => [key, optionalWithoutDefault(field)]),
   ) as { [Key in keyof Shape]: z.ZodOptional<z.ZodType<z.output<Shape[Key]>>> };
@@ -110,4 +126,28 @@ export function withItemDetails(formData: FormData, item: CurrentUploadItem): Fo
     if (value !== null) completed.set(field, String(value));
   }
   return completed;
+}
+
+type CurrentItem = CurrentUploadItem & { urls: string[]; note: string | null };
+
+/**
+ * An item's edit as its form reads it: the fields the body gives over the
+ * item's own, so an edit may send only what changes.
+ */
+export function withItemValues(
+  body: Record<string, unknown>,
+  item: CurrentItem,
+): Record<string, unknown> {
+  const given = Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
+  return {
+    title: item.title,
+    urls: item.urls,
+    note: item.note ?? undefined,
+    addComment: item.addComment,
+    commentText: item.commentText ?? undefined,
+    askQuestion: item.askQuestion,
+    questionText: item.questionText ?? undefined,
+    responseExpectation: item.responseExpectation,
+    ...given,
+  };
 }

@@ -16,6 +16,8 @@ const EXEMPT_ROUTES: Record<string, string> = {
     "the phone's share sheet posts from the OS without our token; it only keeps a draft, and the Save tap on our page (with its token) makes the item",
   "api+/v1.$.ts":
     "the JSON API reads only the Authorization header's token, never the session cookie",
+  "api+/v1.folders.$folderId.upload.ts":
+    "the JSON API's upload (its own route for a clip's body limit) reads only the Authorization header's token",
   "unsubscribe.tsx":
     "RFC 8058 one-click: mail clients post without our token; the signed link is the proof",
   "webhooks+/$relay.ts":
@@ -79,6 +81,7 @@ test("the exemptions are exactly the ones documented", () => {
   expect(Object.keys(EXEMPT_ROUTES).sort()).toEqual([
     "add+/share.ts",
     "api+/v1.$.ts",
+    "api+/v1.folders.$folderId.upload.ts",
     "unsubscribe.tsx",
     "webhooks+/$relay.ts",
     "webhooks+/inbound-email.ts",

@@ -1,5 +1,10 @@
 import { describe, expect, test } from "vitest";
-import { acceptedType, classifyThreat, sanitizeFilename } from "./file-inspection.server";
+import {
+  acceptedType,
+  classifyThreat,
+  sanitizeFilename,
+  uploadKindOfContent,
+} from "./file-inspection.server";
 
 describe("sanitizeFilename", () => {
   test("keeps a readable name without paths, controls or direction tricks", () => {
@@ -54,5 +59,16 @@ describe("classifyThreat", () => {
     expect(page.signatures).toEqual(["<script", "<!doctype html"]);
     const zip = classifyThreat({ ext: "zip", mime: "application/zip" }, Buffer.from("PK\x03\x04"));
     expect(zip).toEqual({ threatType: "type_mismatch", threatLevel: "medium", signatures: [] });
+  });
+});
+
+describe("uploadKindOfContent", () => {
+  test("a photo's or a clip's bytes give their kind; anything else is judged as a file", () => {
+    expect(uploadKindOfContent({ ext: "heic", mime: "image/heic" }, "x.pdf")).toBe("photo");
+    expect(uploadKindOfContent({ ext: "mov", mime: "video/quicktime" }, "x.jpg")).toBe("video");
+    expect(uploadKindOfContent({ ext: "webm", mime: "video/webm" }, "clip")).toBe("video");
+    expect(uploadKindOfContent({ ext: "pdf", mime: "application/pdf" }, "x.mp4")).toBe("file");
+    expect(uploadKindOfContent({ ext: "exe", mime: "application/x-msdownload" }, "a")).toBe("file");
+    expect(uploadKindOfContent(undefined, "a.mp4")).toBe("file");
   });
 });

@@ -94,6 +94,20 @@ export function acceptedType(
   return null;
 }
 
+/**
+ * The kind a file is by its bytes, for an upload that does not say (the API's
+ * upload without `?type=`): a photo or a video when its bytes are one, else a
+ * file, which the file checks then accept or refuse with their own message.
+ */
+export function uploadKindOfContent(
+  detected: FileTypeResult | undefined,
+  name: string,
+): UploadKind {
+  if (acceptedType("photo", detected, name)) return "photo";
+  if (acceptedType("video", detected, name)) return "video";
+  return "file";
+}
+
 function extensionOf(name: string) {
   const dot = name.lastIndexOf(".");
   return dot > 0 ? name.slice(dot + 1).toLowerCase() : "";

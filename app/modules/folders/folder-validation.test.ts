@@ -1,6 +1,6 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { describe, expect, test } from "vitest";
-import { FolderSchema } from "./folder-validation";
+import { FolderBodySchema, FolderSchema } from "./folder-validation";
 
 function parse(fields: Record<string, string>) {
   const formData = new FormData();
@@ -130,5 +130,46 @@ describe("FolderSchema", () => {
     expect(submission.status === "success" && submission.value.recipients).toEqual([
       { name: "Mum", email: "mum@xn--bcher-kva.example" },
     ]);
+  });
+});
+
+describe("a folder sent as JSON (FolderBodySchema)", () => {
+  const body = (recipients: { name?: string; email?: string }[]) => ({
+    name: "Family",
+    recipients,
+    frequency: "weekly",
+    dayOfWeek: 1,
+  });
+
+  test("a recipient without a name is refused by address, not dropped", () => {
+    const result = FolderBodySchema.safeParse(
+      body([{ name: "Mum", email: "mum@example.com" }, { email: "dad@example.com" }]),
+    );
+    expect(result.success).toBe(false);
+    expect(result.error?.issues).toEqual([
+      expect.objectContaining({
+        path: ["recipients", 1, "name"],
+        message: "Please enter a name for dad@example.com",
+      }),
+    ]);
+  });
+
+  test("a recipient without an address is refused by name", () => {
+    const result = FolderBodySchema.safeParse(body([{ name: "Mum" }]));
+    expect(result.error?.issues.map((issue) => issue.message)).toEqual([
+      "Please enter an email address for Mum",
+      "Please add at least one recipient",
+    ]);
+  });
+
+  test("whole rows pass as in the form", () => {
+    const parsed = FolderBodySchema.parse(body([{ name: "Mum", email: "mum@example.com" }]));
+    expect(parsed.recipients).toEqual([{ name: "Mum", email: "mum@example.com" }]);
+    // The form itself still drops a half-filled row.
+    expect(
+      FolderSchema.parse(
+        body([{ name: "Mum", email: "mum@example.com" }, { email: "x@example.com" }]),
+      ).recipients,
+    ).toHaveLength(1);
   });
 });

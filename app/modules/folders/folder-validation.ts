@@ -87,10 +87,37 @@ export const FolderFieldsSchema = z.object({
   answerEmails: z.enum(ANSWER_EMAILS).default("daily"),
 });
 
-export const folderSchema = (refuseAddress: AddressRefusal = () => null) =>
+/**
+ * The form's blank rows are dropped; a JSON body has no blank rows, so there
+ * (`incompleteRows: "refused"`) a row missing its name or address is a mistake, refused by name.
+ */
+export const folderSchema = (
+  refuseAddress: AddressRefusal = () => null,
+  { incompleteRows }: { incompleteRows: "dropped" | "refused" } = { incompleteRows: "dropped" },
+) =>
   FolderFieldsSchema.superRefine((value, context) => {
     if (!value.name) {
       context.addIssue({ code: "custom", path: ["name"], message: "Please enter a folder name" });
+    }
+    if (incompleteRows === "refused") {
+      value.recipients.forEach((row, index) => {
+        if (!row.name) {
+          context.addIssue({
+            code: "custom",
+            path: ["recipients", index, "name"],
+            message: row.email ? `Please enter a name for ${row.email}` : "Please enter a name",
+          });
+        }
+        if (!row.email) {
+          context.addIssue({
+            code: "custom",
+            path: ["recipients", index, "email"],
+            message: row.name
+              ? `Please enter an email address for ${row.name}`
+              : "Please enter an email address",
+          });
+        }
+      });
     }
     const kept = value.recipients.filter((row) => row.name && row.email);
     if (kept.length === 0) {
@@ -150,5 +177,8 @@ export const folderSchema = (refuseAddress: AddressRefusal = () => null) =>
 
 /** The form as the browser checks it: no server-side refusals. */
 export const FolderSchema = folderSchema();
+
+/** A folder sent as JSON (the API): every recipient row must be whole. */
+export const FolderBodySchema = folderSchema(undefined, { incompleteRows: "refused" });
 
 export type FolderInput = z.output<typeof FolderSchema>;

@@ -795,7 +795,7 @@ describe("files", () => {
     } as RequestInit);
     const error = await rejection(parseUploadForm(request, "file", userId));
     expect(error).toMatchObject({ code: "FILE_TOO_LARGE", status: 413 });
-    expect(error.message).toBe("An upload can be up to 51 MB in all.");
+    expect(error.message).toBe("An upload can be up to 1 MB in all.");
     expect(filesOnDisk()).toEqual([]);
   });
 
@@ -951,5 +951,59 @@ describe("photo or file, chosen by the first file (the share sheet)", () => {
       userId,
     );
     expect({ stored, kind }).toEqual({ stored: [], kind: "file" });
+  });
+});
+
+describe("a kind told by the first file's bytes (the API's upload without a type)", () => {
+  /** An MP4's first box: ftyp, brand isom (enough for its kind; ffprobe judges the rest later). */
+  const mp4Head = Buffer.concat([
+    Buffer.from([0, 0, 0, 0x20]),
+    Buffer.from("ftypisom"),
+    Buffer.from([0, 0, 2, 0]),
+    Buffer.from("isomiso2avc1mp41"),
+    Buffer.alloc(4096),
+  ]);
+
+  test("a photo named and typed as a PDF is read as a photo", async () => {
+    const jpeg = await sharp({ create: { width: 40, height: 30, channels: 3, background: "#48c" } })
+      .jpeg()
+      .toBuffer();
+    const { stored, kind } = await parseUploadForm(
+      uploadRequest([new File([part(jpeg)], "scan.pdf", { type: "application/pdf" })]),
+      "by-content",
+      userId,
+    );
+    expect(kind).toBe("photo");
+    expect(stored[0]).toMatchObject({ mimeType: "image/jpeg" });
+    expect(stored[0]!.thumbnailKey).toBeDefined();
+  });
+
+  test("a clip's bytes make a video, stored whole as uploaded", async () => {
+    const { stored, kind } = await parseUploadForm(
+      uploadRequest([new File([part(mp4Head)], "clip.bin", { type: "application/octet-stream" })]),
+      "by-content",
+      userId,
+    );
+    expect(kind).toBe("video");
+    expect(stored).toEqual([expect.objectContaining({ mimeType: "video/mp4" })]);
+    expect(fs.readFileSync(pathOfKey(stored[0]!.key))).toEqual(mp4Head);
+  });
+
+  test("a PDF is a file", async () => {
+    const { kind } = await parseUploadForm(
+      uploadRequest([new File([part(minimalPdf())], "menu")]),
+      "by-content",
+      userId,
+    );
+    expect(kind).toBe("file");
+  });
+
+  test("bytes of no allowed kind are refused as a file, with nothing kept", async () => {
+    const error = await rejection(
+      parseUploadForm(uploadRequest([new File([part(ELF)], "photo.jpg")]), "by-content", userId),
+    );
+    expect(error.code).toBe("INVALID_FILE_TYPE");
+    expect(error.message).toContain("not an allowed file type");
+    expect(filesOnDisk()).toEqual([]);
   });
 });

@@ -13,6 +13,7 @@ import {
   readHead,
   recordRejection,
   sanitizeFilename,
+  uploadKindOfContent,
   withExtension,
 } from "~/modules/files/file-inspection.server";
 import { reencodePhoto } from "~/modules/files/photo-processing.server";
@@ -26,7 +27,6 @@ import {
   KIND_TEXT,
   maxUploadBytesOf,
   type StoredUpload,
-  UPLOAD_BODY_MAX_BYTES,
   UPLOAD_FIELD,
   UPLOAD_FORM_MAX_PARTS,
   type UploadContext,
@@ -45,7 +45,7 @@ import {
   parseMultipartForm,
   textFieldReader,
 } from "~/platform/multipart.server";
-import { isBodyTooLarge, MULTIPART_TEXT_MAX_BYTES } from "~/platform/route-body-limit";
+import { MULTIPART_TEXT_MAX_BYTES, passedBodyLimit } from "~/platform/route-body-limit";
 import { storage } from "~/platform/storage.server";
 
 /**
@@ -157,30 +157,55 @@ export function createUploadHandler(kind: UploadKind, ctx: UploadContext): Uploa
   };
 }
 
+type UploadPart = Parameters<UploadHandler>[0];
+
 /**
- * A form whose files may be photos or documents (the phone's share sheet):
- * the first file's claimed type chooses the kind (claimedUploadKind), and
- * every file of the form is then read by createUploadHandler as that kind,
- * bytes first, like any other upload of it. `chosen` learns the kind.
+ * A form whose files may be of more than one kind: the first file chooses the
+ * kind (`choose`), and every file of the form is then read by
+ * createUploadHandler as that kind, bytes first, like any other upload of it.
+ * `chosen` learns the kind.
  */
 function createUploadHandlerByFirstFile(
   ctx: UploadContext,
+  choose: (part: UploadPart) => Promise<{ kind: UploadKind; part: UploadPart }>,
   chosen: (kind: UploadKind) => void,
 ): UploadHandler {
   let handler: UploadHandler | null = null;
-  return async (part) => {
+  return async (given) => {
+    let part = given;
     if (!handler && part.name === UPLOAD_FIELD && part.filename) {
-      const kind = claimedUploadKind(part.contentType, part.filename);
-      chosen(kind);
-      handler = createUploadHandler(kind, ctx);
+      const choice = await choose(part);
+      part = choice.part;
+      chosen(choice.kind);
+      handler = createUploadHandler(choice.kind, ctx);
     }
     // Before any file: text fields and empty file inputs read the same for either kind.
     return (handler ?? createUploadHandler("file", ctx))(part);
   };
 }
 
-/** What withUpload reads: one kind, or the one the first file claims (the share sheet). */
-export type UploadKindChoice = UploadKind | "photo-or-file";
+/** The phone's share sheet: the kind the first file claims (claimedUploadKind). */
+const byClaim = async (part: UploadPart) => ({
+  kind: claimedUploadKind(part.contentType, part.filename ?? ""),
+  part,
+});
+
+/**
+ * The API's upload without `?type=`: the kind the first file's bytes are
+ * (uploadKindOfContent). The bytes read to judge it are handed on to the
+ * kind's handler, which judges them again as that kind.
+ */
+async function byContent(part: UploadPart) {
+  const { head, all } = await readHead(part.data, HEAD_BYTES);
+  const kind = uploadKindOfContent(await fileTypeFromBuffer(head), part.filename ?? "");
+  return { kind, part: { ...part, data: all() } };
+}
+
+/**
+ * What withUpload reads: one kind, the one the first file claims (the share
+ * sheet), or the one the first file's bytes are (the API).
+ */
+export type UploadKindChoice = UploadKind | "photo-or-file" | "by-content";
 
 /** Known failures become a message for the user; anything else is passed on as it is. */
 function asUploadError(error: unknown): unknown {
@@ -203,10 +228,12 @@ function asUploadError(error: unknown): unknown {
   if (error instanceof MultipartRefusedError) {
     return new UploadRejectedError("UPLOAD_FAILED", error.message, { cause: error });
   }
-  if (isBodyTooLarge(error)) {
+  // The route's own limit: Add Video's and the API's upload take a clip, the others less.
+  const limitBytes = passedBodyLimit(error);
+  if (limitBytes !== null) {
     return new UploadRejectedError(
       "FILE_TOO_LARGE",
-      `An upload can be up to ${Math.floor(UPLOAD_BODY_MAX_BYTES / (1024 * 1024))} MB in all.`,
+      `An upload can be up to ${Math.floor(limitBytes / (1024 * 1024))} MB in all.`,
       { status: 413, cause: error },
     );
   }
@@ -249,7 +276,7 @@ export async function parseUploadForm(
   options: { maxFiles?: number; csrf?: boolean } = {},
 ): Promise<Upload> {
   const stored: StoredUpload[] = [];
-  let readAs: UploadKind = kind === "photo-or-file" ? "file" : kind;
+  let readAs: UploadKind = kind === "photo-or-file" || kind === "by-content" ? "file" : kind;
   const ctx = { request, userId, stored, maxFiles: options.maxFiles };
   const fieldsRead = new FormData();
   const readText = textFieldReader(MULTIPART_TEXT_MAX_BYTES);
@@ -258,10 +285,14 @@ export async function parseUploadForm(
   const composed = unstable_composeUploadHandlers(
     !hasVerifiedEmail(userId)
       ? refuseEveryFile
-      : kind === "photo-or-file"
-        ? createUploadHandlerByFirstFile(ctx, (chosen) => {
-            readAs = chosen;
-          })
+      : kind === "photo-or-file" || kind === "by-content"
+        ? createUploadHandlerByFirstFile(
+            ctx,
+            kind === "photo-or-file" ? byClaim : byContent,
+            (chosen) => {
+              readAs = chosen;
+            },
+          )
         : createUploadHandler(kind, ctx),
     async (part) => {
       const value = await readTextField(part);
@@ -284,7 +315,7 @@ export async function parseUploadForm(
   }
 }
 
-/** `kind`: what the files were read as (for "photo-or-file", "file" when none came). */
+/** `kind`: what the files were read as (when the first file chose, "file" when none came). */
 export type Upload = { formData: FormData; stored: StoredUpload[]; kind: UploadKind };
 
 /**

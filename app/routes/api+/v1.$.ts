@@ -15,7 +15,8 @@ export function loader({ request }: LoaderFunctionArgs) {
 }
 
 /**
- * The upload operations stream up to a full item's files; JSON bodies stay
+ * Adding files to an item streams up to a full item's files (a folder's upload, which may
+ * carry a clip, is `v1.folders.$folderId.upload.ts`); JSON bodies stay
  * within a form's limit (docs/decisions/0101-body-limits-by-route.md).
  */
 export const bodyLimit: RouteBodyLimit = { multipart: UPLOAD_BODY_MAX_BYTES };
