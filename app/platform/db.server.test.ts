@@ -50,17 +50,14 @@ describe("writeTransactionWithoutFsync", () => {
 
 describe("writeTransactionWithAsyncFsync", () => {
   test("commits without the in-commit fsync, then fdatasyncs the WAL before resolving", async () => {
-    const open = fs.promises.open;
-    const synced: string[] = [];
-    const spy = vi.spyOn(fs.promises, "open").mockImplementation(async (file, flags) => {
-      const handle = await open(file, flags);
-      const datasync = handle.datasync.bind(handle);
-      handle.datasync = async () => {
-        await datasync();
-        synced.push(String(file));
-      };
-      return handle;
-    });
+    const fdatasync = fs.fdatasync;
+    const synced: number[] = [];
+    const spy = vi.spyOn(fs, "fdatasync").mockImplementation((fd, callback) =>
+      fdatasync(fd, (error) => {
+        synced.push(fd);
+        callback(error);
+      }),
+    );
     try {
       const pending = writeTransactionWithAsyncFsync((tx) => {
         tx.insert(users).values({ email: "async-fsync@example.com" }).run();
@@ -68,11 +65,20 @@ describe("writeTransactionWithAsyncFsync", () => {
       });
       expect(synced).toEqual([]);
       expect(await pending).toBe(1);
+      await writeTransactionWithAsyncFsync((tx) => {
+        tx.insert(users).values({ email: "async-fsync-2@example.com" }).run();
+      });
     } finally {
       spy.mockRestore();
     }
-    expect(synced).toEqual([`${db.$client.name}-wal`]);
+    const wal = fs.statSync(`${db.$client.name}-wal`);
+    expect(synced).toHaveLength(2);
+    // The WAL's own file, one descriptor kept for every mark.
+    expect(synced[1]).toBe(synced[0]);
+    expect(fs.fstatSync(synced[0]!).ino).toBe(wal.ino);
     expect(synchronous()).toBe(2);
-    expect(storedEmails()).toContain("async-fsync@example.com");
+    expect(storedEmails()).toEqual(
+      expect.arrayContaining(["async-fsync@example.com", "async-fsync-2@example.com"]),
+    );
   });
 });

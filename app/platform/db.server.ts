@@ -61,14 +61,28 @@ export function writeTransactionWithoutFsync<T>(work: (tx: Transaction) => T): T
 export async function writeTransactionWithAsyncFsync<T>(work: (tx: Transaction) => T): Promise<T> {
   const result = writeTransactionWithoutFsync(work);
   if (db.$client.memory) return result;
-  // Opened each time: a WAL that SQLite deleted and created again is a new file.
-  const wal = await fs.promises.open(`${db.$client.name}-wal`, "r");
-  try {
-    await wal.datasync();
-  } finally {
-    await wal.close();
-  }
+  const fd = walDescriptor(`${db.$client.name}-wal`);
+  await new Promise<void>((resolve, reject) =>
+    fs.fdatasync(fd, (error) => (error ? reject(error) : resolve())),
+  );
   return result;
+}
+
+/**
+ * The WAL's file descriptor, kept open: opening and closing it around every
+ * fsync made three trips to the thread pool of one, all inside the window a
+ * send's next message waits on (docs/decisions/0224-the-send-engines-own-cost.md).
+ * SQLite keeps the WAL while this process's connection is open; should the
+ * file at the path be another one (deleted and made again), it is opened anew.
+ */
+let wal: { path: string; fd: number; ino: number } | undefined;
+function walDescriptor(walPath: string) {
+  const { ino } = fs.statSync(walPath);
+  if (wal?.path === walPath && wal.ino === ino) return wal.fd;
+  if (wal) fs.closeSync(wal.fd);
+  const fd = fs.openSync(walPath, "r");
+  wal = { path: walPath, fd, ino: fs.fstatSync(fd).ino };
+  return fd;
 }
 
 /**

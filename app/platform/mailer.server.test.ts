@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import fs from "node:fs";
 import net, { type AddressInfo } from "node:net";
 import { simpleParser } from "mailparser";
@@ -218,6 +219,22 @@ describe("SMTP (SMTP_URL set)", () => {
     await sending;
     expect(received).toHaveLength(1);
     expect((await simpleParser(received[0]!)).subject).toBe("Held back");
+  });
+
+  it("a held-back message larger than its gathered pieces arrives whole", async () => {
+    // 200 KB of noise: several of the 64 KB pieces the held-back stream gathers.
+    const noise = crypto.randomBytes(200 * 1024);
+    await mailer.sendEmail({
+      to: "ada@example.com",
+      subject: "Large and held",
+      html,
+      text,
+      attachments: [{ filename: "noise.bin", content: noise }],
+      waitBeforeEnd: () => Promise.resolve(),
+    });
+    const parsed = await simpleParser(received[0]!);
+    expect(parsed.html).toBe(html);
+    expect(parsed.attachments[0]?.content.equals(noise)).toBe(true);
   });
 
   it("sends no end when waitBeforeEnd rejects: the server accepts nothing", async () => {

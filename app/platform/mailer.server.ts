@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { PassThrough } from "node:stream";
+import { Transform } from "node:stream";
 import type { AddressObject } from "mailparser";
 import nodemailer, { type Transporter } from "nodemailer";
 import addressparser from "nodemailer/lib/addressparser/index.js";
@@ -43,10 +43,35 @@ export type OutgoingEmail = {
   textEncoding?: "quoted-printable" | "base64";
 };
 
-/** A pass-through whose end waits for `ready`; a rejection fails the stream, so no end is sent. */
+/** What the held-back stream gathers before passing it on: a few socket writes per message. */
+const GATHER_BYTES = 64 * 1024;
+
+/**
+ * A pass-through whose end waits for `ready`; a rejection fails the stream, so
+ * no end is sent. It gathers nodemailer's small chunks (a line or so each)
+ * into pieces of up to 64 KB: the socket then takes a message in a few writes
+ * instead of hundreds, which was most of a send's own cost in
+ * `npm run bench:send` (docs/decisions/0224-the-send-engines-own-cost.md).
+ */
 function endingAfter(ready: () => Promise<void>) {
-  return new PassThrough({
+  let gathered: Buffer[] = [];
+  let gatheredBytes = 0;
+  const passOn = (stream: Transform) => {
+    if (gatheredBytes === 0) return;
+    stream.push(gathered.length === 1 ? gathered[0] : Buffer.concat(gathered, gatheredBytes));
+    gathered = [];
+    gatheredBytes = 0;
+  };
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      gathered.push(chunk);
+      gatheredBytes += chunk.length;
+      if (gatheredBytes >= GATHER_BYTES) passOn(this);
+      callback();
+    },
     flush(callback) {
+      // Every byte goes out at once: only the end (SMTP's final ".") waits for the turn.
+      passOn(this);
       ready().then(() => callback(), callback);
     },
   });
