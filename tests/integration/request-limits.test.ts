@@ -2,7 +2,7 @@ import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { openDatabase } from "#db/connection";
 import { createUser } from "#db/factories";
-import { UPLOAD_BODY_MAX_BYTES } from "~/modules/files/upload-kinds";
+import { UPLOAD_BODY_MAX_BYTES, VIDEO_UPLOAD_BODY_MAX_BYTES } from "~/modules/files/upload-kinds";
 import {
   concretePath,
   type Post,
@@ -216,6 +216,16 @@ describe("bounded request bodies", () => {
     }
     const video = await postLargeBody(base, { target: "/folders/1/add/video", ...clipSized });
     expect(video.status).not.toBe(413);
+  });
+
+  test("a clip over Add Video's limit is refused at once, naming a video's limit", async () => {
+    const refused = await postLargeBody(base, {
+      target: "/folders/1/add/video",
+      total: VIDEO_UPLOAD_BODY_MAX_BYTES + 1,
+      headers: { Cookie: sessionCookie, "Content-Type": "multipart/form-data; boundary=x" },
+    });
+    expect(refused.status).toBe(413);
+    expect(refused.text).toBe("A video can be up to 200 MB.");
   });
 
   test("a small form still reaches the app (refused there for its missing CSRF token)", async () => {
