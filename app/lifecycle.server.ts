@@ -151,7 +151,8 @@ class ServerProcess {
     // The day before a folder's send, the items still waiting for a note, from
     // 09:00 in each owner's zone (docs/decisions/0198-waiting-items-reminder.md).
     // Every five minutes, as zones' mornings come round; each folder occurrence
-    // gets one e-mail at most.
+    // gets one e-mail at most. The same run tells a sender whose send went by
+    // with only videos not prepared (docs/decisions/0220-a-send-held-back-by-its-videos-is-told.md).
     let reminderRun: Promise<void> = Promise.resolve();
     const waitingReminder = new Cron("*/5 * * * *", { protect: true }, () => {
       reminderRun = onPrimaryOnly(() => remindWaitingItems())().then(

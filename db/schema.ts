@@ -963,6 +963,13 @@ export const waitingReminders = sqliteTable(
       .references(() => users.id, { onDelete: "cascade" }),
     /** The send ledger's key of the occurrence it announces (`occurrenceKey`). */
     occurrenceKey: text("occurrence_key").notNull(),
+    /**
+     * "note": the day before, items wait for a note; "video": the send went by with nothing
+     * to send, its only items videos not prepared (docs/decisions/0220-a-send-held-back-by-its-videos-is-told.md).
+     */
+    kind: text("kind", { enum: ["note", "video"] })
+      .notNull()
+      .default("note"),
     status: text("status", { enum: ["pending", "sent", "failed"] })
       .notNull()
       .default("pending"),
@@ -972,7 +979,11 @@ export const waitingReminders = sqliteTable(
     sentAt: timestamp("sent_at"),
   },
   (table) => [
-    uniqueIndex("waiting_reminders_folder_occurrence_uq").on(table.folderId, table.occurrenceKey),
+    uniqueIndex("waiting_reminders_folder_occurrence_kind_uq").on(
+      table.folderId,
+      table.occurrenceKey,
+      table.kind,
+    ),
     index("waiting_reminders_status_idx").on(table.status),
   ],
 );

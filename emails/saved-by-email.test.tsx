@@ -39,10 +39,19 @@ describe("the answer to a message saved by e-mail", () => {
     expect(text).not.toMatch(/goes? out with/i);
   });
 
-  it("says why nothing was saved", () => {
-    const text = answer([], "It had no text, links, photos or files.");
+  it("says a video is prepared first and may wait for the next issue", () => {
+    const text = answer([{ type: "video", title: "First steps", files: 1, waitsForNote: false }]);
+    expect(text).toContain("Goes out with the next issue of Family news: the video “First steps”.");
     expect(text).toContain(
-      "Nothing from your message was saved. It had no text, links, photos or files.",
+      "A video is prepared for sending first, which takes a minute or two; one that is not ready by the send waits for the next issue, and you are told.",
+    );
+    expect(answer([{ ...link, waitsForNote: false }])).not.toContain("prepared");
+  });
+
+  it("says why nothing was saved", () => {
+    const text = answer([], "It had no text, links, photos, videos or files.");
+    expect(text).toContain(
+      "Nothing from your message was saved. It had no text, links, photos, videos or files.",
     );
     expect(text).not.toMatch(/goes? out with|wait/i);
   });

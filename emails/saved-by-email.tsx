@@ -31,7 +31,7 @@ export function SavedByEmail({
   items: SavedByEmailItem[];
   /** Why nothing was saved; null when the message was saved. */
   problem: string | null;
-  /** Attachments that are not photos, PDFs or Word files, by name. */
+  /** Attachments that are not photos, videos, PDFs or Word files, by name. */
   skipped: string[];
   folderUrl: string;
 }) {
@@ -60,9 +60,15 @@ export function SavedByEmail({
           {waiting.length === 1 ? "its" : "each one's"} Edit in {folderName}.
         </p>
       ) : null}
+      {items.some((item) => item.type === "video") ? (
+        <p className="paragraph">
+          A video is prepared for sending first, which takes a minute or two; one that is not ready
+          by the send waits for the next issue, and you are told.
+        </p>
+      ) : null}
       {skipped.length > 0 ? (
         <p className="paragraph">
-          Not saved, as only photos, PDFs and Word files can be: {skipped.join(", ")}.
+          Not saved, as only photos, videos, PDFs and Word files can be: {skipped.join(", ")}.
         </p>
       ) : null}
       <EmailButton href={folderUrl}>Open {folderName}</EmailButton>

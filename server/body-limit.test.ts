@@ -9,7 +9,13 @@ import {
   STREAMED_FORM_WORKING_SET_BYTES,
   WHOLE_BODY_HOLD_FACTOR,
 } from "~/platform/route-body-limit";
-import { bodyMeter, boundBody, createBodyPolicies, createRouteFinder } from "./body-limit";
+import {
+  bodyMeter,
+  bodyPolicyOf,
+  boundBody,
+  createBodyPolicies,
+  createRouteFinder,
+} from "./body-limit";
 
 /**
  * The app's route shapes (`remix routes`): a splat, pathless-parent index
@@ -234,6 +240,22 @@ describe("the body limit is the limit of the route Remix serves", () => {
     expect(to("http://localhost/webhooks/../upload?index", "application/json").limitBytes).toBe(
       FORM_BODY_LIMIT_BYTES,
     );
+  });
+
+  test("a route's own words for a body past its limit go with its multipart limit, and only with it", () => {
+    const route = {
+      id: "routes/folders+/$folderId.add.video",
+      module: { bodyLimit: { multipart: 5 * MB, tooLargeMessage: "A video can be up to 200 MB." } },
+    };
+    expect(bodyPolicyOf(route, "multipart/form-data; boundary=x")).toEqual({
+      limitBytes: 5 * MB,
+      streamed: true,
+      holdsWhole: false,
+      tooLargeMessage: "A video can be up to 200 MB.",
+    });
+    expect(
+      bodyPolicyOf(route, "application/x-www-form-urlencoded").tooLargeMessage,
+    ).toBeUndefined();
   });
 });
 

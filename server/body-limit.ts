@@ -90,7 +90,13 @@ export function createRouteFinder(build: RouteTable) {
  * is read here first, and whether the app holds it whole once read (a
  * webhook's raw body) or only a bounded window of it at a time (multipart).
  */
-export type BodyPolicy = { limitBytes: number; streamed: boolean; holdsWhole: boolean };
+export type BodyPolicy = {
+  limitBytes: number;
+  streamed: boolean;
+  holdsWhole: boolean;
+  /** The route's own words for a body refused past its limit. */
+  tooLargeMessage?: string;
+};
 
 function isMultipart(contentType: string | null) {
   return contentType?.split(";")[0]?.trim().toLowerCase() === "multipart/form-data";
@@ -107,6 +113,7 @@ export function bodyPolicyOf(route: Route | null, contentType: string | null): B
       limitBytes: declared.multipart,
       streamed: true,
       holdsWhole: declared.multipartHeldWhole === true,
+      ...(declared.tooLargeMessage ? { tooLargeMessage: declared.tooLargeMessage } : {}),
     };
   }
   return { limitBytes: FORM_BODY_LIMIT_BYTES, streamed: false, holdsWhole: true };
@@ -304,9 +311,13 @@ function refuse(
   response.end(text);
 }
 
-/** 413 at once; the body is left unread and the connection closed. */
-export function refuseTooLarge(nodeRequest: IncomingMessage, response: ServerResponse) {
-  refuse(nodeRequest, response, 413, {}, "Request body too large");
+/** 413 at once, in the route's own words if it has them; the body is left unread and the connection closed. */
+export function refuseTooLarge(
+  nodeRequest: IncomingMessage,
+  response: ServerResponse,
+  policy: Pick<BodyPolicy, "tooLargeMessage">,
+) {
+  refuse(nodeRequest, response, 413, {}, policy.tooLargeMessage ?? "Request body too large");
 }
 
 /** 503 when the memory budget had no room in time: the body is left unread, the client told when to try again. */

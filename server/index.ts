@@ -98,7 +98,7 @@ app.all("*", async (req: NodeRequest, res: NodeResponse, next: Next) => {
       meter.release();
     });
     const verdict = await boundBody(remixRequest, policy, answered.signal, meter);
-    if (verdict.kind === "too-large") return refuseTooLarge(req, res);
+    if (verdict.kind === "too-large") return refuseTooLarge(req, res, policy);
     if (verdict.kind === "busy") return refuseBusy(req, res);
     const request = verdict.request;
     const peerAddress = req.socket.remoteAddress ?? null;

@@ -163,11 +163,14 @@ export function useDraftOnDevice(
     navigation.state === "loading" &&
     navigation.formMethod !== undefined &&
     navigation.location.pathname !== location.pathname;
+  // Also called by an upload sent with progress, which leaves by a page load (upload-progress.tsx).
+  const forget = useCallback(
+    () => Promise.all([forgetDraft(key), forgetRefusedSavesOf(key)]),
+    [key],
+  );
   useEffect(() => {
-    if (!tookIt) return;
-    void forgetDraft(key);
-    void forgetRefusedSavesOf(key);
-  }, [tookIt, key]);
+    if (tookIt) void forget();
+  }, [tookIt, forget]);
 
   /**
    * Call in the form's submit handler once the form is valid: with no connection it stops the
@@ -220,7 +223,7 @@ export function useDraftOnDevice(
     setState("none");
   }, [formId, key]);
 
-  return { state, waitForNetwork, discard };
+  return { state, waitForNetwork, discard, forget };
 }
 
 /** What the draft's state means, said where the person looks: above the form's buttons. */

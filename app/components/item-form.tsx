@@ -195,10 +195,14 @@ export function ItemForm({
       onSubmit={(event) => {
         // Checked first, so what waits for the network is what the server will take.
         if (isUpload && hydrated) {
-          upload.onSubmit(event, (submit) => {
-            formProps.onSubmit(submit);
-            if (!submit.defaultPrevented) onDevice.waitForNetwork(submit);
-          });
+          upload.onSubmit(
+            event,
+            (submit) => {
+              formProps.onSubmit(submit);
+              if (!submit.defaultPrevented) onDevice.waitForNetwork(submit);
+            },
+            onDevice.forget,
+          );
         } else {
           formProps.onSubmit(event);
           if (!event.defaultPrevented) onDevice.waitForNetwork(event);

@@ -72,10 +72,15 @@ export function useUploadWithProgress() {
     setAnswer({ result: null, problem: LOST });
   }
 
-  /** The form's submit handler: `validate` (conform's) first; if it lets the form go, sends it. */
+  /**
+   * The form's submit handler: `validate` (conform's) first; if it lets the form go, sends it.
+   * `taken` runs once the server has saved it, before the page leaves: the page load that
+   * follows is not a Remix navigation, so nothing else sees the save happen.
+   */
   function onSubmit(
     event: FormEvent<HTMLFormElement>,
     validate: (event: FormEvent<HTMLFormElement>) => void,
+    taken: () => Promise<unknown> = async () => {},
   ) {
     if (progress) {
       // Enter pressed again while sending: one upload at a time.
@@ -104,7 +109,8 @@ export function useUploadWithProgress() {
         .then((read) => {
           if (!read) return fail();
           if ("redirect" in read) {
-            window.location.assign(read.redirect);
+            const leave = () => window.location.assign(read.redirect);
+            taken().then(leave, leave);
             return;
           }
           setProgress(null);

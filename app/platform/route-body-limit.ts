@@ -45,6 +45,11 @@ export type RouteBodyLimit = {
    * form's window of it, not all of it.
    */
   spooled?: boolean;
+  /**
+   * What a body refused past the limit before the route reads it is told, naming the limit
+   * the person can act on (a clip's size on Add Video); otherwise "Request body too large".
+   */
+  tooLargeMessage?: string;
 };
 
 const BODY_TOO_LARGE = "BodyTooLargeError";

@@ -3,11 +3,21 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import type { Locator, Page } from "@playwright/test";
 import { contentItems } from "#db/schema";
 import { createSentLedger } from "#db/sent-issue-factories";
+import {
+  FILMED_AT,
+  fiftyTrackClip,
+  topAndBottomColours,
+  topLevelBoxes,
+  truncatedClip,
+  twoHourClip,
+  uprightHevcMov,
+} from "#tests/support/video-clips";
 import { expect, test } from "./fixtures";
 import { createFolderRow, createUser, testDb, uniqueEmail } from "./support/accounts";
-import { itemsOf, writeStoredFile } from "./support/items";
+import { itemsOf, storedFiles, strayFilesSince, writeStoredFile } from "./support/items";
 
 /**
  * Issue 46, short videos, from the folder's Add Video sheet on a phone: a clip made here by
@@ -40,8 +50,15 @@ function probe(file: string) {
       ...["-v", "error", "-print_format", "json", "-show_streams", "-show_format", file],
     ]).toString(),
   ) as {
-    streams: { codec_type: string; codec_name: string; width?: number; height?: number }[];
-    format: { format_name: string };
+    streams: {
+      codec_type: string;
+      codec_name: string;
+      width?: number;
+      height?: number;
+      tags?: Record<string, string>;
+      side_data_list?: { rotation?: number }[];
+    }[];
+    format: { format_name: string; tags?: Record<string, string> };
   };
 }
 
@@ -125,6 +142,106 @@ test("a file named .mp4 that is not a video is refused with the kind's message",
     ),
   ).toBeVisible();
   expect(itemsOf(folder.id)).toEqual([]);
+});
+
+/** Adds a clip from the folder's Add Video sheet and returns its card, once the folder shows it. */
+async function addVideo(page: Page, folderId: number, file: string, title: string) {
+  await page.goto(`/folders/${folderId}/add/video`);
+  const dialog = page.getByRole("dialog", { name: "Add Video" });
+  await dialog.getByLabel("Video").setInputFiles(file);
+  await dialog.getByLabel("Title").fill(title);
+  await dialog.getByLabel("Leave a comment").check();
+  await dialog.getByRole("textbox", { name: "Comment" }).fill("From the phone");
+  await dialog.getByRole("button", { name: "Add", exact: true }).click();
+  await expect(page).toHaveURL(new RegExp(`/folders/${folderId}#item-\\d+$`), {
+    timeout: 30_000,
+  });
+  const item = itemsOf(folderId).find((row) => row.title === title);
+  // The clip just picked, not one kept on the device from the sheet's last save.
+  expect(item).toMatchObject({ type: "video", fileNames: [path.basename(file)] });
+  return page.locator(`#item-${item!.id}`);
+}
+
+/** Waits for what the card says once the clip is prepared or refused: with JavaScript it looks again by itself. */
+async function expectCardToSettle(
+  page: Page,
+  card: Locator,
+  shown: () => Locator,
+  javaScriptEnabled: boolean,
+) {
+  await expect(async () => {
+    if (!javaScriptEnabled) await page.reload();
+    await expect(shown()).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 60_000 });
+  await expect(card.getByText(/Preparing video/)).toHaveCount(0);
+}
+
+test("an iPhone's upright HEVC .mov is stored upright as 720p H.264/AAC, faststart, without its location", async ({
+  page,
+  login,
+  javaScriptEnabled,
+}) => {
+  const user = await login();
+  const folder = createFolderRow(user.id, { name: "Family" });
+  const card = await addVideo(page, folder.id, uprightHevcMov(directory), "Upright");
+  await expectCardToSettle(
+    page,
+    card,
+    () => card.getByRole("img", { name: "IMG_0007.mp4 (video)" }),
+    javaScriptEnabled,
+  );
+
+  const [ready] = itemsOf(folder.id);
+  expect(ready).toMatchObject({ videoStatus: "ready", mimeTypes: ["video/mp4"] });
+  const mp4 = path.join(directory, `stored-${ready!.id}.mp4`);
+  fs.writeFileSync(mp4, await (await page.request.get(`/files/${ready!.filePaths[0]}`)).body());
+  const stored = probe(mp4);
+  const video = stored.streams.find((stream) => stream.codec_type === "video");
+  expect(video).toMatchObject({ codec_name: "h264", width: 720, height: 1280 });
+  expect(video?.side_data_list?.some((data) => data.rotation)).toBeFalsy();
+  expect(stored.streams.find((stream) => stream.codec_type === "audio")?.codec_name).toBe("aac");
+  // Shown upright, the clip's red left half is at the bottom; the stored picture is already so.
+  expect(topAndBottomColours(mp4)).toEqual({ top: "blue", bottom: "red" });
+  expect(topLevelBoxes(mp4).indexOf("moov")).toBeLessThan(topLevelBoxes(mp4).indexOf("mdat"));
+  const tags = JSON.stringify([stored.format.tags, ...stored.streams.map((s) => s.tags)]);
+  expect(tags).not.toMatch(/location|ISO6709/i);
+  expect(tags).not.toContain(FILMED_AT.slice(0, 8));
+});
+
+test("a clip cut short, a two-hour clip and one with 50 sound tracks are refused on their cards, their files gone", async ({
+  page,
+  login,
+  javaScriptEnabled,
+}) => {
+  test.setTimeout(120_000);
+  const user = await login();
+  const folder = createFolderRow(user.id, { name: "Family" });
+  const before = storedFiles();
+  const refusals = [
+    [
+      truncatedClip(directory),
+      "Cut short",
+      "could not be read to the end: it may be damaged or cut short",
+    ],
+    [
+      twoHourClip(directory),
+      "Two hours",
+      "Videos can be up to 60 seconds long (5 minutes with Premium).",
+    ],
+    [
+      fiftyTrackClip(directory),
+      "Fifty tracks",
+      "This video has 50 sound tracks; a clip can have at most 4.",
+    ],
+  ] as const;
+  for (const [file, title, message] of refusals) {
+    const card = await addVideo(page, folder.id, file, title);
+    await expectCardToSettle(page, card, () => card.getByText(message), javaScriptEnabled);
+  }
+  for (const row of itemsOf(folder.id)) {
+    expect(row).toMatchObject({ videoStatus: "failed", filePaths: [], thumbnailPaths: [] });
+  }
+  await expect.poll(() => strayFilesSince(before), { timeout: 5_000 }).toEqual([]);
 });
 
 /** Signed as app/modules/recipients/recipient-links.server.ts signs a web version's link. */

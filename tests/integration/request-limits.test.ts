@@ -243,6 +243,16 @@ describe("bounded request bodies", () => {
     expect(overAClip.status).toBe(413);
   });
 
+  test("a clip over Add Video's limit is refused at once, naming a video's limit", async () => {
+    const refused = await postLargeBody(base, {
+      target: "/folders/1/add/video",
+      total: VIDEO_UPLOAD_BODY_MAX_BYTES + 1,
+      headers: { Cookie: sessionCookie, "Content-Type": "multipart/form-data; boundary=x" },
+    });
+    expect(refused.status).toBe(413);
+    expect(refused.text).toBe("A video can be up to 200 MB.");
+  });
+
   test("a small form still reaches the app (refused there for its missing CSRF token)", async () => {
     const response = await fetch(`${base}/login`, {
       method: "POST",

@@ -85,3 +85,8 @@ export const UPLOAD_BODY_MAX_BYTES =
 
 /** The same for a form that may carry a video: one clip, streamed to disk, never held in memory. */
 export const VIDEO_UPLOAD_BODY_MAX_BYTES = LIMITS.video.maxUploadBytes + 1024 * 1024;
+
+/** A post to a video's door past its limit, told in the clip's terms rather than a photo upload's. */
+export const VIDEO_TOO_LARGE_MESSAGE = `A video can be up to ${Math.round(
+  LIMITS.video.maxUploadBytes / (1024 * 1024),
+)} MB.`;

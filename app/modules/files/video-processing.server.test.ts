@@ -3,6 +3,15 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  FILMED_AT,
+  fiftyTrackClip,
+  topAndBottomColours,
+  topLevelBoxes,
+  truncatedClip,
+  twoHourClip,
+  uprightHevcMov,
+} from "#tests/support/video-clips";
 import { LIMITS } from "~/modules/plans/limits";
 import { ffprobe } from "~/platform/ffmpeg.server";
 import {
@@ -29,7 +38,7 @@ function make(name: string, args: string[]) {
   return output;
 }
 
-const LOCATION = "+48.8584+002.2945+035.000/";
+const LOCATION = FILMED_AT;
 const tone = ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000"];
 
 beforeAll(() => {
@@ -49,22 +58,6 @@ afterAll(() => {
 
 function leftInWork() {
   return fs.readdirSync(path.join(workRoot, "work"));
-}
-
-/** The top-level MP4 boxes in order: faststart puts `moov` before `mdat`. */
-function topLevelBoxes(file: string) {
-  const bytes = fs.readFileSync(file);
-  const boxes: string[] = [];
-  let offset = 0;
-  while (offset + 8 <= bytes.length) {
-    let size = bytes.readUInt32BE(offset);
-    const type = bytes.toString("latin1", offset + 4, offset + 8);
-    if (size === 1) size = Number(bytes.readBigUInt64BE(offset + 8));
-    if (size === 0) size = bytes.length - offset;
-    boxes.push(type);
-    offset += size;
-  }
-  return boxes;
 }
 
 async function expectPlayableEverywhere(prepared: Awaited<ReturnType<typeof prepareVideo>>) {
@@ -129,6 +122,22 @@ describe("prepareVideo", () => {
     await prepared.remove();
   }, 30_000);
 
+  it("turns an iPhone's upright HEVC .mov the way its display matrix says, and drops its location", async () => {
+    const input = uprightHevcMov(fixtures);
+    const source = await ffprobe(input);
+    expect(source.streams[0]).toMatchObject({ codec_name: "hevc", width: 1280, height: 720 });
+    expect(source.streams[0]?.side_data_list?.some((data) => data.rotation === 90)).toBe(true);
+    expect(JSON.stringify(source.format.tags)).toContain("com.apple.quicktime.location.ISO6709");
+    // Shown upright, the red left half of the stored picture is at the bottom.
+    expect(topAndBottomColours(input)).toEqual({ top: "blue", bottom: "red" });
+    const prepared = await prepareVideo(input, { maxSeconds: FREE_SECONDS });
+    const video = await expectPlayableEverywhere(prepared);
+    expect([video.width, video.height]).toEqual([720, 1280]);
+    expect(topAndBottomColours(prepared.videoPath)).toEqual({ top: "blue", bottom: "red" });
+    expect(topAndBottomColours(prepared.posterPath)).toEqual({ top: "blue", bottom: "red" });
+    await prepared.remove();
+  }, 60_000);
+
   it("brings an iPhone-like HEVC HLG .mov (10-bit, BT.2020) to 8-bit BT.709 H.264", async () => {
     const input = make("iphone.mov", [
       ...["-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30"],
@@ -175,37 +184,22 @@ describe("prepareVideo", () => {
     });
 
     it("a truncated file whose index came first (it probes whole, then breaks off)", async () => {
-      const whole = make("whole-fast.mp4", [
-        ...["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30"],
-        ...tone,
-        ...["-t", "6", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac"],
-        ...["-movflags", "+faststart"],
-      ]);
-      const input = path.join(fixtures, "cut-fast.mp4");
-      const bytes = fs.readFileSync(whole);
-      fs.writeFileSync(input, bytes.subarray(0, Math.floor(bytes.length / 2)));
+      const input = truncatedClip(fixtures);
       expect(Number((await ffprobe(input)).format.duration)).toBeGreaterThan(5.5);
       await expectRefused(input, "DAMAGED", "damaged or cut short");
     });
 
     it("a two-hour clip, naming the limit", async () => {
-      const input = make("two-hours.mp4", [
-        ...["-f", "lavfi", "-i", "color=c=blue:size=32x32:rate=1:duration=7200"],
-        ...["-c:v", "libx264", "-preset", "ultrafast"],
-      ]);
+      const input = twoHourClip(fixtures);
+      expect(Number((await ffprobe(input)).format.duration)).toBe(7200);
       await expectRefused(input, "TOO_LONG", tooLongMessage(FREE_SECONDS));
       expect(tooLongMessage(FREE_SECONDS)).toBe(
         "Videos can be up to 60 seconds long (5 minutes with Premium).",
       );
-    }, 60_000);
+    });
 
     it("a clip with 50 sound tracks", async () => {
-      const input = make("fifty-tracks.mkv", [
-        ...["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=10"],
-        ...tone,
-        ...["-map", "0:v", ...Array.from({ length: 50 }, () => ["-map", "1:a"]).flat()],
-        ...["-t", "1", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac"],
-      ]);
+      const input = fiftyTrackClip(fixtures);
       await expectRefused(input, "TOO_MANY_TRACKS", "50 sound tracks; a clip can have at most 4");
     });
   });

@@ -166,6 +166,30 @@ describe("planSave", () => {
     expect(plan.skipped).toEqual(["notes.bin"]);
   });
 
+  test("each video is a video item of its own, by its type or, sent as bytes, by its name; the words are every item's", () => {
+    const plan = planSave({
+      subject: "Fwd: First steps",
+      text: "She walked!",
+      attachments: [
+        attachment("image/jpeg", "before.jpg"),
+        attachment("video/quicktime", "IMG_0007.MOV"),
+        attachment("video/mp4", "again.mp4"),
+        attachment("application/octet-stream", "third.webm"),
+        attachment("application/pdf", "card.pdf"),
+        attachment("video/x-msvideo", "old.avi"),
+      ],
+    });
+    expect(summary(plan)).toEqual([
+      ["photo", "First steps", ["before.jpg"]],
+      ["video", "First steps (2)", ["IMG_0007.MOV"]],
+      ["video", "First steps (3)", ["again.mp4"]],
+      ["video", "First steps (4)", ["third.webm"]],
+      ["file", "First steps (5)", ["card.pdf"]],
+    ]);
+    expect(plan.note).toBe("She walked!");
+    expect(plan.skipped).toEqual(["old.avi"]);
+  });
+
   test("an HTML-only message's links, which mailparser writes as 'label [address]', keep their words and are written out", () => {
     const plan = planSave({
       subject: "Soup",

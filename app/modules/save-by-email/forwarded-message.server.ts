@@ -8,6 +8,7 @@ import { LIMITS } from "~/modules/plans/limits";
  * docs/decisions/0197-one-message-one-thought.md):
  * - its links, one link item of up to five, the rest listed in a musing;
  * - its photos (JPEG, PNG, GIF, WebP, HEIC), photo items of up to three each;
+ * - its videos (MP4, QuickTime, WebM), a video item each, prepared in the background;
  * - its PDF and Word files, file items of up to five each;
  * - with none of those, a musing: the subject as title, the text as note.
  * One message is one thought: its words (without quoted replies and
@@ -29,7 +30,7 @@ type Described = Pick<Attachment, "contentType" | "filename"> & { related?: bool
 export type PlannedItem<A extends Described> =
   | { type: "link"; title: string; urls: string[] }
   | { type: "musing"; title: string; note: string }
-  | { type: "photo" | "file"; title: string; attachments: A[] };
+  | { type: "photo" | "file" | "video"; title: string; attachments: A[] };
 
 export type SavePlan<A extends Described> = {
   /** The subject, the title of the first item; the others are numbered after it. */
@@ -57,6 +58,15 @@ function isPhoto(attachment: Described) {
   const type = attachment.contentType.toLowerCase();
   if (PHOTO_TYPES.has(type)) return true;
   return type === "application/octet-stream" && HEIC_NAME.test(attachment.filename ?? "");
+}
+const VIDEO_TYPES = new Set(["video/mp4", "video/quicktime", "video/webm", "video/x-m4v"]);
+const VIDEO_NAME = /\.(mp4|m4v|mov|webm)$/i;
+
+/** A clip by its declared type, or its name when sent as bytes; the upload pipeline then decides by the bytes. */
+function isVideo(attachment: Described) {
+  const type = attachment.contentType.toLowerCase();
+  if (VIDEO_TYPES.has(type)) return true;
+  return type === "application/octet-stream" && VIDEO_NAME.test(attachment.filename ?? "");
 }
 const FILE_TYPES = new Set([
   "application/pdf",
@@ -181,12 +191,15 @@ export function planSave<A extends Described>(
   // Only addresses ("https://…" alone) are no note: the item waits for one.
   const note = hasWords(words) ? words : "";
   const photos: A[] = [];
+  const videos: A[] = [];
   const files: A[] = [];
   const skipped: string[] = [];
   for (const attachment of message.attachments) {
     const type = attachment.contentType.toLowerCase();
     if (isPhoto(attachment)) {
       if (!attachment.related) photos.push(attachment);
+    } else if (isVideo(attachment)) {
+      videos.push(attachment);
     } else if (FILE_TYPES.has(type)) {
       files.push(attachment);
     } else {
@@ -196,6 +209,7 @@ export function planSave<A extends Described>(
   const title =
     titleFromSubject(message.subject) ||
     photos[0]?.filename ||
+    videos[0]?.filename ||
     files[0]?.filename ||
     (urls[0] ? new URL(urls[0]).hostname.replace(/^www\./, "") : "") ||
     "Saved by e-mail";
@@ -206,6 +220,8 @@ export function planSave<A extends Described>(
   for (const group of chunks(photos, LIMITS.item.maxPhotos)) {
     items.push({ type: "photo", attachments: group });
   }
+  // One clip an item (docs/decisions/0204-videos-are-their-own-item.md).
+  for (const video of videos) items.push({ type: "video", attachments: [video] });
   for (const group of chunks(files, LIMITS.item.maxFiles)) {
     items.push({ type: "file", attachments: group });
   }

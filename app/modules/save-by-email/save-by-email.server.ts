@@ -12,6 +12,7 @@ import { type StoredUpload, UPLOAD_FIELD, type UploadKind } from "~/modules/file
 import type { UploadDetailsInput } from "~/modules/items/item-validation";
 import { createTextItem, createUploadItem, type Item } from "~/modules/items/items.server";
 import { needsNote } from "~/modules/items/needs-note";
+import { requestVideoPass } from "~/modules/items/video-preparation-queue.server";
 import { LIMITS } from "~/modules/plans/limits";
 import { createUploadHandler } from "~/modules/uploads/uploads.server";
 import { db, writeTransaction } from "~/platform/db.server";
@@ -164,7 +165,7 @@ async function saveItems(
     const uploads: (StoredUpload[] | null)[] = [];
     for (const item of plan.items) {
       uploads.push(
-        item.type === "photo" || item.type === "file"
+        item.type === "photo" || item.type === "file" || item.type === "video"
           ? await storeGroup(item.type, item.attachments, ctx)
           : null,
       );
@@ -177,7 +178,7 @@ async function saveItems(
       questionText: null,
       responseExpectation: "na",
     } as unknown as Reason;
-    return writeTransaction((tx) => {
+    const saved = writeTransaction((tx) => {
       const saved = plan.items.map((item, index) => {
         const created =
           item.type === "link"
@@ -212,6 +213,9 @@ async function saveItems(
         .run();
       return saved;
     });
+    // Prepared in the background, as a clip from the Add Video sheet is.
+    if (saved.some((item) => item.type === "video")) requestVideoPass();
+    return saved;
   } catch (error) {
     await deleteStoredFiles(storedKeys(ctx.stored));
     throw error;
@@ -350,7 +354,7 @@ async function save(
         : {
             outcome: "refused",
             folderId: owner.folderId,
-            problem: "It had no text, links, photos or files.",
+            problem: "It had no text, links, photos, videos or files.",
           };
     return { outcome, skipped: plan.skipped, items };
   } catch (error) {

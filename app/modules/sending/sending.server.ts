@@ -9,6 +9,7 @@ import {
   sendLedger,
   sendLedgerRecipients,
   users,
+  waitingReminders,
 } from "#db/schema";
 import type { ContentItem, SendLedger, SendLedgerRecipient, User } from "#db/types";
 import type { HeldBackItem } from "#emails/newsletter";
@@ -356,7 +357,28 @@ export function openLedger(
         nextSendAtMs: nextSendAt(folder, sender.timeZone, now, folder.lastSentAt).getTime(),
       });
     }
-    if (status === "skipped") return null;
+    if (status === "skipped") {
+      // Its time came with nothing ready but clips still being prepared: the sender hears of
+      // it once (waiting-reminders.server.ts sends it), as their own copy would have named them.
+      if (
+        trigger === "schedule" &&
+        recipients.length > 0 &&
+        items.length === 0 &&
+        videosNotPrepared(folder.userId, folder.id).length > 0
+      ) {
+        db.insert(waitingReminders)
+          .values({
+            folderId: folder.id,
+            userId: folder.userId,
+            occurrenceKey: key,
+            kind: "video",
+            createdAt: now,
+          })
+          .onConflictDoNothing()
+          .run();
+      }
+      return null;
+    }
     for (const recipient of recipients) {
       statements.addRecipient.run({
         ledgerId: ledger.id,

@@ -5,6 +5,7 @@ import { contentItems, waitingReminders } from "#db/schema";
 import { nextSendAt, zonedTimeToUtc } from "~/modules/folders/schedule.server";
 import { db } from "~/platform/db.server";
 import { listOutbox, readOutboxMessage } from "~/platform/mailer.server";
+import { runSchedulerPass } from "./sending.server";
 import {
   claimWaitingReminders,
   REMINDER_LEASE_MS,
@@ -226,5 +227,65 @@ describe("the reminder", () => {
     expect(reminderRows(folder.id)).toEqual([]);
     // Mon 21 Dec, 09:00 in Auckland.
     expect((await remindWaitingItems(at("2026-12-20T20:00:00Z"))).messages).toBe(1);
+  });
+});
+
+describe("a send held back by its videos", () => {
+  /** A clip saved from the Add Video sheet, still being prepared (or refused: `videoStatus`). */
+  const clip = (title: string, videoStatus: "preparing" | "failed" = "preparing") => ({
+    type: "video" as const,
+    title,
+    addComment: true,
+    commentText: "Look at her go",
+    videoStatus,
+  });
+
+  test("a folder whose only item is a video still being prepared sends nothing at its time, and its sender is told once", async () => {
+    const hal = createUser(db, { timeZone: "UTC", firstName: "Hal" });
+    const sendAt = at("2026-12-05T00:01:00Z");
+    const folder = createFolder(db, hal.id, { name: "Family", nextSendAt: sendAt });
+    createItem(db, folder.id, clip("First steps"));
+    const now = at("2026-12-05T00:02:00Z");
+    await runSchedulerPass(now);
+    expect(reminderRows(folder.id)).toMatchObject([{ kind: "video", status: "pending" }]);
+
+    expect((await remindWaitingItems(now)).messages).toBe(1);
+    const [mail, ...more] = await mailTo(hal.email);
+    expect(more).toEqual([]);
+    expect(mail!.subject).toBe(`Nothing was sent from "Family": 1 video is not prepared yet`);
+    const text = mail!.text!.replace(/\s+/g, " ");
+    expect(text).toContain("Hi Hal,");
+    expect(text).toContain(
+      "Family was due to be sent, but nothing in it was ready, so no issue went out. 1 video stayed behind in the folder, not prepared yet: First steps",
+    );
+    expect(text).toContain("It goes with the next send once prepared.");
+
+    // A second run, or the scheduler's next pass, tells nothing again.
+    await runSchedulerPass(at("2026-12-05T00:03:00Z"));
+    expect((await remindWaitingItems(at("2026-12-05T01:00:00Z"))).messages).toBe(0);
+    expect(await mailTo(hal.email)).toHaveLength(1);
+    expect(reminderRows(folder.id)).toMatchObject([{ kind: "video", status: "sent" }]);
+  });
+
+  test("a clip prepared before the notice goes is not told; a send with something ready tells nothing", async () => {
+    const ida = createUser(db, { timeZone: "UTC" });
+    const sendAt = at("2026-12-06T00:01:00Z");
+    const quiet = createFolder(db, ida.id, { nextSendAt: sendAt });
+    const clipItem = createItem(db, quiet.id, clip("Prepared in time"));
+    const sent = createFolder(db, ida.id, { nextSendAt: sendAt });
+    createItem(db, sent.id, noted("Soup"));
+    createItem(db, sent.id, clip("Still preparing"));
+    const now = at("2026-12-06T00:02:00Z");
+    await runSchedulerPass(now);
+    expect(reminderRows(sent.id)).toEqual([]);
+    db.update(contentItems)
+      .set({ videoStatus: "ready" })
+      .where(eq(contentItems.id, clipItem.id))
+      .run();
+    expect((await remindWaitingItems(now)).messages).toBe(0);
+    expect(reminderRows(quiet.id)).toEqual([]);
+    expect(
+      (await mailTo(ida.email)).filter((mail) => mail.subject?.startsWith("Nothing was sent")),
+    ).toEqual([]);
   });
 });

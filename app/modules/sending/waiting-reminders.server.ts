@@ -3,12 +3,17 @@ import { createElement } from "react";
 import { contentItems, folders, users, waitingReminders } from "#db/schema";
 import { renderEmail } from "#emails/render.server";
 import {
+  VideosHeldBack,
+  type VideosHeldBackInput,
+  videosHeldBackSubject,
+} from "#emails/videos-held-back";
+import {
   WaitingReminder,
   type WaitingReminderInput,
   waitingReminderSubject,
 } from "#emails/waiting-reminder";
 import { localParts, occurrenceKey } from "~/modules/folders/schedule.server";
-import { hasItsNote } from "~/modules/items/needs-note.server";
+import { hasItsNote, videosNotPrepared } from "~/modules/items/needs-note.server";
 import { formatDateTime } from "~/platform/dates";
 import { db, writeTransaction } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
@@ -24,6 +29,11 @@ import { RETRY_DELAYS_MS } from "./sending.server";
  * the local day before the send; none when nothing waits, for a paused or
  * unsubscribed folder, or for an owner whose address is not verified or whose
  * sending is paused.
+ *
+ * The same rows and run tell a sender, within minutes, that a scheduled send
+ * went by with nothing to send because its only items were videos not
+ * prepared (kind "video", inserted by the send that skipped:
+ * docs/decisions/0220-a-send-held-back-by-its-videos-is-told.md).
  *
  * Exactly once, as the answer mail is
  * (docs/decisions/0167-answer-mail-sent-like-a-ledger.md): a reminder is a row
@@ -203,6 +213,47 @@ function reminderContent({ reminder, owner }: Due, now: Date): WaitingReminderIn
   };
 }
 
+/**
+ * What the notice of a send held back by its videos says now, or null when the videos are all
+ * prepared or gone meanwhile: they go with the next send, and nothing is left to tell.
+ */
+function heldBackContent({ reminder, owner }: Due): VideosHeldBackInput | null {
+  const folder = db.select().from(folders).where(eq(folders.id, reminder.folderId)).get();
+  if (!folder) return null;
+  const videos = videosNotPrepared(owner.id, folder.id);
+  if (videos.length === 0) return null;
+  return {
+    firstName: owner.firstName,
+    folderName: folder.name,
+    videos: videos.map((video) => ({
+      id: video.id,
+      title: video.title,
+      editUrl: `${env.APP_URL}/folders/${folder.id}/items/${video.id}/edit`,
+    })),
+    folderUrl: `${env.APP_URL}/folders/${folder.id}`,
+  };
+}
+
+/** The e-mail of a reminder row, by its kind, or null when there is nothing left to say. */
+function reminderMail(due: Due, now: Date) {
+  if (due.reminder.kind === "video") {
+    const content = heldBackContent(due);
+    return (
+      content && {
+        subject: videosHeldBackSubject(content),
+        body: createElement(VideosHeldBack, content),
+      }
+    );
+  }
+  const content = reminderContent(due, now);
+  return (
+    content && {
+      subject: waitingReminderSubject(content),
+      body: createElement(WaitingReminder, content),
+    }
+  );
+}
+
 function appHost() {
   return new URL(env.APP_URL).hostname || "thoughtfully.local";
 }
@@ -216,8 +267,8 @@ function isPermanent(error: unknown) {
 async function deliverReminder(due: Due, now: Date) {
   const { reminder, owner } = due;
   if (!leaseReminder(reminder.id, now)) return false;
-  const content = reminderContent(due, now);
-  if (!content) {
+  const mail = reminderMail(due, now);
+  if (!mail) {
     // Nothing waits any more, or the send it announced will not go: nothing to tell.
     db.delete(waitingReminders).where(eq(waitingReminders.id, reminder.id)).run();
     return false;
@@ -231,11 +282,11 @@ async function deliverReminder(due: Due, now: Date) {
     return false;
   }
   const attempts = reminder.attempts + 1;
-  const { html, text } = renderEmail(createElement(WaitingReminder, content));
+  const { html, text } = renderEmail(mail.body);
   try {
     await sendEmail({
       to: owner.email,
-      subject: waitingReminderSubject(content),
+      subject: mail.subject,
       html,
       text,
       messageId: `<waiting-${reminder.id}@${appHost()}>`,

@@ -799,6 +799,24 @@ describe("files", () => {
     expect(filesOnDisk()).toEqual([]);
   });
 
+  test("a clip's body ended past its route's limit names a video's limit, not a photo upload's", async () => {
+    // An MP4's first box (ftyp, isom), then more bytes than the counted stream lets through.
+    const mp4Start = Buffer.from("000000186674797069736f6d0000020069736f6d69736f32", "hex");
+    const complete = uploadRequest([
+      new File([part(Buffer.concat([mp4Start, Buffer.alloc(2 * MB)]))], "clip.mp4"),
+    ]);
+    const request = new Request(complete.url, {
+      method: "POST",
+      body: countedStream(complete.body!, MB),
+      headers: { "content-type": complete.headers.get("content-type")! },
+      duplex: "half",
+    } as RequestInit);
+    const error = await rejection(parseUploadForm(request, "video", userId));
+    expect(error).toMatchObject({ code: "FILE_TOO_LARGE", status: 413 });
+    expect(error.message).toBe("A video can be up to 200 MB.");
+    expect(filesOnDisk()).toEqual([]);
+  });
+
   test("a file name with ; = and ' is read, not a 500", async () => {
     const { stored } = await parseUploadForm(
       uploadRequest([new File([part(minimalPdf())], "Tom's report; v=2.pdf")]),

@@ -31,6 +31,7 @@ import {
   UPLOAD_FORM_MAX_PARTS,
   type UploadContext,
   type UploadKind,
+  VIDEO_TOO_LARGE_MESSAGE,
 } from "~/modules/files/upload-kinds";
 import {
   tooLarge,
@@ -208,7 +209,7 @@ async function byContent(part: UploadPart) {
 export type UploadKindChoice = UploadKind | "photo-or-file" | "by-content";
 
 /** Known failures become a message for the user; anything else is passed on as it is. */
-function asUploadError(error: unknown): unknown {
+function asUploadError(error: unknown, kind: UploadKindChoice): unknown {
   if (error instanceof UploadRejectedError) return error;
   if (error instanceof FormFieldTooLargeError) {
     return new UploadRejectedError("UPLOAD_FAILED", error.message, { status: 413, cause: error });
@@ -233,7 +234,9 @@ function asUploadError(error: unknown): unknown {
   if (limitBytes !== null) {
     return new UploadRejectedError(
       "FILE_TOO_LARGE",
-      `An upload can be up to ${Math.floor(limitBytes / (1024 * 1024))} MB in all.`,
+      kind === "video"
+        ? VIDEO_TOO_LARGE_MESSAGE
+        : `An upload can be up to ${Math.floor(limitBytes / (1024 * 1024))} MB in all.`,
       { status: 413, cause: error },
     );
   }
@@ -309,7 +312,7 @@ export async function parseUploadForm(
     return { formData, stored, kind: readAs };
   } catch (error) {
     await deleteStoredFiles(storedKeys(stored));
-    const refusal = asUploadError(error);
+    const refusal = asUploadError(error, kind);
     if (refusal instanceof UploadRejectedError) refusal.fieldsRead = fieldsRead;
     throw refusal;
   }

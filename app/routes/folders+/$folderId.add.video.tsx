@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { VIDEO_UPLOAD_BODY_MAX_BYTES } from "~/modules/files/upload-kinds";
+import { VIDEO_TOO_LARGE_MESSAGE, VIDEO_UPLOAD_BODY_MAX_BYTES } from "~/modules/files/upload-kinds";
 import type { RouteBodyLimit } from "~/platform/route-body-limit";
 import * as addContent from "./$folderId.add.$type";
 
@@ -8,7 +8,10 @@ import * as addContent from "./$folderId.add.$type";
  * (docs/decisions/0207-adding-a-video-from-the-folder.md) so every other type keeps the
  * smaller limit of `$folderId.add.$type.tsx`.
  */
-export const bodyLimit: RouteBodyLimit = { multipart: VIDEO_UPLOAD_BODY_MAX_BYTES };
+export const bodyLimit: RouteBodyLimit = {
+  multipart: VIDEO_UPLOAD_BODY_MAX_BYTES,
+  tooLargeMessage: VIDEO_TOO_LARGE_MESSAGE,
+};
 
 const asVideo = <Args extends { params: LoaderFunctionArgs["params"] }>(args: Args) => ({
   ...args,

@@ -69,8 +69,8 @@ export default function FolderEmailAddress() {
     <Dialog title={`Save to "${name}" by e-mail`} closeTo={`/folders/${folderId}`}>
       <p className="text-sm text-stone-700">
         Forward or send anything to this folder's own address from <strong>{accountEmail}</strong>:
-        links, photos, PDFs and Word files become items in {name}, and your words become their
-        comment. You get one short answer saying what was saved.
+        links, photos, videos, PDFs and Word files become items in {name}, and your words become
+        their comment. You get one short answer saying what was saved.
       </p>
       {address ? (
         <>
