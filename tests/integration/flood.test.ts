@@ -225,19 +225,19 @@ type Mail = Awaited<ReturnType<typeof mailFromAda>>;
 const FORWARD_BOUNDARY = "flood-forward";
 
 /**
- * A forward's body, `bytes` long: a line linking to one page, and a clip
- * (video/mp4, base64) that takes up the rest. The link is saved; the clip
- * is named in the answer as skipped, as families' clips are today.
+ * A forward's body, `bytes` long: a line linking to one page, and an archive
+ * (application/zip, base64) that takes up the rest. The link is saved; the
+ * archive, a kind no item takes, is named in the answer as skipped.
  */
-function forwardWithAClip(bytes: number) {
+function forwardWithAnArchive(bytes: number) {
   const text = [
     `--${FORWARD_BOUNDARY}`,
     "Content-Type: text/plain; charset=us-ascii",
     "",
     "Have a look: https://example.com/flood",
     `--${FORWARD_BOUNDARY}`,
-    "Content-Type: video/mp4",
-    'Content-Disposition: attachment; filename="clip.mp4"',
+    "Content-Type: application/zip",
+    'Content-Disposition: attachment; filename="holiday.zip"',
     "Content-Transfer-Encoding: base64",
     "",
     "",
@@ -422,7 +422,7 @@ function exactly(contentType: string, bytes: Buffer): Pick<Post, "body" | "total
 async function webhookMail(): Promise<WebhookPost[]> {
   const auth = `Basic ${Buffer.from(`provider:${world.WEBHOOK_TOKEN}`).toString("base64")}`;
   // JSON spells each line's CRLF in four bytes: a slightly smaller message makes a 5 MB post.
-  const body = forwardWithAClip(FLOOD.webhookBodyBytes - 128 * 1024);
+  const body = forwardWithAnArchive(FLOOD.webhookBodyBytes - 128 * 1024);
   const posts: WebhookPost[] = [];
   for (let index = 0; index < FLOOD.webhookPosts; index++) {
     const subject = `Webhook mail ${index + 1}`;
@@ -531,7 +531,7 @@ async function saveThingsBeforeTheFlood() {
 
 /** Everything the flood sends, made before it starts (DKIM-signing 25 MB takes a moment). */
 async function prepareTheFlood() {
-  const smtpBody = forwardWithAClip(FLOOD.smtpMessageBytes - 2 * 1024);
+  const smtpBody = forwardWithAnArchive(FLOOD.smtpMessageBytes - 2 * 1024);
   return {
     attacks: [...formReadWholeAttacks(), ...everyRouteAttacks()],
     relayAttacks: relayWebhookAttacks(),
