@@ -62,6 +62,10 @@ function accountCapacity(userId: number, draftId: string | undefined) {
  */
 const isVideoDoor = (params: LoaderFunctionArgs["params"]) => params.door === "video";
 
+/** The type a new draft is of: the door's, else `?type=`. */
+const typeAsked = (params: LoaderFunctionArgs["params"], request: Request) =>
+  isVideoDoor(params) ? "video" : parseWizardType(new URL(request.url).searchParams.get("type"));
+
 function contentAction(type: WizardType, draftId: string | undefined) {
   const path = type === "video" ? "/upload/video?" : "/upload?index&";
   return draftId ? `${path}draft=${draftId}` : `${path}type=${type}`;
@@ -79,9 +83,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       capacity,
     };
   }
-  const type = isVideoDoor(params)
-    ? "video"
-    : parseWizardType(new URL(request.url).searchParams.get("type"));
+  const type = typeAsked(params, request);
   return { type, draft: null, values: NEW_ITEM, capacity };
 }
 
@@ -92,9 +94,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   await replayWritesToPrimary(request);
   const user = await requireUser(request);
   const draft = draftOf(user.id, request);
-  const type =
-    draft?.type ??
-    (isVideoDoor(params) ? "video" : parseWizardType(new URL(request.url).searchParams.get("type")));
+  const type = draft?.type ?? typeAsked(params, request);
   // Only the video door reads a clip, and it reads nothing else.
   invariantResponse((type === "video") === isVideoDoor(params), "Not Found", 404);
   const hadFiles = (draft?.files.length ?? 0) > 0;
