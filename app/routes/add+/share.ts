@@ -1,5 +1,5 @@
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
-import { VIDEO_UPLOAD_BODY_MAX_BYTES } from "~/modules/files/upload-kinds";
+import { VIDEO_TOO_LARGE_MESSAGE, VIDEO_UPLOAD_BODY_MAX_BYTES } from "~/modules/files/upload-kinds";
 import { requireAddUser } from "~/modules/items/capture.server";
 import { uploadProblemFor } from "~/modules/items/item-routes.server";
 import {
@@ -29,7 +29,11 @@ import type { RouteBodyLimit } from "~/platform/route-body-limit";
  * address for every kind (docs/decisions/0227-videos-through-the-wizard-and-the-share-sheet.md).
  * Photos and files are still cut at their per-file limit and count.
  */
-export const bodyLimit: RouteBodyLimit = { multipart: VIDEO_UPLOAD_BODY_MAX_BYTES };
+export const bodyLimit: RouteBodyLimit = {
+  multipart: VIDEO_UPLOAD_BODY_MAX_BYTES,
+  // Photos and files stop far below it (their per-file limit and count): only a clip gets here.
+  tooLargeMessage: VIDEO_TOO_LARGE_MESSAGE,
+};
 
 /** Nothing to show here: a GET (after logging in, say) is `/add`. */
 export function loader() {
