@@ -107,3 +107,36 @@ test("each folder's video item ends with its own MP4 and poster; the clip stays 
   }
   expect(await isStored(clip.key)).toBe(false);
 });
+
+test("a clip refused in one folder's item is kept for the other folder's, and goes with the last", async () => {
+  const user = createUser(db);
+  const [one, two] = [createFolder(db, user.id), createFolder(db, user.id)];
+  // Bytes no clip has: the upload would have judged them, the pass refuses them.
+  const { key, size } = await storage.put(
+    (async function* () {
+      yield new Uint8Array(4096);
+    })(),
+  );
+  const draft = await createDraft(user.id, "video", fields, [
+    { key, name: "broken.mp4", size, mimeType: "video/mp4" },
+  ]);
+  setDraftFolders(user.id, draft.id, [one.id, two.id]);
+  await finishDraft(user.id, draft.id, { onlyValid: true });
+  const second = videosIn(two.id)[0]!;
+  db.update(contentItems)
+    .set({ videoNextAttemptAt: new Date(Date.now() + 60 * 60_000) })
+    .where(eq(contentItems.id, second.id))
+    .run();
+  await videoPassSettled();
+  expect(videosIn(one.id)[0]).toMatchObject({ videoStatus: "failed", filePaths: [] });
+  expect(await isStored(key)).toBe(true);
+
+  db.update(contentItems)
+    .set({ videoNextAttemptAt: null })
+    .where(eq(contentItems.id, second.id))
+    .run();
+  const { runVideoPass } = await import("~/modules/items/video-preparation.server");
+  await runVideoPass();
+  expect(videosIn(two.id)[0]).toMatchObject({ videoStatus: "failed", filePaths: [] });
+  expect(await isStored(key)).toBe(false);
+});
