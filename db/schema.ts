@@ -631,7 +631,7 @@ export const uploadDrafts = sqliteTable(
     userId: integer("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    type: text("type", { enum: ["link", "musing", "photo", "file"] }).notNull(),
+    type: text("type", { enum: ["link", "musing", "photo", "file", "video"] }).notNull(),
     fields: text("fields", { mode: "json" }).$type<Record<string, unknown>>().notNull().default({}),
     files: text("files", { mode: "json" }).$type<DraftFile[]>().notNull().default([]),
     folderIds: text("folder_ids", { mode: "json" }).$type<number[]>().notNull().default([]),

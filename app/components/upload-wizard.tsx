@@ -22,7 +22,7 @@ export function WizardSteps({ type, current }: { type: ItemType; current: Step }
     ["content", "Content"],
     ["folders", "Folders"],
   ];
-  if (type === "photo" || type === "file") steps.push(["check", "Check"]);
+  if (type !== "link" && type !== "musing") steps.push(["check", "Check"]);
   return (
     <ol aria-label="Steps" className="mb-4 flex gap-2 text-xs font-medium text-stone-600">
       {steps.map(([step, label], index) => (

@@ -86,7 +86,7 @@ export default function SaveShared() {
   const result = useActionData<typeof action>()?.result;
   const errors = result?.error ?? {};
   const typed = (result?.initialValue ?? {}) as Record<string, string | undefined>;
-  const noun = type === "photo" ? "photo" : "file";
+  const noun = type === "photo" || type === "video" ? type : "file";
   return (
     <AppShell>
       <section className="mx-auto max-w-xl px-4 py-8">

@@ -21,6 +21,13 @@ export const SHARE_ACCEPT = [
   ".doc",
   "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
   ".docx",
+  "video/mp4",
+  "video/quicktime",
+  "video/webm",
+  ".mp4",
+  ".m4v",
+  ".mov",
+  ".webm",
 ];
 
 export function loader() {

@@ -54,7 +54,7 @@ async function gardenPhoto() {
     .toBuffer();
 }
 
-test("the manifest declares a POST share target that takes photos, PDFs and Word files", async ({
+test("the manifest declares a POST share target that takes photos, PDFs, Word files and clips", async ({
   request,
 }) => {
   const manifest = await (await request.get("/manifest.webmanifest")).json();
@@ -76,6 +76,9 @@ test("the manifest declares a POST share target that takes photos, PDFs and Word
             "application/msword",
             "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
             ".docx",
+            "video/mp4",
+            "video/quicktime",
+            ".mov",
           ]),
         },
       ],

@@ -223,6 +223,31 @@ describe("bounded request bodies", () => {
     expect(video.status).not.toBe(413);
   });
 
+  test("the wizard takes a clip's body only at its video step, the share sheet up to one clip, memory flat", async () => {
+    const clipSized = {
+      total: UPLOAD_BODY_MAX_BYTES + 1,
+      headers: { Cookie: sessionCookie, "Content-Type": "multipart/form-data; boundary=x" },
+    };
+    const photos = await postLargeBody(base, { target: "/upload?index", ...clipSized });
+    expect(photos.status).toBe(413);
+    for (const target of ["/upload/video", "/add/share"]) {
+      const idle = serverRss();
+      const { result, peak } = await peakRssDuring(() =>
+        postLargeBody(base, { target, ...clipSized }),
+      );
+      expect(result.status, target).not.toBe(413);
+      // Streamed and refused as a form, never held: the server's memory does not grow by the body.
+      expect(peak - idle, target).toBeLessThan(ALLOWED_GROWTH_BYTES);
+      const overAClip = await postLargeBody(base, {
+        target,
+        ...clipSized,
+        total: VIDEO_UPLOAD_BODY_MAX_BYTES + 1,
+      });
+      expect(overAClip.status, target).toBe(413);
+      expect(overAClip.text, target).toBe("A video can be up to 200 MB.");
+    }
+  });
+
   test("of the API, only a folder's upload takes a clip's body: the same post to its other paths is refused at once", async () => {
     const clipSized = {
       total: UPLOAD_BODY_MAX_BYTES + 1,

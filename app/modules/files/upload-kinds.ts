@@ -28,16 +28,21 @@ export type UploadContext = {
 
 /** Names a photo goes by; HEIC and HEIF are phones' own, judged by the pipeline like any photo. */
 const PHOTO_NAME = /\.(?:jpe?g|png|gif|webp|heic|heif)$/i;
+const VIDEO_NAME = /\.(?:mp4|m4v|mov|webm)$/i;
 
 /**
  * The kind a file says it is, for a form that may carry either (the phone's
  * share sheet): a claimed `image/*` type or a photo's name makes it a photo,
- * anything else a file. Only the choice of checks: the bytes are judged by
- * the pipeline as for any upload of that kind.
+ * a claimed `video/*` type or a clip's name a video, anything else a file.
+ * Only the choice of checks: the bytes are judged by the pipeline as for any
+ * upload of that kind.
  */
 export function claimedUploadKind(contentType: string | undefined, filename: string): UploadKind {
-  if (contentType?.trim().toLowerCase().startsWith("image/")) return "photo";
-  return PHOTO_NAME.test(filename) ? "photo" : "file";
+  const claimed = contentType?.trim().toLowerCase() ?? "";
+  if (claimed.startsWith("image/")) return "photo";
+  if (claimed.startsWith("video/")) return "video";
+  if (PHOTO_NAME.test(filename)) return "photo";
+  return VIDEO_NAME.test(filename) ? "video" : "file";
 }
 
 /** The form field that carries files. */

@@ -3,7 +3,9 @@ import { eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
 import { createFolder, createItem, createUser } from "#db/factories";
 import { contentItems, type DraftFile, uploadDrafts } from "#db/schema";
+import { claimedUploadKind } from "~/modules/files/upload-kinds";
 import { FolderNotFoundError } from "~/modules/folders/folders.server";
+import { videoPassSettled } from "~/modules/items/video-preparation-queue.server";
 import { db } from "~/platform/db.server";
 import { storage } from "~/platform/storage.server";
 import {
@@ -151,6 +153,29 @@ describe("saveSharedDraft", () => {
       undefined,
     );
     expect(await storage.stat(file.key)).not.toBeNull();
+  });
+
+  test("a shared clip is claimed as a video, and the Save tap makes it one video item, preparing", async () => {
+    expect(claimedUploadKind("video/quicktime", "IMG_0042.MOV")).toBe("video");
+    expect(claimedUploadKind("", "IMG_0042.mp4")).toBe("video");
+    expect(claimedUploadKind("application/octet-stream", "notes.pdf")).toBe("file");
+    const user = createUser(db);
+    const folder = createFolder(db, user.id);
+    const { key, size } = await storage.put(
+      (async function* () {
+        yield new Uint8Array(crypto.randomBytes(64));
+      })(),
+    );
+    const clip = { key, name: "IMG_0042.mp4", size, mimeType: "video/mp4" };
+    const details = sharedUploadDetails(readShare(shareForm({})), "video", [clip], at);
+    const draft = await createDraft(user.id, "video", details, [clip]);
+    const input = SharedSaveSchema.parse({ folderId: String(folder.id), title: "", note: "" });
+    const item = await saveSharedDraft(user.id, draft.id, input);
+    expect(item).toMatchObject({ type: "video", videoStatus: "preparing", filePaths: [key] });
+    // The pass the Save asked for judges the bytes (these are no clip) and says so on the item.
+    await videoPassSettled();
+    const prepared = db.select().from(contentItems).where(eq(contentItems.id, item.id)).get();
+    expect(prepared?.videoStatus).toBe("failed");
   });
 
   test("only the person's own draft, into the person's own folder", async () => {

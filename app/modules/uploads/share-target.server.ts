@@ -7,6 +7,7 @@ import { type Capture, captureQuery, readCapture } from "~/modules/items/capture
 import { clipTitle, titleFromFileName } from "~/modules/items/item-titles";
 import { QuickUploadDetailsSchema, type UploadDetailsInput } from "~/modules/items/item-validation";
 import { createUploadItem } from "~/modules/items/items.server";
+import { requestVideoPass } from "~/modules/items/video-preparation-queue.server";
 import { LIMITS } from "~/modules/plans/limits";
 import { db } from "~/platform/db.server";
 import { DraftNotFoundError, discardDraft, getDraft } from "./upload-drafts.server";
@@ -121,19 +122,19 @@ export const SharedShareSchema = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("discard") }),
 ]);
 
-/** The draft a share made, if it is the person's own, unexpired, and a photo or file share. */
+/** The draft a share made, if it is the person's own, unexpired, and a photo, file or clip share. */
 export function sharedDraft(userId: number, draftId: string) {
   const draft = getDraft(userId, draftId);
-  if (draft.type !== "photo" && draft.type !== "file") throw new DraftNotFoundError();
+  if (draft.type === "link" || draft.type === "musing") throw new DraftNotFoundError();
   return { ...draft, type: draft.type, details: draft.fields as unknown as UploadDetailsInput };
 }
 
 /**
- * The Save tap: the draft's files become one photo or file item in the chosen
+ * The Save tap: the draft's files become one photo, file or video item in the chosen
  * folder (the person's own: createUploadItem looks it up by owner and checks
  * its quota), with the title and note as the person left them (an emptied
  * title falls back to the draft's). The draft then goes; its files stay with
- * the item.
+ * the item. A video item is prepared in the background, as from Add Video.
  */
 export async function saveSharedDraft(userId: number, draftId: string, input: SharedSave) {
   const draft = sharedDraft(userId, draftId);
@@ -147,6 +148,7 @@ export async function saveSharedDraft(userId: number, draftId: string, input: Sh
     fromDraftId: draft.id,
   });
   await discardDraft(userId, draft.id);
+  if (item.type === "video") requestVideoPass();
   return item;
 }
 

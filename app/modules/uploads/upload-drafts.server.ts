@@ -12,6 +12,7 @@ import {
 } from "~/modules/items/item-rules.server";
 import type { LinkInput, MusingInput, UploadDetailsInput } from "~/modules/items/item-validation";
 import { createTextItem, createUploadItem } from "~/modules/items/items.server";
+import { requestVideoPass } from "~/modules/items/video-preparation-queue.server";
 import { folderSizeLimit, folderStats, getUsage } from "~/modules/plans/quota.server";
 import { db, writeTransaction } from "~/platform/db.server";
 import { NotFoundError, RuleError } from "~/platform/errors.server";
@@ -33,7 +34,10 @@ import {
  * step) between the wizard's steps, so nothing is lost without JavaScript.
  * Drafts belong to one user and live 24 hours; finishing or closing the
  * wizard removes them. The files are shared by the items created from the
- * draft: one stored copy, whatever the number of folders.
+ * draft: one stored copy, whatever the number of folders. A clip is the same:
+ * each folder's video item holds the one clip as uploaded and is prepared on
+ * its own into its own MP4 and poster; the clip is released (releaseFiles)
+ * only once no item or draft refers to it any more.
  */
 export type { UploadDraft };
 export type DraftFields = LinkInput | MusingInput | UploadDetailsInput;
@@ -224,12 +228,21 @@ export const draftSize = (draft: Pick<UploadDraft, "files">) =>
   draft.files.reduce((sum, file) => sum + file.size, 0);
 
 /**
+ * What the draft adds to a folder's e-mail cap: its photos or files, and
+ * nothing for a clip, whose e-mail carries only its poster
+ * (docs/decisions/0204-videos-are-their-own-item.md).
+ */
+const emailSize = (draft: Pick<UploadDraft, "type" | "files">) =>
+  draft.type === "video" ? 0 : draftSize(draft);
+
+/**
  * The validation step (docs/product-rules.md, Uploads): for each chosen folder whether it can
  * take the draft's files, and whether the account can take them all. Only a
  * preview: the upload checks every quota again when it writes.
  */
 export function validateDraft(userId: number, draft: UploadDraft): MultiFolderValidation {
   const uploadSize = draftSize(draft);
+  const folderBytes = emailSize(draft);
   const stats = folderStats(userId);
   const own = new Map(listFolders(userId).map((folder) => [folder.id, folder]));
   const folderValidations = draft.folderIds.flatMap((id) => {
@@ -237,7 +250,7 @@ export function validateDraft(userId: number, draft: UploadDraft): MultiFolderVa
     if (!folder) return [];
     const currentSize = stats.get(id)?.totalSize ?? 0;
     const maxSize = folderSizeLimit(recipientsOf(folder));
-    const sizeAfterUpload = currentSize + uploadSize;
+    const sizeAfterUpload = currentSize + folderBytes;
     return [
       {
         folderId: id,
@@ -269,7 +282,7 @@ export type FinishResult = {
 
 /**
  * Adds the draft's content to its folders. Links and musings go to every
- * folder at once (all or nothing). Photos and files go to each folder in
+ * folder at once (all or nothing). Photos, files and a clip go to each folder in
  * turn, each write re-checking the folder's and the account's quota; with
  * `onlyValid`, folders the validation says are full are not tried. Folders
  * that refused stay in the draft so the user can free space and try again.
@@ -335,6 +348,7 @@ export async function finishDraft(
       refused.push({ id: folderId, name: folderName, reason: error.message });
     }
   }
+  if (draft.type === "video" && added.length > 0) requestVideoPass();
   if (refused.length === 0) {
     await discardDraft(userId, draft.id);
     return { added, refused, finished: true };
@@ -349,7 +363,7 @@ export async function finishDraft(
 
 /**
  * "Upload to folders one by one" (offered when the folder check times out):
- * the draft's photos or files go to `folderId` alone, with that folder's and
+ * the draft's photos, files or clip go to `folderId` alone, with that folder's and
  * the account's quota checked as the item is written. The folder leaves the
  * draft; the draft goes once no folder is left.
  */
@@ -383,6 +397,7 @@ export async function finishDraftForFolder(
     }
     throw error;
   }
+  if (draft.type === "video") requestVideoPass();
   const remaining = draft.folderIds.filter((id) => id !== folderId);
   if (remaining.length === 0) {
     await discardDraft(userId, draft.id);

@@ -26,7 +26,7 @@ export function readContentFields(
   hasFiles: boolean,
 ): { ok: true; fields: DraftFields } | { ok: false; reply: ContentStepReply; status: number } {
   const submission = parseWithZod(formData, { schema: schemaFor(type) });
-  const isUpload = type === "photo" || type === "file";
+  const isUpload = type === "photo" || type === "file" || type === "video";
   if (submission.status === "success" && (hasFiles || !isUpload)) {
     return { ok: true, fields: submission.value as DraftFields };
   }

@@ -1,5 +1,5 @@
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
-import { UPLOAD_BODY_MAX_BYTES } from "~/modules/files/upload-kinds";
+import { VIDEO_TOO_LARGE_MESSAGE, VIDEO_UPLOAD_BODY_MAX_BYTES } from "~/modules/files/upload-kinds";
 import { requireAddUser } from "~/modules/items/capture.server";
 import { uploadProblemFor } from "~/modules/items/item-routes.server";
 import {
@@ -24,8 +24,16 @@ import type { RouteBodyLimit } from "~/platform/route-body-limit";
  * is safe.
  */
 
-/** A share streams up to a full item's files (docs/decisions/0101-body-limits-by-route.md). */
-export const bodyLimit: RouteBodyLimit = { multipart: UPLOAD_BODY_MAX_BYTES };
+/**
+ * A share streams up to one clip, to a draft on disk, never into memory: the share sheet has one
+ * address for every kind (docs/decisions/0227-videos-through-the-wizard-and-the-share-sheet.md).
+ * Photos and files are still cut at their per-file limit and count.
+ */
+export const bodyLimit: RouteBodyLimit = {
+  multipart: VIDEO_UPLOAD_BODY_MAX_BYTES,
+  // Photos and files stop far below it (their per-file limit and count): only a clip gets here.
+  tooLargeMessage: VIDEO_TOO_LARGE_MESSAGE,
+};
 
 /** Nothing to show here: a GET (after logging in, say) is `/add`. */
 export function loader() {
@@ -44,8 +52,6 @@ export async function action({ request }: ActionFunctionArgs) {
       date: new Date(),
       timeZone: user.timeZone,
     });
-    // Read as photos or files only ("photo-or-file"): videos do not come by this door yet.
-    if (kind === "video") throw new Error("The share target read a video");
     const draft = await createDraft(user.id, kind, details, stored);
     return redirect(`/add/shared/${draft.id}`, 303);
   }).catch((error: unknown) => {

@@ -62,7 +62,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const selection = checkFolderSelection(user.id, parsed.value.folderIds);
   if (!selection.ok) return reply({ error: selection.error, notice: null }, 400);
   setDraftFolders(user.id, draft.id, selection.folderIds);
-  if (draft.type === "photo" || draft.type === "file") {
+  if (draft.type !== "link" && draft.type !== "musing") {
     return redirect(`/upload/${draft.id}/check`, 303);
   }
   try {

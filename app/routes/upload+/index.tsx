@@ -17,7 +17,7 @@ import { refusedUploadReply } from "~/modules/items/item-routes.server";
 import { withLinkTitle } from "~/modules/items/item-titles.server";
 import { NEW_ITEM } from "~/modules/items/item-validation";
 import { getUsage } from "~/modules/plans/quota.server";
-import { WIZARD_TYPES } from "~/modules/uploads/multi-folder";
+import { WIZARD_TYPES, type WizardType } from "~/modules/uploads/multi-folder";
 import { createDraft, getDraft, updateDraftContent } from "~/modules/uploads/upload-drafts.server";
 import {
   draftFormValues,
@@ -26,7 +26,7 @@ import {
   readContentFields,
 } from "~/modules/uploads/upload-wizard.server";
 import { withUpload } from "~/modules/uploads/uploads.server";
-import { orNotFound } from "~/platform/errors.server";
+import { invariantResponse, orNotFound } from "~/platform/errors.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
 import type { RouteBodyLimit } from "~/platform/route-body-limit";
 import { formatBytes } from "~/utils/format";
@@ -56,7 +56,22 @@ function accountCapacity(userId: number, draftId: string | undefined) {
   };
 }
 
-export async function loader({ request }: LoaderFunctionArgs) {
+/**
+ * A clip is posted to `/upload/video` (video.tsx, this step with one clip's body limit,
+ * docs/decisions/0227-videos-through-the-wizard-and-the-share-sheet.md); every other type here.
+ */
+const isVideoDoor = (params: LoaderFunctionArgs["params"]) => params.door === "video";
+
+/** The type a new draft is of: the door's, else `?type=`. */
+const typeAsked = (params: LoaderFunctionArgs["params"], request: Request) =>
+  isVideoDoor(params) ? "video" : parseWizardType(new URL(request.url).searchParams.get("type"));
+
+function contentAction(type: WizardType, draftId: string | undefined) {
+  const path = type === "video" ? "/upload/video?" : "/upload?index&";
+  return draftId ? `${path}draft=${draftId}` : `${path}type=${type}`;
+}
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const draft = draftOf(user.id, request);
   const capacity = accountCapacity(user.id, draft?.id);
@@ -68,18 +83,20 @@ export async function loader({ request }: LoaderFunctionArgs) {
       capacity,
     };
   }
-  const type = parseWizardType(new URL(request.url).searchParams.get("type"));
+  const type = typeAsked(params, request);
   return { type, draft: null, values: NEW_ITEM, capacity };
 }
 
 /** Uploads stream up to a full item's files (docs/decisions/0101-body-limits-by-route.md); any other body is a form. */
 export const bodyLimit: RouteBodyLimit = { multipart: UPLOAD_BODY_MAX_BYTES };
 
-export async function action({ request }: ActionFunctionArgs) {
+export async function action({ request, params }: ActionFunctionArgs) {
   await replayWritesToPrimary(request);
   const user = await requireUser(request);
   const draft = draftOf(user.id, request);
-  const type = draft?.type ?? parseWizardType(new URL(request.url).searchParams.get("type"));
+  const type = draft?.type ?? typeAsked(params, request);
+  // Only the video door reads a clip, and it reads nothing else.
+  invariantResponse((type === "video") === isVideoDoor(params), "Not Found", 404);
   const hadFiles = (draft?.files.length ?? 0) > 0;
   const saveStep = async (step: ReturnType<typeof readContentFields>, stored: StoredUpload[]) => {
     if (!step.ok) return data(step.reply, { status: step.status });
@@ -104,8 +121,8 @@ export async function action({ request }: ActionFunctionArgs) {
 export default function UploadContent() {
   const { type, draft, values, capacity } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
-  const isUpload = type === "photo" || type === "file";
-  const noun = type === "photo" ? "photos" : "files";
+  const isUpload = type === "photo" || type === "file" || type === "video";
+  const noun = type === "photo" ? "photos" : type === "video" ? "video" : "files";
   return (
     <Dialog title={WIZARD_TITLE} closeTo="/">
       <WizardSteps type={type} current="content" />
@@ -148,7 +165,7 @@ export default function UploadContent() {
         key={draft?.id ?? type}
         type={type}
         mode={draft && draft.files.length > 0 ? "edit" : "add"}
-        action={draft ? `/upload?index&draft=${draft.id}` : `/upload?index&type=${type}`}
+        action={contentAction(type, draft?.id)}
         lastResult={actionData?.result}
         uploadProblem={actionData?.problem}
         defaultValue={values}
