@@ -5,7 +5,7 @@ import { gatherAnswers } from "~/modules/answers/answer-mail.server";
 import { previewPassSettled, requestPreviewPass } from "~/modules/items/link-preview-queue.server";
 import { requestVideoPass } from "~/modules/items/video-preparation-queue.server";
 import { pruneExpiredRecords, sweepOrphanFiles } from "~/modules/jobs/maintenance.server";
-import { canonicalizeStoredAddresses } from "~/modules/recipients/recipients.server";
+import { canonicalizeStoredAddresses } from "~/modules/recipients/addresses.server";
 import { startSmtpReceiver } from "~/modules/save-by-email/smtp-receiver.server";
 import {
   runSchedulerPassOnItsThread,

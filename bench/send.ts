@@ -112,7 +112,7 @@ const CATEGORIES: Category[] = [
       "drizzle-orm",
       "db.server",
       "send-claim.server",
-      "recipients.server",
+      "opt-outs.server",
     ),
   },
   { name: "transport", claims: at("nodemailer", "node:net", "node:internal/stream", "node:tls") },

@@ -33,7 +33,7 @@ async function replayInto(journalDir: string) {
   // a scratch folder, so replaying does not append to the real journal.
   const [{ unsubscribe, resubscribe, refuseResubscribeRequests, UnknownFolderError }, { db }] =
     await Promise.all([
-      import("~/modules/recipients/recipients.server"),
+      import("~/modules/recipients/opt-outs.server"),
       import("~/platform/db.server"),
     ]);
   let applied = 0;

@@ -9,8 +9,8 @@ import {
   recipientPageMeta,
 } from "~/components/recipient-page";
 import { readProtectedForm } from "~/modules/auth/csrf.server";
+import { refuseResubscribeRequests } from "~/modules/recipients/opt-outs.server";
 import { readDontAskAgainLink } from "~/modules/recipients/recipient-links.server";
-import { refuseResubscribeRequests } from "~/modules/recipients/recipients.server";
 
 /**
  * /dont-ask-again?email=&token= — the "Don't ask me again" link of a

@@ -9,15 +9,12 @@ import {
   recipientPageMeta,
 } from "~/components/recipient-page";
 import { readProtectedForm } from "~/modules/auth/csrf.server";
+import { resubscribe, UnknownFolderError } from "~/modules/recipients/opt-outs.server";
 import {
   isValidResubscribeToken,
   readLinkParams,
 } from "~/modules/recipients/recipient-links.server";
-import {
-  folderForRecipient,
-  resubscribe,
-  UnknownFolderError,
-} from "~/modules/recipients/recipients.server";
+import { folderForRecipient } from "~/modules/recipients/recipients.server";
 
 /**
  * /resubscribe?email=&folder=&token= — the link of the one e-mail a sender

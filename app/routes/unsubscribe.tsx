@@ -15,16 +15,13 @@ import {
   recipientPageMeta,
 } from "~/components/recipient-page";
 import { FormAlert, SubmitButton } from "~/components/ui/forms";
+import { UnknownFolderError, unsubscribe } from "~/modules/recipients/opt-outs.server";
 import {
   isValidUnsubscribeToken,
   readLinkParams,
 } from "~/modules/recipients/recipient-links.server";
-import {
-  folderForRecipient,
-  UNSUBSCRIBE_REASONS,
-  UnknownFolderError,
-  unsubscribe,
-} from "~/modules/recipients/recipients.server";
+import { UNSUBSCRIBE_REASONS } from "~/modules/recipients/recipient-states.server";
+import { folderForRecipient } from "~/modules/recipients/recipients.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
 
 /**

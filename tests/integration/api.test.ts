@@ -12,7 +12,7 @@ import { recordReauthentication } from "~/modules/auth/reauthentication.server";
 import { createSession, getCurrentSession } from "~/modules/auth/session.server";
 import { MISSING_FIELDS } from "~/modules/items/item-validation";
 import { LIMITS } from "~/modules/plans/limits";
-import { unsubscribe } from "~/modules/recipients/recipients.server";
+import { unsubscribe } from "~/modules/recipients/opt-outs.server";
 import { formatDay } from "~/platform/dates";
 import { db } from "~/platform/db.server";
 import * as api from "~/routes/api+/v1.$";
@@ -944,7 +944,7 @@ describe("connecting the Chrome extension", () => {
 });
 
 test("a folder says who will get its next issue, and why the others will not", async () => {
-  const { markBounced } = await import("~/modules/recipients/recipients.server");
+  const { markBounced } = await import("~/modules/recipients/opt-outs.server");
   const token = tokenFor(createUser(db).id);
   const created = await call("POST", "/folders", {
     token,

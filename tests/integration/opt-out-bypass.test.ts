@@ -13,15 +13,15 @@ const sink = await startSmtpSink();
 const app = await loadApp();
 
 async function loadApp() {
-  const [{ db }, schema, sending, recipients, validation, drizzle] = await Promise.all([
+  const [{ db }, schema, sending, optOuts, validation, drizzle] = await Promise.all([
     import("~/platform/db.server"),
     import("#db/schema"),
     import("~/modules/sending/sending.server"),
-    import("~/modules/recipients/recipients.server"),
+    import("~/modules/recipients/opt-outs.server"),
     import("~/modules/folders/folder-validation"),
     import("drizzle-orm"),
   ]);
-  return { db, schema, sending, recipients, validation, drizzle };
+  return { db, schema, sending, optOuts, validation, drizzle };
 }
 
 function createFolderWithItem(userId: number, recipients: { name: string; email: string }[]) {
@@ -36,7 +36,7 @@ function createFolderWithItem(userId: number, recipients: { name: string; email:
 function optOutOfEverything(email: string) {
   const owner = createUser(app.db);
   const folder = createFolderWithItem(owner.id, [{ name: "Victim", email }]);
-  app.recipients.unsubscribe({ folderId: folder.id, email, scope: "everything" });
+  app.optOuts.unsubscribe({ folderId: folder.id, email, scope: "everything" });
 }
 
 const SPELLINGS = [
@@ -113,7 +113,7 @@ test("an opt-out made after the send was opened still holds at the ledger", asyn
   ]);
   const ledger = app.sending.openLedger(folder.id, "test:late", "send_now", new Date());
   expect(ledger).not.toBeNull();
-  app.recipients.unsubscribe({ folderId: folder.id, email: "LATE@example.test" });
+  app.optOuts.unsubscribe({ folderId: folder.id, email: "LATE@example.test" });
   await app.sending.deliver(ledger!.id);
   expect(sink.to("friend2@example.test")).toHaveLength(1);
   expect(sink.to("late@example.test")).toHaveLength(0);
@@ -174,7 +174,7 @@ describe("a mailbox that opted out, written another way", () => {
       { name: "Ba", email: "ba@gmail.com" },
       { name: "Lee at work", email: "lee@example.org" },
     ]);
-    app.recipients.unsubscribe({ folderId: folder.id, email: "lee+family@example.test" });
+    app.optOuts.unsubscribe({ folderId: folder.id, email: "lee+family@example.test" });
     app.db
       .update(app.schema.folders)
       .set({

@@ -378,6 +378,7 @@ test("the welcome to a new recipient scores at most 1.0", async () => {
 
 test("the one question after a bounce scores at most 1.0", async () => {
   const { db, env } = app;
+  const optOuts = await import("~/modules/recipients/opt-outs.server");
   const recipients = await import("~/modules/recipients/recipients.server");
   const user = createUser(db, {
     email: "ada-bounce@example.org",
@@ -389,7 +390,7 @@ test("the one question after a bounce scores at most 1.0", async () => {
     name: "Family news",
     recipients: [{ name: "Grace", email: "grace-bounce@example.net" }],
   });
-  recipients.markBounced(folder.id, "grace-bounce@example.net", "552 mailbox full");
+  optOuts.markBounced(folder.id, "grace-bounce@example.net", "552 mailbox full");
   const before = new Set(fs.existsSync(env.OUTBOX_DIR) ? fs.readdirSync(env.OUTBOX_DIR) : []);
   await recipients.requestResubscription(user.id, folder.id, "grace-bounce@example.net", "bounce");
   const [eml] = fs

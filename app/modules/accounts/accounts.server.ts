@@ -20,7 +20,7 @@ import { clearLoginAttempts } from "~/modules/auth/login-throttle.server";
 import { listPasskeys } from "~/modules/auth/passkeys.server";
 import { hashPassword } from "~/modules/auth/password.server";
 import { hashToken, randomToken, revokeUserSessions } from "~/modules/auth/session.server";
-import { releaseFiles } from "~/modules/files/stored-files.server";
+import { itemFileKeys, releaseFiles } from "~/modules/files/stored-files.server";
 import { nextSendAt } from "~/modules/folders/schedule.server";
 import { runInBackground } from "~/platform/background-work.server";
 import { db, writeTransaction } from "~/platform/db.server";
@@ -316,9 +316,7 @@ export async function deleteAccount(userId: number) {
       .innerJoin(folders, eq(folders.id, contentItems.folderId))
       .where(eq(folders.userId, userId))
       .all()
-      .flatMap((item) =>
-        [...item.filePaths, ...item.thumbnailPaths, item.previewImageKey ?? ""].filter(Boolean),
-      );
+      .flatMap(itemFileKeys);
     const draftKeys = tx
       .select({ files: uploadDrafts.files })
       .from(uploadDrafts)

@@ -5,7 +5,7 @@ import { LIMITS, PREMIUM_MONTHLY_PRICE_CENTS } from "~/modules/plans/limits";
 import {
   UNSUBSCRIBE_REASONS,
   type UnsubscribeReason,
-} from "~/modules/recipients/recipients.server";
+} from "~/modules/recipients/recipient-states.server";
 import { db } from "~/platform/db.server";
 import { EVENT_LABELS } from "./admin-display";
 import { checkDatabase } from "./health.server";

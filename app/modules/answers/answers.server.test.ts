@@ -4,8 +4,8 @@ import { describe, expect, test } from "vitest";
 import { createFolder, createItem, createUser, uniqueEmail } from "#db/factories";
 import { folders, itemAnswers, sendLedger, sendLedgerRecipients, users } from "#db/schema";
 import { LIMITS } from "~/modules/plans/limits";
+import { unsubscribe } from "~/modules/recipients/opt-outs.server";
 import { answerLinkCode, readAnswerLinkCode } from "~/modules/recipients/recipient-links.server";
-import { unsubscribe } from "~/modules/recipients/recipients.server";
 import { deleteSentIssue } from "~/modules/sending/sent-archive.server";
 import { db } from "~/platform/db.server";
 import {

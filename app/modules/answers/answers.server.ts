@@ -10,6 +10,7 @@ import {
 } from "#db/schema";
 import { senderFirstName, senderFullName } from "#emails/newsletter";
 import { LIMITS } from "~/modules/plans/limits";
+import { hasOptedOut } from "~/modules/recipients/opt-outs.server";
 import {
   answerLinkCode,
   issueLinkCode,
@@ -17,7 +18,6 @@ import {
   resubscribeToken,
   webVersionUrl,
 } from "~/modules/recipients/recipient-links.server";
-import { hasOptedOut } from "~/modules/recipients/recipients.server";
 import { db, writeTransaction } from "~/platform/db.server";
 
 /**

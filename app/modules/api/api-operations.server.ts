@@ -19,28 +19,22 @@ import { IssueNoteSchema } from "~/modules/folders/issue-note-validation";
 import { activeSkip, skipNextIssue, undoSkip } from "~/modules/folders/skip.server";
 import { getItem } from "~/modules/items/item-rules.server";
 import { titleFromFileName } from "~/modules/items/item-titles";
-import { titleForLink } from "~/modules/items/item-titles.server";
 import {
-  LinkSchema,
   MusingSchema,
   QuickLinkSchema,
   QuickUploadDetailsSchema,
-  UploadDetailsSchema,
+  schemaFor,
 } from "~/modules/items/item-validation";
 import {
-  createTextItem,
-  createUploadItem,
   deleteItem,
   type Item,
   type ListedItem,
   listItems,
   moveItem,
   removeItemFile,
-  updateTextItem,
-  updateUploadItem,
 } from "~/modules/items/items.server";
 import { needsNote } from "~/modules/items/needs-note";
-import { requestVideoPass } from "~/modules/items/video-preparation-queue.server";
+import { saveItem } from "~/modules/items/save-item.server";
 import { LIMITS } from "~/modules/plans/limits";
 import {
   type FolderStats,
@@ -481,16 +475,11 @@ export const API_OPERATIONS: ApiOperation[] = [
     status: 201,
     handle: async (context, { body }) => {
       const folderId = context.params.folderId!;
-      // A quick save (docs/decisions/0134-quick-saves-wait-for-a-note.md).
-      if (body.type === "link") {
-        const link = parseWith(QuickLinkSchema, body);
-        const title = await titleForLink(userId(context), link.title, link.urls);
-        return itemView(createTextItem(userId(context), folderId, { ...link, title }), folderId);
-      }
-      return itemView(
-        createTextItem(userId(context), folderId, parseWith(MusingSchema, body)),
-        folderId,
-      );
+      // A link is a quick save (docs/decisions/0134-quick-saves-wait-for-a-note.md).
+      const input =
+        body.type === "link" ? parseWith(QuickLinkSchema, body) : parseWith(MusingSchema, body);
+      const { item } = await saveItem(userId(context), { folderId }, input);
+      return itemView(item, folderId);
     },
   },
   {
@@ -507,7 +496,7 @@ export const API_OPERATIONS: ApiOperation[] = [
     handle: async (context, { query }) => {
       const folder = folderOf(context);
       const upload = uploadFor(context, query.type ?? "by-content");
-      const item = await withUpload(context.request, upload, ({ formData, stored, kind }) => {
+      const item = await withUpload(context.request, upload, async ({ formData, stored, kind }) => {
         const details = parseFormFields(formData, QuickUploadDetailsSchema);
         if (stored.length === 0) {
           throw validationError({ files: [`Please select at least one ${query.type ?? "file"}`] });
@@ -519,10 +508,9 @@ export const API_OPERATIONS: ApiOperation[] = [
             date: new Date(),
             timeZone: context.principal.user.timeZone,
           });
-        return createUploadItem(userId(context), folder.id, kind, { ...details, title }, stored);
+        const input = { ...details, title, type: kind };
+        return (await saveItem(userId(context), { folderId: folder.id }, input, stored)).item;
       });
-      // A clip is prepared in the background, as one added from the folder.
-      if (item.type === "video") requestVideoPass();
       return itemView(item, folder.id);
     },
   },
@@ -535,19 +523,11 @@ export const API_OPERATIONS: ApiOperation[] = [
     scope: "write",
     body: ItemUpdateSchema,
     response: ItemViewSchema,
-    handle: (context, { body }) => {
+    handle: async (context, { body }) => {
       const { item } = itemOf(context);
-      const values = withItemValues(body, item);
-      if (item.type === "link") {
-        const updated = updateTextItem(userId(context), item.id, parseWith(LinkSchema, values));
-        return itemView(updated, item.folderId);
-      }
-      if (item.type === "musing") {
-        const updated = updateTextItem(userId(context), item.id, parseWith(MusingSchema, values));
-        return itemView(updated, item.folderId);
-      }
-      const input = parseWith(UploadDetailsSchema, values);
-      return itemView(updateUploadItem(userId(context), item.id, input, []), item.folderId);
+      const input = parseWith(schemaFor(item.type), withItemValues(body, item));
+      const saved = await saveItem(userId(context), { itemId: item.id }, input);
+      return itemView(saved.item, item.folderId);
     },
   },
   {
@@ -562,9 +542,11 @@ export const API_OPERATIONS: ApiOperation[] = [
     handle: async (context) => {
       const { item } = itemOf(context);
       if (item.type !== "photo" && item.type !== "file") throw notFound();
-      return withUpload(context.request, uploadFor(context, item.type), ({ formData, stored }) => {
-        const details = parseFormFields(withItemDetails(formData, item), UploadDetailsSchema);
-        return itemView(updateUploadItem(userId(context), item.id, details, stored), item.folderId);
+      const upload = uploadFor(context, item.type);
+      return withUpload(context.request, upload, async ({ formData, stored }) => {
+        const input = parseFormFields(withItemDetails(formData, item), schemaFor(item.type));
+        const saved = await saveItem(userId(context), { itemId: item.id }, input, stored);
+        return itemView(saved.item, item.folderId);
       });
     },
   },

@@ -8,7 +8,7 @@ import {
   sendLedgerRecipients,
   users,
 } from "#db/schema";
-import { activeRecipients, skipIfOptedOut } from "~/modules/recipients/recipients.server";
+import { activeRecipients, skipIfOptedOut } from "~/modules/recipients/opt-outs.server";
 import { db } from "~/platform/db.server";
 import {
   type DeliveryReportKind,

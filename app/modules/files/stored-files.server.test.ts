@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { storage } from "~/platform/storage.server";
-import { removeOrphanFiles } from "./stored-files.server";
+import { itemFileKeys, removeOrphanFiles } from "./stored-files.server";
 
 const storageDir = process.env.STORAGE_DIR!;
 
@@ -41,5 +41,18 @@ describe("removeOrphanFiles", () => {
 
     expect(await removeOrphanFiles(new Set([referenced]), 60 * 1000)).toBe(1);
     expect(await storage.stat(young)).toBeNull();
+  });
+});
+
+describe("itemFileKeys", () => {
+  test("lists an item's files, their thumbnails and its preview picture, without the empty ones", () => {
+    expect(
+      itemFileKeys({
+        filePaths: ["u/a.jpg", "u/b.pdf"],
+        thumbnailPaths: ["u/a-thumb.jpg", ""],
+        previewImageKey: "u/preview.jpg",
+      }),
+    ).toEqual(["u/a.jpg", "u/b.pdf", "u/a-thumb.jpg", "u/preview.jpg"]);
+    expect(itemFileKeys({ filePaths: [], thumbnailPaths: [], previewImageKey: null })).toEqual([]);
   });
 });

@@ -18,6 +18,15 @@ export function storedKeys(uploads: StoredUpload[]) {
   );
 }
 
+/** Every stored file an item refers to: the files, their thumbnails and a link preview's picture. */
+export function itemFileKeys(item: {
+  filePaths: string[];
+  thumbnailPaths: string[];
+  previewImageKey?: string | null;
+}) {
+  return [...item.filePaths, ...item.thumbnailPaths, item.previewImageKey ?? ""].filter(Boolean);
+}
+
 /** Deletes stored files; a failure to delete one is logged, not thrown (orphans are swept later). */
 export async function deleteStoredFiles(keys: string[]) {
   const results = await Promise.allSettled(keys.map((key) => storage.delete(key)));

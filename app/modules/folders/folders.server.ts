@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { contentItems, folders, type Recipient, recipientWelcomes, users } from "#db/schema";
 import type { Folder, Transaction } from "#db/types";
-import { releaseFiles } from "~/modules/files/stored-files.server";
+import { itemFileKeys, releaseFiles } from "~/modules/files/stored-files.server";
 import { LIMITS } from "~/modules/plans/limits";
 import { canCreateFolder, folderSizeLimit, getUsage } from "~/modules/plans/quota.server";
 import { db, prepareOnce, prepareSqlOnce, writeTransaction } from "~/platform/db.server";
@@ -320,9 +320,7 @@ export async function deleteFolder(userId: number, folderId: number) {
       .from(contentItems)
       .where(eq(contentItems.folderId, folder.id))
       .all()
-      .flatMap((item) =>
-        [...item.filePaths, ...item.thumbnailPaths, item.previewImageKey ?? ""].filter(Boolean),
-      );
+      .flatMap(itemFileKeys);
     tx.delete(folders).where(eq(folders.id, folder.id)).run();
     return keys;
   });

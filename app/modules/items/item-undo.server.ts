@@ -1,10 +1,10 @@
 import { and, eq, gt, lte } from "drizzle-orm";
 import { contentItems, deletedItems } from "#db/schema";
-import { releaseFiles } from "~/modules/files/stored-files.server";
+import { itemFileKeys, releaseFiles } from "~/modules/files/stored-files.server";
 import { reconcileStoragePause } from "~/modules/folders/folders.server";
 import { db, writeTransaction } from "~/platform/db.server";
 import { getItem } from "./item-rules.server";
-import { type Item, itemFileKeys } from "./items.server";
+import type { Item } from "./items.server";
 
 /**
  * Deleting an item can be undone for a while: the row moves whole into

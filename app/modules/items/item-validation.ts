@@ -203,15 +203,26 @@ export const UploadDetailsSchema = uploadDetailsSchema({ quickSave: false });
 /** Photos and files saved through the API: title and note may wait, as for a quick link. */
 export const QuickUploadDetailsSchema = uploadDetailsSchema({ quickSave: true });
 
+/** The items whose content is uploaded files. */
+export type UploadType = Exclude<ItemType, "link" | "musing">;
+
+/**
+ * The form of each type. Every output carries its `type`, so what a form parses to is an
+ * `ItemInput` that `saveItem` (./save-item.server.ts) takes as it is.
+ */
 export function schemaFor(type: ItemType) {
   if (type === "link") return LinkSchema;
   if (type === "musing") return MusingSchema;
-  return UploadDetailsSchema;
+  return UploadDetailsSchema.transform((value) => ({ ...value, type }));
 }
 
 export type LinkInput = z.output<typeof LinkSchema>;
 export type MusingInput = z.output<typeof MusingSchema>;
 export type UploadDetailsInput = z.output<typeof UploadDetailsSchema>;
+/** A photo, file or video item's fields, with its type. */
+export type UploadInput = UploadDetailsInput & { type: UploadType };
+/** One item's fields as its form parses them, told apart by `type`. */
+export type ItemInput = LinkInput | MusingInput | UploadInput;
 
 /** What the item form holds: its default values and what an action hands back to it. */
 export type ItemFormValues = {

@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, isNull, lt, or, type Placeholder, sql } from "drizzle-orm";
 import { contentItems } from "#db/schema";
 import type { ContentItem } from "#db/types";
-import { releaseFiles } from "~/modules/files/stored-files.server";
+import { itemFileKeys, releaseFiles } from "~/modules/files/stored-files.server";
 import type { StoredUpload } from "~/modules/files/upload-kinds";
 import { type Folder, getFolder, reconcileStoragePause } from "~/modules/folders/folders.server";
 import { LIMITS } from "~/modules/plans/limits";
@@ -18,13 +18,6 @@ import { requestPreviewPass } from "./link-preview-queue.server";
 export type Item = ContentItem;
 
 const PAGE_SIZE = LIMITS.item.pageSize;
-
-/** Every stored file an item refers to: the files, their thumbnails and a link preview's picture. */
-export function itemFileKeys(
-  item: Pick<Item, "filePaths" | "thumbnailPaths"> & { previewImageKey?: string | null },
-) {
-  return [...item.filePaths, ...item.thumbnailPaths, item.previewImageKey ?? ""].filter(Boolean);
-}
 
 const unsentIn = (folderId: number | Placeholder) =>
   and(eq(contentItems.folderId, folderId), isNull(contentItems.sentAt));

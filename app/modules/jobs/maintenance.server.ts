@@ -7,9 +7,8 @@ import {
   undoLinkUses,
   users,
 } from "#db/schema";
-import { removeOrphanFiles } from "~/modules/files/stored-files.server";
+import { itemFileKeys, removeOrphanFiles } from "~/modules/files/stored-files.server";
 import { purgeExpiredDeletions, undoableFileKeys } from "~/modules/items/item-undo.server";
-import { itemFileKeys } from "~/modules/items/items.server";
 import { archiveFileCutoff } from "~/modules/plans/limits";
 import { pruneAnalyticsDetails } from "~/modules/sending/delivery-analytics.server";
 import { draftFileKeys } from "~/modules/uploads/upload-drafts.server";

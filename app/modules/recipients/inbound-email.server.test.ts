@@ -4,8 +4,8 @@ import { folders } from "#db/schema";
 import { LIMITS } from "~/modules/plans/limits";
 import { db } from "~/platform/db.server";
 import { applyInboundEmail, readInboundEmail } from "./inbound-email.server";
+import { activeRecipients } from "./opt-outs.server";
 import { unsubscribeMailto, unsubscribeToken } from "./recipient-links.server";
-import { activeRecipients } from "./recipients.server";
 
 /** A folder whose recipients are `emails`. */
 function createFolder(emails: string[]) {

@@ -5,8 +5,8 @@ import { recipientsOf } from "~/modules/folders/folders.server";
 import { LIMITS } from "~/modules/plans/limits";
 import { db } from "~/platform/db.server";
 import { readBodyText } from "~/platform/request-body.server";
+import { UnknownFolderError, unsubscribe } from "./opt-outs.server";
 import { isValidUnsubscribeToken, readUnsubscribeSubject } from "./recipient-links.server";
-import { UnknownFolderError, unsubscribe } from "./recipients.server";
 
 /**
  * Mail that arrives at MAIL_FROM's address, handed over by whatever receives

@@ -3,12 +3,12 @@ import { describe, expect, test } from "vitest";
 import { createFolder, createUser } from "#db/factories";
 import { sendLedger } from "#db/schema";
 import { createSentIssue, createSentLedger } from "#db/sent-issue-factories";
+import { unsubscribe } from "~/modules/recipients/opt-outs.server";
 import {
   archiveCode,
   issueLinkCode,
   readArchiveCode,
 } from "~/modules/recipients/recipient-links.server";
-import { unsubscribe } from "~/modules/recipients/recipients.server";
 import { db } from "~/platform/db.server";
 import { ARCHIVE_PAGE_SIZE, recipientArchive } from "./recipient-archive.server";
 

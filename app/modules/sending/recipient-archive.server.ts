@@ -1,13 +1,13 @@
 import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { folders, sendLedger, sendLedgerRecipients, users } from "#db/schema";
 import { senderFirstName, senderFullName } from "#emails/newsletter";
+import { hasOptedOut } from "~/modules/recipients/opt-outs.server";
 import {
   compactUnsubscribeUrl,
   issueLinkCode,
   readArchiveCode,
   resubscribeToken,
 } from "~/modules/recipients/recipient-links.server";
-import { hasOptedOut } from "~/modules/recipients/recipients.server";
 import { formatDay } from "~/platform/dates";
 import { db } from "~/platform/db.server";
 import { consumeRateLimit } from "~/platform/rate-limit.server";

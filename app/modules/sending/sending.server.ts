@@ -33,6 +33,11 @@ import {
 } from "~/modules/items/needs-note.server";
 import { isPremium } from "~/modules/plans/quota.server";
 import {
+  activeRecipients,
+  markBounced,
+  skipIfOptedOut,
+} from "~/modules/recipients/opt-outs.server";
+import {
   answerUrl,
   archiveUrl,
   clickUrlBase,
@@ -42,11 +47,6 @@ import {
   unsubscribeUrl,
   webVersionUrl,
 } from "~/modules/recipients/recipient-links.server";
-import {
-  activeRecipients,
-  markBounced,
-  skipIfOptedOut,
-} from "~/modules/recipients/recipients.server";
 import {
   db,
   prepareOnce,

@@ -8,8 +8,7 @@ import {
   sendLedgerRecipients,
 } from "#db/schema";
 import type { SendLedger, SendLedgerRecipient } from "#db/types";
-import { releaseFiles } from "~/modules/files/stored-files.server";
-import { itemFileKeys } from "~/modules/items/items.server";
+import { itemFileKeys, releaseFiles } from "~/modules/files/stored-files.server";
 import { archiveFileCutoff, SENT_ISSUES_PER_PAGE } from "~/modules/plans/limits";
 import { db, writeTransaction } from "~/platform/db.server";
 

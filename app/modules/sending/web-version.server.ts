@@ -9,6 +9,7 @@ import {
 } from "#emails/newsletter";
 import { newsletterSubject } from "#emails/newsletter.server";
 import { accentColourOf, type NewsletterTemplate } from "#emails/newsletter-themes";
+import { hasOptedOut } from "~/modules/recipients/opt-outs.server";
 import {
   archiveCode,
   compactUnsubscribeUrl,
@@ -16,7 +17,6 @@ import {
   readIssueLinkCode,
   resubscribeToken,
 } from "~/modules/recipients/recipient-links.server";
-import { hasOptedOut } from "~/modules/recipients/recipients.server";
 import { db } from "~/platform/db.server";
 import { newsletterBrandingFor } from "./branding.server";
 import { filesKept, issueItems } from "./sent-archive.server";

@@ -5,8 +5,8 @@ import { mailboxSuppressions, recipientWelcomes, users } from "#db/schema";
 import { type FolderInput, FolderSchema } from "~/modules/folders/folder-validation";
 import { createFolder, updateFolder } from "~/modules/folders/folders.server";
 import { zonedTimeToUtc } from "~/modules/folders/schedule.server";
+import { hasOptedOut, unsubscribe } from "~/modules/recipients/opt-outs.server";
 import { welcomeLinkCode } from "~/modules/recipients/recipient-links.server";
-import { hasOptedOut, unsubscribe } from "~/modules/recipients/recipients.server";
 import { db } from "~/platform/db.server";
 import { listOutbox, readOutboxMessage } from "~/platform/mailer.server";
 import {

@@ -5,17 +5,17 @@ import { renderEmail } from "#emails/render.server";
 import { Welcome, type WelcomeInput, welcomeSubject } from "#emails/welcome";
 import { recipientsOf } from "~/modules/folders/folders.server";
 import {
+  activeRecipients,
+  hasOptedOut,
+  markBounced,
+  unsubscribe,
+} from "~/modules/recipients/opt-outs.server";
+import {
   readWelcomeLinkCode,
   unsubscribeMailto,
   unsubscribeUrl,
   welcomeUrl,
 } from "~/modules/recipients/recipient-links.server";
-import {
-  activeRecipients,
-  hasOptedOut,
-  markBounced,
-  unsubscribe,
-} from "~/modules/recipients/recipients.server";
 import { runInBackground } from "~/platform/background-work.server";
 import { formatDay } from "~/platform/dates";
 import { db, writeTransaction } from "~/platform/db.server";

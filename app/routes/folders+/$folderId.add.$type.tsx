@@ -21,13 +21,11 @@ import {
   unexpectedSaveProblem,
   uploadProblemFor,
 } from "~/modules/items/item-routes.server";
-import { withLinkTitle } from "~/modules/items/item-titles.server";
 import { NEW_ITEM, schemaFor } from "~/modules/items/item-validation";
-import { createTextItem, createUploadItem, itemAddress } from "~/modules/items/items.server";
-import { requestVideoPass } from "~/modules/items/video-preparation-queue.server";
+import { saveItem } from "~/modules/items/save-item.server";
 import { withUpload } from "~/modules/uploads/uploads.server";
 import { orNotFound, RuleError } from "~/platform/errors.server";
-import { newOneTimeKey, onceForKey, oneTimeKeyOf } from "~/platform/one-time-keys.server";
+import { newOneTimeKey, oneTimeKeyOf } from "~/platform/one-time-keys.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
 import type { RouteBodyLimit } from "~/platform/route-body-limit";
 import { redirectWithToast } from "~/platform/toast.server";
@@ -80,13 +78,12 @@ export async function action({ request, params }: ActionFunctionArgs) {
         { status: submission.status ? 400 : 200 },
       );
     }
-    const value = await withLinkTitle(user.id, submission.value);
     let saved: { location: string };
     try {
-      saved = onceForKey(user.id, oneTimeKeyOf(formData), () =>
-        itemAddress(
-          createTextItem(user.id, folderId, value as Parameters<typeof createTextItem>[2]),
-        ),
+      saved = await saveItem(
+        user.id,
+        { folderId, oneTimeKey: oneTimeKeyOf(formData) },
+        submission.value,
       );
     } catch (error) {
       if (!(error instanceof RuleError)) {
@@ -115,16 +112,11 @@ export async function action({ request, params }: ActionFunctionArgs) {
         return data({ result, problem: null }, { status: 400 });
       }
       // A repeat's files are left unreferenced, and withUpload deletes them.
-      saved = onceForKey(user.id, oneTimeKeyOf(formData), () =>
-        itemAddress(
-          createUploadItem(
-            user.id,
-            folderId,
-            type,
-            submission.value as Parameters<typeof createUploadItem>[3],
-            stored,
-          ),
-        ),
+      saved = await saveItem(
+        user.id,
+        { folderId, oneTimeKey: oneTimeKeyOf(formData) },
+        submission.value,
+        stored,
       );
     } catch (error) {
       const mapped = uploadProblemFor(error) ?? unexpectedSaveProblem(error, "add", type);
@@ -133,8 +125,6 @@ export async function action({ request, params }: ActionFunctionArgs) {
         { status: mapped.status },
       );
     }
-    // The clip is prepared in the background; the item shows its progress meanwhile.
-    if (type === "video") requestVideoPass();
     return redirectWithToast(saved.location, {
       title: "Content added successfully!",
       description: `${stored.length === 1 ? `1 ${NOUNS[type]}` : `${stored.length} ${NOUNS[type]}s`} added`,

@@ -9,7 +9,7 @@ import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder } from "~/modules/folders/folders.server";
 import { itemsWaitingForNote } from "~/modules/items/needs-note.server";
 import { folderStats } from "~/modules/plans/quota.server";
-import { activeRecipients } from "~/modules/recipients/recipients.server";
+import { activeRecipients } from "~/modules/recipients/opt-outs.server";
 import { listNames, sendNowBlocker } from "~/modules/sending/send-now";
 import { orNotFound } from "~/platform/errors.server";
 import { pluralize } from "~/utils/format";

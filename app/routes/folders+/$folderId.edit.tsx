@@ -20,7 +20,7 @@ import {
   recipientsOf,
   updateFolder,
 } from "~/modules/folders/folders.server";
-import { refreshFolderSubscription } from "~/modules/recipients/recipients.server";
+import { refreshFolderSubscription } from "~/modules/recipients/opt-outs.server";
 import { sendWelcomesSoon } from "~/modules/sending/welcomes.server";
 import { orNotFound, RuleError } from "~/platform/errors.server";
 import { redirectWithToast } from "~/platform/toast.server";

@@ -23,10 +23,9 @@ import {
   uploadProblemFor,
 } from "~/modules/items/item-routes.server";
 import { getItem } from "~/modules/items/item-rules.server";
-import { withLinkTitle } from "~/modules/items/item-titles.server";
 import type { ItemFormValues } from "~/modules/items/item-validation";
 import { schemaFor } from "~/modules/items/item-validation";
-import { itemAddress, updateTextItem, updateUploadItem } from "~/modules/items/items.server";
+import { saveItem } from "~/modules/items/save-item.server";
 import { maxFilesFor } from "~/modules/uploads/file-checks";
 import { withUpload } from "~/modules/uploads/uploads.server";
 import { invariantResponse, orNotFound } from "~/platform/errors.server";
@@ -92,7 +91,6 @@ export const bodyLimit: RouteBodyLimit = { multipart: UPLOAD_BODY_MAX_BYTES };
 export async function action({ request, params }: ActionFunctionArgs) {
   await replayWritesToPrimary(request);
   const { user, item } = await loadOwnItem(request, params);
-  const back = itemAddress(item);
   if (item.type === "link" || item.type === "musing") {
     const formData = await readProtectedForm(request);
     const submission = parseWithZod(formData, { schema: schemaFor(item.type) });
@@ -102,33 +100,27 @@ export async function action({ request, params }: ActionFunctionArgs) {
         { status: submission.status ? 400 : 200 },
       );
     }
-    const value = await withLinkTitle(user.id, submission.value);
+    let saved: { location: string };
     try {
-      orNotFound(() =>
-        updateTextItem(user.id, item.id, value as Parameters<typeof updateTextItem>[2]),
-      );
+      saved = await orNotFound(() => saveItem(user.id, { itemId: item.id }, submission.value));
     } catch (error) {
       const { problem, status } = unexpectedSaveProblem(error, "update", item.type);
       return data({ result: submission.reply(), problem }, { status });
     }
-    return redirectWithToast(back, { title: "Changes saved" });
+    return redirectWithToast(saved.location, { title: "Changes saved" });
   }
 
   const room = maxFilesFor(item.type) - item.filePaths.length;
   const upload = { kind: item.type, userId: user.id, maxFiles: Math.max(room, 0), csrf: true };
   return withUpload(request, upload, async ({ formData, stored }) => {
+    let saved: { location: string };
     try {
       const submission = parseWithZod(formData, { schema: schemaFor(item.type) });
       if (submission.status !== "success") {
         return data({ result: submission.reply(), problem: null }, { status: 400 });
       }
       // New files upload first, then the item's changes save (docs/product-rules.md, Folders and items).
-      updateUploadItem(
-        user.id,
-        item.id,
-        submission.value as Parameters<typeof updateUploadItem>[2],
-        stored,
-      );
+      saved = await saveItem(user.id, { itemId: item.id }, submission.value, stored);
     } catch (error) {
       const mapped = uploadProblemFor(error) ?? unexpectedSaveProblem(error, "update", item.type);
       return data(
@@ -136,7 +128,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
         { status: mapped.status },
       );
     }
-    return redirectWithToast(back, { title: "Changes saved" });
+    return redirectWithToast(saved.location, { title: "Changes saved" });
   }).catch((error: unknown) => refusedUploadReply(error, item.type));
 }
 

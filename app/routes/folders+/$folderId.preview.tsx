@@ -12,7 +12,7 @@ import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder, recipientsOf } from "~/modules/folders/folders.server";
 import { itemsWaitingForNote } from "~/modules/items/needs-note.server";
 import { folderSizeLimit, folderStats } from "~/modules/plans/quota.server";
-import { activeRecipients } from "~/modules/recipients/recipients.server";
+import { activeRecipients } from "~/modules/recipients/opt-outs.server";
 import { renderPreview, sendTestEmail } from "~/modules/sending/preview.server";
 import { previewSizeInWords } from "~/modules/sending/preview-size";
 import { sendNowBlocker } from "~/modules/sending/send-now";

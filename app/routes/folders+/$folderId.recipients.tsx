@@ -9,9 +9,9 @@ import { requireUser } from "~/modules/auth/session.server";
 import { recipientSuppressionNotices } from "~/modules/deliverability/suppression-notices.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder } from "~/modules/folders/folders.server";
+import type { RecipientState } from "~/modules/recipients/recipient-states.server";
 import {
   askableAfterBounce,
-  type RecipientState,
   recipientStates,
   requestResubscription,
 } from "~/modules/recipients/recipients.server";
