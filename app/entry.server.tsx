@@ -14,7 +14,9 @@ import { applySecurityHeaders, createNonce } from "~/platform/security-headers.s
 
 startServerProcess();
 
-// server/index.ts runs every request inside the app's request context (the socket's peer).
+// server/index.ts answers Fly's health check itself, ahead of everything else (decision 0230),
+// and runs every other request inside the app's request context (the socket's peer).
+export { healthResponse } from "~/modules/admin/health.server";
 export { runInRequestContext } from "~/platform/request-context.server";
 
 const headerOptions = {

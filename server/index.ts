@@ -47,8 +47,8 @@ const onHeaders = createRequire(serveRequire.resolve("compression"))("on-headers
 const buildPath = path.resolve(process.argv[2] ?? "build/index.js");
 const build: ServerBuild = await import(url.pathToFileURL(buildPath).href);
 // The app's own store for the request context: one instance, the one its modules read.
-const { runInRequestContext } = build.entry.module as typeof build.entry.module &
-  Pick<typeof import("~/entry.server"), "runInRequestContext">;
+const { runInRequestContext, healthResponse } = build.entry.module as typeof build.entry.module &
+  Pick<typeof import("~/entry.server"), "runInRequestContext" | "healthResponse">;
 // No installGlobals: Node 24's own fetch, Request, Response, FormData and File are what
 // single fetch needs (installGlobals would swap in the undici package's, loaded for it).
 // Error details reach the browser only in development: the browser tests' NODE_ENV=test
@@ -73,6 +73,17 @@ app.use((req: ExpressRequest, res: NodeResponse, next: Next) => {
     closeAfterAnswer(req, res);
   });
   next();
+});
+// Fly's health check is answered before compression, the static files' disk
+// lookups and the body limit, so a flood of bodies and files queued ahead of it
+// cannot make a healthy machine look dead (docs/decisions/0230-health-check-first.md).
+app.get("/healthz", async (req: NodeRequest, res: NodeResponse, next: Next) => {
+  logRequests(req, res);
+  try {
+    await sendRemixResponse(res, healthResponse());
+  } catch (error) {
+    next(error);
+  }
 });
 app.use(compression());
 app.use(

@@ -140,6 +140,8 @@ async function spoolBody(request: Request): Promise<SpooledFile | "too-large"> {
  * streams them (stream-json, strings never packed whole), OriginalRecipient
  * is kept; JSON that cannot be read is no message, as before.
  */
+const RAW_WRITE_CHARS = 64 * 1024;
+
 async function readPostmarkJson(body: SpooledFile): Promise<WebhookMail> {
   const { parser } = await import("stream-json/parser.js");
   const source = body.open();
@@ -158,6 +160,18 @@ async function readPostmarkJson(body: SpooledFile): Promise<WebhookMail> {
     let key: string | null = null;
     let into: "raw" | "recipient" | null = null;
     let rawRead = false;
+    // The parser gives a piece of string per run of plain characters and per
+    // escape: three a line for a message's `\r\n`s. Written one by one to the
+    // spool, they cost more than the parse and held the event loop for seconds
+    // under a flood (docs/memory-budget.md); gathered, they go as 64 KiB writes.
+    let pieces: string[] = [];
+    let piecesLength = 0;
+    const gathered = () => {
+      const chunk = Buffer.from(pieces.join(""));
+      pieces = [];
+      piecesLength = 0;
+      return chunk;
+    };
     for await (const token of tokens as AsyncIterable<JsonToken>) {
       if (token.name === "startObject" || token.name === "startArray") depth++;
       else if (token.name === "endObject" || token.name === "endArray") depth--;
@@ -165,12 +179,18 @@ async function readPostmarkJson(body: SpooledFile): Promise<WebhookMail> {
       else if (token.name === "startString" && depth === 1) {
         into =
           key === "RawEmail" && !rawRead ? "raw" : key === "OriginalRecipient" ? "recipient" : null;
-      } else if (token.name === "stringChunk" && into === "raw") yield Buffer.from(token.value);
-      else if (token.name === "stringChunk" && into === "recipient") {
+      } else if (token.name === "stringChunk" && into === "raw") {
+        pieces.push(token.value);
+        piecesLength += token.value.length;
+        if (piecesLength >= RAW_WRITE_CHARS) yield gathered();
+      } else if (token.name === "stringChunk" && into === "recipient") {
         if (recipient.length + token.value.length > FIELD_MAX_BYTES) into = null;
         else recipient += token.value;
       } else if (token.name === "endString") {
-        if (into === "raw") rawRead = true;
+        if (into === "raw") {
+          rawRead = true;
+          if (piecesLength > 0) yield gathered();
+        }
         into = null;
       }
     }

@@ -1,5 +1,0 @@
-import { healthResponse } from "~/modules/admin/health.server";
-
-export function loader() {
-  return healthResponse();
-}
