@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, test } from "vitest";
-import { migrationsFolder, openDatabase } from "./connection";
+import { migrationsFolder, openDatabase, STATEMENTS_KEPT } from "./connection";
 import { folders, users } from "./schema";
 
 const expectedTables = [
@@ -90,5 +90,57 @@ describe("openDatabase", () => {
     expect(user!.createdAt.getTime()).toBeGreaterThanOrEqual(before - 1000);
     const raw = db.$client.prepare("SELECT typeof(created_at) FROM users").pluck().get();
     expect(raw).toBe("integer");
+  });
+});
+
+describe("one statement per SQL text", () => {
+  test("a query run again gets the statement compiled the first time", () => {
+    const db = freshDatabase();
+    const statementOf = (id: number) => {
+      let prepared: unknown;
+      const prepare = db.$client.prepare;
+      db.$client.prepare = ((source: string) => {
+        prepared = prepare.call(db.$client, source);
+        return prepared;
+      }) as typeof prepare;
+      db.select({ id: users.id }).from(users).where(eq(users.id, id)).get();
+      db.$client.prepare = prepare;
+      return prepared;
+    };
+    expect(statementOf(1)).toBe(statementOf(2));
+    expect(db.$client.prepare("SELECT 1")).not.toBe(db.$client.prepare("SELECT 2"));
+  });
+
+  test("one left in raw or pluck mode gives the next caller rows as objects", () => {
+    const db = freshDatabase();
+    db.insert(users).values({ email: "ada@example.com" }).run();
+    const sql = "SELECT email FROM users";
+    expect(db.$client.prepare(sql).pluck().get()).toBe("ada@example.com");
+    expect(db.$client.prepare(sql).get()).toEqual({ email: "ada@example.com" });
+    expect(db.$client.prepare(sql).raw().get()).toEqual(["ada@example.com"]);
+    expect(db.$client.prepare(sql).get()).toEqual({ email: "ada@example.com" });
+  });
+
+  test("one still being iterated is not handed out twice", () => {
+    const db = freshDatabase();
+    db.insert(users)
+      .values([{ email: "a@example.com" }, { email: "b@example.com" }])
+      .run();
+    const sql = "SELECT email FROM users ORDER BY email";
+    const seen: unknown[] = [];
+    for (const row of db.$client.prepare(sql).iterate()) {
+      seen.push(row, db.$client.prepare(sql).all().length);
+    }
+    expect(seen).toEqual([{ email: "a@example.com" }, 2, { email: "b@example.com" }, 2]);
+  });
+
+  test("past the kept number of texts, the oldest is compiled again", () => {
+    const db = freshDatabase();
+    const first = db.$client.prepare("SELECT 0");
+    for (let n = 1; n <= STATEMENTS_KEPT; n++) db.$client.prepare(`SELECT ${n}`);
+    expect(db.$client.prepare("SELECT 0")).not.toBe(first);
+    expect(db.$client.prepare(`SELECT ${STATEMENTS_KEPT}`)).toBe(
+      db.$client.prepare(`SELECT ${STATEMENTS_KEPT}`),
+    );
   });
 });

@@ -40,9 +40,8 @@ export function writeTransactionWithoutFsync<T>(work: (tx: Transaction) => T): T
   // refuses to change the setting there).
   if (db.$client.inTransaction) return writeTransaction(work);
   // Not a prepared statement run again: SQLite applies this pragma while compiling it. Nor
-  // `pragma()`, whose statement is freed only when V8 collects its small wrapper: two a
-  // commit, one commit a message, held 5 KB of native memory per message sent until then
-  // (910 MiB in a 100,000-message pass). `exec` compiles, runs and frees it at once.
+  // `pragma()`, whose statement lives until V8 collects it: two a commit, one commit a message
+  // sent (docs/decisions/0231-one-statement-per-sql-text.md). `exec` compiles, runs and frees it.
   db.$client.exec("PRAGMA synchronous = NORMAL");
   try {
     return writeTransaction(work);

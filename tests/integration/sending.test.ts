@@ -572,3 +572,38 @@ describe("Send Now", () => {
     expect(sink.to("private@example.com")).toHaveLength(0);
   });
 });
+
+describe("a pass's memory", () => {
+  /** The distinct statements SQLite compiles while `work` runs. */
+  async function statementsCompiledDuring(work: () => Promise<unknown>) {
+    const client = app.db.$client;
+    const prepare = client.prepare;
+    const compiled = new Set<unknown>();
+    client.prepare = ((source: string) => {
+      const statement = prepare.call(client, source);
+      compiled.add(statement);
+      return statement;
+    }) as typeof prepare;
+    try {
+      await work();
+    } finally {
+      client.prepare = prepare;
+    }
+    return compiled.size;
+  }
+
+  test("compiles as many statements for twelve senders as for two (db/connection.ts)", async () => {
+    const seed = (count: number) =>
+      Promise.all(
+        Array.from({ length: count }, (_, index) =>
+          seedFolder({ recipients: [`reader${counter}-${index}@example.com`] }),
+        ),
+      );
+    await seed(2);
+    const forTwo = await statementsCompiledDuring(() => app.sending.runSchedulerPass());
+    await seed(12);
+    const forTwelve = await statementsCompiledDuring(() => app.sending.runSchedulerPass());
+    expect(forTwo).toBeGreaterThan(5);
+    expect(forTwelve).toBeLessThanOrEqual(forTwo + 2);
+  });
+});
