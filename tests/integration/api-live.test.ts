@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import SwaggerParser from "@apidevtools/swagger-parser";
@@ -9,6 +8,7 @@ import { describe, expect, test } from "vitest";
 import { createUser } from "#db/factories";
 import { contentItems } from "#db/schema";
 import { startBuiltServer, tempDir, thisFilesDataDir } from "../support/integration";
+import { clip1080p, probe } from "../support/video-clips";
 
 /**
  * The JSON API of the production build, answered over HTTP (issue 49, item 15; issue 46, the
@@ -105,30 +105,6 @@ async function png(color: string) {
 }
 
 const clips = tempDir("api-clips-");
-
-/** A 3 s 1080p H.264/AAC clip of ffmpeg's test picture and a tone. */
-function clip1080p() {
-  const output = path.join(clips, "IMG_0042.mp4");
-  execFileSync("ffmpeg", [
-    ...["-hide_banner", "-loglevel", "error", "-y"],
-    ...["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30"],
-    ...["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000"],
-    ...["-t", "3", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"],
-    ...["-c:a", "aac", "-shortest", output],
-  ]);
-  return output;
-}
-
-function probe(file: string) {
-  return JSON.parse(
-    execFileSync("ffprobe", [
-      ...["-v", "error", "-print_format", "json", "-show_streams", "-show_format", file],
-    ]).toString(),
-  ) as {
-    streams: { codec_type: string; codec_name: string; width?: number; height?: number }[];
-    format: { format_name: string; duration: string };
-  };
-}
 
 /** Where the built server keeps a stored file (the local disk's layout, storage/). */
 const storedPath = (key: string) => path.join(server.dataDir, "uploads", key.slice(0, 2), key);
@@ -276,7 +252,7 @@ describe("a video through the API (issue 46)", () => {
     form.append("title", "First steps");
     form.append("addComment", "on");
     form.append("commentText", "Look at her go");
-    const clip = fs.readFileSync(clip1080p());
+    const clip = fs.readFileSync(clip1080p(clips));
     form.append("files", new Blob([new Uint8Array(clip)], { type: "video/mp4" }), "IMG_0042.mp4");
     const uploaded = await call("POST", `/folders/${folder.id}/upload`, { token, body: form });
     expect(uploaded.status).toBe(201);
@@ -321,7 +297,7 @@ describe("a video through the API (issue 46)", () => {
         body: { name: "Clips", recipients: [{ name: "Mum", email: "mum@example.com" }] },
       })
     ).json as { id: number };
-    const whole = fs.readFileSync(clip1080p());
+    const whole = fs.readFileSync(clip1080p(clips));
     const form = new FormData();
     form.append("title", "Cut short");
     const half = new Uint8Array(whole.subarray(0, Math.floor(whole.length / 2)));

@@ -1,10 +1,10 @@
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import { expect, test } from "vitest";
 import { tempDir, waitUntil } from "../support/integration";
 import { startSaveByEmailWorld } from "../support/save-by-email-world";
 import {
   FILMED_AT,
+  probe,
   topAndBottomColours,
   topLevelBoxes,
   uprightHevcMov,
@@ -22,23 +22,6 @@ const clips = tempDir();
 
 function storedPath(key: string) {
   return `${server.dataDir}/uploads/${key.slice(0, 2)}/${key}`;
-}
-
-function probe(file: string) {
-  return JSON.parse(
-    execFileSync("ffprobe", [
-      ...["-v", "error", "-print_format", "json", "-show_streams", "-show_format", file],
-    ]).toString(),
-  ) as {
-    streams: {
-      codec_type: string;
-      codec_name: string;
-      width?: number;
-      height?: number;
-      tags?: object;
-    }[];
-    format: { tags?: object };
-  };
 }
 
 test("an iPhone's clip forwarded by e-mail becomes a video item, prepared upright as H.264/AAC without its location", async () => {

@@ -43,6 +43,35 @@ export function uprightHevcMov(directory: string) {
   ]);
 }
 
+/** A 3 s 1080p H.264/AAC clip of ffmpeg's test picture and a tone, as a phone's camera roll names it. */
+export function clip1080p(directory: string) {
+  return make(directory, "IMG_0042.mp4", [
+    ...["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30"],
+    ...tone,
+    ...["-t", "3", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"],
+    ...["-c:a", "aac", "-shortest"],
+  ]);
+}
+
+/** What ffprobe says of a file's streams and container. */
+export function probe(file: string) {
+  return JSON.parse(
+    execFileSync("ffprobe", [
+      ...["-v", "error", "-print_format", "json", "-show_streams", "-show_format", file],
+    ]).toString(),
+  ) as {
+    streams: {
+      codec_type: string;
+      codec_name: string;
+      width?: number;
+      height?: number;
+      tags?: Record<string, string>;
+      side_data_list?: { rotation?: number }[];
+    }[];
+    format: { format_name: string; duration: string; tags?: Record<string, string> };
+  };
+}
+
 /** A 6 s clip with its index first (faststart), cut in half: it probes whole, then breaks off. */
 export function truncatedClip(directory: string) {
   const whole = make(directory, "whole-fast.mp4", [

@@ -1,43 +1,13 @@
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
-import { createFolder as createFolderRow, createUser } from "#db/factories";
+import { createUser } from "#db/factories";
 import { emailUnsubscribes, folderRecipientStates, folders, mailboxSuppressions } from "#db/schema";
+import { activeEmails, createFolder, folderRow, stateRow } from "#tests/support/recipient-rows";
 import { listFolders } from "~/modules/folders/folders.server";
 import { db } from "~/platform/db.server";
 import { runInRequestContext } from "~/platform/request-context.server";
-import {
-  activeRecipients,
-  hasOptedOut,
-  markBounced,
-  resubscribe,
-  unsubscribe,
-} from "./opt-outs.server";
+import { hasOptedOut, markBounced, resubscribe, unsubscribe } from "./opt-outs.server";
 import { recipientStates, unsubscribedCounts } from "./recipients.server";
-
-function createFolder(userId: number, emails: string[], name = "Family") {
-  return createFolderRow(db, userId, {
-    name,
-    recipients: emails.map((email, index) => ({ name: `Person ${index + 1}`, email })),
-  });
-}
-
-function folderRow(id: number) {
-  return db.select().from(folders).where(eq(folders.id, id)).get()!;
-}
-
-function stateRow(folderId: number, email: string) {
-  return db
-    .select()
-    .from(folderRecipientStates)
-    .where(
-      and(eq(folderRecipientStates.folderId, folderId), eq(folderRecipientStates.email, email)),
-    )
-    .get();
-}
-
-function activeEmails(folderId: number) {
-  return activeRecipients(folderRow(folderId)).map((recipient) => recipient.email);
-}
 
 describe("unsubscribing", () => {
   test("from one folder: only that folder stops, nothing global is written", () => {

@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
 import { createFolder as createFolderRow, createUser } from "#db/factories";
 import { readRecipientChoices } from "#db/restore";
@@ -10,6 +10,7 @@ import {
   resubscribeRequests,
   users,
 } from "#db/schema";
+import { activeEmails, createFolder, folderRow, stateRow } from "#tests/support/recipient-rows";
 import { FolderNotFoundError, listFolders } from "~/modules/folders/folders.server";
 import { db } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
@@ -36,31 +37,6 @@ import {
   recipientStates,
   requestResubscription,
 } from "./recipients.server";
-
-function createFolder(userId: number, emails: string[], name = "Family") {
-  return createFolderRow(db, userId, {
-    name,
-    recipients: emails.map((email, index) => ({ name: `Person ${index + 1}`, email })),
-  });
-}
-
-function folderRow(id: number) {
-  return db.select().from(folders).where(eq(folders.id, id)).get()!;
-}
-
-function stateRow(folderId: number, email: string) {
-  return db
-    .select()
-    .from(folderRecipientStates)
-    .where(
-      and(eq(folderRecipientStates.folderId, folderId), eq(folderRecipientStates.email, email)),
-    )
-    .get();
-}
-
-function activeEmails(folderId: number) {
-  return activeRecipients(folderRow(folderId)).map((recipient) => recipient.email);
-}
 
 async function mailsTo(address: string) {
   const found = [];
