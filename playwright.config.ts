@@ -88,7 +88,7 @@ export default defineConfig({
       ...serverEnv(),
       PORT: String(port),
       LINK_PREVIEW_ALLOW_LOOPBACK: "true",
-      // Folders show their own address for saving by e-mail (tests/e2e/save-by-email.spec.ts).
+      // Folders show their own address for saving by e-mail (tests/e2e/capture/save-by-email.spec.ts).
       INBOUND_EMAIL_DOMAIN: "in.thoughtfully.test",
       OAUTH_PROVIDER_NAME: "Example ID",
       OAUTH_CLIENT_ID: oauthClient.id,

@@ -16,13 +16,13 @@ import {
   useRouteError,
 } from "@remix-run/react";
 import type { ReactNode } from "react";
-import { CsrfFailurePage } from "~/components/csrf-failure";
-import { NavigationDelegation } from "~/components/delegated-navigation";
-import { useNoDraftsWhenSignedOut } from "~/components/draft-on-device";
-import { NotFound } from "~/components/not-found";
-import { PendingSavesSender } from "~/components/pending-saves";
-import { PublicLayout } from "~/components/public-layout";
-import { Toaster } from "~/components/toaster";
+import { CsrfFailurePage } from "~/components/errors/csrf-failure";
+import { NotFound } from "~/components/errors/not-found";
+import { NavigationDelegation } from "~/components/layout/delegated-navigation";
+import { PublicLayout } from "~/components/layout/public-layout";
+import { Toaster } from "~/components/layout/toaster";
+import { useNoDraftsWhenSignedOut } from "~/components/offline/draft-on-device";
+import { PendingSavesSender } from "~/components/offline/pending-saves";
 import { issueCsrfToken } from "~/modules/auth/csrf.server";
 import { takeKeptDraft } from "~/modules/auth/kept-draft.server";
 import { isAdmin } from "~/modules/auth/roles.server";

@@ -1,5 +1,5 @@
-import { NotFound } from "~/components/not-found";
-import { PublicLayout } from "~/components/public-layout";
+import { NotFound } from "~/components/errors/not-found";
+import { PublicLayout } from "~/components/layout/public-layout";
 
 /** Every path no other route claims answers 404 with the not-found screen. */
 export function loader() {

@@ -11,10 +11,10 @@ import {
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useHydrated } from "remix-utils/use-hydrated";
 import { z } from "zod";
-import { AuthCard, authLinkClass } from "~/components/auth-card";
-import { RecipientLinkProblem } from "~/components/recipient-page";
+import { AuthCard, authLinkClass } from "~/components/auth/auth-card";
+import { RecipientLinkProblem } from "~/components/recipients/recipient-page";
+import { ResubscribeForm } from "~/components/recipients/web-version";
 import { CsrfInput, ErrorList, SubmitButton } from "~/components/ui/forms";
-import { ResubscribeForm } from "~/components/web-version";
 import { takeAnswerLinkUse } from "~/modules/answers/answer-link-limit.server";
 import { HeartSchema, NoteSchema } from "~/modules/answers/answer-validation";
 import {

@@ -2,7 +2,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
-import { AuthCard, authLinkClass } from "~/components/auth-card";
+import { AuthCard, authLinkClass } from "~/components/auth/auth-card";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
 import {
   alreadyUsedMessage,

@@ -5,7 +5,7 @@ import {
   type MetaFunction,
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { AppShell } from "~/components/app-shell";
+import { AppShell } from "~/components/layout/app-shell";
 import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { requireAddUser } from "~/modules/items/capture.server";

@@ -6,7 +6,7 @@ import {
   type MetaFunction,
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { AppShell } from "~/components/app-shell";
+import { AppShell } from "~/components/layout/app-shell";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/ui/forms";
 import {
   API_TOKEN_LIFETIMES_DAYS,

@@ -6,7 +6,7 @@ import {
 } from "@remix-run/node";
 import { Form, useLoaderData, useNavigation } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
-import { DashboardPage } from "~/components/dashboard";
+import { DashboardPage } from "~/components/folders/dashboard";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
 import { readProtectedForm } from "~/modules/auth/csrf.server";

@@ -5,8 +5,8 @@ import {
   type MetaFunction,
 } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
-import { RecipientLinkProblem } from "~/components/recipient-page";
-import { ResubscribeForm } from "~/components/web-version";
+import { RecipientLinkProblem } from "~/components/recipients/recipient-page";
+import { ResubscribeForm } from "~/components/recipients/web-version";
 import { recipientArchive, takeArchiveUse } from "~/modules/sending/recipient-archive.server";
 import { retryAfterMessage } from "~/platform/rate-limit.server";
 import { pluralize } from "~/utils/format";

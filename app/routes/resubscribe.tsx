@@ -1,13 +1,13 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
-import { AuthCard } from "~/components/auth-card";
+import { AuthCard } from "~/components/auth/auth-card";
 import {
   PressToConfirmForm,
   RecipientChoiceDone,
   RecipientLinkProblem,
   recipientPageHeaders,
   recipientPageMeta,
-} from "~/components/recipient-page";
+} from "~/components/recipients/recipient-page";
 import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { resubscribe, UnknownFolderError } from "~/modules/recipients/opt-outs.server";
 import {

@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
-import { AppShell } from "~/components/app-shell";
-import { AnswerTotals, IssueCounts, IssuePages, OpensNote } from "~/components/sent-issues";
+import { AnswerTotals, IssueCounts, IssuePages, OpensNote } from "~/components/folders/sent-issues";
+import { AppShell } from "~/components/layout/app-shell";
 import { answerTotals, markAnswersSeen, newAnswerCount } from "~/modules/answers/answers.server";
 import { newAnswersByIssue } from "~/modules/answers/answers-seen.server";
 import { requireUser } from "~/modules/auth/session.server";

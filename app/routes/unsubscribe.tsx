@@ -7,13 +7,13 @@ import {
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
-import { AuthCard } from "~/components/auth-card";
+import { AuthCard } from "~/components/auth/auth-card";
 import {
   RecipientChoiceDone,
   RecipientLinkProblem,
   recipientPageHeaders,
   recipientPageMeta,
-} from "~/components/recipient-page";
+} from "~/components/recipients/recipient-page";
 import { FormAlert, SubmitButton } from "~/components/ui/forms";
 import { UnknownFolderError, unsubscribe } from "~/modules/recipients/opt-outs.server";
 import {

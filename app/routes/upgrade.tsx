@@ -9,8 +9,8 @@ import {
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import Stripe from "stripe";
 import { z } from "zod";
-import { DashboardPage } from "~/components/dashboard";
-import { PremiumPerkList } from "~/components/premium-perks";
+import { DashboardPage } from "~/components/folders/dashboard";
+import { PremiumPerkList } from "~/components/premium/premium-perks";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { readProtectedForm } from "~/modules/auth/csrf.server";

@@ -5,13 +5,13 @@ import {
   type MetaFunction,
 } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
-import { RecipientLinkProblem } from "~/components/recipient-page";
+import { RecipientLinkProblem } from "~/components/recipients/recipient-page";
 import {
   IssueItem,
   ResubscribeForm,
   WebVersionFrame,
   WebVersionNotice,
-} from "~/components/web-version";
+} from "~/components/recipients/web-version";
 import { answersOfCopy } from "~/modules/answers/answers.server";
 import { readIssueLinkCode } from "~/modules/recipients/recipient-links.server";
 import { takeRecipientLinkUse } from "~/modules/sending/recipient-link-limit.server";

@@ -9,8 +9,8 @@ import {
 } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
-import { AuthCard, authLinkClass } from "~/components/auth-card";
-import { RecipientLinkProblem } from "~/components/recipient-page";
+import { AuthCard, authLinkClass } from "~/components/auth/auth-card";
+import { RecipientLinkProblem } from "~/components/recipients/recipient-page";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
 import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { readWelcomeLinkCode, resubscribeUrl } from "~/modules/recipients/recipient-links.server";

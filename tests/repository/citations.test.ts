@@ -103,7 +103,7 @@ describe("decisions a newcomer can find", () => {
     for (const [line, path] of cited) expect(citesTheSpec(line, path), line).toBe(true);
     const notCited: [line: string, path: string][] = [
       ['test("shows the spec\'s message", () => {', "tests/e2e/a.spec.ts"],
-      [" * Run tests/e2e/folders.spec.ts twice.", "app/a.ts"],
+      [" * Run tests/e2e/folders/folders.spec.ts twice.", "app/a.ts"],
       ["/** The success state moves on (docs/product-rules.md, Pages). */", "app/a.ts"],
       ["npx playwright test tests/e2e/x.spec.ts", "README.md"],
     ];

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { BarChart, Panel, Stat, StatGrid } from "~/components/admin";
+import { BarChart, Panel, Stat, StatGrid } from "~/components/admin-dashboard/admin";
 import { formatNumber, formatPercent, levels } from "~/modules/admin/admin-display";
 import type {
   BusinessMetrics,

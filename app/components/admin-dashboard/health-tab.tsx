@@ -1,4 +1,4 @@
-import { Panel, Stat, StatGrid } from "~/components/admin";
+import { Panel, Stat, StatGrid } from "~/components/admin-dashboard/admin";
 import { formatPercent, formatUptime, levels } from "~/modules/admin/admin-display";
 import type { SystemHealth } from "~/modules/admin/admin-metrics.server";
 import { formatBytes } from "~/utils/format";

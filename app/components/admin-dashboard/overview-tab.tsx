@@ -1,4 +1,4 @@
-import { Panel, Stat, StatGrid } from "~/components/admin";
+import { Panel, Stat, StatGrid } from "~/components/admin-dashboard/admin";
 import { SeverityBadge } from "~/components/ui/badge";
 import { formatCents, formatNumber, formatUptime, levels } from "~/modules/admin/admin-display";
 import type { Activity, getAdminDashboard } from "~/modules/admin/admin-metrics.server";

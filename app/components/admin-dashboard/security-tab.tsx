@@ -7,7 +7,7 @@ import {
 } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { Form } from "@remix-run/react";
-import { Panel, Stat, StatGrid } from "~/components/admin";
+import { Panel, Stat, StatGrid } from "~/components/admin-dashboard/admin";
 import { type DataColumn, DataTable } from "~/components/ui/data-table";
 import { CsrfInput, ErrorList, Field, SubmitButton } from "~/components/ui/forms";
 import { formatNumber, levels } from "~/modules/admin/admin-display";

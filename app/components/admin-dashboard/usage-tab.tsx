@@ -1,4 +1,4 @@
-import { BarChart, Panel, Stat, StatGrid } from "~/components/admin";
+import { BarChart, Panel, Stat, StatGrid } from "~/components/admin-dashboard/admin";
 import { formatCents, formatNumber, formatPercent, levels } from "~/modules/admin/admin-display";
 import type { getDailySeries, UsageStats } from "~/modules/admin/admin-metrics.server";
 import { formatBytes } from "~/utils/format";

@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
-import { AuthCard, authLinkClass } from "~/components/auth-card";
+import { AuthCard, authLinkClass } from "~/components/auth/auth-card";
 import { CsrfInput, Field, SubmitButton } from "~/components/ui/forms";
 import { signedUpEmail } from "~/modules/auth/sign-up-proof.server";
 

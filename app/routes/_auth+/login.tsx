@@ -8,8 +8,8 @@ import {
   redirect,
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { AuthCard, AuthNotice, authLinkClass } from "~/components/auth-card";
-import { PasskeySignInButton } from "~/components/passkey-buttons";
+import { AuthCard, AuthNotice, authLinkClass } from "~/components/auth/auth-card";
+import { PasskeySignInButton } from "~/components/auth/passkey-buttons";
 import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { authenticator, LoginError, oauthConfigured } from "~/modules/auth/auth.server";
 import { readProtectedForm } from "~/modules/auth/csrf.server";

@@ -9,9 +9,9 @@ import {
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
-import { AuthCard, authLinkClass } from "~/components/auth-card";
-import { OneTimeCodeField } from "~/components/one-time-code-field";
-import { PasskeySignInButton } from "~/components/passkey-buttons";
+import { AuthCard, authLinkClass } from "~/components/auth/auth-card";
+import { OneTimeCodeField } from "~/components/auth/one-time-code-field";
+import { PasskeySignInButton } from "~/components/auth/passkey-buttons";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { listPasskeys } from "~/modules/auth/passkeys.server";

@@ -8,9 +8,9 @@ import {
   redirect,
 } from "@remix-run/node";
 import { Form, Link, useActionData } from "@remix-run/react";
-import { AuthCard, authLinkClass } from "~/components/auth-card";
-import { OneTimeCodeField } from "~/components/one-time-code-field";
-import { PasskeySignInButton } from "~/components/passkey-buttons";
+import { AuthCard, authLinkClass } from "~/components/auth/auth-card";
+import { OneTimeCodeField } from "~/components/auth/one-time-code-field";
+import { PasskeySignInButton } from "~/components/auth/passkey-buttons";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { readProtectedForm } from "~/modules/auth/csrf.server";
 import {

@@ -8,9 +8,9 @@ import {
   redirect,
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { AuthCard, AuthNotice, authLinkClass } from "~/components/auth-card";
-import { OneTimeCodeField } from "~/components/one-time-code-field";
-import { PasskeyReauthenticateButton } from "~/components/passkey-buttons";
+import { AuthCard, AuthNotice, authLinkClass } from "~/components/auth/auth-card";
+import { OneTimeCodeField } from "~/components/auth/one-time-code-field";
+import { PasskeyReauthenticateButton } from "~/components/auth/passkey-buttons";
 import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { listPasskeys } from "~/modules/auth/passkeys.server";

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useActionData } from "@remix-run/react";
-import { AuthCard, authLinkClass } from "~/components/auth-card";
-import { EmailLinkRequestForm } from "~/components/email-link-request-form";
+import { AuthCard, authLinkClass } from "~/components/auth/auth-card";
+import { EmailLinkRequestForm } from "~/components/auth/email-link-request-form";
 import { resendVerification } from "~/modules/accounts/accounts.server";
 import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { answerEmailLinkRequest } from "~/modules/auth/email-link-request.server";

@@ -7,8 +7,8 @@ import {
   type MetaFunction,
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { AuthCard, authLinkClass } from "~/components/auth-card";
-import { EmailLinkRequestForm } from "~/components/email-link-request-form";
+import { AuthCard, authLinkClass } from "~/components/auth/auth-card";
+import { EmailLinkRequestForm } from "~/components/auth/email-link-request-form";
 import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { passkeysOfResetToken, resetPassword } from "~/modules/accounts/accounts.server";
 import { readProtectedForm } from "~/modules/auth/csrf.server";

@@ -9,7 +9,7 @@ import {
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useEffect, useState } from "react";
-import { AuthCard, authLinkClass } from "~/components/auth-card";
+import { AuthCard, authLinkClass } from "~/components/auth/auth-card";
 import { CsrfInput, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { signUp } from "~/modules/accounts/accounts.server";
 import { readProtectedForm } from "~/modules/auth/csrf.server";

@@ -9,7 +9,7 @@ import {
 import { Form, Link, useActionData, useLoaderData, useNavigate } from "@remix-run/react";
 import { useEffect } from "react";
 import { z } from "zod";
-import { AuthCard, authLinkClass } from "~/components/auth-card";
+import { AuthCard, authLinkClass } from "~/components/auth/auth-card";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
 import { verifyEmailToken } from "~/modules/accounts/accounts.server";
 import { readProtectedForm } from "~/modules/auth/csrf.server";

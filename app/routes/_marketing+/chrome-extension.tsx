@@ -1,7 +1,7 @@
 import { json, type MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
-import { Bookmarklet } from "~/components/bookmarklet";
-import { StaticPage } from "~/components/public-layout";
+import { Bookmarklet } from "~/components/capture/bookmarklet";
+import { StaticPage } from "~/components/layout/public-layout";
 import { env } from "~/platform/env.server";
 
 export const meta: MetaFunction = () => [

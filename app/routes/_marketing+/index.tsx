@@ -1,7 +1,7 @@
 import { type LoaderFunctionArgs, type MetaFunction, redirect } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
-import { DashboardPage } from "~/components/dashboard";
-import { PublicLayout } from "~/components/public-layout";
+import { DashboardPage } from "~/components/folders/dashboard";
+import { PublicLayout } from "~/components/layout/public-layout";
 import { getUser } from "~/modules/auth/session.server";
 import { loadDashboardPage } from "~/modules/dashboard/dashboard.server";
 

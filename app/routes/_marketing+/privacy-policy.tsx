@@ -1,6 +1,6 @@
 import { json, type MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
-import { StaticPage } from "~/components/public-layout";
+import { StaticPage } from "~/components/layout/public-layout";
 import { env } from "~/platform/env.server";
 
 export const meta: MetaFunction = () => [

@@ -1,7 +1,7 @@
 import { json, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import type { ReactNode } from "react";
-import { StaticPage } from "~/components/public-layout";
+import { StaticPage } from "~/components/layout/public-layout";
 import { getUser } from "~/modules/auth/session.server";
 import { LIMITS } from "~/modules/plans/limits";
 import { PRIORITY_SUPPORT_PROMISE, prioritySupportAddress } from "~/modules/plans/priority-support";

@@ -6,7 +6,7 @@ import {
   type MetaFunction,
 } from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
-import { ItemForm } from "~/components/item-form";
+import { ItemForm } from "~/components/items/item-form";
 import { Dialog } from "~/components/ui/dialog";
 import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";

@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, Outlet, useLoaderData } from "@remix-run/react";
-import { AppShell } from "~/components/app-shell";
+import { AppShell } from "~/components/layout/app-shell";
 import { ErrorList } from "~/components/ui/forms";
 import {
   captureForm,

@@ -6,7 +6,7 @@ import {
 } from "@remix-run/node";
 import { useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { z } from "zod";
-import { AdminErrorBoundary, AdminPage, adminHeaders } from "~/components/admin";
+import { AdminErrorBoundary, AdminPage, adminHeaders } from "~/components/admin-dashboard/admin";
 import { BusinessTab } from "~/components/admin-dashboard/business-tab";
 import { HealthTab } from "~/components/admin-dashboard/health-tab";
 import { OverviewTab } from "~/components/admin-dashboard/overview-tab";

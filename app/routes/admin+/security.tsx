@@ -12,7 +12,7 @@ import {
   Panel,
   Stat,
   StatGrid,
-} from "~/components/admin";
+} from "~/components/admin-dashboard/admin";
 import { SeverityBadge } from "~/components/ui/badge";
 import { DataTable } from "~/components/ui/data-table";
 import { EVENT_LABELS, formatNumber, levels } from "~/modules/admin/admin-display";

@@ -13,7 +13,7 @@ import {
   Panel,
   Stat,
   StatGrid,
-} from "~/components/admin";
+} from "~/components/admin-dashboard/admin";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
 import { formatNumber } from "~/modules/admin/admin-display";
 import { readProtectedForm } from "~/modules/auth/csrf.server";

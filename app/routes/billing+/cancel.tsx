@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link } from "@remix-run/react";
-import { AppShell } from "~/components/app-shell";
+import { AppShell } from "~/components/layout/app-shell";
 import { requireUser } from "~/modules/auth/session.server";
 
 export const meta: MetaFunction = () => [{ title: "Checkout cancelled · Thoughtfully" }];

@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
-import { AppShell } from "~/components/app-shell";
-import { PremiumPerkList } from "~/components/premium-perks";
+import { AppShell } from "~/components/layout/app-shell";
+import { PremiumPerkList } from "~/components/premium/premium-perks";
 import { requireUser } from "~/modules/auth/session.server";
 import { isPremium } from "~/modules/plans/quota.server";
 

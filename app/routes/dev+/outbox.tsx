@@ -1,6 +1,6 @@
 import { json, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
-import { StaticPage } from "~/components/public-layout";
+import { StaticPage } from "~/components/layout/public-layout";
 import { DataTable } from "~/components/ui/data-table";
 import { requireOutboxReader } from "~/modules/auth/roles.server";
 import { formatUtc } from "~/platform/dates";

@@ -1,6 +1,6 @@
 import { json, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
-import { StaticPage } from "~/components/public-layout";
+import { StaticPage } from "~/components/layout/public-layout";
 import { requireOutboxReader } from "~/modules/auth/roles.server";
 import { formatUtc } from "~/platform/dates";
 import { invariantResponse } from "~/platform/errors.server";

@@ -6,8 +6,8 @@ import {
   type MetaFunction,
 } from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
-import { DialogErrorBoundary } from "~/components/error-boundary";
-import { ItemForm } from "~/components/item-form";
+import { DialogErrorBoundary } from "~/components/errors/error-boundary";
+import { ItemForm } from "~/components/items/item-form";
 import { Dialog } from "~/components/ui/dialog";
 import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { requireUser } from "~/modules/auth/session.server";

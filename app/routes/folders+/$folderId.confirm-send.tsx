@@ -1,9 +1,9 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
-import { DialogErrorBoundary } from "~/components/error-boundary";
+import { DialogErrorBoundary } from "~/components/errors/error-boundary";
+import { WaitingForNote } from "~/components/folders/waiting-for-note";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
-import { WaitingForNote } from "~/components/waiting-for-note";
 import { requireUser } from "~/modules/auth/session.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder } from "~/modules/folders/folders.server";

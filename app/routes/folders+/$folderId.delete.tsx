@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
-import { DialogErrorBoundary } from "~/components/error-boundary";
+import { DialogErrorBoundary } from "~/components/errors/error-boundary";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
 import { readProtectedForm } from "~/modules/auth/csrf.server";

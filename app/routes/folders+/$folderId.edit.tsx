@@ -6,8 +6,8 @@ import {
   type MetaFunction,
 } from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
-import { DialogErrorBoundary } from "~/components/error-boundary";
-import { FolderForm, type FolderFormValues } from "~/components/folder-form";
+import { DialogErrorBoundary } from "~/components/errors/error-boundary";
+import { FolderForm, type FolderFormValues } from "~/components/folders/folder-form";
 import { Dialog } from "~/components/ui/dialog";
 import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { requireUser } from "~/modules/auth/session.server";

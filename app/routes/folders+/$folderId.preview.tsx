@@ -2,10 +2,10 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { GMAIL_CLIP_BYTES, type RenderedNewsletter } from "#emails/newsletter.server";
 import { HEADER_IMAGE_CID } from "#emails/newsletter-themes";
-import { DialogErrorBoundary } from "~/components/error-boundary";
+import { DialogErrorBoundary } from "~/components/errors/error-boundary";
+import { WaitingForNote } from "~/components/folders/waiting-for-note";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
-import { WaitingForNote } from "~/components/waiting-for-note";
 import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { requireUser } from "~/modules/auth/session.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
-import { DialogErrorBoundary } from "~/components/error-boundary";
+import { DialogErrorBoundary } from "~/components/errors/error-boundary";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput } from "~/components/ui/forms";
 import { readProtectedForm } from "~/modules/auth/csrf.server";

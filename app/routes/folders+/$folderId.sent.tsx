@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
-import { DialogErrorBoundary } from "~/components/error-boundary";
-import { AnswerTotals, IssueCounts, IssuePages, OpensNote } from "~/components/sent-issues";
+import { DialogErrorBoundary } from "~/components/errors/error-boundary";
+import { AnswerTotals, IssueCounts, IssuePages, OpensNote } from "~/components/folders/sent-issues";
 import { Dialog } from "~/components/ui/dialog";
 import { answerTotals } from "~/modules/answers/answers.server";
 import { requireUser } from "~/modules/auth/session.server";

@@ -1,8 +1,12 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
-import { DialogErrorBoundary } from "~/components/error-boundary";
-import { ItemContent } from "~/components/item-content";
-import { ItemAnswers, type ItemAnswersView, SentLinkPreview } from "~/components/sent-issues";
+import { DialogErrorBoundary } from "~/components/errors/error-boundary";
+import {
+  ItemAnswers,
+  type ItemAnswersView,
+  SentLinkPreview,
+} from "~/components/folders/sent-issues";
+import { ItemContent } from "~/components/items/item-content";
 import { type DataColumn, DataTable } from "~/components/ui/data-table";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";

@@ -2,7 +2,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Outlet, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
-import { DashboardPage } from "~/components/dashboard";
+import { DashboardPage } from "~/components/folders/dashboard";
 import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { requireUser } from "~/modules/auth/session.server";
 import { loadDashboardPage } from "~/modules/dashboard/dashboard.server";

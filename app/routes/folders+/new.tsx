@@ -6,8 +6,8 @@ import {
   type MetaFunction,
 } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
-import { DashboardPage } from "~/components/dashboard";
-import { FolderForm, NEW_FOLDER_VALUES } from "~/components/folder-form";
+import { DashboardPage } from "~/components/folders/dashboard";
+import { FolderForm, NEW_FOLDER_VALUES } from "~/components/folders/folder-form";
 import { Dialog } from "~/components/ui/dialog";
 import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { requireUser } from "~/modules/auth/session.server";

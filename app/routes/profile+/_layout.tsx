@@ -8,10 +8,10 @@ import {
 } from "@remix-run/node";
 import { Form, Link, Outlet, useActionData, useLoaderData } from "@remix-run/react";
 import { TEMPLATE_LABELS } from "#emails/newsletter-themes";
-import { AppShell } from "~/components/app-shell";
-import { Bookmarklet } from "~/components/bookmarklet";
-import { AddPasskeyButton } from "~/components/passkey-buttons";
-import { PremiumPerkList } from "~/components/premium-perks";
+import { AddPasskeyButton } from "~/components/auth/passkey-buttons";
+import { Bookmarklet } from "~/components/capture/bookmarklet";
+import { AppShell } from "~/components/layout/app-shell";
+import { PremiumPerkList } from "~/components/premium/premium-perks";
 import { CsrfInput, ErrorList, Field, SubmitButton, useKeptDraft } from "~/components/ui/forms";
 import { SettingsSection } from "~/components/ui/settings-section";
 import { updateProfile } from "~/modules/accounts/accounts.server";

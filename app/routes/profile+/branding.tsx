@@ -9,8 +9,8 @@ import {
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
-import { AccentColourField } from "~/components/accent-colour-field";
-import { TemplateThumbnail } from "~/components/premium-perks";
+import { AccentColourField } from "~/components/premium/accent-colour-field";
+import { TemplateThumbnail } from "~/components/premium/premium-perks";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, ErrorList, FormAlert, SubmitButton } from "~/components/ui/forms";
 import {

@@ -8,7 +8,7 @@ import {
 } from "@remix-run/node";
 import { Form, Link, useActionData } from "@remix-run/react";
 import { z } from "zod";
-import { CopyButton } from "~/components/copy-button";
+import { CopyButton } from "~/components/ui/copy-button";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
 import {

@@ -9,8 +9,8 @@ import {
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useRouteLoaderData } from "@remix-run/react";
 import { useHydrated } from "remix-utils/use-hydrated";
-import { CopyButton } from "~/components/copy-button";
-import { OneTimeCodeField } from "~/components/one-time-code-field";
+import { OneTimeCodeField } from "~/components/auth/one-time-code-field";
+import { CopyButton } from "~/components/ui/copy-button";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/ui/forms";
 import { readProtectedForm } from "~/modules/auth/csrf.server";

@@ -3,11 +3,16 @@ import { Form, Link, useActionData, useLoaderData, useLocation, useSubmit } from
 import { useEffect, useRef, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
 import { z } from "zod";
-import { DialogErrorBoundary } from "~/components/error-boundary";
+import { DialogErrorBoundary } from "~/components/errors/error-boundary";
 import { type DataColumn, DataTable } from "~/components/ui/data-table";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, FormAlert, SubmitButton } from "~/components/ui/forms";
-import { DiscardDraftForm, DraftLine, WIZARD_TITLE, WizardSteps } from "~/components/upload-wizard";
+import {
+  DiscardDraftForm,
+  DraftLine,
+  WIZARD_TITLE,
+  WizardSteps,
+} from "~/components/uploads/upload-wizard";
 import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { requireUser } from "~/modules/auth/session.server";
 import { FAILED_TO_ADD_CONTENT, NO_VALID_FOLDERS } from "~/modules/uploads/multi-folder";

@@ -1,10 +1,15 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
-import { DialogErrorBoundary } from "~/components/error-boundary";
+import { DialogErrorBoundary } from "~/components/errors/error-boundary";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, DefaultSubmit, FormAlert, SubmitButton } from "~/components/ui/forms";
-import { DiscardDraftForm, DraftLine, WIZARD_TITLE, WizardSteps } from "~/components/upload-wizard";
+import {
+  DiscardDraftForm,
+  DraftLine,
+  WIZARD_TITLE,
+  WizardSteps,
+} from "~/components/uploads/upload-wizard";
 import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { requireUser } from "~/modules/auth/session.server";
 import { LIMITS } from "~/modules/plans/limits";

@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Outlet, useLoaderData } from "@remix-run/react";
-import { DashboardPage } from "~/components/dashboard";
+import { DashboardPage } from "~/components/folders/dashboard";
 import { requireUser } from "~/modules/auth/session.server";
 import { loadDashboardPage } from "~/modules/dashboard/dashboard.server";
 

@@ -1,6 +1,6 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
-import { ItemForm } from "~/components/item-form";
+import { ItemForm } from "~/components/items/item-form";
 import { Dialog } from "~/components/ui/dialog";
 import {
   DiscardDraftForm,
@@ -8,7 +8,7 @@ import {
   TYPE_LABELS,
   WIZARD_TITLE,
   WizardSteps,
-} from "~/components/upload-wizard";
+} from "~/components/uploads/upload-wizard";
 import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { requireUser } from "~/modules/auth/session.server";
 import type { StoredUpload } from "~/modules/files/upload-kinds";

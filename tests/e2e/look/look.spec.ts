@@ -130,7 +130,7 @@ const SCREENS: Screen[] = [
   { name: "login", path: () => "/login", differsWithoutJavaScript: true },
   // The folders list and the open folder: one screen.
   { name: "folder", path: () => seeded.folderPath, as: "sender" },
-  // The folder form of tests/e2e/layout.spec.ts (showing the weekday and the day of the month
+  // The folder form of tests/e2e/screens/layout.spec.ts (showing the weekday and the day of the month
   // without JavaScript).
   {
     name: "folder-form",
