@@ -123,6 +123,7 @@ export default function UploadContent() {
   const actionData = useActionData<typeof action>();
   const isUpload = type === "photo" || type === "file" || type === "video";
   const noun = type === "photo" ? "photos" : type === "video" ? "video" : "files";
+  const oneOf = type === "photo" ? "photo" : type === "video" ? "video" : "file";
   return (
     <Dialog title={WIZARD_TITLE} closeTo="/">
       <WizardSteps type={type} current="content" />
@@ -158,7 +159,11 @@ export default function UploadContent() {
               </li>
             ))}
           </ul>
-          <p className="mt-1 text-xs text-stone-600">Choosing new {noun} replaces these.</p>
+          <p className="mt-1 text-xs text-stone-600">
+            {draft.files.length === 1
+              ? `Choosing another ${oneOf} replaces it.`
+              : `Choosing new ${noun} replaces these.`}
+          </p>
         </div>
       ) : null}
       <ItemForm

@@ -308,6 +308,7 @@ test.describe("upload to multiple folders", () => {
     await expect(dialog.getByRole("textbox", { name: "Comment" })).toHaveValue("Our week away");
     await expect(dialog.getByText("beach.jpg")).toBeVisible();
     await expect(dialog.getByText("hills.jpg")).toBeVisible();
+    await expect(dialog.getByText("Choosing new photos replaces these.")).toBeVisible();
     await dialog.getByLabel("Title").fill("Reloaded twice");
     await dialog.getByRole("button", { name: "Next" }).click();
     await expect(page).toHaveURL(`/upload/${draftId}/folders`);

@@ -55,6 +55,12 @@ test("a clip through the wizard becomes a video in each of two folders, each wit
     .all();
   expect(draft).toMatchObject({ type: "video", files: [{ name: "IMG_0007.MOV" }] });
   const clipKey = draft!.files[0]!.key;
+  // Back on the content step, the one clip is named, with what choosing another does.
+  await dialog.getByRole("link", { name: "Back" }).click();
+  await expect(dialog.getByText("IMG_0007.MOV")).toBeVisible();
+  await expect(dialog.getByText("Choosing another video replaces it.")).toBeVisible();
+  await dialog.getByRole("button", { name: "Next" }).click();
+  await expect(page).toHaveURL(/\/upload\/[0-9a-f]{32}\/folders$/);
 
   for (const name of ["Family", "Friends"]) await dialog.getByLabel(name).check();
   await dialog.getByRole("button", { name: "Next" }).click();
