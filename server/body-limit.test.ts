@@ -1,4 +1,10 @@
-import { createRequestHandler, type ServerBuild } from "@remix-run/node";
+import http from "node:http";
+import net, { type AddressInfo } from "node:net";
+import {
+  createReadableStreamFromReadable,
+  createRequestHandler,
+  type ServerBuild,
+} from "@remix-run/node";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { isMemoryBudgetSpent, MemoryBudget } from "~/platform/memory-budget.server";
@@ -15,6 +21,7 @@ import {
   boundBody,
   createBodyPolicies,
   createRouteFinder,
+  refuseTooLarge,
 } from "./body-limit";
 
 /**
@@ -420,4 +427,39 @@ describe("what a body holds of the memory budget", () => {
     expect(isMemoryBudgetSpent(error)).toBe(true);
     holder.release();
   }, 10_000);
+});
+
+describe("a connection closed after its answer", () => {
+  test("reads nothing more of the body it refused: the sender is held back by TCP", async () => {
+    const readAfterTheAnswer = new Promise<number>((resolve) => {
+      const server = http.createServer((request, response) => {
+        // As server/index.ts does: the body becomes the Remix request's stream, then the verdict.
+        createReadableStreamFromReadable(request);
+        response.once("finish", () => {
+          const atTheAnswer = request.socket.bytesRead;
+          setTimeout(() => {
+            resolve(request.socket.bytesRead - atTheAnswer);
+            server.closeAllConnections();
+            server.close();
+          }, 1_000);
+        });
+        refuseTooLarge(request, response, {});
+      });
+      server.listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as AddressInfo;
+        const sender = net.connect(port, "127.0.0.1", () => {
+          sender.write(`POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: ${40 * MB}\r\n\r\n`);
+          const chunk = Buffer.alloc(64 * 1024, "a");
+          const pump = () => {
+            while (!sender.destroyed && sender.write(chunk));
+            if (!sender.destroyed) sender.once("drain", pump);
+          };
+          pump();
+        });
+        sender.on("error", () => {});
+      });
+    });
+    // Left reading, the socket took about 100 KB more, into buffers held while it lingered.
+    expect(await readAfterTheAnswer).toBe(0);
+  });
 });

@@ -281,9 +281,8 @@ const LINGER_MS = 5_000;
  * socket closed while its client still sends is reset, which can throw the
  * answer away before the client has read it. So the close lingers, as
  * nginx's lingering_close does: the answer and then the end of our side go
- * out, what still arrives is left unread (its client is held back by TCP,
- * at no cost to us), and the socket is destroyed
- * when the client ends its side or after LINGER_MS. Node calls the socket's
+ * out, nothing more is read (stopReading: its client is held back by TCP),
+ * and the socket is destroyed after LINGER_MS. Node calls the socket's
  * destroySoon for that close; this socket's is replaced, no other's.
  */
 export function closeAfterAnswer(nodeRequest: IncomingMessage, response: ServerResponse) {
@@ -292,11 +291,24 @@ export function closeAfterAnswer(nodeRequest: IncomingMessage, response: ServerR
   const socket = nodeRequest.socket;
   socket.destroySoon = function lingeringClose(this: Socket) {
     this.end();
+    stopReading(this);
     const timer = setTimeout(() => this.destroy(), LINGER_MS);
     timer.unref();
-    this.once("end", () => this.destroy());
     this.once("close", () => clearTimeout(timer));
   };
+}
+
+/**
+ * Takes no more bytes from the socket. Left reading, a connection that
+ * lingers after its answer goes on filling its request's buffers (Node's and
+ * the Remix body stream's, about 100 KB) before backpressure stops it, and
+ * holds them, uncounted by the memory budget, until it closes: under a flood
+ * of refused bodies, hundreds linger at once. `socket.pause()` stops only
+ * part of that, since the HTTP parser reads the socket's handle itself; the
+ * handle's own readStop stops it all.
+ */
+function stopReading(socket: Socket) {
+  (socket as Socket & { _handle?: { readStop?: () => number } | null })._handle?.readStop?.();
 }
 
 function refuse(

@@ -1,3 +1,4 @@
+import http from "node:http";
 import module, { createRequire } from "node:module";
 import path from "node:path";
 import url from "node:url";
@@ -124,14 +125,36 @@ const port = Number(process.env.PORT) || 3000;
 // Loopback unless HOST says otherwise: a laptop's `npm start` is not on the LAN
 // (the Dockerfile sets HOST=0.0.0.0, since the container's port is its only door).
 const host = process.env.HOST || "127.0.0.1";
-const server = app.listen(port, host, () => {
-  console.log(`[server] http://${host.includes(":") ? `[${host}]` : host}:${port}`);
+// Node accepts one connection per listening socket each turn of its loop, so under a
+// flood of connections a new one (Fly's health check, a person signing in) waits its
+// turn behind them all. Two sockets on the port (SO_REUSEPORT, which only Linux
+// offers) halve that queue (docs/decisions/0233-two-listening-sockets.md).
+const listeningSockets = process.platform === "linux" ? 2 : 1;
+const servers = Array.from({ length: listeningSockets }, () => {
+  const server = http.createServer(app);
+  // An idle connection outlives Fly's proxy's (60 s), so the proxy, not this
+  // server, closes it: it never sends a request into a socket closing under it.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  return server;
 });
-// An idle connection outlives Fly's proxy's (60 s), so the proxy, not this
-// server, closes it: it never sends a request into a socket closing under it.
-server.keepAliveTimeout = 65_000;
-server.headersTimeout = 66_000;
+const listen = (server: http.Server, reusePort: boolean) =>
+  new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen({ port, host, reusePort }, resolve);
+  });
+if (servers.length > 1) {
+  // The port must be free, as for one socket: SO_REUSEPORT would otherwise let a
+  // second copy of the server started by mistake share it silently with the first.
+  const probe = http.createServer();
+  await listen(probe, false);
+  await new Promise((resolve) => probe.close(resolve));
+}
+await Promise.all(servers.map((server) => listen(server, servers.length > 1)));
+console.log(`[server] http://${host.includes(":") ? `[${host}]` : host}:${port}`);
 
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  process.once(signal, () => server.close((error?: Error) => error && console.error(error)));
+  process.once(signal, () => {
+    for (const server of servers) server.close((error?: Error) => error && console.error(error));
+  });
 }

@@ -60,18 +60,14 @@ const FLOOD = {
 };
 
 /**
- * Issue 44 asks for RSS under 400 MB and /healthz at p99 under 1 s. RSS is
- * held to the 400 MB. The checks come from a process of their own, as Fly's
- * come from another machine, and this process, pushing 2 GB into the server
- * beside it on the suite's 2 cores, yields the CPU to both. Their p99 is near
- * the 1 s on a quiet machine, not under it in every run: docs/memory-budget.md
- * has the figures and where the time goes (decision 0230). The test holds what
- * every run met with room for a busier CI machine: every check within Fly's
- * 5 s, and half of them within 500 ms.
+ * Issue 44 asks for RSS under 400 MB and /healthz at p99 under 1 s. The
+ * checks come from a process of their own, as Fly's come from another
+ * machine; each is on a new connection, so it waits in the accept queue
+ * behind the attackers' (docs/memory-budget.md, decision 0233).
  */
 const BOUNDS = {
   rssBytes: 400 * MB,
-  healthzP50Ms: 500,
+  healthzP99Ms: 1_000,
   /** fly.toml's check: every 15 s, failed past 5 s. */
   healthzCheckTimeoutMs: 5_000,
   healthzIntervalMs: 15_000,
@@ -713,11 +709,11 @@ describe("a flood at every door at once", () => {
     expect(Math.round(flood.rssPeak / MB)).toBeLessThan(BOUNDS.rssBytes / MB);
   });
 
-  test("/healthz answers every check within Fly's 5 s, half of them within 500 ms", () => {
+  test("/healthz answers every check within Fly's 5 s, 99 in 100 within 1 s", () => {
     expect(flood.health.polls).toBeGreaterThan(10);
     expect(flood.health.failed).toBe(0);
     expect(flood.health.withinTimeout).toBe(flood.health.polls);
-    expect(flood.health.p50).toBeLessThan(BOUNDS.healthzP50Ms);
+    expect(flood.health.p99).toBeLessThan(BOUNDS.healthzP99Ms);
   });
 
   test("a person signs in through the real form and saves a musing", () => {
