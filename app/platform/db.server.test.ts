@@ -32,14 +32,16 @@ describe("writeTransactionWithoutFsync", () => {
 
   test("a send's worth of commits holds no memory outside the heap", () => {
     // A pass commits once a message. With better-sqlite3's pragma(), each commit left two
-    // statements for V8 to free when it got round to it: 25,000 commits held 150 MB.
+    // statements for V8 to free when it got round to it: 25,000 commits held 141 to 150 MB.
+    // Without them the loop's own garbage still grows RSS by 20 to 60 MB, the more the busier
+    // the machine; 100 MB tells the two apart.
     const statement = db.$client.prepare("SELECT 1");
     const before = process.memoryUsage().rss;
     for (let commit = 0; commit < 25_000; commit++) {
       writeTransactionWithoutFsync(() => statement.get());
     }
     const grownMb = (process.memoryUsage().rss - before) / 1024 / 1024;
-    expect(grownMb).toBeLessThan(50);
+    expect(grownMb).toBeLessThan(100);
   });
 
   test("a failing write rolls back and still leaves FULL behind", () => {
