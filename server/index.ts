@@ -141,7 +141,11 @@ const servers = Array.from({ length: listeningSockets }, () => {
 const listen = (server: http.Server, reusePort: boolean) =>
   new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen({ port, host, reusePort }, resolve);
+    server.listen({ port, host, reusePort }, () => {
+      // From here on an error is the server's to report, not this promise's to swallow.
+      server.off("error", reject);
+      resolve();
+    });
   });
 if (servers.length > 1) {
   // The port must be free, as for one socket: SO_REUSEPORT would otherwise let a
