@@ -19,7 +19,7 @@ import {
  * (docs/decisions/0216-saves-wait-on-the-phone.md).
  */
 
-/** Another tab's send that has said nothing for this long is taken to have died with its tab. */
+/** Without Web Locks, another page's send quiet this long is taken to have died with its page. */
 const SENDING_GIVEN_UP_MS = 2 * 60 * 1000;
 /** Between tries while the browser says it is online but the server did not answer. */
 const RETRY_EVERY_MS = 30 * 1000;
@@ -88,6 +88,21 @@ async function send(save: PendingSave): Promise<Outcome> {
 }
 
 /**
+ * Runs `sendOne` unless another live page is sending that save already. A Web Lock is let go
+ * when its page goes, so a send that died with its page (closed, or left mid-answer) is taken up
+ * at once by the next page; the one-time key keeps it saved once. Where Web Locks are missing, a
+ * send another page started is left to it for a while.
+ */
+function sendingAlone<T>(id: string, sendOne: (alone: boolean) => Promise<T>, skipped: T) {
+  if (typeof navigator.locks?.request !== "function") return sendOne(false);
+  return navigator.locks.request(
+    `thoughtfully:pending-save:${id}`,
+    { ifAvailable: true },
+    (lock) => (lock ? sendOne(true) : skipped),
+  );
+}
+
+/**
  * Sends what waits on this phone, one save at a time, when a page opens and whenever the
  * connection comes back. Mounted once, on every page of a signed-in sender.
  */
@@ -95,28 +110,34 @@ export function PendingSavesSender() {
   const { revalidate } = useRevalidator();
   useEffect(() => {
     let running = false;
+    async function sendOne(id: string, alone: boolean): Promise<Outcome | "skipped"> {
+      const save = await pendingSave(id);
+      if (!save || save.state === "refused") return "skipped";
+      const sentElsewhere =
+        !alone && save.sendingSince && Date.now() - save.sendingSince < SENDING_GIVEN_UP_MS;
+      if (sentElsewhere) return "skipped";
+      await putPendingSave({ ...save, state: "sending", sendingSince: Date.now() });
+      const outcome = await send(save);
+      if (outcome === "saved") {
+        await removePendingSave(id);
+        await forgetDraft(save.draftKey);
+        revalidate();
+        return outcome;
+      }
+      if (outcome === "refused") releaseDraft(save.draftKey);
+      await putPendingSave({
+        ...save,
+        state: outcome === "refused" ? "refused" : "waiting",
+        sendingSince: undefined,
+      });
+      return outcome;
+    }
     async function sendWaiting() {
       if (running || !navigator.onLine) return;
       running = true;
       try {
         for (const { id } of await pendingSaves()) {
-          const save = await pendingSave(id);
-          if (!save || save.state === "refused") continue;
-          if (save.sendingSince && Date.now() - save.sendingSince < SENDING_GIVEN_UP_MS) continue;
-          await putPendingSave({ ...save, state: "sending", sendingSince: Date.now() });
-          const outcome = await send(save);
-          if (outcome === "saved") {
-            await removePendingSave(id);
-            await forgetDraft(save.draftKey);
-            revalidate();
-            continue;
-          }
-          if (outcome === "refused") releaseDraft(save.draftKey);
-          await putPendingSave({
-            ...save,
-            state: outcome === "refused" ? "refused" : "waiting",
-            sendingSince: undefined,
-          });
+          const outcome = await sendingAlone(id, (alone) => sendOne(id, alone), "skipped");
           if (outcome === "try-later") break;
         }
       } finally {

@@ -90,6 +90,46 @@ test.describe("typing kept on the device", () => {
     await expect(later.getByRole("region", { name: "Waiting on this phone" })).toHaveCount(0);
   });
 
+  test("a save whose answer was lost with its page goes again at once from the next page, and is saved once", async ({
+    page,
+    context,
+    login,
+  }) => {
+    const user = await login();
+    const folder = createFolderRow(user.id, { name: "Notes" });
+    await page.goto(`/folders/${folder.id}/add/musing`);
+    const dialog = page.getByRole("dialog", { name: "Add Musing" });
+    await dialog.getByLabel("Title").fill("Answer lost on the way");
+    await dialog.getByLabel("Note").fill("The tab went while the server said yes.");
+    await context.setOffline(true);
+    await dialog.getByRole("button", { name: "Add", exact: true }).click();
+    await expect(page.getByRole("region", { name: "Waiting on this phone" })).toBeVisible();
+
+    // The server saves it, but the page goes before the answer reaches it.
+    let reachedServer!: () => void;
+    const saved = new Promise<void>((resolve) => {
+      reachedServer = resolve;
+    });
+    await context.route("**/add/musing.data*", async (route) => {
+      await route.fetch();
+      reachedServer();
+    });
+    await context.setOffline(false);
+    await saved;
+    await page.close();
+    await context.unrouteAll({ behavior: "ignoreErrors" });
+    expect(itemsOf(folder.id)).toHaveLength(1);
+
+    // Its send died with its page: the next page sends it again at once, and the key keeps it one.
+    const later = await context.newPage();
+    await later.goto(`/folders/${folder.id}`);
+    await expect(later.getByRole("region", { name: "Waiting on this phone" })).toHaveCount(0);
+    await expect(
+      later.getByRole("region", { name: "Saved items" }).getByText("Answer lost on the way"),
+    ).toBeVisible();
+    expect(itemsOf(folder.id)).toHaveLength(1);
+  });
+
   test("a photo added with no signal uploads once at 50 kbit/s when the signal returns", async ({
     page,
     context,
