@@ -36,10 +36,14 @@ process.env.E2E_STRIPE_ORIGIN ??= (await startFakeStripe(stripeKeys.secret)).ori
 process.env.E2E_PREVIEW_ORIGIN ??= (await startPreviewPages()).origin;
 export const baseURL = `http://localhost:${port}`;
 
+// Debian's build of Chromium's headless shell, as Playwright itself runs headless tests: the same
+// Blink, without the full browser's window machinery, at about half the CPU per test
+// (docs/decisions/0234-browser-tests-in-the-headless-shell.md). The extension's tests need the
+// full browser (tests/e2e/support/extension.ts).
 const chromium = {
   ...devices["Desktop Chrome"],
   launchOptions: {
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    executablePath: process.env.CHROMIUM_HEADLESS_SHELL_PATH ?? "/usr/bin/chromium-headless-shell",
     args: [
       "--no-sandbox",
       "--disable-gpu",
@@ -71,7 +75,9 @@ export default defineConfig({
   },
   use: {
     baseURL,
-    trace: "retain-on-failure",
+    // A trace costs about a quarter of a test's time, and CI's traces stay on its machine: only
+    // its printed output comes back (decision 0234). Locally a failure keeps its trace.
+    trace: process.env.CI ? "off" : "retain-on-failure",
   },
   projects: [
     { name: "js", use: { ...chromium, javaScriptEnabled: true } },

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The test suite drives Debian's Chromium (Playwright's own browser download is
-# not available here) and checks e-mails with Debian's SpamAssassin; the app
+# The test suite drives Debian's Chromium and its headless shell (Playwright's own
+# browser download is not available here) and checks e-mails with Debian's SpamAssassin; the app
 # transcodes videos with Debian's ffmpeg (docs/decisions/0205-videos-transcoded-by-ffmpeg.md).
 # Install whichever is missing with apt.
 set -euo pipefail
@@ -18,6 +18,8 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "$@" >/dev/null
 }
 [ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] || apt_install chromium
+[ -x "${CHROMIUM_HEADLESS_SHELL_PATH:-/usr/bin/chromium-headless-shell}" ] ||
+  apt_install chromium-headless-shell
 # Without its recommends: sa-compile would spend minutes compiling rules the
 # tests do not need, and spamc is the daemon's client.
 command -v spamassassin >/dev/null 2>&1 || apt_install --no-install-recommends spamassassin
