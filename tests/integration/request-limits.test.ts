@@ -25,6 +25,12 @@ import { startBuiltServer, waitUntil } from "../support/integration";
 const MB = 1024 * 1024;
 const ATTACK_BYTES = 40 * MB;
 const ALLOWED_GROWTH_BYTES = 20 * MB;
+/**
+ * A body read to its end (51 MB, streamed and dropped) leaves its chunks for the garbage collector,
+ * which V8 runs by the heap's growth, not by the chunks' own memory: 0 to 15 MB here alone, 24 MB
+ * once in a full CI run. A body held whole still fails.
+ */
+const STREAMED_GROWTH_BYTES = 32 * MB;
 
 const SESSION_SECRET = "s".repeat(40);
 
@@ -239,7 +245,7 @@ describe("bounded request bodies", () => {
       );
       expect(result.status, target).not.toBe(413);
       // Streamed and refused as a form, never held: the server's memory does not grow by the body.
-      expect(peak - idle, target).toBeLessThan(ALLOWED_GROWTH_BYTES);
+      expect(peak - idle, target).toBeLessThan(STREAMED_GROWTH_BYTES);
       const overAClip = await postLargeBody(base, {
         target,
         ...clipSized,
