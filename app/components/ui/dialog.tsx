@@ -35,12 +35,15 @@ export function Dialog({
     if (!dialog) return;
     // The first field takes the focus (one tap less, and the phone's keyboard opens);
     // a dialog without fields, a question, focuses itself so its title is read first.
-    // Someone already typing in the sheet before the page's script ran keeps their place.
-    const typingAlready = dialog.contains(document.activeElement);
-    const firstField = dialog.querySelector<HTMLElement>(FIRST_FIELD);
+    // Someone already in a field of the sheet keeps their place: asked when focus-trap moves
+    // the focus (a tick after activating), as a tap in that tick went into the first field.
+    const initialFocus = () =>
+      dialog.contains(document.activeElement) && document.activeElement !== dialog
+        ? false
+        : (dialog.querySelector<HTMLElement>(FIRST_FIELD) ?? dialog);
     // Tab stays inside; on closing, the focus goes back to what opened it (the Add button).
     const trap = createFocusTrap(dialog, {
-      initialFocus: typingAlready ? false : (firstField ?? dialog),
+      initialFocus,
       fallbackFocus: dialog,
       // Escape closes by going back to the parent route, below; a toast stays clickable.
       escapeDeactivates: false,

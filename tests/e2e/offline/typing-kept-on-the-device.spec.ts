@@ -1,3 +1,4 @@
+import type { BrowserContext, Page } from "@playwright/test";
 import sharp from "sharp";
 import { expect, test } from "../fixtures";
 import { createFolderRow } from "../support/accounts";
@@ -21,6 +22,22 @@ async function photo(name: string) {
   return { name, mimeType: "image/jpeg", buffer };
 }
 
+/** A musing typed into Add Musing, then Add pressed with no signal: it waits on the phone. */
+async function addMusingOffline(
+  page: Page,
+  context: BrowserContext,
+  folderId: number,
+  { title, note }: { title: string; note: string },
+) {
+  await page.goto(`/folders/${folderId}/add/musing`);
+  const dialog = page.getByRole("dialog", { name: "Add Musing" });
+  await dialog.getByLabel("Title").fill(title);
+  await dialog.getByLabel("Note").fill(note);
+  await context.setOffline(true);
+  await dialog.getByRole("button", { name: "Add", exact: true }).click();
+  return dialog;
+}
+
 test.describe("typing kept on the device", () => {
   test.skip(({ javaScriptEnabled }) => !javaScriptEnabled, "It is the script that keeps it.");
 
@@ -32,13 +49,10 @@ test.describe("typing kept on the device", () => {
     const user = await login();
     const folder = createFolderRow(user.id, { name: "Notes" });
     const note = "Dear Gran — the garden's in bloom 🌷, and Sam says « bonjour ».";
-    await page.goto(`/folders/${folder.id}/add/musing`);
-    const dialog = page.getByRole("dialog", { name: "Add Musing" });
-    await dialog.getByLabel("Title").fill("From the train");
-    await dialog.getByLabel("Note").fill(note);
-
-    await context.setOffline(true);
-    await dialog.getByRole("button", { name: "Add", exact: true }).click();
+    const dialog = await addMusingOffline(page, context, folder.id, {
+      title: "From the train",
+      note,
+    });
     // Back in the folder, the save shows as pending.
     await expect(dialog).toHaveCount(0);
     const waiting = page.getByRole("region", { name: "Waiting on this phone" });
@@ -70,12 +84,10 @@ test.describe("typing kept on the device", () => {
   }) => {
     const user = await login();
     const folder = createFolderRow(user.id, { name: "Notes" });
-    await page.goto(`/folders/${folder.id}/add/musing`);
-    const dialog = page.getByRole("dialog", { name: "Add Musing" });
-    await dialog.getByLabel("Title").fill("Kept through a closed tab");
-    await dialog.getByLabel("Note").fill("The phone slept, the tab was closed.");
-    await context.setOffline(true);
-    await dialog.getByRole("button", { name: "Add", exact: true }).click();
+    await addMusingOffline(page, context, folder.id, {
+      title: "Kept through a closed tab",
+      note: "The phone slept, the tab was closed.",
+    });
     await expect(page.getByRole("region", { name: "Waiting on this phone" })).toBeVisible();
     await page.close();
 
@@ -97,12 +109,10 @@ test.describe("typing kept on the device", () => {
   }) => {
     const user = await login();
     const folder = createFolderRow(user.id, { name: "Notes" });
-    await page.goto(`/folders/${folder.id}/add/musing`);
-    const dialog = page.getByRole("dialog", { name: "Add Musing" });
-    await dialog.getByLabel("Title").fill("Answer lost on the way");
-    await dialog.getByLabel("Note").fill("The tab went while the server said yes.");
-    await context.setOffline(true);
-    await dialog.getByRole("button", { name: "Add", exact: true }).click();
+    await addMusingOffline(page, context, folder.id, {
+      title: "Answer lost on the way",
+      note: "The tab went while the server said yes.",
+    });
     await expect(page.getByRole("region", { name: "Waiting on this phone" })).toBeVisible();
 
     // The server saves it, but the page goes before the answer reaches it.

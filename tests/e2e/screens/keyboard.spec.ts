@@ -1,6 +1,7 @@
 import type { Page } from "@playwright/test";
 import { expect, test } from "../fixtures";
 import { createFolderRow } from "../support/accounts";
+import { createItemRow } from "../support/items";
 
 /**
  * Issue 49, item 12: a keyboard reaches a folder's Add buttons a few Tabs from the top, and a
@@ -63,5 +64,32 @@ test.describe("a dialog holds the focus", () => {
     await page.keyboard.press("Escape");
     await expect(dialog).toHaveCount(0);
     await expect.poll(async () => (await focused(page)).name).toBe("Add Link");
+  });
+
+  test("a field tapped as the sheet's script starts keeps the focus: the first field does not take it", async ({
+    page,
+    login,
+  }) => {
+    // The clock held, the dialog's first-field focus (a tick after its script runs) waits until
+    // the note is tapped: a CI run once typed a note into the title that way.
+    const now = Date.now();
+    await page.clock.install({ time: now });
+    await page.clock.pauseAt(now + 1000);
+    const user = await login();
+    const folder = createFolderRow(user.id, { name: "Notes" });
+    const item = createItemRow(folder.id, { type: "musing", title: "Earlier", note: "First." });
+    await page.goto(`/folders/${folder.id}/items/${item.id}/edit`);
+    const dialog = page.getByRole("dialog", { name: "Edit Item" });
+    // The note's counter shows once the sheet's script has run.
+    await expect(dialog.getByText(/^\d+\/1000$/)).toBeVisible();
+    const note = dialog.getByLabel("Note");
+    await note.focus();
+    await page.clock.runFor(100);
+    await expect(note).toBeFocused();
+    // The keyboard types where the focus is (a locator's own typing would focus it first).
+    await page.keyboard.press("End");
+    await page.keyboard.type(" Then more.");
+    await expect(note).toHaveValue("First. Then more.");
+    await expect(dialog.getByLabel("Title")).toHaveValue("Earlier");
   });
 });
