@@ -1,4 +1,5 @@
 import { EmailButton, EmailLayout } from "#emails/layout";
+import type { AskBackProps } from "#emails/resubscribe-request";
 
 export function keepGettingSubject(folderName: string) {
   return `Would you like to keep getting "${folderName.replace(/\s+/g, " ").trim()}"?`;
@@ -16,13 +17,7 @@ export function KeepGetting({
   folderName,
   resubscribeUrl,
   dontAskAgainUrl,
-}: {
-  senderName: string;
-  senderEmail: string;
-  folderName: string;
-  resubscribeUrl: string;
-  dontAskAgainUrl: string;
-}) {
+}: AskBackProps) {
   const subject = keepGettingSubject(folderName);
   return (
     <EmailLayout

@@ -4,6 +4,15 @@ export function resubscribeRequestSubject(senderName: string, folderName: string
   return `${senderName} would like to keep sharing "${folderName}" with you`;
 }
 
+/** What an e-mail asking a recipient back says: who asks, for which folder, and its two links. */
+export type AskBackProps = {
+  senderName: string;
+  senderEmail: string;
+  folderName: string;
+  resubscribeUrl: string;
+  dontAskAgainUrl: string;
+};
+
 /**
  * The one e-mail a sender can have sent to a recipient who unsubscribed (at
  * most once per 30 days per sender and address). It names who asks, by name
@@ -16,13 +25,7 @@ export function ResubscribeRequest({
   folderName,
   resubscribeUrl,
   dontAskAgainUrl,
-}: {
-  senderName: string;
-  senderEmail: string;
-  folderName: string;
-  resubscribeUrl: string;
-  dontAskAgainUrl: string;
-}) {
+}: AskBackProps) {
   const subject = resubscribeRequestSubject(senderName, folderName);
   return (
     <EmailLayout
