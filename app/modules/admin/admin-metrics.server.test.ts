@@ -15,7 +15,7 @@ import {
   sendLedger,
   sendLedgerRecipients,
   userRoles,
-  type users,
+  users,
 } from "#db/schema";
 import { db } from "~/platform/db.server";
 import {
@@ -344,6 +344,29 @@ describe("recent activity", () => {
     expect(
       getRecentActivity(new Date("2025-06-02T12:00:00Z"), 2).map((a) => a.description),
     ).toEqual(["Role admin granted to ada@example.com", "Admin access"]);
+  });
+
+  test("things of the same instant come the later step first, on every load", () => {
+    const instant = "2031-01-06T00:01:00Z";
+    const eve = user("eve@example.com", instant);
+    db.insert(userRoles)
+      .values({ userId: eve.id, role: "admin", grantedAt: at(instant) })
+      .run();
+    event("admin_access", instant, { endpoint: "/admin/dashboard" });
+    const listed = () => getRecentActivity(at(instant), 3).map((a) => a.description);
+    try {
+      expect(listed()).toEqual([
+        "Admin access on /admin/dashboard",
+        "Role admin granted to eve@example.com",
+        "New account: eve@example.com",
+      ]);
+    } finally {
+      db.delete(securityEvents)
+        .where(sql`created_at = ${at(instant).getTime()}`)
+        .run();
+      db.delete(userRoles).where(sql`user_id = ${eve.id}`).run();
+      db.delete(users).where(sql`id = ${eve.id}`).run();
+    }
   });
 });
 

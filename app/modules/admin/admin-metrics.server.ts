@@ -287,7 +287,11 @@ export function countCriticalAlerts(now: Date) {
 export type Severity = "low" | "medium" | "high" | "critical";
 export type Activity = { description: string; severity: Severity; timestamp: string };
 
-/** The 8 newest things that happened: sign-ups, sends, role changes and security events. */
+/**
+ * The 8 newest things that happened: sign-ups, sends, role changes and security events. Things
+ * of the same instant come in the order of an account's life, the later step first (a role
+ * after its sign-up, an admin's look after both), so every load lists them alike.
+ */
 export function getRecentActivity(now: Date, limit = 8): Activity[] {
   const at = now.getTime();
   const rows = db.all<{
@@ -298,27 +302,28 @@ export function getRecentActivity(now: Date, limit = 8): Activity[] {
     ts: number;
   }>(sql`
     select * from (
-      select 'signup' as kind, email as subject, null as detail, 'low' as severity, created_at as ts
+      select 'signup' as kind, email as subject, null as detail, 'low' as severity, created_at as ts,
+             0 as step
         from users where created_at <= ${at}
       union all
       select 'send', folders.name, (select count(*) from send_ledger_recipients r
                                      where r.ledger_id = send_ledger.id and r.kind = 'recipient'
                                        and r.status = 'sent'),
-             'low', send_ledger.completed_at
+             'low', send_ledger.completed_at, 3
         from send_ledger join folders on folders.id = send_ledger.folder_id
        where send_ledger.status = 'sent' and send_ledger.completed_at <= ${at}
       union all
-      select 'grant', users.email, user_roles.role, 'medium', user_roles.granted_at
+      select 'grant', users.email, user_roles.role, 'medium', user_roles.granted_at, 1
         from user_roles join users on users.id = user_roles.user_id
        where user_roles.granted_at <= ${at}
       union all
-      select 'revoke', users.email, user_roles.role, 'medium', user_roles.revoked_at
+      select 'revoke', users.email, user_roles.role, 'medium', user_roles.revoked_at, 2
         from user_roles join users on users.id = user_roles.user_id
        where user_roles.revoked_at is not null and user_roles.revoked_at <= ${at}
       union all
-      select 'event:' || event_type, ip_address, endpoint, severity, created_at
+      select 'event:' || event_type, ip_address, endpoint, severity, created_at, 4
         from security_events where created_at <= ${at}
-    ) order by ts desc limit ${limit}`);
+    ) order by ts desc, step desc, subject limit ${limit}`);
   return rows.map((row) => ({
     description: describeActivity(row.kind, row.subject, row.detail),
     severity: row.severity,
