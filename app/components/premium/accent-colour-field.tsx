@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { ErrorList } from "~/components/ui/forms";
 import {
   ACCENT_FIELDS,
@@ -23,6 +23,17 @@ export function AccentColourField({
   errors?: string[] | null;
 }) {
   const [text, setText] = useState(initialValue);
+  const picker = useRef<HTMLInputElement>(null);
+  const hex = useRef<HTMLInputElement>(null);
+  const shown = useRef(initialValue);
+  // A colour picked or typed before the page's script ran is taken up; React would put the
+  // controlled fields back to what the server drew at their next render.
+  useEffect(() => {
+    const typed = hex.current?.value ?? shown.current;
+    const picked = picker.current?.value;
+    if (typed !== shown.current) setText(typed);
+    else if (picked && picked !== pickerColour(shown.current)) setText(picked);
+  }, []);
   const contrast = accentContrast(text);
   const hintId = `${id}-hint`;
   const contrastId = `${id}-contrast`;
@@ -34,6 +45,7 @@ export function AccentColourField({
       </label>
       <div className="mt-1 flex items-center gap-2">
         <input
+          ref={picker}
           type="color"
           name={ACCENT_FIELDS.picker}
           value={pickerColour(text)}
@@ -43,6 +55,7 @@ export function AccentColourField({
           className="h-11 w-14 shrink-0 cursor-pointer rounded-lg border border-stone-300 bg-white p-1"
         />
         <input
+          ref={hex}
           id={id}
           type="text"
           name={ACCENT_FIELDS.text}

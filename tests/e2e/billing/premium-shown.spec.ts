@@ -81,6 +81,33 @@ test.describe("Premium shown as it is", () => {
     await expect(page.getByRole("link", { name: "Upgrade to Premium" })).toHaveCount(0);
   });
 
+  test("a colour picked before the page's script arrives is kept, and the hex field follows it", async ({
+    login,
+    page,
+    javaScriptEnabled,
+  }) => {
+    test.skip(!javaScriptEnabled, "Without JavaScript the fields are never kept in step.");
+    await login(premium);
+    let releaseScripts = () => {};
+    const scriptsHeld = new Promise<void>((resolve) => {
+      releaseScripts = resolve;
+    });
+    await page.route("**/build/**/*.js", async (route) => {
+      await scriptsHeld;
+      await route.continue();
+    });
+    await page.goto("/profile/branding", { waitUntil: "commit" });
+    const dialog = page.getByRole("dialog", { name: "Newsletter look" });
+    const picker = dialog.getByLabel("Accent colour picker");
+    await picker.fill("#123456");
+
+    releaseScripts();
+    const hex = dialog.getByLabel("Accent colour (optional)");
+    await expect(hex).toHaveValue("#123456");
+    await expect(picker).toHaveValue("#123456");
+    await expect(dialog.getByText(/^contrast with white [\d.]+:1: enough/)).toBeVisible();
+  });
+
   test("the accent colour: a picker beside the hex field, its contrast shown, a light one refused", async ({
     login,
     page,
