@@ -93,12 +93,12 @@ async function send(save: PendingSave): Promise<Outcome> {
  * at once by the next page; the one-time key keeps it saved once. Where Web Locks are missing, a
  * send another page started is left to it for a while.
  */
-function sendingAlone<T>(id: string, sendOne: (alone: boolean) => Promise<T>, skipped: T) {
+function sendingAlone(id: string, sendOne: (alone: boolean) => Promise<Outcome | "skipped">) {
   if (typeof navigator.locks?.request !== "function") return sendOne(false);
   return navigator.locks.request(
     `thoughtfully:pending-save:${id}`,
     { ifAvailable: true },
-    (lock) => (lock ? sendOne(true) : skipped),
+    (lock) => (lock ? sendOne(true) : "skipped"),
   );
 }
 
@@ -137,7 +137,7 @@ export function PendingSavesSender() {
       running = true;
       try {
         for (const { id } of await pendingSaves()) {
-          const outcome = await sendingAlone(id, (alone) => sendOne(id, alone), "skipped");
+          const outcome = await sendingAlone(id, (alone) => sendOne(id, alone));
           if (outcome === "try-later") break;
         }
       } finally {

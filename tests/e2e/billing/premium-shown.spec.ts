@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { senderBranding } from "#db/schema";
 import { expect, test } from "../fixtures";
 import { createFolderRow, testDb } from "../support/accounts";
+import { holdScripts } from "../support/held-scripts";
 import { createItemRow } from "../support/items";
 
 const PERKS = [
@@ -88,20 +89,13 @@ test.describe("Premium shown as it is", () => {
   }) => {
     test.skip(!javaScriptEnabled, "Without JavaScript the fields are never kept in step.");
     await login(premium);
-    let releaseScripts = () => {};
-    const scriptsHeld = new Promise<void>((resolve) => {
-      releaseScripts = resolve;
-    });
-    await page.route("**/build/**/*.js", async (route) => {
-      await scriptsHeld;
-      await route.continue();
-    });
+    const scripts = await holdScripts(page);
     await page.goto("/profile/branding", { waitUntil: "commit" });
     const dialog = page.getByRole("dialog", { name: "Newsletter look" });
     const picker = dialog.getByLabel("Accent colour picker");
     await picker.fill("#123456");
 
-    releaseScripts();
+    scripts.release();
     const hex = dialog.getByLabel("Accent colour (optional)");
     await expect(hex).toHaveValue("#123456");
     await expect(picker).toHaveValue("#123456");

@@ -1,5 +1,6 @@
 import { expect, test } from "../fixtures";
 import { createFolderRow } from "../support/accounts";
+import { holdScripts } from "../support/held-scripts";
 import { createItemRow } from "../support/items";
 
 /**
@@ -17,14 +18,7 @@ test("typing begun before the page's script keeps its place when the script arri
   const folder = createFolderRow(user.id, { name: "Notes" });
   const item = createItemRow(folder.id, { type: "musing", title: "Earlier", note: "First." });
 
-  let releaseScripts = () => {};
-  const scriptsHeld = new Promise<void>((resolve) => {
-    releaseScripts = resolve;
-  });
-  await page.route("**/build/**/*.js", async (route) => {
-    await scriptsHeld;
-    await route.continue();
-  });
+  const scripts = await holdScripts(page);
   await page.goto(`/folders/${folder.id}/items/${item.id}/edit`, { waitUntil: "commit" });
   const dialog = page.getByRole("dialog", { name: "Edit Item" });
   const note = dialog.getByLabel("Note");
@@ -32,7 +26,7 @@ test("typing begun before the page's script keeps its place when the script arri
   await note.press("End");
   await note.pressSequentially(" Then");
 
-  releaseScripts();
+  scripts.release();
   // The note's counter shows once the sheet's script has run (and any focus moved with it).
   await expect(dialog.getByText(/^\d+\/1000$/)).toBeVisible();
   await note.pressSequentially(" more.");
