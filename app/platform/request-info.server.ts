@@ -1,10 +1,6 @@
+import { clientAddressFrom } from "./client-address";
 import { env } from "./env.server";
 import { requestContext } from "./request-context.server";
-
-/** "::ffff:127.0.0.1" (an IPv4 peer on a dual-stack socket) as "127.0.0.1". */
-function plainAddress(address: string) {
-  return address.startsWith("::ffff:") && address.includes(".") ? address.slice(7) : address;
-}
 
 /**
  * The client's address, in one place for every limit and log: the socket's
@@ -14,13 +10,12 @@ function plainAddress(address: string) {
  * are ignored: a client could write them. Null outside the server (unit tests).
  */
 export function clientIp(request: Request): string | null {
-  const peer = requestContext()?.peerAddress;
-  if (env.FLY_APP_NAME) return request.headers.get("fly-client-ip")?.trim() || null;
-  if (!peer) return null;
-  const address = plainAddress(peer);
-  if (!env.TRUSTED_PROXY.includes(address)) return address;
-  const forwarded = request.headers.get("x-forwarded-for")?.split(",").at(-1)?.trim();
-  return forwarded ? plainAddress(forwarded) : address;
+  const peer = requestContext()?.peerAddress ?? null;
+  if (!peer && !env.FLY_APP_NAME) return null;
+  return clientAddressFrom(peer, request.headers, {
+    flyAppName: env.FLY_APP_NAME,
+    trustedProxies: env.TRUSTED_PROXY,
+  });
 }
 
 /** 127.0.0.0/8 and ::1: a request from this machine itself. */
