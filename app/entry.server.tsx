@@ -18,6 +18,7 @@ startServerProcess();
 // and runs every other request inside the app's request context (the socket's peer).
 export { healthResponse } from "~/modules/admin/health.server";
 export { runInRequestContext } from "~/platform/request-context.server";
+export { clientIpOf } from "~/platform/request-info.server";
 
 const headerOptions = {
   isHttps: env.isHttps,

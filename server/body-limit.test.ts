@@ -16,6 +16,10 @@ import {
   WHOLE_BODY_HOLD_FACTOR,
 } from "~/platform/route-body-limit";
 import {
+  BODY_PACE,
+  BodyTooSlowError,
+  bodyAllowanceMs,
+  bodyClock,
   bodyMeter,
   bodyPolicyOf,
   boundBody,
@@ -266,10 +270,16 @@ describe("the body limit is the limit of the route Remix serves", () => {
   });
 });
 
+/** A pace no test body comes near. */
+const unhurried = { clock: bodyClock(1024 * MB), onTooSlow() {} };
+
 describe("bounding a body", () => {
   const keep = new AbortController().signal;
   const meter = () =>
-    bodyMeter({ limitBytes: MB, streamed: false, holdsWhole: true }, new MemoryBudget(1024 * MB));
+    bodyMeter(
+      { limitBytes: MB, streamed: false, holdsWhole: true },
+      new MemoryBudget(1024 * MB).open(),
+    );
   const post = (body: BodyInit | ReadableStream<Uint8Array>, headers: HeadersInit = {}) =>
     new Request("http://localhost/x", {
       method: "POST",
@@ -293,6 +303,7 @@ describe("bounding a body", () => {
         { limitBytes: 100, streamed: true, holdsWhole: false },
         keep,
         meter(),
+        unhurried,
       ),
     ).toEqual({
       kind: "too-large",
@@ -306,6 +317,7 @@ describe("bounding a body", () => {
       { limitBytes: 100, streamed: false, holdsWhole: true },
       keep,
       meter(),
+      unhurried,
     );
     expect(within.kind === "read" && (await within.request.arrayBuffer()).byteLength).toBe(100);
     expect(
@@ -314,6 +326,7 @@ describe("bounding a body", () => {
         { limitBytes: 100, streamed: false, holdsWhole: true },
         keep,
         meter(),
+        unhurried,
       ),
     ).toEqual({
       kind: "too-large",
@@ -326,6 +339,7 @@ describe("bounding a body", () => {
       { limitBytes: 100, streamed: true, holdsWhole: false },
       keep,
       meter(),
+      unhurried,
     );
     if (verdict.kind !== "read") throw new Error("expected the body to be passed on");
     const error = await verdict.request.arrayBuffer().catch((caught: unknown) => caught);
@@ -353,6 +367,7 @@ describe("bounding a body", () => {
       { limitBytes: 100, streamed: true, holdsWhole: false },
       keep,
       meter(),
+      unhurried,
     );
     if (verdict.kind !== "read") throw new Error("expected the body to be passed on");
     await verdict.request.arrayBuffer().catch(() => {});
@@ -367,6 +382,7 @@ describe("bounding a body", () => {
       { limitBytes: 1_000_000, streamed: true, holdsWhole: false },
       answered.signal,
       meter(),
+      unhurried,
     );
     answered.abort();
     await settle();
@@ -381,14 +397,21 @@ describe("what a body holds of the memory budget", () => {
   const whole = { limitBytes: 1000, streamed: false, holdsWhole: true };
   const upload = { limitBytes: 50 * MB, streamed: true, holdsWhole: false };
 
-  test("a body read whole is charged a multiple of each byte as it arrives; a streamed upload its working set at most", async () => {
+  test("a form is charged its bytes as they arrive and its parse once whole; a route's whole body a multiple as it arrives; a streamed upload its working set at most", async () => {
     const budget = new MemoryBudget(1024 * MB);
-    const read = bodyMeter(whole, budget);
+    const read = bodyMeter(whole, budget.open());
     await read.charge(100);
     await read.charge(50);
+    // Only what is buffered while it arrives; its parse once it is whole.
+    expect(budget.usedBytes).toBe(150);
+    await read.chargeParse();
     expect(budget.usedBytes).toBe(WHOLE_BODY_HOLD_FACTOR * 150);
     read.release();
-    const streamed = bodyMeter(upload, budget);
+    const webhook = bodyMeter({ limitBytes: MB, streamed: true, holdsWhole: true }, budget.open());
+    await webhook.charge(100);
+    expect(budget.usedBytes).toBe(WHOLE_BODY_HOLD_FACTOR * 100);
+    webhook.release();
+    const streamed = bodyMeter(upload, budget.open());
     for (let sent = 0; sent < 40 * MB; sent += 64 * 1024) await streamed.charge(64 * 1024);
     expect(budget.usedBytes).toBe(STREAMED_FORM_WORKING_SET_BYTES);
     streamed.release();
@@ -399,8 +422,8 @@ describe("what a body holds of the memory budget", () => {
     const budget = new MemoryBudget(WHOLE_BODY_HOLD_FACTOR * 100);
     const holder = budget.tryReserve(WHOLE_BODY_HOLD_FACTOR * 90)!;
     const post = new Request("http://localhost/x", { method: "POST", body: "a".repeat(20) });
-    const spent = bodyMeter(whole, budget);
-    expect(await boundBody(post, whole, new AbortController().signal, spent)).toEqual({
+    const spent = bodyMeter(whole, budget.open());
+    expect(await boundBody(post, whole, new AbortController().signal, spent, unhurried)).toEqual({
       kind: "busy",
     });
     spent.release();
@@ -420,13 +443,111 @@ describe("what a body holds of the memory budget", () => {
       post,
       upload,
       new AbortController().signal,
-      bodyMeter(upload, budget),
+      bodyMeter(upload, budget.open()),
+      unhurried,
     );
     if (verdict.kind !== "read") throw new Error("expected the body to be passed on");
     const error = await verdict.request.arrayBuffer().catch((caught: unknown) => caught);
     expect(isMemoryBudgetSpent(error)).toBe(true);
     holder.release();
   }, 10_000);
+});
+
+describe("how long a body may take to arrive", () => {
+  test("a grace, then time earned by the bytes that came, never past the whole deadline of the route's limit", () => {
+    const pace = BODY_PACE;
+    expect(bodyAllowanceMs(64 * 1024, 0, pace)).toBe(pace.graceMs);
+    expect(bodyAllowanceMs(64 * 1024, 64 * 1024, pace)).toBe(
+      Math.min(
+        pace.graceMs + (1000 * 64 * 1024) / pace.minBytesPerSecond,
+        pace.wholeGraceMs + (1000 * 64 * 1024) / pace.wholeBytesPerSecond,
+      ),
+    );
+    // A route's limit sets its whole deadline: an upload's is longer than a form's.
+    expect(bodyAllowanceMs(51 * MB, 51 * MB, pace)).toBeGreaterThan(
+      bodyAllowanceMs(64 * 1024, 64 * 1024, pace),
+    );
+    fc.assert(
+      fc.property(fc.nat(100 * MB), fc.nat(100 * MB), fc.nat(100 * MB), (limit, a, b) => {
+        const [less, more] = a < b ? [a, b] : [b, a];
+        const whole = pace.wholeGraceMs + (1000 * limit) / pace.wholeBytesPerSecond;
+        expect(bodyAllowanceMs(limit, less, pace)).toBeLessThanOrEqual(
+          bodyAllowanceMs(limit, more, pace),
+        );
+        expect(bodyAllowanceMs(limit, more, pace)).toBeLessThanOrEqual(whole);
+      }),
+    );
+  });
+
+  const quick = {
+    graceMs: 100,
+    minBytesPerSecond: 1000,
+    wholeGraceMs: 10_000,
+    wholeBytesPerSecond: 1,
+  };
+  /** Sends `first` at once, then nothing more, ever: a client that stopped one byte short. */
+  const stalled = (first: number) =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new Uint8Array(first));
+      },
+    });
+  const post = (body: ReadableStream<Uint8Array>, contentType?: string) =>
+    new Request("http://localhost/x", {
+      method: "POST",
+      body,
+      duplex: "half",
+      headers: contentType ? { "content-type": contentType } : {},
+    } as RequestInit);
+
+  test("a form that stops short is too slow once its waiting is used up: the grace and what its bytes earned", async () => {
+    const form = { limitBytes: 1000, streamed: false, holdsWhole: true };
+    const started = performance.now();
+    const verdict = await boundBody(
+      post(stalled(100)),
+      form,
+      new AbortController().signal,
+      bodyMeter(form, new MemoryBudget(MB).open()),
+      { clock: bodyClock(form.limitBytes, quick), onTooSlow() {} },
+    );
+    expect(verdict).toEqual({ kind: "too-slow" });
+    // 100 ms of grace, and 100 ms earned by 100 bytes at 1000 a second.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(195);
+  });
+
+  test("a streamed body that stops short is answered by the server and ends with BodyTooSlowError for the app", async () => {
+    const upload = { limitBytes: MB, streamed: true, holdsWhole: false };
+    let answeredTooSlow = 0;
+    const verdict = await boundBody(
+      post(stalled(10), "multipart/form-data; boundary=x"),
+      upload,
+      new AbortController().signal,
+      bodyMeter(upload, new MemoryBudget(MB).open()),
+      { clock: bodyClock(upload.limitBytes, quick), onTooSlow: () => answeredTooSlow++ },
+    );
+    if (verdict.kind !== "read") throw new Error("expected the body to be passed on");
+    const error = await verdict.request.arrayBuffer().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(BodyTooSlowError);
+    expect(answeredTooSlow).toBe(1);
+  });
+
+  test("only the time spent waiting for the client counts: a reader that pauses uses none of it", async () => {
+    const clock = bodyClock(MB, quick);
+    const chunks = [10, 10, 10];
+    const reader = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const size = chunks.shift();
+        if (size === undefined) controller.close();
+        else controller.enqueue(new Uint8Array(size));
+      },
+    }).getReader();
+    for (;;) {
+      // The app is busy for longer than the grace between reads: the client is not slow.
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const { done } = await clock.read(reader);
+      if (done) break;
+    }
+  });
 });
 
 describe("a connection closed after its answer", () => {

@@ -6,8 +6,8 @@ import {
   BUDGET_RETRY_AFTER_SECONDS,
   BUDGET_WAIT_MS,
   BUSY_MESSAGE,
-  type MemoryBudget,
   MemoryBudgetSpentError,
+  type Reservation,
 } from "~/platform/memory-budget.server";
 import {
   BodyTooLargeError,
@@ -127,32 +127,114 @@ export function createBodyPolicies(build: RouteTable) {
 }
 
 /** Charges a body's bytes to the memory budget as they arrive; false when no room came in time. */
-export type BodyMeter = { charge(bytes: number): Promise<boolean>; release(): void };
+export type BodyMeter = {
+  charge(bytes: number): Promise<boolean>;
+  /** A body read here, arrived whole: what its parser will make of it. */
+  chargeParse(): Promise<boolean>;
+  release(): void;
+};
+
+/** What a meter charges: a client's reservation (app/platform/client-shares.server.ts) or any other. */
+export type BodyReservation = Pick<Reservation, "take" | "release">;
 
 /**
  * A body's bytes are counted against the process's memory budget as they
- * arrive, before the app holds them (docs/memory-budget.md), as much as its
- * reader holds of them: a body read whole is held as its bytes and again as
- * what its parser makes of them, WHOLE_BODY_HOLD_FACTOR times each byte; a
- * streamed multipart body only a window (the stream's chunks, a part's
- * headers, the text fields capped together), STREAMED_FORM_WORKING_SET_BYTES
- * at most. Charged as it arrives, a client that sends slowly holds only what
- * it sent. With no room, a charge waits BUDGET_WAIT_MS in line for some.
+ * arrive, before the app holds them (docs/memory-budget.md), as much as is
+ * buffered of them: a form read here, its bytes as they arrive, and what its
+ * parser makes of them (WHOLE_BODY_HOLD_FACTOR times each byte in all) only
+ * once it is whole; a body the route reads whole as it streams, that factor
+ * as it arrives; a streamed multipart body only a window (the stream's
+ * chunks, a part's headers, the text fields capped together),
+ * STREAMED_FORM_WORKING_SET_BYTES at most. Charged as it arrives, a client
+ * that sends slowly holds only what it sent. With no room, a charge waits
+ * BUDGET_WAIT_MS in line for some.
  */
-export function bodyMeter(policy: BodyPolicy, budget: MemoryBudget): BodyMeter {
-  const reservation = budget.open();
+export function bodyMeter(policy: BodyPolicy, reservation: BodyReservation): BodyMeter {
   let received = 0;
-  const heldFor = (bytes: number) =>
-    policy.holdsWhole
+  const heldFor = (bytes: number) => {
+    if (!policy.streamed) return bytes;
+    return policy.holdsWhole
       ? WHOLE_BODY_HOLD_FACTOR * bytes
       : Math.min(bytes, STREAMED_FORM_WORKING_SET_BYTES);
+  };
+  const take = (more: number) => more === 0 || reservation.take(more, { waitMs: BUDGET_WAIT_MS });
   return {
     async charge(bytes) {
       const more = heldFor(received + bytes) - heldFor(received);
       received += bytes;
-      return more === 0 || reservation.take(more, { waitMs: BUDGET_WAIT_MS });
+      return take(more);
     },
+    chargeParse: async () => take((WHOLE_BODY_HOLD_FACTOR - 1) * received),
     release: () => reservation.release(),
+  };
+}
+
+/**
+ * How long a body may take to arrive, counted only while the server waits
+ * for the client's next bytes (docs/memory-budget.md, "Deadlines"), as
+ * Apache's mod_reqtimeout does: a grace, then a minimum average rate (bytes
+ * that came early earn the time to wait for later ones: a phone that loses
+ * its signal for a while after a good start goes on), and a whole deadline
+ * sized to the route's limit. Node's own 300 s for a whole request is
+ * switched off (server/index.ts): it would end a large upload over a slow
+ * link, yet leave a slow form 300 s.
+ */
+export const BODY_PACE = {
+  graceMs: 10_000,
+  minBytesPerSecond: 4 * 1024,
+  wholeGraceMs: 30_000,
+  wholeBytesPerSecond: 64 * 1024,
+};
+export type BodyPace = typeof BODY_PACE;
+
+/** The waiting a body of a route with `limitBytes` has earned once `receivedBytes` arrived. */
+export function bodyAllowanceMs(limitBytes: number, receivedBytes: number, pace: BodyPace) {
+  const whole = pace.wholeGraceMs + (1000 * limitBytes) / pace.wholeBytesPerSecond;
+  const earned = pace.graceMs + (1000 * receivedBytes) / pace.minBytesPerSecond;
+  return Math.min(whole, earned);
+}
+
+const BODY_TOO_SLOW = "BodyTooSlowError";
+
+/** How the server ends a body that arrives slower than BODY_PACE allows. */
+export class BodyTooSlowError extends Error {
+  override name = BODY_TOO_SLOW;
+  constructor() {
+    super("The request body arrived too slowly");
+  }
+}
+
+export type BodyClock = {
+  /** The reader's next chunk, or BodyTooSlowError once the body has used up its waiting. */
+  read(
+    reader: ReadableStreamDefaultReader<Uint8Array>,
+  ): Promise<ReadableStreamReadResult<Uint8Array>>;
+};
+
+export function bodyClock(limitBytes: number, pace: BodyPace = BODY_PACE): BodyClock {
+  let received = 0;
+  let waitedMs = 0;
+  return {
+    async read(reader) {
+      const allowedMs = bodyAllowanceMs(limitBytes, received, pace) - waitedMs;
+      if (allowedMs <= 0) throw new BodyTooSlowError();
+      const started = performance.now();
+      const reading = reader.read();
+      // Rejected later when the caller lets go of the reader after a timeout: nothing to report.
+      reading.catch(() => {});
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new BodyTooSlowError()), allowedMs);
+      });
+      try {
+        const result = await Promise.race([reading, late]);
+        if (!result.done) received += result.value.byteLength;
+        return result;
+      } finally {
+        clearTimeout(timer);
+        waitedMs += performance.now() - started;
+      }
+    },
   };
 }
 
@@ -171,6 +253,7 @@ export function countedStream(
   source: ReadableStream<Uint8Array>,
   limitBytes: number,
   meter?: BodyMeter,
+  pacing?: { clock: BodyClock; onTooSlow(): void },
 ) {
   const reader = source.getReader();
   let received = 0;
@@ -189,8 +272,9 @@ export function countedStream(
     async pull(controller) {
       let result: ReadableStreamReadResult<Uint8Array>;
       try {
-        result = await reader.read();
+        result = pacing ? await pacing.clock.read(reader) : await reader.read();
       } catch (error) {
+        if (error instanceof BodyTooSlowError && !ended) pacing?.onTooSlow();
         return end(error as Error);
       }
       if (ended) return;
@@ -221,7 +305,20 @@ function withBody(request: Request, body: BodyInit) {
 export type BodyVerdict =
   | { kind: "read"; request: Request }
   | { kind: "too-large" }
-  | { kind: "busy" };
+  | { kind: "busy" }
+  | { kind: "too-slow" };
+
+/** A Content-Length over the limit: refused without reading a byte, before anything else is asked of the body. */
+export function declaredTooLarge(request: Request, policy: BodyPolicy) {
+  const declared = request.headers.get("content-length");
+  return declared !== null && Number(declared) > policy.limitBytes;
+}
+
+/** Whether a request comes with a body: a length above zero, or one sent in chunks. */
+export function hasBody(request: Request) {
+  const declared = request.headers.get("content-length");
+  return declared === null ? request.headers.has("transfer-encoding") : Number(declared) > 0;
+}
 
 /**
  * A declared Content-Length over the limit is refused without reading a byte
@@ -229,20 +326,23 @@ export type BodyVerdict =
  * streamed body goes on through a counter that ends it past the limit, when
  * the budget has no room, or once `answered` (the route answered; the rest
  * is left unread, and the connection closes: see closeAfterAnswer); a form
- * is read here, counted, and refused as soon as it passes the limit.
+ * is read here, counted, and refused as soon as it passes the limit. Either
+ * ends once the client is slower than `clock` allows: a form is then
+ * "too-slow", a streamed body calls `onTooSlow` (the server answers 408) and
+ * ends with BodyTooSlowError for the app.
  */
 export async function boundBody(
   request: Request,
   policy: BodyPolicy,
   answered: AbortSignal,
   meter: BodyMeter,
+  pacing: { clock: BodyClock; onTooSlow(): void },
 ): Promise<BodyVerdict> {
-  const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) > policy.limitBytes) return { kind: "too-large" };
+  if (declaredTooLarge(request, policy)) return { kind: "too-large" };
   const source = request.body;
   if (!source) return { kind: "read", request };
   if (policy.streamed) {
-    const counted = countedStream(source, policy.limitBytes, meter);
+    const counted = countedStream(source, policy.limitBytes, meter, pacing);
     const stop = () => counted.stop(new Error("The request was answered"));
     answered.addEventListener("abort", stop, { once: true });
     return { kind: "read", request: withBody(request, counted) };
@@ -251,7 +351,15 @@ export async function boundBody(
   const chunks: Uint8Array[] = [];
   let received = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let next: ReadableStreamReadResult<Uint8Array>;
+    try {
+      next = await pacing.clock.read(reader);
+    } catch (error) {
+      reader.releaseLock();
+      if (error instanceof BodyTooSlowError) return { kind: "too-slow" };
+      throw error;
+    }
+    const { done, value } = next;
     if (done) break;
     received += value.byteLength;
     if (received > policy.limitBytes) {
@@ -264,6 +372,7 @@ export async function boundBody(
     }
     chunks.push(value);
   }
+  if (!(await meter.chargeParse())) return { kind: "busy" };
   return { kind: "read", request: withBody(request, Buffer.concat(chunks)) };
 }
 
@@ -341,4 +450,10 @@ export function refuseBusy(nodeRequest: IncomingMessage, response: ServerRespons
     { "Retry-After": String(BUDGET_RETRY_AFTER_SECONDS) },
     BUSY_MESSAGE,
   );
+}
+
+/** 408 for a body slower than BODY_PACE allows; the rest is left unread and the connection closed. */
+export function refuseTooSlow(nodeRequest: IncomingMessage, response: ServerResponse) {
+  if (response.headersSent) return;
+  refuse(nodeRequest, response, 408, {}, "The request took too long to arrive. Please try again.");
 }

@@ -3,16 +3,21 @@ import module, { createRequire } from "node:module";
 import path from "node:path";
 import url from "node:url";
 import { createRequestHandler, type ServerBuild } from "@remix-run/node";
-import { memoryBudget } from "~/platform/memory-budget.server";
+import { clientShareKey } from "~/platform/client-address";
+import { type ClientBody, clientShares } from "~/platform/client-shares.server";
 import { carriesSecret, secretReferrerPolicy } from "~/platform/secret-paths";
 import { completeSecurityHeaders } from "~/platform/security-headers.server";
 import {
+  bodyClock,
   bodyMeter,
   boundBody,
   closeAfterAnswer,
   createBodyPolicies,
+  declaredTooLarge,
+  hasBody,
   refuseBusy,
   refuseTooLarge,
+  refuseTooSlow,
 } from "./body-limit";
 import { logRequests } from "./request-log";
 import { type ExpressRequest, routerUrl } from "./router-url";
@@ -48,8 +53,9 @@ const onHeaders = createRequire(serveRequire.resolve("compression"))("on-headers
 const buildPath = path.resolve(process.argv[2] ?? "build/index.js");
 const build: ServerBuild = await import(url.pathToFileURL(buildPath).href);
 // The app's own store for the request context: one instance, the one its modules read.
-const { runInRequestContext, healthResponse } = build.entry.module as typeof build.entry.module &
-  Pick<typeof import("~/entry.server"), "runInRequestContext" | "healthResponse">;
+const { runInRequestContext, healthResponse, clientIpOf } = build.entry
+  .module as typeof build.entry.module &
+  Pick<typeof import("~/entry.server"), "runInRequestContext" | "healthResponse" | "clientIpOf">;
 // No installGlobals: Node 24's own fetch, Request, Response, FormData and File are what
 // single fetch needs (installGlobals would swap in the undici package's, loaded for it).
 // Error details reach the browser only in development: the browser tests' NODE_ENV=test
@@ -94,6 +100,11 @@ app.use(
 app.use(express.static("public", { maxAge: "1h" }));
 
 type Next = (error?: unknown) => void;
+/** A request without a body holds nothing and takes no client's place. */
+const NO_BODY: ClientBody = {
+  reservation: { bytes: 0, take: async () => false, release() {} },
+  finish() {},
+};
 type NodeRequest = ExpressRequest;
 type NodeResponse = import("node:http").ServerResponse;
 
@@ -103,18 +114,31 @@ app.all("*", async (req: NodeRequest, res: NodeResponse, next: Next) => {
     // The limit is decided on the very URL Remix routes (its own parse, Host header included).
     const remixRequest: Request = createRemixRequest(req, res);
     const policy = bodyPolicyOf(remixRequest);
-    const meter = bodyMeter(policy, memoryBudget);
+    if (declaredTooLarge(remixRequest, policy)) return refuseTooLarge(req, res, policy);
+    const peerAddress = req.socket.remoteAddress ?? null;
+    // A body is held only within its client's fair share (docs/memory-budget.md).
+    const body = hasBody(remixRequest)
+      ? clientShares.admit(clientShareKey(clientIpOf(remixRequest, peerAddress)))
+      : NO_BODY;
+    if (!body) return refuseBusy(req, res);
+    req.once("end", body.finish);
+    const meter = bodyMeter(policy, body.reservation);
     const answered = new AbortController();
     res.once("close", () => {
       answered.abort();
       meter.release();
     });
-    const verdict = await boundBody(remixRequest, policy, answered.signal, meter);
+    const verdict = await boundBody(remixRequest, policy, answered.signal, meter, {
+      clock: bodyClock(policy.limitBytes),
+      onTooSlow: () => refuseTooSlow(req, res),
+    });
     if (verdict.kind === "too-large") return refuseTooLarge(req, res, policy);
     if (verdict.kind === "busy") return refuseBusy(req, res);
+    if (verdict.kind === "too-slow") return refuseTooSlow(req, res);
     const request = verdict.request;
-    const peerAddress = req.socket.remoteAddress ?? null;
     const response = await runInRequestContext({ peerAddress }, () => handleRemixRequest(request));
+    // A streamed body that came too slowly was answered 408 already.
+    if (res.headersSent) return await response.body?.cancel();
     await sendRemixResponse(res, response);
   } catch (error) {
     next(error);
@@ -136,6 +160,8 @@ const servers = Array.from({ length: listeningSockets }, () => {
   // server, closes it: it never sends a request into a socket closing under it.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
+  // A body's time is its route's (BODY_PACE in server/body-limit.ts), not one 300 s for every request.
+  server.requestTimeout = 0;
   return server;
 });
 const listen = (server: http.Server, reusePort: boolean) =>

@@ -12,6 +12,11 @@ import { requestContext } from "./request-context.server";
 export function clientIp(request: Request): string | null {
   const peer = requestContext()?.peerAddress ?? null;
   if (!peer && !env.FLY_APP_NAME) return null;
+  return clientIpOf(request, peer);
+}
+
+/** clientIp for a request whose peer is known: the server's, before the request context exists. */
+export function clientIpOf(request: Request, peer: string | null): string | null {
   return clientAddressFrom(peer, request.headers, {
     flyAppName: env.FLY_APP_NAME,
     trustedProxies: env.TRUSTED_PROXY,
