@@ -1,10 +1,10 @@
-import http from "node:http";
 import { afterAll, describe, expect, test } from "vitest";
 import { createFolder, createUser } from "#db/factories";
 import { cheapPasswordHash } from "../support/cheap-password-hash";
+import { type AnswerFrom, cookieFrom, requestFrom } from "../support/http-from";
 import { startBuiltServer, thisFilesDataDir, waitUntil } from "../support/integration";
 import { PRODUCTION_MEMORY_ENV } from "../support/production-heap";
-import { holdSlowBodies } from "../support/slow-bodies";
+import { holdSlowBodies } from "../support/greedy-client";
 
 /**
  * Issue 59, item 1: one address may hold only its fair share of the HTTP
@@ -27,52 +27,22 @@ const sender = createUser(db, { passwordHash: cheapPasswordHash(PASSWORD) });
 const folder = createFolder(db, sender.id);
 const token = createApiToken(sender.id, { name: "fair", scope: "write" }).token;
 
-type Answer = { status: number; setCookies: string[]; body: string; ms: number };
-
-/** A request from `from`'s address, its answer unfollowed. */
-function send(
+const send = (
   from: string,
   method: string,
   path: string,
   headers: Record<string, string> = {},
   body?: string,
-) {
-  const started = performance.now();
-  return new Promise<Answer>((resolve, reject) => {
-    const request = http.request(`${server.base}${path}`, { method, headers, localAddress: from });
-    request.on("response", (response) => {
-      let text = "";
-      response.setEncoding("utf8");
-      response.on("data", (chunk: string) => {
-        text += chunk;
-      });
-      response.on("end", () =>
-        resolve({
-          status: response.statusCode ?? 0,
-          setCookies: response.headers["set-cookie"] ?? [],
-          body: text,
-          ms: performance.now() - started,
-        }),
-      );
-    });
-    request.on("error", reject);
-    request.end(body);
-  });
-}
-
-const cookieNamed = (answer: Answer, name: string) =>
-  answer.setCookies
-    .map((header) => header.split(";")[0]!)
-    .find((pair) => pair.startsWith(`${name}=`));
+) => requestFrom(from, `${server.base}${path}`, { method, headers, body });
 
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 /** A page's CSRF token; none on a page that is not the form (a refusal, a redirect), and the post then fails visibly. */
-const csrfOf = (answer: Answer) => /name="csrf" value="([^"]+)"/.exec(answer.body)?.[1] ?? "";
+const csrfOf = (answer: AnswerFrom) => /name="csrf" value="([^"]+)"/.exec(answer.text)?.[1] ?? "";
 
 /** The fair client signs in through the real form, saves a musing and writes through the API. */
 async function fairClientUsesTheApp() {
   const loginPage = await send(FAIR, "GET", "/login");
-  const csrfCookie = cookieNamed(loginPage, "thoughtfully_csrf") ?? "";
+  const csrfCookie = cookieFrom(loginPage, "thoughtfully_csrf") ?? "";
   const signIn = await send(
     FAIR,
     "POST",
@@ -80,7 +50,7 @@ async function fairClientUsesTheApp() {
     { Cookie: csrfCookie, "Content-Type": "application/x-www-form-urlencoded" },
     form({ csrf: csrfOf(loginPage), email: sender.email, password: PASSWORD }),
   );
-  const session = cookieNamed(signIn, "thoughtfully_session") ?? "";
+  const session = cookieFrom(signIn, "thoughtfully_session") ?? "";
   const addPath = `/folders/${folder.id}/add/musing`;
   const addPage = await send(FAIR, "GET", addPath, { Cookie: session });
   const save = await send(

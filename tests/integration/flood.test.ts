@@ -20,6 +20,8 @@ import {
   urlencodedBody,
 } from "../support/body-attacks";
 import { cheapPasswordHash } from "../support/cheap-password-hash";
+import { holdSlowBodies, holdSmtpSessions } from "../support/greedy-client";
+import { cookieFrom, requestFrom } from "../support/http-from";
 import { tempDir, waitUntil } from "../support/integration";
 import { startSaveByEmailWorld } from "../support/save-by-email-world";
 
@@ -38,7 +40,18 @@ import { startSaveByEmailWorld } from "../support/save-by-email-world";
  * through the real forms; afterwards nothing saved before is lost, and
  * whatever the server said yes to is saved. An attack may be refused (413,
  * 400, 401, 403, 404, a sign-in redirect, 429/503 with Retry-After), never
- * taken. The file runs alone (vitest.config.ts, the "flood" project).
+ * taken. The flood comes from many addresses, as a botnet's would (one
+ * address may hold only its share: docs/memory-budget.md), Bea from her own.
+ *
+ * Issue 59: then one greedy address holds 600 slow bodies and 20 SMTP
+ * sessions, while Bea, from another, signs in, saves a musing, uploads a
+ * photo through the API and mails a folder's address, each as quickly as
+ * she did on the idle server (within 2 s, or ten times her idle time on a
+ * machine so busy that idle took longer).
+ *
+ * Times are asserted only where something must never happen (a health check
+ * past Fly's 5 s); the p99s are printed beside the same run's idle figures.
+ * The file runs alone (vitest.config.ts, the "flood" project).
  * Needs `npm run build` first.
  */
 const MB = 1024 * 1024;
@@ -60,20 +73,34 @@ const FLOOD = {
 };
 
 /**
- * Issue 44 asks for RSS under 400 MB and /healthz at p99 under 1 s. The
- * checks come from a process of their own, as Fly's come from another
- * machine; each is on a new connection, so it waits in the accept queue
- * behind the attackers' (docs/memory-budget.md, decision 0233).
+ * Issue 44 asks for RSS under 400 MB and /healthz at p99 under 1 s (printed,
+ * not asserted: issue 59). The checks come from a process of their own, as
+ * Fly's come from another machine; each is on a new connection, so it waits
+ * in the accept queue behind the attackers' (docs/memory-budget.md, decision 0233).
  */
 const BOUNDS = {
   rssBytes: 400 * MB,
-  healthzP99Ms: 1_000,
   /** fly.toml's check: every 15 s, failed past 5 s. */
   healthzCheckTimeoutMs: 5_000,
   healthzIntervalMs: 15_000,
 };
 
 const SAMPLE_EVERY_MS = 100;
+
+/** Which client the server sees: any address of 127.0.0.0/8 reaches it on loopback. */
+const ADDRESSES = {
+  bea: "127.0.0.2",
+  greedy: "127.0.0.3",
+  /** The flood's bodies, from 200 addresses in turn. */
+  bot: (index: number) => `127.0.1.${(index % 200) + 1}`,
+  /** The flood's SMTP sessions and webhook posts, each from an address of its own. */
+  mailBot: (index: number) => `127.0.2.${(index % 200) + 1}`,
+};
+
+/** The greedy client of issue 59: one address, with as much as it can hold. */
+const GREEDY = { slowBodies: 600, smtpSessions: 20, noopEveryMs: 1_000 };
+/** Bea's each step under the greedy client: within 2 s, or ten times her idle time. */
+const FAIR = { withinMs: 2_000, idleFactor: 10 };
 
 // Billing configured, so the Stripe webhook reads its body too (unconfigured, it answers 503 unread).
 const world = await startSaveByEmailWorld({
@@ -95,6 +122,8 @@ const bea = factories.createUser(db, {
   passwordHash: cheapPasswordHash(BEA_PASSWORD),
 });
 const beasNotes = factories.createFolder(db, bea.id, { name: "Bea's notes" });
+const { createApiToken } = await import("~/modules/api/api-tokens.server");
+const beasToken = createApiToken(bea.id, { name: "Bea's phone", scope: "write" }).token;
 
 /** Mallory is signed in too, with a folder and a musing of her own, and attacks from there. */
 const mallory = factories.createUser(db, { firstName: "Mallory" });
@@ -105,33 +134,28 @@ const malloryCookie = await signedInSessionCookie(db, mallory.id, SESSION_SECRET
 // ---------------------------------------------------------------------------------------------
 // The person
 
-/** The CSRF token (and the cookie it is bound to, before sign-in) of a page as `cookie` loads it. */
+/** The CSRF token (and the cookie it is bound to, before sign-in) of a page as `cookie` loads it, from Bea's address. */
 async function formOf(path: string, cookie?: string, signal = AbortSignal.timeout(30_000)) {
-  const response = await fetch(`${base}${path}`, {
+  const response = await requestFrom(ADDRESSES.bea, `${base}${path}`, {
     headers: cookie ? { Cookie: cookie } : {},
-    redirect: "manual",
     signal,
   });
   if (response.status !== 200) throw new Error(`GET ${path}: ${response.status}`);
-  const csrfCookie = response.headers
-    .getSetCookie()
-    .map((header) => header.split(";")[0]!)
-    .find((pair) => pair.startsWith("thoughtfully_csrf="));
-  return { csrf: csrfTokenIn(await response.text()), cookie: csrfCookie ?? cookie ?? "" };
+  const csrfCookie = cookieFrom(response, "thoughtfully_csrf");
+  return { csrf: csrfTokenIn(response.text), cookie: csrfCookie ?? cookie ?? "" };
 }
 
-/** A form posted as a browser posts it; the answer is not followed. */
+/** A form posted as a browser posts it, from Bea's address; the answer is not followed. */
 function submit(
   path: string,
   cookie: string,
   fields: Record<string, string>,
   signal = AbortSignal.timeout(30_000),
 ) {
-  return fetch(`${base}${path}`, {
+  return requestFrom(ADDRESSES.bea, `${base}${path}`, {
     method: "POST",
     headers: { Cookie: cookie, "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams(fields),
-    redirect: "manual",
+    body: new URLSearchParams(fields).toString(),
     signal,
   });
 }
@@ -146,10 +170,7 @@ async function beaSignsIn(signal: AbortSignal) {
     { csrf: login.csrf, email: bea.email, password: BEA_PASSWORD },
     signal,
   );
-  const session = response.headers
-    .getSetCookie()
-    .map((header) => header.split(";")[0]!)
-    .find((pair) => pair.startsWith("thoughtfully_session="));
+  const session = cookieFrom(response, "thoughtfully_session");
   return { status: response.status, session, ms: performance.now() - started };
 }
 
@@ -245,9 +266,10 @@ function forwardWithAnArchive(bytes: number) {
 }
 
 /** The message over SMTP to the app's receiver, streamed from its parts: its reply, if any by `deadline`. */
-async function sendOverSmtp(mail: Mail, deadline: AbortSignal) {
+async function sendOverSmtp(mail: Mail, deadline: AbortSignal, from: string) {
   const transport = nodemailer.createTransport({
     host: "127.0.0.1",
+    localAddress: from,
     port: world.smtpPort,
     secure: false,
     ignoreTLS: true,
@@ -579,17 +601,26 @@ async function floodEveryDoor() {
 
   const http = atMost(
     FLOOD.httpAttackers,
-    attacks.map((attack) => () => postLargeBody(base, { ...attack, onSent, signal: deadline })),
+    attacks.map(
+      (attack, index) => () =>
+        postLargeBody(base, { ...attack, onSent, signal: deadline, from: ADDRESSES.bot(index) }),
+    ),
   ).finally(() => {
     httpOver = true;
   });
   const relays = Promise.all(
-    relayAttacks.map((attack) => postLargeBody(base, { ...attack, signal: deadline })),
+    relayAttacks.map((attack, index) =>
+      postLargeBody(base, { ...attack, signal: deadline, from: ADDRESSES.mailBot(100 + index) }),
+    ),
   );
   const webhooks = Promise.all(
-    webhookPosts.map(({ post }) => postLargeBody(base, { ...post, signal: deadline })),
+    webhookPosts.map(({ post }, index) =>
+      postLargeBody(base, { ...post, signal: deadline, from: ADDRESSES.mailBot(150 + index) }),
+    ),
   );
-  const smtp = Promise.all(smtpMail.map((mail) => sendOverSmtp(mail, deadline))).finally(() => {
+  const smtp = Promise.all(
+    smtpMail.map((mail, index) => sendOverSmtp(mail, deadline, ADDRESSES.mailBot(index))),
+  ).finally(() => {
     smtpOver = true;
   });
   const person = aPersonUsesTheApp(underWay, () => !httpOver || !smtpOver, deadline);
@@ -696,8 +727,15 @@ describe("a flood at every door at once", () => {
 
   beforeAll(async () => {
     before = await saveThingsBeforeTheFlood();
+    // Two seconds of checks on the idle server: the figures the flood's are read against.
+    const idleChecks = pollHealthz(SAMPLE_EVERY_MS);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const idle = await idleChecks.stop();
     flood = await floodEveryDoor();
     console.info(floodReport(flood));
+    console.info(
+      `[flood] /healthz idle: ${idle.polls} polls, p50 ${idle.p50.toFixed(0)} ms, p99 ${idle.p99.toFixed(0)} ms`,
+    );
     yesesLost = await yesesNotKept(flood);
   }, FLOOD.deadlineMs + 120_000);
 
@@ -709,11 +747,12 @@ describe("a flood at every door at once", () => {
     expect(Math.round(flood.rssPeak / MB)).toBeLessThan(BOUNDS.rssBytes / MB);
   });
 
-  test("/healthz answers every check within Fly's 5 s, 99 in 100 within 1 s", () => {
+  test("/healthz answers every check within Fly's 5 s", () => {
+    // The p99 (under 1 s on a quiet machine: docs/memory-budget.md) is printed beside the idle
+    // one; a busy machine stretches it, while a check past 5 s would fail the deploy on Fly.
     expect(flood.health.polls).toBeGreaterThan(10);
     expect(flood.health.failed).toBe(0);
     expect(flood.health.withinTimeout).toBe(flood.health.polls);
-    expect(flood.health.p99).toBeLessThan(BOUNDS.healthzP99Ms);
   });
 
   test("a person signs in through the real form and saves a musing", () => {
@@ -775,3 +814,158 @@ describe("a flood at every door at once", () => {
 function isRefusalOfMail(answer: PostAnswer) {
   return [429, 503].includes(answer.status) && Boolean(answer.headers["retry-after"]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The greedy client and Bea (issue 59)
+
+/** Bea uploads a photo through the API, from her address. */
+async function beaUploadsAPhoto(title: string) {
+  const boundary = "bea-photo";
+  const part = (headers: string, content: Buffer | string) =>
+    Buffer.concat([
+      Buffer.from(`--${boundary}\r\n${headers}\r\n\r\n`),
+      Buffer.from(content),
+      Buffer.from("\r\n"),
+    ]);
+  const body = Buffer.concat([
+    part('Content-Disposition: form-data; name="title"', title),
+    part('Content-Disposition: form-data; name="addComment"', "on"),
+    part('Content-Disposition: form-data; name="commentText"', "From my phone"),
+    part(
+      'Content-Disposition: form-data; name="files"; filename="soup.jpg"\r\nContent-Type: image/jpeg',
+      world.photo,
+    ),
+    Buffer.from(`--${boundary}--\r\n`),
+  ]);
+  const response = await requestFrom(
+    ADDRESSES.bea,
+    `${base}/api/v1/folders/${beasNotes.id}/upload?type=photo`,
+    {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${beasToken}`,
+        "Content-Type": `multipart/form-data; boundary=${boundary}`,
+      },
+      body,
+      signal: AbortSignal.timeout(30_000),
+    },
+  );
+  return { status: response.status, ms: response.ms };
+}
+
+/** Bea's e-mail to a folder's address (Ada's forward), from her address. */
+async function beaMailsAFolder(subject: string) {
+  const started = performance.now();
+  const mail = await mailFromAda(world.address, subject, forwardWithAnArchive(8 * 1024));
+  const reply = await sendOverSmtp(mail, AbortSignal.timeout(30_000), ADDRESSES.bea);
+  return { ...reply, ms: performance.now() - started };
+}
+
+/** Each of Bea's doors once: sign in, save a musing, upload a photo, mail a folder. */
+async function beaUsesEveryDoor(label: string) {
+  const signIn = await beaSignsIn(AbortSignal.timeout(30_000));
+  const save = await beaAddsAMusing(signIn.session ?? "", `${label}: a musing`);
+  const upload = await beaUploadsAPhoto(`${label}: a photo`);
+  const mail = await beaMailsAFolder(`${label}: a forward`);
+  return { signIn, save, upload, mail };
+}
+
+type BeasDoors = Awaited<ReturnType<typeof beaUsesEveryDoor>>;
+
+/** While one address holds all it can, Bea uses every door from hers; her idle figures first. */
+async function greedyClientBesideBea() {
+  const idle = await beaUsesEveryDoor("Idle");
+  const rss = sampleRss(server.child.pid!, SAMPLE_EVERY_MS);
+  const healthz = pollHealthz(SAMPLE_EVERY_MS);
+  const bodies = holdSlowBodies({
+    base,
+    from: ADDRESSES.greedy,
+    count: GREEDY.slowBodies,
+    path: "/login",
+    declaredBytes: 64 * 1024,
+  });
+  const sessions = holdSmtpSessions({
+    port: world.smtpPort,
+    from: ADDRESSES.greedy,
+    count: GREEDY.smtpSessions,
+    everyMs: GREEDY.noopEveryMs,
+  });
+  try {
+    await waitUntil(
+      () => bodies.settled() === GREEDY.slowBodies && sessions.settled() === GREEDY.smtpSessions,
+      30_000,
+      "the greedy client's bodies sent and its sessions greeted",
+    );
+    const held = { bodies: bodies.holding(), smtpSessions: sessions.open() };
+    const underGreed = await beaUsesEveryDoor("Beside the greedy client");
+    return {
+      idle,
+      underGreed,
+      held,
+      rssPeak: rss.stop().peak,
+      health: await healthz.stop(),
+      ended: howTheServerEnded(),
+    };
+  } finally {
+    bodies.close();
+    sessions.close();
+  }
+}
+
+/** Each of Bea's steps, named, with its time and whether it was done. */
+function stepsOf(doors: BeasDoors) {
+  return {
+    "sign in": {
+      done: doors.signIn.status === 302 && Boolean(doors.signIn.session),
+      ms: doors.signIn.ms,
+    },
+    "save a musing": { done: doors.save.status === 302, ms: doors.save.ms },
+    "upload a photo through the API": { done: doors.upload.status === 201, ms: doors.upload.ms },
+    "mail a folder's address": { done: doors.mail.accepted, ms: doors.mail.ms },
+  };
+}
+
+describe("one greedy address beside a fair one", () => {
+  let run: Awaited<ReturnType<typeof greedyClientBesideBea>>;
+
+  beforeAll(async () => {
+    run = await greedyClientBesideBea();
+    const steps = (doors: BeasDoors) =>
+      Object.entries(stepsOf(doors))
+        .map(([step, { done, ms }]) => `${step} ${done ? "" : "NOT DONE "}${ms.toFixed(0)} ms`)
+        .join(", ");
+    console.info(
+      [
+        `[greedy] held ${run.held.bodies} of ${GREEDY.slowBodies} slow bodies and ${run.held.smtpSessions} of ${GREEDY.smtpSessions} SMTP sessions; RSS peak ${Math.round(run.rssPeak / MB)} MB`,
+        `[greedy] Bea idle: ${steps(run.idle)}`,
+        `[greedy] Bea beside the greedy client: ${steps(run.underGreed)}`,
+        `[greedy] /healthz: ${run.health.polls} polls, p50 ${run.health.p50.toFixed(0)} ms, p99 ${run.health.p99.toFixed(0)} ms`,
+      ].join("\n"),
+    );
+  }, 180_000);
+
+  test("the greedy address holds only its share: a few bodies and sessions, the rest refused", () => {
+    expect(run.held.bodies).toBeLessThanOrEqual(16);
+    expect(run.held.smtpSessions).toBeLessThan(GREEDY.smtpSessions / 2);
+  });
+
+  test("Bea signs in, saves, uploads and mails a folder from her address, as quickly as on the idle server", () => {
+    const idle = stepsOf(run.idle);
+    const underGreed = stepsOf(run.underGreed);
+    expect(Object.values(idle).every((step) => step.done)).toBe(true);
+    const slowOrRefused = Object.entries(underGreed)
+      .filter(([step, { done, ms }]) => {
+        const idleMs = idle[step as keyof typeof idle].ms;
+        return !done || ms > Math.max(FAIR.withinMs, FAIR.idleFactor * idleMs);
+      })
+      .map(([step, { done, ms }]) => `${step}: ${done ? `${ms.toFixed(0)} ms` : "refused"}`);
+    expect(slowOrRefused).toEqual([]);
+  });
+
+  test("the server lives within its memory and answers every health check in time", () => {
+    expect(run.ended).toBeNull();
+    expect(Math.round(run.rssPeak / MB)).toBeLessThan(BOUNDS.rssBytes / MB);
+    expect(run.health.failed).toBe(0);
+    expect(run.health.withinTimeout).toBe(run.health.polls);
+  });
+});

@@ -99,6 +99,8 @@ export type Post = {
   onSent?: (bytes: number) => void;
   /** Gives up (status 0) when this aborts before the answer has ended. */
   signal?: AbortSignal;
+  /** The local address it is sent from (any of 127.0.0.0/8): which client the server sees. */
+  from?: string;
 };
 
 export type PostAnswer = {
@@ -120,7 +122,16 @@ export type PostAnswer = {
  */
 export function postLargeBody(
   base: string,
-  { target, total, chunked = false, headers = {}, body = urlencodedBody(), onSent, signal }: Post,
+  {
+    target,
+    total,
+    chunked = false,
+    headers = {},
+    body = urlencodedBody(),
+    onSent,
+    signal,
+    from,
+  }: Post,
 ) {
   return new Promise<PostAnswer>((resolve) => {
     const head = body.head ?? Buffer.alloc(0);
@@ -134,6 +145,7 @@ export function postLargeBody(
       path: target,
       method: "POST",
       headers: allHeaders,
+      ...(from ? { localAddress: from } : {}),
     });
     const chunk = Buffer.alloc(64 * 1024, "a");
     const fillerEnd = total - tail.byteLength;

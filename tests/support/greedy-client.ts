@@ -1,7 +1,12 @@
 import net from "node:net";
 
 /**
- * The greedy client of issue 59: many sockets from one address, each posting
+ * The greedy client of issue 59, from one address: HTTP bodies that never
+ * finish, and SMTP sessions kept open by commands that do nothing.
+ */
+
+/**
+ * Many sockets from one address, each posting
  * a body that stops one byte short of its Content-Length and is never
  * finished, as a slowloris does. Each socket keeps what the server answered
  * (its status line), or that it was closed without one.
@@ -66,6 +71,52 @@ export function holdSlowBodies(options: {
     holding: () => sockets.filter((socket) => !answers.has(socket)).length,
     close: () => {
       for (const socket of sockets) socket.destroy();
+    },
+  };
+}
+
+/**
+ * `count` SMTP sessions from one address, each greeted, then kept alive with
+ * a NOOP every `everyMs` (as an idle timer is reset by each command) until
+ * closed. Each keeps the last reply it got ("250", "421"…), or "closed".
+ */
+export function holdSmtpSessions(options: {
+  port: number;
+  from: string;
+  count: number;
+  everyMs: number;
+}) {
+  const sessions = Array.from({ length: options.count }, () => {
+    const socket = net.connect({
+      host: "127.0.0.1",
+      port: options.port,
+      localAddress: options.from,
+    });
+    const session = { socket, last: "", closed: false };
+    let greeted = false;
+    socket.setEncoding("latin1");
+    socket.on("error", () => {});
+    socket.on("data", (text: string) => {
+      session.last = text.slice(0, 3);
+      if (!greeted && session.last === "220") {
+        greeted = true;
+        socket.write("EHLO greedy.test\r\n");
+      }
+    });
+    const timer = setInterval(() => socket.write("NOOP\r\n"), options.everyMs);
+    socket.once("close", () => {
+      session.closed = true;
+      clearInterval(timer);
+    });
+    return session;
+  });
+  return {
+    /** Sessions greeted with 220 and still open. */
+    open: () => sessions.filter((session) => !session.closed && session.last !== "421").length,
+    /** Sessions that got their greeting or their refusal. */
+    settled: () => sessions.filter((session) => session.last !== "" || session.closed).length,
+    close: () => {
+      for (const session of sessions) session.socket.destroy();
     },
   };
 }
