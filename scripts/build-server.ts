@@ -13,6 +13,7 @@ import { build } from "esbuild";
  *
  * - build/server/index.js: the HTTP server (server/index.ts), which loads build/index.js;
  * - build/server/scheduler-worker.js: the scheduler's thread;
+ * - build/server/heic-worker.js: a HEIC photo's thread;
  * - build/scripts/*.js: the operator's commands that run inside the image.
  */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -52,6 +53,7 @@ await Promise.all([
     entryPoints: {
       index: "server/index.ts",
       "scheduler-worker": "app/modules/sending/scheduler-worker.ts",
+      "heic-worker": "app/modules/files/heic-worker.ts",
     },
     outdir: "build/server",
   }),

@@ -1,11 +1,13 @@
 import type { Metadata, Sharp, SharpOptions } from "sharp";
+import { LIMITS } from "~/modules/plans/limits";
 import {
-  BUDGET_WAIT_MS,
-  MemoryBudgetSpentError,
-  memoryBudget,
-  type Reservation,
-} from "~/platform/memory-budget.server";
-import { loadSharp } from "~/platform/sharp.server";
+  type DecodeRoom,
+  decodeCeilingBytes,
+  decodeOutputBytes,
+  loadSharp,
+  sharpDecodeCost,
+  withDecodeRoom,
+} from "~/platform/sharp.server";
 import { storage } from "~/platform/storage.server";
 import {
   type AcceptedType,
@@ -13,41 +15,40 @@ import {
   recordRejection,
   withExtension,
 } from "./file-inspection.server";
-import { type HeicPhoto, openHeic } from "./heic-decoding.server";
+import {
+  HeicDecodeError,
+  heicDecodeBytes,
+  heicShrinkFor,
+  type RawPhoto,
+} from "./heic-decoding.server";
+import { openHeicOnItsThread } from "./heic-thread.server";
 import { KIND_TEXT, type StoredUpload, type UploadContext } from "./upload-kinds";
 import { UploadRejectedError } from "./upload-rejected.server";
 
 /**
  * Photos are re-encoded before anyone sees them: orientation applied, at
  * most 1600 px, metadata such as GPS dropped, plus a thumbnail for lists.
+ *
+ * A photo's size is read from its header before anything is decoded, and a
+ * photo with more pixels than LIMITS.photo.maxPixels, or more than its
+ * format can decode within one decode's memory, is refused there, before it
+ * waits for its turn. Then it is decoded in the decode lane with its
+ * estimate charged to the memory budget (withDecodeRoom,
+ * docs/decisions/0238-photo-decodes-in-the-budget.md); a HEIC photo on a
+ * thread of its own (heic-thread.server.ts).
  */
 
 export const PHOTO_MAX_EDGE = 1600;
 export const THUMBNAIL_MAX_EDGE = 320;
-/**
- * A 40-megapixel photo decodes to about 160 MB; more does not fit beside the
- * app on a 512 MB machine. Phones take 12 to 48 MP (48 MP ones save 12 MP by
- * default). docs/decisions/0054-security-limits.md.
- */
-const PHOTO_MAX_PIXELS = 40_000_000;
-/**
- * HEIC is decoded outside libvips, whole, in WebAssembly memory: measured at
- * about 8 bytes a pixel (a 12 MP photo peaks at 96 MB), so the limit is
- * lower. 25 MP takes the 24 MP photos of current iPhones (5712 × 4284);
- * their 48 MP "HEIF Max" ones are refused with the message below
- * (docs/decisions/0195-heic-photos.md).
- */
-export const HEIC_MAX_PIXELS = 25_000_000;
-export const HEIC_DECODE_BYTES_PER_PIXEL = 8;
 
-// One photo at a time (`oneAtATime`), on sharp's one libvips thread
-// (app/platform/sharp.server.ts): two decodes at once would not fit in memory.
-let photoQueue: Promise<unknown> = Promise.resolve();
-function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
-  const turn = photoQueue.then(work, work);
-  photoQueue = turn.catch(() => undefined);
-  return turn;
-}
+/** Enough of a file for its header, when the header comes first (JPEG, PNG, HEIF as phones write them). */
+const HEADER_BYTES = 64 * 1024;
+
+/**
+ * The HEIC thread and its WebAssembly instance (16 MB) before a pixel is
+ * decoded (measured: 15 to 38 MB of RSS a thread, the first the most).
+ */
+const HEIC_THREAD_BYTES = 32 * 1024 * 1024;
 
 /** What sharp reports for the photo types we accept; a disagreement means a crafted file. */
 const SHARP_FORMATS = new Set(["jpeg", "png", "gif", "webp", "heif"]);
@@ -56,118 +57,180 @@ async function* once(buffer: Uint8Array) {
   yield buffer;
 }
 
-async function readStored(key: string) {
+async function readStored(key: string, upTo = Number.POSITIVE_INFINITY) {
   const stream = await storage.get(key);
   if (!stream) throw new Error(`Stored upload ${key} disappeared`);
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  let length = 0;
+  try {
+    for await (const chunk of stream) {
+      chunks.push(chunk as Buffer);
+      length += (chunk as Buffer).length;
+      if (length >= upTo) break;
+    }
+  } finally {
+    stream.destroy();
+  }
   return Buffer.concat(chunks);
 }
 
 type StoredOriginal = {
   key: string;
   name: string;
+  /** Bytes stored under `key`. */
+  size: number;
   claimedMimeType: string;
   detected: AcceptedType;
 };
 
-/**
- * Replaces a stored original photo with its re-encoded image and thumbnail,
- * one photo at a time. Keys written are pushed to `written` as they are
- * stored, so the caller can remove them if a later step fails.
- */
-export function reencodePhoto(ctx: UploadContext, original: StoredOriginal, written: string[]) {
-  return oneAtATime(() => processPhoto(ctx, original, written));
-}
+const megapixels = (pixels: number) => Math.floor(pixels / 1_000_000);
 
-function tooManyPixels(original: StoredOriginal, heic: boolean) {
-  const limit = (heic ? HEIC_MAX_PIXELS : PHOTO_MAX_PIXELS) / 1_000_000;
+function tooManyPixels(original: StoredOriginal) {
   return new UploadRejectedError(
     "FILE_TOO_LARGE",
-    heic
-      ? `${original.name} has too many pixels. HEIC photos can be at most ${limit} megapixels: please save it smaller or as JPEG.`
-      : `${original.name} has too many pixels. Photos can be at most ${limit} megapixels.`,
+    `${original.name} has too many pixels. Photos can be at most ${megapixels(LIMITS.photo.maxPixels)} megapixels.`,
   );
 }
 
-/**
- * What a HEIC decode holds, charged to the memory budget before it starts
- * (docs/memory-budget.md): its estimated bytes, but at most half the budget,
- * which is a quarter of the heap while the decode's memory is WebAssembly's,
- * outside the heap; half leaves the other arrivals room while it runs.
- */
-export function heicReservationBytes(pixels: number, capacityBytes: number) {
-  return Math.min(pixels * HEIC_DECODE_BYTES_PER_PIXEL, Math.floor(capacityBytes / 2));
+/** A photo under the limit whose format holds more a pixel than one decode may (a GIF, say). */
+function tooManyPixelsFor(original: StoredOriginal, format: string, maxPixels: number) {
+  const article = /^[aeiou]/i.test(format) ? "An" : "A";
+  const instead = format.endsWith("JPEG") ? "" : " or as JPEG";
+  return new UploadRejectedError(
+    "FILE_TOO_LARGE",
+    `${original.name} has too many pixels. ${article} ${format} photo can be at most ${megapixels(maxPixels)} megapixels: please save it smaller${instead}.`,
+  );
 }
 
-/** Re-encodes a stored original: final image plus thumbnail, both without metadata. */
-async function processPhoto(
+/** A HEIF whose pictures are HEVC: sharp reads its header, heic-decoding.server.ts its pixels. */
+const isHeic = (metadata: Metadata) =>
+  metadata.format === "heif" && metadata.compression === "hevc";
+
+const pixelsOf = (metadata: Metadata) => (metadata.width ?? 0) * (metadata.height ?? 0);
+
+/**
+ * Refuses a photo its header says is over the limits. A HEIC's cost depends
+ * on how it is stored (in tiles or in one piece), which its decoder says:
+ * only the pixel limit is judged here.
+ */
+function judgeHeader(original: StoredOriginal, metadata: Metadata) {
+  const pixels = pixelsOf(metadata);
+  if (pixels > LIMITS.photo.maxPixels) throw tooManyPixels(original);
+  if (isHeic(metadata)) return;
+  const cost = sharpDecodeCost(metadata);
+  const room = decodeCeilingBytes() - decodeOutputBytes(PHOTO_MAX_EDGE) - original.size;
+  if (pixels * cost.bytesPerPixel > room) {
+    throw tooManyPixelsFor(original, cost.name, room / cost.bytesPerPixel);
+  }
+}
+
+/**
+ * Replaces a stored original photo with its re-encoded image and thumbnail.
+ * Keys written are pushed to `written` as they are stored, so the caller can
+ * remove them if a later step fails. No turn in the decode lane or no room
+ * in the budget in time: a MemoryBudgetSpentError (the busy answer).
+ */
+export async function reencodePhoto(
   ctx: UploadContext,
   original: StoredOriginal,
   written: string[],
 ): Promise<StoredUpload> {
   const sharp = await loadSharp();
-  const input = await readStored(original.key);
-  const options: SharpOptions = { failOn: "error", limitInputPixels: PHOTO_MAX_PIXELS };
-  let metadata: Metadata;
-  try {
-    // Reads the header only, so a photo over the limit gets the message below.
-    metadata = await sharp(input, { ...options, limitInputPixels: false }).metadata();
-  } catch (cause) {
-    throw unreadablePhoto(ctx, original, input, cause);
-  }
-  if (!metadata.format || !SHARP_FORMATS.has(metadata.format)) {
-    throw unreadablePhoto(ctx, original, input, new Error(`sharp read ${metadata.format}`));
-  }
-  // sharp reads a HEIF's header but decodes only AV1 (AVIF) pictures; HEVC ones are HEIC.
-  const heic = metadata.format === "heif" && metadata.compression === "hevc";
-  const pixels = (metadata.width ?? 0) * (metadata.height ?? 0);
-  if (pixels > (heic ? HEIC_MAX_PIXELS : PHOTO_MAX_PIXELS)) throw tooManyPixels(original, heic);
-  let reservation: Reservation | null = null;
-  let decoder: HeicPhoto | null = null;
-  let open: () => Sharp = () => sharp(input, options);
-  let alpha = metadata.hasAlpha === true;
-  try {
-    if (heic) {
-      reservation = await memoryBudget.reserve(
-        heicReservationBytes(pixels, memoryBudget.capacityBytes),
-        { waitMs: BUDGET_WAIT_MS },
-      );
-      if (!reservation) throw new MemoryBudgetSpentError("a HEIC photo");
-      try {
-        decoder = await openHeic(input);
-      } catch (cause) {
-        throw unreadablePhoto(ctx, original, input, cause);
-      }
-      // The decoder's own reading of the size, which a crafted header could make differ.
-      if (decoder.width * decoder.height > HEIC_MAX_PIXELS) throw tooManyPixels(original, true);
-      let raw: Awaited<ReturnType<HeicPhoto["decode"]>>;
-      try {
-        raw = await decoder.decode();
-      } catch (cause) {
-        throw unreadablePhoto(ctx, original, input, cause);
-      }
-      alpha = raw.channels === 4;
-      // Raw pixels carry no metadata, and libheif has already turned them upright.
-      open = () =>
-        sharp(raw.pixels, {
-          failOn: "error",
-          limitInputPixels: HEIC_MAX_PIXELS,
-          raw: { width: raw.width, height: raw.height, channels: raw.channels },
-        });
+  const options: SharpOptions = { failOn: "error", limitInputPixels: LIMITS.photo.maxPixels };
+  // The header from the file's first bytes, read without a limit so that a photo over it gets the
+  // message below; null when it is further in (a WebP's or GIF's is read with the whole file).
+  const early = await sharp(await readStored(original.key, HEADER_BYTES), {
+    limitInputPixels: false,
+  })
+    .metadata()
+    .catch(() => null);
+  if (early) judgeHeader(original, early);
+  return withDecodeRoom("a photo", async (room) => {
+    await room.charge(original.size);
+    const input = await readStored(original.key);
+    let metadata: Metadata;
+    try {
+      metadata = await sharp(input, { ...options, limitInputPixels: false }).metadata();
+    } catch (cause) {
+      throw unreadablePhoto(ctx, original, input, cause);
     }
-    return await encodeAndStore(ctx, original, input, open, alpha, written);
+    if (!metadata.format || !SHARP_FORMATS.has(metadata.format) || pixelsOf(metadata) === 0) {
+      throw unreadablePhoto(ctx, original, input, new Error(`sharp read ${metadata.format}`));
+    }
+    judgeHeader(original, metadata);
+    if (!isHeic(metadata)) {
+      await room.charge(
+        pixelsOf(metadata) * sharpDecodeCost(metadata).bytesPerPixel +
+          decodeOutputBytes(PHOTO_MAX_EDGE),
+      );
+      const alpha = metadata.hasAlpha === true;
+      return encodeAndStore(ctx, original, input, sharp(input, options), alpha, written);
+    }
+    const raw = await heicPixels(ctx, original, input, room);
+    // Raw pixels carry no metadata, and are already turned upright.
+    const image = sharp(raw.pixels, {
+      failOn: "error",
+      limitInputPixels: LIMITS.photo.maxPixels,
+      raw: { width: raw.width, height: raw.height, channels: raw.channels },
+    });
+    return encodeAndStore(ctx, original, input, image, raw.channels === 4, written);
+  });
+}
+
+/**
+ * A HEIC photo's pixels, shrunk for the display image, from its own thread:
+ * the thread and the decode are charged before they start, the decode once
+ * the decoder has said how the picture is stored (in tiles or in one piece).
+ */
+async function heicPixels(
+  ctx: UploadContext,
+  original: StoredOriginal,
+  input: Buffer,
+  room: DecodeRoom,
+): Promise<RawPhoto> {
+  const unreadable = (cause: unknown) => {
+    if (cause instanceof HeicDecodeError) return unreadablePhoto(ctx, original, input, cause);
+    return cause;
+  };
+  await room.charge(HEIC_THREAD_BYTES);
+  const thread = await openHeicOnItsThread(input).catch((cause: unknown) => {
+    throw unreadable(cause);
+  });
+  try {
+    const { layout } = thread;
+    // The decoder's own reading of the size, which a crafted header could make differ.
+    const pixels = layout.width * layout.height;
+    if (pixels > LIMITS.photo.maxPixels) throw tooManyPixels(original);
+    const shrink = heicShrinkFor(layout, PHOTO_MAX_EDGE);
+    const decodeBytes = heicDecodeBytes(layout, shrink, input.length);
+    const besides = HEIC_THREAD_BYTES + decodeOutputBytes(PHOTO_MAX_EDGE);
+    if (besides + decodeBytes > decodeCeilingBytes()) {
+      // Stored in one piece, which is decoded whole: what one decode may hold, in its pixels.
+      const perPixel = (decodeBytes - input.length) / pixels;
+      throw tooManyPixelsFor(
+        original,
+        "HEIC",
+        (decodeCeilingBytes() - besides - input.length) / perPixel,
+      );
+    }
+    await room.charge(decodeBytes + decodeOutputBytes(PHOTO_MAX_EDGE));
+    return await thread.decode(shrink).catch((cause: unknown) => {
+      throw unreadable(cause);
+    });
   } finally {
-    decoder?.dispose();
-    reservation?.release();
+    await thread.close();
   }
 }
 
+/**
+ * The photo decoded once, to the display image; the thumbnail is made from
+ * that, a picture of at most 1600 px, rather than from the original again.
+ */
 async function encodeAndStore(
   ctx: UploadContext,
   original: StoredOriginal,
   input: Buffer,
-  open: () => Sharp,
+  image: Sharp,
   alpha: boolean,
   written: string[],
 ): Promise<StoredUpload> {
@@ -176,7 +239,7 @@ async function encodeAndStore(
   try {
     // rotate() with no angle applies the EXIF orientation; sharp writes no
     // metadata (EXIF, GPS, XMP, ICC) unless asked to, and we never ask.
-    const resized = open().rotate().resize({
+    const resized = image.rotate().resize({
       width: PHOTO_MAX_EDGE,
       height: PHOTO_MAX_EDGE,
       fit: "inside",
@@ -186,8 +249,8 @@ async function encodeAndStore(
       ? resized.png({ compressionLevel: 9 })
       : resized.jpeg({ quality: 85, mozjpeg: true })
     ).toBuffer();
-    thumbnail = await open()
-      .rotate()
+    const sharp = await loadSharp();
+    thumbnail = await sharp(display, { failOn: "error" })
       .resize({
         width: THUMBNAIL_MAX_EDGE,
         height: THUMBNAIL_MAX_EDGE,

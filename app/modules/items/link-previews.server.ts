@@ -2,11 +2,18 @@ import { Readable } from "node:stream";
 import { and, asc, eq, isNull, lte, or } from "drizzle-orm";
 import { contentItems, folders } from "#db/schema";
 import { releaseFiles } from "~/modules/files/stored-files.server";
+import { LIMITS } from "~/modules/plans/limits";
 import { db, writeTransaction } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
 import { consumeRateLimit, type RateLimit } from "~/platform/rate-limit.server";
 import { SafeFetchError, type SafeFetchOptions, safeFetch } from "~/platform/safe-fetch.server";
-import { loadSharp } from "~/platform/sharp.server";
+import {
+  decodeCeilingBytes,
+  decodeOutputBytes,
+  loadSharp,
+  sharpDecodeCost,
+  withDecodeRoom,
+} from "~/platform/sharp.server";
 import { storage } from "~/platform/storage.server";
 import {
   assertFits,
@@ -147,17 +154,28 @@ async function fetchPreviewImage(imageUrl: string, allowLoopback: boolean) {
       fetchOptions("image/*", PREVIEW_LIMITS.imageMaxBytes, allowLoopback),
     );
     const sharp = await loadSharp();
-    return await sharp(body, { failOn: "error", limitInputPixels: 40_000_000 })
-      .rotate()
-      .resize({
-        width: PREVIEW_LIMITS.imageMaxEdge,
-        height: PREVIEW_LIMITS.imageMaxEdge,
-        fit: "inside",
-        withoutEnlargement: true,
-      })
-      .flatten({ background: "#ffffff" })
-      .jpeg({ quality: 75, mozjpeg: true })
-      .toBuffer();
+    const options = { failOn: "error", limitInputPixels: LIMITS.photo.maxPixels } as const;
+    // Judged from its header as a photo is, then decoded in the decode lane, its estimate charged.
+    const metadata = await sharp(body, options).metadata();
+    const estimate =
+      (metadata.width ?? 0) * (metadata.height ?? 0) * sharpDecodeCost(metadata).bytesPerPixel +
+      decodeOutputBytes(PREVIEW_LIMITS.imageMaxEdge) +
+      body.length;
+    if (estimate > decodeCeilingBytes()) throw new Error("too many pixels to decode");
+    return await withDecodeRoom("a link preview's picture", async (room) => {
+      await room.charge(estimate);
+      return sharp(body, options)
+        .rotate()
+        .resize({
+          width: PREVIEW_LIMITS.imageMaxEdge,
+          height: PREVIEW_LIMITS.imageMaxEdge,
+          fit: "inside",
+          withoutEnlargement: true,
+        })
+        .flatten({ background: "#ffffff" })
+        .jpeg({ quality: 75, mozjpeg: true })
+        .toBuffer();
+    });
   } catch (error) {
     // The host only: a page's addresses may carry tokens that have no place in our logs.
     console.info(

@@ -36,6 +36,16 @@ export const LIMITS = {
     pageSize: 50,
   },
   /**
+   * Photos (docs/decisions/0238-photo-decodes-in-the-budget.md): the most pixels one may have,
+   * read from its header before anything is decoded. 8192 × 6144 (50 megapixels) takes every
+   * phone's full-resolution photo: the iPhone's 48 MP (8064 × 6048), the Pixel's and Galaxy's 50
+   * MP (8160 × 6144). Not a Galaxy Ultra's 200 MP mode (16320 × 12240), which phones save only
+   * when asked: four times the memory to decode, for a photo shown at 1600 px.
+   */
+  photo: {
+    maxPixels: 8192 * 6144,
+  },
+  /**
    * Videos (docs/decisions/0204-videos-are-their-own-item.md): one clip an item. The clip
    * as uploaded may be large; what is stored (the 720p MP4 and its poster) counts in storage.
    */

@@ -3,6 +3,7 @@ import sharp from "sharp";
 import { describe, expect, test } from "vitest";
 import { createUser } from "#db/factories";
 import { db } from "~/platform/db.server";
+import { isMemoryBudgetSpent, memoryBudget } from "~/platform/memory-budget.server";
 import {
   BrandingRuleError,
   BrandingSchema,
@@ -79,6 +80,31 @@ describe("saving the look", () => {
     await expect(saveHeaderImage(sender, Buffer.alloc(2 * 1024 * 1024 + 1))).rejects.toThrow(
       /up to 2 MB/,
     );
+  });
+
+  test("an image is judged by its header's pixels before it is decoded, and decoded with room in the budget", async () => {
+    const sender = premiumSender();
+    // A PNG a few hundred bytes long whose header says 200 megapixels (16320 × 12240).
+    const huge = await sharp({ create: { width: 16, height: 16, channels: 3, background: "#123" } })
+      .png()
+      .toBuffer();
+    huge.writeUInt32BE(16_320, 16);
+    huge.writeUInt32BE(12_240, 20);
+    await expect(saveHeaderImage(sender, huge)).rejects.toThrow(
+      "This image has too many pixels for the header: please choose a smaller one",
+    );
+
+    // No room in the memory budget: told to try later (the page's busy answer), nothing stored.
+    const all = memoryBudget.tryReserve(memoryBudget.capacityBytes - memoryBudget.usedBytes)!;
+    try {
+      const busy = await saveHeaderImage(sender, await noisyImage(600, 200)).catch(
+        (error: unknown) => error,
+      );
+      expect(isMemoryBudgetSpent(busy)).toBe(true);
+    } finally {
+      all.release();
+    }
+    expect(getBranding(sender.id).headerImage).toBeNull();
   });
 
   test("a lapsed Premium sender's newsletters go back to the classic look; the settings stay", () => {

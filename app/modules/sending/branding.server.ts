@@ -9,10 +9,18 @@ import {
   type NewsletterBranding,
   type NewsletterTemplate,
 } from "#emails/newsletter-themes";
+import { LIMITS } from "~/modules/plans/limits";
 import { isPremium } from "~/modules/plans/quota.server";
 import { db } from "~/platform/db.server";
 import { RuleError } from "~/platform/errors.server";
-import { loadSharp } from "~/platform/sharp.server";
+import { isMemoryBudgetSpent } from "~/platform/memory-budget.server";
+import {
+  decodeCeilingBytes,
+  decodeOutputBytes,
+  loadSharp,
+  sharpDecodeCost,
+  withDecodeRoom,
+} from "~/platform/sharp.server";
 import { contrastWithWhite, HEX_COLOUR, MIN_ACCENT_CONTRAST, TOO_LIGHT } from "./accent-colour";
 
 /**
@@ -31,7 +39,6 @@ export const HEADER_STORED_MAX_BYTES = 100 * 1024;
 /** Twice the e-mail's 600 px for sharp screens; a banner, not a poster. */
 const HEADER_MAX_WIDTH = 1200;
 const HEADER_MAX_HEIGHT = 400;
-const HEADER_MAX_INPUT_PIXELS = 40_000_000;
 export const BrandingSchema = z.object({
   template: z.enum(NEWSLETTER_TEMPLATES, { error: "Please choose a template" }),
   accentColor: z
@@ -96,8 +103,15 @@ export function saveLook(
 }
 
 const NOT_AN_IMAGE = "Please choose a JPEG, PNG, GIF or WebP image for the header";
+const TOO_MANY_PIXELS =
+  "This image has too many pixels for the header: please choose a smaller one";
 
-/** Re-encodes an uploaded header image to at most 1200×400 px and 100 KB, and stores it. */
+/**
+ * Re-encodes an uploaded header image to at most 1200×400 px and 100 KB, and
+ * stores it. Its size is judged from its header as a photo's is; it is
+ * decoded in the decode lane with its estimate charged to the memory budget
+ * (withDecodeRoom): a MemoryBudgetSpentError when there is no room in time.
+ */
 export async function saveHeaderImage(sender: Sender, upload: Buffer) {
   requirePremium(sender);
   if (upload.length > HEADER_UPLOAD_MAX_BYTES) {
@@ -106,32 +120,42 @@ export async function saveHeaderImage(sender: Sender, upload: Buffer) {
   let encoded: { data: Buffer; info: OutputInfo; type: string };
   try {
     const sharp = await loadSharp();
-    const image = sharp(upload, { limitInputPixels: HEADER_MAX_INPUT_PIXELS });
-    const { format, hasAlpha } = await image.metadata();
-    if (!format || !["jpeg", "png", "gif", "webp"].includes(format)) {
+    const options = { limitInputPixels: LIMITS.photo.maxPixels };
+    const metadata = await sharp(upload, { limitInputPixels: false }).metadata();
+    if (!metadata.format || !["jpeg", "png", "gif", "webp"].includes(metadata.format)) {
       throw new BrandingRuleError(NOT_AN_IMAGE);
     }
-    const resized = image.rotate().resize({
-      width: HEADER_MAX_WIDTH,
-      height: HEADER_MAX_HEIGHT,
-      fit: "inside",
-      withoutEnlargement: true,
+    const pixels = (metadata.width ?? 0) * (metadata.height ?? 0);
+    const cost = sharpDecodeCost(metadata);
+    const estimate =
+      pixels * cost.bytesPerPixel + decodeOutputBytes(HEADER_MAX_WIDTH) + upload.length;
+    if (pixels > LIMITS.photo.maxPixels || estimate > decodeCeilingBytes()) {
+      throw new BrandingRuleError(TOO_MANY_PIXELS);
+    }
+    encoded = await withDecodeRoom("the header image", async (room) => {
+      await room.charge(estimate);
+      const resized = sharp(upload, options).rotate().resize({
+        width: HEADER_MAX_WIDTH,
+        height: HEADER_MAX_HEIGHT,
+        fit: "inside",
+        withoutEnlargement: true,
+      });
+      return metadata.hasAlpha
+        ? {
+            ...(await resized.png({ compressionLevel: 9, palette: true }).toBuffer({
+              resolveWithObject: true,
+            })),
+            type: "image/png",
+          }
+        : {
+            ...(await resized.jpeg({ quality: 80, mozjpeg: true }).toBuffer({
+              resolveWithObject: true,
+            })),
+            type: "image/jpeg",
+          };
     });
-    encoded = hasAlpha
-      ? {
-          ...(await resized.png({ compressionLevel: 9, palette: true }).toBuffer({
-            resolveWithObject: true,
-          })),
-          type: "image/png",
-        }
-      : {
-          ...(await resized.jpeg({ quality: 80, mozjpeg: true }).toBuffer({
-            resolveWithObject: true,
-          })),
-          type: "image/jpeg",
-        };
   } catch (error) {
-    if (error instanceof BrandingRuleError) throw error;
+    if (error instanceof BrandingRuleError || isMemoryBudgetSpent(error)) throw error;
     throw new BrandingRuleError(NOT_AN_IMAGE);
   }
   if (encoded.data.length > HEADER_STORED_MAX_BYTES) {

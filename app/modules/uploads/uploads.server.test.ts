@@ -358,12 +358,12 @@ describe("photos", () => {
     expect(filesOnDisk()).toHaveLength(2);
   });
 
-  test("a HEIC over 25 megapixels is refused by its header, before it is decoded", async () => {
+  test("a HEIC over 50 megapixels is refused by its header, before it is decoded", async () => {
     const heic = Buffer.from(fs.readFileSync(path.resolve("tests/fixtures/photo-with-gps.heic")));
-    // The image's size ('ispe') made that of a 48 MP "HEIF Max" photo, 8064 × 6048.
+    // The image's size ('ispe') made that of a Galaxy Ultra's 200 MP photo, 16320 × 12240.
     const ispe = heic.indexOf("ispe");
-    heic.writeUInt32BE(8064, ispe + 8);
-    heic.writeUInt32BE(6048, ispe + 12);
+    heic.writeUInt32BE(16_320, ispe + 8);
+    heic.writeUInt32BE(12_240, ispe + 12);
     const error = await rejection(
       parseUploadForm(
         uploadRequest([new File([part(heic)], "IMG_2042.heic", { type: "image/heic" })]),
@@ -373,7 +373,7 @@ describe("photos", () => {
     );
     expect(error.code).toBe("FILE_TOO_LARGE");
     expect(error.message).toBe(
-      "IMG_2042.heic has too many pixels. HEIC photos can be at most 25 megapixels: please save it smaller or as JPEG.",
+      "IMG_2042.heic has too many pixels. Photos can be at most 50 megapixels.",
     );
     expect(filesOnDisk()).toHaveLength(0);
   });
@@ -467,7 +467,7 @@ describe("photos", () => {
     expect(filesOnDisk()).toEqual([]);
   });
 
-  test("a photo over 40 megapixels is refused by its header, before decoding", async () => {
+  test("a photo over 50 megapixels is refused by its header, before decoding", async () => {
     const chunk = (type: string, data: Buffer) => {
       const body = Buffer.concat([Buffer.from(type, "ascii"), data]);
       const framed = Buffer.alloc(body.length + 8);
@@ -477,8 +477,8 @@ describe("photos", () => {
       return framed;
     };
     const header = Buffer.alloc(13);
-    header.writeUInt32BE(8000, 0);
-    header.writeUInt32BE(6000, 4);
+    header.writeUInt32BE(8200, 0);
+    header.writeUInt32BE(6200, 4);
     header.set([8, 2, 0, 0, 0], 8);
     const png = Buffer.concat([
       Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
@@ -490,7 +490,7 @@ describe("photos", () => {
       parseUploadForm(uploadRequest([new File([part(png)], "huge.png")]), "photo", userId),
     );
     expect(error.message).toContain("huge.png has too many pixels");
-    expect(error.message).toContain("at most 40 megapixels");
+    expect(error.message).toContain("at most 50 megapixels");
     expect(filesOnDisk()).toEqual([]);
   });
 

@@ -140,7 +140,13 @@ export function createUploadHandler(kind: UploadKind, ctx: UploadContext): Uploa
         kind === "photo"
           ? await reencodePhoto(
               ctx,
-              { key: original.key, name, claimedMimeType: contentType ?? "", detected: type },
+              {
+                key: original.key,
+                name,
+                size: original.size,
+                claimedMimeType: contentType ?? "",
+                detected: type,
+              },
               written,
             )
           : {

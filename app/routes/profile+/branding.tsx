@@ -107,6 +107,7 @@ async function uploadHeaderImage(request: Request, user: Awaited<ReturnType<type
     await saveHeaderImage(user, Buffer.from(await file.arrayBuffer()));
   } catch (error) {
     if (error instanceof RuleError) return imageProblem(error.message, 400);
+    if (isMemoryBudgetSpent(error)) return imageProblem(BUSY_MESSAGE, 503);
     throw error;
   }
   return redirectWithToast("/profile/branding", { title: "Header image saved" });
