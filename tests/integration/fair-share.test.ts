@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, test } from "vitest";
 import { createFolder, createUser } from "#db/factories";
 import { cheapPasswordHash } from "../support/cheap-password-hash";
+import { holdSlowBodies } from "../support/greedy-client";
 import { type AnswerFrom, cookieFrom, requestFrom } from "../support/http-from";
 import { startBuiltServer, thisFilesDataDir, waitUntil } from "../support/integration";
 import { PRODUCTION_MEMORY_ENV } from "../support/production-heap";
-import { holdSlowBodies } from "../support/greedy-client";
 
 /**
  * Issue 59, item 1: one address may hold only its fair share of the HTTP
