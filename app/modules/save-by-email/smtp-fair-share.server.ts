@@ -8,6 +8,7 @@ import {
   type SMTPServerSession,
 } from "smtp-server";
 import { clientShareKey } from "~/platform/client-address";
+import { RuleError } from "~/platform/errors.server";
 
 /**
  * Each client's fair share of the SMTP receiver (issue 59,
@@ -51,8 +52,8 @@ const NOTHING_DONE = "Too many commands without a message, closing";
 /** How long a refused connection may stay to read its 421 (smtp-server waits 1 s after a bad PROXY header). */
 const REFUSED_LINGER_MS = 1_000;
 
-/** A message the receiver stopped reading because its session was ended (the reason is the message). */
-export class SessionEndedError extends Error {
+/** A message the receiver stopped reading because its session broke a bound (the reply is the message). */
+export class SessionEndedError extends RuleError {
   override name = "SessionEndedError";
 }
 
