@@ -1,5 +1,6 @@
 import net from "node:net";
-import { expect, test } from "vitest";
+import { expect, onTestFinished, test } from "vitest";
+import { openRawSmtpSession, type RawSmtpSession } from "../support/raw-smtp-session";
 import { startSaveByEmailWorld } from "../support/save-by-email-world";
 
 /**
@@ -63,4 +64,39 @@ test("a connection without the header is not greeted: the receiver waits for the
     }, 500);
   });
   expect(received).toBe("");
+});
+
+test("sessions are counted by the header's address (issue 59): one client holds three however it is spelled, an IPv6 /64 is one client, and other clients are greeted", async () => {
+  const sessions: RawSmtpSession[] = [];
+  onTestFinished(() => {
+    for (const session of sessions) session.socket.destroy();
+  });
+  const viaProxy = (header: string) => {
+    const session = openRawSmtpSession(smtpPort);
+    session.socket.write(`${header} 40000 ${smtpPort}\r\n`);
+    sessions.push(session);
+    return session;
+  };
+  const greetingsOf = (headers: string[]) =>
+    Promise.all(headers.map((header) => viaProxy(header).reply()));
+  const held = await greetingsOf([
+    "PROXY TCP4 198.51.100.21 127.0.0.1",
+    "PROXY TCP6 ::ffff:198.51.100.21 ::1",
+    "PROXY TCP4 198.51.100.21 127.0.0.1",
+    "PROXY TCP6 2001:db8:7:7::1 ::1",
+    "PROXY TCP6 2001:db8:7:7::2 ::1",
+    "PROXY TCP6 2001:db8:7:7:ffff:ffff:ffff:ffff ::1",
+  ]);
+  expect(held.map((greeting) => greeting.slice(0, 3))).toEqual(Array(6).fill("220"));
+  const past = await greetingsOf([
+    "PROXY TCP6 ::ffff:c633:6415 ::1",
+    "PROXY TCP6 2001:DB8:7:7::9 ::1",
+  ]);
+  for (const greeting of past)
+    expect(greeting).toMatch(/^421 Too many connections from your address/);
+  const others = await greetingsOf([
+    "PROXY TCP4 198.51.100.22 127.0.0.1",
+    "PROXY TCP6 2001:db8:7:8::1 ::1",
+  ]);
+  expect(others.map((greeting) => greeting.slice(0, 3))).toEqual(["220", "220"]);
 });

@@ -1,12 +1,8 @@
 import fs from "node:fs";
 import { PassThrough } from "node:stream";
-import {
-  SMTPServer,
-  type SMTPServerDataStream,
-  type SMTPServerOptions,
-  type SMTPServerSession,
-} from "smtp-server";
+import type { SMTPServerDataStream, SMTPServerOptions, SMTPServerSession } from "smtp-server";
 import { LIMITS } from "~/modules/plans/limits";
+import { clientShareKey } from "~/platform/client-address";
 import { env } from "~/platform/env.server";
 import { isMemoryBudgetSpent } from "~/platform/memory-budget.server";
 import { consumeRateLimit } from "~/platform/rate-limit.server";
@@ -19,6 +15,12 @@ import {
 } from "~/platform/spool.server";
 import { receiveMail } from "./save-by-email.server";
 import { recipientRefusal } from "./smtp-envelope.server";
+import {
+  FairShareSmtpServer,
+  SessionEndedError,
+  SMTP_SESSION_LIMITS,
+  type SmtpSessionLimits,
+} from "./smtp-fair-share.server";
 
 /**
  * The optional SMTP receiver for a self-hosted deployment: mail for
@@ -29,6 +31,7 @@ import { recipientRefusal } from "./smtp-envelope.server";
  * writes a message to the spool as it arrives and stops past the size limit,
  * parses it only with room in the memory budget
  * (docs/decisions/0178-smtp-mail-spooled-and-parsed-under-the-memory-budget.md),
+ * gives each client a few sessions of bounded time (./smtp-fair-share.server.ts),
  * offers STARTTLS with a configured certificate, and never relays or
  * authenticates.
  */
@@ -96,6 +99,8 @@ async function takeMessage(stream: SMTPServerDataStream, session: SMTPServerSess
 
 /** What the client is told when a message was not taken; anything else it is told is 250. */
 function dataRefusal(error: unknown) {
+  // Already told (421), as its session was ended.
+  if (error instanceof SessionEndedError) return smtpError(421, error.message);
   if (error instanceof SpoolTooLargeError) return smtpError(552, "Message too large");
   if (error instanceof SpoolFullError || isMemoryBudgetSpent(error)) {
     return smtpError(452, "Too busy to read it now, try later");
@@ -106,47 +111,56 @@ function dataRefusal(error: unknown) {
   return smtpError(451, "Temporary failure, try again later");
 }
 
-export function createSmtpReceiver(): SMTPServer {
-  return new SMTPServer({
-    ...tlsOptions(),
-    name: env.INBOUND_EMAIL_DOMAIN,
-    banner: "Thoughtfully saves mail for its folders' addresses only",
-    authOptional: true,
-    // Behind Fly's proxy every peer is the proxy: the header names the sender, for SPF and the limits.
-    useProxy: env.INBOUND_SMTP_PROXY_PROTOCOL,
-    size: MAX_BYTES,
-    // Each session holds a few stream buffers; its message is on disk, its parse under the budget.
-    maxClients: 20,
-    socketTimeout: 60_000,
-    closeTimeout: 10_000,
-    logger: false,
-    onConnect(session, callback) {
-      consumeRateLimit(CONNECTIONS_PER_CLIENT, session.remoteAddress).then(
-        (verdict) =>
-          callback(verdict.allowed ? undefined : smtpError(421, "Too many connections, try later")),
-        () => callback(smtpError(451, "Temporary failure, try later")),
-      );
+/** The receiver; `limits` replace SMTP_SESSION_LIMITS' (a test's short deadlines). */
+export function createSmtpReceiver(limits: Partial<SmtpSessionLimits> = {}): FairShareSmtpServer {
+  return new FairShareSmtpServer(
+    {
+      ...tlsOptions(),
+      name: env.INBOUND_EMAIL_DOMAIN,
+      banner: "Thoughtfully saves mail for its folders' addresses only",
+      authOptional: true,
+      // Behind Fly's proxy every peer is the proxy: the header names the sender, for SPF and the limits.
+      useProxy: env.INBOUND_SMTP_PROXY_PROTOCOL,
+      size: MAX_BYTES,
+      // Each session holds a few stream buffers; its message is on disk, its parse under the budget.
+      // All of them, whoever holds them; one client holds SMTP_SESSION_LIMITS.sessionsPerClient at most.
+      maxClients: 20,
+      closeTimeout: 10_000,
+      // Nothing reads the client's reverse name (SPF, DKIM and DMARC need only its address), and
+      // a name server the client runs could hold each connection 1.5 s before it is greeted.
+      disableReverseLookup: true,
+      logger: false,
+      onConnect(session, callback) {
+        consumeRateLimit(CONNECTIONS_PER_CLIENT, clientShareKey(session.remoteAddress)).then(
+          (verdict) =>
+            callback(
+              verdict.allowed ? undefined : smtpError(421, "Too many connections, try later"),
+            ),
+          () => callback(smtpError(451, "Temporary failure, try later")),
+        );
+      },
+      onRcptTo(address, session, callback) {
+        if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) {
+          return callback(smtpError(452, "Too many recipients"));
+        }
+        const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : "";
+        recipientRefusal(address.address, mailFrom, clientShareKey(session.remoteAddress)).then(
+          (refusal) =>
+            callback(refusal ? smtpError(refusal.responseCode, refusal.message) : undefined),
+          () => callback(smtpError(451, "Temporary failure, try later")),
+        );
+      },
+      onData(stream, session, callback) {
+        // Accepted whatever became of it once read: a refusal after reading would
+        // make the sending server bounce to an address that may be forged.
+        takeMessage(stream, session).then(
+          () => callback(),
+          (error) => callback(dataRefusal(error)),
+        );
+      },
     },
-    onRcptTo(address, session, callback) {
-      if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) {
-        return callback(smtpError(452, "Too many recipients"));
-      }
-      const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : "";
-      recipientRefusal(address.address, mailFrom, session.remoteAddress).then(
-        (refusal) =>
-          callback(refusal ? smtpError(refusal.responseCode, refusal.message) : undefined),
-        () => callback(smtpError(451, "Temporary failure, try later")),
-      );
-    },
-    onData(stream, session, callback) {
-      // Accepted whatever became of it once read: a refusal after reading would
-      // make the sending server bounce to an address that may be forged.
-      takeMessage(stream, session).then(
-        () => callback(),
-        (error) => callback(dataRefusal(error)),
-      );
-    },
-  });
+    { ...SMTP_SESSION_LIMITS, ...limits },
+  );
 }
 
 /** Listens when INBOUND_SMTP_PORT is set; resolves with a function that stops it. */
