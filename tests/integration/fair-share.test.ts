@@ -92,11 +92,15 @@ describe("600 slow bodies from one address", () => {
       30_000,
       "the greedy client's bodies sent",
     );
+    // Those past the share are refused at once, but a busy machine answers them in turn.
+    const holding = () => [greedy, ...topUps].reduce((sum, sockets) => sum + sockets.holding(), 0);
+    await waitUntil(() => holding() <= 16, 15_000, "the bodies past the share refused").catch(
+      () => undefined,
+    );
     const fair = await fairClientUsesTheApp();
     expect([fair.signIn.status, fair.save.status, fair.apiWrite.status]).toEqual([302, 302, 201]);
     // The greedy address holds only its share; the rest of its bodies were refused at once.
-    const all = [greedy, ...topUps];
-    expect(all.reduce((sum, sockets) => sum + sockets.holding(), 0)).toBeLessThanOrEqual(16);
+    expect(holding()).toBeLessThanOrEqual(16);
   }, 60_000);
 
   test("the bodies it still holds are ended at their deadline: 408, the connection closed", async () => {
