@@ -45,14 +45,16 @@ ENV NODE_ENV=production \
 
 # Only what runs: the build (the Remix app, the server, the scheduler's thread
 # and the operator's commands, all plain JavaScript: scripts/build-server.ts),
-# production modules, static files, the migrations applied at start, and the
-# entrypoint. No TypeScript sources: docs/decisions/0083-one-build.md.
-COPY --from=build /app/package.json /app/package-lock.json ./
+# production modules, static files, the migrations applied at start, the
+# entrypoint, and the Node wrapper the operator's npm scripts go through (here it
+# finds .node-version's Node already). No TypeScript sources:
+# docs/decisions/0083-one-build.md, 0241-operator-commands-on-the-projects-node.md.
+COPY --from=build /app/package.json /app/package-lock.json /app/.node-version ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/build ./build
 COPY --from=build /app/public ./public
 COPY --from=build /app/db/migrations ./db/migrations
-COPY --from=build /app/scripts/docker-entrypoint.sh ./scripts/docker-entrypoint.sh
+COPY --from=build /app/scripts/docker-entrypoint.sh /app/scripts/with-node.sh /app/scripts/use-node.sh ./scripts/
 COPY --from=build /app/litefs.yml ./litefs.yml
 
 RUN mkdir -p /data && chown node:node /data

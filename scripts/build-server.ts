@@ -14,7 +14,10 @@ import { build } from "esbuild";
  * - build/server/index.js: the HTTP server (server/index.ts), which loads build/index.js;
  * - build/server/scheduler-worker.js: the scheduler's thread;
  * - build/server/heic-worker.js: a HEIC photo's thread;
- * - build/scripts/*.js: the operator's commands that run inside the image.
+ * - build/scripts/*.js: the operator's commands that run inside the image;
+ * - build/node-version-guard.js: imported first by each of those, so that on another Node
+ *   major than .node-version's they stop with one line before any package is loaded
+ *   (scripts/node-version-guard.ts).
  */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -28,6 +31,10 @@ export const OPERATOR_SCRIPTS = [
   "two-factor-reset",
 ];
 
+// The Node every bundle is compiled for and insists on: production's (.node-version, the
+// Dockerfile's major).
+const nodeMajor = fs.readFileSync(path.join(root, ".node-version"), "utf8").trim().split(".")[0]!;
+
 const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
 // drizzle-orm is bundled, as in the Remix build (remix.config.js says why).
 const BUNDLED = new Set(["drizzle-orm"]);
@@ -40,16 +47,25 @@ const shared = {
   bundle: true,
   platform: "node",
   format: "esm",
-  target: "node24",
+  target: `node${nodeMajor}`,
   external: packages.flatMap((name) => [name, `${name}/*`]),
   jsx: "automatic",
   sourcemap: true,
   logLevel: "warning",
 } as const;
 
+/** Each entry's first line: an import is evaluated before the bundle's own (hoisted) imports. */
+const guarded = { ...shared, banner: { js: 'import "../node-version-guard.js";' } };
+
 await Promise.all([
   build({
     ...shared,
+    entryPoints: { "node-version-guard": "scripts/node-version-guard.ts" },
+    outdir: "build",
+    define: { REQUIRED_NODE_MAJOR: JSON.stringify(nodeMajor) },
+  }),
+  build({
+    ...guarded,
     entryPoints: {
       index: "server/index.ts",
       "scheduler-worker": "app/modules/sending/scheduler-worker.ts",
@@ -58,7 +74,7 @@ await Promise.all([
     outdir: "build/server",
   }),
   build({
-    ...shared,
+    ...guarded,
     entryPoints: Object.fromEntries(OPERATOR_SCRIPTS.map((name) => [name, `scripts/${name}.ts`])),
     outdir: "build/scripts",
   }),

@@ -11,9 +11,10 @@ import { fileURLToPath } from "node:url";
  * the build stage's RUN commands as the Dockerfile writes them (`npm run
  * build`, `npm prune --omit=dev`…), then the runtime stage's `COPY --from=build`
  * paths only, started with the image's command and environment; `/healthz`
- * must answer 200, and `db:backup` and `db:restore` must run with
- * production modules alone, from the build (the runtime stage has no
- * TypeScript sources and no tsx).
+ * must answer 200, and the operator's commands (`send:due`, `db:backup`,
+ * `db:restore`, `db:migrate`) must run as `npm run` starts them, through
+ * scripts/with-node.sh, with production modules alone, from the build (the
+ * runtime stage has no TypeScript sources and no tsx).
  *
  * `npm ci` is the one step not repeated (it would download every package):
  * the installed node_modules are hard-linked in, and `npm ci --dry-run`
@@ -153,6 +154,8 @@ try {
   try {
     await waitForHealth(`http://127.0.0.1:${port}/healthz`, () => exited);
     console.log("GET /healthz: 200");
+    // Beside the running server, as docs/deploy.md and the README run them.
+    run("npm run send:due", runtime, env);
     run("npm run db:backup", runtime, env);
   } finally {
     server.kill("SIGTERM");
@@ -162,6 +165,7 @@ try {
   const backups = path.join(data, "backups");
   const backup = path.join(backups, fs.readdirSync(backups).find((name) => name.endsWith(".db"))!);
   run(`npm run db:restore -- ${JSON.stringify(backup)}`, runtime, env);
+  run("npm run db:migrate", runtime, env);
   console.log("The image's build and runtime steps work outside Docker.");
 } finally {
   fs.rmSync(work, { recursive: true, force: true });
