@@ -8,8 +8,8 @@ import { contentItems } from "#db/schema";
 import { createSentLedger } from "#db/sent-issue-factories";
 import {
   clip1080p,
+  eightSoundTrackClip,
   FILMED_AT,
-  fiftyTrackClip,
   probe,
   topAndBottomColours,
   topLevelBoxes,
@@ -198,9 +198,9 @@ test("a clip cut short, a two-hour clip and one with 50 sound tracks are refused
       "Videos can be up to 60 seconds long (5 minutes with Premium).",
     ],
     [
-      fiftyTrackClip(directory),
-      "Fifty tracks",
-      "This video has 50 sound tracks; a clip can have at most 4.",
+      eightSoundTrackClip(directory),
+      "Eight tracks",
+      "This video has 8 sound tracks; a clip can have at most 4.",
     ],
   ] as const;
   for (const [file, title, message] of refusals) {
