@@ -30,10 +30,13 @@ FROM base
 
 # LiteFS, for more than one machine (litefs.yml; unused on one machine): its
 # binary, and FUSE to mount the database. Debian's ffmpeg transcodes videos
-# (docs/decisions/0205-videos-transcoded-by-ffmpeg.md).
+# (docs/decisions/0205-videos-transcoded-by-ffmpeg.md), each started through
+# util-linux's setpriv so that it dies with the server (an essential package,
+# already in the image; named so that it stays:
+# docs/decisions/0237-media-work-bounded-and-children-die-with-the-server.md).
 COPY --from=flyio/litefs:0.5 /usr/local/bin/litefs /usr/local/bin/litefs
 RUN apt-get update \
-  && apt-get install -y --no-install-recommends fuse3 ffmpeg \
+  && apt-get install -y --no-install-recommends fuse3 ffmpeg util-linux \
   && rm -rf /var/lib/apt/lists/*
 
 ENV NODE_ENV=production \

@@ -19,6 +19,7 @@ import { db } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
 import { stopMediaTools } from "~/platform/ffmpeg.server";
 import { closeMailer } from "~/platform/mailer.server";
+import { removeFoldersOfDeadProcesses } from "~/platform/process-folder.server";
 import { isPrimaryAtStart, onPrimaryOnly } from "~/platform/replication.server";
 import { singleton } from "~/platform/singleton.server";
 
@@ -37,6 +38,11 @@ class ServerProcess {
   private stopping = false;
 
   start() {
+    // What a server killed outright left (its spool, a transcode's files) is removed before any new work.
+    const removed = removeFoldersOfDeadProcesses();
+    if (removed.length > 0) {
+      console.info(`[server] removed the temporary folders of ${removed.length} ended processes`);
+    }
     // Before the first send: the scheduler compares addresses in their canonical form.
     // A replica's copy is read-only; the primary rewrites them for every machine.
     if (isPrimaryAtStart()) canonicalizeStoredAddresses();

@@ -23,6 +23,8 @@ apt_install() {
 # Without its recommends: sa-compile would spend minutes compiling rules the
 # tests do not need, and spamc is the daemon's client.
 command -v spamassassin >/dev/null 2>&1 || apt_install --no-install-recommends spamassassin
+# The app starts ffmpeg through util-linux's setpriv, so that it dies with the server.
+command -v setpriv >/dev/null 2>&1 || apt_install util-linux
 # Without its recommends: ffmpeg and ffprobe are all the app runs.
 { command -v ffmpeg >/dev/null 2>&1 && command -v ffprobe >/dev/null 2>&1; } ||
   apt_install --no-install-recommends ffmpeg

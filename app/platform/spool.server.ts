@@ -1,31 +1,24 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { MemoryBudget, type Reservation } from "./memory-budget.server";
+import { processFolder } from "./process-folder.server";
 import { singleton } from "./singleton.server";
 
 /**
  * Where a door puts bytes too many to hold in memory: a temporary file,
  * counted against a disk cap of its own (docs/memory-budget.md), parsed from
- * there and removed on every path. The files live in a directory of this
- * process under the system's temporary directory, removed when the process
- * exits; on Fly that directory is the machine's ephemeral root disk, wiped
- * at every restart, so a crash leaves nothing behind for long.
+ * there and removed on every path. The files live in the process's own
+ * folder (app/platform/process-folder.server.ts), removed when it exits, or
+ * by the next server's start when it was killed outright.
  */
 
 /** The most all spooled files together may take on disk at once. */
 export const SPOOL_DISK_CAP_BYTES = 1024 * 1024 * 1024;
 
 const diskBudget = singleton("spool-disk-budget", () => new MemoryBudget(SPOOL_DISK_CAP_BYTES));
-
-const spoolDirectory = singleton("spool-directory", () => {
-  const directory = fs.mkdtempSync(path.join(os.tmpdir(), "thoughtfully-spool-"));
-  process.once("exit", () => fs.rmSync(directory, { recursive: true, force: true }));
-  return directory;
-});
 
 export class SpoolFullError extends Error {
   override name = "SpoolFullError";
@@ -58,7 +51,7 @@ export async function spoolToFile(
   source: AsyncIterable<Uint8Array>,
   { maxBytes }: { maxBytes: number },
 ): Promise<SpooledFile> {
-  const file = path.join(spoolDirectory, crypto.randomUUID());
+  const file = path.join(processFolder("spool"), crypto.randomUUID());
   const room: Reservation | null = diskBudget.tryReserve(0);
   if (!room) throw new SpoolFullError("The spool is full");
   let size = 0;

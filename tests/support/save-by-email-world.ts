@@ -151,7 +151,9 @@ export async function startSaveByEmailWorld(settings: Record<string, string> = {
       .readdirSync(serverTmp, { recursive: true, withFileTypes: true })
       .filter(
         (entry) =>
-          entry.isFile() && path.basename(entry.parentPath).startsWith("thoughtfully-spool-"),
+          entry.isFile() &&
+          path.basename(entry.parentPath) === "spool" &&
+          path.basename(path.dirname(entry.parentPath)).startsWith("thoughtfully-process-"),
       )
       .map((entry) => path.join(entry.parentPath, entry.name));
   }

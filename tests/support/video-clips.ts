@@ -94,13 +94,46 @@ export function twoHourClip(directory: string) {
   ]);
 }
 
-/** One second of picture with 50 sound tracks, in an MP4 (a type the upload takes). */
-export function fiftyTrackClip(directory: string) {
-  return make(directory, "fifty-tracks.mp4", [
+/** One second of picture with 8 sound tracks (a clip may have 4), in an MP4 (a type the upload takes). */
+export function eightSoundTrackClip(directory: string) {
+  return make(directory, "eight-tracks.mp4", [
     ...["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=10"],
     ...tone,
-    ...["-map", "0:v", ...Array.from({ length: 50 }, () => ["-map", "1:a"]).flat()],
+    ...["-map", "0:v", ...Array.from({ length: 8 }, () => ["-map", "1:a"]).flat()],
     ...["-t", "1", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac"],
+  ]);
+}
+
+/**
+ * An MP4 of 999 video tracks, each the same second of a 64 by 64 picture
+ * (issue 59): about 11 MB, made in a second; read whole, ffprobe needs 1.5 GB
+ * for it and writes 2 MB of JSON.
+ */
+export function manyTrackClip(directory: string) {
+  const one = make(directory, "one-track.mp4", [
+    ...["-f", "lavfi", "-i", "testsrc2=size=64x64:rate=10:duration=1"],
+    ...["-c:v", "libx264", "-preset", "ultrafast"],
+  ]);
+  return make(directory, "999-tracks.mp4", [
+    ...["-i", one],
+    ...Array.from({ length: 999 }, () => ["-map", "0:v"]).flat(),
+    ...["-c", "copy"],
+  ]);
+}
+
+/** Two seconds of an 8192 by 8192 grey picture at one frame a second (issue 59): 200 KB. */
+export function hugePictureClip(directory: string) {
+  return make(directory, "8192-square.mp4", [
+    ...["-f", "lavfi", "-i", "color=c=gray:size=8192x8192:rate=1:duration=2"],
+    ...["-c:v", "libx264", "-preset", "ultrafast"],
+  ]);
+}
+
+/** A minute of ffmpeg's 720p test picture: quick to make, about 45 s to prepare on two busy cores. */
+export function minuteClip(directory: string) {
+  return make(directory, "minute-720p.mp4", [
+    ...["-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=60"],
+    ...["-c:v", "libx264", "-preset", "ultrafast", "-crf", "40"],
   ]);
 }
 

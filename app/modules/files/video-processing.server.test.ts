@@ -3,9 +3,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { countMediaTools } from "#tests/support/counted-media-tools";
 import {
+  eightSoundTrackClip,
   FILMED_AT,
-  fiftyTrackClip,
+  hugePictureClip,
   topAndBottomColours,
   topLevelBoxes,
   truncatedClip,
@@ -24,13 +26,15 @@ import {
 /**
  * Real clips made by ffmpeg itself (lavfi's test picture and tone), prepared
  * by the real ffmpeg and checked with ffprobe. TMPDIR points at a directory
- * of this test's own, so "nothing left on disk" is seen there alone.
+ * of this test's own, so "nothing left on disk" is seen there alone; the
+ * programs are counted as they run (tests/support/counted-media-tools.ts).
  */
 
 const FREE_SECONDS = LIMITS.video.maxSecondsFree;
 let workRoot: string;
 let fixtures: string;
 let previousTmp: string | undefined;
+let mediaTools: ReturnType<typeof countMediaTools>;
 
 function make(name: string, args: string[]) {
   const output = path.join(fixtures, name);
@@ -48,6 +52,7 @@ beforeAll(() => {
   const work = path.join(workRoot, "work");
   fs.mkdirSync(work);
   process.env.TMPDIR = work;
+  mediaTools = countMediaTools(workRoot);
 });
 
 afterAll(() => {
@@ -56,8 +61,13 @@ afterAll(() => {
   fs.rmSync(workRoot, { recursive: true, force: true });
 });
 
+/** What our temporary folders hold: the process's folder and its "videos" folder may stay, empty. */
 function leftInWork() {
-  return fs.readdirSync(path.join(workRoot, "work"));
+  const work = path.join(workRoot, "work");
+  return fs
+    .readdirSync(work, { recursive: true, withFileTypes: true })
+    .map((entry) => path.relative(work, path.join(entry.parentPath, entry.name)))
+    .filter((entry) => !/^thoughtfully-process-\d+-\d+(\/videos)?$/.test(entry));
 }
 
 async function expectPlayableEverywhere(prepared: Awaited<ReturnType<typeof prepareVideo>>) {
@@ -198,9 +208,21 @@ describe("prepareVideo", () => {
       );
     });
 
-    it("a clip with 50 sound tracks", async () => {
-      const input = fiftyTrackClip(fixtures);
-      await expectRefused(input, "TOO_MANY_TRACKS", "50 sound tracks; a clip can have at most 4");
+    it("an 8192 by 8192 picture, by its size, before any transcode starts (issue 59)", async () => {
+      const input = hugePictureClip(fixtures);
+      mediaTools.reset();
+      await expectRefused(
+        input,
+        "TOO_LARGE_PICTURE",
+        "This video's picture is 8192 by 8192 pixels, larger than 4K. Please send a copy of it in 4K (3840 by 2160) or smaller.",
+      );
+      expect(mediaTools.runs("ffprobe")).toBe(1);
+      expect(mediaTools.runs("ffmpeg")).toBe(0);
+    });
+
+    it("a clip with 8 sound tracks", async () => {
+      const input = eightSoundTrackClip(fixtures);
+      await expectRefused(input, "TOO_MANY_TRACKS", "8 sound tracks; a clip can have at most 4");
     });
   });
 });
@@ -239,6 +261,77 @@ describe("judgeProbe", () => {
         "could not be read as a video",
       );
     }
+  });
+
+  describe("the work a clip asks for (issue 59)", () => {
+    const clip = (
+      width: number,
+      height: number,
+      framesPerSecond: number,
+      seconds: number,
+      extra: Record<string, unknown> = {},
+    ) => ({
+      format: { format_name: "mov,mp4,m4a,3gp,3g2,mj2", duration: String(seconds) },
+      streams: [
+        {
+          index: 0,
+          codec_type: "video",
+          width,
+          height,
+          avg_frame_rate: `${framesPerSecond}/1`,
+          nb_frames: String(Math.round(framesPerSecond * seconds)),
+          ...extra,
+        },
+        { index: 1, codec_type: "audio" },
+      ],
+    });
+    const FREE = { maxSeconds: LIMITS.video.maxSecondsFree };
+    const PREMIUM = { maxSeconds: LIMITS.video.maxSecondsPremium };
+    const hlg = { color_transfer: "arib-std-b67", side_data_list: [{ rotation: -90 }] };
+
+    it("takes every phone's clip at full length: 4K60 either way up, 10-bit HDR, 4K120, slow motion, 3 minutes of 1080p", () => {
+      for (const [limits, probe] of [
+        [FREE, clip(3840, 2160, 60, 60.3)],
+        [FREE, clip(2160, 3840, 60, 60)],
+        [FREE, clip(3840, 2160, 120, 60)],
+        [FREE, clip(1920, 1080, 240, 60)],
+        [PREMIUM, clip(3840, 2160, 60, 300, hlg)],
+        [PREMIUM, clip(3840, 2160, 120, 300)],
+        [PREMIUM, clip(4096, 2160, 60, 300)],
+        [PREMIUM, clip(1920, 1080, 30, 180)],
+      ] as const) {
+        expect(() => judgeProbe(probe, limits)).not.toThrow();
+      }
+      expect(judgeProbe(clip(3840, 2160, 60, 300, hlg), PREMIUM)).toMatchObject({
+        width: 2160,
+        height: 3840,
+        hdr: true,
+      });
+    });
+
+    it("refuses a frame larger than 4K, at any length", () => {
+      for (const [width, height] of [
+        [8192, 8192],
+        [7680, 4320],
+        [5120, 2880],
+      ]) {
+        expect(() => judgeProbe(clip(width!, height!, 1, 2), FREE)).toThrow(
+          `This video's picture is ${width} by ${height} pixels, larger than 4K.`,
+        );
+      }
+    });
+
+    it("refuses more frames than 4K at 120 a second for the sender's length, counted or by their rate", () => {
+      expect(() => judgeProbe(clip(3840, 2160, 240, 60), FREE)).toThrow(
+        "This video has too many frames to prepare (3840 by 2160 pixels, 240 frames a second, 60 seconds). A video can be up to 4K at 120 frames a second for its full length; please send a shorter clip, or one filmed at fewer frames a second.",
+      );
+      expect(() => judgeProbe(clip(3840, 2160, 240, 60), PREMIUM)).not.toThrow();
+      // WebM counts no frames: its average rate over its length stands for them.
+      const webm = clip(1920, 1080, 1000, 60, { nb_frames: undefined });
+      expect(() =>
+        judgeProbe({ ...webm, format: { ...webm.format, format_name: "matroska,webm" } }, FREE),
+      ).toThrow("too many frames");
+    });
   });
 
   it("names Premium's length to a free sender, and only its own to a Premium one", () => {

@@ -1,9 +1,15 @@
 import fs from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { LIMITS } from "~/modules/plans/limits";
 import { RuleError } from "~/platform/errors.server";
-import { ffmpeg, ffprobe, MediaToolError, type ProbeResult } from "~/platform/ffmpeg.server";
+import {
+  ffmpeg,
+  ffprobe,
+  MediaToolError,
+  type ProbedStream,
+  type ProbeResult,
+} from "~/platform/ffmpeg.server";
+import { processFolder } from "~/platform/process-folder.server";
 import { singleton } from "~/platform/singleton.server";
 import { WorkLane } from "~/platform/work-lane.server";
 
@@ -20,6 +26,7 @@ export type VideoRejection =
   | "NOT_A_VIDEO"
   | "TOO_LONG"
   | "TOO_LARGE_PICTURE"
+  | "TOO_MANY_FRAMES"
   | "TOO_MANY_TRACKS"
   | "DAMAGED";
 
@@ -42,6 +49,9 @@ const DAMAGED_MESSAGE =
 function lengthText(seconds: number) {
   return seconds % 60 === 0 && seconds >= 120 ? `${seconds / 60} minutes` : `${seconds} seconds`;
 }
+
+/** A clip a little over its length (a phone's 60.3 seconds) is taken, and so is its work. */
+const LENGTH_TOLERANCE_SECONDS = 0.5;
 
 /** The refusal of a clip past the sender's limit, naming it (and Premium's, to a free sender). */
 export function tooLongMessage(maxSeconds: number) {
@@ -76,6 +86,25 @@ export type VideoProbe = {
   hdr: boolean;
 };
 
+/** Frames a second from ffprobe's fraction ("30000/1001"); null when it does not know ("0/0"). */
+function frameRate(fraction: string | undefined) {
+  const [numerator, denominator] = (fraction ?? "").split("/").map(Number);
+  const rate = Number(numerator) / Number(denominator);
+  return Number.isFinite(rate) && rate > 0 ? rate : null;
+}
+
+/**
+ * The frames a decode of the clip goes through: as the container counts them
+ * (MP4, QuickTime), else its average rate over its length. Null when neither
+ * is known: the transcode's deadline then bounds the work.
+ */
+function framesOf(video: ProbedStream, durationSeconds: number) {
+  const counted = Number(video.nb_frames);
+  if (counted > 0) return counted;
+  const rate = frameRate(video.avg_frame_rate) ?? frameRate(video.r_frame_rate);
+  return rate === null ? null : rate * durationSeconds;
+}
+
 /** Judges a probe against the rules; the first broken rule is thrown as a VideoRejectedError. */
 export function judgeProbe(probe: ProbeResult, { maxSeconds }: { maxSeconds: number }): VideoProbe {
   const containers = (probe.format.format_name ?? "").split(",");
@@ -91,13 +120,29 @@ export function judgeProbe(probe: ProbeResult, { maxSeconds }: { maxSeconds: num
   ) {
     throw new VideoRejectedError("NOT_A_VIDEO", NOT_A_VIDEO_MESSAGE);
   }
-  if (durationSeconds > maxSeconds + 0.5) {
+  if (durationSeconds > maxSeconds + LENGTH_TOLERANCE_SECONDS) {
     throw new VideoRejectedError("TOO_LONG", tooLongMessage(maxSeconds));
   }
   if (Math.max(video.width, video.height) > LIMITS.video.maxPixelsWide) {
     throw new VideoRejectedError(
       "TOO_LARGE_PICTURE",
       `This video's picture is ${video.width} by ${video.height} pixels; videos can be at most ${LIMITS.video.maxPixelsWide} pixels on their long side.`,
+    );
+  }
+  if (video.width * video.height > LIMITS.video.maxPixelsPerFrame) {
+    throw new VideoRejectedError(
+      "TOO_LARGE_PICTURE",
+      `This video's picture is ${video.width} by ${video.height} pixels, larger than 4K. Please send a copy of it in 4K (3840 by 2160) or smaller.`,
+    );
+  }
+  // Decoding costs by the pixel: the most a clip may ask is 4K at 120 frames a second for the sender's length.
+  const frames = framesOf(video, durationSeconds);
+  const maxWork = LIMITS.video.maxPixelsPerSecond * (maxSeconds + LENGTH_TOLERANCE_SECONDS);
+  if (frames !== null && video.width * video.height * frames > maxWork) {
+    const perSecond = Math.round(frames / durationSeconds);
+    throw new VideoRejectedError(
+      "TOO_MANY_FRAMES",
+      `This video has too many frames to prepare (${video.width} by ${video.height} pixels, ${perSecond} frames a second, ${Math.round(durationSeconds)} seconds). A video can be up to 4K at 120 frames a second for its full length; please send a shorter clip, or one filmed at fewer frames a second.`,
     );
   }
   const soundTracks = probe.streams.filter((stream) => stream.codec_type === "audio").length;
@@ -118,11 +163,26 @@ export function judgeProbe(probe: ProbeResult, { maxSeconds }: { maxSeconds: num
   };
 }
 
-/** ffprobe, then the rules: every unreadable file is NOT_A_VIDEO. */
+/** Only what the rules read: the JSON stays a few kilobytes, whatever tags a file carries. */
+const PROBE_ENTRIES =
+  "format=format_name,duration" +
+  ":stream=index,codec_type,codec_name,width,height,color_transfer,duration,avg_frame_rate,r_frame_rate,nb_frames" +
+  ":stream_side_data=rotation";
+
+/**
+ * ffprobe, bounded (tracks read, headers only), then the rules. Every file
+ * it cannot read is NOT_A_VIDEO, refused at once: the file's fault, never
+ * tried again. Only a fault that is not the file's (a timeout, shutdown,
+ * ffprobe missing) is thrown as it is, for the caller to try again.
+ */
 export async function probeVideo(inputPath: string, { maxSeconds }: { maxSeconds: number }) {
   let probe: ProbeResult;
   try {
-    probe = await ffprobe(inputPath);
+    probe = await ffprobe(inputPath, {
+      maxStreams: LIMITS.video.maxStreams,
+      headersOnly: true,
+      entries: PROBE_ENTRIES,
+    });
   } catch (error) {
     if (error instanceof MediaToolError && error.reason === "failed") {
       throw new VideoRejectedError("NOT_A_VIDEO", NOT_A_VIDEO_MESSAGE, { cause: error });
@@ -159,6 +219,11 @@ export function transcodeArguments(
   const filter = [SCALE, ...(probe.hdr ? [TONEMAP] : []), "format=yuv420p"].join(",");
   return [
     "-y",
+    // The decoder's bounds, again: a track that grows past its probed size mid-way is cut off there.
+    // One decoding thread: frame threads each hold frames, and the encoder sets the pace anyway.
+    ...["-threads", "1"],
+    ...["-max_streams", String(LIMITS.video.maxStreams)],
+    ...["-max_pixels", String(LIMITS.video.maxPixelsPerFrame)],
     "-i",
     inputPath,
     "-t",
@@ -267,7 +332,7 @@ export async function prepareVideo(
   if (!leave) throw new Error("The video lane stayed busy past its wait");
   let directory: string;
   try {
-    directory = await fs.mkdtemp(path.join(os.tmpdir(), "thoughtfully-video-"));
+    directory = await fs.mkdtemp(path.join(processFolder("videos"), "clip-"));
   } catch (error) {
     leave();
     throw error;

@@ -7,9 +7,12 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createFolder, createItem, createUser } from "#db/factories";
 import { contentItems } from "#db/schema";
+import { countMediaTools } from "#tests/support/counted-media-tools";
+import { manyTrackClip } from "#tests/support/video-clips";
 import { tooLongMessage } from "~/modules/files/video-processing.server";
 import { db } from "~/platform/db.server";
 import { ffprobe } from "~/platform/ffmpeg.server";
+import { holdWork, processStart } from "~/platform/process-folder.server";
 import { storage } from "~/platform/storage.server";
 import { resumeInterruptedVideos, runVideoPass } from "./video-preparation.server";
 
@@ -21,12 +24,14 @@ import { resumeInterruptedVideos, runVideoPass } from "./video-preparation.serve
 
 let workRoot: string;
 let previousTmp: string | undefined;
+let mediaTools: ReturnType<typeof countMediaTools>;
 
 beforeAll(() => {
   previousTmp = process.env.TMPDIR;
   workRoot = fs.mkdtempSync(path.join(os.tmpdir(), "video-pass-test-"));
   fs.mkdirSync(path.join(workRoot, "work"));
   process.env.TMPDIR = path.join(workRoot, "work");
+  mediaTools = countMediaTools(workRoot);
 });
 
 afterAll(() => {
@@ -79,16 +84,13 @@ async function waitingClip(file: string, values: { premium?: boolean; fileName?:
 
 const row = (id: number) => db.select().from(contentItems).where(eq(contentItems.id, id)).get()!;
 
-/** Our temporary files: only the spool's directory may remain, and it empty. */
+/** Our temporary files: only the process's folder and its own folders may remain, with no file. */
 function leftOnDisk() {
   const work = path.join(workRoot, "work");
   return fs
-    .readdirSync(work)
-    .flatMap((entry) =>
-      entry.startsWith("thoughtfully-spool-")
-        ? fs.readdirSync(path.join(work, entry)).map((file) => `${entry}/${file}`)
-        : [entry],
-    );
+    .readdirSync(work, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() || /^clip-/.test(entry.name))
+    .map((entry) => path.relative(work, path.join(entry.parentPath, entry.name)));
 }
 
 describe("the video pass", () => {
@@ -176,6 +178,48 @@ describe("the video pass", () => {
     expect(resumeInterruptedVideos()).toBeGreaterThanOrEqual(1);
     await runVideoPass();
     expect(row(item.id)).toMatchObject({ videoStatus: "ready", videoAttempts: 2 });
+  }, 60_000);
+
+  test("a file of 999 tracks is refused as not a video after one probe, and never tried again (issue 59)", async () => {
+    const { item, sourceKey } = await waitingClip(manyTrackClip(workRoot));
+    mediaTools.reset();
+    await runVideoPass();
+    expect(row(item.id)).toMatchObject({ videoStatus: "failed", videoNextAttemptAt: null });
+    expect(row(item.id).videoError).toMatch(/could not be read as a video/);
+    expect(await storage.stat(sourceKey)).toBeNull();
+    await runVideoPass(new Date(Date.now() + 60 * 60_000));
+    expect(mediaTools.runs("ffprobe")).toBe(1);
+    expect(mediaTools.runs("ffmpeg")).toBe(0);
+    expect(leftOnDisk()).toEqual([]);
+  }, 60_000);
+
+  test("at start, a clip a living process has in hand keeps its lease; one a dead process held is taken again", async () => {
+    const { item } = await waitingClip(path.join(workRoot, "beach.mov"));
+    const inAnHour = new Date(Date.now() + 60 * 60_000);
+    const leased = () =>
+      db
+        .update(contentItems)
+        .set({ videoNextAttemptAt: inAnHour })
+        .where(eq(contentItems.id, item.id))
+        .run();
+    leased();
+    // This test's process lives: as a server still finishing its transcode beside a new one.
+    const release = holdWork("video-items", item.id);
+    resumeInterruptedVideos();
+    expect(row(item.id).videoNextAttemptAt).toEqual(inAnHour);
+    release();
+
+    // The same mark in the folder of a process that has ended.
+    const ended = execFileSync("sh", ["-c", "echo $$"]).toString().trim();
+    expect(processStart(Number(ended))).toBeNull();
+    const deadFolder = path.join(workRoot, "work", `thoughtfully-process-${ended}-1`);
+    fs.mkdirSync(path.join(deadFolder, "held", "video-items"), { recursive: true });
+    fs.writeFileSync(path.join(deadFolder, "held", "video-items", String(item.id)), "");
+    resumeInterruptedVideos();
+    expect(row(item.id).videoNextAttemptAt).toBeNull();
+    fs.rmSync(deadFolder, { recursive: true });
+    await runVideoPass();
+    expect(row(item.id).videoStatus).toBe("ready");
   }, 60_000);
 
   test("a clip sent or deleted while it was waiting is left alone", async () => {

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { and, asc, eq, isNull, lte, or, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, lte, notInArray, or, sql } from "drizzle-orm";
 import { contentItems, folders, users } from "#db/schema";
 import { releaseFiles } from "~/modules/files/stored-files.server";
 import {
@@ -11,6 +11,7 @@ import {
 import { LIMITS } from "~/modules/plans/limits";
 import { isPremium } from "~/modules/plans/quota.server";
 import { db, writeTransaction } from "~/platform/db.server";
+import { holdWork, workHeldByLivingProcesses } from "~/platform/process-folder.server";
 import { type SpooledFile, spoolToFile } from "~/platform/spool.server";
 import { storage } from "~/platform/storage.server";
 
@@ -23,7 +24,8 @@ import { storage } from "~/platform/storage.server";
  * clip's place and marks the item ready; the clip as uploaded is then
  * released. A refusal marks the item failed with its message and releases
  * the clip: nothing is left on disk. A crash leaves the item preparing; its
- * lease runs out and a later pass starts it again.
+ * lease runs out and a later pass starts it again, or the next start does at
+ * once unless a process that still lives has it in hand.
  */
 
 export const VIDEO_PREPARATION = {
@@ -37,6 +39,9 @@ export const VIDEO_PREPARATION = {
   /** Progress is written to the row at most this often (percent). */
   progressStep: 5,
 } as const;
+
+/** What a pass marks as in hand in its process's folder, by the item's id. */
+const HELD_AS = "video-items";
 
 export const VIDEO_FAILED_MESSAGE =
   "This video could not be prepared. Please try uploading it again.";
@@ -156,6 +161,8 @@ const mp4Name = (name: string) => `${path.parse(name).name || "video"}.mp4`;
 async function prepareOne(candidate: Candidate) {
   const attempts = claim(candidate, new Date());
   if (attempts === null) return;
+  // The lease says "taken" to every pass; this says "taken by a process that lives" to the next start.
+  const release = holdWork(HELD_AS, candidate.id);
   let spooled: SpooledFile | null = null;
   let prepared: PreparedVideo | null = null;
   const stored: string[] = [];
@@ -208,6 +215,7 @@ async function prepareOne(candidate: Candidate) {
     await Promise.all(stored.map((key) => storage.delete(key)));
     await prepared?.remove();
     await spooled?.remove();
+    release();
   }
 }
 
@@ -218,13 +226,22 @@ export async function runVideoPass(now = new Date()) {
 
 /**
  * At start: a lease still running belongs to a process that is gone (one
- * primary runs the passes), so its video is taken again now, not when the
- * lease would have run out.
+ * primary runs the passes, and its transcodes die with it), so its video is
+ * taken again now, not when the lease would have run out; unless a process
+ * of this machine that still lives has it in hand (a server still finishing
+ * its work beside the new one), whose lease stands.
  */
 export function resumeInterruptedVideos() {
+  const held = [...workHeldByLivingProcesses(HELD_AS)].map(Number);
   return db
     .update(contentItems)
     .set({ videoNextAttemptAt: null })
-    .where(and(eq(contentItems.videoStatus, "preparing"), isNull(contentItems.sentAt)))
+    .where(
+      and(
+        eq(contentItems.videoStatus, "preparing"),
+        isNull(contentItems.sentAt),
+        notInArray(contentItems.id, held),
+      ),
+    )
     .run().changes;
 }

@@ -55,6 +55,24 @@ export const LIMITS = {
     maxSecondsPremium: 5 * 60,
     /** Wider or taller than this is not a phone's or a camera's clip (8K is 7680 by 4320). */
     maxPixelsWide: 8192,
+    /**
+     * Pixels in one frame: 4K, a little wider than a phone's 3840 by 2160 (DCI's 4096 by 2160 and
+     * 4096 by 2304 fit). Decoding holds several frames at once: a 4K HDR iPhone clip's transcode
+     * peaks near 400 MB, an 8K one's past 900 MB, more than the 512 MB machine has
+     * (docs/decisions/0237-media-work-bounded-and-children-die-with-the-server.md).
+     */
+    maxPixelsPerFrame: 4096 * 2304,
+    /**
+     * The work of decoding a clip (width x height x frames) may be at most this many pixels a
+     * second of the sender's length limit: 4K at 120 frames a second (an iPhone Pro's fastest 4K)
+     * for its whole length; a phone's 240-frame slow motion is 1080p, half of it.
+     */
+    maxPixelsPerSecond: 3840 * 2160 * 120,
+    /**
+     * Tracks ffprobe reads (each costs it about 1.5 MB): a phone's clip has two to nine (picture,
+     * sound, metadata), a camera's a few more; more is not a clip.
+     */
+    maxStreams: 16,
     /** A phone's clip has one sound track, a camera's up to four; more is not a clip. */
     maxAudioTracks: 4,
     /** The stored clip: at most 720p (the short side), the long side at most 1280. */

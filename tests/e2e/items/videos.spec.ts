@@ -8,8 +8,9 @@ import { contentItems } from "#db/schema";
 import { createSentLedger } from "#db/sent-issue-factories";
 import {
   clip1080p,
+  eightSoundTrackClip,
   FILMED_AT,
-  fiftyTrackClip,
+  hugePictureClip,
   probe,
   topAndBottomColours,
   topLevelBoxes,
@@ -177,7 +178,7 @@ test("an iPhone's upright HEVC .mov is stored upright as 720p H.264/AAC, faststa
   expect(tags).not.toContain(FILMED_AT.slice(0, 8));
 });
 
-test("a clip cut short, a two-hour clip and one with 50 sound tracks are refused on their cards, their files gone", async ({
+test("a clip cut short, a two-hour clip, one with 8 sound tracks and an 8192 by 8192 one are refused on their cards, their files gone", async ({
   page,
   login,
   javaScriptEnabled,
@@ -198,9 +199,14 @@ test("a clip cut short, a two-hour clip and one with 50 sound tracks are refused
       "Videos can be up to 60 seconds long (5 minutes with Premium).",
     ],
     [
-      fiftyTrackClip(directory),
-      "Fifty tracks",
-      "This video has 50 sound tracks; a clip can have at most 4.",
+      eightSoundTrackClip(directory),
+      "Eight tracks",
+      "This video has 8 sound tracks; a clip can have at most 4.",
+    ],
+    [
+      hugePictureClip(directory),
+      "Too large",
+      "This video's picture is 8192 by 8192 pixels, larger than 4K. Please send a copy of it in 4K (3840 by 2160) or smaller.",
     ],
   ] as const;
   for (const [file, title, message] of refusals) {
