@@ -1,6 +1,5 @@
 import fs from "node:fs";
 import type { AddressInfo } from "node:net";
-import path from "node:path";
 import nodemailer from "nodemailer";
 import { describe, expect, onTestFinished, test } from "vitest";
 import type { SmtpSessionLimits } from "~/modules/save-by-email/smtp-fair-share.server";
@@ -21,6 +20,7 @@ const { DOMAIN, smtpPort, address, folder, itemsOf, spooledFiles } = world;
 // The spool of the receivers this process makes, apart from the server's.
 process.env.TMPDIR = tempDir();
 const { createSmtpReceiver } = await import("~/modules/save-by-email/smtp-receiver.server");
+const { processFolder } = await import("~/platform/process-folder.server");
 const { SMTP_SESSION_LIMITS } = await import("~/modules/save-by-email/smtp-fair-share.server");
 
 /** The receiver's `maxClients`: what one address could hold before. */
@@ -158,12 +158,9 @@ describe("a session's commands", () => {
 });
 
 /** The files in the spool of the receivers this process makes. */
+/** What this process's spool holds (app/platform/spool.server.ts writes it in this process's folder). */
 function spooledHere() {
-  const tmp = process.env.TMPDIR!;
-  return fs
-    .readdirSync(tmp)
-    .filter((name) => name.startsWith("thoughtfully-spool-"))
-    .flatMap((name) => fs.readdirSync(path.join(tmp, name)));
+  return fs.readdirSync(processFolder("spool"));
 }
 
 /** A receiver in this process with `limits`, stopped with the test, its clients' sockets first. */
