@@ -14,7 +14,7 @@ import {
   refuseBusy,
   refuseTooLarge,
 } from "./body-limit";
-import { logRequests } from "./request-log";
+import { leaveDroppedRequestsToTheLog, logRequests } from "./request-log";
 import { type ExpressRequest, routerUrl } from "./router-url";
 
 /**
@@ -120,6 +120,8 @@ app.all("*", async (req: NodeRequest, res: NodeResponse, next: Next) => {
     next(error);
   }
 });
+// A request whose client went away is its log line alone, not a stack trace (decision 0239).
+app.use(leaveDroppedRequestsToTheLog);
 
 const port = Number(process.env.PORT) || 3000;
 // Loopback unless HOST says otherwise: a laptop's `npm start` is not on the LAN

@@ -82,6 +82,8 @@ test.describe("admin dashboards", () => {
     await expect(page.getByText("Connected")).toBeVisible();
     await expect(page.getByText(/^\d+(d \d+h|h \d+m|m)$/)).toBeVisible();
     await expect(page.getByText(/^\d+\.\d\d ms$/)).toBeVisible();
+    await expect(page.getByText("Dropped requests")).toBeVisible();
+    await expect(page.getByText(/^Since start: /)).toBeVisible();
     await page.getByRole("button", { name: "Refresh" }).click();
     await expect(page.getByRole("region", { name: "Notifications" })).toContainText("Refreshed");
     await expect(page).toHaveURL(/\/admin\/dashboard\?tab=health$/);
