@@ -14,6 +14,7 @@ import {
   refuseBusy,
   refuseTooLarge,
 } from "./body-limit";
+import { crossSiteGate } from "./cross-site";
 import { leaveDroppedRequestsToTheLog, logRequests } from "./request-log";
 import { type ExpressRequest, routerUrl } from "./router-url";
 
@@ -97,6 +98,8 @@ type Next = (error?: unknown) => void;
 type NodeRequest = ExpressRequest;
 type NodeResponse = import("node:http").ServerResponse;
 
+// Another site's post is refused before its body is read (docs/decisions/0239-one-cross-site-gate.md).
+app.use(crossSiteGate(build));
 app.all("*", async (req: NodeRequest, res: NodeResponse, next: Next) => {
   logRequests(req, res);
   try {
