@@ -17,6 +17,8 @@ startServerProcess();
 // server/index.ts answers Fly's health check itself, ahead of everything else (decision 0230),
 // and runs every other request inside the app's request context (the socket's peer).
 export { healthResponse } from "~/modules/admin/health.server";
+// and refuses another site's posts by the origin the app itself is served at (decision 0239).
+export { appOrigin } from "~/platform/cross-site.server";
 export { runInRequestContext } from "~/platform/request-context.server";
 export { clientIpOf } from "~/platform/request-info.server";
 

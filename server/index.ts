@@ -19,7 +19,8 @@ import {
   refuseTooLarge,
   refuseTooSlow,
 } from "./body-limit";
-import { logRequests } from "./request-log";
+import { crossSiteGate } from "./cross-site";
+import { leaveDroppedRequestsToTheLog, logRequests } from "./request-log";
 import { type ExpressRequest, routerUrl } from "./router-url";
 
 /**
@@ -108,6 +109,8 @@ const NO_BODY: ClientBody = {
 type NodeRequest = ExpressRequest;
 type NodeResponse = import("node:http").ServerResponse;
 
+// Another site's post is refused before its body is read (docs/decisions/0239-one-cross-site-gate.md).
+app.use(crossSiteGate(build));
 app.all("*", async (req: NodeRequest, res: NodeResponse, next: Next) => {
   logRequests(req, res);
   try {
@@ -144,6 +147,8 @@ app.all("*", async (req: NodeRequest, res: NodeResponse, next: Next) => {
     next(error);
   }
 });
+// A request whose client went away is its log line alone, not a stack trace (decision 0239).
+app.use(leaveDroppedRequestsToTheLog);
 
 const port = Number(process.env.PORT) || 3000;
 // Loopback unless HOST says otherwise: a laptop's `npm start` is not on the LAN

@@ -19,12 +19,3 @@ export function constantTimeEqual(a: string, b: string) {
   const right = Buffer.from(b);
   return left.length === right.length && crypto.timingSafeEqual(left, right);
 }
-
-/** A request another site's page made (Sec-Fetch-Site, else Origin, says so). */
-export function isCrossSite(request: Request) {
-  const fetchSite = request.headers.get("sec-fetch-site");
-  if (fetchSite && fetchSite !== "same-origin" && fetchSite !== "none") return true;
-  const origin = request.headers.get("origin");
-  if (!origin || origin === "null") return origin === "null";
-  return origin !== new URL(request.url).origin && origin !== new URL(env.APP_URL).origin;
-}

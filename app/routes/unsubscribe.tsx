@@ -22,6 +22,7 @@ import {
 } from "~/modules/recipients/recipient-links.server";
 import { UNSUBSCRIBE_REASONS } from "~/modules/recipients/recipient-states.server";
 import { folderForRecipient } from "~/modules/recipients/recipients.server";
+import type { CrossSitePosts } from "~/platform/cross-site";
 import { replayWritesToPrimary } from "~/platform/replication.server";
 
 /**
@@ -85,6 +86,10 @@ const UnsubscribeFormSchema = z.object({
   reason: z.enum(UNSUBSCRIBE_REASONS).catch("unknown"),
   scope: z.enum(["folder", "everything"]).catch("folder"),
 });
+
+/** Posts from any site reach this action, past the cross-site gate (docs/decisions/0239-one-cross-site-gate.md). */
+export const crossSitePosts: CrossSitePosts =
+  "RFC 8058 one-click: a mail app posts from its own origin, `null` or none; the signed link is the proof, and the worst a forged post can do is what the link already allows";
 
 export async function action({ request }: ActionFunctionArgs) {
   await replayWritesToPrimary(request);

@@ -1,5 +1,11 @@
 import { Panel, Stat, StatGrid } from "~/components/admin-dashboard/admin";
-import { formatPercent, formatUptime, levels } from "~/modules/admin/admin-display";
+import {
+  formatDroppedRequests,
+  formatNumber,
+  formatPercent,
+  formatUptime,
+  levels,
+} from "~/modules/admin/admin-display";
 import type { SystemHealth } from "~/modules/admin/admin-metrics.server";
 import { formatBytes } from "~/utils/format";
 
@@ -29,6 +35,11 @@ export function HealthTab({ health }: { health: SystemHealth }) {
           label="Query time"
           value={`${db.queryPerformance.toFixed(2)} ms`}
           level={levels.queryMs(db.queryPerformance)}
+        />
+        <Stat
+          label="Dropped requests"
+          value={formatNumber(Object.values(health.droppedRequests).reduce((a, b) => a + b, 0))}
+          hint={`Since start: ${formatDroppedRequests(health.droppedRequests)}`}
         />
       </StatGrid>
     </Panel>

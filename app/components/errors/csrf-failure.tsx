@@ -1,4 +1,5 @@
 import { Link } from "@remix-run/react";
+import { CROSS_SITE_REFUSAL } from "~/platform/cross-site";
 import { CSRF_FIELD, type CsrfFailure } from "~/platform/csrf";
 
 /** "firstName" reads "First name". */
@@ -19,13 +20,12 @@ export function CsrfFailurePage({ failure }: { failure: CsrfFailure }) {
   if (failure.reason === "cross_origin") {
     return (
       <section className="mx-auto max-w-lg px-4 py-16">
-        <h1 className="font-serif text-3xl font-semibold text-stone-900">Request refused</h1>
-        <p className="mt-4 text-stone-700">
-          This form was sent from another website, so nothing was changed. If you meant to do this,
-          open Thoughtfully yourself and do it there.
-        </p>
+        <h1 className="font-serif text-3xl font-semibold text-stone-900">
+          {CROSS_SITE_REFUSAL.title}
+        </h1>
+        <p className="mt-4 text-stone-700">{CROSS_SITE_REFUSAL.text}</p>
         <Link to="/" className="btn-primary mt-6 inline-block">
-          Go to Thoughtfully
+          {CROSS_SITE_REFUSAL.link}
         </Link>
       </section>
     );

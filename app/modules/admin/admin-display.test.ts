@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { formatCents, formatUptime, levels } from "./admin-display";
+import { formatCents, formatDroppedRequests, formatUptime, levels } from "./admin-display";
 
 describe("uptime", () => {
   test("days and hours, hours and minutes, or minutes", () => {
@@ -10,6 +10,16 @@ describe("uptime", () => {
     expect(formatUptime(5 * 3600 + 12 * 60)).toBe("5h 12m");
     expect(formatUptime(86_400)).toBe("1d 0h");
     expect(formatUptime(3 * 86_400 + 4 * 3600 + 59 * 60)).toBe("3d 4h");
+  });
+});
+
+describe("dropped requests", () => {
+  test("what they were, the most frequent first; none at all said so", () => {
+    const none = { "went away": 0, "cross-site": 0, "too large": 0 };
+    expect(formatDroppedRequests(none)).toBe("none");
+    expect(formatDroppedRequests({ ...none, "cross-site": 1, "went away": 3 })).toBe(
+      "3 went away, 1 cross-site",
+    );
   });
 });
 

@@ -40,6 +40,17 @@ export function formatUptime(totalSeconds: number) {
   return `${minutes}m`;
 }
 
+/**
+ * What the dropped and refused requests were, the most frequent first: "3 went away, 1
+ * cross-site"; "none" when there were none (app/platform/dropped-requests.server.ts).
+ */
+export function formatDroppedRequests(counts: Record<string, number>) {
+  const seen = Object.entries(counts)
+    .filter(([, count]) => count > 0)
+    .sort(([, a], [, b]) => b - a);
+  return seen.length > 0 ? seen.map(([reason, count]) => `${count} ${reason}`).join(", ") : "none";
+}
+
 /** Cents as dollars with two decimals: 1497 → "$14.97". */
 export function formatCents(cents: number) {
   const dollars = Math.abs(cents) / 100;

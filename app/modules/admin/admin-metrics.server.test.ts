@@ -18,6 +18,7 @@ import {
   users,
 } from "#db/schema";
 import { db } from "~/platform/db.server";
+import { countDroppedRequest } from "~/platform/dropped-requests.server";
 import {
   getBusinessMetrics,
   getDailySeries,
@@ -294,6 +295,12 @@ describe("system health", () => {
       totalConnections: 1,
     });
     expect(health.databaseStatus.queryPerformance).toBeGreaterThanOrEqual(0);
+  });
+
+  test("the requests dropped or refused since the process started", () => {
+    const before = getSystemHealth().droppedRequests["went away"];
+    countDroppedRequest("went away");
+    expect(getSystemHealth().droppedRequests["went away"]).toBe(before + 1);
   });
 });
 

@@ -7,6 +7,10 @@ import {
   type UnsubscribeReason,
 } from "~/modules/recipients/recipient-states.server";
 import { db } from "~/platform/db.server";
+import {
+  type DroppedRequestCounts,
+  droppedRequestCounts,
+} from "~/platform/dropped-requests.server";
 import { EVENT_LABELS } from "./admin-display";
 import { checkDatabase } from "./health.server";
 
@@ -53,6 +57,8 @@ export type SystemHealth = {
     queryPerformance: number;
     error?: string;
   };
+  /** Requests dropped or refused since this process started, by why (decision 0239). */
+  droppedRequests: DroppedRequestCounts;
 };
 
 export function getSystemHealth(): SystemHealth {
@@ -78,6 +84,7 @@ export function getSystemHealth(): SystemHealth {
           queryPerformance: 0,
           error: check.error,
         },
+    droppedRequests: droppedRequestCounts(),
   };
 }
 

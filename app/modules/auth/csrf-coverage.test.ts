@@ -89,3 +89,27 @@ test("the exemptions are exactly the ones documented", () => {
     "webhooks+/stripe.ts",
   ]);
 });
+
+/**
+ * A route takes posts from other sites' pages only by declaring it
+ * (`export const crossSitePosts`, docs/decisions/0239-one-cross-site-gate.md),
+ * and only one whose authority is its own proof: an exempt route above. The
+ * share target is exempt but not among them: the server's gate refuses
+ * another site's share.
+ */
+test("the routes that take cross-site posts are exactly these, each exempt from the token", () => {
+  const declaring = routeFiles(routesDir)
+    .filter((file) => /export\s+const\s+crossSitePosts\b/.test(fs.readFileSync(file, "utf8")))
+    .map((file) => path.relative(routesDir, file))
+    .sort();
+  expect(declaring).toEqual([
+    "api+/v1.$.ts",
+    "api+/v1.folders.$folderId.upload.ts",
+    "unsubscribe.tsx",
+    "webhooks+/$relay.ts",
+    "webhooks+/inbound-email.ts",
+    "webhooks+/save-by-email.(mime).ts",
+    "webhooks+/stripe.ts",
+  ]);
+  for (const route of declaring) expect(EXEMPT_ROUTES).toHaveProperty([route]);
+});

@@ -1,7 +1,8 @@
 import crypto from "node:crypto";
 import { createCookie, data, type UploadHandler } from "@remix-run/node";
+import { isCrossSite } from "~/platform/cross-site.server";
 import { CSRF_FIELD, type CsrfFailure } from "~/platform/csrf";
-import { constantTimeEqual, isCrossSite, tokenFor } from "~/platform/csrf-token.server";
+import { constantTimeEqual, tokenFor } from "~/platform/csrf-token.server";
 import { env } from "~/platform/env.server";
 import { isMemoryBudgetSpent, tryLaterResponse } from "~/platform/memory-budget.server";
 import {

@@ -9,7 +9,6 @@ import { videoPassSettled } from "~/modules/items/video-preparation-queue.server
 import { db } from "~/platform/db.server";
 import { storage } from "~/platform/storage.server";
 import {
-  isCrossSiteShare,
   lastUsedFolderId,
   linkSharePath,
   readShare,
@@ -74,21 +73,6 @@ describe("readShare and sharedUploadDetails", () => {
     const details = sharedUploadDetails(capture, "photo", [{ name: "a.jpg" }], at);
     expect(details.title.length).toBeLessThanOrEqual(200);
     expect(details.commentText!.length).toBeLessThanOrEqual(1000);
-  });
-});
-
-describe("isCrossSiteShare", () => {
-  const request = (site?: string) =>
-    new Request("http://localhost/add/share", {
-      method: "POST",
-      headers: site ? { "Sec-Fetch-Site": site } : {},
-    });
-  test("the OS's share and our own page pass; another site's page does not", () => {
-    expect(isCrossSiteShare(request("none"))).toBe(false);
-    expect(isCrossSiteShare(request("same-origin"))).toBe(false);
-    expect(isCrossSiteShare(request())).toBe(false);
-    expect(isCrossSiteShare(request("cross-site"))).toBe(true);
-    expect(isCrossSiteShare(request("same-site"))).toBe(true);
   });
 });
 

@@ -31,17 +31,6 @@ export function readShare(formData: FormData): Capture {
 }
 
 /**
- * A share POSTed by another site's page is refused: a browser says so in
- * `Sec-Fetch-Site` (the OS's own share is `none`, our page `same-origin`). A
- * browser that sends no such header still sends no SameSite=Lax session
- * cookie with another site's POST, so such a request is signed out anyway.
- */
-export function isCrossSiteShare(request: Request) {
-  const site = request.headers.get("Sec-Fetch-Site");
-  return site === "cross-site" || site === "same-site";
-}
-
-/**
  * The folder a share opens on: the folder of the person's most recently added
  * item (sent or not) among those that still take items, else their first
  * such folder; null with none. Derived, not stored.

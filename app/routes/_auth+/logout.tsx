@@ -1,7 +1,7 @@
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
 import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { destroySession } from "~/modules/auth/session.server";
-import { isCrossSite } from "~/platform/csrf-token.server";
+import { isCrossSite } from "~/platform/cross-site.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
 /** Signing out is a POST; following a link here changes nothing. */

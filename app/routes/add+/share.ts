@@ -3,13 +3,14 @@ import { VIDEO_TOO_LARGE_MESSAGE, VIDEO_UPLOAD_BODY_MAX_BYTES } from "~/modules/
 import { requireAddUser } from "~/modules/items/capture.server";
 import { uploadProblemFor } from "~/modules/items/item-routes.server";
 import {
-  isCrossSiteShare,
   linkSharePath,
   readShare,
   sharedUploadDetails,
 } from "~/modules/uploads/share-target.server";
 import { createDraft } from "~/modules/uploads/upload-drafts.server";
 import { withUpload } from "~/modules/uploads/uploads.server";
+import { CROSS_SITE_REFUSAL } from "~/platform/cross-site";
+import { isCrossSite } from "~/platform/cross-site.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
 import type { RouteBodyLimit } from "~/platform/route-body-limit";
 
@@ -42,7 +43,10 @@ export function loader() {
 
 export async function action({ request }: ActionFunctionArgs) {
   await replayWritesToPrimary(request);
-  if (isCrossSiteShare(request)) throw new Response("Forbidden", { status: 403 });
+  // This route does not take cross-site posts (no `crossSitePosts`): the server's gate refuses
+  // another site's share before its body is read; this is the same rule where no gate runs
+  // (`npm run dev`). docs/decisions/0239-one-cross-site-gate.md
+  if (isCrossSite(request)) throw new Response(CROSS_SITE_REFUSAL.text, { status: 403 });
   const user = await requireAddUser(request);
   const upload = { kind: "photo-or-file" as const, userId: user.id, csrf: false };
   return withUpload(request, upload, async ({ formData, stored, kind }) => {

@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { relayWebhookReceiver } from "~/modules/deliverability/relay-webhook-receivers.server";
 import { LIMITS } from "~/modules/plans/limits";
+import type { CrossSitePosts } from "~/platform/cross-site";
 import { replayWritesToPrimary } from "~/platform/replication.server";
 import type { RouteBodyLimit } from "~/platform/route-body-limit";
 
@@ -23,6 +24,10 @@ export async function loader({ params }: LoaderFunctionArgs) {
 
 /** A batch of events, or SNS's notification with the original headers, can pass 64 KB (docs/decisions/0101-body-limits-by-route.md). */
 export const bodyLimit: RouteBodyLimit = { any: LIMITS.webhookMaxBodyBytes };
+
+/** Posts from any site reach this action, past the cross-site gate (docs/decisions/0239-one-cross-site-gate.md). */
+export const crossSitePosts: CrossSitePosts =
+  "a mail relay's servers post here; each relay's signature is the proof";
 
 export async function action({ request, params }: ActionFunctionArgs) {
   const receive = receiverOf(params.relay);

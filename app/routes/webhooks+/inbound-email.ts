@@ -6,6 +6,7 @@ import {
 } from "~/modules/deliverability/report-messages.server";
 import { LIMITS } from "~/modules/plans/limits";
 import { applyInboundEmail, readInboundEmail } from "~/modules/recipients/inbound-email.server";
+import type { CrossSitePosts } from "~/platform/cross-site";
 import { replayWritesToPrimary } from "~/platform/replication.server";
 import type { RouteBodyLimit } from "~/platform/route-body-limit";
 
@@ -23,6 +24,10 @@ export async function loader() {
 
 /** The raw e-mail, read with the same limit (docs/decisions/0101-body-limits-by-route.md). */
 export const bodyLimit: RouteBodyLimit = { any: LIMITS.inboundEmailMaxBodyBytes };
+
+/** Posts from any site reach this action, past the cross-site gate (docs/decisions/0239-one-cross-site-gate.md). */
+export const crossSitePosts: CrossSitePosts =
+  "mail servers hand over mail to our address; the signed token in its subject is the proof";
 
 export async function action({ request }: ActionFunctionArgs) {
   await replayWritesToPrimary(request);

@@ -7,6 +7,7 @@ import {
   WEBHOOK_MAIL_MAX_BODY_BYTES,
   webhookAuthorized,
 } from "~/modules/save-by-email/webhook-mail.server";
+import type { CrossSitePosts } from "~/platform/cross-site";
 import { env } from "~/platform/env.server";
 import { isMemoryBudgetSpent, tryLaterResponse } from "~/platform/memory-budget.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
@@ -35,6 +36,10 @@ export async function loader() {
 export const bodyLimit: RouteBodyLimit = env.INBOUND_EMAIL_WEBHOOK_TOKEN
   ? { any: WEBHOOK_MAIL_MAX_BODY_BYTES, spooled: true }
   : {};
+
+/** Posts from any site reach this action, past the cross-site gate (docs/decisions/0239-one-cross-site-gate.md). */
+export const crossSitePosts: CrossSitePosts =
+  "the mail provider's servers post here with the webhook's basic-auth password";
 
 export async function action({ request }: ActionFunctionArgs) {
   await replayWritesToPrimary(request);

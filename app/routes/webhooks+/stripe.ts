@@ -9,6 +9,7 @@ import {
 } from "~/modules/billing/billing.server";
 import { applyStripeEvent } from "~/modules/billing/subscriptions.server";
 import { LIMITS } from "~/modules/plans/limits";
+import type { CrossSitePosts } from "~/platform/cross-site";
 import { replayWritesToPrimary } from "~/platform/replication.server";
 import { readBodyText } from "~/platform/request-body.server";
 import type { RouteBodyLimit } from "~/platform/route-body-limit";
@@ -42,6 +43,10 @@ function warnOfAnotherApiVersion(event: Stripe.Event) {
 
 /** Stripe's raw body, read by readBodyText with the same limit (docs/decisions/0101-body-limits-by-route.md). */
 export const bodyLimit: RouteBodyLimit = { any: LIMITS.webhookMaxBodyBytes };
+
+/** Posts from any site reach this action, past the cross-site gate (docs/decisions/0239-one-cross-site-gate.md). */
+export const crossSitePosts: CrossSitePosts =
+  "Stripe's servers post here; its signature is the proof";
 
 export async function action({ request }: ActionFunctionArgs) {
   await replayWritesToPrimary(request);

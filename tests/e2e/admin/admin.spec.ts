@@ -82,6 +82,8 @@ test.describe("admin dashboards", () => {
     await expect(page.getByText("Connected")).toBeVisible();
     await expect(page.getByText(/^\d+(d \d+h|h \d+m|m)$/)).toBeVisible();
     await expect(page.getByText(/^\d+\.\d\d ms$/)).toBeVisible();
+    await expect(page.getByText("Dropped requests")).toBeVisible();
+    await expect(page.getByText(/^Since start: /)).toBeVisible();
     await page.getByRole("button", { name: "Refresh" }).click();
     await expect(page.getByRole("region", { name: "Notifications" })).toContainText("Refreshed");
     await expect(page).toHaveURL(/\/admin\/dashboard\?tab=health$/);
@@ -245,9 +247,10 @@ test.describe("admin dashboards", () => {
       </form>`);
     const answer = page.waitForResponse(`${baseURL}/admin/dashboard`);
     await page.getByRole("button", { name: "Win a prize" }).click();
-    // Remix refuses a foreign Origin before any action runs (a bare 500); our
-    // own check (app/modules/auth/csrf.server.ts) answers 403 where no Origin is sent.
-    expect([403, 500]).toContain((await answer).status());
+    // The server's cross-site gate refuses it before any action runs
+    // (docs/decisions/0239-one-cross-site-gate.md).
+    expect((await answer).status()).toBe(403);
+    await expect(page.getByRole("heading", { name: "Request refused" })).toBeVisible();
     await expect(page.getByRole("button", { name: "Submit again" })).toHaveCount(0);
     expect(activeRoles(target.id)).toEqual([]);
   });
