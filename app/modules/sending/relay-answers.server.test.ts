@@ -1,6 +1,6 @@
 import nodemailer from "nodemailer";
 import { afterAll, describe, expect, test } from "vitest";
-import { MisbehavingRelay, type RelayStage } from "../../../tests/support/misbehaving-relay";
+import { MisbehavingRelay, type RelayStage } from "#tests/support/misbehaving-relay";
 import { readRelayAnswer, type Stage, type Verdict } from "./relay-answers.server";
 
 /** An error as nodemailer makes it at `command`, with the relay's `response` when it gave one. */
