@@ -1047,3 +1047,34 @@ export const recipientWelcomes = sqliteTable(
     index("recipient_welcomes_status_idx").on(table.status),
   ],
 );
+
+/**
+ * The relay's refusals that are about us or a message, never a recipient
+ * (app/modules/sending/relay-answers.server.ts), for the operator: the admin and
+ * postmaster pages show them. About "relay": a hold of all sending, open while
+ * `ended_at` is null, tried again from `next_try_at` (app/modules/sending/relay-hold.server.ts).
+ * About "message": the send whose message the relay refused, one row per send.
+ * docs/decisions/0240-every-smtp-answer-read-for-what-it-is-about.md
+ */
+export const relayRefusals = sqliteTable(
+  "relay_refusals",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    about: text("about", { enum: ["relay", "message"] }).notNull(),
+    ledgerId: integer("ledger_id").references(() => sendLedger.id, { onDelete: "cascade" }),
+    /** Where in the SMTP conversation: "connection", "AUTH", "MAIL FROM", "end of DATA"… */
+    stage: text("stage").notNull(),
+    /** The relay's last reply, on one line, without our secrets. */
+    answer: text("answer").notNull(),
+    refusals: integer("refusals").notNull().default(1),
+    firstAt: timestamp("first_at").notNull(),
+    lastAt: timestamp("last_at").notNull(),
+    nextTryAt: timestamp("next_try_at"),
+    endedAt: timestamp("ended_at"),
+  },
+  (table) => [
+    index("relay_refusals_open_idx").on(table.about, table.endedAt),
+    uniqueIndex("relay_refusals_ledger_uq").on(table.ledgerId),
+    index("relay_refusals_last_idx").on(table.lastAt),
+  ],
+);

@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, onTestFinished, TestRunner } from "vitest";
 import { requireBuild, type Server, startServer, stopServer, waitForHealth } from "./app-server";
 import { freePort } from "./free-port";
+import { MisbehavingRelay } from "./misbehaving-relay";
 import { SmtpSink } from "./smtp-sink";
 
 /**
@@ -34,6 +35,24 @@ export async function startSmtpSink() {
   process.env.MAIL_FROM = MAIL_FROM;
   whenDone(() => sink.stop());
   return sink;
+}
+
+/**
+ * A relay that misbehaves as a test scripts it (tests/support/misbehaving-relay.ts), in
+ * SMTP_URL (with credentials when given: the client then logs in with them) and a sender in
+ * MAIL_FROM; import the app's modules after this, as after `startSmtpSink`.
+ */
+export async function startMisbehavingRelay(credentials?: { user: string; password: string }) {
+  const relay = new MisbehavingRelay();
+  const url = new URL(await relay.start());
+  if (credentials) {
+    url.username = encodeURIComponent(credentials.user);
+    url.password = encodeURIComponent(credentials.password);
+  }
+  process.env.SMTP_URL = url.toString();
+  process.env.MAIL_FROM = MAIL_FROM;
+  whenDone(() => relay.stop());
+  return relay;
 }
 
 /** A new empty directory under the system's temporary one. */

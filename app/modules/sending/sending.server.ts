@@ -63,6 +63,15 @@ import { storage } from "~/platform/storage.server";
 import { createAcceptanceTurns } from "./acceptance-turn.server";
 import { newsletterBrandingFor } from "./branding.server";
 import { listIdHeader } from "./list-id.server";
+import { type RelayAnswer, readRelayAnswer, type Verdict } from "./relay-answers.server";
+import {
+  type RelayGate,
+  relayAnswered,
+  relayGate,
+  relayHoldState,
+  relayRefused,
+  sendRefused,
+} from "./relay-hold.server";
 import { claimLedger, stillHolds, whileHolding } from "./send-claim.server";
 import { EVERY_ITEM_WAITS } from "./send-now";
 import { checkSendNowLimits } from "./send-now-limits.server";
@@ -96,6 +105,12 @@ import { checkSendNowLimits } from "./send-now-limits.server";
  * crash, resends at most one message. The mark's fsync runs off the event
  * loop. docs/decisions/0067-group-commit-of-the-send-ledgers-writes.md and
  * docs/decisions/0076-sending-on-several-connections.md.
+ *
+ * A refusal is read for what it is about (relay-answers.server.ts): only an
+ * answer about the recipient bounces them. The relay refusing us holds all
+ * sending, the copies untouched, until it answers again (relay-hold.server.ts);
+ * the relay refusing the message makes the send's due copies wait for their
+ * retry together. Either way the send stops at the first such refusal.
  */
 /** Transient failures: three tries after the first, about an hour in all. */
 export const RETRY_DELAYS_MS = [5 * 60 * 1000, 20 * 60 * 1000, 35 * 60 * 1000];
@@ -393,13 +408,6 @@ export function openLedger(
   });
 }
 
-type SmtpError = Error & { responseCode?: number; code?: string };
-
-function isPermanent(error: unknown) {
-  const code = (error as SmtpError).responseCode;
-  return typeof code === "number" && code >= 500 && code < 600;
-}
-
 function messageHeaders(folder: Folder, recipient: SendLedgerRecipient) {
   const { email } = recipient;
   return {
@@ -468,14 +476,21 @@ export async function deliver(ledgerId: number, now = new Date()): Promise<numbe
         prepared.attachments = await attachmentsFor(rendered, storage);
       } catch (error) {
         // A stored file that cannot be read fails this try for everyone; retries follow.
-        for (const recipient of due) recordFailure(prepared, recipient, error, now);
+        const answer = readRelayAnswer(error);
+        for (const recipient of due) recordFailure(prepared, recipient, answer, OPEN, now);
         await finishIfDone(ledger.id, now);
         return 0;
       }
       for (const recipient of due) {
         // A holder that stalled past its lease may have been replaced: the new one sends the rest.
         if (!stillHolds(ledger.id)) return sent;
-        if (await sendOne(prepared, recipient, now)) sent += 1;
+        // The relay refuses us: this send's copies wait, untouched, for it to answer again.
+        const gate = relayGate(now);
+        if (gate.state === "held") break;
+        const outcome = await sendOne(prepared, recipient, gate, now);
+        if (outcome === "sent") sent += 1;
+        // One refusal of the relay or of the message is the answer for every copy after it.
+        if (outcome === "relay" || outcome === "message") break;
       }
     }
     faultPoint("before-finish");
@@ -539,9 +554,19 @@ const sentStatements = prepareOnce((database) => ({
     .prepare(),
 }));
 
-async function sendOne(prepared: PreparedSend, recipient: SendLedgerRecipient, now: Date) {
+/** What became of one copy: sent, skipped (the recipient left), or the verdict on its refusal. */
+type CopyOutcome = "sent" | "skipped" | Verdict;
+
+const OPEN: RelayGate = { state: "open" };
+
+async function sendOne(
+  prepared: PreparedSend,
+  recipient: SendLedgerRecipient,
+  gate: RelayGate,
+  now: Date,
+): Promise<CopyOutcome> {
   const { ledger, folder, sender, items, attachments } = prepared;
-  if (recipient.kind === "recipient" && skipIfOptedOut(folder.id, recipient)) return false;
+  if (recipient.kind === "recipient" && skipIfOptedOut(folder.id, recipient)) return "skipped";
   const rendered = recipient.kind === "cc" ? prepared.senderCopy : prepared.rendered;
   const { html, text } = personalize(rendered, {
     email: recipient.email,
@@ -602,10 +627,15 @@ async function sendOne(prepared: PreparedSend, recipient: SendLedgerRecipient, n
       });
     });
     faultPoint("recipient-recorded");
-    return true;
+    if (gate.state !== "open") relayAnswered(now);
+    return "sent";
   } catch (error) {
-    recordFailure(prepared, recipient, error, now);
-    return false;
+    const verdict = recordFailure(prepared, recipient, readRelayAnswer(error), gate, now);
+    // An answer about the recipient or the message got past us: a hold's try ends it.
+    if (gate.state !== "open" && (verdict === "bounce" || verdict === "message")) {
+      relayAnswered(now);
+    }
+    return verdict;
   } finally {
     turn.giveBack();
   }
@@ -620,51 +650,104 @@ function giveUpPending(ledgerId: number) {
     .run();
 }
 
-/** A transient failure waits for its retry (three in all); a 5xx marks the address bounced. */
+/** When a copy tried `attempts` times goes again: null once it has had its tries. */
+function retryAfter(attempts: number, now: Date) {
+  return attempts > RETRY_DELAYS_MS.length
+    ? null
+    : new Date(now.getTime() + RETRY_DELAYS_MS[attempts - 1]!);
+}
+
+/**
+ * A copy the relay did not take, read for what the answer is about (relay-answers.server.ts):
+ * - bounce: the recipient is marked bounced, and the mailbox suppressed for every sender;
+ * - retry: the copy waits for its retry (three in all), then fails;
+ * - message: every copy of the send now due waits with it, each a try (the same message
+ *   would meet the same refusal), then fails; nobody is bounced;
+ * - relay: sending is held (relay-hold.server.ts); the copy waits untouched, unless the
+ *   refusal came at its RCPT TO, where it is one of its tries.
+ */
 function recordFailure(
   { ledger, folder, sender }: PreparedSend,
   recipient: SendLedgerRecipient,
-  error: unknown,
+  answer: RelayAnswer,
+  gate: RelayGate,
   now: Date,
 ) {
-  const attempts = recipient.attempts + 1;
-  const permanent = isPermanent(error);
-  const message = error instanceof Error ? error.message.slice(0, 500) : String(error);
-  const exhausted = attempts > RETRY_DELAYS_MS.length;
+  const { verdict } = answer;
+  const message = answer.words;
+  const bounced = verdict === "bounce";
   writeTransaction((tx) => {
-    tx.update(sendLedgerRecipients)
-      .set({
-        attempts,
-        lastError: message,
-        status: permanent ? "bounced" : exhausted ? "failed" : "pending",
-        nextAttemptAt:
-          permanent || exhausted ? null : new Date(now.getTime() + RETRY_DELAYS_MS[attempts - 1]!),
-      })
-      .where(eq(sendLedgerRecipients.id, recipient.id))
-      .run();
+    // The copies this refusal is a try of: the whole send's due copies for its message.
+    const tried =
+      verdict === "message"
+        ? tx
+            .select()
+            .from(sendLedgerRecipients)
+            .where(
+              and(
+                eq(sendLedgerRecipients.ledgerId, ledger.id),
+                eq(sendLedgerRecipients.status, "pending"),
+                or(
+                  isNull(sendLedgerRecipients.nextAttemptAt),
+                  lte(sendLedgerRecipients.nextAttemptAt, now),
+                ),
+              ),
+            )
+            .all()
+        : answer.countsAsTry
+          ? [recipient]
+          : [];
+    for (const copy of tried) {
+      const attempts = copy.attempts + 1;
+      const retryAt = bounced ? null : retryAfter(attempts, now);
+      tx.update(sendLedgerRecipients)
+        .set({
+          attempts,
+          lastError: message,
+          status: bounced ? "bounced" : retryAt ? "pending" : "failed",
+          nextAttemptAt: retryAt,
+        })
+        .where(eq(sendLedgerRecipients.id, copy.id))
+        .run();
+    }
     tx.insert(emailAttempts)
       .values({
         userId: sender.id,
         folderId: folder.id,
         attemptType: ledger.trigger,
         attemptedAt: now,
-        errorType: permanent ? "permanent" : "transient",
+        errorType: bounced ? "permanent" : verdict === "retry" ? "transient" : verdict,
       })
       .run();
   });
-  if (permanent && recipient.kind === "recipient") {
-    markBounced(folder.id, recipient.email, message);
-    // The same rule as a relay's later report: the mailbox is suppressed for every sender.
-    recordDeliveryReport({
-      source: "smtp",
-      sourceEventId: String(recipient.id),
-      ledgerRecipientId: recipient.id,
-      kind: "hard_bounce",
-      detail: message,
-      occurredAt: now,
-    });
+  switch (verdict) {
+    case "relay":
+      relayRefused(answer, gate, now);
+      break;
+    case "message":
+      sendRefused(
+        { ledgerId: ledger.id, folderId: folder.id },
+        answer,
+        retryAfter(recipient.attempts + 1, now),
+        now,
+      );
+      break;
+    default:
+      if (bounced && recipient.kind === "recipient") {
+        markBounced(folder.id, recipient.email, message);
+        // The same rule as a relay's later report: the mailbox is suppressed for every sender.
+        recordDeliveryReport({
+          source: "smtp",
+          sourceEventId: String(recipient.id),
+          ledgerRecipientId: recipient.id,
+          kind: "hard_bounce",
+          detail: message,
+          occurredAt: now,
+        });
+      }
+      console.error(`[send] folder ${folder.id} to ${recipient.email} failed: ${message}`);
   }
-  console.error(`[send] folder ${folder.id} to ${recipient.email} failed: ${message}`);
+  return verdict;
 }
 
 /**
@@ -713,7 +796,12 @@ async function finishIfDone(ledgerId: number, now: Date) {
   if (finished) faultPoint("finished");
 }
 
-/** Folders whose time has come: not paused, not unsubscribed, sender verified. */
+/**
+ * Folders whose time has come: not paused, not unsubscribed, sender verified, and no send of
+ * theirs still under way. That one's items are not sent yet, so a second send would carry them
+ * again; the folder waits, its clock unmoved, and its next send opens once the first is done
+ * (a copy's retries last an hour, a relay's hold as long as the relay refuses us).
+ */
 function dueFolderIds(now: Date) {
   return db
     .select({ id: folders.id, nextSendAt: folders.nextSendAt, userId: folders.userId })
@@ -725,6 +813,14 @@ function dueFolderIds(now: Date) {
         eq(folders.isPaused, false),
         eq(folders.isUnsubscribed, false),
         eq(users.emailVerified, true),
+        not(
+          exists(
+            db
+              .select({ one: sql`1` })
+              .from(sendLedger)
+              .where(and(eq(sendLedger.folderId, folders.id), eq(sendLedger.status, "sending"))),
+          ),
+        ),
       ),
     )
     .orderBy(asc(folders.nextSendAt))
@@ -807,6 +903,9 @@ const OPEN_BATCH = 20;
  * with someone due, including sends a crashed process left half done.
  */
 export async function runSchedulerPass(now = new Date()): Promise<PassResult> {
+  // The relay refuses us: nothing is opened or sent until the hold's next try
+  // (relay-hold.server.ts); the due folders keep their clocks, as a paused sender's do.
+  if (relayHoldState(now) === "held") return { opened: 0, messages: 0 };
   let opened = 0;
   const maySend = senderCheck(now);
   const due = dueFolderIds(now).filter((folder) => maySend(folder.userId));
@@ -832,18 +931,22 @@ export async function runSchedulerPass(now = new Date()): Promise<PassResult> {
     .filter((ledger) => maySend(ledger.userId))
     .map((ledger) => ledger.id);
   let next = 0;
-  const sendInTurn = async () => {
-    while (next < ledgerIds.length) {
-      const ledgerId = ledgerIds[next++]!;
-      try {
-        // Not `messages += await …`: that would read `messages` before the wait and lose other senders' counts.
-        const sent = await deliver(ledgerId, now);
-        messages += sent;
-      } catch (error) {
-        // One broken send must not hold up every other folder's.
-        console.error(`[scheduler] send ${ledgerId} failed`, error);
-      }
+  const deliverNext = async () => {
+    const ledgerId = ledgerIds[next++]!;
+    try {
+      // Not `messages += await …`: that would read `messages` before the wait and lose other senders' counts.
+      const sent = await deliver(ledgerId, now);
+      messages += sent;
+    } catch (error) {
+      // One broken send must not hold up every other folder's.
+      console.error(`[scheduler] send ${ledgerId} failed`, error);
     }
+  };
+  // A hold's try goes first, alone: the other sends wait for its answer in this pass, and
+  // stop when the relay refuses us again.
+  while (next < ledgerIds.length && relayHoldState(now) === "due") await deliverNext();
+  const sendInTurn = async () => {
+    while (next < ledgerIds.length && relayHoldState(now) !== "held") await deliverNext();
   };
   await Promise.all(Array.from({ length: LEDGERS_AT_ONCE }, sendInTurn));
   return { opened, messages };

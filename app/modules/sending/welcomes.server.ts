@@ -27,6 +27,8 @@ import { sendEmail } from "~/platform/mailer.server";
 import { consumeRateLimit } from "~/platform/rate-limit.server";
 import { listIdHeader } from "./list-id.server";
 import { RECIPIENT_LINK_USES, type RecipientLinkUse } from "./recipient-link-limit.server";
+import { readRelayAnswer } from "./relay-answers.server";
+import { relayAnswered, relayGate, relayRefused } from "./relay-hold.server";
 import { RETRY_DELAYS_MS } from "./sending.server";
 
 /**
@@ -99,27 +101,22 @@ function appHost() {
   return new URL(env.APP_URL).hostname || "thoughtfully.local";
 }
 
-function isPermanent(error: unknown) {
-  const code = (error as { responseCode?: number }).responseCode;
-  return typeof code === "number" && code >= 500 && code < 600;
-}
-
 function setWelcome(welcomeId: number, values: Partial<typeof recipientWelcomes.$inferInsert>) {
   writeTransaction((tx) =>
     tx.update(recipientWelcomes).set(values).where(eq(recipientWelcomes.id, welcomeId)).run(),
   );
 }
 
-/** Sends one welcome; true when an e-mail went out. */
+/** Sends one welcome: "sent", "not sent", or "held" when the relay refuses us (the run stops). */
 async function deliverWelcome({ welcome, folder, owner }: Due, now: Date) {
-  if (!leaseWelcome(welcome.id, now)) return false;
+  if (!leaseWelcome(welcome.id, now)) return "not sent";
   const listed = recipientsOf(folder).find(
     (recipient) => comparableMailbox(recipient.email) === welcome.mailbox,
   );
   if (!listed) {
     // Taken off the folder before their welcome went: put back later, they are welcomed then.
     db.delete(recipientWelcomes).where(eq(recipientWelcomes.id, welcome.id)).run();
-    return false;
+    return "not sent";
   }
   const stillReceives = activeRecipients(folder, now).some(
     (recipient) => comparableMailbox(recipient.email) === welcome.mailbox,
@@ -127,12 +124,12 @@ async function deliverWelcome({ welcome, folder, owner }: Due, now: Date) {
   if (!stillReceives) {
     // They left, bounced or are suppressed: the welcome would be the mail they said no to.
     setWelcome(welcome.id, { status: "skipped", nextAttemptAt: null });
-    return false;
+    return "not sent";
   }
   const waitSeconds = await refuseMailForOthers("welcome", `user:${owner.id}`, welcome.mailbox);
   if (waitSeconds !== null) {
     setWelcome(welcome.id, { nextAttemptAt: new Date(now.getTime() + waitSeconds * 1000) });
-    return false;
+    return "not sent";
   }
   const senderName = senderNameOf(owner);
   const content: WelcomeInput = {
@@ -143,6 +140,12 @@ async function deliverWelcome({ welcome, folder, owner }: Due, now: Date) {
     yesUrl: welcomeUrl(folder.id, welcome.email, "yes"),
     noUrl: welcomeUrl(folder.id, welcome.email, "no"),
   };
+  // The relay refuses us: the welcome waits, untouched, for the hold's next try.
+  const gate = relayGate(now);
+  if (gate.state === "held") {
+    setWelcome(welcome.id, { nextAttemptAt: gate.until });
+    return "held";
+  }
   const attempts = welcome.attempts + 1;
   const { html, text } = renderEmail(createElement(Welcome, content));
   try {
@@ -161,23 +164,44 @@ async function deliverWelcome({ welcome, folder, owner }: Due, now: Date) {
       },
     });
   } catch (error) {
-    const permanent = isPermanent(error);
-    const failed = attempts > RETRY_DELAYS_MS.length || permanent;
-    setWelcome(welcome.id, {
-      attempts,
-      status: failed ? "failed" : "pending",
-      nextAttemptAt: failed ? null : new Date(now.getTime() + RETRY_DELAYS_MS[attempts - 1]!),
-    });
-    const message = error instanceof Error ? error.message : String(error);
+    // Read as an issue's copy is (relay-answers.server.ts): only an answer about the
+    // recipient bounces them; a refusal of us holds sending, the welcome waiting untouched
+    // unless the refusal came at its RCPT TO; a refused message retries like a 4xx.
+    const answer = readRelayAnswer(error);
+    if (answer.verdict === "relay") {
+      const nextTryAt = relayRefused(answer, gate, now);
+      setWelcome(
+        welcome.id,
+        answer.countsAsTry ? retriedWelcome(attempts, now) : { nextAttemptAt: nextTryAt },
+      );
+      return "held";
+    }
+    const bounced = answer.verdict === "bounce";
+    setWelcome(
+      welcome.id,
+      bounced ? { attempts, status: "failed", nextAttemptAt: null } : retriedWelcome(attempts, now),
+    );
+    if (gate.state !== "open" && answer.verdict !== "retry") relayAnswered(now);
     // The sender sees it as they see an issue's bounce.
-    if (permanent) markBounced(folder.id, welcome.email, message);
-    console.error(`[welcome] welcome ${welcome.id} of folder ${folder.id} failed: ${message}`);
-    return false;
+    if (bounced) markBounced(folder.id, welcome.email, answer.words);
+    console.error(`[welcome] welcome ${welcome.id} of folder ${folder.id} failed: ${answer.words}`);
+    return "not sent";
   }
   faultPoint("welcome-accepted");
   // Durable before the next welcome goes: a crash resends at most this one.
   setWelcome(welcome.id, { status: "sent", attempts, sentAt: now, nextAttemptAt: null });
-  return true;
+  if (gate.state !== "open") relayAnswered(now);
+  return "sent";
+}
+
+/** A welcome tried `attempts` times: it waits for its retry (three in all), then fails. */
+function retriedWelcome(attempts: number, now: Date) {
+  const failed = attempts > RETRY_DELAYS_MS.length;
+  return {
+    attempts,
+    status: failed ? ("failed" as const) : ("pending" as const),
+    nextAttemptAt: failed ? null : new Date(now.getTime() + RETRY_DELAYS_MS[attempts - 1]!),
+  };
 }
 
 /**
@@ -190,7 +214,10 @@ export async function sendWelcomes(now = new Date()) {
   let messages = 0;
   for (const due of dueWelcomes(now)) {
     try {
-      if (await deliverWelcome(due, now)) messages += 1;
+      const outcome = await deliverWelcome(due, now);
+      if (outcome === "sent") messages += 1;
+      // The relay refuses us: the rest wait for it too, untouched.
+      if (outcome === "held") break;
     } catch (error) {
       // One broken welcome must not hold up everyone else's.
       console.error(`[welcome] welcome ${due.welcome.id} failed`, error);

@@ -10,6 +10,7 @@ import { AdminErrorBoundary, AdminPage, adminHeaders } from "~/components/admin-
 import { BusinessTab } from "~/components/admin-dashboard/business-tab";
 import { HealthTab } from "~/components/admin-dashboard/health-tab";
 import { OverviewTab } from "~/components/admin-dashboard/overview-tab";
+import { RelayHoldNotice } from "~/components/admin-dashboard/relay-status";
 import { SecurityTab } from "~/components/admin-dashboard/security-tab";
 import { SecurityLink, TABS, TabNav, tabHref, tabOf } from "~/components/admin-dashboard/tab-nav";
 import { UsageTab } from "~/components/admin-dashboard/usage-tab";
@@ -29,6 +30,7 @@ import {
   roleOverview,
 } from "~/modules/auth/roles.server";
 import { hasTwoFactor } from "~/modules/auth/two-factor.server";
+import { relayStatus } from "~/modules/sending/relay-hold.server";
 import { parseIntentForm } from "~/platform/intent.server";
 import { redirectRefreshed, redirectWithToast } from "~/platform/toast.server";
 
@@ -63,6 +65,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
     unsubscribeReasons,
     security,
     roles,
+    // On every tab: sending held by the relay is the first thing an operator must see.
+    relay: relayStatus(now),
   });
 }
 
@@ -133,6 +137,7 @@ export default function AdminDashboard() {
       generatedAt={loaded.generatedAt}
       nav={<TabNav current={loaded.tab} />}
     >
+      <RelayHoldNotice relay={loaded.relay} />
       <div className="flex flex-wrap items-center justify-between gap-2">
         <h2 className="sr-only">{current.label}</h2>
         {loaded.tab !== "security" ? <SecurityLink /> : null}

@@ -13,6 +13,7 @@ import {
   Stat,
   StatGrid,
 } from "~/components/admin-dashboard/admin";
+import { RelayStatusDetail } from "~/components/admin-dashboard/relay-status";
 import { SeverityBadge } from "~/components/ui/badge";
 import { DataTable } from "~/components/ui/data-table";
 import { EVENT_LABELS, formatNumber, levels } from "~/modules/admin/admin-display";
@@ -25,6 +26,7 @@ import {
   REPUTATION_LIMITS,
   whyNotPaused,
 } from "~/modules/deliverability/sender-reputation.server";
+import { relayStatus } from "~/modules/sending/relay-hold.server";
 import { formatUtc } from "~/platform/dates";
 import { redirectRefreshed } from "~/platform/toast.server";
 
@@ -59,6 +61,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
         complaintRate: formatRate(REPUTATION_LIMITS.complaints.rate),
         bounceRate: formatRate(REPUTATION_LIMITS.hardBounces.rate),
       },
+      relay: relayStatus(now),
     },
   });
 }
@@ -163,6 +166,9 @@ export default function SecurityDashboard() {
             value={formatNumber(postmaster.suppressed.soft_bounce)}
           />
         </StatGrid>
+        <div className="mt-3">
+          <RelayStatusDetail relay={postmaster.relay} />
+        </div>
         {postmaster.senders.length === 0 ? (
           <p className="mt-3 text-stone-700">No sender has sent anything in the last 30 days.</p>
         ) : (
