@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type Database from "better-sqlite3";
+import { pruneSendJournal } from "./send-journal";
 
 export const BACKUPS_KEPT = 7;
 
@@ -18,7 +19,8 @@ function backupName(databasePath: string, date: Date) {
  * Writes a consistent copy of the live database with VACUUM INTO (safe while
  * the server writes), named by the UTC date, and keeps the newest seven.
  * The copy is made under a temporary name and renamed, so a crash never leaves
- * a half-written file that looks like a backup.
+ * a half-written file that looks like a backup. The send journal keeps the
+ * days from the oldest backup kept on (db/send-journal.ts).
  */
 export function backupDatabase(
   sqlite: Database.Database,
@@ -32,12 +34,14 @@ export function backupDatabase(
   fs.rmSync(temporary, { force: true });
   sqlite.prepare("VACUUM INTO ?").run(temporary);
   fs.renameSync(temporary, target);
-  pruneBackups(directory, path.basename(databasePath, path.extname(databasePath)));
+  const kept = pruneBackups(directory, path.basename(databasePath, path.extname(databasePath)));
+  pruneSendJournal(directory, kept.at(-1)!);
   return target;
 }
 
+/** Deletes all but the newest seven; the UTC days of those kept, newest first. */
 function pruneBackups(directory: string, base: string) {
-  const pattern = new RegExp(`^${base}-\\d{4}-\\d{2}-\\d{2}\\.db$`);
+  const pattern = new RegExp(`^${base}-(\\d{4}-\\d{2}-\\d{2})\\.db$`);
   const backups = fs
     .readdirSync(directory)
     .filter((name) => pattern.test(name))
@@ -46,4 +50,5 @@ function pruneBackups(directory: string, base: string) {
   for (const old of backups.slice(BACKUPS_KEPT)) {
     fs.rmSync(path.join(directory, old));
   }
+  return backups.slice(0, BACKUPS_KEPT).map((name) => pattern.exec(name)![1]!);
 }

@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import { sql } from "drizzle-orm";
 import {
   blob,
@@ -349,6 +350,11 @@ export const deletedItems = sqliteTable(
  * is what makes a crash or a second scheduler unable to send the same
  * occurrence twice; the recipient rows say who still needs their copy.
  */
+/** A send's Message-ID token: 128 random bits, in hex. */
+export function newMessageToken() {
+  return crypto.randomBytes(16).toString("hex");
+}
+
 export const sendLedger = sqliteTable(
   "send_ledger",
   {
@@ -374,10 +380,21 @@ export const sendLedger = sqliteTable(
     issueNote: text("issue_note"),
     /** The sender deleted this sent issue: gone from the archive, its web version refused. */
     deletedAt: timestamp("deleted_at"),
+    /**
+     * Random, in every copy's Message-ID: the same for each copy and resend of this send, never
+     * another's, even after a restore gives out its id again
+     * (docs/decisions/0244-a-restore-knows-what-was-sent.md). Sends opened before it hold their
+     * id here, the Message-ID they went out with. The SQL default only lets the column be added.
+     */
+    messageToken: text("message_token")
+      .notNull()
+      .default("")
+      .$defaultFn(() => newMessageToken()),
     createdAt: createdAt(),
   },
   (table) => [
     uniqueIndex("send_ledger_folder_occurrence_uq").on(table.folderId, table.occurrenceKey),
+    uniqueIndex("send_ledger_message_token_uq").on(table.messageToken),
     index("send_ledger_status_idx").on(table.status),
   ],
 );

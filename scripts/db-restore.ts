@@ -8,6 +8,7 @@ import {
   readRecipientChoices,
   replaceDatabase,
 } from "#db/restore";
+import { readSendRecords, sendJournalDays } from "#db/send-journal";
 
 /**
  * `npm run db:restore -- <backup.db>` (scripts/db-restore.ts, built): the restore drill of
@@ -19,23 +20,30 @@ import {
  * 3. Reapplies every unsubscribe and re-subscribe in the journal
  *    (BACKUP_DIR/recipient-choices.jsonl), in order, so no one who opted out
  *    after the backup is written to again.
- * 4. Puts the copy in place: the files it replaces go to
+ * 4. Replays the send journal (BACKUP_DIR/send-journal/), so nothing sent
+ *    after the backup goes again (app/modules/sending/restored-sends.server.ts).
+ * 5. Puts the copy in place: the files it replaces go to
  *    BACKUP_DIR/before-restore-<time>/. With LiteFS (LITEFS_DIR set), hands
  *    the copy to `litefs import` instead, which replicates it.
  *
- * The live database is untouched until step 4; a failure before it leaves
- * only the hold, which keeps the scheduler off on purpose.
+ * The live database is untouched until step 5; a failure before it leaves
+ * only the hold, which keeps the scheduler off on purpose. Run twice, it
+ * restores the same: both journals replay idempotently.
  */
 const REPLAY_FLAG = "--replay-choices-from";
 
 async function replayInto(journalDir: string) {
   // DATABASE_PATH is the staged copy here (set by the parent), and BACKUP_DIR
   // a scratch folder, so replaying does not append to the real journal.
-  const [{ unsubscribe, resubscribe, refuseResubscribeRequests, UnknownFolderError }, { db }] =
-    await Promise.all([
-      import("~/modules/recipients/opt-outs.server"),
-      import("~/platform/db.server"),
-    ]);
+  const [
+    { unsubscribe, resubscribe, refuseResubscribeRequests, UnknownFolderError },
+    { replaySends },
+    { db },
+  ] = await Promise.all([
+    import("~/modules/recipients/opt-outs.server"),
+    import("~/modules/sending/restored-sends.server"),
+    import("~/platform/db.server"),
+  ]);
   let applied = 0;
   let skipped = 0;
   const apply = (choice: RecipientChoice) => {
@@ -65,8 +73,14 @@ async function replayInto(journalDir: string) {
       skipped += 1;
     }
   }
-  db.$client.close();
   console.log(`Reapplied ${applied} recipient choices (${skipped} for folders not in the backup).`);
+
+  const sends = replaySends(readSendRecords(journalDir));
+  db.$client.close();
+  const [firstDay] = sendJournalDays(journalDir);
+  console.log(
+    `Replayed the send journal${firstDay ? ` (from ${firstDay})` : ""}: ${sends.sends} sends the backup did not have, ${sends.copies} copies marked sent, ${sends.finished} sends finished (${sends.skipped} for folders not in the backup).`,
+  );
 }
 
 async function restore(backupFile: string) {

@@ -6,6 +6,7 @@ import {
   emailAttempts,
   emailDeliveries,
   folders,
+  newMessageToken,
   sendLedger,
   sendLedgerRecipients,
   users,
@@ -73,6 +74,7 @@ import {
   sendRefused,
 } from "./relay-hold.server";
 import { claimLedger, stillHolds, whileHolding } from "./send-claim.server";
+import { journalCopySent, journalSendFinished, journalSendOpened } from "./send-journal.server";
 import { EVERY_ITEM_WAITS } from "./send-now";
 import { checkSendNowLimits } from "./send-now-limits.server";
 
@@ -94,8 +96,15 @@ import { checkSendNowLimits } from "./send-now-limits.server";
  *
  * SMTP has no two-phase commit: a crash between the server's "250 OK" and our
  * write would send that one message again. Each message has a Message-ID
- * derived from the ledger and the address, so the copy is recognisably the
- * same message (mail systems drop duplicates by it).
+ * derived from the ledger's random token and the address, so the copy is
+ * recognisably the same message (mail systems drop duplicates by it), and no
+ * other send's, even after a restore.
+ *
+ * Every send is also written to the send journal beside the backups before
+ * its first copy, then each copy the relay accepted and its end
+ * (send-journal.server.ts): a restore from an older backup replays it and
+ * sends none of it again (restored-sends.server.ts,
+ * docs/decisions/0244-a-restore-knows-what-was-sent.md).
  *
  * The ledger's open and its claim are committed without waiting for the disk
  * (nothing goes out before a later, fsynced commit makes them durable too).
@@ -197,7 +206,12 @@ const folderStatements = prepareOnce((database) => ({
     .orderBy(asc(sendLedgerRecipients.id))
     .prepare(),
   recipientStates: database
-    .select({ status: sendLedgerRecipients.status, kind: sendLedgerRecipients.kind })
+    .select({
+      id: sendLedgerRecipients.id,
+      email: sendLedgerRecipients.email,
+      status: sendLedgerRecipients.status,
+      kind: sendLedgerRecipients.kind,
+    })
     .from(sendLedgerRecipients)
     .where(eq(sendLedgerRecipients.ledgerId, sql.placeholder("ledgerId")))
     .prepare(),
@@ -212,6 +226,7 @@ const folderStatements = prepareOnce((database) => ({
       completedAt: sql`${sql.placeholder("completedAtMs")}`,
       tracked: sql.placeholder("tracked"),
       issueNote: sql.placeholder("issueNote"),
+      messageToken: sql.placeholder("messageToken"),
     })
     .returning()
     .prepare(),
@@ -363,6 +378,7 @@ export function openLedger(
       tracked: isPremium(sender),
       // Taken with the items: every copy, retries too, carries the note as it was now.
       issueNote: status === "sending" ? folder.issueNote : null,
+      messageToken: newMessageToken(),
     });
     if (trigger === "schedule") {
       // The occurrence is taken: the folder's clock moves on at once, so a
@@ -418,9 +434,9 @@ function messageHeaders(folder: Folder, recipient: SendLedgerRecipient) {
   };
 }
 
-function messageIdFor(ledgerId: number, email: string) {
+function messageIdFor(ledger: Ledger, email: string) {
   const hash = crypto.createHash("sha256").update(email).digest("hex").slice(0, 16);
-  return `<send-${ledgerId}-${hash}@${appHost()}>`;
+  return `<send-${ledger.messageToken}-${hash}@${appHost()}>`;
 }
 
 function breakdownOf(items: ContentItem[]) {
@@ -481,6 +497,8 @@ export async function deliver(ledgerId: number, now = new Date()): Promise<numbe
         await finishIfDone(ledger.id, now);
         return 0;
       }
+      // On disk before the first copy: a restore must know this send to mark its copies.
+      await journalSendOpened(ledger, statements.recipientStates.all({ ledgerId }), now);
       for (const recipient of due) {
         // A holder that stalled past its lease may have been replaced: the new one sends the rest.
         if (!stillHolds(ledger.id)) return sent;
@@ -602,11 +620,13 @@ async function sendOne(
       headers: messageHeaders(folder, recipient),
       returnPath: returnPathFor(recipient.id) ?? undefined,
       attachments,
-      messageId: messageIdFor(ledger.id, recipient.email),
+      messageId: messageIdFor(ledger, recipient.email),
       waitBeforeEnd: turn.take,
       textEncoding: rendered.textEncoding,
     });
     faultPoint("smtp-accepted");
+    // Written now, its fsync beside the mark's; the turn waits for both.
+    const journaled = journalCopySent(ledger, recipient, messageId, now);
     await writeTransactionWithAsyncFsync(() => {
       const statements = sentStatements();
       statements.markSent.run({ id: recipient.id, attempts, sentAtMs: now.getTime(), messageId });
@@ -626,6 +646,7 @@ async function sendOne(
         contentBreakdown: breakdownOf(items),
       });
     });
+    await journaled;
     faultPoint("recipient-recorded");
     if (gate.state !== "open") relayAnswered(now);
     return "sent";
@@ -754,25 +775,36 @@ function recordFailure(
  * Once no recipient is pending: the items leave the folder (marked sent; they
  * and their files are now the sent archive's), the folder records the send and
  * its next one (and resumes if it was paused for its size), and the ledger,
- * finished, drops its claim, all in one transaction.
+ * finished, drops its claim, all in one transaction; then the send journal
+ * records its end.
  */
 async function finishIfDone(ledgerId: number, now: Date) {
   // Not fsynced: a finish a power cut loses leaves a ledger with nobody
   // pending, which the next pass finishes again (resumableLedgerIds); the
   // next "sent" mark's fsync makes it durable meanwhile.
-  const finished = writeTransactionWithoutFsync(() => {
-    const statements = folderStatements();
-    const ledger = statements.ledger.get({ id: ledgerId });
-    if (ledger?.status !== "sending") return false;
-    const states = statements.recipientStates.all({ ledgerId });
-    if (states.some((state) => state.status === "pending")) return false;
-    const delivered = states.some((state) => state.status === "sent" && state.kind === "recipient");
-    statements.finishLedger.run({
-      id: ledgerId,
-      status: delivered ? "sent" : "failed",
-      completedAtMs: now.getTime(),
-    });
-    if (!delivered) return false;
+  const finished = writeTransactionWithoutFsync(() => finishLedgerIfDone(ledgerId, now));
+  if (!finished) return;
+  await journalSendFinished(finished.ledger, finished.status, finished.recipients, now);
+  if (finished.status === "sent") faultPoint("finished");
+}
+
+/**
+ * `finishIfDone`'s transaction, for a caller already in one (a restore's
+ * replay: restored-sends.server.ts): what the finish decided, or null when
+ * the ledger is not sending or someone is still pending.
+ */
+export function finishLedgerIfDone(ledgerId: number, now: Date) {
+  const statements = folderStatements();
+  const ledger = statements.ledger.get({ id: ledgerId });
+  if (ledger?.status !== "sending") return null;
+  const recipients = statements.recipientStates.all({ ledgerId });
+  if (recipients.some((recipient) => recipient.status === "pending")) return null;
+  const delivered = recipients.some(
+    (recipient) => recipient.status === "sent" && recipient.kind === "recipient",
+  );
+  const status = delivered ? "sent" : "failed";
+  statements.finishLedger.run({ id: ledgerId, status, completedAtMs: now.getTime() });
+  if (delivered) {
     statements.markItemsSent.run({
       itemIds: JSON.stringify(ledger.itemIds),
       sentAtMs: now.getTime(),
@@ -791,9 +823,8 @@ async function finishIfDone(ledgerId: number, now: Date) {
           : null,
     });
     reconcileStoragePause(folder.id);
-    return true;
-  });
-  if (finished) faultPoint("finished");
+  }
+  return { ledger, status, recipients } as const;
 }
 
 /**
