@@ -6,6 +6,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { BACKUPS_KEPT, backupDatabase, backupDirectory } from "./backup";
 import { type AppDatabase, openDatabase } from "./connection";
 import { users } from "./schema";
+import { appendSendRecord, sendJournalDays } from "./send-journal";
 
 const cleanups: (() => void)[] = [];
 
@@ -86,5 +87,27 @@ describe("backupDatabase", () => {
     backupDatabase(db.$client, databasePath, day(8));
 
     expect(fs.readdirSync(directory)).toEqual(["app-2025-01-08.db"]);
+  });
+
+  test("the send journal keeps the days from the oldest backup kept on", async () => {
+    const { db, databasePath } = liveDatabase();
+    const directory = backupDirectory(databasePath);
+    for (let n = 1; n <= 9; n++) {
+      await appendSendRecord(directory, {
+        type: "sent",
+        at: day(n).toISOString(),
+        token: `token-${n}`,
+        email: "mum@example.com",
+        kind: "recipient",
+        messageId: `<send-${n}@example.com>`,
+      });
+    }
+
+    for (let n = 1; n <= 8; n++) backupDatabase(db.$client, databasePath, day(n));
+
+    // Backups of the 2nd to the 8th are kept: a restore from the 2nd replays the 2nd on.
+    expect(sendJournalDays(directory)).toEqual(
+      [2, 3, 4, 5, 6, 7, 8, 9].map((n) => `2025-01-0${n}`),
+    );
   });
 });
