@@ -384,11 +384,10 @@ export const sendLedger = sqliteTable(
      * Random, in every copy's Message-ID: the same for each copy and resend of this send, never
      * another's, even after a restore gives out its id again
      * (docs/decisions/0244-a-restore-knows-what-was-sent.md). Sends opened before it hold their
-     * id here, the Message-ID they went out with. The SQL default only lets the column be added.
+     * id here, the Message-ID they went out with.
      */
     messageToken: text("message_token")
       .notNull()
-      .default("")
       .$defaultFn(() => newMessageToken()),
     createdAt: createdAt(),
   },

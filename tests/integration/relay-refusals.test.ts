@@ -233,7 +233,9 @@ describe("the relay refuses us or the message", () => {
         for (const email of index === 0 ? first : second) {
           const [message, ...again] = relay.to(email);
           expect(again).toHaveLength(0);
-          expect(message?.messageId).toMatch(new RegExp(`^<send-${opened[0]!.id}-[0-9a-f]+@`));
+          expect(message?.messageId).toMatch(
+            new RegExp(`^<send-${opened[0]!.messageToken}-[0-9a-f]+@`),
+          );
         }
       }
       for (const email of everyone) expect(touched(email), email).toBe(false);
