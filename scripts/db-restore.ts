@@ -34,7 +34,7 @@ const REPLAY_FLAG = "--replay-choices-from";
 
 async function replayInto(journalDir: string) {
   // DATABASE_PATH is the staged copy here (set by the parent), and BACKUP_DIR
-  // a scratch folder, so replaying does not append to the real journal.
+  // a scratch folder, so replaying does not append to the real journals.
   const [
     { unsubscribe, resubscribe, refuseResubscribeRequests, UnknownFolderError },
     { replaySends },
@@ -111,7 +111,7 @@ async function restore(backupFile: string) {
       },
     );
     if (replay.status !== 0) {
-      throw new Error(`Reapplying recipient choices failed; ${databasePath} is unchanged.`);
+      throw new Error(`Replaying the journals failed; ${databasePath} is unchanged.`);
     }
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
