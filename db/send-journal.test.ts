@@ -70,3 +70,18 @@ test("pruning deletes the days before the oldest backup's, and nothing else", as
   expect(fs.existsSync(path.join(sendJournalDirectory(dir), "notes.txt"))).toBe(true);
   expect(pruneSendJournal(backupDir(), "2026-11-25")).toEqual([]);
 });
+
+test.skipIf(process.getuid?.() !== 0)(
+  "run as root, a new day's file and folder go to the backup folder's owner",
+  async () => {
+    const dir = backupDir();
+    fs.mkdirSync(dir);
+    fs.chownSync(dir, 65534, 65534);
+
+    await appendSendRecord(dir, copy("2026-12-01T10:00:00.000Z", "mum@example.com"));
+
+    const file = path.join(sendJournalDirectory(dir), "sends-2026-12-01.jsonl");
+    expect(fs.statSync(sendJournalDirectory(dir)).uid).toBe(65534);
+    expect(fs.statSync(file)).toMatchObject({ uid: 65534, gid: 65534 });
+  },
+);

@@ -74,8 +74,12 @@ function segmentPath(backupDir: string, day: string) {
  */
 export function appendSendRecord(backupDir: string, record: SendRecord): Promise<void> {
   const file = segmentPath(backupDir, record.at.slice(0, 10));
+  const directory = path.dirname(file);
   const isNew = !fs.existsSync(file);
-  if (isNew) fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (isNew && !fs.existsSync(directory)) {
+    fs.mkdirSync(directory, { recursive: true });
+    giveToOwnerOf(backupDir, directory);
+  }
   const handle = fs.openSync(file, "a", 0o600);
   try {
     fs.writeSync(handle, `${JSON.stringify(record)}\n`);
@@ -83,10 +87,24 @@ export function appendSendRecord(backupDir: string, record: SendRecord): Promise
     fs.closeSync(handle);
     throw error;
   }
-  if (isNew) fsyncDirectory(path.dirname(file));
+  if (isNew) {
+    giveToOwnerOf(backupDir, file);
+    fsyncDirectory(directory);
+  }
   return new Promise((resolve, reject) =>
     fs.fdatasync(handle, (error) => fs.close(handle, () => (error ? reject(error) : resolve()))),
   );
+}
+
+/**
+ * Run as root (`npm run send:due` over SSH), a file this makes would be root's,
+ * and the server, which runs unprivileged, could no longer append to that day's
+ * file: it goes to the backup folder's owner.
+ */
+function giveToOwnerOf(backupDir: string, target: string) {
+  if (process.getuid?.() !== 0) return;
+  const owner = fs.statSync(backupDir);
+  if (owner.uid !== 0) fs.chownSync(target, owner.uid, owner.gid);
 }
 
 function fsyncDirectory(directory: string) {
