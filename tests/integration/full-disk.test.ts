@@ -116,9 +116,9 @@ async function logInAndDeleteAnItem() {
 
 const uploadsStored = () =>
   fs.existsSync(disk.path("uploads"))
-    ? fs.readdirSync(disk.path("uploads"), { recursive: true, withFileTypes: true }).filter(
-        (entry) => entry.isFile(),
-      ).length
+    ? fs
+        .readdirSync(disk.path("uploads"), { recursive: true, withFileTypes: true })
+        .filter((entry) => entry.isFile()).length
     : 0;
 
 describe("a disk that fills up", () => {

@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import { Readable } from "node:stream";
 import { paginateListObjectsV2, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { createFolder, createItem, createUser } from "#db/factories";
@@ -73,7 +74,7 @@ afterAll(async () => {
 
 describe("uploads on S3 (S3_BUCKET set)", () => {
   test("the store is the bucket (behind the disk's reserve, app/platform/storage.server.ts)", async () => {
-    const { key } = await storage.put([new Uint8Array(pdf)]);
+    const { key } = await storage.put(Readable.from([pdf]));
     expect(await objectsInBucket()).toContain(key);
     const listed: string[] = [];
     for await (const listedKey of storage.list()) listed.push(listedKey);
