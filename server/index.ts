@@ -88,7 +88,7 @@ app.use((req: ExpressRequest, res: NodeResponse, next: Next) => {
 app.get("/healthz", async (req: NodeRequest, res: NodeResponse, next: Next) => {
   logRequests(req, res);
   try {
-    await sendRemixResponse(res, healthResponse());
+    await sendRemixResponse(res, await healthResponse());
   } catch (error) {
     next(error);
   }

@@ -7,6 +7,7 @@ import {
   type UnsubscribeReason,
 } from "~/modules/recipients/recipient-states.server";
 import { db } from "~/platform/db.server";
+import { type DiskRoom, diskRoom } from "~/platform/disk-reserve.server";
 import {
   type DroppedRequestCounts,
   droppedRequestCounts,
@@ -59,6 +60,8 @@ export type SystemHealth = {
   };
   /** Requests dropped or refused since this process started, by why (decision 0239). */
   droppedRequests: DroppedRequestCounts;
+  /** The data volume's free space against the reserve kept for the database (decision 0245). */
+  diskReserve: DiskRoom;
 };
 
 export function getSystemHealth(): SystemHealth {
@@ -85,6 +88,7 @@ export function getSystemHealth(): SystemHealth {
           error: check.error,
         },
     droppedRequests: droppedRequestCounts(),
+    diskReserve: diskRoom(),
   };
 }
 
