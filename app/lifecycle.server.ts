@@ -76,9 +76,13 @@ class ServerProcess {
     // scheduler (app/platform/replication.server.ts), checked at each tick.
     const dailyBackup = new Cron(
       "0 3 * * *",
-      { timezone: "UTC", protect: true },
-      onPrimaryOnly(() => {
-        const file = backupDatabase(db.$client, env.DATABASE_PATH, new Date(), env.BACKUP_DIR);
+      {
+        timezone: "UTC",
+        protect: true,
+        catch: (error) => console.error("[backup] failed", error),
+      },
+      onPrimaryOnly(async () => {
+        const file = await backupDatabase(env.DATABASE_PATH, new Date(), env.BACKUP_DIR);
         console.info(`[backup] wrote ${file}`);
       }),
     );
