@@ -74,7 +74,7 @@ describe("backupDatabase", () => {
   });
 
   test("a .partial left behind by a crash is replaced, never kept as a backup", async () => {
-    const { db, databasePath } = liveDatabase();
+    const { databasePath } = liveDatabase();
     const directory = backupDirectory(databasePath);
     fs.mkdirSync(directory, { recursive: true });
     fs.writeFileSync(path.join(directory, "app-2025-01-08.db.partial"), "half a file");
