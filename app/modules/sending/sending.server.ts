@@ -898,6 +898,13 @@ const LEDGERS_AT_ONCE = 4;
 const OPEN_BATCH = 20;
 
 /**
+ * And no more once a commit has held the write lock this long, with as long
+ * again between commits: a web request's write waits only REQUEST_LOCK_WAIT_MS
+ * for the lock before its 503 (docs/decisions/0246-a-busy-database-is-a-503-quickly.md).
+ */
+const OPEN_HOLD_MS = 10;
+
+/**
  * One scheduler pass: opens the ledger of every due folder (an empty folder's
  * occurrence is skipped and its clock moves on), then delivers every ledger
  * with someone due, including sends a crashed process left half done.
@@ -909,22 +916,29 @@ export async function runSchedulerPass(now = new Date()): Promise<PassResult> {
   let opened = 0;
   const maySend = senderCheck(now);
   const due = dueFolderIds(now).filter((folder) => maySend(folder.userId));
-  for (let start = 0; start < due.length; start += OPEN_BATCH) {
+  for (let start = 0; start < due.length; ) {
     // One commit for a batch of folders: each commit costs more than opening a ledger.
-    const openedNow = writeTransactionWithoutFsync(
-      () =>
-        due
-          .slice(start, start + OPEN_BATCH)
-          .filter(
-            (folder) =>
-              folder.nextSendAt &&
-              openLedger(folder.id, occurrenceKey(folder.nextSendAt), "schedule", now),
-          ).length,
-    );
+    const openedNow = writeTransactionWithoutFsync(() => {
+      const began = performance.now();
+      let count = 0;
+      for (const folder of due.slice(start, start + OPEN_BATCH)) {
+        start++;
+        if (
+          folder.nextSendAt &&
+          openLedger(folder.id, occurrenceKey(folder.nextSendAt), "schedule", now)
+        ) {
+          count++;
+        }
+        if (performance.now() - began >= OPEN_HOLD_MS) break;
+      }
+      return count;
+    });
     opened += openedNow;
     if (openedNow > 0) faultPoint("ledger-opened");
-    // The pass runs inside the web server: let requests in between batches.
-    await new Promise((resolve) => setImmediate(resolve));
+    // Room between commits as long as one: SQLite lets a waiting writer in only when it
+    // looks again (after 1, 2, 5, 10, 15 ms), and commits back to back would starve the
+    // web's writes past their wait.
+    await new Promise((resolve) => setTimeout(resolve, OPEN_HOLD_MS));
   }
   let messages = 0;
   const ledgerIds = resumableLedgerIds(now)
