@@ -12,6 +12,7 @@ import {
 import { deliveryLabels, scheduleLine } from "~/modules/folders/schedule.server";
 import { activeSkip } from "~/modules/folders/skip.server";
 import { type ListedItem, listItems } from "~/modules/items/items.server";
+import { missingFileReason } from "~/modules/items/missing-file";
 import { needsNote } from "~/modules/items/needs-note";
 import { waitingCounts } from "~/modules/items/needs-note.server";
 import {
@@ -104,6 +105,8 @@ function itemView(item: ListedItem) {
     size: item.fileSizes[index] ?? 0,
   }));
   const expectation = item.responseExpectation === "na" ? null : item.responseExpectation;
+  /** Why the last send left it behind (docs/decisions/0242-a-missing-file-stays-behind-with-its-item.md). */
+  const fileMissing = missingFileReason(item);
   return {
     id: item.id,
     type: item.type,
@@ -128,6 +131,7 @@ function itemView(item: ListedItem) {
     ...(needsNote(item) ? { needsNote: true as const } : {}),
     ...(item.videoStatus === "preparing" ? { videoPreparing: item.videoProgress } : {}),
     ...(item.videoStatus === "failed" ? { videoRefused: item.videoError ?? "" } : {}),
+    ...(fileMissing ? { fileMissing } : {}),
   };
 }
 
