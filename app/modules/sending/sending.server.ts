@@ -63,6 +63,7 @@ import { storage } from "~/platform/storage.server";
 import { createAcceptanceTurns } from "./acceptance-turn.server";
 import { newsletterBrandingFor } from "./branding.server";
 import { listIdHeader } from "./list-id.server";
+import { checkStoredFiles, recordFileCheck } from "./missing-files.server";
 import { type RelayAnswer, readRelayAnswer, type Verdict } from "./relay-answers.server";
 import {
   type RelayGate,
@@ -72,10 +73,15 @@ import {
   relayRefused,
   sendRefused,
 } from "./relay-hold.server";
-import { checkStoredFiles, recordFileCheck } from "./missing-files.server";
 import { claimLedger, stillHolds, whileHolding } from "./send-claim.server";
 import { EVERY_ITEM_WAITS } from "./send-now";
 import { checkSendNowLimits } from "./send-now-limits.server";
+import {
+  EVERY_FILE_MISSING,
+  NOTHING_LEFT,
+  sendStatuses,
+  sendUnderWayMessage,
+} from "./send-status.server";
 
 /**
  * Sending a folder, exactly once per occurrence.
@@ -684,10 +690,6 @@ async function sendOne(
   }
 }
 
-/** Why a send's copies were given up without a try, as recorded on them. */
-export const NOTHING_LEFT = "Nothing left to send";
-export const EVERY_FILE_MISSING = "Every item's stored file is missing";
-
 function giveUpPending(ledgerId: number, why: string) {
   db.update(sendLedgerRecipients)
     .set({ status: "failed", nextAttemptAt: null, lastError: why })
@@ -1038,7 +1040,12 @@ export async function sendNow(userId: number, folderId: number, now = new Date()
       .from(sendLedger)
       .where(and(eq(sendLedger.folderId, folderId), eq(sendLedger.status, "sending")))
       .get();
-    if (busy) throw new SendRuleError("This folder is being sent right now.");
+    // What the send under way waits for, not only that there is one.
+    if (busy) {
+      throw new SendRuleError(
+        sendUnderWayMessage(sendStatuses(userId, sender.timeZone, now).get(folderId)),
+      );
+    }
     const itemCount = db
       .select({ n: sql<number>`count(*)` })
       .from(contentItems)
