@@ -1069,6 +1069,14 @@ export async function sendNow(userId: number, folderId: number, now = new Date()
   if (!ledger) return null;
   faultPoint("ledger-opened");
   const messages = await deliver(ledger.id, now);
+  // Nothing went (every item's file missing, every address bounced): say why, not "on its way".
+  if (folderStatements().ledger.get({ id: ledger.id })?.status === "failed") {
+    const { timeZone } = folderStatements().user.get({ id: userId })!;
+    const status = sendStatuses(userId, timeZone, now).get(folderId);
+    throw new SendRuleError(
+      status?.state === "failed" ? `${status.why} ${status.todo}` : "Nothing could be sent.",
+    );
+  }
   const states = db
     .select({ status: sendLedgerRecipients.status })
     .from(sendLedgerRecipients)
