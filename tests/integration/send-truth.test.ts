@@ -61,7 +61,10 @@ function ledgersOf(folderId: number) {
 }
 
 async function stored(bytes: string) {
-  return (await storage.put([Buffer.from(bytes)])).key;
+  const source = (async function* () {
+    yield Buffer.from(bytes);
+  })();
+  return (await storage.put(source)).key;
 }
 
 /** "00:25" in the sender's zone. */

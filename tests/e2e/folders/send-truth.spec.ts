@@ -124,6 +124,9 @@ test("copies waiting for their retry: the folder says how many went and when the
   await expect(page.getByRole("button", { name: "Send Now" })).toBeDisabled();
   await expect(page.getByText("Send Now works again once this send is done.")).toBeVisible();
   await expectAccessible();
+  // Its Sent view, with no issue in it yet, says the same rather than "nothing sent".
+  await page.goto(`/folders/${folder.id}/sent`);
+  await expect(page.getByRole("dialog").getByText(line)).toBeVisible();
 
   // Once every copy has gone the notice goes too.
   database
