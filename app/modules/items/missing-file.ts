@@ -16,16 +16,20 @@ export function filesItNeeds(item: ItemFiles): string[] {
 }
 
 /**
- * Why the item stayed behind, on its card: "The photo's file is missing: add it again", or the
- * files it names when it has several. Null once none of the files the last send found gone is
- * the item's any more (the sender removed or replaced them); a send that finds them back
- * clears them itself (app/modules/sending/missing-files.server.ts).
+ * Why the item stayed behind, on its card: "The photo's file is missing: add it again" (the
+ * video's; "The file is missing" for a file), or the files it names when it has several. Null
+ * once none of the files the last send found gone is the item's any more (the sender removed
+ * or replaced them); a send that finds them back clears them itself
+ * (app/modules/sending/missing-files.server.ts).
  */
 export function missingFileReason(item: ItemFiles & { missingFiles: string[] }): string | null {
   const needed = filesItNeeds(item);
   const gone = item.missingFiles.filter((key) => needed.includes(key));
   if (gone.length === 0) return null;
-  if (item.filePaths.length <= 1) return `The ${item.type}'s file is missing: add it again`;
+  if (item.filePaths.length <= 1) {
+    const whose = item.type === "file" ? "file" : `${item.type}'s file`;
+    return `The ${whose} is missing: add it again`;
+  }
   const names = item.filePaths
     .map((key, index) => (gone.includes(key) ? (item.fileNames[index] ?? item.type) : null))
     .filter((name): name is string => name !== null);
