@@ -118,6 +118,10 @@ import {
  * sending, the copies untouched, until it answers again (relay-hold.server.ts);
  * the relay refusing the message makes the send's due copies wait for their
  * retry together. Either way the send stops at the first such refusal.
+ *
+ * A stored file gone is its item's problem: each delivery looks for its items'
+ * files before building the issue (missing-files.server.ts), and an item missing
+ * one stays in the folder while the rest goes.
  */
 /** Transient failures: three tries after the first, about an hour in all. */
 export const RETRY_DELAYS_MS = [5 * 60 * 1000, 20 * 60 * 1000, 35 * 60 * 1000];
