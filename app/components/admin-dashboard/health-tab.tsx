@@ -72,6 +72,16 @@ export function HealthTab({ health }: { health: SystemHealth }) {
           hint={`Since start: ${formatDroppedRequests(health.droppedRequests)}`}
         />
         <DiskReserveStat room={health.diskReserve} />
+        <Stat
+          label="Missing files"
+          value={formatNumber(health.missingFiles.files)}
+          hint={
+            health.missingFiles.items === 0
+              ? "Every file the last sends looked for was there"
+              : `${formatNumber(health.missingFiles.items)} unsent ${health.missingFiles.items === 1 ? "item stays" : "items stay"} in ${health.missingFiles.items === 1 ? "its folder" : "their folders"} for it (docs/deploy.md, "A file is missing")`
+          }
+          level={health.missingFiles.files > 0 ? "warning" : "normal"}
+        />
       </StatGrid>
     </Panel>
   );

@@ -62,7 +62,23 @@ export type SystemHealth = {
   droppedRequests: DroppedRequestCounts;
   /** The data volume's free space against the reserve kept for the database (decision 0245). */
   diskReserve: DiskRoom;
+  /**
+   * Stored files the last send of their folder found gone, and the unsent items that stayed
+   * behind for it (docs/decisions/0242-a-missing-file-stays-behind-with-its-item.md).
+   */
+  missingFiles: { files: number; items: number };
 };
+
+function missingFileCounts() {
+  return (
+    db.get<{ files: number; items: number }>(sql`
+      select coalesce(sum(json_array_length(missing_files)), 0) as files, count(*) as items
+        from content_items where sent_at is null and missing_files <> '[]'`) ?? {
+      files: 0,
+      items: 0,
+    }
+  );
+}
 
 export function getSystemHealth(): SystemHealth {
   const used = process.memoryUsage().rss;
@@ -89,6 +105,7 @@ export function getSystemHealth(): SystemHealth {
         },
     droppedRequests: droppedRequestCounts(),
     diskReserve: diskRoom(),
+    missingFiles: missingFileCounts(),
   };
 }
 
