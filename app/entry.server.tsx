@@ -7,6 +7,7 @@ import type {
 } from "@remix-run/node";
 import { startServerProcess } from "~/lifecycle.server";
 import { billingFormActionOrigins } from "~/modules/billing/billing.server";
+import { addRetryAfterWhenBusy } from "~/platform/database-busy.server";
 import { env } from "~/platform/env.server";
 import { renderDocument } from "~/platform/render-document.server";
 import { redactPathIn } from "~/platform/secret-paths";
@@ -19,6 +20,8 @@ startServerProcess();
 export { healthResponse } from "~/modules/admin/health.server";
 // and refuses another site's posts by the origin the app itself is served at (decision 0239).
 export { appOrigin } from "~/platform/cross-site.server";
+// and answers a busy database with a 503 for every route (decision 0246).
+export { answeringDatabaseBusy } from "~/platform/database-busy.server";
 export { runInRequestContext } from "~/platform/request-context.server";
 export { clientIpOf } from "~/platform/request-info.server";
 
@@ -41,6 +44,7 @@ export default async function handleRequest(
 ) {
   const nonce = createNonce();
   applySecurityHeaders(responseHeaders, { ...headerOptions, nonce });
+  addRetryAfterWhenBusy(responseHeaders);
   // A route asked for an answer without a page: the RFC 8058 one-click
   // unsubscribe (app/routes/unsubscribe.tsx), where mail apps expect a bare status.
   if (responseHeaders.has("X-Empty-Body")) {
@@ -54,6 +58,7 @@ export default async function handleRequest(
 
 export const handleDataRequest: HandleDataRequestFunction = (response) => {
   applySecurityHeaders(response.headers, headerOptions);
+  addRetryAfterWhenBusy(response.headers);
   return response;
 };
 

@@ -15,7 +15,7 @@ import { remindWaitingItems } from "~/modules/sending/waiting-reminders.server";
 import { sendWelcomes } from "~/modules/sending/welcomes.server";
 import { expireDrafts } from "~/modules/uploads/upload-drafts.server";
 import { waitForBackgroundWork } from "~/platform/background-work.server";
-import { db } from "~/platform/db.server";
+import { db, waitBrieflyForTheWriteLock } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
 import { stopMediaTools } from "~/platform/ffmpeg.server";
 import { closeMailer } from "~/platform/mailer.server";
@@ -46,6 +46,9 @@ class ServerProcess {
     // Before the first send: the scheduler compares addresses in their canonical form.
     // A replica's copy is read-only; the primary rewrites them for every machine.
     if (isPrimaryAtStart()) canonicalizeStoredAddresses();
+    // Start-up's writes above wait for a lock as long as any command's; from here
+    // on, a write of this thread holds up every request while it waits.
+    waitBrieflyForTheWriteLock();
     if (env.SCHEDULER === "on") this.startJobs();
     // Saving writes: only the primary takes mail (a replica's webhook requests are replayed there).
     if (isPrimaryAtStart()) {
@@ -73,9 +76,13 @@ class ServerProcess {
     // scheduler (app/platform/replication.server.ts), checked at each tick.
     const dailyBackup = new Cron(
       "0 3 * * *",
-      { timezone: "UTC", protect: true },
-      onPrimaryOnly(() => {
-        const file = backupDatabase(db.$client, env.DATABASE_PATH, new Date(), env.BACKUP_DIR);
+      {
+        timezone: "UTC",
+        protect: true,
+        catch: (error) => console.error("[backup] failed", error),
+      },
+      onPrimaryOnly(async () => {
+        const file = await backupDatabase(env.DATABASE_PATH, new Date(), env.BACKUP_DIR);
         console.info(`[backup] wrote ${file}`);
       }),
     );

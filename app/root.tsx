@@ -17,6 +17,7 @@ import {
 } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { CsrfFailurePage } from "~/components/errors/csrf-failure";
+import { DatabaseBusyPage } from "~/components/errors/database-busy";
 import { NotFound } from "~/components/errors/not-found";
 import { NavigationDelegation } from "~/components/layout/delegated-navigation";
 import { PublicLayout } from "~/components/layout/public-layout";
@@ -28,6 +29,7 @@ import { takeKeptDraft } from "~/modules/auth/kept-draft.server";
 import { isAdmin } from "~/modules/auth/roles.server";
 import { getCurrentSession } from "~/modules/auth/session.server";
 import { isCsrfFailure } from "~/platform/csrf";
+import { isDatabaseBusyFailure } from "~/platform/database-busy";
 import { useNonce } from "~/platform/nonce-provider";
 import { getToast, type Toast } from "~/platform/toast.server";
 import tailwindHref from "~/tailwind.css";
@@ -134,11 +136,14 @@ export function ErrorBoundary() {
   const error = useRouteError();
   const notFound = isRouteErrorResponse(error) && error.status === 404;
   const csrfFailure = isRouteErrorResponse(error) && isCsrfFailure(error.data) ? error.data : null;
+  const busy = isRouteErrorResponse(error) && isDatabaseBusyFailure(error.data) ? error.data : null;
   return (
     <Document>
       <PublicLayout>
         {csrfFailure ? (
           <CsrfFailurePage failure={csrfFailure} />
+        ) : busy ? (
+          <DatabaseBusyPage failure={busy} />
         ) : notFound ? (
           <NotFound />
         ) : (

@@ -19,9 +19,18 @@ export function migrationsFolder() {
 }
 
 /**
+ * How long a write waits for the write lock another connection holds before
+ * SQLite answers SQLITE_BUSY. better-sqlite3 is synchronous: the wait holds its
+ * thread. Right for the scheduler's thread and the operator's commands, which
+ * hold up no one else; the web server's connection waits far less
+ * (REQUEST_LOCK_WAIT_MS, app/platform/db.server.ts).
+ */
+export const BUSY_TIMEOUT_MS = 5000;
+
+/**
  * Opens the SQLite file with the settings every process of ours uses:
  * WAL so readers never wait for the writer, foreign keys enforced, a busy
- * timeout so two processes queue instead of failing, and synchronous=FULL so a
+ * timeout so two connections queue instead of failing, and synchronous=FULL so a
  * committed write survives a power cut.
  */
 export function openSqlite(databasePath: string) {
@@ -29,7 +38,7 @@ export function openSqlite(databasePath: string) {
   const sqlite = new Database(databasePath);
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("foreign_keys = ON");
-  sqlite.pragma("busy_timeout = 5000");
+  sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   sqlite.pragma("synchronous = FULL");
   reuseStatements(sqlite);
   return sqlite;

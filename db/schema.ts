@@ -313,6 +313,12 @@ export const contentItems = sqliteTable(
     videoDurationMs: integer("video_duration_ms"),
     securityStatus: text("security_status").notNull().default("safe"),
     quarantineReason: text("quarantine_reason"),
+    /**
+     * The item's stored files the last send found gone (a restore, a lost volume): the send
+     * left the item behind in the folder (app/modules/sending/missing-files.server.ts). Each
+     * send looks again, so a file put back, or replaced by the sender, clears it.
+     */
+    missingFiles: text("missing_files", { mode: "json" }).$type<string[]>().notNull().default([]),
     createdAt: createdAt(),
     sentAt: timestamp("sent_at"),
   },

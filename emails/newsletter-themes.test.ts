@@ -45,6 +45,7 @@ const fullFolder: NewsletterItem[] = Array.from({ length: 50 }, (_, index) => ({
   sortOrder: index,
   securityStatus: "safe",
   quarantineReason: null,
+  missingFiles: [],
   previewStatus: null,
   previewUrl: null,
   previewTitle: null,

@@ -47,12 +47,15 @@ export type NewsletterInput = {
   issueNote?: string | null;
 };
 
-/** An item left out of the send for want of a note, or a video not prepared yet, with its edit sheet's address. */
+/**
+ * An item left out of the send for want of a note, a video not prepared yet, or an item whose
+ * stored file is missing, with its edit sheet's address.
+ */
 export type HeldBackItem = {
   id: number;
   title: string;
   editUrl: string;
-  waitingFor: "note" | "video";
+  waitingFor: "note" | "video" | "file";
 };
 
 /** Filled per recipient by `personalize` (emails/newsletter.server.ts). */
@@ -516,6 +519,7 @@ export function Newsletter({
 function HeldBack({ items }: { items: HeldBackItem[] }) {
   const notes = items.filter((item) => item.waitingFor === "note");
   const videos = items.filter((item) => item.waitingFor === "video");
+  const lost = items.filter((item) => item.waitingFor === "file");
   return (
     <p className="m hb">
       <strong>Only in your copy:</strong>
@@ -531,6 +535,13 @@ function HeldBack({ items }: { items: HeldBackItem[] }) {
           {` ${videos.length === 1 ? "1 video" : `${videos.length} videos`} stayed behind in the folder, not prepared yet: `}
           <Titles items={videos} />
           {`. ${videos.length === 1 ? "It goes" : "They go"} with the next send once prepared.`}
+        </>
+      ) : null}
+      {lost.length > 0 ? (
+        <>
+          {` ${lost.length === 1 ? "1 item" : `${lost.length} items`} stayed behind in the folder, ${lost.length === 1 ? "its" : "their"} stored file missing: `}
+          <Titles items={lost} />
+          {`. Add ${lost.length === 1 ? "it" : "them"} again and ${lost.length === 1 ? "it goes" : "they go"} with the next send.`}
         </>
       ) : null}
     </p>

@@ -1,23 +1,18 @@
 import fs from "node:fs";
 import path from "node:path";
 import { backupDatabase, backupDirectory } from "#db/backup";
-import { openDatabase } from "#db/connection";
 
 /**
  * `npm run db:backup`: the nightly backup, on demand. Safe while the server
- * runs (VACUUM INTO reads a consistent snapshot); same-day runs overwrite.
+ * runs: the online backup reads one snapshot and takes no write lock, so the
+ * server's writes never wait for it; same-day runs overwrite.
  */
 const databasePath = process.env.DATABASE_PATH || "./data/app.db";
 const backupDir = process.env.BACKUP_DIR || backupDirectory(databasePath);
 
-const db = openDatabase(databasePath);
-try {
-  const file = backupDatabase(db.$client, databasePath, new Date(), backupDir);
-  giveToDatabaseOwner(file);
-  console.log(file);
-} finally {
-  db.$client.close();
-}
+const file = await backupDatabase(databasePath, new Date(), backupDir);
+giveToDatabaseOwner(file);
+console.log(file);
 
 /**
  * Run as root (`fly ssh console`), the copy and its folder would belong to

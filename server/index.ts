@@ -52,11 +52,17 @@ serveRequire("source-map-support").install();
 const onHeaders = createRequire(serveRequire.resolve("compression"))("on-headers");
 
 const buildPath = path.resolve(process.argv[2] ?? "build/index.js");
-const build: ServerBuild = await import(url.pathToFileURL(buildPath).href);
+const appBuild: ServerBuild = await import(url.pathToFileURL(buildPath).href);
 // The app's own store for the request context: one instance, the one its modules read.
-const { runInRequestContext, healthResponse, clientIpOf } = build.entry
-  .module as typeof build.entry.module &
-  Pick<typeof import("~/entry.server"), "runInRequestContext" | "healthResponse" | "clientIpOf">;
+const { runInRequestContext, healthResponse, clientIpOf, answeringDatabaseBusy } = appBuild.entry
+  .module as typeof appBuild.entry.module &
+  Pick<
+    typeof import("~/entry.server"),
+    "runInRequestContext" | "healthResponse" | "clientIpOf" | "answeringDatabaseBusy"
+  >;
+// Every route's loader and action answers a busy database one way: a 503 with
+// Retry-After, what was typed kept (docs/decisions/0246-a-busy-database-is-a-503-quickly.md).
+const build = answeringDatabaseBusy(appBuild);
 // No installGlobals: Node 24's own fetch, Request, Response, FormData and File are what
 // single fetch needs (installGlobals would swap in the undici package's, loaded for it).
 // Error details reach the browser only in development: the browser tests' NODE_ENV=test
@@ -88,7 +94,7 @@ app.use((req: ExpressRequest, res: NodeResponse, next: Next) => {
 app.get("/healthz", async (req: NodeRequest, res: NodeResponse, next: Next) => {
   logRequests(req, res);
   try {
-    await sendRemixResponse(res, healthResponse());
+    await sendRemixResponse(res, await healthResponse());
   } catch (error) {
     next(error);
   }

@@ -1,10 +1,12 @@
+import type { KeptField } from "./resubmit";
+
 /** What both sides know about the CSRF guard (the checks live in csrf.server.ts). */
 export const CSRF_FIELD = "csrf";
 
 export type CsrfFailure = {
   kind: "csrf";
   reason: "missing" | "invalid" | "cross_origin";
-  fields: { name: string; value: string; secret: boolean }[];
+  fields: KeptField[];
   action: string;
   token: string;
 };

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { formatDateTime, formatDay, formatUtc, isoDay } from "./dates";
+import { formatDateTime, formatDay, formatSoon, formatUtc, isoDay } from "./dates";
 
 const instant = new Date("2026-11-30T00:01:00Z");
 
@@ -12,6 +12,16 @@ describe("the one date format", () => {
   test("a moment adds the 24-hour time", () => {
     expect(formatDateTime(instant, "UTC")).toBe("Mon 30 Nov 2026, 00:01");
     expect(formatDateTime(new Date("2026-07-04T13:05:00Z"), "UTC")).toBe("Sat 4 Jul 2026, 13:05");
+  });
+
+  test("a time soon to come: the time alone today, with its day tomorrow, in the zone given", () => {
+    const now = new Date("2026-11-30T23:40:00Z");
+    expect(formatSoon(new Date("2026-11-30T23:55:00Z"), "Europe/London", now)).toBe("23:55");
+    expect(formatSoon(new Date("2026-12-01T00:25:00Z"), "Europe/London", now)).toBe(
+      "Tue 1 Dec, 00:25",
+    );
+    // 00:40 on Tue 1 Dec in Paris already: a retry at 00:55 there is today.
+    expect(formatSoon(new Date("2026-11-30T23:55:00Z"), "Europe/Paris", now)).toBe("00:55");
   });
 
   test("operators read UTC, said so", () => {

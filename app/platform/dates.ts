@@ -72,6 +72,14 @@ export function formatDateTime(date: Date, timeZone: string) {
   return `${weekday} ${day} ${month} ${year}, ${time}`;
 }
 
+/** "00:25" when `date` is on `now`'s day in the zone, else "Tue 1 Dec, 00:25": a time soon to come. */
+export function formatSoon(date: Date, timeZone: string, now: Date) {
+  const when = partsOf(date, timeZone);
+  const today = partsOf(now, timeZone);
+  const sameDay = when.day === today.day && when.month === today.month && when.year === today.year;
+  return sameDay ? when.time : `${formatDay(date, timeZone, { year: false })}, ${when.time}`;
+}
+
 /**
  * "Mon 30 Nov 2026, 00:01 UTC", from an ISO string: operators' pages (admin,
  * outbox) read UTC, as the logs do, and format in the component, where only

@@ -17,6 +17,22 @@ export const db: AppDatabase = singleton("database", () =>
 );
 
 /**
+ * How long a write of the web server's thread waits for a write lock held by
+ * another connection (the scheduler's thread, `npm run send:due`, an
+ * operator's `sqlite3`) before SQLite answers SQLITE_BUSY. The wait holds the
+ * event loop, every other request with it: tens of ms, never the seconds a
+ * background connection waits (BUSY_TIMEOUT_MS, db/connection.ts). The request
+ * is then answered 503 (app/platform/database-busy.server.ts).
+ */
+export const REQUEST_LOCK_WAIT_MS = 50;
+
+/** The server's own connection waits REQUEST_LOCK_WAIT_MS from here on (app/lifecycle.server.ts). */
+export function waitBrieflyForTheWriteLock() {
+  // By exec, as every pragma run again (docs/decisions/0231-one-statement-per-sql-text.md).
+  db.$client.exec(`PRAGMA busy_timeout = ${REQUEST_LOCK_WAIT_MS}`);
+}
+
+/**
  * Writes that read then write run in an immediate transaction: the write lock is
  * taken at BEGIN, so two requests (or two processes) cannot both read the old
  * value and both act on it.

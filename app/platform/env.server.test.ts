@@ -12,6 +12,7 @@ describe("parseEnv", () => {
     expect(env.DATABASE_PATH).toBe("./data/app.db");
     expect(env.STORAGE_DIR).toBe("./data/uploads");
     expect(env.OUTBOX_DIR).toBe("./data/outbox");
+    expect(env.DISK_RESERVE_MB).toBe(256);
     expect(env.BACKUP_DIR).toBe(path.resolve("./data/backups"));
     expect(env.LITEFS_DIR).toBeUndefined();
     expect(env.SMTP_URL).toBeUndefined();
@@ -48,6 +49,9 @@ describe("parseEnv", () => {
     ["SESSION_SECRET", "short"],
     ["BOUNCE_ADDRESS", "Bounces <bounces@example.com>"],
     ["SMTP_RELAY", "mandrill"],
+    ["DISK_RESERVE_MB", "-1"],
+    ["DISK_RESERVE_MB", "1.5"],
+    ["DISK_RESERVE_MB", "lots"],
   ])("rejects %s=%s", (name, value) => {
     expect(() => parseEnv({ ...base, [name]: value })).toThrowError(new RegExp(`${name} `));
   });

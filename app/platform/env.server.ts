@@ -32,6 +32,15 @@ const envSchema = z.object({
   DATABASE_PATH: z.string().min(1).default("./data/app.db"),
   STORAGE_DIR: z.string().min(1).default("./data/uploads"),
   OUTBOX_DIR: z.string().min(1).default("./data/outbox"),
+  /**
+   * Free space kept on the data volume for the database: no file is stored that would take the
+   * volume below it, and /healthz fails once it is gone (app/platform/disk-reserve.server.ts).
+   */
+  DISK_RESERVE_MB: z.coerce
+    .number({ error: "must be a whole number of megabytes (0 keeps none)" })
+    .int("must be a whole number of megabytes (0 keeps none)")
+    .min(0, "must be a whole number of megabytes (0 keeps none)")
+    .default(256),
   /** Nightly backups, and what a restore reapplies (db/restore.ts). Default: `backups/` beside the database. */
   BACKUP_DIR: optionalText,
   /** LiteFS's mount (its `fuse.dir`): set, this machine is a replica while `.primary` there names another. */

@@ -1,3 +1,7 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
 import { expect, test, vi } from "vitest";
 import { LoginError } from "~/modules/auth/auth.server";
 import { BillingError, BillingNotConfigured } from "~/modules/billing/billing.server";
@@ -6,7 +10,14 @@ import { FolderNotFoundError, FolderRuleError } from "~/modules/folders/folders.
 import { ItemNotFoundError, QuotaExceededError } from "~/modules/items/item-rules.server";
 import { SendRuleError } from "~/modules/sending/sending.server";
 import { DraftNotFoundError } from "~/modules/uploads/upload-drafts.server";
-import { invariantResponse, NotFoundError, orNotFound, RuleError } from "./errors.server";
+import {
+  invariantResponse,
+  isDatabaseBusy,
+  NotFoundError,
+  orNotFound,
+  RuleError,
+  throwIfDatabaseBusy,
+} from "./errors.server";
 import { getToast, withFailureToast } from "./toast.server";
 
 async function thrown(work: () => unknown): Promise<unknown> {
@@ -106,4 +117,28 @@ test("withFailureToast explains a rule, answers 404 for a missing thing, and hid
   expect(await toastOf(fault)).toMatchObject({ title: "Failed", description: "Please try again." });
   expect(log).toHaveBeenCalledOnce();
   log.mockRestore();
+});
+
+test("a write that met another connection's write lock past its wait is the database busy, however wrapped", () => {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), "thoughtfully-busy-"));
+  const holder = new Database(path.join(folder, "app.db"));
+  const writer = new Database(path.join(folder, "app.db"), { timeout: 0 });
+  try {
+    holder.exec("CREATE TABLE notes (text TEXT); BEGIN IMMEDIATE");
+    let busy: unknown;
+    try {
+      writer.exec("INSERT INTO notes VALUES ('hello')");
+    } catch (error) {
+      busy = error;
+    }
+    expect(isDatabaseBusy(busy)).toBe(true);
+    expect(isDatabaseBusy(new Error("query failed", { cause: busy }))).toBe(true);
+    expect(() => throwIfDatabaseBusy(busy)).toThrow(busy as Error);
+    expect(isDatabaseBusy(new Error("database is locked"))).toBe(false);
+    expect(() => throwIfDatabaseBusy(new Error("other"))).not.toThrow();
+  } finally {
+    writer.close();
+    holder.close();
+    fs.rmSync(folder, { recursive: true, force: true });
+  }
 });

@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import { createCookieSessionStorage, redirect } from "@remix-run/node";
 import { z } from "zod";
 import { env } from "./env.server";
-import { NotFoundError, RuleError } from "./errors.server";
+import { NotFoundError, RuleError, throwIfDatabaseBusy } from "./errors.server";
 
 /**
  * Flash messages ride in their own short-lived cookie, set by the response
@@ -83,6 +83,7 @@ export async function withFailureToast(
     return await work();
   } catch (error) {
     if (error instanceof Response) throw error;
+    throwIfDatabaseBusy(error);
     if (error instanceof NotFoundError) throw new Response("Not Found", { status: 404 });
     const rule = error instanceof RuleError;
     if (!rule) console.error(error);

@@ -15,6 +15,7 @@ import {
   readLinkParams,
 } from "~/modules/recipients/recipient-links.server";
 import { folderForRecipient } from "~/modules/recipients/recipients.server";
+import { throwIfDatabaseBusy } from "~/platform/errors.server";
 
 /**
  * /resubscribe?email=&folder=&token= — the link of the one e-mail a sender
@@ -56,6 +57,7 @@ export async function action({ request }: ActionFunctionArgs) {
     if (error instanceof UnknownFolderError) {
       return data({ state: "error" as const }, { status: 404 });
     }
+    throwIfDatabaseBusy(error);
     console.error(error);
     return data({ state: "failed" as const }, { status: 500 });
   }

@@ -23,6 +23,7 @@ import {
 import { UNSUBSCRIBE_REASONS } from "~/modules/recipients/recipient-states.server";
 import { folderForRecipient } from "~/modules/recipients/recipients.server";
 import type { CrossSitePosts } from "~/platform/cross-site";
+import { throwIfDatabaseBusy } from "~/platform/errors.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
 
 /**
@@ -105,6 +106,7 @@ export async function action({ request }: ActionFunctionArgs) {
       return oneClickAnswer(200);
     } catch (error) {
       if (error instanceof UnknownFolderError) return oneClickAnswer(404);
+      throwIfDatabaseBusy(error);
       console.error(error);
       return oneClickAnswer(500);
     }
@@ -130,6 +132,7 @@ export async function action({ request }: ActionFunctionArgs) {
     if (error instanceof UnknownFolderError) {
       return data({ state: "gone" as const }, { status: 404 });
     }
+    throwIfDatabaseBusy(error);
     console.error(error);
     return data({ state: "failed" as const }, { status: 500 });
   }

@@ -7,7 +7,7 @@ import sharp from "sharp";
 import { describe, expect, test } from "vitest";
 import { createUser } from "#db/factories";
 import { contentItems } from "#db/schema";
-import { startBuiltServer, tempDir, thisFilesDataDir } from "../support/integration";
+import { startBuiltServer, tempDir, thisFilesDataDir, waitUntil } from "../support/integration";
 import { clip1080p, probe } from "../support/video-clips";
 
 /**
@@ -320,7 +320,7 @@ describe("a video through the API (issue 46)", () => {
     expect(item.video.error.length).toBeGreaterThan(10);
     // The clip as uploaded is released: nothing of it stays on disk.
     expect(rowOf(item.id).filePaths).toEqual([]);
-    expect(fs.existsSync(storedPath(clipKey!))).toBe(false);
+    await waitUntil(() => !fs.existsSync(storedPath(clipKey!)), 5_000, "the clip released");
   }, 90_000);
 
   test("a file that is not a clip, sent as a video, is refused with 415 and nothing is kept", async () => {

@@ -35,6 +35,7 @@ function item(values: Partial<NewsletterItem> & Pick<NewsletterItem, "type" | "t
     sortOrder: id,
     securityStatus: "safe",
     quarantineReason: null,
+    missingFiles: [],
     previewStatus: null,
     previewUrl: null,
     previewTitle: null,

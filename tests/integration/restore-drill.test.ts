@@ -48,7 +48,7 @@ describe("restore drill (docs/deploy.md)", () => {
       const livePath = path.join(liveDir, "app.db");
       const live = openDatabase(livePath);
       createUser(live, { email });
-      const backup = backupDatabase(live.$client, livePath);
+      const backup = await backupDatabase(livePath);
       live.$client.close();
 
       // The drill: copy the backup to DATABASE_PATH (nothing else beside it) and start.
@@ -94,7 +94,7 @@ describe("restore drill (docs/deploy.md)", () => {
           { name: "Dad", email: "dad@example.com" },
         ],
       });
-      const backup = backupDatabase(live.$client, livePath);
+      const backup = await backupDatabase(livePath);
       live.$client.close();
 
       // After the backup, on the live server: Mum leaves this folder with

@@ -54,7 +54,12 @@ test("an iPhone's clip forwarded by e-mail becomes a video item, prepared uprigh
   await waitUntil(() => current().videoStatus === "ready", 60_000, "the clip prepared");
   const ready = current();
   expect(ready).toMatchObject({ mimeTypes: ["video/mp4"], fileNames: ["IMG_0007.mp4"] });
-  expect(fs.existsSync(storedPath(item!.filePaths[0]!))).toBe(false);
+  // The clip as uploaded is released just after the item is marked ready.
+  await waitUntil(
+    () => !fs.existsSync(storedPath(item!.filePaths[0]!)),
+    5_000,
+    "the clip released",
+  );
   const mp4 = storedPath(ready.filePaths[0]!);
   const stored = probe(mp4);
   expect(stored.streams.map((stream) => [stream.codec_type, stream.codec_name])).toEqual([

@@ -1,6 +1,7 @@
 import sharp from "sharp";
 import { describe, expect, test } from "vitest";
 import { createFolder, createUser } from "#db/factories";
+import { missingFileReason } from "~/modules/items/missing-file";
 import { startSmtpSink } from "../support/integration";
 
 /**
@@ -344,7 +345,7 @@ describe("a scheduled send", () => {
   });
 });
 
-test("a send whose stored file is gone waits for a retry and holds up no other folder", async () => {
+test("a stored file that is gone keeps its item back; the rest goes, and no other folder waits", async () => {
   const { folder, keys } = await seedFolder({
     recipients: ["broken@example.com"],
     withFiles: true,
@@ -352,17 +353,27 @@ test("a send whose stored file is gone waits for a retry and holds up no other f
   await app.storage.delete(keys[0]!);
   await seedFolder({ recipients: ["unaffected@example.com"] });
   await app.sending.runSchedulerPass();
-  expect(sink.to("broken@example.com")).toHaveLength(0);
   expect(sink.to("unaffected@example.com")).toHaveLength(1);
-  expect(unsentCount(folder.id)).toBe(4);
+  const [message, ...more] = sink.to("broken@example.com");
+  expect(more).toHaveLength(0);
+  expect(message?.html).toContain("The recipe");
+  expect(message?.html).not.toContain("Holiday");
+  // The photo item (beach.jpg gone, hills.jpg there) stays, naming the file it misses.
+  expect(unsentTitles(folder.id)).toEqual(["Holiday"]);
+  const holiday = app.db
+    .select()
+    .from(app.schema.contentItems)
+    .where(app.drizzle.eq(app.schema.contentItems.title, "Holiday"))
+    .all()
+    .find((item) => item.folderId === folder.id)!;
+  expect(holiday.missingFiles).toEqual([keys[0]]);
+  expect(missingFileReason(holiday)).toBe("The file of beach.jpg is missing: add it again");
   const [recipient] = app.db
     .select()
     .from(app.schema.sendLedgerRecipients)
     .where(app.drizzle.eq(app.schema.sendLedgerRecipients.email, "broken@example.com"))
     .all();
-  expect(recipient?.status).toBe("pending");
-  expect(recipient?.lastError).toMatch(/missing/);
-  expect(recipient?.nextAttemptAt?.getTime()).toBeGreaterThan(Date.now());
+  expect(recipient?.status).toBe("sent");
 });
 
 /** A link saved without a comment or a question: it waits for its note (docs/decisions/0134-quick-saves-wait-for-a-note.md). */

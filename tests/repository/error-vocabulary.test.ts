@@ -50,3 +50,49 @@ test("every domain error extends NotFoundError or RuleError, the API's own answe
     .map(([name, { path }]) => `${path}: ${name} extends ${rootOf(name)}`);
   expect(outside).toEqual([]);
 });
+
+/** Each `catch (error) { … }` block of `source`, braces matched. */
+function catchBlocks(source: string): string[] {
+  const blocks: string[] = [];
+  for (const found of source.matchAll(/catch \(error\) \{/g)) {
+    let depth = 0;
+    for (let at = found.index + found[0].length - 1; at < source.length; at++) {
+      if (source[at] === "{") depth++;
+      if (source[at] === "}" && --depth === 0) {
+        blocks.push(source.slice(found.index, at + 1));
+        break;
+      }
+    }
+  }
+  return blocks;
+}
+
+/**
+ * A route's catch-all that answers a fault itself (logged, then a 500, a
+ * failure toast, a form error) passes a busy database on to the server's one
+ * busy answer, a 503 with Retry-After and the form as typed, or throws every
+ * error it does not know on
+ * (docs/decisions/0246-a-busy-database-is-a-503-quickly.md).
+ */
+test("every catch-all of a route passes a busy database on", () => {
+  const files = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard"], {
+    cwd: root,
+    encoding: "utf8",
+  })
+    .split("\n")
+    .filter(
+      (path) =>
+        (path.startsWith("app/routes/") || path === "app/platform/toast.server.ts") &&
+        /\.tsx?$/.test(path) &&
+        !/\.test\.tsx?$/.test(path) &&
+        existsSync(`${root}/${path}`),
+    );
+  const swallowing = files.flatMap((path) =>
+    catchBlocks(readFileSync(`${root}/${path}`, "utf8"))
+      .filter((block) => block.includes("console.error("))
+      .filter((block) => !block.includes("throwIfDatabaseBusy(error)"))
+      .filter((block) => !/^\s*throw error;/m.test(block))
+      .map((block) => `${path}: ${block.split("\n")[0]}`),
+  );
+  expect(swallowing).toEqual([]);
+});

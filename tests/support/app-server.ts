@@ -34,18 +34,24 @@ export function watchServer(child: ChildProcess): Server {
   return { child, stderr: () => stderr, stdout: () => stdout };
 }
 
+/** How a child's command is started: as it is, or inside something (tests/support/small-disk.ts). */
+export type Launch = (command: string, args: string[]) => [command: string, args: string[]];
+
+const asItIs: Launch = (command, args) => [command, args];
+
 /**
  * The production build on 127.0.0.1:`port`, its database, uploads and outbox
  * under `dataDir`, the scheduler off and no SMTP; `env` adds to or overrides
- * that (SESSION_SECRET at least), `nodeArgs` go to Node itself.
+ * that (SESSION_SECRET at least), `nodeArgs` go to Node itself, `launch` wraps the command.
  */
 export function startServer(
   port: number,
   dataDir: string,
   env: Record<string, string>,
   nodeArgs: string[] = [],
+  launch: Launch = asItIs,
 ) {
-  const child = spawn(process.execPath, [...nodeArgs, serverEntry, serverBuild], {
+  const child = spawn(...launch(process.execPath, [...nodeArgs, serverEntry, serverBuild]), {
     cwd: repoRoot,
     env: {
       ...process.env,

@@ -2,7 +2,14 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, onTestFinished, TestRunner } from "vitest";
-import { requireBuild, type Server, startServer, stopServer, waitForHealth } from "./app-server";
+import {
+  type Launch,
+  requireBuild,
+  type Server,
+  startServer,
+  stopServer,
+  waitForHealth,
+} from "./app-server";
 import { freePort } from "./free-port";
 import { MisbehavingRelay } from "./misbehaving-relay";
 import { SmtpSink } from "./smtp-sink";
@@ -78,12 +85,17 @@ export type BuiltServer = Server & {
 /**
  * The production build (`node build/server/index.js`, as in production) on a free port, its
  * database, uploads and outbox under `dataDir` (a new directory unless given), with this
- * process's SESSION_SECRET, the scheduler off and no SMTP unless `env` says otherwise; not
- * waited for (a server meant to fail at start, or to be killed on the way).
+ * process's SESSION_SECRET, the scheduler off and no SMTP unless `env` says otherwise, started
+ * as `launch` says (on a small disk: tests/support/small-disk.ts); not waited for (a server
+ * meant to fail at start, or to be killed on the way).
  */
 export async function launchBuiltServer(
   env: Record<string, string> = {},
-  { dataDir = tempDir(), nodeArgs = [] }: { dataDir?: string; nodeArgs?: string[] } = {},
+  {
+    dataDir = tempDir(),
+    nodeArgs = [],
+    launch,
+  }: { dataDir?: string; nodeArgs?: string[]; launch?: Launch } = {},
 ): Promise<BuiltServer> {
   requireBuild();
   const port = await freePort();
@@ -92,6 +104,7 @@ export async function launchBuiltServer(
     dataDir,
     { SESSION_SECRET: process.env.SESSION_SECRET!, ...env },
     nodeArgs,
+    launch,
   );
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     server.child.once("exit", (code, signal) => resolve({ code, signal })),
@@ -109,7 +122,7 @@ export async function launchBuiltServer(
 /** As `launchBuiltServer`, once `/healthz` answers. */
 export async function startBuiltServer(
   env: Record<string, string> = {},
-  options: { dataDir?: string; nodeArgs?: string[] } = {},
+  options: { dataDir?: string; nodeArgs?: string[]; launch?: Launch } = {},
 ) {
   const server = await launchBuiltServer(env, options);
   await waitForHealth(server.base, server);

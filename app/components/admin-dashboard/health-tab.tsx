@@ -9,6 +9,36 @@ import {
 import type { SystemHealth } from "~/modules/admin/admin-metrics.server";
 import { formatBytes } from "~/utils/format";
 
+/** The reserve kept for the database (docs/decisions/0245-the-disk-keeps-room-for-the-database.md). */
+function DiskReserveStat({ room }: { room: SystemHealth["diskReserve"] }) {
+  const reserve = formatBytes(room.reserveBytes);
+  if (room.state === "unmeasured" || room.freeBytes === null) {
+    return (
+      <Stat
+        label="Disk reserve"
+        value="Not measured"
+        hint={`The data volume reports no size; ${reserve} is to be kept for the database`}
+      />
+    );
+  }
+  const free = `${formatBytes(room.freeBytes)} free on the data volume, ${reserve} kept for the database`;
+  const shown = {
+    kept: { value: "Kept", hint: `${free}, which uploads may not use`, level: "normal" },
+    "in use": {
+      value: "In use",
+      hint: `${free}: uploads are refused until space is freed`,
+      level: "warning",
+    },
+    gone: {
+      value: "Nearly gone",
+      hint: `${free}: uploads are refused and /healthz fails until space is freed`,
+      level: "critical",
+    },
+  } as const;
+  const { value, hint, level } = shown[room.state];
+  return <Stat label="Disk reserve" value={value} hint={hint} level={level} />;
+}
+
 export function HealthTab({ health }: { health: SystemHealth }) {
   const db = health.databaseStatus;
   return (
@@ -40,6 +70,17 @@ export function HealthTab({ health }: { health: SystemHealth }) {
           label="Dropped requests"
           value={formatNumber(Object.values(health.droppedRequests).reduce((a, b) => a + b, 0))}
           hint={`Since start: ${formatDroppedRequests(health.droppedRequests)}`}
+        />
+        <DiskReserveStat room={health.diskReserve} />
+        <Stat
+          label="Missing files"
+          value={formatNumber(health.missingFiles.files)}
+          hint={
+            health.missingFiles.items === 0
+              ? "Every file the last sends looked for was there"
+              : `${formatNumber(health.missingFiles.items)} unsent ${health.missingFiles.items === 1 ? "item stays" : "items stay"} in ${health.missingFiles.items === 1 ? "its folder" : "their folders"} for it (docs/deploy.md, "A file is missing")`
+          }
+          level={health.missingFiles.files > 0 ? "warning" : "normal"}
         />
       </StatGrid>
     </Panel>

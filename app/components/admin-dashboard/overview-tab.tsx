@@ -50,6 +50,14 @@ export function OverviewTab({ dashboard }: { dashboard: AdminDashboard }) {
             level={levels.criticalAlerts(s.criticalAlerts)}
           />
           <Stat label="Uptime" value={formatUptime(dashboard.systemHealth.uptime)} />
+          {dashboard.systemHealth.missingFiles.files > 0 ? (
+            <Stat
+              label="Missing files"
+              value={formatNumber(dashboard.systemHealth.missingFiles.files)}
+              hint="Their items stay in their folders: see the Health tab"
+              level="warning"
+            />
+          ) : null}
         </StatGrid>
       </Panel>
       <Panel title="Recent activity">

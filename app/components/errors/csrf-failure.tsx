@@ -1,15 +1,7 @@
 import { Link } from "@remix-run/react";
 import { CROSS_SITE_REFUSAL } from "~/platform/cross-site";
-import { CSRF_FIELD, type CsrfFailure } from "~/platform/csrf";
-
-/** "firstName" reads "First name". */
-function labelFor(name: string) {
-  const words = name
-    .replace(/([a-z])([A-Z])/g, "$1 $2")
-    .replace(/[_-]+/g, " ")
-    .toLowerCase();
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
+import type { CsrfFailure } from "~/platform/csrf";
+import { ResubmitForm } from "./resubmit-form";
 
 /**
  * The 403 page for a form whose security token did not check out. An old tab
@@ -30,7 +22,6 @@ export function CsrfFailurePage({ failure }: { failure: CsrfFailure }) {
       </section>
     );
   }
-  const visible = failure.fields.filter((field) => field.name !== "intent");
   return (
     <section className="mx-auto max-w-lg px-4 py-16">
       <h1 className="font-serif text-3xl font-semibold text-stone-900">Please submit again</h1>
@@ -38,36 +29,12 @@ export function CsrfFailurePage({ failure }: { failure: CsrfFailure }) {
         This form had expired or did not come from this site, so nothing was changed. What you typed
         is kept below: check it and send it again.
       </p>
-      <form method="post" action={failure.action} className="mt-6 space-y-4">
-        <input type="hidden" name={CSRF_FIELD} value={failure.token} />
-        {failure.fields
-          .filter((field) => field.name === "intent")
-          .map((field) => (
-            <input key={field.name} type="hidden" name={field.name} value={field.value} />
-          ))}
-        {visible.map((field, index) => (
-          // biome-ignore lint/suspicious/noArrayIndexKey: the list is fixed for the life of this page and names may repeat
-          <div key={index}>
-            <label
-              htmlFor={`resubmit-${index}`}
-              className="block text-sm font-medium text-stone-800"
-            >
-              {labelFor(field.name)}
-            </label>
-            <input
-              id={`resubmit-${index}`}
-              name={field.name}
-              type={field.secret ? "password" : "text"}
-              defaultValue={field.value}
-              required={field.secret}
-              className="mt-1 block w-full rounded-lg border border-stone-300 bg-white px-3 py-2"
-            />
-          </div>
-        ))}
-        <button type="submit" className="btn-primary">
-          Submit again
-        </button>
-      </form>
+      <ResubmitForm
+        fields={failure.fields}
+        action={failure.action}
+        token={failure.token}
+        submitLabel="Submit again"
+      />
     </section>
   );
 }

@@ -12,6 +12,7 @@ import { CsrfInput } from "~/components/ui/forms";
 import type { DashboardData, FolderSummary } from "~/modules/dashboard/dashboard.server";
 import { perksInOneLine } from "~/modules/plans/premium-perks";
 import { sendNowBlocker } from "~/modules/sending/send-now";
+import type { SendStatus } from "~/modules/sending/send-status.server";
 import type { loader as rootLoader } from "~/root";
 import { formatBytes, pluralize } from "~/utils/format";
 
@@ -180,6 +181,7 @@ function SendNowButton({ folder, senderPaused }: { folder: Folder; senderPaused:
     ...folder,
     senderVerified: Boolean(root?.user?.emailVerified),
     senderPaused,
+    sendUnderWay: folder.sendStatus?.state === "under way",
   });
   if (!blocker) {
     return (
@@ -206,6 +208,30 @@ function SendNowButton({ folder, senderPaused }: { folder: Folder; senderPaused:
         {blocker}
       </p>
     </div>
+  );
+}
+
+/**
+ * The folder's latest send while its copies wait, or once it failed: what it does, why, and
+ * what to do (docs/decisions/0243-the-sender-sees-what-the-send-is-doing.md).
+ */
+function SendStatusNotice({ folderId, status }: { folderId: number; status: SendStatus }) {
+  const failed = status.state === "failed";
+  return (
+    <section
+      aria-labelledby={`send-status-${folderId}`}
+      className={`rounded-xl border p-3 text-sm ${
+        failed
+          ? "border-red-200 bg-red-50 text-red-900"
+          : "border-amber-200 bg-amber-50 text-amber-900"
+      }`}
+    >
+      <h3 id={`send-status-${folderId}`} className="font-semibold">
+        {status.line}
+      </h3>
+      {failed ? <p className="mt-1">{status.why}</p> : null}
+      {status.todo ? <p className="mt-1">{status.todo}</p> : null}
+    </section>
   );
 }
 
@@ -365,6 +391,9 @@ function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
           </DelegatedLink>
           <MoreMenu folder={folder} />
         </div>
+        {folder.sendStatus ? (
+          <SendStatusNotice folderId={folder.id} status={folder.sendStatus} />
+        ) : null}
         <dl className="grid gap-3 text-sm sm:grid-cols-3">
           <div>
             <dt className="text-stone-600">Schedule</dt>

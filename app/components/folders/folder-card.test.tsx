@@ -27,6 +27,7 @@ function folder(id: number, overrides: Partial<FolderSummary> = {}): FolderSumma
     waitingCount: 0,
     totalSize: 2048,
     maxSize: 20 * 1024 * 1024,
+    sendStatus: null,
     ...overrides,
   };
 }

@@ -118,6 +118,13 @@ export function FolderCard({ folder, place }: { folder: FolderSummary; place: Fo
             {`${folder.frequencyLabel} · ${pluralize(folder.itemCount, "item")} · ${formatBytes(folder.totalSize)}`}
           </p>
           <p className="text-xs text-stone-600">{`Next: ${folder.nextLabel}`}</p>
+          {folder.sendStatus ? (
+            <p
+              className={`text-xs ${folder.sendStatus.state === "failed" ? "text-red-800" : "text-amber-900"}`}
+            >
+              {folder.sendStatus.line}
+            </p>
+          ) : null}
         </DelegatedLink>
         <div className="flex flex-col items-center gap-2">
           <FolderButton

@@ -149,6 +149,14 @@ export function ItemCard({ item, place }: { item: ItemView; place: ItemCardPlace
   const firstUrl = item.urls?.[0];
   return (
     <li id={`item-${item.id}`} className="item-card">
+      {item.fileMissing ? (
+        <p className="mb-2 text-sm text-red-800">
+          <strong className="mr-2 inline-block rounded-full bg-red-100 px-2 py-0.5 font-semibold">
+            Stays in the folder
+          </strong>
+          {item.fileMissing}
+        </p>
+      ) : null}
       {item.needsNote ? (
         <p className="mb-2 text-sm text-amber-900">
           <strong className="mr-2 inline-block rounded-full bg-amber-100 px-2 py-0.5 font-semibold">

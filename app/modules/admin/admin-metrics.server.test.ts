@@ -297,6 +297,15 @@ describe("system health", () => {
     expect(health.databaseStatus.queryPerformance).toBeGreaterThanOrEqual(0);
   });
 
+  test("the data volume's free space against the reserve kept for the database", () => {
+    const { diskReserve } = getSystemHealth();
+    expect(diskReserve.reserveBytes).toBe(256 * 1024 * 1024);
+    expect(diskReserve.freeBytes).toBeGreaterThan(0);
+    expect(diskReserve.state).toBe(
+      diskReserve.freeBytes! >= diskReserve.reserveBytes ? "kept" : "in use",
+    );
+  });
+
   test("the requests dropped or refused since the process started", () => {
     const before = getSystemHealth().droppedRequests["went away"];
     countDroppedRequest("went away");

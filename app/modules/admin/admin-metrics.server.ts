@@ -7,6 +7,7 @@ import {
   type UnsubscribeReason,
 } from "~/modules/recipients/recipient-states.server";
 import { db } from "~/platform/db.server";
+import { type DiskRoom, diskRoom } from "~/platform/disk-reserve.server";
 import {
   type DroppedRequestCounts,
   droppedRequestCounts,
@@ -59,7 +60,25 @@ export type SystemHealth = {
   };
   /** Requests dropped or refused since this process started, by why (decision 0239). */
   droppedRequests: DroppedRequestCounts;
+  /** The data volume's free space against the reserve kept for the database (decision 0245). */
+  diskReserve: DiskRoom;
+  /**
+   * Stored files the last send of their folder found gone, and the unsent items that stayed
+   * behind for it (docs/decisions/0242-a-missing-file-stays-behind-with-its-item.md).
+   */
+  missingFiles: { files: number; items: number };
 };
+
+function missingFileCounts() {
+  return (
+    db.get<{ files: number; items: number }>(sql`
+      select coalesce(sum(json_array_length(missing_files)), 0) as files, count(*) as items
+        from content_items where sent_at is null and missing_files <> '[]'`) ?? {
+      files: 0,
+      items: 0,
+    }
+  );
+}
 
 export function getSystemHealth(): SystemHealth {
   const used = process.memoryUsage().rss;
@@ -85,6 +104,8 @@ export function getSystemHealth(): SystemHealth {
           error: check.error,
         },
     droppedRequests: droppedRequestCounts(),
+    diskReserve: diskRoom(),
+    missingFiles: missingFileCounts(),
   };
 }
 

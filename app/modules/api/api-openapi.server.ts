@@ -19,6 +19,7 @@ const ERRORS = {
   413: "Body, file or storage too large",
   415: "A file whose bytes are not an allowed photo, file or video (or not the kind `type` asked for)",
   429: `More than ${API_TOKEN_RATE_LIMIT.points} requests a minute with this token; see Retry-After`,
+  503: "The database was busy for a moment (error code busy): send it again after Retry-After",
 } as const;
 
 function errorResponses() {

@@ -11,6 +11,9 @@ import {
 import { RecipientRuleError } from "~/modules/recipients/recipients.server";
 import { SendNowLimitError } from "~/modules/sending/send-now-limits.server";
 import { SendRuleError } from "~/modules/sending/sending.server";
+import { DATABASE_BUSY } from "~/platform/database-busy";
+import { DATABASE_BUSY_RETRY_AFTER_SECONDS } from "~/platform/database-busy.server";
+import { isDatabaseBusy } from "~/platform/errors.server";
 import { consumeRateLimit, type RateLimit } from "~/platform/rate-limit.server";
 import { readBodyText } from "~/platform/request-body.server";
 import type { ApiTokenScope } from "./api-token-validation";
@@ -136,6 +139,12 @@ export function parseFormFields<Schema extends z.ZodType>(
 /** A domain refusal as an API error with the domain's own message. */
 export function apiErrorFor(error: unknown): ApiError | null {
   if (error instanceof ApiError) return error;
+  // The write lock held elsewhere past the request's short wait (docs/decisions/0246-a-busy-database-is-a-503-quickly.md).
+  if (isDatabaseBusy(error)) {
+    return new ApiError(503, "busy", DATABASE_BUSY.title, undefined, {
+      "Retry-After": String(DATABASE_BUSY_RETRY_AFTER_SECONDS),
+    });
+  }
   if (error instanceof FolderNotFoundError || error instanceof ItemNotFoundError) return notFound();
   if (error instanceof QuotaExceededError) {
     return new ApiError(413, error.code, error.message);

@@ -2,7 +2,8 @@ import { describe, expect, test } from "vitest";
 import { createUser } from "#db/factories";
 import { type CsrfFailure, isCsrfFailure } from "~/platform/csrf";
 import { db } from "~/platform/db.server";
-import { issueCsrfToken, KEPT_FIELDS_MAX_CHARS, validateCsrf } from "./csrf.server";
+import { KEPT_FIELDS_MAX_CHARS } from "~/platform/kept-fields.server";
+import { issueCsrfToken, validateCsrf } from "./csrf.server";
 import { createSession, getCurrentSession, revokeUserSessions } from "./session.server";
 
 function post(headers: Record<string, string>, fields: Record<string, string>) {

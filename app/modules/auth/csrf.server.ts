@@ -3,7 +3,9 @@ import { createCookie, data, type UploadHandler } from "@remix-run/node";
 import { isCrossSite } from "~/platform/cross-site.server";
 import { CSRF_FIELD, type CsrfFailure } from "~/platform/csrf";
 import { constantTimeEqual, tokenFor } from "~/platform/csrf-token.server";
+import { keepSubmittedForm } from "~/platform/database-busy.server";
 import { env } from "~/platform/env.server";
+import { keptFields } from "~/platform/kept-fields.server";
 import { isMemoryBudgetSpent, tryLaterResponse } from "~/platform/memory-budget.server";
 import {
   FormFieldTooLargeError,
@@ -65,42 +67,12 @@ export async function issueCsrfToken(
   };
 }
 
-const SECRET_FIELD = /pass|token|secret|csrf/i;
-
-/**
- * What the page offers to send again is what a person typed into one of our
- * forms: a few KB at most, so a crafted post cannot make the answer huge
- * (docs/decisions/0101-body-limits-by-route.md).
- */
-export const KEPT_FIELDS_MAX_CHARS = 4096;
-
-/** At most `length` UTF-16 units of `text`, never half a surrogate pair. */
-function truncate(text: string, length: number) {
-  const cut = text.slice(0, length);
-  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
-}
-
-function keptFields(formData: FormData | null): CsrfFailure["fields"] {
-  if (!formData) return [];
-  const fields: CsrfFailure["fields"] = [];
-  let room = KEPT_FIELDS_MAX_CHARS;
-  for (const [name, value] of formData) {
-    if (typeof value !== "string" || name === CSRF_FIELD) continue;
-    if (name.length >= room) break;
-    room -= name.length;
-    const secret = SECRET_FIELD.test(name);
-    const kept = secret ? "" : truncate(value, room);
-    room -= kept.length;
-    fields.push({ name, value: kept, secret });
-  }
-  return fields;
-}
-
 /**
  * Throws a 403 when the request does not carry this visitor's token. For a
  * form of ours that had expired, the 403 carries what the user typed (never
  * passwords) and a fresh token, so the page can offer to submit again without
- * losing anything; a post from another site gets neither.
+ * losing anything; a post from another site gets neither. A form whose token
+ * checks out is kept for the request's busy answer, should it need one.
  */
 export async function validateCsrf(request: Request, formData: FormData | null) {
   // First, on a LiteFS replica: the primary answers this write instead.
@@ -112,7 +84,11 @@ export async function validateCsrf(request: Request, formData: FormData | null) 
   if (isCrossSite(request)) reason = "cross_origin";
   else if (!submitted || typeof submitted !== "string") reason = "missing";
   else if (!binding || !constantTimeEqual(submitted, tokenFor(binding))) reason = "invalid";
-  if (!reason) return;
+  if (!reason) {
+    // Checked: should the database be busy, the busy answer offers this form again.
+    keepSubmittedForm(formData, submitted as string);
+    return;
+  }
   // A form made for a session that has since ended (signed out elsewhere): log in,
   // then back to the form with what was typed, not a "submit again" page.
   const endedSessionId = reason === "invalid" ? await endedSessionIdOf(request) : null;

@@ -12,6 +12,7 @@ import {
 import { deliveryLabels, scheduleLine } from "~/modules/folders/schedule.server";
 import { activeSkip } from "~/modules/folders/skip.server";
 import { type ListedItem, listItems } from "~/modules/items/items.server";
+import { missingFileReason } from "~/modules/items/missing-file";
 import { needsNote } from "~/modules/items/needs-note";
 import { waitingCounts } from "~/modules/items/needs-note.server";
 import {
@@ -28,6 +29,7 @@ import {
 } from "~/modules/recipients/recipients.server";
 import { inboxAddress, inboxDomain } from "~/modules/save-by-email/inbox-addresses.server";
 import { refusedMail } from "~/modules/save-by-email/refused-mail.server";
+import { type SendStatus, sendStatuses } from "~/modules/sending/send-status.server";
 
 /**
  * Everything the dashboard shows, in a constant number of queries whatever
@@ -57,6 +59,7 @@ function folderSummary(
   unsubscribedCount: number,
   reach: NextIssueReach,
   nextDeliveryLabel: (nextSend: Date | null) => string,
+  sendStatus: SendStatus | null,
 ) {
   const recipients = recipientsOf(folder);
   const maxSize = folderSizeLimit(recipients);
@@ -86,6 +89,8 @@ function folderSummary(
     waitingCount,
     totalSize: stats.totalSize,
     maxSize,
+    /** Its latest send, while copies wait or once it failed (docs/decisions/0243-the-sender-sees-what-the-send-is-doing.md). */
+    sendStatus,
   };
 }
 
@@ -104,6 +109,8 @@ function itemView(item: ListedItem) {
     size: item.fileSizes[index] ?? 0,
   }));
   const expectation = item.responseExpectation === "na" ? null : item.responseExpectation;
+  /** Why the last send left it behind (docs/decisions/0242-a-missing-file-stays-behind-with-its-item.md). */
+  const fileMissing = missingFileReason(item);
   return {
     id: item.id,
     type: item.type,
@@ -128,13 +135,16 @@ function itemView(item: ListedItem) {
     ...(needsNote(item) ? { needsNote: true as const } : {}),
     ...(item.videoStatus === "preparing" ? { videoPreparing: item.videoProgress } : {}),
     ...(item.videoStatus === "failed" ? { videoRefused: item.videoError ?? "" } : {}),
+    ...(fileMissing ? { fileMissing } : {}),
   };
 }
 
 export type ItemView = ReturnType<typeof itemView>;
 
 export function loadDashboard(user: SessionUser, selectedId: number | null, page = 1) {
-  const nextDeliveryLabel = deliveryLabels(user.timeZone, new Date());
+  const now = new Date();
+  const nextDeliveryLabel = deliveryLabels(user.timeZone, now);
+  const sending = sendStatuses(user.id, user.timeZone, now);
   const folders = listFolders(user.id);
   const stats = folderStats(user.id);
   const unsubscribed = unsubscribedCounts(folders);
@@ -148,6 +158,7 @@ export function loadDashboard(user: SessionUser, selectedId: number | null, page
       unsubscribed.get(folder.id) ?? 0,
       reach.get(folder.id)!,
       nextDeliveryLabel,
+      sending.get(folder.id) ?? null,
     ),
   );
   // The user's own folders are all in the list: an id not among them is someone else's, or gone.

@@ -1,7 +1,7 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data } from "@remix-run/node";
 import { UploadRejectedError } from "~/modules/files/upload-rejected.server";
-import { invariantResponse } from "~/platform/errors.server";
+import { invariantResponse, throwIfDatabaseBusy } from "~/platform/errors.server";
 import { ItemRuleError, QuotaExceededError } from "./item-rules.server";
 import type { UploadProblem } from "./item-validation";
 import { ITEM_TYPES, type ItemType, schemaFor } from "./item-validation";
@@ -56,6 +56,7 @@ export function unexpectedSaveProblem(
   type: ItemType,
 ): { problem: UploadProblem; status: number } {
   if (error instanceof Response) throw error;
+  throwIfDatabaseBusy(error);
   console.error(error);
   return {
     problem: { title: `Failed to ${verb} ${type}`, description: "Please try again." },

@@ -39,6 +39,7 @@ describe("listItems", () => {
         videoStatus: "failed",
         videoProgress: 40,
         videoError: "Too long",
+        missingFiles: ["u/b.jpg"],
         sortOrder: 0,
       },
       { type: "musing", title: "Plain", sortOrder: 1 },
@@ -77,6 +78,7 @@ describe("listItems", () => {
         videoStatus: row.videoStatus,
         videoProgress: row.videoProgress,
         videoError: row.videoError,
+        missingFiles: row.missingFiles,
       });
     }
     expect(plain).toMatchObject({ addComment: false, urls: [], filePaths: [], note: null });

@@ -54,6 +54,7 @@ const listedColumns = {
   videoStatus: contentItems.videoStatus,
   videoProgress: contentItems.videoProgress,
   videoError: contentItems.videoError,
+  missingFiles: contentItems.missingFiles,
 };
 
 export type ListedItem = Pick<Item, keyof typeof listedColumns>;
@@ -103,6 +104,7 @@ function listedItem(row: unknown[]): ListedItem {
     videoStatus: row[19] as Item["videoStatus"],
     videoProgress: row[20] as number,
     videoError: row[21] as string | null,
+    missingFiles: storedList<string>(row[22]),
   };
 }
 

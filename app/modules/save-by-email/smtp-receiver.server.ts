@@ -3,6 +3,7 @@ import { PassThrough } from "node:stream";
 import type { SMTPServerDataStream, SMTPServerOptions, SMTPServerSession } from "smtp-server";
 import { LIMITS } from "~/modules/plans/limits";
 import { clientShareKey } from "~/platform/client-address";
+import { DiskReserveReachedError } from "~/platform/disk-reserve.server";
 import { env } from "~/platform/env.server";
 import { isMemoryBudgetSpent } from "~/platform/memory-budget.server";
 import { consumeRateLimit } from "~/platform/rate-limit.server";
@@ -104,6 +105,10 @@ function dataRefusal(error: unknown) {
   if (error instanceof SpoolTooLargeError) return smtpError(552, "Message too large");
   if (error instanceof SpoolFullError || isMemoryBudgetSpent(error)) {
     return smtpError(452, "Too busy to read it now, try later");
+  }
+  // An attachment would have used the disk's reserve for the database: the sender's server retries.
+  if (error instanceof DiskReserveReachedError) {
+    return smtpError(452, "Insufficient system storage, try later");
   }
   if ((error as { code?: string }).code !== "ECONNECTION") {
     console.error("[smtp] could not save a message", error);

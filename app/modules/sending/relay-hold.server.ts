@@ -104,6 +104,17 @@ export function relayGate(now: Date): RelayGate {
   return taken ? { state: "try" } : { state: "held", until };
 }
 
+/** The hold of all sending, while there is one: when its next try is, and the relay's words. */
+export function relayHold(): { nextTryAt: Date | null; answer: string } | null {
+  return (
+    db
+      .select({ nextTryAt: relayRefusals.nextTryAt, answer: relayRefusals.answer })
+      .from(relayRefusals)
+      .where(openHold)
+      .get() ?? null
+  );
+}
+
 /** Whether sending is held now ("held"), held but due for its try ("due"), or not ("none"). */
 export function relayHoldState(now: Date): "none" | "held" | "due" {
   const hold = statements().openHold.get();

@@ -2,6 +2,9 @@
 export const EVERY_ITEM_WAITS =
   "Every item here needs a note first: add a comment or a question to one to send it.";
 
+/** Send Now beside the folder's send under way, whose state the folder page shows. */
+export const SEND_UNDER_WAY = "Send Now works again once this send is done.";
+
 /**
  * Why Send Now cannot send this folder now, in the words the button shows
  * beside it; null when it can. The same rules as sendNow() in
@@ -17,6 +20,8 @@ export function sendNowBlocker(folder: {
   senderVerified: boolean;
   /** The sender's sending is paused (docs/decisions/0125-paused-senders-sends-are-held.md). */
   senderPaused?: boolean;
+  /** The folder's send still under way (its copies waiting, or going now): one at a time. */
+  sendUnderWay?: boolean;
 }) {
   if (!folder.senderVerified) return "Confirm your e-mail address to send.";
   if (folder.senderPaused) return "Your sending is paused: see why at the top of the page.";
@@ -25,6 +30,7 @@ export function sendNowBlocker(folder: {
     return "This folder is over its size limit: remove something to send it.";
   }
   if (folder.isPaused || folder.pauseReason) return "Delivery is paused: re-start it to send.";
+  if (folder.sendUnderWay) return SEND_UNDER_WAY;
   if (folder.itemCount === 0) return "Nothing to send yet: add something first.";
   if (folder.itemCount === folder.waitingCount) return EVERY_ITEM_WAITS;
   return null;

@@ -64,6 +64,7 @@ import { storage } from "~/platform/storage.server";
 import { createAcceptanceTurns } from "./acceptance-turn.server";
 import { newsletterBrandingFor } from "./branding.server";
 import { listIdHeader } from "./list-id.server";
+import { checkStoredFiles, recordFileCheck } from "./missing-files.server";
 import { type RelayAnswer, readRelayAnswer, type Verdict } from "./relay-answers.server";
 import {
   type RelayGate,
@@ -77,6 +78,12 @@ import { claimLedger, stillHolds, whileHolding } from "./send-claim.server";
 import { journalCopySent, journalSendFinished, journalSendOpened } from "./send-journal.server";
 import { EVERY_ITEM_WAITS } from "./send-now";
 import { checkSendNowLimits } from "./send-now-limits.server";
+import {
+  EVERY_FILE_MISSING,
+  NOTHING_LEFT,
+  sendStatuses,
+  sendUnderWayMessage,
+} from "./send-status.server";
 
 /**
  * Sending a folder, exactly once per occurrence.
@@ -120,6 +127,10 @@ import { checkSendNowLimits } from "./send-now-limits.server";
  * sending, the copies untouched, until it answers again (relay-hold.server.ts);
  * the relay refusing the message makes the send's due copies wait for their
  * retry together. Either way the send stops at the first such refusal.
+ *
+ * A stored file gone is its item's problem: each delivery looks for its items'
+ * files before building the issue (missing-files.server.ts), and an item missing
+ * one stays in the folder while the rest goes.
  */
 /** Transient failures: three tries after the first, about an hour in all. */
 export const RETRY_DELAYS_MS = [5 * 60 * 1000, 20 * 60 * 1000, 35 * 60 * 1000];
@@ -180,6 +191,18 @@ const folderStatements = prepareOnce((database) => ({
         isNull(contentItems.sentAt),
         hasItsNote,
         isPrepared,
+      ),
+    )
+    .orderBy(asc(contentItems.sortOrder), asc(contentItems.id))
+    .prepare(),
+  itemsMissingFiles: database
+    .select({ id: contentItems.id, title: contentItems.title })
+    .from(contentItems)
+    .where(
+      and(
+        eq(contentItems.folderId, sql.placeholder("folderId")),
+        isNull(contentItems.sentAt),
+        sql`${contentItems.missingFiles} <> '[]'`,
       ),
     )
     .orderBy(asc(contentItems.sortOrder), asc(contentItems.id))
@@ -313,13 +336,13 @@ export function buildNewsletter(
 }
 
 /**
- * The items a send leaves behind, waiting for a note or for their video to
- * be prepared, for the sender's own copy to name
+ * The items a send leaves behind, waiting for a note, for their video to be
+ * prepared or for a file found missing, for the sender's own copy to name
  * (docs/decisions/0198-waiting-items-reminder.md): the folder's unsent items
- * the ledger does not carry.
+ * the send does not carry.
  */
-function heldBackItems(ledger: Ledger, folder: Folder): HeldBackItem[] {
-  const carried = new Set(ledger.itemIds);
+function heldBackItems(items: ContentItem[], folder: Folder): HeldBackItem[] {
+  const carried = new Set(items.map((item) => item.id));
   const named =
     (waitingFor: HeldBackItem["waitingFor"]) => (item: { id: number; title: string }) => ({
       id: item.id,
@@ -331,11 +354,16 @@ function heldBackItems(ledger: Ledger, folder: Folder): HeldBackItem[] {
     .filter((item) => !carried.has(item.id))
     .map(named("video"));
   const waitingVideo = new Set(videos.map((item) => item.id));
+  const missingFile = folderStatements()
+    .itemsMissingFiles.all({ folderId: folder.id })
+    .filter((item) => !carried.has(item.id) && !waitingVideo.has(item.id));
+  const noted = new Set(missingFile.map((item) => item.id));
   return [
     ...itemsWaitingForNote(folder.userId, folder.id)
-      .filter((item) => !carried.has(item.id) && !waitingVideo.has(item.id))
+      .filter((item) => !carried.has(item.id) && !waitingVideo.has(item.id) && !noted.has(item.id))
       .map(named("note")),
     ...videos,
+    ...missingFile.map(named("file")),
   ];
 }
 
@@ -462,18 +490,31 @@ export async function deliver(ledgerId: number, now = new Date()): Promise<numbe
     const folder = statements.folder.get({ id: ledger.folderId });
     if (!folder) return 0;
     const sender = senderOf(folder);
-    const items = statements.itemsStillUnsent.all({ itemIds: JSON.stringify(ledger.itemIds) });
+    const unsent = statements.itemsStillUnsent.all({ itemIds: JSON.stringify(ledger.itemIds) });
     const due = statements.dueRecipients.all({ ledgerId: ledger.id, nowMs: now.getTime() });
     let sent = 0;
-    // Every item of the send was deleted meanwhile: nobody can be sent anything, and a ledger
-    // waiting for that would never finish (and would hold up Send Now for good).
-    if (items.length === 0) giveUpPending(ledger.id);
+    let items = unsent;
+    if (unsent.length > 0 && due.length > 0) {
+      // Each item's files looked for once, before the issue is built: one gone keeps its item back.
+      try {
+        const check = await checkStoredFiles(unsent, storage);
+        recordFileCheck(ledger, check);
+        items = check.carried;
+      } catch (error) {
+        return failThisTry({ ledger, folder, sender }, due, error, now);
+      }
+    }
+    // Every item of the send was deleted meanwhile, or lost its files: nobody can be sent
+    // anything, and a ledger waiting for that would never finish (and would hold up Send Now).
+    if (items.length === 0) {
+      giveUpPending(ledger.id, unsent.length > 0 ? EVERY_FILE_MISSING : NOTHING_LEFT);
+    }
     if (items.length > 0 && due.length > 0) {
       const look = { tracked: ledger.tracked, issueNote: ledger.issueNote };
       const rendered = buildNewsletter(folder, sender, items, look);
       // The sender's copy names what stayed behind; rendered only when it differs.
       const heldBack = due.some((recipient) => recipient.kind === "cc")
-        ? heldBackItems(ledger, folder)
+        ? heldBackItems(items, folder)
         : [];
       const senderCopy =
         heldBack.length > 0
@@ -491,11 +532,7 @@ export async function deliver(ledgerId: number, now = new Date()): Promise<numbe
       try {
         prepared.attachments = await attachmentsFor(rendered, storage);
       } catch (error) {
-        // A stored file that cannot be read fails this try for everyone; retries follow.
-        const answer = readRelayAnswer(error);
-        for (const recipient of due) recordFailure(prepared, recipient, answer, OPEN, now);
-        await finishIfDone(ledger.id, now);
-        return 0;
+        return failThisTry(prepared, due, error, now);
       }
       // On disk before the first copy: a restore must know this send to mark its copies.
       await journalSendOpened(ledger, statements.recipientStates.all({ ledgerId }), now);
@@ -516,6 +553,22 @@ export async function deliver(ledgerId: number, now = new Date()): Promise<numbe
     faultPoint("before-release");
     return sent;
   });
+}
+
+/**
+ * The storage did not answer (a bucket down), or a file went between the check and its read:
+ * this try fails for every copy due, and their retries follow. Returns the messages sent: none.
+ */
+async function failThisTry(
+  send: Pick<PreparedSend, "ledger" | "folder" | "sender">,
+  due: SendLedgerRecipient[],
+  error: unknown,
+  now: Date,
+) {
+  const answer = readRelayAnswer(error);
+  for (const recipient of due) recordFailure(send, recipient, answer, OPEN, now);
+  await finishIfDone(send.ledger.id, now);
+  return 0;
 }
 
 /** What every recipient's copy of one send shares: rendered and read once. */
@@ -662,9 +715,9 @@ async function sendOne(
   }
 }
 
-function giveUpPending(ledgerId: number) {
+function giveUpPending(ledgerId: number, why: string) {
   db.update(sendLedgerRecipients)
-    .set({ status: "failed", nextAttemptAt: null, lastError: "Nothing left to send" })
+    .set({ status: "failed", nextAttemptAt: null, lastError: why })
     .where(
       and(eq(sendLedgerRecipients.ledgerId, ledgerId), eq(sendLedgerRecipients.status, "pending")),
     )
@@ -688,7 +741,7 @@ function retryAfter(attempts: number, now: Date) {
  *   refusal came at its RCPT TO, where it is one of its tries.
  */
 function recordFailure(
-  { ledger, folder, sender }: PreparedSend,
+  { ledger, folder, sender }: Pick<PreparedSend, "ledger" | "folder" | "sender">,
   recipient: SendLedgerRecipient,
   answer: RelayAnswer,
   gate: RelayGate,
@@ -931,6 +984,13 @@ const LEDGERS_AT_ONCE = 4;
 const OPEN_BATCH = 20;
 
 /**
+ * And no more once a commit has held the write lock this long, with as long
+ * again between commits: a web request's write waits only REQUEST_LOCK_WAIT_MS
+ * for the lock before its 503 (docs/decisions/0246-a-busy-database-is-a-503-quickly.md).
+ */
+const OPEN_HOLD_MS = 10;
+
+/**
  * One scheduler pass: opens the ledger of every due folder (an empty folder's
  * occurrence is skipped and its clock moves on), then delivers every ledger
  * with someone due, including sends a crashed process left half done.
@@ -942,22 +1002,29 @@ export async function runSchedulerPass(now = new Date()): Promise<PassResult> {
   let opened = 0;
   const maySend = senderCheck(now);
   const due = dueFolderIds(now).filter((folder) => maySend(folder.userId));
-  for (let start = 0; start < due.length; start += OPEN_BATCH) {
+  for (let start = 0; start < due.length; ) {
     // One commit for a batch of folders: each commit costs more than opening a ledger.
-    const openedNow = writeTransactionWithoutFsync(
-      () =>
-        due
-          .slice(start, start + OPEN_BATCH)
-          .filter(
-            (folder) =>
-              folder.nextSendAt &&
-              openLedger(folder.id, occurrenceKey(folder.nextSendAt), "schedule", now),
-          ).length,
-    );
+    const openedNow = writeTransactionWithoutFsync(() => {
+      const began = performance.now();
+      let count = 0;
+      for (const folder of due.slice(start, start + OPEN_BATCH)) {
+        start++;
+        if (
+          folder.nextSendAt &&
+          openLedger(folder.id, occurrenceKey(folder.nextSendAt), "schedule", now)
+        ) {
+          count++;
+        }
+        if (performance.now() - began >= OPEN_HOLD_MS) break;
+      }
+      return count;
+    });
     opened += openedNow;
     if (openedNow > 0) faultPoint("ledger-opened");
-    // The pass runs inside the web server: let requests in between batches.
-    await new Promise((resolve) => setImmediate(resolve));
+    // Room between commits as long as one: SQLite lets a waiting writer in only when it
+    // looks again (after 1, 2, 5, 10, 15 ms), and commits back to back would starve the
+    // web's writes past their wait.
+    await new Promise((resolve) => setTimeout(resolve, OPEN_HOLD_MS));
   }
   let messages = 0;
   const ledgerIds = resumableLedgerIds(now)
@@ -1024,7 +1091,12 @@ export async function sendNow(userId: number, folderId: number, now = new Date()
       .from(sendLedger)
       .where(and(eq(sendLedger.folderId, folderId), eq(sendLedger.status, "sending")))
       .get();
-    if (busy) throw new SendRuleError("This folder is being sent right now.");
+    // What the send under way waits for, not only that there is one.
+    if (busy) {
+      throw new SendRuleError(
+        sendUnderWayMessage(sendStatuses(userId, sender.timeZone, now).get(folderId)),
+      );
+    }
     const itemCount = db
       .select({ n: sql<number>`count(*)` })
       .from(contentItems)
@@ -1048,6 +1120,14 @@ export async function sendNow(userId: number, folderId: number, now = new Date()
   if (!ledger) return null;
   faultPoint("ledger-opened");
   const messages = await deliver(ledger.id, now);
+  // Nothing went (every item's file missing, every address bounced): say why, not "on its way".
+  if (folderStatements().ledger.get({ id: ledger.id })?.status === "failed") {
+    const { timeZone } = folderStatements().user.get({ id: userId })!;
+    const status = sendStatuses(userId, timeZone, now).get(folderId);
+    throw new SendRuleError(
+      status?.state === "failed" ? `${status.why} ${status.todo}` : "Nothing could be sent.",
+    );
+  }
   const states = db
     .select({ status: sendLedgerRecipients.status })
     .from(sendLedgerRecipients)

@@ -49,6 +49,7 @@ function sampleItem(
     videoDurationMs: null,
     securityStatus: "safe",
     quarantineReason: null,
+    missingFiles: [],
     createdAt: new Date(0),
     sentAt: null,
     ...fields,

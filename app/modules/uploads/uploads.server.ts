@@ -39,6 +39,7 @@ import {
   UploadRejectedError,
 } from "~/modules/files/upload-rejected.server";
 import { db } from "~/platform/db.server";
+import { DiskReserveReachedError } from "~/platform/disk-reserve.server";
 import { BUSY_MESSAGE, isMemoryBudgetSpent } from "~/platform/memory-budget.server";
 import {
   FormFieldTooLargeError,
@@ -221,8 +222,9 @@ function asUploadError(error: unknown, kind: UploadKindChoice): unknown {
     return new UploadRejectedError("UPLOAD_FAILED", error.message, { status: 413, cause: error });
   }
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code === "ENOSPC" || code === "EDQUOT") {
-    console.error("Upload storage is full", error);
+  // The reserve kept for the database reached (logged where it was) or the disk itself full.
+  if (error instanceof DiskReserveReachedError || code === "ENOSPC" || code === "EDQUOT") {
+    if (!(error instanceof DiskReserveReachedError)) console.error("Upload storage is full", error);
     return new UploadRejectedError(
       "UPLOAD_FAILED",
       "The file could not be saved right now. Please try again later.",

@@ -2,6 +2,7 @@ import { data, type LoaderFunctionArgs } from "@remix-run/node";
 import { authenticator, LoginError, oauthConfigured } from "~/modules/auth/auth.server";
 import { continueSignIn } from "~/modules/auth/two-factor-login.server";
 import { env } from "~/platform/env.server";
+import { throwIfDatabaseBusy } from "~/platform/errors.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
 /**
@@ -15,6 +16,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     return await continueSignIn(request, user, "/", "oauth");
   } catch (error) {
     if (error instanceof Response) throw error;
+    throwIfDatabaseBusy(error);
     if (!(error instanceof LoginError)) console.error("oauth sign-in failed", error);
     return redirectWithToast("/login", {
       title: "Sign-in failed",

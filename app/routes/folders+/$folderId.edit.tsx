@@ -22,7 +22,7 @@ import {
 } from "~/modules/folders/folders.server";
 import { refreshFolderSubscription } from "~/modules/recipients/opt-outs.server";
 import { sendWelcomesSoon } from "~/modules/sending/welcomes.server";
-import { orNotFound, RuleError } from "~/platform/errors.server";
+import { orNotFound, RuleError, throwIfDatabaseBusy } from "~/platform/errors.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
 export const meta: MetaFunction = () => [{ title: "Folder Details · Thoughtfully" }];
@@ -66,6 +66,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     if (error instanceof RuleError) {
       return data({ result: submission.reply({ formErrors: [error.message] }) }, { status: 400 });
     }
+    throwIfDatabaseBusy(error);
     console.error(error);
     return data(
       { result: submission.reply({ formErrors: ["Failed to update folder"] }) },

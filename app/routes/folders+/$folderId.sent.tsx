@@ -9,6 +9,7 @@ import { issueReportNotices } from "~/modules/deliverability/suppression-notices
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder, recipientsOf } from "~/modules/folders/folders.server";
 import { isPremium } from "~/modules/plans/quota.server";
+import { sendStatuses } from "~/modules/sending/send-status.server";
 import { listSentIssues } from "~/modules/sending/sent-archive.server";
 import { formatDateTime } from "~/platform/dates";
 import { invariantResponse, orNotFound } from "~/platform/errors.server";
@@ -35,6 +36,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   return {
     folderId,
     folderName: archive.folder.name,
+    /** The send still under way, or the last one failed: not in the archive, but not nothing. */
+    sendStatus: sendStatuses(user.id, user.timeZone, new Date()).get(folderId) ?? null,
     page: archive.page,
     pageCount: archive.pageCount,
     total: archive.total,
@@ -49,11 +52,14 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 }
 
 export default function SentIssues() {
-  const { folderId, folderName, page, pageCount, total, premium, issues } =
+  const { folderId, folderName, page, pageCount, total, premium, issues, sendStatus } =
     useLoaderData<typeof loader>();
   const pageLink = (target: number) => `/folders/${folderId}/sent?page=${target}`;
   return (
     <Dialog title={`Sent from "${folderName}"`} closeTo={`/folders/${folderId}`}>
+      {sendStatus ? (
+        <p className="mb-3 text-sm font-medium text-amber-900">{sendStatus.line}</p>
+      ) : null}
       {total === 0 ? (
         <p className="text-sm text-stone-700">
           Nothing sent from this folder yet. Each issue it sends is kept here for you to look back

@@ -22,7 +22,7 @@ import {
 } from "~/modules/folders/folders.server";
 import { canCreateFolder, getUsage, invitesAddFolders } from "~/modules/plans/quota.server";
 import { sendWelcomesSoon } from "~/modules/sending/welcomes.server";
-import { RuleError } from "~/platform/errors.server";
+import { RuleError, throwIfDatabaseBusy } from "~/platform/errors.server";
 import { newOneTimeKey, onceForKey, oneTimeKeyOf } from "~/platform/one-time-keys.server";
 import { safeRedirectPath } from "~/platform/redirect";
 import { redirectWithToast } from "~/platform/toast.server";
@@ -82,6 +82,7 @@ export async function action({ request }: ActionFunctionArgs) {
     if (error instanceof RuleError) {
       return data({ result: submission.reply({ formErrors: [error.message] }) }, { status: 400 });
     }
+    throwIfDatabaseBusy(error);
     console.error(error);
     return data(
       { result: submission.reply({ formErrors: ["Failed to create folder"] }) },

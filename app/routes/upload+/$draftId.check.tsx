@@ -25,7 +25,12 @@ import {
   validateDraft,
 } from "~/modules/uploads/upload-drafts.server";
 import { draftSummary } from "~/modules/uploads/upload-wizard.server";
-import { invariantResponse, orNotFound, RuleError } from "~/platform/errors.server";
+import {
+  invariantResponse,
+  orNotFound,
+  RuleError,
+  throwIfDatabaseBusy,
+} from "~/platform/errors.server";
 import { parseIntentForm } from "~/platform/intent.server";
 import { redirectWithToast } from "~/platform/toast.server";
 import { formatBytes } from "~/utils/format";
@@ -98,6 +103,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   } catch (error) {
     if (error instanceof Response) throw error;
     if (error instanceof RuleError) return data({ error: error.message }, { status: 400 });
+    throwIfDatabaseBusy(error);
     console.error(error);
     return data({ error: FAILED_TO_ADD_CONTENT }, { status: 500 });
   }

@@ -27,7 +27,12 @@ import {
   setDraftFolders,
 } from "~/modules/uploads/upload-drafts.server";
 import { draftSummary } from "~/modules/uploads/upload-wizard.server";
-import { invariantResponse, orNotFound, RuleError } from "~/platform/errors.server";
+import {
+  invariantResponse,
+  orNotFound,
+  RuleError,
+  throwIfDatabaseBusy,
+} from "~/platform/errors.server";
 import { parseIntentForm } from "~/platform/intent.server";
 import { redirectWithToast } from "~/platform/toast.server";
 
@@ -79,6 +84,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   } catch (error) {
     if (error instanceof Response) throw error;
     if (error instanceof RuleError) return reply({ error: error.message, notice: null }, 400);
+    throwIfDatabaseBusy(error);
     console.error(error);
     return reply({ error: FAILED_TO_ADD_CONTENT, notice: null }, 500);
   }

@@ -84,6 +84,12 @@ test.describe("admin dashboards", () => {
     await expect(page.getByText(/^\d+\.\d\d ms$/)).toBeVisible();
     await expect(page.getByText("Dropped requests")).toBeVisible();
     await expect(page.getByText(/^Since start: /)).toBeVisible();
+    await expect(page.getByText("Disk reserve")).toBeVisible();
+    await expect(
+      page.getByText(
+        / free on the data volume, 256\.0 MB kept for the database, which uploads may not use$/,
+      ),
+    ).toBeVisible();
     await page.getByRole("button", { name: "Refresh" }).click();
     await expect(page.getByRole("region", { name: "Notifications" })).toContainText("Refreshed");
     await expect(page).toHaveURL(/\/admin\/dashboard\?tab=health$/);

@@ -84,8 +84,8 @@ test("a clip through the wizard becomes a video in each of two folders, each wit
   for (const key of [...inFamily!.filePaths, ...inFriends!.filePaths]) {
     expect(fs.existsSync(storedPath(key))).toBe(true);
   }
-  // The clip as uploaded goes once neither folder's item needs it.
-  expect(fs.existsSync(storedPath(clipKey))).toBe(false);
+  // The clip as uploaded goes once neither folder's item needs it (just after the second is ready).
+  await expect.poll(() => fs.existsSync(storedPath(clipKey))).toBe(false);
   await page.reload();
   await expect(
     page.locator(`#item-${inFamily!.id}`).getByRole("img", { name: "IMG_0007.mp4 (video)" }),

@@ -11,6 +11,7 @@ import {
   signInWithSecondFactor,
   TEST_PASSWORD,
 } from "../support/accounts";
+import { hydrated } from "../support/hydrated";
 import { startPrivateServer } from "../support/private-server";
 
 /**
@@ -200,11 +201,14 @@ for (const viewport of VIEWPORTS) {
         const response = await page.goto(`${origin}${screen.path()}`);
         expect(response?.status()).toBe(200);
         await page.waitForLoadState("networkidle");
+        await hydrated(page, testInfo.project.use.javaScriptEnabled !== false);
         await holdStill(page);
 
         const project = screen.differsWithoutJavaScript ? `-${testInfo.project.name}` : "";
         await expect(page).toHaveScreenshot(`${screen.name}-${viewport.name}${project}.png`, {
           fullPage: true,
+          // Two full-page screenshots that agree: more than the default 5 s on a busy machine.
+          timeout: 15_000,
           animations: "disabled",
           caret: "hide",
           // Anti-aliasing aside, a pixel counts as changed when its colour moves at all

@@ -1,0 +1,1 @@
+ALTER TABLE `content_items` ADD `missing_files` text DEFAULT '[]' NOT NULL;
