@@ -17,6 +17,8 @@ describe("parseEnv", () => {
     expect(env.LITEFS_DIR).toBeUndefined();
     expect(env.SMTP_URL).toBeUndefined();
     expect(env.SMTP_RELAY).toBe("none");
+    expect(env.SMTP_MAX_CONNECTIONS).toBe(8);
+    expect(env.SMTP_MAX_MESSAGES_PER_SECOND).toBeUndefined();
     expect(env.SCHEDULER).toBe("on");
     expect(env.isHttps).toBe(false);
     expect(env.TRUSTED_PROXY).toEqual([]);
@@ -52,6 +54,11 @@ describe("parseEnv", () => {
     ["DISK_RESERVE_MB", "-1"],
     ["DISK_RESERVE_MB", "1.5"],
     ["DISK_RESERVE_MB", "lots"],
+    ["SMTP_MAX_CONNECTIONS", "0"],
+    ["SMTP_MAX_CONNECTIONS", "2.5"],
+    ["SMTP_MAX_CONNECTIONS", "65"],
+    ["SMTP_MAX_MESSAGES_PER_SECOND", "0"],
+    ["SMTP_MAX_MESSAGES_PER_SECOND", "fast"],
   ])("rejects %s=%s", (name, value) => {
     expect(() => parseEnv({ ...base, [name]: value })).toThrowError(new RegExp(`${name} `));
   });
@@ -74,6 +81,22 @@ describe("parseEnv", () => {
         .SMTP_RELAY,
     ).toBe("mailgun");
     expect(parseEnv({ ...base, SMTP_RELAY: "sendgrid" }).SMTP_RELAY).toBe("sendgrid");
+  });
+
+  test("the relay's connections and messages a second", () => {
+    const env = parseEnv({
+      ...base,
+      SMTP_MAX_CONNECTIONS: "16",
+      SMTP_MAX_MESSAGES_PER_SECOND: " 14 ",
+    });
+    expect(env.SMTP_MAX_CONNECTIONS).toBe(16);
+    expect(env.SMTP_MAX_MESSAGES_PER_SECOND).toBe(14);
+    expect(parseEnv({ ...base, SMTP_MAX_MESSAGES_PER_SECOND: "0.5" })).toMatchObject({
+      SMTP_MAX_MESSAGES_PER_SECOND: 0.5,
+    });
+    expect(parseEnv({ ...base, SMTP_MAX_MESSAGES_PER_SECOND: "" })).toMatchObject({
+      SMTP_MAX_MESSAGES_PER_SECOND: undefined,
+    });
   });
 
   test("a bounce address is optional and bare", () => {

@@ -69,6 +69,21 @@ const envSchema = z.object({
   SMTP_RELAY: z
     .enum(SMTP_RELAYS, { message: `must be one of ${SMTP_RELAYS.join(", ")}` })
     .optional(),
+  /**
+   * SMTP connections each thread keeps to the relay, and so messages of a pass in flight: each
+   * connection's message has its own window between its end of data and its durable mark
+   * (docs/decisions/0247-one-acceptance-window-per-connection.md; per relay: docs/deploy.md).
+   */
+  SMTP_MAX_CONNECTIONS: z.coerce
+    .number({ error: "must be a whole number between 1 and 64" })
+    .int("must be a whole number between 1 and 64")
+    .min(1, "must be a whole number between 1 and 64")
+    .max(64, "must be a whole number between 1 and 64")
+    .default(8),
+  /** The relay's ceiling, in messages a second (SES's send rate): unset, none. */
+  SMTP_MAX_MESSAGES_PER_SECOND: optionalText
+    .refine((value) => value === undefined || Number(value) > 0, "must be a number above 0")
+    .transform((value) => (value === undefined ? undefined : Number(value))),
   MAIL_FROM: z.string().min(3).default("Thoughtfully <no-reply@localhost>"),
   SUPPORT_EMAIL: z.email("must be an e-mail address").default("support@thoughtfully.app"),
   /**

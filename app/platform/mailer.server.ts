@@ -11,6 +11,7 @@ import { parseConnectionUrl } from "nodemailer/lib/shared/index.js";
 import type SMTPPool from "nodemailer/lib/smtp-pool";
 import type StreamTransport from "nodemailer/lib/stream-transport";
 import { env } from "~/platform/env.server";
+import { createRelayPace, isThrottling, type RelayPace } from "~/platform/relay-pace.server";
 
 /**
  * The one way the app sends e-mail. With SMTP_URL set, messages go through a
@@ -84,19 +85,23 @@ function fromHeader(fromName: string | undefined): Mail.Address | string {
 }
 
 let smtpTransport: Transporter | undefined;
+let pace: RelayPace | undefined;
 let outboxTransport: Transporter<StreamTransport.SentMessageInfo> | undefined;
 
 /**
  * The production SMTP transport for a connection URL: pooled unless the URL
- * says otherwise (`pool=false`). nodemailer (since 10.1) turns Nagle's
- * algorithm off on every SMTP socket itself, so a message's closing dot never
- * waits for the server's delayed ACK
+ * says otherwise (`pool=false`), with SMTP_MAX_CONNECTIONS connections, one
+ * for each acceptance window of the send engine
+ * (docs/decisions/0247-one-acceptance-window-per-connection.md). nodemailer
+ * (since 10.1) turns Nagle's algorithm off on every SMTP socket itself, so a
+ * message's closing dot never waits for the server's delayed ACK
  * (docs/decisions/0186-libraries-at-their-current-majors-on-node-20.md).
  * Benchmarks build their plain-nodemailer baseline with this too.
  */
 export function createSmtpTransport(smtpUrl: string): Transporter {
   const options: SMTPPool.Options = parseConnectionUrl(smtpUrl) as SMTPPool.Options;
   options.pool ??= true;
+  options.maxConnections = env.SMTP_MAX_CONNECTIONS;
   const transport = nodemailer.createTransport(options);
   // The last transform of the message stream before DKIM (which nodemailer adds after
   // plugins): a signed message is then sent whole once its turn comes, still correct.
@@ -111,6 +116,12 @@ export function createSmtpTransport(smtpUrl: string): Transporter {
 function getSmtpTransport(smtpUrl: string) {
   smtpTransport ??= createSmtpTransport(smtpUrl);
   return smtpTransport;
+}
+
+/** This thread's pace of messages to the relay: every message it sends keeps it. */
+function relayPace() {
+  pace ??= createRelayPace({ perSecond: env.SMTP_MAX_MESSAGES_PER_SECOND });
+  return pace;
 }
 
 function getOutboxTransport() {
@@ -167,8 +178,18 @@ export async function sendEmail(email: OutgoingEmail): Promise<{ messageId: stri
     // once, when not a byte of it had gone out, so it cannot arrive twice. Any other
     // failure, a 421 on a new connection included, is left to the sending ledger's
     // delayed retries.
-    const info = await getSmtpTransport(env.SMTP_URL).sendMail(message);
-    return { messageId: info.messageId };
+    // The relay's limits are waited for before the message starts, never in its window.
+    await relayPace().ready();
+    try {
+      const info = await getSmtpTransport(env.SMTP_URL).sendMail(message);
+      relayPace().taken();
+      return { messageId: info.messageId };
+    } catch (error) {
+      if (isThrottling(error)) {
+        relayPace().throttled(String((error as { response?: string }).response).slice(0, 300));
+      }
+      throw error;
+    }
   }
 
   // Unix line breaks: the transport's `newline` applies to every message (nodemailer 8.0.11 on).
@@ -190,6 +211,7 @@ export async function sendEmail(email: OutgoingEmail): Promise<{ messageId: stri
 export async function closeMailer() {
   const transport = smtpTransport;
   smtpTransport = undefined;
+  pace = undefined;
   transport?.close();
 }
 

@@ -13,7 +13,13 @@ import { SMTPServer } from "smtp-server";
  *   child  → { type: "reset" }                  in answer to "reset"
  *
  * It exits when the parent disconnects.
+ *
+ * SINK_LATENCY_MS (from the environment, 0 when unset) delays its answer to
+ * each end of DATA, as a relay across the network does (50 to 500 ms for the
+ * common ones): the message counts once the answer goes.
  */
+const LATENCY_MS = Number(process.env.SINK_LATENCY_MS) || 0;
+
 export type SinkStats = {
   type: "stats";
   messages: number;
@@ -46,8 +52,12 @@ const server = new SMTPServer({
       bytes += chunk.length;
     });
     stream.on("end", () => {
-      messages += 1;
-      callback();
+      const answer = () => {
+        messages += 1;
+        callback();
+      };
+      if (LATENCY_MS > 0) setTimeout(answer, LATENCY_MS);
+      else answer();
     });
   },
 });

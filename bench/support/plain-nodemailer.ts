@@ -6,10 +6,10 @@ import type { AcceptanceTurn } from "~/modules/sending/acceptance-turn.server";
  * Plain nodemailer, the benches' yardstick: one pre-rendered message sent
  * again and again on the production transport, one at a time or several in
  * flight; and "in turns", the floor that exactly once sets: several in
- * flight, but each message's last byte waits for its turn and the turn passes
- * on only once `mark` (a one-row write and its fsync) is done, as the send
- * engine's acceptance turns do (app/modules/sending/acceptance-turn.server.ts),
- * with none of the engine's own work.
+ * flight, but each message's last byte waits for an acceptance window, given
+ * back only once `mark` (a one-row write and its fsync) is done, as the send
+ * engine's windows are (app/modules/sending/acceptance-turn.server.ts), with
+ * none of the engine's own work.
  */
 export function plainNodemailer(
   transport: Transporter,

@@ -5,16 +5,45 @@ export type ReceivedMessage = ParsedMail & { envelopeTo: string[]; envelopeFrom:
 
 /**
  * A real SMTP server on loopback for tests: it keeps every message it
- * accepts, and can refuse chosen recipients (450 transient, 550 permanent) or
- * stop answering after a number of messages, like a server that hangs.
+ * accepts, and can refuse chosen recipients (450 transient, 550 permanent),
+ * stop answering after a number of messages, like a server that hangs, or
+ * answer messages' ends in groups, so that several connections are in their
+ * window (accepted, not yet recorded by the sender) at the same instant.
  */
 export class SmtpSink {
   readonly messages: ReceivedMessage[] = [];
   /** Address → SMTP code to answer at RCPT TO (a one-shot for 4xx codes). */
   readonly refuse = new Map<string, number>();
+  /** Kept messages after which every end is left unanswered (compared with `messages.length`). */
   stallAfter = Number.POSITIVE_INFINITY;
   /** Messages received in full but left unanswered (see stallAfter): the sender waits for its "250". */
   stalled = 0;
+  /**
+   * Set above 0: each message's end waits unanswered until this many wait, then all of them are
+   * accepted (kept, then answered "250") together. Ends still waiting when it is set back to 0
+   * are dropped unanswered, as a sender killed meanwhile leaves them.
+   */
+  get answerTogether() {
+    return this.groupSize;
+  }
+  set answerTogether(size: number) {
+    this.groupSize = size;
+    if (size === 0) {
+      this.admitted -= this.heldEnds.length;
+      this.heldEnds = [];
+    }
+  }
+  /** Ends waiting for their group (see answerTogether). */
+  get held() {
+    return this.heldEnds.length;
+  }
+  private groupSize = 0;
+  /**
+   * Messages whose end passed the stallAfter check, counted as their ends arrive: several
+   * connections end messages before any of them is parsed and kept.
+   */
+  private admitted = 0;
+  private heldEnds: (() => void)[] = [];
   /** Connections reset by the sender (a process killed mid-message): a real server carries on. */
   readonly connectionErrors: Error[] = [];
   private server: SMTPServer;
@@ -39,18 +68,28 @@ export class SmtpSink {
         const chunks: Buffer[] = [];
         stream.on("data", (chunk: Buffer) => chunks.push(chunk));
         stream.on("end", async () => {
-          if (this.messages.length >= this.stallAfter) {
+          if (this.admitted >= this.stallAfter) {
             this.stalled += 1;
             return; // never answers: the client waits
           }
+          this.admitted += 1;
           const parsed = await simpleParser(Buffer.concat(chunks));
-          this.messages.push(
-            Object.assign(parsed, {
-              envelopeTo: session.envelope.rcptTo.map((rcpt) => rcpt.address.toLowerCase()),
-              envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : null,
-            }),
-          );
-          callback();
+          const accept = () => {
+            this.messages.push(
+              Object.assign(parsed, {
+                envelopeTo: session.envelope.rcptTo.map((rcpt) => rcpt.address.toLowerCase()),
+                envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : null,
+              }),
+            );
+            callback();
+          };
+          if (this.groupSize === 0) return accept();
+          this.heldEnds.push(accept);
+          if (this.heldEnds.length < this.groupSize) return;
+          const group = this.heldEnds;
+          this.heldEnds = [];
+          // The whole group is kept and answered in one go, whatever the sender does meanwhile.
+          for (const end of group) end();
         });
       },
     });

@@ -63,3 +63,40 @@ describe("acceptance turns", () => {
     await expect(once.take()).rejects.toThrow("given back");
   });
 });
+
+describe("several acceptance windows", () => {
+  test("as many messages as windows hold one at once; the next waits for any of them", async () => {
+    const turns = createAcceptanceTurns(3);
+    const holders = [turns.turn(), turns.turn(), turns.turn()];
+    for (const holder of holders) expect(await settled(holder.take())).toBe("resolved");
+    expect(turns.held).toBe(3);
+    const fourth = turns.turn();
+    const fourthEnds = fourth.take();
+    expect(await settled(fourthEnds)).toBe("pending");
+    // No order between windows: the second message's mark may land first.
+    holders[1]!.giveBack();
+    expect(await settled(fourthEnds)).toBe("resolved");
+    expect(turns.held).toBe(3);
+    for (const holder of [holders[0]!, holders[2]!, fourth]) holder.giveBack();
+    expect(turns.held).toBe(0);
+  });
+
+  test("a message given up while waiting frees nothing it did not hold", async () => {
+    const turns = createAcceptanceTurns(2);
+    const [a, b, given, next] = [turns.turn(), turns.turn(), turns.turn(), turns.turn()];
+    await a.take();
+    await b.take();
+    const givenEnds = given.take();
+    const nextEnds = next.take();
+    given.giveBack();
+    expect(await settled(givenEnds)).toBe("rejected");
+    expect(turns.held).toBe(2);
+    a.giveBack();
+    expect(await settled(nextEnds)).toBe("resolved");
+    expect(turns.held).toBe(2);
+  });
+
+  test("there is at least one window", () => {
+    expect(() => createAcceptanceTurns(0)).toThrow("whole number");
+  });
+});

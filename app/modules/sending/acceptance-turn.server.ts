@@ -1,25 +1,30 @@
 /**
- * At most one message of this process between the end of its data (SMTP's
- * final ".", after which the server may accept it) and its durable "sent"
- * mark. Messages are built and transferred on several connections at once;
- * each waits for its turn only to send that last byte, and gives the turn
- * back once its mark is on disk (or its failure recorded). So a crash or a
- * power cut leaves at most one message whose fate the ledger does not know:
- * the one resend the send ledger allows.
- * docs/decisions/0076-sending-on-several-connections.md.
+ * Acceptance windows: at most `windows` messages of this thread between the
+ * end of their data (SMTP's final ".", after which the server may accept it)
+ * and their durable "sent" mark, one for each of the thread's SMTP connections
+ * (SMTP_MAX_CONNECTIONS). Messages are built and transferred side by side;
+ * each waits for a window only to send that last byte, and gives it back once
+ * its mark is on disk (or its failure recorded). So a crash or a power cut
+ * leaves at most that many messages whose fate the ledger does not know, each
+ * resent with its own Message-ID.
+ * docs/decisions/0247-one-acceptance-window-per-connection.md (amending
+ * docs/decisions/0076-sending-on-several-connections.md, which had one).
  *
- * Turns go in the order messages reach their end, not the order they
+ * Windows go in the order messages reach their end, not the order they
  * started: a large message still being written holds up nobody.
  */
 export type AcceptanceTurn = {
   /** Resolves when this message may send its last byte; a turn given back rejects. */
   take(): Promise<void>;
-  /** Gives the turn to the next message waiting; cancels a wait not yet served. */
+  /** Gives the window to the next message waiting; cancels a wait not yet served. */
   giveBack(): void;
 };
 
-export function createAcceptanceTurns() {
-  let taken = false;
+export function createAcceptanceTurns(windows = 1) {
+  if (!Number.isInteger(windows) || windows < 1) {
+    throw new Error(`Acceptance windows must be a whole number from 1, not ${windows}`);
+  }
+  let held = 0;
   const waiting: { serve: () => void; refuse: (error: Error) => void }[] = [];
 
   function turn(): AcceptanceTurn {
@@ -31,8 +36,8 @@ export function createAcceptanceTurns() {
         if (state === "given back" || state === "waiting") {
           return Promise.reject(new Error(`This message's turn is ${state}`));
         }
-        if (!taken) {
-          taken = true;
+        if (held < windows) {
+          held += 1;
           state = "holding";
           return Promise.resolve();
         }
@@ -54,9 +59,10 @@ export function createAcceptanceTurns() {
           place.refuse(new Error("The message was given up before its turn"));
         }
         if (state === "holding") {
+          // The window passes straight to the next message waiting, or becomes free.
           const next = waiting.shift();
           if (next) next.serve();
-          else taken = false;
+          else held -= 1;
         }
         state = "given back";
       },
@@ -65,9 +71,13 @@ export function createAcceptanceTurns() {
 
   return {
     turn,
-    /** Messages waiting for their turn (for tests). */
+    /** Messages waiting for a window (for tests). */
     get waiting() {
       return waiting.length;
+    },
+    /** Windows held now (for tests). */
+    get held() {
+      return held;
     },
   };
 }

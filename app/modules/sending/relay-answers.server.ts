@@ -19,7 +19,12 @@
  * X.7.x is policy about us or the message ("5.7.1 sender not authorized", 5.7.8 bad
  * credentials, 5.7.26 DMARC), X.3.x the relay's system, X.5.x the protocol, X.6.x the content.
  * An enhanced code whose class differs from the reply's is ignored.
+ *
+ * A throttling answer (421, or a 4xx about our rate: app/platform/relay-pace.server.ts) is a
+ * retry that is none of the copy's tries: the copy waits, untouched, for the next pass, while
+ * the mailer pauses every send (docs/decisions/0247-one-acceptance-window-per-connection.md).
  */
+import { isThrottling } from "~/platform/relay-pace.server";
 
 /** What nodemailer's SMTP errors carry (lib/smtp-connection: `_formatError`). */
 type SmtpFailure = {
@@ -61,7 +66,8 @@ export type RelayAnswer = {
    * Whether this is one of the copy's tries (its retries are counted). Not so for a refusal of
    * us before any recipient was named: that copy waits for the relay, untouched. At RCPT TO it
    * is, as the refusal could be about that address after all, so one odd address cannot hold
-   * all sending for longer than its tries.
+   * all sending for longer than its tries. Nor for a throttling answer: the copy waits,
+   * untouched, for the next pass.
    */
   countsAsTry: boolean;
   /** The relay's own reply on one line, or what went wrong when it gave none. */
@@ -150,7 +156,7 @@ export function readRelayAnswer(error: unknown): RelayAnswer {
   return {
     verdict,
     stage,
-    countsAsTry: verdict !== "relay" || stage === "RCPT TO",
+    countsAsTry: !isThrottling(failure) && (verdict !== "relay" || stage === "RCPT TO"),
     words: wordsOf(failure, error),
   };
 }

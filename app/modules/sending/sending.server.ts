@@ -115,12 +115,13 @@ import {
  *
  * The ledger's open and its claim are committed without waiting for the disk
  * (nothing goes out before a later, fsynced commit makes them durable too).
- * A pass sends several ledgers at once, each message on its own pooled
- * connection, but a message's last byte waits until the message before it is
- * marked sent and that mark fsynced (acceptanceTurns), so a power cut, like a
- * crash, resends at most one message. The mark's fsync runs off the event
- * loop. docs/decisions/0067-group-commit-of-the-send-ledgers-writes.md and
- * docs/decisions/0076-sending-on-several-connections.md.
+ * A pass sends as many ledgers at once as the thread has SMTP connections
+ * (SMTP_MAX_CONNECTIONS), each message on its own pooled connection, and a
+ * message's last byte waits for one of as many acceptance windows, given back
+ * once its mark is fsynced (acceptanceTurns): a power cut, like a crash,
+ * resends at most one message per connection. The mark's fsync runs off the
+ * event loop. docs/decisions/0067-group-commit-of-the-send-ledgers-writes.md
+ * and docs/decisions/0247-one-acceptance-window-per-connection.md.
  *
  * A refusal is read for what it is about (relay-answers.server.ts): only an
  * answer about the recipient bounces them. The relay refusing us holds all
@@ -137,8 +138,11 @@ export const RETRY_DELAYS_MS = [5 * 60 * 1000, 20 * 60 * 1000, 35 * 60 * 1000];
 
 type Ledger = SendLedger;
 
-/** Shared by every send of this thread: Send Now on the web's, the passes on the scheduler's. */
-const acceptanceTurns = createAcceptanceTurns();
+/**
+ * Shared by every send of this thread: Send Now on the web's, the passes on the scheduler's.
+ * One window per SMTP connection the thread keeps.
+ */
+const acceptanceTurns = createAcceptanceTurns(env.SMTP_MAX_CONNECTIONS);
 
 export class SendRuleError extends RuleError {}
 
@@ -973,12 +977,12 @@ export type PassResult = { opened: number; messages: number };
 
 /**
  * Ledgers a pass delivers at once, each one message at a time on a pooled
- * connection: while one message waits for the SMTP server's answer and its
- * mark's fsync, the others are built and written. Four of the pool's five
- * connections (`npm run bench:send`); each ledger under way holds its rendered
- * newsletter and files in memory, so this also bounds a pass's memory.
+ * connection: one for each of the thread's connections and acceptance
+ * windows, so every connection has a message and no window waits for a
+ * connection. Each ledger under way holds its rendered newsletter and files in
+ * memory, so this also bounds a pass's memory.
  */
-const LEDGERS_AT_ONCE = 4;
+const LEDGERS_AT_ONCE = env.SMTP_MAX_CONNECTIONS;
 
 /** Folders opened per commit: short enough for the web requests waiting (docs/decisions/0067-group-commit-of-the-send-ledgers-writes.md). */
 const OPEN_BATCH = 20;
