@@ -476,7 +476,10 @@ describe("reports of bounces and complaints", () => {
     });
     sink.refuse.set("old.address@example.test", 550);
     addItem(mine.id, "Hello");
-    await app.sending.sendNow(ada.id, mine.id);
+    // Nothing went: Send Now says why rather than "on its way".
+    await expect(app.sending.sendNow(ada.id, mine.id)).rejects.toThrow(
+      "Every recipient's address bounced",
+    );
     expect(suppressed("old.address@example.test")).toBe("hard_bounce");
     const before = sink.messages.length;
     addItem(theirs.id, "Hello");
