@@ -20,11 +20,13 @@ export const db: AppDatabase = singleton("database", () =>
  * How long a write of the web server's thread waits for a write lock held by
  * another connection (the scheduler's thread, `npm run send:due`, an
  * operator's `sqlite3`) before SQLite answers SQLITE_BUSY. The wait holds the
- * event loop, every other request with it: tens of ms, never the seconds a
- * background connection waits (BUSY_TIMEOUT_MS, db/connection.ts). The request
- * is then answered 503 (app/platform/database-busy.server.ts).
+ * event loop, every other request with it: a quarter of a second, long enough
+ * for a holder descheduled mid-commit on a busy or throttled CPU to finish,
+ * never the seconds a background connection waits (BUSY_TIMEOUT_MS,
+ * db/connection.ts). The request is then answered 503
+ * (app/platform/database-busy.server.ts).
  */
-export const REQUEST_LOCK_WAIT_MS = 50;
+export const REQUEST_LOCK_WAIT_MS = 250;
 
 /** The server's own connection waits REQUEST_LOCK_WAIT_MS from here on (app/lifecycle.server.ts). */
 export function waitBrieflyForTheWriteLock() {

@@ -24,8 +24,8 @@ const { createSession } = await import("~/modules/auth/session.server");
 const { createApiToken } = await import("~/modules/api/api-tokens.server");
 
 /**
- * On a quiet machine /healthz takes a few ms and a busy answer REQUEST_LOCK_WAIT_MS (50 ms) and
- * a page's render, all well within 200 ms. The bounds leave room for a shared two-core machine
+ * On a quiet machine /healthz takes a few ms and a busy answer REQUEST_LOCK_WAIT_MS (250 ms) and
+ * a page's render, all well within 400 ms. The bounds leave room for a shared two-core machine
  * under load (a load of 40 made a probe take 1.3 s), and stay far under the 5 s every blocked
  * write held the whole server for before (docs/decisions/0246-a-busy-database-is-a-503-quickly.md).
  */
