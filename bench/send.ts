@@ -579,12 +579,15 @@ async function main({ dataDir, killOnTimeout }: Run) {
     console.log("");
     const inFlightRate = rate(IN_FLIGHT_MESSAGES, inFlight.seconds);
     const floorRate = rate(IN_FLIGHT_MESSAGES, floor.seconds);
-    const ratioInFlight = engineRate / inFlightRate;
+    // The faster of plain nodemailer's two runs: its first is often the slower, still warming up
+    // at a short latency, and a verdict must not pass on that.
+    const plainRate = Math.max(inFlightRate, recheckRate);
+    const ratioInFlight = engineRate / plainRate;
     console.log(
-      `at ${LATENCY_MS} ms: scheduler pass / plain nodemailer with ${IN_FLIGHT} messages in flight, as the pass has: ${ratioInFlight.toFixed(2)} (target ≥ ${TARGET_RATIO}) ${ratioInFlight >= TARGET_RATIO ? "PASS" : "FAIL"}`,
+      `at ${LATENCY_MS} ms: scheduler pass / plain nodemailer with ${IN_FLIGHT} messages in flight, as the pass has (the faster of its runs before and after the pass, ${plainRate.toFixed(0)} msg/s): ${ratioInFlight.toFixed(2)} (target ≥ ${TARGET_RATIO}) ${ratioInFlight >= TARGET_RATIO ? "PASS" : "FAIL"}`,
     );
     console.log(
-      `  the floor exactly once sets (${IN_FLIGHT} in flight, each in its own acceptance window, each mark fsynced, no engine work): ${(floorRate / inFlightRate).toFixed(2)} of plain nodemailer with ${IN_FLIGHT} in flight; the pass is ${(engineRate / floorRate).toFixed(2)} of that floor`,
+      `  the floor exactly once sets (${IN_FLIGHT} in flight, each in its own acceptance window, each mark fsynced, no engine work): ${(floorRate / plainRate).toFixed(2)} of plain nodemailer with ${IN_FLIGHT} in flight; the pass is ${(engineRate / floorRate).toFixed(2)} of that floor`,
     );
     console.log(
       `scheduler pass / plain nodemailer one message at a time: ${ratio.toFixed(2)} (issue 25's target, ≥ 0.7: ${ratio >= 0.7 ? "PASS" : "FAIL"}); peak RSS ${(engine.peakRss / baseline.peakRss).toFixed(2)}×, rise ${mb(engine.peakRss - engine.startRss)} MB vs ${mb(baseline.peakRss - baseline.startRss)} MB`,
