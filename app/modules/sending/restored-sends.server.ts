@@ -146,6 +146,16 @@ function reopen(tx: Transaction, record: SendOpened): number | null {
   return ledger.id;
 }
 
+/** A copy of the send still pending: a journal line marks only what the backup did not know. */
+function pendingCopy(ledgerId: number, copy: Pick<CopySent, "email" | "kind">) {
+  return and(
+    eq(sendLedgerRecipients.ledgerId, ledgerId),
+    eq(sendLedgerRecipients.email, copy.email),
+    eq(sendLedgerRecipients.kind, copy.kind),
+    eq(sendLedgerRecipients.status, "pending"),
+  );
+}
+
 function markCopy(tx: Transaction, ledgerId: number, record: CopySent) {
   const at = new Date(record.at);
   const marked = tx
@@ -158,14 +168,7 @@ function markCopy(tx: Transaction, ledgerId: number, record: CopySent) {
       nextAttemptAt: null,
       lastError: null,
     })
-    .where(
-      and(
-        eq(sendLedgerRecipients.ledgerId, ledgerId),
-        eq(sendLedgerRecipients.email, record.email),
-        eq(sendLedgerRecipients.kind, record.kind),
-        eq(sendLedgerRecipients.status, "pending"),
-      ),
-    )
+    .where(pendingCopy(ledgerId, record))
     .run();
   if (marked.changes === 0) return false;
   const ledger = tx.select().from(sendLedger).where(eq(sendLedger.id, ledgerId)).get()!;
@@ -189,14 +192,7 @@ function finish(tx: Transaction, ledgerId: number, record: SendFinished) {
         status: recipient.status,
         nextAttemptAt: null,
       })
-      .where(
-        and(
-          eq(sendLedgerRecipients.ledgerId, ledgerId),
-          eq(sendLedgerRecipients.email, recipient.email),
-          eq(sendLedgerRecipients.kind, recipient.kind),
-          eq(sendLedgerRecipients.status, "pending"),
-        ),
-      )
+      .where(pendingCopy(ledgerId, recipient))
       .run();
   }
   return finishLedgerIfDone(ledgerId, new Date(record.at)) !== null;
