@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import { isMainThread } from "node:worker_threads";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -51,6 +52,23 @@ describe("the scheduler's thread", () => {
     }
     // The thread stays for the next minute's pass; nothing is due now.
     expect(await runSchedulerPassOnItsThread()).toEqual({ opened: 0, messages: 0 });
+  });
+
+  test("yields the CPU to the web's thread: its own nice value is 10, the server's unchanged", async () => {
+    // Field 19 of /proc/<pid>/task/<tid>/stat, counted after the command name's parenthesis.
+    const niceOf = (tid: string) =>
+      Number(
+        fs
+          .readFileSync(`/proc/${process.pid}/task/${tid}/stat`, "utf8")
+          .split(") ")[1]!
+          .split(" ")[16],
+      );
+    const serverNice = niceOf(String(process.pid));
+    expect(serverNice, "the test runs at a priority above the thread's").toBeLessThan(10);
+    await runSchedulerPassOnItsThread();
+    const threads = fs.readdirSync(`/proc/${process.pid}/task`);
+    expect(threads.filter((tid) => niceOf(tid) === 10)).toHaveLength(1);
+    expect(niceOf(String(process.pid))).toBe(serverNice);
   });
 
   test("refuses a second pass while one runs: passes never overlap", async () => {

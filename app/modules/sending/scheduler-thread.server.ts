@@ -58,12 +58,23 @@ function startWorker() {
 /** One pass on the scheduler's thread (started on first use). Passes do not overlap: croner's `protect`. */
 export function runSchedulerPassOnItsThread(): Promise<PassResult> {
   if (waiting) return Promise.reject(new Error("A pass is already running"));
-  worker ??= startWorker();
-  const thread = worker;
   return new Promise((resolve, reject) => {
     waiting = { resolve, reject };
-    thread.postMessage({ type: "pass" } satisfies SchedulerThreadRequest);
+    threadReady().then(
+      (thread) => thread.postMessage({ type: "pass" } satisfies SchedulerThreadRequest),
+      (error: Error) => settle({ error }),
+    );
   });
+}
+
+async function threadReady() {
+  if (worker) return worker;
+  // The process's libuv thread pool is made on its first use, and its threads keep the
+  // priority of the thread that made them: made here, at the web's, never by the
+  // scheduler's thread once it has lowered its own (scheduler-worker.ts).
+  await fs.promises.stat(process.cwd());
+  worker ??= startWorker();
+  return worker;
 }
 
 /** At shutdown, once no pass runs: the thread closes its connections and ends. */
