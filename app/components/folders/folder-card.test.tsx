@@ -24,7 +24,7 @@ function folder(id: number, overrides: Partial<FolderSummary> = {}): FolderSumma
     issueNote: null,
     skippedLabel: null,
     itemCount: 3,
-    waitingCount: 0,
+    waiting: [],
     totalSize: 2048,
     maxSize: 20 * 1024 * 1024,
     sendStatus: null,

@@ -13,8 +13,9 @@ import { deliveryLabels, scheduleLine } from "~/modules/folders/schedule.server"
 import { activeSkip } from "~/modules/folders/skip.server";
 import { type ListedItem, listItems } from "~/modules/items/items.server";
 import { missingFileReason } from "~/modules/items/missing-file";
+import type { WaitingFor } from "~/modules/items/needs-note";
 import { needsNote } from "~/modules/items/needs-note";
-import { waitingCounts } from "~/modules/items/needs-note.server";
+import { waitingByFolder } from "~/modules/items/needs-note.server";
 import {
   folderSizeLimit,
   folderStats,
@@ -55,7 +56,7 @@ function skippedLabel(folder: Folder, label: (nextSend: Date | null) => string) 
 function folderSummary(
   folder: Folder,
   stats: { itemCount: number; totalSize: number },
-  waitingCount: number,
+  waiting: WaitingFor[],
   unsubscribedCount: number,
   reach: NextIssueReach,
   nextDeliveryLabel: (nextSend: Date | null) => string,
@@ -85,8 +86,8 @@ function folderSummary(
     /** The sender's few words for the next issue (docs/decisions/0212-a-note-for-one-issue.md). */
     issueNote: folder.issueNote,
     itemCount: stats.itemCount,
-    /** Items held back until they have a note (docs/decisions/0134-quick-saves-wait-for-a-note.md). */
-    waitingCount,
+    /** What each item the next send leaves behind waits for (docs/decisions/0252-what-waits-is-named-before-a-send.md). */
+    waiting,
     totalSize: stats.totalSize,
     maxSize,
     /** Its latest send, while copies wait or once it failed (docs/decisions/0243-the-sender-sees-what-the-send-is-doing.md). */
@@ -149,12 +150,12 @@ export function loadDashboard(user: SessionUser, selectedId: number | null, page
   const stats = folderStats(user.id);
   const unsubscribed = unsubscribedCounts(folders);
   const reach = nextIssueReach(folders);
-  const waiting = waitingCounts(user.id);
+  const waiting = waitingByFolder(user.id);
   const summaries = folders.map((folder) =>
     folderSummary(
       folder,
       stats.get(folder.id) ?? { itemCount: 0, totalSize: 0 },
-      waiting.get(folder.id) ?? 0,
+      waiting.get(folder.id) ?? [],
       unsubscribed.get(folder.id) ?? 0,
       reach.get(folder.id)!,
       nextDeliveryLabel,

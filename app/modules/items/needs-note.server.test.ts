@@ -3,7 +3,7 @@ import { createFolder, createUser } from "#db/factories";
 import { contentItems } from "#db/schema";
 import { db } from "~/platform/db.server";
 import { needsNote } from "./needs-note";
-import { itemsWaitingForNote, waitingCounts } from "./needs-note.server";
+import { itemsThatWait, waitingByFolder } from "./needs-note.server";
 
 const kinds: Omit<typeof contentItems.$inferInsert, "folderId" | "sortOrder">[] = [
   { type: "link", title: "Bare link", urls: ["https://a.example/"] },
@@ -46,12 +46,65 @@ describe("an item that needs a note", () => {
     const owner = createUser(db);
     const folder = folderWith(owner.id);
     const other = folderWith(createUser(db).id);
-    expect(itemsWaitingForNote(owner.id, folder.id).map((item) => item.title)).toEqual([
+    expect(itemsThatWait(owner.id, folder.id).map((item) => item.title)).toEqual([
       "Bare link",
       "Ticked, no text",
       "Text, not ticked",
     ]);
-    expect(itemsWaitingForNote(owner.id, other.id)).toEqual([]);
-    expect(waitingCounts(owner.id)).toEqual(new Map([[folder.id, 3]]));
+    expect(itemsThatWait(owner.id, other.id)).toEqual([]);
+    expect(waitingByFolder(owner.id)).toEqual(new Map([[folder.id, ["note", "note", "note"]]]));
+  });
+
+  test("a video not prepared and a missing file wait too, each named for what it waits for", () => {
+    const owner = createUser(db);
+    const folder = createFolder(db, owner.id);
+    const withNote = { addComment: true, commentText: "Look" };
+    db.insert(contentItems)
+      .values([
+        {
+          folderId: folder.id,
+          sortOrder: 0,
+          type: "video",
+          title: "Clip",
+          videoStatus: "preparing",
+          ...withNote,
+        },
+        {
+          folderId: folder.id,
+          sortOrder: 1,
+          type: "photo",
+          title: "Gone",
+          filePaths: ["a.jpg"],
+          fileNames: ["a.jpg"],
+          missingFiles: ["a.jpg"],
+          ...withNote,
+        },
+        {
+          folderId: folder.id,
+          sortOrder: 1,
+          type: "photo",
+          title: "Replaced since",
+          filePaths: ["new.jpg"],
+          fileNames: ["new.jpg"],
+          missingFiles: ["old.jpg"],
+          ...withNote,
+        },
+        {
+          folderId: folder.id,
+          sortOrder: 2,
+          type: "video",
+          title: "Ready clip",
+          videoStatus: "ready",
+          ...withNote,
+        },
+        { folderId: folder.id, sortOrder: 3, type: "link", title: "Bare" },
+        { folderId: folder.id, sortOrder: 4, type: "musing", title: "Goes", note: "Hi" },
+      ])
+      .run();
+    expect(itemsThatWait(owner.id, folder.id)).toEqual([
+      { id: expect.any(Number), title: "Clip", waitingFor: "video" },
+      { id: expect.any(Number), title: "Gone", waitingFor: "file" },
+      { id: expect.any(Number), title: "Bare", waitingFor: "note" },
+    ]);
   });
 });

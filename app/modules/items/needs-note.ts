@@ -22,6 +22,9 @@ export function needsNote(item: NoteFields) {
   return !hasComment && !hasQuestion;
 }
 
+/** What keeps an unsent item out of the next send: its note, its video being prepared, a missing file. */
+export type WaitingFor = "note" | "video" | "file";
+
 /** What the marker says, on the dashboard and before a send. */
 export const NEEDS_NOTE = "Needs a note";
 export const NEEDS_NOTE_HINT =

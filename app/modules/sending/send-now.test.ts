@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+import type { WaitingFor } from "~/modules/items/needs-note";
 import { listNames, sendNowBlocker } from "./send-now";
 
 const ready = {
@@ -12,9 +13,11 @@ const ready = {
 describe("sendNowBlocker", () => {
   test("a verified sender's folder with items, not paused, can be sent", () => {
     expect(sendNowBlocker(ready)).toBeNull();
-    expect(sendNowBlocker({ ...ready, waitingCount: 3 })).toBeNull();
+    expect(sendNowBlocker({ ...ready, waiting: ["note", "video", "file"] })).toBeNull();
   });
 
+  const notes: WaitingFor[] = ["note", "note", "note", "note"];
+  const mixed: WaitingFor[] = ["note", "video", "note", "file"];
   test.each([
     [{ senderVerified: false }, "Confirm your e-mail address to send."],
     [{ isUnsubscribed: true }, "Every recipient has unsubscribed."],
@@ -22,7 +25,8 @@ describe("sendNowBlocker", () => {
     [{ isPaused: true }, "Delivery is paused"],
     [{ itemCount: 0 }, "Nothing to send yet"],
     [{ senderPaused: true }, "Your sending is paused"],
-    [{ waitingCount: 4 }, "Every item here needs a note first"],
+    [{ waiting: notes }, "Every item here needs a note first"],
+    [{ waiting: mixed }, "Nothing here is ready to send yet"],
   ])("%o says why not", (change, reason) => {
     expect(sendNowBlocker({ ...ready, ...change })).toContain(reason);
   });

@@ -1,6 +1,17 @@
+import type { WaitingFor } from "~/modules/items/needs-note";
+
 /** Send Now on a folder whose every item waits for a note (docs/decisions/0134-quick-saves-wait-for-a-note.md). */
 export const EVERY_ITEM_WAITS =
   "Every item here needs a note first: add a comment or a question to one to send it.";
+
+/** Send Now on a folder whose every item waits, some for a video or a file (docs/decisions/0252-what-waits-is-named-before-a-send.md). */
+export const NOTHING_READY =
+  "Nothing here is ready to send yet: each item waits for its note, its video or its file.";
+
+/** Why Send Now has nothing to send when every unsent item waits. */
+export function everyItemWaits(waitingFor: WaitingFor[]) {
+  return waitingFor.every((reason) => reason === "note") ? EVERY_ITEM_WAITS : NOTHING_READY;
+}
 
 /** Send Now beside the folder's send under way, whose state the folder page shows. */
 export const SEND_UNDER_WAY = "Send Now works again once this send is done.";
@@ -12,8 +23,8 @@ export const SEND_UNDER_WAY = "Send Now works again once this send is done.";
  */
 export function sendNowBlocker(folder: {
   itemCount: number;
-  /** Of those, the items held back until they have a note. */
-  waitingCount?: number;
+  /** Of those, the items the next send leaves behind, and what each waits for. */
+  waiting?: WaitingFor[];
   isUnsubscribed: boolean;
   isPaused: boolean;
   pauseReason: string | null;
@@ -32,7 +43,8 @@ export function sendNowBlocker(folder: {
   if (folder.isPaused || folder.pauseReason) return "Delivery is paused: re-start it to send.";
   if (folder.sendUnderWay) return SEND_UNDER_WAY;
   if (folder.itemCount === 0) return "Nothing to send yet: add something first.";
-  if (folder.itemCount === folder.waitingCount) return EVERY_ITEM_WAITS;
+  const waiting = folder.waiting ?? [];
+  if (folder.itemCount === waiting.length) return everyItemWaits(waiting);
   return null;
 }
 

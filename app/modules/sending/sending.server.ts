@@ -29,7 +29,7 @@ import { nextSendAt, occurrenceKey } from "~/modules/folders/schedule.server";
 import {
   hasItsNote,
   isPrepared,
-  itemsWaitingForNote,
+  itemsThatWait,
   videosNotPrepared,
 } from "~/modules/items/needs-note.server";
 import { isPremium } from "~/modules/plans/quota.server";
@@ -76,7 +76,7 @@ import {
 } from "./relay-hold.server";
 import { claimLedger, stillHolds, whileHolding } from "./send-claim.server";
 import { journalCopySent, journalSendFinished, journalSendOpened } from "./send-journal.server";
-import { EVERY_ITEM_WAITS } from "./send-now";
+import { everyItemWaits } from "./send-now";
 import { checkSendNowLimits } from "./send-now-limits.server";
 import {
   EVERY_FILE_MISSING,
@@ -195,18 +195,6 @@ const folderStatements = prepareOnce((database) => ({
         isNull(contentItems.sentAt),
         hasItsNote,
         isPrepared,
-      ),
-    )
-    .orderBy(asc(contentItems.sortOrder), asc(contentItems.id))
-    .prepare(),
-  itemsMissingFiles: database
-    .select({ id: contentItems.id, title: contentItems.title })
-    .from(contentItems)
-    .where(
-      and(
-        eq(contentItems.folderId, sql.placeholder("folderId")),
-        isNull(contentItems.sentAt),
-        sql`${contentItems.missingFiles} <> '[]'`,
       ),
     )
     .orderBy(asc(contentItems.sortOrder), asc(contentItems.id))
@@ -347,28 +335,12 @@ export function buildNewsletter(
  */
 function heldBackItems(items: ContentItem[], folder: Folder): HeldBackItem[] {
   const carried = new Set(items.map((item) => item.id));
-  const named =
-    (waitingFor: HeldBackItem["waitingFor"]) => (item: { id: number; title: string }) => ({
-      id: item.id,
-      title: item.title,
-      editUrl: `${env.APP_URL}/folders/${folder.id}/items/${item.id}/edit`,
-      waitingFor,
-    });
-  const videos = videosNotPrepared(folder.userId, folder.id)
+  return itemsThatWait(folder.userId, folder.id)
     .filter((item) => !carried.has(item.id))
-    .map(named("video"));
-  const waitingVideo = new Set(videos.map((item) => item.id));
-  const missingFile = folderStatements()
-    .itemsMissingFiles.all({ folderId: folder.id })
-    .filter((item) => !carried.has(item.id) && !waitingVideo.has(item.id));
-  const noted = new Set(missingFile.map((item) => item.id));
-  return [
-    ...itemsWaitingForNote(folder.userId, folder.id)
-      .filter((item) => !carried.has(item.id) && !waitingVideo.has(item.id) && !noted.has(item.id))
-      .map(named("note")),
-    ...videos,
-    ...missingFile.map(named("file")),
-  ];
+    .map((item) => ({
+      ...item,
+      editUrl: `${env.APP_URL}/folders/${folder.id}/items/${item.id}/edit`,
+    }));
 }
 
 function senderOf(folder: Folder) {
@@ -1111,7 +1083,10 @@ export async function sendNow(userId: number, folderId: number, now = new Date()
         "Failed to send folder. Please check that your folder has content and try again.",
       );
     }
-    if (unsentItems(folderId).length === 0) throw new SendRuleError(EVERY_ITEM_WAITS);
+    if (unsentItems(folderId).length === 0) {
+      const waiting = itemsThatWait(userId, folderId).map((item) => item.waitingFor);
+      throw new SendRuleError(everyItemWaits(waiting));
+    }
     checkSendNowLimits(
       userId,
       activeRecipients(folder, now).map((recipient) => recipient.email),

@@ -1,13 +1,13 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { DialogErrorBoundary } from "~/components/errors/error-boundary";
-import { WaitingForNote } from "~/components/folders/waiting-for-note";
+import { ItemsThatWait } from "~/components/folders/items-that-wait";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
 import { requireUser } from "~/modules/auth/session.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder } from "~/modules/folders/folders.server";
-import { itemsWaitingForNote } from "~/modules/items/needs-note.server";
+import { itemsThatWait } from "~/modules/items/needs-note.server";
 import { folderStats } from "~/modules/plans/quota.server";
 import { activeRecipients } from "~/modules/recipients/opt-outs.server";
 import { listNames, sendNowBlocker } from "~/modules/sending/send-now";
@@ -25,7 +25,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const folder = orNotFound(() => getFolder(user.id, parseFolderId(params.folderId)));
   const itemCount = folderStats(user.id).get(folder.id)?.itemCount ?? 0;
-  const waiting = itemsWaitingForNote(user.id, folder.id);
+  const waiting = itemsThatWait(user.id, folder.id);
   const recipients = activeRecipients(folder).map((recipient) =>
     recipient.name && recipient.name !== "recipient" ? recipient.name : recipient.email,
   );
@@ -40,7 +40,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     blocker:
       sendNowBlocker({
         itemCount,
-        waitingCount: waiting.length,
+        waiting: waiting.map((item) => item.waitingFor),
         isUnsubscribed: folder.isUnsubscribed || recipients.length === 0,
         isPaused: folder.isPaused,
         pauseReason: folder.pauseReason,
@@ -69,7 +69,7 @@ export default function ConfirmSend() {
             : "They get one e-mail now, and the folder empties. Its schedule carries on as before.")}
       </p>
       <div className="mt-3">
-        <WaitingForNote items={waiting} />
+        <ItemsThatWait items={waiting} />
       </div>
       <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
         <Link to={back} className="btn-secondary" preventScrollReset>

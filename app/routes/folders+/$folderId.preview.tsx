@@ -3,14 +3,14 @@ import { Form, Link, useLoaderData } from "@remix-run/react";
 import { GMAIL_CLIP_BYTES, type RenderedNewsletter } from "#emails/newsletter.server";
 import { HEADER_IMAGE_CID } from "#emails/newsletter-themes";
 import { DialogErrorBoundary } from "~/components/errors/error-boundary";
-import { WaitingForNote } from "~/components/folders/waiting-for-note";
+import { ItemsThatWait } from "~/components/folders/items-that-wait";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
 import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { requireUser } from "~/modules/auth/session.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
 import { getFolder, recipientsOf } from "~/modules/folders/folders.server";
-import { itemsWaitingForNote } from "~/modules/items/needs-note.server";
+import { itemsThatWait } from "~/modules/items/needs-note.server";
 import { folderSizeLimit, folderStats } from "~/modules/plans/quota.server";
 import { activeRecipients } from "~/modules/recipients/opt-outs.server";
 import { renderPreview, sendTestEmail } from "~/modules/sending/preview.server";
@@ -54,7 +54,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const folder = orNotFound(() => getFolder(user.id, parseFolderId(params.folderId)));
   const itemCount = folderStats(user.id).get(folder.id)?.itemCount ?? 0;
-  const waiting = itemsWaitingForNote(user.id, folder.id);
+  const waiting = itemsThatWait(user.id, folder.id);
   const base = {
     folderId: folder.id,
     waiting,
@@ -63,7 +63,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     sendNowBlocker:
       sendNowBlocker({
         itemCount,
-        waitingCount: waiting.length,
+        waiting: waiting.map((item) => item.waitingFor),
         isUnsubscribed: folder.isUnsubscribed || activeRecipients(folder).length === 0,
         isPaused: folder.isPaused,
         pauseReason: folder.pauseReason,
@@ -151,7 +151,7 @@ export default function EmailPreview() {
             className="min-h-[45dvh] w-full flex-1 rounded-lg border border-stone-200 bg-white sm:h-[65vh] sm:min-h-0"
           />
           <p className="text-sm text-stone-700">{previewSizeInWords(preview)}</p>
-          <WaitingForNote items={waiting} />
+          <ItemsThatWait items={waiting} />
           {preview.overLimit ? (
             <p
               role="alert"
@@ -206,9 +206,9 @@ export default function EmailPreview() {
       ) : waiting.length > 0 ? (
         <div className="space-y-3">
           <p className="text-sm text-stone-700">
-            Nothing would be sent now: every item waits for a note.
+            {`Nothing would be sent now: ${waiting.every((item) => item.waitingFor === "note") ? "every item waits for a note" : "every item waits"}.`}
           </p>
-          <WaitingForNote items={waiting} />
+          <ItemsThatWait items={waiting} />
         </div>
       ) : (
         <p className="text-sm text-stone-700">

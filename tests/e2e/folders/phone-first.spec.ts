@@ -69,6 +69,59 @@ test.describe("Send Now", () => {
     await expect(dialog.getByRole("button", { name: "Send Now" })).toHaveCount(0);
   });
 
+  test("counts only what goes, naming the clip being prepared and the photo whose file is missing", async ({
+    page,
+    context,
+    baseURL,
+  }) => {
+    const fixtures = { page, context, baseURL };
+    const { folder, mum } = await senderWithFolder(fixtures, 2);
+    const withNote = { addComment: true, commentText: "Look" };
+    createItemRow(folder.id, {
+      type: "video",
+      title: "Beach clip",
+      videoStatus: "preparing",
+      sortOrder: 3,
+      ...withNote,
+    });
+    createItemRow(folder.id, {
+      type: "photo",
+      title: "Kites",
+      // Its stored file is gone, as a send found it (docs/decisions/0242-a-missing-file-stays-behind-with-its-item.md).
+      filePaths: ["gone/kites.jpg"],
+      fileNames: ["kites.jpg"],
+      fileSizes: [2048],
+      missingFiles: ["gone/kites.jpg"],
+      sortOrder: 4,
+      ...withNote,
+    });
+    await page.goto(`/folders/${folder.id}`);
+
+    await page.getByRole("link", { name: "Send Now" }).click();
+    const question = page.getByRole("dialog", { name: "Send 2 items to Mum and Dad now?" });
+    const waits = question.getByRole("region", { name: "2 items wait and stay in the folder" });
+    await expect(waits.getByRole("listitem")).toHaveText([
+      "Beach clip: its video is not ready yet",
+      "Kites: a file is missing",
+    ]);
+    await question.getByRole("button", { name: "Send Now" }).click();
+    await waitForMail(mum, /Family news/);
+    expect(
+      itemsOf(folder.id)
+        .filter((item) => item.sentAt === null)
+        .map((item) => item.title),
+    ).toEqual(["Beach clip", "Kites"]);
+
+    // Nothing else left: the question says nothing is ready, not that a note is missing.
+    await page.goto(`/folders/${folder.id}/confirm-send`);
+    const blocked = page.getByRole("dialog", { name: "This folder cannot be sent now" });
+    await expect(blocked).toContainText("Nothing here is ready to send yet");
+    await expect(
+      blocked.getByRole("region", { name: "2 items wait and stay in the folder" }),
+    ).toBeVisible();
+    await expect(blocked.getByRole("button", { name: "Send Now" })).toHaveCount(0);
+  });
+
   test("another sender's folder has no question to ask", async ({ login, page }) => {
     const owner = await createUser();
     const folder = createFolderRow(owner.id, { name: "Not yours" });
