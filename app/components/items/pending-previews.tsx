@@ -29,3 +29,22 @@ export function useRefreshWhilePreviewsPending(pending: boolean) {
     return () => clearTimeout(timer);
   }, [pending, state, revalidate]);
 }
+
+/** How often a page without JavaScript asks again while a clip is being prepared. */
+const RELOAD_WITHOUT_SCRIPT_SECONDS = 10;
+
+/**
+ * Without JavaScript the preparing clip's card would sit at its first
+ * percentage until a reload: the page reloads itself (a refresh in
+ * <noscript>, which a browser running scripts never reads, so the card's own
+ * looks above stay the only ones). Only while nothing is typed into it: the
+ * caller leaves it out under an open dialog.
+ */
+export function ReloadWithoutScriptWhile({ preparing }: { preparing: boolean }) {
+  if (!preparing) return null;
+  return (
+    <noscript>
+      <meta httpEquiv="refresh" content={String(RELOAD_WITHOUT_SCRIPT_SECONDS)} />
+    </noscript>
+  );
+}

@@ -1,8 +1,9 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Outlet, useLoaderData } from "@remix-run/react";
+import { useLoaderData, useOutlet } from "@remix-run/react";
 import { z } from "zod";
 import { DashboardPage } from "~/components/folders/dashboard";
+import { ReloadWithoutScriptWhile } from "~/components/items/pending-previews";
 import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { requireUser } from "~/modules/auth/session.server";
 import { loadDashboardPage } from "~/modules/dashboard/dashboard.server";
@@ -80,9 +81,13 @@ export async function action({ request, params }: ActionFunctionArgs) {
 
 export default function FolderRoute() {
   const data = useLoaderData<typeof loader>();
+  const dialog = useOutlet();
   return (
     <DashboardPage data={data}>
-      <Outlet />
+      {dialog}
+      <ReloadWithoutScriptWhile
+        preparing={!dialog && data.items.some((item) => "videoPreparing" in item)}
+      />
     </DashboardPage>
   );
 }
