@@ -165,7 +165,9 @@ class ServerProcess {
     // 09:00 in each owner's zone (docs/decisions/0198-waiting-items-reminder.md).
     // Every five minutes, as zones' mornings come round; each folder occurrence
     // gets one e-mail at most. The same run tells a sender whose send went by
-    // with only videos not prepared (docs/decisions/0220-a-send-held-back-by-its-videos-is-told.md).
+    // with only videos not prepared (docs/decisions/0220-a-send-held-back-by-its-videos-is-told.md),
+    // and one whose folder's last recipient left, if the opt-out's own try did not
+    // (docs/decisions/0249-the-sender-told-when-the-last-recipient-leaves.md).
     let reminderRun: Promise<void> = Promise.resolve();
     const waitingReminder = new Cron("*/5 * * * *", { protect: true }, () => {
       reminderRun = onPrimaryOnly(() => remindWaitingItems())().then(

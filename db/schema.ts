@@ -983,13 +983,18 @@ export const waitingReminders = sqliteTable(
     userId: integer("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    /** The send ledger's key of the occurrence it announces (`occurrenceKey`). */
+    /**
+     * The send ledger's key of the occurrence it announces (`occurrenceKey`); for "left",
+     * `left:<ms>`, the moment the folder lost its last recipient.
+     */
     occurrenceKey: text("occurrence_key").notNull(),
     /**
      * "note": the day before, items wait for a note; "video": the send went by with nothing
-     * to send, its only items videos not prepared (docs/decisions/0220-a-send-held-back-by-its-videos-is-told.md).
+     * to send, its only items videos not prepared (docs/decisions/0220-a-send-held-back-by-its-videos-is-told.md);
+     * "left": the folder's last recipient unsubscribed
+     * (docs/decisions/0249-the-sender-told-when-the-last-recipient-leaves.md).
      */
-    kind: text("kind", { enum: ["note", "video"] })
+    kind: text("kind", { enum: ["note", "video", "left"] })
       .notNull()
       .default("note"),
     status: text("status", { enum: ["pending", "sent", "failed"] })

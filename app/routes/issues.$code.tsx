@@ -129,17 +129,34 @@ export default function RecipientArchivePage() {
               <li key={issue.href}>
                 <a
                   href={issue.href}
-                  className="block min-h-11 rounded-lg border border-stone-200 px-4 py-3 hover:bg-stone-50"
+                  className="flex min-h-11 items-start gap-3 rounded-lg border border-stone-200 px-4 py-3 hover:bg-stone-50"
                 >
-                  <span className="font-semibold text-brand-900 underline underline-offset-2">
-                    {issue.sentOn}
-                  </span>
-                  <span className="text-sm text-stone-600">{` · ${pluralize(issue.itemCount, "thing")}`}</span>
-                  {issue.issueNote ? (
-                    <span className="mt-1 block whitespace-pre-line font-serif text-stone-800">
-                      {issue.issueNote}
-                    </span>
+                  {issue.picture ? (
+                    <img
+                      src={issue.picture.url}
+                      alt={issue.picture.alt}
+                      width={64}
+                      height={64}
+                      loading="lazy"
+                      className="h-16 w-16 shrink-0 rounded-md bg-stone-100 object-cover"
+                    />
                   ) : null}
+                  <span className="min-w-0 flex-1">
+                    <span className="font-semibold text-brand-900 underline underline-offset-2">
+                      {issue.sentOn}
+                    </span>
+                    <span className="text-sm text-stone-600">{` · ${pluralize(issue.itemCount, "thing")}`}</span>
+                    {issue.titles.length > 0 ? (
+                      <span className="mt-1 block text-sm text-stone-700">
+                        {issue.titles.join(" · ")}
+                      </span>
+                    ) : null}
+                    {issue.issueNote ? (
+                      <span className="mt-1 block whitespace-pre-line font-serif text-stone-800">
+                        {issue.issueNote}
+                      </span>
+                    ) : null}
+                  </span>
                 </a>
               </li>
             ))}

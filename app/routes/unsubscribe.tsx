@@ -22,6 +22,7 @@ import {
 } from "~/modules/recipients/recipient-links.server";
 import { UNSUBSCRIBE_REASONS } from "~/modules/recipients/recipient-states.server";
 import { folderForRecipient } from "~/modules/recipients/recipients.server";
+import { sendOwnerNoticesSoon } from "~/modules/sending/waiting-reminders.server";
 import type { CrossSitePosts } from "~/platform/cross-site";
 import { throwIfDatabaseBusy } from "~/platform/errors.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
@@ -102,7 +103,10 @@ export async function action({ request }: ActionFunctionArgs) {
     const link = validLink(url.searchParams);
     if (!link) return oneClickAnswer(400);
     try {
-      unsubscribe({ folderId: link.folderId, email: link.email, scope: "folder", request });
+      // Their folder's last recipient gone: its sender hears of it once.
+      if (unsubscribe({ folderId: link.folderId, email: link.email, scope: "folder", request })) {
+        sendOwnerNoticesSoon();
+      }
       return oneClickAnswer(200);
     } catch (error) {
       if (error instanceof UnknownFolderError) return oneClickAnswer(404);
@@ -121,13 +125,14 @@ export async function action({ request }: ActionFunctionArgs) {
   });
   if (!link) return data({ state: "error" as const }, { status: 400 });
   try {
-    unsubscribe({
+    const lastRecipientLeft = unsubscribe({
       folderId: link.folderId,
       email: link.email,
       reason,
       scope,
       request,
     });
+    if (lastRecipientLeft) sendOwnerNoticesSoon();
   } catch (error) {
     if (error instanceof UnknownFolderError) {
       return data({ state: "gone" as const }, { status: 404 });

@@ -8,8 +8,9 @@ import { webVersionFile } from "~/modules/sending/web-version.server";
 
 /**
  * A photo, file or video of a web version (`index` its place in the item), a
- * link's picture (`index` "preview") or a video's poster (`index` "poster"), to whoever holds that recipient's link
- * while it works.
+ * link's picture (`index` "preview"), a video's poster (`index` "poster") or a photo's
+ * thumbnail (`index` "thumb", shown by the recipient's archive), to whoever holds that
+ * recipient's link while it works.
  */
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const number = (value: string | undefined) =>
@@ -20,7 +21,9 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const use = await takeRecipientLinkUse("web", code);
   if (!use.allowed) return tooManyLinkUses(use.retryAfterSeconds);
   const index =
-    params.index === "preview" || params.index === "poster" ? params.index : number(params.index);
+    params.index === "preview" || params.index === "poster" || params.index === "thumb"
+      ? params.index
+      : number(params.index);
   return storedFileResponse(request, webVersionFile(code, number(params.itemId), index), {
     "X-Robots-Tag": "noindex",
     "Referrer-Policy": "no-referrer",

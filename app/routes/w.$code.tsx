@@ -126,10 +126,7 @@ export default function WelcomePage() {
       />
     );
   }
-  const { senderName, folderName, firstIssueOn } = page;
-  const firstIssue = firstIssueOn
-    ? `The first issue comes on ${firstIssueOn}.`
-    : `The first issue comes when ${senderName} sends it.`;
+  const { senderName, folderName, nextIssue } = page;
   if (page.state === "left") {
     return (
       <AuthCard
@@ -156,7 +153,7 @@ export default function WelcomePage() {
         forRecipient
         title={`You said yes to ${folderName}`}
         description={
-          <p role="status">{`${senderName} will see it. ${firstIssue} Every issue has a link to stop them.`}</p>
+          <p role="status">{`${senderName} will see it. ${nextIssue} Every issue has a link to stop them.`}</p>
         }
       >
         <AnswerButton answer="no" />
@@ -168,7 +165,7 @@ export default function WelcomePage() {
       forRecipient
       title={`${senderName} added you to ${folderName}`}
       description={
-        <p>{`${senderName} saves links, photos and notes for you and sends them as a letter by e-mail. ${firstIssue}`}</p>
+        <p>{`${senderName} saves links, photos and notes for you and sends them as a letter by e-mail. ${nextIssue}`}</p>
       }
     >
       {page.offer !== "no" ? <AnswerButton answer="yes" /> : null}

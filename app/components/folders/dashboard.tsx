@@ -356,6 +356,33 @@ function IssueNoteLine({ folder }: { folder: Folder }) {
   );
 }
 
+/**
+ * Every recipient left: what that means and the one next step, above the Add buttons it greys
+ * (docs/decisions/0249-the-sender-told-when-the-last-recipient-leaves.md).
+ */
+function EveryoneLeftNotice({ folder }: { folder: Folder }) {
+  return (
+    <section
+      aria-labelledby={`everyone-left-${folder.id}`}
+      className="rounded-xl border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900"
+    >
+      <h3 id={`everyone-left-${folder.id}`} className="font-semibold">
+        Nobody gets this folder now
+      </h3>
+      <p className="mt-1">
+        {`${folder.everyoneLeft}. No issue goes out until it has a recipient again; what you saved stays here.`}
+      </p>
+      <DelegatedLink
+        to={`/folders/${folder.id}/edit`}
+        className="btn-primary mt-2"
+        preventScrollReset
+      >
+        Add a recipient
+      </DelegatedLink>
+    </section>
+  );
+}
+
 /** The folder: first what is done most, adding; then sending; the rest behind "More". */
 function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
   useRefreshWhilePreviewsPending(
@@ -378,6 +405,7 @@ function FolderDetail({ folder, data }: { folder: Folder; data: Data }) {
             <p className="mt-0.5 text-sm text-amber-800">{folder.unsubscribedCount} unsubscribed</p>
           ) : null}
         </div>
+        {folder.everyoneLeft ? <EveryoneLeftNotice folder={folder} /> : null}
         <AddButtons folder={folder} />
         <InboxAddressLine folderId={folder.id} inbox={data.inbox} />
         <div className="relative flex flex-wrap items-start gap-2">

@@ -17,6 +17,7 @@ function folder(id: number, overrides: Partial<FolderSummary> = {}): FolderSumma
     isPaused: false,
     pauseReason: null,
     isUnsubscribed: false,
+    everyoneLeft: null,
     unsubscribedCount: 0,
     frequencyLabel: "Weekly",
     nextLabel: "Mon 30 Nov",
@@ -122,6 +123,28 @@ describe("FolderCards", () => {
     expect(paused!.lines[2]).toBe("Paused · 3 items · 2.0 KB");
     expect(unsubscribed!.button("toggle-pause").attribs.disabled).toBe("");
     expect(running!.button("toggle-pause").attribs.disabled).toBeUndefined();
+  });
+
+  test("a folder every recipient left says so, with the one next step: adding a recipient", () => {
+    const [running, left] = parseList([
+      folder(1),
+      folder(2, {
+        name: "Family news",
+        isUnsubscribed: true,
+        everyoneLeft: "Dad unsubscribed",
+        recipientCountLabel: "No active recipients",
+      }),
+    ]);
+    const step = (card: typeof running) =>
+      card!.all("a").filter((link) => DomUtils.textContent(link) === "Add a recipient");
+    expect(step(running)).toEqual([]);
+    const [add, ...more] = step(left);
+    expect(more).toEqual([]);
+    expect(add!.attribs).toMatchObject({
+      href: "/folders/2/edit",
+      "aria-label": "Add a recipient to Family news",
+    });
+    expect(DomUtils.textContent(left!.card)).toContain("Dad unsubscribed: nobody gets it now.");
   });
 
   test("whatever a sender typed stays text: no element or attribute is added", () => {

@@ -100,6 +100,27 @@ function FolderMenu({ folder }: { folder: FolderSummary }) {
   );
 }
 
+/**
+ * A folder every recipient left is stuck (its Add buttons greyed, as the spec has it): the card
+ * says so and offers the one step that gets it going again
+ * (docs/decisions/0249-the-sender-told-when-the-last-recipient-leaves.md).
+ */
+function EveryoneLeftStep({ folder }: { folder: FolderSummary }) {
+  return (
+    <div className="mt-2 border-t border-stone-100 pt-2 text-xs text-amber-900">
+      <p>{`${folder.everyoneLeft}: nobody gets it now.`}</p>
+      <DelegatedLink
+        to={`/folders/${folder.id}/edit`}
+        aria-label={`Add a recipient to ${folder.name}`}
+        className="inline-flex min-h-11 items-center font-medium underline"
+        preventScrollReset
+      >
+        Add a recipient
+      </DelegatedLink>
+    </div>
+  );
+}
+
 export type FolderCardPlace = { selected: boolean; first: boolean; last: boolean };
 
 export function FolderCard({ folder, place }: { folder: FolderSummary; place: FolderCardPlace }) {
@@ -146,6 +167,7 @@ export function FolderCard({ folder, place }: { folder: FolderSummary; place: Fo
         </div>
         <FolderMenu folder={folder} />
       </div>
+      {folder.everyoneLeft ? <EveryoneLeftStep folder={folder} /> : null}
     </li>
   );
 }

@@ -22,7 +22,7 @@ import {
   getUsage,
   isApproachingLimits,
 } from "~/modules/plans/quota.server";
-import { nextIssueLine } from "~/modules/recipients/next-issue-line";
+import { everyoneLeftLine, nextIssueLine } from "~/modules/recipients/next-issue-line";
 import {
   type NextIssueReach,
   nextIssueReach,
@@ -77,6 +77,11 @@ function folderSummary(
     isPaused: folder.isPaused,
     pauseReason: folder.pauseReason,
     isUnsubscribed: folder.isUnsubscribed,
+    /**
+     * "Dad unsubscribed" once every recipient left: the card and the folder say so, with the one
+     * next step (docs/decisions/0249-the-sender-told-when-the-last-recipient-leaves.md).
+     */
+    everyoneLeft: folder.isUnsubscribed ? everyoneLeftLine(recipients) : null,
     unsubscribedCount,
     frequencyLabel: folder.isPaused ? "Paused" : FREQUENCY_LABELS[folder.frequency],
     nextLabel: folder.isPaused ? "Paused" : nextDeliveryLabel(folder.nextSendAt),

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { nextIssueLine } from "./next-issue-line";
+import { everyoneLeftLine, nextIssueLine } from "./next-issue-line";
 
 const mum = { name: "Mum", email: "mum@example.com" };
 const dad = { name: "Dad", email: "dad@example.com" };
@@ -38,5 +38,15 @@ describe("the line that counts who gets the next issue", () => {
         ],
       }),
     ).toBe("No active recipients");
+  });
+});
+
+describe("who left a folder every recipient left", () => {
+  test("by the names the sender gave, the address for one without", () => {
+    expect(everyoneLeftLine([dad])).toBe("Dad unsubscribed");
+    expect(everyoneLeftLine([mum, dad])).toBe("Mum and Dad unsubscribed");
+    expect(everyoneLeftLine([mum, { name: "recipient", email: "gran@example.com" }, dad])).toBe(
+      "Mum, gran@example.com and Dad unsubscribed",
+    );
   });
 });

@@ -40,3 +40,15 @@ export function nextIssueLine(reach: {
   }
   return `${reach.reaching} of ${reach.listed} will get it: ${reach.missing.map(why).join(", ")}`;
 }
+
+/**
+ * Who left a folder every recipient unsubscribed from, for its sender's card,
+ * folder page and e-mail (docs/decisions/0249-the-sender-told-when-the-last-recipient-leaves.md):
+ * "Dad unsubscribed", "Mum and Dad unsubscribed", "Mum, Dad and Gran unsubscribed". Never why:
+ * the reason is the recipient's own (docs/decisions/0045-recipients-privacy.md).
+ */
+export function everyoneLeftLine(recipients: { name: string; email: string }[]) {
+  const names = recipients.map(whoIs);
+  const last = names.pop();
+  return `${names.length > 0 ? `${names.join(", ")} and ${last}` : (last ?? "Everyone")} unsubscribed`;
+}

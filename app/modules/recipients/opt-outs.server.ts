@@ -7,6 +7,7 @@ import {
   type Recipient,
   resubscribeRefusals,
   sendLedgerRecipients,
+  waitingReminders,
 } from "#db/schema";
 import type { Transaction } from "#db/types";
 import { type Folder, recipientsOf } from "~/modules/folders/folders.server";
@@ -163,7 +164,8 @@ function markUnsubscribed(
 /**
  * Sets the folder's `isUnsubscribed` from its recipients' states: true when
  * every recipient is unsubscribed, false as soon as one is not. Call it after
- * changing a folder's recipients too.
+ * changing a folder's recipients too. Returns the folder when this call is the
+ * one that found its last recipient gone, else null.
  */
 export function refreshFolderSubscription(
   folderId: number,
@@ -172,10 +174,10 @@ export function refreshFolderSubscription(
 ) {
   const run = (executor: Transaction) => {
     const folder = executor.select().from(folders).where(eq(folders.id, folderId)).get();
-    if (!folder) return;
+    if (!folder) return null;
     const states = statesOf(executor, folder);
     const allOut = states.length > 0 && states.every((state) => state.status === "unsubscribed");
-    if (allOut === folder.isUnsubscribed) return;
+    if (allOut === folder.isUnsubscribed) return null;
     const last = executor
       .select({ unsubscribeReason: folderRecipientStates.unsubscribeReason })
       .from(folderRecipientStates)
@@ -200,9 +202,33 @@ export function refreshFolderSubscription(
       )
       .where(eq(folders.id, folderId))
       .run();
+    return allOut ? folder : null;
   };
-  if (tx) run(tx);
-  else writeTransaction(run);
+  return tx ? run(tx) : writeTransaction(run);
+}
+
+/**
+ * The sender of a folder its last recipient just left gets one e-mail about it
+ * (docs/decisions/0249-the-sender-told-when-the-last-recipient-leaves.md): a
+ * `waiting_reminders` row of kind "left", claimed in the opt-out's own
+ * transaction and keyed by the moment the folder lost its last recipient, so
+ * a repeated opt-out, a retry or a restart claims nothing more. The reminders'
+ * run sends it (app/modules/sending/waiting-reminders.server.ts).
+ */
+function claimEveryoneLeftNotice(tx: Transaction, folder: Folder, at: Date) {
+  return (
+    tx
+      .insert(waitingReminders)
+      .values({
+        folderId: folder.id,
+        userId: folder.userId,
+        occurrenceKey: `left:${at.getTime()}`,
+        kind: "left",
+        createdAt: at,
+      })
+      .onConflictDoNothing()
+      .run().changes > 0
+  );
 }
 
 /**
@@ -211,6 +237,8 @@ export function refreshFolderSubscription(
  * client's address and browser), which keeps it out of every folder, today's
  * and future ones, and marks it in every folder that lists it now. Repeating
  * it changes nothing. Throws UnknownFolderError when the folder is gone.
+ * Returns true when a folder lost its last recipient by it: its sender has a
+ * notice waiting (send it soon: `sendOwnerNoticesSoon`).
  */
 export function unsubscribe({
   folderId,
@@ -227,7 +255,7 @@ export function unsubscribe({
 }) {
   const address = lower(email);
   const now = new Date();
-  writeTransaction((tx) => {
+  return writeTransaction((tx) => {
     const folder = tx.select().from(folders).where(eq(folders.id, folderId)).get();
     if (!folder) throw new UnknownFolderError();
     recordRecipientChoice({
@@ -264,7 +292,14 @@ export function unsubscribe({
         touched.add(other.folder.id);
       }
     }
-    for (const id of touched) refreshFolderSubscription(id, tx, id === folder.id ? reason : null);
+    let senderTold = false;
+    for (const id of touched) {
+      const emptied = refreshFolderSubscription(id, tx, id === folder.id ? reason : null);
+      // Only the sender whose link was used: other senders learn nothing of when an opt-out
+      // from everything was made (docs/decisions/0045-recipients-privacy.md); their folder says it.
+      if (emptied && id === folder.id) senderTold = claimEveryoneLeftNotice(tx, emptied, now);
+    }
+    return senderTold;
   });
 }
 

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
 import { createFolder, createUser } from "#db/factories";
-import { sendLedger } from "#db/schema";
+import { contentItems, sendLedger } from "#db/schema";
 import { createSentIssue, createSentLedger } from "#db/sent-issue-factories";
 import { unsubscribe } from "~/modules/recipients/opt-outs.server";
 import {
@@ -11,6 +11,7 @@ import {
 } from "~/modules/recipients/recipient-links.server";
 import { db } from "~/platform/db.server";
 import { ARCHIVE_PAGE_SIZE, recipientArchive } from "./recipient-archive.server";
+import { webVersionFile } from "./web-version.server";
 
 const DAY = 86_400_000;
 
@@ -112,5 +113,84 @@ describe("recipientArchive", () => {
       true,
     ]);
     expect(second.state === "open" && [second.issues.length, second.hasOlder]).toEqual([2, false]);
+  });
+});
+
+describe("what each issue of the archive shows", () => {
+  /** An issue of a note, two photos and a link, as the e-mail showed them: the photos second and third. */
+  function issueWithPhotos(mum: string, sentAt = new Date()) {
+    const sender = createUser(db);
+    const folder = createFolder(db, sender.id, { recipients: [{ name: "Mum", email: mum }] });
+    const photo = (title: string, thumbnail: string, sortOrder: number) => ({
+      folderId: folder.id,
+      type: "photo" as const,
+      title,
+      filePaths: [`${title}-photo`],
+      thumbnailPaths: [thumbnail],
+      fileNames: [`${title}.jpg`],
+      mimeTypes: ["image/jpeg"],
+      sentAt,
+      sortOrder,
+    });
+    const items = db
+      .insert(contentItems)
+      .values([
+        { folderId: folder.id, type: "musing", title: "A few lines", sentAt, sortOrder: 0 },
+        photo("Our garden", "garden-thumb", 1),
+        photo("The beach", "", 2),
+        { folderId: folder.id, type: "link", title: "Tide tables", sentAt, sortOrder: 3 },
+      ])
+      .returning()
+      .all();
+    const { ledger } = createSentLedger(db, folder.id, {
+      itemIds: items.map((item) => item.id),
+      copies: [{ email: mum }],
+      sentAt,
+    });
+    return { folder, items, ledger };
+  }
+
+  test("its items' titles in the e-mail's order, and its first photo's thumbnail behind the issue's own link", () => {
+    const mum = "thumb-mum@example.com";
+    const { folder, items, ledger } = issueWithPhotos(mum);
+    const archive = recipientArchive(archiveCode(folder.id, mum));
+    if (archive.state !== "open") throw new Error(archive.state);
+    const [issue] = archive.issues;
+    expect(issue!.titles).toEqual(["A few lines", "Our garden", "The beach", "Tide tables"]);
+    const code = issueLinkCode("web", ledger.id, mum);
+    expect(issue!.picture).toEqual({
+      url: `/v-files/${code}/${items[1]!.id}/thumb`,
+      alt: "Our garden",
+    });
+    // Served by the web version's check: the thumbnail, or the photo itself when it has none.
+    expect(webVersionFile(code, items[1]!.id, "thumb")).toEqual({
+      key: "garden-thumb",
+      name: "thumbnail.jpg",
+      mimeType: "image/jpeg",
+    });
+    expect(webVersionFile(code, items[2]!.id, "thumb")).toMatchObject({ key: "The beach-photo" });
+    expect(webVersionFile(code, items[0]!.id, "thumb")).toBeNull();
+    expect(webVersionFile(`${code}x`, items[1]!.id, "thumb")).toBeNull();
+    // Gone with the issue's link when Mum leaves.
+    unsubscribe({ folderId: folder.id, email: mum });
+    expect(webVersionFile(code, items[1]!.id, "thumb")).toBeNull();
+  });
+
+  test("no picture for an issue without photos, or once its files are past the archive's keeping", () => {
+    const mum = "nopic-mum@example.com";
+    const { folder } = familyWithIssues(mum, 1);
+    const plain = recipientArchive(archiveCode(folder.id, mum));
+    expect(plain.state === "open" && plain.issues[0]).toMatchObject({
+      titles: ["Week 1"],
+      picture: null,
+    });
+
+    const old = "oldpic-mum@example.com";
+    const { folder: oldFolder } = issueWithPhotos(old, new Date(Date.now() - 400 * DAY));
+    const archive = recipientArchive(archiveCode(oldFolder.id, old));
+    expect(archive.state === "open" && archive.issues[0]).toMatchObject({
+      titles: ["A few lines", "Our garden", "The beach", "Tide tables"],
+      picture: null,
+    });
   });
 });

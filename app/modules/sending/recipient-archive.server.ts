@@ -1,5 +1,5 @@
-import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm";
-import { folders, sendLedger, sendLedgerRecipients, users } from "#db/schema";
+import { and, asc, desc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { contentItems, folders, sendLedger, sendLedgerRecipients, users } from "#db/schema";
 import { senderFirstName, senderFullName } from "#emails/newsletter";
 import { hasOptedOut } from "~/modules/recipients/opt-outs.server";
 import {
@@ -12,6 +12,8 @@ import { formatDay } from "~/platform/dates";
 import { db } from "~/platform/db.server";
 import { consumeRateLimit } from "~/platform/rate-limit.server";
 import { RECIPIENT_LINK_USES, type RecipientLinkUse } from "./recipient-link-limit.server";
+import { filesKept } from "./sent-archive.server";
+import { webVersionFileUrl } from "./web-version.server";
 
 /**
  * "All issues of <folder>": every issue of one folder this address was sent as
@@ -21,7 +23,10 @@ import { RECIPIENT_LINK_USES, type RecipientLinkUse } from "./recipient-link-lim
  * ends when the address leaves the folder or everything (then only the way
  * back is shown), leaves out issues the sender deleted, and names no other
  * recipient. A code for an address that was never sent an issue of the folder
- * is "unknown", whatever else is true.
+ * is "unknown", whatever else is true. Each issue shows its items' titles and
+ * its first photo's thumbnail, served through that issue's web-version link
+ * (`/v-files/<code>/<item>/thumb`), so the picture needs the same proof as the
+ * issue and goes with it (docs/decisions/0249-the-sender-told-when-the-last-recipient-leaves.md).
  */
 export const ARCHIVE_PAGE_SIZE = 50;
 
@@ -31,6 +36,10 @@ export type ArchiveIssue = {
   sentOn: string;
   itemCount: number;
   issueNote: string | null;
+  /** The items' titles, in the order the e-mail showed them. */
+  titles: string[];
+  /** The first photo item's thumbnail while its files are kept; else null. */
+  picture: { url: string; alt: string } | null;
 };
 
 export type RecipientArchive =
@@ -72,6 +81,7 @@ function receivedIssues(folderId: number, email: string, page: number) {
   const rows = db
     .select({
       ledgerId: sendLedger.id,
+      ledgerStatus: sendLedger.status,
       itemIds: sendLedger.itemIds,
       issueNote: sendLedger.issueNote,
       sentAt: sendLedgerRecipients.sentAt,
@@ -93,6 +103,61 @@ function receivedIssues(folderId: number, email: string, page: number) {
     .offset((page - 1) * ARCHIVE_PAGE_SIZE)
     .all();
   return { rows: rows.slice(0, ARCHIVE_PAGE_SIZE), hasOlder: rows.length > ARCHIVE_PAGE_SIZE };
+}
+
+type ReceivedIssue = ReturnType<typeof receivedIssues>["rows"][number];
+
+/**
+ * Per issue of the page, its items' titles and first photo (one query for the
+ * page): the items it carried, in the e-mail's order; while it is still
+ * sending they are not marked sent yet, as the web version has it.
+ */
+function issueContents(
+  folderId: number,
+  issues: ReceivedIssue[],
+  code: (ledgerId: number) => string,
+) {
+  const itemIds = [...new Set(issues.flatMap((issue) => issue.itemIds))];
+  const items =
+    itemIds.length === 0
+      ? []
+      : db
+          .select({
+            id: contentItems.id,
+            type: contentItems.type,
+            title: contentItems.title,
+            filePaths: contentItems.filePaths,
+            sentAt: contentItems.sentAt,
+          })
+          .from(contentItems)
+          .where(and(eq(contentItems.folderId, folderId), inArray(contentItems.id, itemIds)))
+          .orderBy(asc(contentItems.sortOrder), asc(contentItems.id))
+          .all();
+  const now = new Date();
+  return new Map(
+    issues.map((issue) => {
+      const carried = items.filter(
+        (item) =>
+          issue.itemIds.includes(item.id) &&
+          (issue.ledgerStatus === "sending" || item.sentAt !== null),
+      );
+      const photo = carried.find(
+        (item) =>
+          item.type === "photo" &&
+          item.filePaths[0] &&
+          (item.sentAt === null || filesKept(item, now)),
+      );
+      return [
+        issue.ledgerId,
+        {
+          titles: carried.map((item) => item.title.trim()).filter(Boolean),
+          picture: photo
+            ? { url: webVersionFileUrl(code(issue.ledgerId), photo.id, "thumb"), alt: photo.title }
+            : null,
+        },
+      ];
+    }),
+  );
 }
 
 function everReceived(folderId: number, email: string) {
@@ -130,6 +195,8 @@ export function recipientArchive(code: string, page = 1): RecipientArchive {
     };
   }
   const { rows, hasOlder } = receivedIssues(folder.id, email, page);
+  const webCode = (ledgerId: number) => issueLinkCode("web", ledgerId, email);
+  const contents = issueContents(folder.id, rows, webCode);
   return {
     state: "open",
     folderName: folder.name,
@@ -137,11 +204,13 @@ export function recipientArchive(code: string, page = 1): RecipientArchive {
     senderFirstName: senderFirstName(sender),
     email,
     issues: rows.map((row) => ({
-      href: `/v/${issueLinkCode("web", row.ledgerId, email)}`,
+      href: `/v/${webCode(row.ledgerId)}`,
       // The sender's calendar: the day the issue was theirs to send.
       sentOn: row.sentAt ? formatDay(row.sentAt, sender.timeZone) : "",
       itemCount: row.itemIds.length,
       issueNote: row.issueNote?.trim() || null,
+      titles: contents.get(row.ledgerId)?.titles ?? [],
+      picture: contents.get(row.ledgerId)?.picture ?? null,
     })),
     page,
     hasOlder,

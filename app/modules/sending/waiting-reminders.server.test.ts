@@ -1,9 +1,17 @@
 import { eq } from "drizzle-orm";
-import { describe, expect, test } from "vitest";
+import { afterEach, describe, expect, test, vi } from "vitest";
 import { createFolder, createItem, createUser } from "#db/factories";
-import { contentItems, waitingReminders } from "#db/schema";
+import { contentItems, folders, waitingReminders } from "#db/schema";
+import { FolderSchema } from "~/modules/folders/folder-validation";
+import { updateFolder } from "~/modules/folders/folders.server";
 import { nextSendAt, zonedTimeToUtc } from "~/modules/folders/schedule.server";
+import {
+  refreshFolderSubscription,
+  resubscribe,
+  unsubscribe,
+} from "~/modules/recipients/opt-outs.server";
 import { db } from "~/platform/db.server";
+import { env } from "~/platform/env.server";
 import { listOutbox, readOutboxMessage } from "~/platform/mailer.server";
 import { runSchedulerPass } from "./sending.server";
 import {
@@ -287,5 +295,126 @@ describe("a send held back by its videos", () => {
     expect(
       (await mailTo(ida.email)).filter((mail) => mail.subject?.startsWith("Nothing was sent")),
     ).toEqual([]);
+  });
+});
+
+describe("a folder its last recipient left", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const leftRows = (folderId: number) =>
+    reminderRows(folderId).filter((row) => row.kind === "left");
+
+  const leftMail = async (email: string) =>
+    (await mailTo(email)).filter((mail) => mail.subject?.startsWith("Nobody gets"));
+
+  test("its sender is told once, who left and the one next step, never why", async () => {
+    const jo = createUser(db, { firstName: "Jo" });
+    const folder = createFolder(db, jo.id, {
+      name: "Family news",
+      recipients: [
+        { name: "Mum", email: "left-mum@example.com" },
+        { name: "Dad", email: "left-dad@example.com" },
+      ],
+    });
+    expect(unsubscribe({ folderId: folder.id, email: "left-mum@example.com" })).toBe(false);
+    expect(leftRows(folder.id)).toEqual([]);
+    expect(
+      unsubscribe({ folderId: folder.id, email: "left-dad@example.com", reason: "not_interested" }),
+    ).toBe(true);
+    // The page posted again, or the mail app's one-click after it: nothing more to tell.
+    expect(unsubscribe({ folderId: folder.id, email: "left-dad@example.com" })).toBe(false);
+    expect(leftRows(folder.id)).toMatchObject([{ status: "pending", userId: jo.id }]);
+
+    const now = new Date();
+    expect((await remindWaitingItems(now)).messages).toBe(1);
+    expect((await remindWaitingItems(now)).messages).toBe(0);
+    const [mail, ...more] = await leftMail(jo.email);
+    expect(more).toEqual([]);
+    expect(mail!.subject).toBe('Nobody gets "Family news" now');
+    const text = mail!.text!.replace(/\s+/g, " ");
+    expect(text).toContain("Hi Jo,");
+    expect(text).toContain(
+      'Mum and Dad unsubscribed from "Family news", so no issue goes out until it has a recipient again. What you saved stays in the folder.',
+    );
+    expect(text).toContain("Add a recipient");
+    expect(mail!.html).toContain(`href="${env.APP_URL}/folders/${folder.id}/edit"`);
+    expect(text).not.toMatch(/not for me|not interested/i);
+    expect(leftRows(folder.id)).toMatchObject([{ status: "sent" }]);
+  });
+
+  test("a folder that has a recipient again before the notice goes tells nothing", async () => {
+    const kay = createUser(db);
+    const folder = createFolder(db, kay.id, {
+      recipients: [{ name: "Gran", email: "back-gran@example.com" }],
+    });
+    expect(unsubscribe({ folderId: folder.id, email: "back-gran@example.com" })).toBe(true);
+    resubscribe(folder.id, "back-gran@example.com");
+    expect((await remindWaitingItems(new Date())).messages).toBe(0);
+    expect(leftRows(folder.id)).toEqual([]);
+    expect(await leftMail(kay.email)).toEqual([]);
+  });
+
+  test("each time the folder loses its last recipient is told once: leaving, coming back, leaving again", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(new Date("2026-12-02T10:00:00Z"));
+    const lou = createUser(db);
+    const folder = createFolder(db, lou.id, {
+      recipients: [{ name: "Sam", email: "again-sam@example.com" }],
+    });
+    unsubscribe({ folderId: folder.id, email: "again-sam@example.com" });
+    expect((await remindWaitingItems(new Date())).messages).toBe(1);
+    vi.setSystemTime(new Date("2026-12-09T10:00:00Z"));
+    resubscribe(folder.id, "again-sam@example.com");
+    vi.setSystemTime(new Date("2026-12-16T10:00:00Z"));
+    expect(unsubscribe({ folderId: folder.id, email: "again-sam@example.com" })).toBe(true);
+    expect((await remindWaitingItems(new Date())).messages).toBe(1);
+    expect(await leftMail(lou.email)).toHaveLength(2);
+  });
+
+  test("an opt-out from everything tells only the sender whose link it was; a sender's own edit tells nothing", async () => {
+    const may = createUser(db);
+    const ned = createUser(db);
+    const mays = createFolder(db, may.id, {
+      recipients: [{ name: "Gran", email: "all-gran@example.com" }],
+    });
+    const neds = createFolder(db, ned.id, {
+      recipients: [{ name: "Granny", email: "all-gran@example.com" }],
+    });
+    expect(
+      unsubscribe({ folderId: mays.id, email: "all-gran@example.com", scope: "everything" }),
+    ).toBe(true);
+    expect(leftRows(mays.id)).toHaveLength(1);
+    // Ned's folder is empty too, and says so; an e-mail would tell him when she left.
+    expect(db.select().from(folders).where(eq(folders.id, neds.id)).get()!.isUnsubscribed).toBe(
+      true,
+    );
+    expect(leftRows(neds.id)).toEqual([]);
+
+    // Ned's other folder: Pat left long ago; Ned himself takes Kim off, leaving only Pat.
+    const both = createFolder(db, ned.id, {
+      recipients: [
+        { name: "Pat", email: "edit-pat@example.com" },
+        { name: "Kim", email: "edit-kim@example.com" },
+      ],
+    });
+    unsubscribe({ folderId: both.id, email: "edit-pat@example.com" });
+    updateFolder(
+      ned.id,
+      both.id,
+      FolderSchema.parse({
+        name: "Family",
+        recipients: [{ name: "Pat", email: "edit-pat@example.com" }],
+        frequency: "weekly",
+        dayOfWeek: 1,
+      }),
+    );
+    // As the settings form's action does after every save.
+    expect(refreshFolderSubscription(both.id)).not.toBeNull();
+    expect(db.select().from(folders).where(eq(folders.id, both.id)).get()!.isUnsubscribed).toBe(
+      true,
+    );
+    expect(leftRows(both.id)).toEqual([]);
   });
 });

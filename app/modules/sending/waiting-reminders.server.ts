@@ -1,6 +1,7 @@
 import { and, asc, eq, exists, gt, isNull, lte, not, or, sql } from "drizzle-orm";
 import { createElement } from "react";
 import { contentItems, folders, users, waitingReminders } from "#db/schema";
+import { EveryoneLeft, everyoneLeftSubject } from "#emails/everyone-left";
 import { renderEmail } from "#emails/render.server";
 import {
   VideosHeldBack,
@@ -12,8 +13,11 @@ import {
   type WaitingReminderInput,
   waitingReminderSubject,
 } from "#emails/waiting-reminder";
+import { recipientsOf } from "~/modules/folders/folders.server";
 import { localParts, occurrenceKey } from "~/modules/folders/schedule.server";
 import { hasItsNote, videosNotPrepared } from "~/modules/items/needs-note.server";
+import { everyoneLeftLine } from "~/modules/recipients/next-issue-line";
+import { runInBackground } from "~/platform/background-work.server";
 import { formatDateTime } from "~/platform/dates";
 import { db, writeTransaction } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
@@ -33,7 +37,9 @@ import { RETRY_DELAYS_MS } from "./sending.server";
  * The same rows and run tell a sender, within minutes, that a scheduled send
  * went by with nothing to send because its only items were videos not
  * prepared (kind "video", inserted by the send that skipped:
- * docs/decisions/0220-a-send-held-back-by-its-videos-is-told.md).
+ * docs/decisions/0220-a-send-held-back-by-its-videos-is-told.md), and that a
+ * folder's last recipient unsubscribed (kind "left", inserted by the opt-out:
+ * docs/decisions/0249-the-sender-told-when-the-last-recipient-leaves.md).
  *
  * Exactly once, as the answer mail is
  * (docs/decisions/0167-answer-mail-sent-like-a-ledger.md): a reminder is a row
@@ -234,8 +240,30 @@ function heldBackContent({ reminder, owner }: Due): VideosHeldBackInput | null {
   };
 }
 
+/**
+ * The e-mail of a folder its last recipient left, or null once it has a
+ * recipient again (one came back, or the sender added one): then nothing is
+ * left to tell.
+ */
+function everyoneLeftMail({ reminder, owner }: Due) {
+  const folder = db
+    .select()
+    .from(folders)
+    .where(and(eq(folders.id, reminder.folderId), eq(folders.isUnsubscribed, true)))
+    .get();
+  if (!folder) return null;
+  const content = {
+    firstName: owner.firstName,
+    folderName: folder.name,
+    whoLeft: everyoneLeftLine(recipientsOf(folder)),
+    addUrl: `${env.APP_URL}/folders/${folder.id}/edit`,
+  };
+  return { subject: everyoneLeftSubject(content), body: createElement(EveryoneLeft, content) };
+}
+
 /** The e-mail of a reminder row, by its kind, or null when there is nothing left to say. */
 function reminderMail(due: Due, now: Date) {
+  if (due.reminder.kind === "left") return everyoneLeftMail(due);
   if (due.reminder.kind === "video") {
     const content = heldBackContent(due);
     return (
@@ -327,6 +355,11 @@ export type ReminderRunResult = { claimed: number; messages: number };
 export async function remindWaitingItems(now = new Date()): Promise<ReminderRunResult> {
   const claimed = claimWaitingReminders(now);
   if (claimed > 0) faultPoint("waiting-reminders-claimed");
+  return { claimed, messages: await sendDueReminders(now) };
+}
+
+/** Sends every reminder row waiting whose time has come, one at a time; returns how many went. */
+async function sendDueReminders(now: Date) {
   let messages = 0;
   for (const due of dueReminders(now)) {
     try {
@@ -336,5 +369,14 @@ export async function remindWaitingItems(now = new Date()): Promise<ReminderRunR
       console.error(`[waiting] reminder ${due.reminder.id} failed`, error);
     }
   }
-  return { claimed, messages };
+  return messages;
+}
+
+/**
+ * After an opt-out that left a folder with nobody (`unsubscribe` returned
+ * true): its sender's notice goes now, without holding the response; the
+ * reminders' run every five minutes picks up whatever this leaves.
+ */
+export function sendOwnerNoticesSoon() {
+  runInBackground("owner-notices", () => sendDueReminders(new Date()));
 }

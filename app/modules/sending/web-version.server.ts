@@ -171,7 +171,7 @@ export type WebVersionPage =
 export const webVersionFileUrl = (
   code: string,
   itemId: number,
-  index: number | "preview" | "poster",
+  index: number | "preview" | "poster" | "thumb",
 ) => `/v-files/${code}/${itemId}/${index}`;
 export const webVersionHeaderUrl = (code: string) => `/v-files/${code}/header`;
 
@@ -313,10 +313,15 @@ export function webVersionPage(code: string, now = new Date()): WebVersionPage {
 }
 
 /**
- * A photo, file or link picture (`index` "preview") of a web version,
- * through the same check as the page; else null.
+ * A photo, file or link picture (`index` "preview") of a web version, or a
+ * photo's thumbnail (`index` "thumb", for the recipient's archive: the photo
+ * itself when it has none), through the same check as the page; else null.
  */
-export function webVersionFile(code: string, itemId: number, index: number | "preview" | "poster") {
+export function webVersionFile(
+  code: string,
+  itemId: number,
+  index: number | "preview" | "poster" | "thumb",
+) {
   const copy = findRecipientCopy("web", code);
   if (!copy) return null;
   const item = issueItems(copy.ledger).find((candidate) => candidate.id === itemId);
@@ -325,6 +330,16 @@ export function webVersionFile(code: string, itemId: number, index: number | "pr
     return item.type === "link" && item.previewStatus === "ready" && item.previewImageKey
       ? { key: item.previewImageKey, name: "preview.jpg", mimeType: "image/jpeg" }
       : null;
+  }
+  if (index === "thumb") {
+    if (item.type !== "photo" || !item.filePaths[0]) return null;
+    return item.thumbnailPaths[0]
+      ? { key: item.thumbnailPaths[0], name: "thumbnail.jpg", mimeType: "image/jpeg" }
+      : {
+          key: item.filePaths[0],
+          name: item.fileNames[0] ?? "photo",
+          mimeType: item.mimeTypes[0] ?? "application/octet-stream",
+        };
   }
   if (index === "poster") {
     return item.type === "video" && item.thumbnailPaths[0]

@@ -1,13 +1,15 @@
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, test, vi } from "vitest";
-import { createUser } from "#db/factories";
+import { createFolder as createFolderRow, createUser } from "#db/factories";
 import { mailboxSuppressions, recipientWelcomes, users } from "#db/schema";
+import { createSentIssue } from "#db/sent-issue-factories";
 import { type FolderInput, FolderSchema } from "~/modules/folders/folder-validation";
 import { createFolder, updateFolder } from "~/modules/folders/folders.server";
 import { zonedTimeToUtc } from "~/modules/folders/schedule.server";
 import { hasOptedOut, unsubscribe } from "~/modules/recipients/opt-outs.server";
 import { welcomeLinkCode } from "~/modules/recipients/recipient-links.server";
 import { db } from "~/platform/db.server";
+import { comparableMailbox } from "~/platform/email-address";
 import { listOutbox, readOutboxMessage } from "~/platform/mailer.server";
 import {
   answerWelcome,
@@ -210,6 +212,69 @@ describe("the welcome", () => {
     const messageId = (mail: typeof first) => /Message-ID: (\S+)/i.exec(mail!.raw)?.[1];
     expect(messageId(first)).toBe(`<welcome-${row!.id}@localhost>`);
     expect(messageId(second)).toBe(messageId(first));
+  });
+
+  test("greets the recipient by the name the sender gave them, or plainly without one", async () => {
+    const ada = createUser(db);
+    const dad = address("dad");
+    createFolder(ada.id, folderInput([{ name: " Dad ", email: dad }]));
+    // A folder listing an address without a name (the API, or the legacy fields' stand-in).
+    const nameless = address("nameless");
+    const legacy = address("legacy");
+    const folder = createFolderRow(db, ada.id, {
+      recipients: [
+        { name: "", email: nameless },
+        { name: "recipient", email: legacy },
+      ],
+    });
+    db.insert(recipientWelcomes)
+      .values(
+        [nameless, legacy].map((email) => ({
+          folderId: folder.id,
+          email,
+          mailbox: comparableMailbox(email),
+        })),
+      )
+      .run();
+    expect(await sendWelcomes()).toBe(3);
+    const [toDad] = await mailTo(dad);
+    expect(oneLine(toDad!.text)).toContain("Hi Dad, Ada Lovelace saves links");
+    for (const email of [nameless, legacy]) {
+      const [mail] = await mailTo(email);
+      expect(oneLine(mail!.text)).toContain("Hi, Ada Lovelace saves links");
+    }
+  });
+
+  test("a welcome that reaches them after an issue names the next issue, never the first", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(zonedTimeToUtc(2026, 12, 2, 10, 0, "Europe/London")); // Wed 2 Dec
+    const bea = createUser(db, { timeZone: "Europe/London", emailVerified: false });
+    const dad = address("dad");
+    const mum = address("mum");
+    const folder = createFolder(
+      bea.id,
+      folderInput([
+        { name: "Dad", email: dad },
+        { name: "Mum", email: mum },
+      ]),
+    );
+    // The welcomes waited (here for the sender's address; as well for a limit or the relay),
+    // and meanwhile an issue reached Dad, in another spelling of his mailbox.
+    expect(await sendWelcomes()).toBe(0);
+    createSentIssue(db, folder.id, { titles: ["Week 1"], emails: [dad.toUpperCase()] });
+    db.update(users).set({ emailVerified: true }).where(eq(users.id, bea.id)).run();
+    expect(await sendWelcomes()).toBe(2);
+
+    const toDad = oneLine((await mailTo(dad))[0]!.text);
+    expect(toDad).toContain("The next issue comes on Mon 7 Dec.");
+    expect(toDad).not.toContain("first issue");
+    expect(oneLine((await mailTo(mum))[0]!.text)).toContain("The first issue comes on Mon 7 Dec.");
+    expect(welcomePage(welcomeLinkCode(folder.id, dad))).toMatchObject({
+      nextIssue: "The next issue comes on Mon 7 Dec.",
+    });
+    expect(welcomePage(welcomeLinkCode(folder.id, mum))).toMatchObject({
+      nextIssue: "The first issue comes on Mon 7 Dec.",
+    });
   });
 
   test("one mailbox gets at most three welcomes an hour, from all folders; the rest wait", async () => {

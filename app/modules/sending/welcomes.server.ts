@@ -1,8 +1,14 @@
 import { and, asc, eq, isNull, lte, or } from "drizzle-orm";
 import { createElement } from "react";
-import { folders, recipientWelcomes, users } from "#db/schema";
+import { folders, recipientWelcomes, sendLedger, sendLedgerRecipients, users } from "#db/schema";
 import { renderEmail } from "#emails/render.server";
-import { Welcome, type WelcomeInput, welcomeSubject } from "#emails/welcome";
+import {
+  type NextIssue,
+  nextIssueSentence,
+  Welcome,
+  type WelcomeInput,
+  welcomeSubject,
+} from "#emails/welcome";
 import { recipientsOf } from "~/modules/folders/folders.server";
 import {
   activeRecipients,
@@ -30,6 +36,7 @@ import { RECIPIENT_LINK_USES, type RecipientLinkUse } from "./recipient-link-lim
 import { readRelayAnswer } from "./relay-answers.server";
 import { relayAnswered, relayGate, relayRefused } from "./relay-hold.server";
 import { RETRY_DELAYS_MS } from "./sending.server";
+import { sendOwnerNoticesSoon } from "./waiting-reminders.server";
 
 /**
  * A welcome before the first issue (docs/decisions/0208-a-welcome-before-the-first-issue.md):
@@ -91,10 +98,39 @@ function senderNameOf(owner: { firstName: string | null; lastName: string | null
   return [owner.firstName, owner.lastName].filter(Boolean).join(" ").trim() || owner.email;
 }
 
-/** "Mon 7 Dec", the first issue's day in the sender's zone; null when no send is planned. */
-function firstIssueOn(folder: Due["folder"], timeZone: string) {
-  if (folder.isPaused || !folder.nextSendAt) return null;
-  return formatDay(folder.nextSendAt, timeZone, { year: false });
+/**
+ * When this mailbox's next issue of the folder comes: the folder's next send
+ * ("Mon 7 Dec" in the sender's zone; a skipped one is already passed over),
+ * none while paused; and whether an issue already reached the mailbox, so a
+ * welcome that waited (an unverified sender, a limit) never calls the next
+ * one its first.
+ */
+function nextIssueOf(folder: Due["folder"], timeZone: string, mailbox: string): NextIssue {
+  const sentTo = db
+    .selectDistinct({ email: sendLedgerRecipients.email })
+    .from(sendLedgerRecipients)
+    .innerJoin(sendLedger, eq(sendLedger.id, sendLedgerRecipients.ledgerId))
+    .where(
+      and(
+        eq(sendLedger.folderId, folder.id),
+        eq(sendLedgerRecipients.kind, "recipient"),
+        eq(sendLedgerRecipients.status, "sent"),
+      ),
+    )
+    .all();
+  return {
+    nextIssueOn:
+      folder.isPaused || !folder.nextSendAt
+        ? null
+        : formatDay(folder.nextSendAt, timeZone, { year: false }),
+    alreadySent: sentTo.some((row) => comparableMailbox(row.email) === mailbox),
+  };
+}
+
+/** The name the sender gave the recipient ("Dad"); null for none or the legacy stand-in. */
+function givenName(name: string | null | undefined) {
+  const trimmed = name?.trim();
+  return trimmed && trimmed !== "recipient" ? trimmed : null;
 }
 
 function appHost() {
@@ -136,7 +172,8 @@ async function deliverWelcome({ welcome, folder, owner }: Due, now: Date) {
     senderName,
     senderEmail: owner.email,
     folderName: folder.name,
-    firstIssueOn: firstIssueOn(folder, owner.timeZone),
+    recipientName: givenName(listed.name),
+    ...nextIssueOf(folder, owner.timeZone, welcome.mailbox),
     yesUrl: welcomeUrl(folder.id, welcome.email, "yes"),
     noUrl: welcomeUrl(folder.id, welcome.email, "no"),
   };
@@ -260,7 +297,8 @@ export type WelcomePage =
       state: "open" | "left";
       folderName: string;
       senderName: string;
-      firstIssueOn: string | null;
+      /** "The first issue comes on Mon 7 Dec.", as the welcome said it. */
+      nextIssue: string;
       answer: WelcomeAnswer | null;
     };
 
@@ -298,11 +336,12 @@ export function welcomePage(code: string): WelcomePage {
   ) {
     return { state: "unknown" };
   }
+  const senderName = senderNameOf(row.owner);
   return {
     state: hasOptedOut(link.folderId, link.email) ? "left" : "open",
     folderName: row.folder.name,
-    senderName: senderNameOf(row.owner),
-    firstIssueOn: firstIssueOn(row.folder, row.owner.timeZone),
+    senderName,
+    nextIssue: nextIssueSentence(senderName, nextIssueOf(row.folder, row.owner.timeZone, mailbox)),
     answer: welcomeOf(link.folderId, link.email)?.answer ?? null,
   };
 }
@@ -318,12 +357,14 @@ export function answerWelcome(code: string, answer: WelcomeAnswer, request?: Req
   const link = readWelcomeLinkCode(code);
   if (page.state !== "open" || !link) return page;
   if (answer === "no") {
-    unsubscribe({
+    const lastRecipientLeft = unsubscribe({
       folderId: link.folderId,
       email: link.email,
       reason: "not_interested",
       request,
     });
+    // The folder's last recipient said no: its sender hears of it once.
+    if (lastRecipientLeft) sendOwnerNoticesSoon();
   }
   const welcome = welcomeOf(link.folderId, link.email);
   if (welcome) setWelcome(welcome.id, { answer, answeredAt: new Date() });

@@ -6,6 +6,7 @@ import {
 } from "~/modules/deliverability/report-messages.server";
 import { LIMITS } from "~/modules/plans/limits";
 import { applyInboundEmail, readInboundEmail } from "~/modules/recipients/inbound-email.server";
+import { sendOwnerNoticesSoon } from "~/modules/sending/waiting-reminders.server";
 import type { CrossSitePosts } from "~/platform/cross-site";
 import { replayWritesToPrimary } from "~/platform/replication.server";
 import type { RouteBodyLimit } from "~/platform/route-body-limit";
@@ -41,5 +42,8 @@ export async function action({ request }: ActionFunctionArgs) {
   // Bounces and abuse reports come back to the same address (docs/deploy.md, "Bounces and complaints").
   const report = email.raw ? await readReportMessage(email.raw) : null;
   if (report) return Response.json(applyReportMessage(report));
-  return Response.json(applyInboundEmail(email));
+  const outcome = applyInboundEmail(email);
+  // A folder whose last recipient this took has a notice for its sender; whatever else waits goes too.
+  if (outcome.outcome === "unsubscribed") sendOwnerNoticesSoon();
+  return Response.json(outcome);
 }
