@@ -644,6 +644,8 @@ export type DraftFile = {
   name: string;
   size: number;
   mimeType: string;
+  /** A photo's day taken, for its title (app/modules/files/upload-kinds.ts). */
+  takenOn?: string;
 };
 
 export const uploadDrafts = sqliteTable(

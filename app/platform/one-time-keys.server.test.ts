@@ -9,6 +9,7 @@ import {
   onceForKey,
   oneTimeKeyOf,
   pruneOneTimeKeys,
+  savedWithKey,
 } from "./one-time-keys.server";
 
 const formWith = (value: string) => {
@@ -39,6 +40,16 @@ describe("a repeated submit is taken once", () => {
       location: "/folders/1#item-3",
       repeated: false,
     });
+  });
+
+  test("where a key's first save led can be read without saving", () => {
+    const userId = createUser(db, { email: uniqueEmail("read") }).id;
+    const key = newOneTimeKey();
+    expect(savedWithKey(userId, key)).toBeNull();
+    onceForKey(userId, key, () => "/folders/4#item-9");
+    expect(savedWithKey(userId, key)).toBe("/folders/4#item-9");
+    expect(savedWithKey(createUser(db, { email: uniqueEmail("else") }).id, key)).toBeNull();
+    expect(savedWithKey(userId, null)).toBeNull();
   });
 
   test("a save that fails records nothing, so the form may be sent again", () => {

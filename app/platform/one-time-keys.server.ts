@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { and, eq, lt } from "drizzle-orm";
 import { oneTimeKeys } from "#db/schema";
-import { writeTransaction } from "./db.server";
+import { db, writeTransaction } from "./db.server";
 import { ONE_TIME_KEY_FIELD } from "./one-time-keys";
 
 /**
@@ -48,6 +48,20 @@ export function onceForKey(
     tx.insert(oneTimeKeys).values({ userId, key, location }).run();
     return { location, repeated: false };
   });
+}
+
+/**
+ * Where the first save with this key led, or null. For a repeat that cannot run its save again
+ * (an add from files kept in a draft, which went with the first save) but is answered the same.
+ */
+export function savedWithKey(userId: number, key: string | null): string | null {
+  if (!key) return null;
+  const earlier = db
+    .select({ location: oneTimeKeys.location })
+    .from(oneTimeKeys)
+    .where(and(eq(oneTimeKeys.userId, userId), eq(oneTimeKeys.key, key)))
+    .get();
+  return earlier?.location ?? null;
 }
 
 /** The nightly pruning: keys past their day. */

@@ -53,6 +53,16 @@ export function clip1080p(directory: string) {
   ]);
 }
 
+/** A 1 s clip, 160 × 120, as a phone's camera roll names it: the quickest to upload and prepare. */
+export function tinyClip(directory: string) {
+  return make(directory, "VID_20261202_093012.mp4", [
+    ...["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10"],
+    ...tone,
+    ...["-t", "1", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"],
+    ...["-c:a", "aac", "-shortest"],
+  ]);
+}
+
 /** What ffprobe says of a file's streams and container. */
 export function probe(file: string) {
   return JSON.parse(

@@ -34,6 +34,9 @@ import {
   type ItemFormValues,
   type ItemType,
   isValidUrl,
+  KEPT_FILES_FIELD,
+  type KeptFiles,
+  keptSentence,
   normalizeUrl,
   QuickLinkSchema,
   schemaFor,
@@ -77,6 +80,7 @@ export function ItemForm({
   recipientNames,
   cancelTo,
   uploadProblem,
+  kept: keptByRoute,
   currentFileCount = 0,
   capacity,
   action,
@@ -92,6 +96,8 @@ export function ItemForm({
   recipientNames: string[];
   cancelTo: string;
   uploadProblem?: UploadProblem | null;
+  /** Files a refused form left on the server (an Add sheet's): sent again without a new pick. */
+  kept?: KeptFiles | null;
   currentFileCount?: number;
   /** For photos and files: the room the upload goes into, for the draft size bar. */
   capacity?: UploadCapacity | null;
@@ -112,7 +118,10 @@ export function ItemForm({
   // The server's latest answer: an upload sent with progress answers here, not to the route.
   const answer: UploadAnswer | null =
     upload.answer ??
-    (lastResult || uploadProblem ? { result: lastResult, problem: uploadProblem } : null);
+    (lastResult || uploadProblem
+      ? { result: lastResult, problem: uploadProblem, kept: keptByRoute }
+      : null);
+  const kept = answer?.kept ?? null;
   // One form for four schemas: typed by its fields, validated by the type's schema.
   const schema: z.ZodType = quickSave ? QuickLinkSchema : schemaFor(type);
   const keptDraft = useKeptDraft();
@@ -217,6 +226,8 @@ export function ItemForm({
       <DefaultSubmit />
       <CsrfInput />
       <OneTimeKeyInput value={oneTimeKey} />
+      {/* Before the files, so that a refusal while they are read still knows what was kept. */}
+      {kept ? <input type="hidden" name={KEPT_FILES_FIELD} value={kept.draftId} /> : null}
       <ErrorSummary
         answer={answer}
         errors={summaryErrors(form.id, form.allErrors, problem, isUpload ? filesId : undefined)}
@@ -308,12 +319,13 @@ export function ItemForm({
         </div>
       ) : null}
 
+      {isUpload && kept ? <KeptFilesNote type={type} kept={kept} /> : null}
       {isUpload ? (
         <FilePicker
           kind={type}
           id={filesId}
           label={type === "photo" ? "Photos" : type === "video" ? "Video" : "Files"}
-          required={mode === "add"}
+          required={mode === "add" && !kept}
           alreadyStored={currentFileCount}
           capacity={capacity}
           refused={problem}
@@ -452,6 +464,28 @@ export function ItemForm({
         </SubmitButton>
       </div>
     </Form>
+  );
+}
+
+/**
+ * The files a refused form kept on the server: named, so the sender knows the next Add needs
+ * no new pick, and what choosing again does (the wizard's wording, app/routes/upload+/index.tsx).
+ */
+function KeptFilesNote({ type, kept }: { type: ItemType; kept: KeptFiles }) {
+  const noun = type === "photo" ? "photos" : type === "video" ? "video" : "files";
+  const oneOf = type === "photo" ? "photo" : type === "video" ? "video" : "file";
+  const them = kept.names.length === 1 ? "it" : "them";
+  return (
+    <div role="status" className="rounded-lg border border-stone-200 bg-stone-50 px-3 py-2 text-sm">
+      <p className="font-medium text-stone-900">
+        {keptSentence(kept.names)}: no need to choose {them} again.
+      </p>
+      <p className="mt-1 text-xs text-stone-600">
+        {kept.names.length === 1
+          ? `Choosing another ${oneOf} replaces it.`
+          : `Choosing new ${noun} replaces these.`}
+      </p>
+    </div>
   );
 }
 

@@ -2,13 +2,17 @@ import type { SubmissionResult } from "@conform-to/react";
 import { type FormEvent, useState } from "react";
 // The single-fetch wire format Remix itself decodes (@remix-run/react depends on this version).
 import { decode } from "turbo-stream";
-import type { UploadProblem } from "~/modules/items/item-validation";
+import type { KeptFiles, UploadProblem } from "~/modules/items/item-validation";
 import { formatBytes } from "~/utils/format";
 
-/** What an upload action answers when it does not redirect: the form's reply and the upload's problem. */
+/**
+ * What an upload action answers when it does not redirect: the form's reply, the upload's
+ * problem, and the files an Add sheet keeps from a refused form.
+ */
 export type UploadAnswer = {
   result?: SubmissionResult<string[]> | null;
   problem?: UploadProblem | null;
+  kept?: KeptFiles | null;
 };
 
 type Progress = { sent: number; total: number };

@@ -18,7 +18,7 @@ import { setIssueNote } from "~/modules/folders/issue-note.server";
 import { IssueNoteSchema } from "~/modules/folders/issue-note-validation";
 import { activeSkip, skipNextIssue, undoSkip } from "~/modules/folders/skip.server";
 import { getItem } from "~/modules/items/item-rules.server";
-import { titleFromFileName } from "~/modules/items/item-titles";
+import { titleForUpload } from "~/modules/items/item-titles";
 import {
   MusingSchema,
   QuickLinkSchema,
@@ -503,8 +503,7 @@ export const API_OPERATIONS: ApiOperation[] = [
         }
         const title =
           details.title ||
-          titleFromFileName(stored[0]!.name, {
-            kind,
+          titleForUpload(kind, stored, {
             date: new Date(),
             timeZone: context.principal.user.timeZone,
           });

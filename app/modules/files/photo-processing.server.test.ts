@@ -189,6 +189,23 @@ describe("the pixel limit", () => {
   });
 });
 
+describe("the day a photo was taken", () => {
+  test("comes with the re-encoded photo, which keeps no EXIF of its own", async () => {
+    const blank = sharp({ create: { width: 40, height: 30, channels: 3, background: "#c84" } });
+    const camera = await blank
+      .clone()
+      .jpeg()
+      .withExif({ IFD2: { DateTimeOriginal: "2019:06:01 10:00:00" } })
+      .toBuffer();
+    const stored = await reencode(camera, "IMG_2041.jpg", "jpg");
+    expect(stored.takenOn).toBe("2019-06-01");
+    expect((await sharp(readKey(stored.key)).metadata()).exif).toBeUndefined();
+
+    const drawn = await reencode(await blank.clone().png().toBuffer(), "beach.png", "png");
+    expect(drawn).not.toHaveProperty("takenOn");
+  });
+});
+
 describe("a decode charged to the memory budget", () => {
   test("waits for room like a door: told busy when none comes, decoded when some does", async () => {
     const photo = await sharp({

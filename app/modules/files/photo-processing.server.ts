@@ -22,6 +22,7 @@ import {
   type RawPhoto,
 } from "./heic-decoding.server";
 import { openHeicOnItsThread } from "./heic-thread.server";
+import { photoTakenOn } from "./photo-taken.server";
 import { KIND_TEXT, type StoredUpload, type UploadContext } from "./upload-kinds";
 import { UploadRejectedError } from "./upload-rejected.server";
 
@@ -158,13 +159,15 @@ export async function reencodePhoto(
       throw unreadablePhoto(ctx, original, input, new Error(`sharp read ${metadata.format}`));
     }
     judgeHeader(original, metadata);
+    // Read here, where sharp has the EXIF already: the re-encoded photo keeps none.
+    const dated = { ...original, takenOn: photoTakenOn(metadata.exif) };
     if (!isHeic(metadata)) {
       await room.charge(
         pixelsOf(metadata) * sharpDecodeCost(metadata).bytesPerPixel +
           decodeOutputBytes(PHOTO_MAX_EDGE),
       );
       const alpha = metadata.hasAlpha === true;
-      return encodeAndStore(ctx, original, input, sharp(input, options), alpha, written);
+      return encodeAndStore(ctx, dated, input, sharp(input, options), alpha, written);
     }
     const raw = await heicPixels(ctx, original, input, room);
     // Raw pixels carry no metadata, and are already turned upright.
@@ -173,7 +176,7 @@ export async function reencodePhoto(
       limitInputPixels: LIMITS.photo.maxPixels,
       raw: { width: raw.width, height: raw.height, channels: raw.channels },
     });
-    return encodeAndStore(ctx, original, input, image, raw.channels === 4, written);
+    return encodeAndStore(ctx, dated, input, image, raw.channels === 4, written);
   });
 }
 
@@ -228,7 +231,7 @@ async function heicPixels(
  */
 async function encodeAndStore(
   ctx: UploadContext,
-  original: StoredOriginal,
+  original: StoredOriginal & { takenOn: string | null },
   input: Buffer,
   image: Sharp,
   alpha: boolean,
@@ -275,6 +278,7 @@ async function encodeAndStore(
     name: withExtension(original.name, ext, "photo"),
     size: final.size,
     mimeType: alpha ? "image/png" : "image/jpeg",
+    ...(original.takenOn ? { takenOn: original.takenOn } : {}),
   };
 }
 

@@ -15,6 +15,8 @@ export type StoredUpload = {
   size: number;
   /** From the detected (or re-encoded) content, never the browser's claim. */
   mimeType: string;
+  /** Photos whose camera wrote it: the day taken, "2019-06-01" (photo-taken.server.ts). */
+  takenOn?: string;
 };
 
 export type UploadContext = {

@@ -3,7 +3,7 @@ import { data } from "@remix-run/node";
 import { UploadRejectedError } from "~/modules/files/upload-rejected.server";
 import { invariantResponse, throwIfDatabaseBusy } from "~/platform/errors.server";
 import { ItemRuleError, QuotaExceededError } from "./item-rules.server";
-import type { UploadProblem } from "./item-validation";
+import type { KeptFiles, UploadProblem } from "./item-validation";
 import { ITEM_TYPES, type ItemType, schemaFor } from "./item-validation";
 
 export function parseItemType(value: string | undefined): ItemType {
@@ -31,14 +31,19 @@ export function typedValues(formData: FormData | undefined, type: ItemType) {
 /**
  * The answer to an upload refused while it was being read (File Too Large,
  * Storage Full!, a disguised file): its message (docs/product-rules.md, Pages and messages), and the text fields
- * read before the refusal shown again. Any other error is thrown on.
+ * read before the refusal shown again, with the files an Add sheet still keeps (`kept`, from
+ * those fields). Any other error is thrown on.
  */
-export function refusedUploadReply(error: unknown, type: ItemType) {
+export function refusedUploadReply(
+  error: unknown,
+  type: ItemType,
+  kept: (fieldsRead: FormData | undefined) => KeptFiles | null = () => null,
+) {
   const mapped = uploadProblemFor(error);
   if (!mapped) throw error;
   const fieldsRead = error instanceof UploadRejectedError ? error.fieldsRead : undefined;
   return data(
-    { result: typedValues(fieldsRead, type), problem: mapped.problem },
+    { result: typedValues(fieldsRead, type), problem: mapped.problem, kept: kept(fieldsRead) },
     { status: mapped.status },
   );
 }

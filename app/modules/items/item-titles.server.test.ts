@@ -3,7 +3,13 @@ import { createUser, uniqueEmail } from "#db/factories";
 import { startPreviewPages } from "#tests/support/preview-pages";
 import { db } from "~/platform/db.server";
 import { titleFromFileName } from "./item-titles";
-import { PAGE_TITLES_PER_USER, siteName, titleForLink, withLinkTitle } from "./item-titles.server";
+import {
+  PAGE_TITLES_PER_USER,
+  siteName,
+  titleForLink,
+  withLinkTitle,
+  withUploadTitle,
+} from "./item-titles.server";
 
 let pages: Awaited<ReturnType<typeof startPreviewPages>>;
 beforeAll(async () => {
@@ -86,4 +92,36 @@ test("a file's name reads as a title", () => {
   expect(titleFromFileName("summer-menu.v2.pdf")).toBe("summer menu.v2");
   expect(titleFromFileName(".profile")).toBe(".profile");
   expect(titleFromFileName(`${"a".repeat(300)}.png`)).toHaveLength(200);
+});
+
+describe("photos or a clip sent from an Add sheet without a title", () => {
+  const at = { date: new Date("2026-11-04T10:00:00Z"), timeZone: "Europe/London" };
+  const thisYear = at.date.getFullYear() === new Date().getFullYear();
+  const form = (fields: Record<string, string>) => {
+    const formData = new FormData();
+    for (const [name, value] of Object.entries(fields)) formData.set(name, value);
+    return formData;
+  };
+
+  test("take the share page's title, the rest of the form as sent", () => {
+    const sent = form({ title: "  ", commentText: "For Mum" });
+    const photo = [{ name: "IMG_2041.jpg", takenOn: "2019-06-01" }];
+    const filled = withUploadTitle(sent, "photo", photo, at);
+    expect(Object.fromEntries(filled)).toEqual({
+      title: "Photo, Sat 1 Jun 2019",
+      commentText: "For Mum",
+    });
+    expect(withUploadTitle(form({}), "video", [{ name: "VID_0042.mp4" }], at).get("title")).toBe(
+      thisYear ? "Video, Wed 4 Nov" : "Video, Wed 4 Nov 2026",
+    );
+  });
+
+  test("a typed title, a file's, and a form without files are left as they are", () => {
+    const typed = form({ title: "Beach" });
+    expect(withUploadTitle(typed, "photo", [{ name: "IMG_2041.jpg" }], at)).toBe(typed);
+    const document = form({ title: "" });
+    expect(withUploadTitle(document, "file", [{ name: "menu.pdf" }], at)).toBe(document);
+    const empty = form({ title: "" });
+    expect(withUploadTitle(empty, "photo", [], at)).toBe(empty);
+  });
 });

@@ -1,6 +1,7 @@
+import type { StoredUpload } from "~/modules/files/upload-kinds";
 import { consumeRateLimit, type RateLimit } from "~/platform/rate-limit.server";
-import { clipTitle } from "./item-titles";
-import { isValidUrl, normalizeUrl } from "./item-validation";
+import { clipTitle, titleForUpload } from "./item-titles";
+import { type ItemType, isValidUrl, normalizeUrl } from "./item-validation";
 import { fetchPageTitle } from "./link-previews.server";
 
 /**
@@ -55,4 +56,26 @@ export async function withLinkTitle<T extends { type?: string; title?: string; u
 ): Promise<T> {
   if (value.type !== "link" || value.title) return value;
   return { ...value, title: await titleForLink(userId, "", value.urls ?? []) };
+}
+
+/**
+ * Photos or a clip from an Add sheet sent with the title empty (JavaScript off; with it the
+ * browser fills it as they are chosen) get the title the share page would give them, before the
+ * form is checked: the form is returned with its title set, so a refusal for another reason
+ * shows it too (docs/decisions/0248-the-server-fills-a-photos-title-and-keeps-refused-files.md).
+ * A file's (PDF, Word) title is still typed; every other form is returned as it is.
+ */
+export function withUploadTitle(
+  formData: FormData,
+  type: ItemType,
+  files: Pick<StoredUpload, "name" | "takenOn">[],
+  at: { date: Date; timeZone: string },
+): FormData {
+  const typed = formData.get("title");
+  if (type !== "photo" && type !== "video") return formData;
+  if (files.length === 0 || (typeof typed === "string" && typed.trim())) return formData;
+  const filled = new FormData();
+  for (const [name, value] of formData) filled.append(name, value);
+  filled.set("title", titleForUpload(type, files, at));
+  return filled;
 }

@@ -1,6 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { isCameraFileName, titleFromFileName, withoutSiteName } from "./item-titles";
+import {
+  isCameraFileName,
+  titleForUpload,
+  titleFromFileName,
+  withoutSiteName,
+} from "./item-titles";
 
 describe("a page's title without its site's name", () => {
   test.each([
@@ -100,5 +105,35 @@ describe("a photo named by its camera", () => {
       titleFromFileName("IMG_2041.jpg", { ...photo, date: new Date("2019-06-01T12:00:00Z") }),
     ).toBe("Photo, Sat 1 Jun 2019");
     expect(titleFromFileName("beach_day.jpg", photo)).toBe("beach day");
+  });
+});
+
+describe("the title of photos, a clip or files left without one", () => {
+  const at = { date: new Date("2026-11-04T23:30:00Z"), timeZone: "Europe/Berlin" };
+  const thisYear = at.date.getFullYear() === new Date().getFullYear();
+  const day = (text: string) => (thisYear ? text : `${text} 2026`);
+
+  test("is the first file's: a camera's name by the day it was taken, else the day given", () => {
+    expect(titleForUpload("photo", [{ name: "IMG_2041.jpg", takenOn: "2019-06-01" }], at)).toBe(
+      "Photo, Sat 1 Jun 2019",
+    );
+    expect(titleForUpload("photo", [{ name: "IMG_2041.jpg" }, { name: "beach.jpg" }], at)).toBe(
+      day("Photo, Thu 5 Nov"),
+    );
+    expect(titleForUpload("video", [{ name: "VID_20261104_2330.mp4" }], at)).toBe(
+      day("Video, Thu 5 Nov"),
+    );
+    // A name the person gave is theirs, whatever the day.
+    expect(titleForUpload("photo", [{ name: "beach_day.jpg", takenOn: "2019-06-01" }], at)).toBe(
+      "beach day",
+    );
+    expect(titleForUpload("photo", [], at)).toBe("");
+  });
+
+  test("the camera's day is its own in every zone", () => {
+    for (const timeZone of ["Pacific/Kiritimati", "Pacific/Pago_Pago", "UTC"]) {
+      const taken = [{ name: "IMG_0001.heic", takenOn: "2019-06-01" }];
+      expect(titleForUpload("photo", taken, { ...at, timeZone })).toBe("Photo, Sat 1 Jun 2019");
+    }
   });
 });

@@ -45,6 +45,27 @@ export function titleFromFileName(
   return clipTitle(base.replace(/[_-]+/g, " "));
 }
 
+/**
+ * The title the app gives photos, a clip or files left without one: the first file's, as
+ * titleFromFileName words it, a camera's name dated by the day the photo was taken where its
+ * camera wrote it (`takenOn`), else by `at`, the day it is shared or saved in the sender's zone.
+ * The share page, the API's quick saves and the Add sheets (JavaScript off) all title by it
+ * (docs/decisions/0248-the-server-fills-a-photos-title-and-keeps-refused-files.md).
+ */
+export function titleForUpload(
+  kind: "photo" | "file" | "video",
+  files: { name: string; takenOn?: string }[],
+  at: { date: Date; timeZone: string },
+) {
+  const [first] = files;
+  if (!first) return "";
+  // The camera's clock has no zone: its day, at noon and read in UTC, is that day wherever.
+  const day = first.takenOn
+    ? { date: new Date(`${first.takenOn}T12:00:00Z`), timeZone: "UTC" }
+    : at;
+  return clipTitle(titleFromFileName(first.name, { kind, ...day }));
+}
+
 /** What a page's title puts between itself and its site's name: "Title | The Guardian". */
 const SITE_SEPARATOR = /\s+(?:[|\-–—·•]|::)\s+(?=[^|\-–—·•]*$)/u;
 

@@ -2,6 +2,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { describe, expect, test } from "vitest";
 import {
   CHOOSE_AN_OPTION,
+  keptSentence,
   LinkSchema,
   MISSING_FIELDS,
   MusingSchema,
@@ -65,5 +66,13 @@ describe("what the app's sheets ask for (docs/decisions/0199-the-app-fills-what-
     expect(parse(LinkSchema, [["urls[0]", "example.com/a"]]).reply().error).toEqual({
       addComment: [CHOOSE_AN_OPTION],
     });
+  });
+});
+
+describe("what a refused form kept", () => {
+  test("is named file by file", () => {
+    expect(keptSentence(["IMG_2041.jpg"])).toBe("IMG_2041.jpg is kept");
+    expect(keptSentence(["a.jpg", "b.jpg"])).toBe("a.jpg and b.jpg are kept");
+    expect(keptSentence(["a.jpg", "b.jpg", "c.jpg"])).toBe("a.jpg, b.jpg and c.jpg are kept");
   });
 });

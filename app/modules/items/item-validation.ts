@@ -255,3 +255,17 @@ export const NEW_ITEM: ItemFormValues = { ...EMPTY_ITEM, addComment: true };
  * messages); `fileName`, the one file the server refused, which the form marks and drops.
  */
 export type UploadProblem = { title: string; description: string; fileName?: string };
+
+/**
+ * Files an Add sheet's refused form left on the server, in a draft of the sender's
+ * (app/modules/uploads/kept-files.server.ts): the form sends the draft's id back in
+ * KEPT_FILES_FIELD and names the files, so the next submit needs no second pick.
+ */
+export type KeptFiles = { draftId: string; names: string[] };
+export const KEPT_FILES_FIELD = "keptFiles";
+
+/** "IMG_2041.jpg is kept", "a.jpg and b.jpg are kept", "a.jpg, b.jpg and c.jpg are kept". */
+export function keptSentence(names: string[]) {
+  if (names.length <= 1) return `${names[0] ?? ""} is kept`;
+  return `${names.slice(0, -1).join(", ")} and ${names.at(-1)} are kept`;
+}

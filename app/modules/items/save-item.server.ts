@@ -12,8 +12,12 @@ import {
 } from "./items.server";
 import { requestVideoPass } from "./video-preparation-queue.server";
 
-/** A new item in a folder; a form's one-time key makes a repeat of the same add save nothing. */
-export type NewItem = { folderId: number; oneTimeKey: string | null };
+/**
+ * A new item in a folder; a form's one-time key makes a repeat of the same add save nothing.
+ * `fromDraftId`: the draft that holds its files (kept from a refused form), whose storage is
+ * theirs, not counted twice.
+ */
+export type NewItem = { folderId: number; oneTimeKey: string | null; fromDraftId?: string };
 /** An item created without a one-time key (the API), or an existing item, edited. */
 export type ItemTarget = { folderId: number } | { itemId: number };
 
@@ -54,11 +58,12 @@ export async function saveItem(
   }
   let item: Item | null = null;
   const key = "oneTimeKey" in target ? target.oneTimeKey : null;
+  const fromDraftId = "fromDraftId" in target ? target.fromDraftId : undefined;
   const { location } = onceForKey(userId, key, () => {
     item =
       value.type === "link" || value.type === "musing"
         ? createTextItem(userId, target.folderId, value)
-        : createUploadItem(userId, target.folderId, value.type, value, files);
+        : createUploadItem(userId, target.folderId, value.type, value, files, { fromDraftId });
     return itemAddress(item);
   });
   // The clip is prepared in the background; the item shows its progress meanwhile.

@@ -4,7 +4,7 @@ import { contentItems } from "#db/schema";
 import type { StoredUpload, UploadKind } from "~/modules/files/upload-kinds";
 import { listFolders } from "~/modules/folders/folders.server";
 import { type Capture, captureQuery, readCapture } from "~/modules/items/capture.server";
-import { clipTitle, titleFromFileName } from "~/modules/items/item-titles";
+import { clipTitle, titleForUpload } from "~/modules/items/item-titles";
 import { QuickUploadDetailsSchema, type UploadDetailsInput } from "~/modules/items/item-validation";
 import { createUploadItem } from "~/modules/items/items.server";
 import { requestVideoPass } from "~/modules/items/video-preparation-queue.server";
@@ -62,20 +62,17 @@ export function linkSharePath(userId: number, capture: Capture) {
 /**
  * A shared photo's or file's title and note before the person writes any: the
  * shared title without its site's name (readCapture), else the first file's
- * name as the API's quick saves title it; the shared text, and a shared
- * address (a photo item has no link), become the comment. Over-long text is
- * cut, so a share is never refused for its words.
+ * title as the API's quick saves and the Add sheets give it (titleForUpload);
+ * the shared text, and a shared address (a photo item has no link), become the
+ * comment. Over-long text is cut, so a share is never refused for its words.
  */
 export function sharedUploadDetails(
   capture: Capture,
   kind: UploadKind,
-  stored: Pick<StoredUpload, "name">[],
+  stored: Pick<StoredUpload, "name" | "takenOn">[],
   at: { date: Date; timeZone: string },
 ): UploadDetailsInput {
-  const firstName = stored[0]?.name ?? "";
-  const title = clipTitle(
-    capture.title || titleFromFileName(firstName, { kind, date: at.date, timeZone: at.timeZone }),
-  );
+  const title = clipTitle(capture.title || titleForUpload(kind, stored, at));
   const note = [capture.note, capture.url]
     .filter(Boolean)
     .join("\n")

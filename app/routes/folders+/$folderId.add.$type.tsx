@@ -17,18 +17,18 @@ import { getFolder, recipientsOf, uploadCapacity } from "~/modules/folders/folde
 import {
   parseItemType,
   refusedUploadReply,
-  typedValues,
   unexpectedSaveProblem,
-  uploadProblemFor,
 } from "~/modules/items/item-routes.server";
 import { NEW_ITEM, schemaFor } from "~/modules/items/item-validation";
 import { saveItem } from "~/modules/items/save-item.server";
+import { addUploadFromSheet, stillKept } from "~/modules/uploads/kept-files.server";
 import { withUpload } from "~/modules/uploads/uploads.server";
 import { orNotFound, RuleError } from "~/platform/errors.server";
 import { newOneTimeKey, oneTimeKeyOf } from "~/platform/one-time-keys.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
 import type { RouteBodyLimit } from "~/platform/route-body-limit";
 import { redirectWithToast } from "~/platform/toast.server";
+import { pluralize } from "~/utils/format";
 
 const TITLES = {
   link: "Add Link",
@@ -99,37 +99,17 @@ export async function action({ request, params }: ActionFunctionArgs) {
   }
 
   const upload = { kind: type, userId: user.id, csrf: true };
-  return withUpload(request, upload, async ({ formData, stored }) => {
-    let saved: { location: string };
-    try {
-      const submission = parseWithZod(formData, { schema: schemaFor(type) });
-      if (submission.status !== "success" || stored.length === 0) {
-        const result = submission.reply(
-          stored.length === 0 && submission.status === "success"
-            ? { formErrors: [`Please select at least one ${type}`] }
-            : undefined,
-        );
-        return data({ result, problem: null }, { status: 400 });
-      }
-      // A repeat's files are left unreferenced, and withUpload deletes them.
-      saved = await saveItem(
-        user.id,
-        { folderId, oneTimeKey: oneTimeKeyOf(formData) },
-        submission.value,
-        stored,
-      );
-    } catch (error) {
-      const mapped = uploadProblemFor(error) ?? unexpectedSaveProblem(error, "add", type);
-      return data(
-        { result: typedValues(formData, type), problem: mapped.problem },
-        { status: mapped.status },
-      );
-    }
-    return redirectWithToast(saved.location, {
-      title: "Content added successfully!",
-      description: `${stored.length === 1 ? `1 ${NOUNS[type]}` : `${stored.length} ${NOUNS[type]}s`} added`,
-    });
-  }).catch((error: unknown) => refusedUploadReply(error, type));
+  return withUpload(request, upload, async (received) => {
+    const answer = await addUploadFromSheet(user, folderId, type, received);
+    if (!answer.ok) return data(answer.reply, { status: answer.status });
+    const { location, files } = answer;
+    const noun = NOUNS[type];
+    // A repeat answered with where the first save led does not know its files.
+    const added = files === null ? {} : { description: `${pluralize(files, noun)} added` };
+    return redirectWithToast(location, { title: "Content added successfully!", ...added });
+  }).catch((error: unknown) =>
+    refusedUploadReply(error, type, (fieldsRead) => stillKept(user.id, type, fieldsRead)),
+  );
 }
 
 export default function AddItem() {
@@ -143,6 +123,7 @@ export default function AddItem() {
         mode="add"
         lastResult={actionData?.result}
         uploadProblem={actionData?.problem}
+        kept={actionData && "kept" in actionData ? actionData.kept : null}
         defaultValue={NEW_ITEM}
         recipientNames={recipientNames}
         cancelTo={`/folders/${folderId}`}
