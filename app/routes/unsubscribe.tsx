@@ -6,7 +6,6 @@ import {
   type LoaderFunctionArgs,
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { z } from "zod";
 import { AuthCard } from "~/components/auth/auth-card";
 import {
   RecipientChoiceDone,
@@ -25,6 +24,7 @@ import { folderForRecipient } from "~/modules/recipients/recipients.server";
 import type { CrossSitePosts } from "~/platform/cross-site";
 import { throwIfDatabaseBusy } from "~/platform/errors.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
+import { z } from "~/platform/zod";
 
 /**
  * /unsubscribe?folder=&email=&token= — the recipient's link from every
