@@ -1,8 +1,8 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { z } from "zod";
 import { backupDirectory } from "#db/backup";
+import { z } from "~/platform/zod";
 import { SEND_FAULT_POINTS } from "./fault-points";
 import { relayOfSmtpUrl, SMTP_RELAYS, type SmtpRelay } from "./smtp-relay";
 

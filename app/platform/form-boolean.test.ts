@@ -1,7 +1,7 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { z } from "zod";
+import { z } from "~/platform/zod";
 import { formBoolean } from "./form-boolean";
 
 const Schema = z.object({ flag: formBoolean() });

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "~/platform/zod";
 
 /**
  * The spellings of yes and no a form or an API client sends: a checkbox's "on",

@@ -1,7 +1,7 @@
 import { expect, test } from "vitest";
-import { z } from "zod";
 import { FolderSchema } from "~/modules/folders/folder-validation";
 import { LinkSchema } from "~/modules/items/item-validation";
+import { z } from "~/platform/zod";
 import { getFormConstraint } from "./form-constraint";
 
 test("each bound written in a schema is an HTML constraint, as before zod 4", () => {

@@ -1,5 +1,5 @@
 import { getZodConstraint } from "@conform-to/zod/v4";
-import type { z } from "zod";
+import type { z } from "~/platform/zod";
 
 /**
  * The HTML constraints of a form's fields (required, minlength, maxlength, min, max, pattern),

@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { z } from "zod";
+import { z } from "~/platform/zod";
 import { parseIntentForm } from "./intent.server";
 import { missingMessage } from "./missing-message";
 

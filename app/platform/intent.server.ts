@@ -1,5 +1,5 @@
 import { parseWithZod } from "@conform-to/zod/v4";
-import type { z } from "zod";
+import type { z } from "~/platform/zod";
 import { invariantResponse } from "./errors.server";
 
 /**

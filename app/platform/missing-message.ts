@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type { z } from "~/platform/zod";
 
 /**
  * A schema's message for a field that is missing, zod 3's `required_error` in zod 4's terms:

@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import type { z } from "zod";
+import type { z } from "~/platform/zod";
 import { env } from "./env.server";
 
 /**

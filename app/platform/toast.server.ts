@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { createCookieSessionStorage, redirect } from "@remix-run/node";
-import { z } from "zod";
+import { z } from "~/platform/zod";
 import { env } from "./env.server";
 import { NotFoundError, RuleError, throwIfDatabaseBusy } from "./errors.server";
 

@@ -10,7 +10,6 @@ import {
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useHydrated } from "remix-utils/use-hydrated";
-import { z } from "zod";
 import { AuthCard, authLinkClass } from "~/components/auth/auth-card";
 import { RecipientLinkProblem } from "~/components/recipients/recipient-page";
 import { ResubscribeForm } from "~/components/recipients/web-version";
@@ -28,6 +27,7 @@ import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { LIMITS } from "~/modules/plans/limits";
 import { retryAfterMessage } from "~/platform/rate-limit.server";
 import { redirectWithToast } from "~/platform/toast.server";
+import { z } from "~/platform/zod";
 
 /**
  * /a/<code>: one recipient answers one item of the issue they were sent, with

@@ -1,7 +1,6 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { z } from "zod";
 import { AuthCard, authLinkClass } from "~/components/auth/auth-card";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
 import {
@@ -13,6 +12,7 @@ import {
 import { describeChange, undoRemovesCredential } from "~/modules/auth/credential-notices.server";
 import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { invariantResponse } from "~/platform/errors.server";
+import { z } from "~/platform/zod";
 
 /**
  * The link in a credential notice: "It was not me". Opening it changes

@@ -1,9 +1,9 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
-import { z } from "zod";
 import { dismissBannerCookie } from "~/modules/accounts/preferences.server";
 import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { safeRedirectPath } from "~/platform/redirect";
+import { z } from "~/platform/zod";
 
 export async function loader() {
   return redirect("/");

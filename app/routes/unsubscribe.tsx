@@ -6,7 +6,6 @@ import {
   type LoaderFunctionArgs,
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { z } from "zod";
 import { AuthCard } from "~/components/auth/auth-card";
 import {
   RecipientChoiceDone,
@@ -26,6 +25,7 @@ import { sendOwnerNoticesSoon } from "~/modules/sending/waiting-reminders.server
 import type { CrossSitePosts } from "~/platform/cross-site";
 import { throwIfDatabaseBusy } from "~/platform/errors.server";
 import { replayWritesToPrimary } from "~/platform/replication.server";
+import { z } from "~/platform/zod";
 
 /**
  * /unsubscribe?folder=&email=&token= — the recipient's link from every

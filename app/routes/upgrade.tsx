@@ -8,7 +8,6 @@ import {
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import Stripe from "stripe";
-import { z } from "zod";
 import { DashboardPage } from "~/components/folders/dashboard";
 import { PremiumPerkList } from "~/components/premium/premium-perks";
 import { Dialog } from "~/components/ui/dialog";
@@ -25,6 +24,7 @@ import {
 import { loadDashboardPage } from "~/modules/dashboard/dashboard.server";
 import { isPremium } from "~/modules/plans/quota.server";
 import { templateSamples } from "~/modules/sending/template-samples.server";
+import { z } from "~/platform/zod";
 
 export const meta: MetaFunction = () => [{ title: "Upgrade to Premium · Thoughtfully" }];
 

@@ -8,7 +8,6 @@ import {
   redirect,
 } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
-import { z } from "zod";
 import { AuthCard, authLinkClass } from "~/components/auth/auth-card";
 import { RecipientLinkProblem } from "~/components/recipients/recipient-page";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
@@ -17,6 +16,7 @@ import { readWelcomeLinkCode, resubscribeUrl } from "~/modules/recipients/recipi
 import { answerWelcome, takeWelcomeLinkUse, welcomePage } from "~/modules/sending/welcomes.server";
 import { retryAfterMessage } from "~/platform/rate-limit.server";
 import { redirectWithToast } from "~/platform/toast.server";
+import { z } from "~/platform/zod";
 
 /**
  * /w/<code>: a new recipient answers the welcome
@@ -172,15 +172,14 @@ export default function WelcomePage() {
       {page.offer !== "yes" ? <AnswerButton answer="no" /> : null}
       <p className="mt-3 text-center text-sm text-stone-600">
         Nothing changes unless you press the button.
-        {page.offer === "both" ? null : (
-          <>
-            {" "}
-            <Link to="." className={authLinkClass}>
-              Both answers
-            </Link>
-          </>
-        )}
       </p>
+      {page.offer === "both" ? null : (
+        <p className="mt-1 text-center text-sm">
+          <Link to="." className={`${authLinkClass} inline-flex min-h-11 items-center px-2`}>
+            Both answers
+          </Link>
+        </p>
+      )}
     </AuthCard>
   );
 }

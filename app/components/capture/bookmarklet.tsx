@@ -18,7 +18,7 @@ export function Bookmarklet({ appUrl }: { appUrl: string }) {
       <p>
         <a
           href={code}
-          className="inline-flex cursor-move items-center gap-2 rounded-full border border-brand-700 bg-brand-50 px-4 py-2 text-sm font-semibold text-brand-900 no-underline!"
+          className="inline-flex min-h-11 cursor-move items-center gap-2 rounded-full border border-brand-700 bg-brand-50 px-4 py-2 text-sm font-semibold text-brand-900 no-underline!"
           onClick={(event) => event.preventDefault()}
           title="Drag me to your bookmarks bar"
         >

@@ -86,7 +86,10 @@ export function ItemAnswers({
               </p>
               {/* Plain text as typed: React escapes it, pre-wrap keeps its lines. */}
               <p className="whitespace-pre-wrap wrap-break-word text-stone-900">{note.body}</p>
-              <a href={note.replyHref} className="inline-flex min-h-11 items-center underline">
+              <a
+                href={note.replyHref}
+                className="inline-flex min-h-11 min-w-11 items-center underline"
+              >
                 Reply<span className="sr-only"> to {note.name}</span>
               </a>
             </li>

@@ -10,7 +10,6 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, Link } from "@remix-run/react";
 import { type KeyboardEvent, useCallback, useEffect, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
-import type { z } from "zod";
 import { FilePicker, type UploadCapacity } from "~/components/items/file-picker";
 import {
   type UploadAnswer,
@@ -45,6 +44,7 @@ import {
 import { LIMITS } from "~/modules/plans/limits";
 import { maxFilesFor } from "~/modules/uploads/file-checks";
 import { getFormConstraint } from "~/platform/form-constraint";
+import type { z } from "~/platform/zod";
 import { pluralize } from "~/utils/format";
 
 const textareaClass =

@@ -5,7 +5,8 @@ import { isValidUrl, normalizeUrl } from "~/modules/items/item-validation";
 /**
  * Fills an empty Title with the linked page's own as soon as an address is pasted or typed
  * (docs/decisions/0199-the-app-fills-what-it-knows.md), asking app/routes/link-title.ts once
- * per address. A title the person typed meanwhile is never replaced.
+ * per address. The title it filled follows the address: another address gets that page's title
+ * (or none). A title the person typed is never replaced.
  */
 export function useLinkTitle({
   address,
@@ -18,7 +19,10 @@ export function useLinkTitle({
 }) {
   const fetcher = useFetcher<{ url: string; title: string }>();
   const url = normalizeUrl(address ?? "");
-  const wanted = !title && isValidUrl(url);
+  // The title this hook put in the field last: while the field holds it, it is the app's.
+  const filled = useRef("");
+  const ours = !title || title === filled.current;
+  const wanted = ours && isValidUrl(url);
   const asked = useRef("");
   const { load } = fetcher;
 
@@ -34,8 +38,10 @@ export function useLinkTitle({
 
   const found = fetcher.data;
   useEffect(() => {
-    if (found?.title && found.url === url && !title) fill(found.title);
-  }, [found, url, title, fill]);
+    if (!found || found.url !== url || !ours || found.title === (title ?? "")) return;
+    filled.current = found.title;
+    fill(found.title);
+  }, [found, url, ours, title, fill]);
 
   return { looking: wanted && fetcher.state === "loading" };
 }

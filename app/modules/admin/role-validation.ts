@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { EmailSchema } from "~/modules/auth/user-validation";
+import { z } from "~/platform/zod";
 
 /** A role grant: role is admin or user, with an optional reason (docs/product-rules.md, Admin dashboards). */
 const Reason = z

@@ -1,6 +1,6 @@
-import { z } from "zod";
 import { LIMITS } from "~/modules/plans/limits";
 import { missingMessage } from "~/platform/missing-message";
+import { z } from "~/platform/zod";
 
 /**
  * The answer page's two forms (app/routes/a.$code.tsx), told apart by

@@ -1,6 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV3 } from "@asteasolutions/zod-to-openapi";
-import { z } from "zod";
 import { env } from "~/platform/env.server";
+import { z } from "~/platform/zod";
 import { API_PREFIX, API_TOKEN_RATE_LIMIT } from "./api.server";
 import { API_OPERATIONS } from "./api-operations.server";
 import { ApiErrorSchema, documentedTextItemSchemas } from "./api-schemas";

@@ -1,4 +1,3 @@
-import { z } from "zod";
 import { listAnswers } from "~/modules/answers/answers.server";
 import { referralLink, referralStats } from "~/modules/billing/referrals.server";
 import { suppressedAddressRefusal } from "~/modules/deliverability/suppression-notices.server";
@@ -53,6 +52,7 @@ import { renderPreview } from "~/modules/sending/preview.server";
 import { sendNow } from "~/modules/sending/sending.server";
 import { sendWelcomesSoon } from "~/modules/sending/welcomes.server";
 import { type UploadKindChoice, withUpload } from "~/modules/uploads/uploads.server";
+import { z } from "~/platform/zod";
 import {
   type ApiContext,
   type ApiOperation,

@@ -1,7 +1,7 @@
-import { z } from "zod";
 import { ANSWER_EMAILS, FREQUENCIES } from "~/modules/folders/folder-validation";
 import { ITEM_TYPES, LinkFieldsSchema, MusingFieldsSchema } from "~/modules/items/item-validation";
 import { LIMITS } from "~/modules/plans/limits";
+import { z } from "~/platform/zod";
 import { API_TOKEN_SCOPES } from "./api-token-validation";
 import { withoutDefaults } from "./seed-shapes";
 

@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { missingMessage } from "~/platform/missing-message";
+import { z } from "~/platform/zod";
 
 /** The "New token" form on the profile page, shared by the browser and the action. */
 export const API_TOKEN_SCOPES = ["read", "write"] as const;

@@ -1,5 +1,4 @@
 import { parseWithZod } from "@conform-to/zod/v4";
-import { ZodError, type z } from "zod";
 import { UploadRejectedError } from "~/modules/files/upload-rejected.server";
 import { FolderNotFoundError, FolderRuleError } from "~/modules/folders/folders.server";
 import { SkipRuleError } from "~/modules/folders/skip.server";
@@ -16,6 +15,7 @@ import { DATABASE_BUSY_RETRY_AFTER_SECONDS } from "~/platform/database-busy.serv
 import { isDatabaseBusy } from "~/platform/errors.server";
 import { consumeRateLimit, type RateLimit } from "~/platform/rate-limit.server";
 import { readBodyText } from "~/platform/request-body.server";
+import { ZodError, type z } from "~/platform/zod";
 import type { ApiTokenScope } from "./api-token-validation";
 import {
   type ApiPrincipal,

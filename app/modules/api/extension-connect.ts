@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "~/platform/zod";
 
 /**
  * Connecting the Chrome extension: it opens /extension/connect with the

@@ -1,6 +1,6 @@
-import { z } from "zod";
 import { FolderFieldsSchema } from "~/modules/folders/folder-validation";
 import { LIMITS } from "~/modules/plans/limits";
+import { z } from "~/platform/zod";
 
 /**
  * Bodies shaped like the seed's own calls (docs/decisions/0153-api-takes-the-seeds-shapes.md),

@@ -1,5 +1,4 @@
 import { createElement } from "react";
-import { z } from "zod";
 import { CredentialChange } from "#emails/credential-change";
 import { renderEmail } from "#emails/render.server";
 import { runInBackground } from "~/platform/background-work.server";
@@ -9,6 +8,7 @@ import { refuseMailBurst } from "~/platform/mail-limits.server";
 import { sendEmail } from "~/platform/mailer.server";
 import { clientIp, userAgent } from "~/platform/request-info.server";
 import { readSignedPayload, signPayload } from "~/platform/signed-payload.server";
+import { z } from "~/platform/zod";
 
 /**
  * The owner is told whenever a way into the account is added or removed

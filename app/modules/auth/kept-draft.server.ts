@@ -2,12 +2,12 @@ import crypto from "node:crypto";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import type { SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { z } from "zod";
 import { isCrossSite } from "~/platform/cross-site.server";
 import { CSRF_FIELD } from "~/platform/csrf";
 import { constantTimeEqual, tokenFor } from "~/platform/csrf-token.server";
 import { env } from "~/platform/env.server";
 import { parseMultipartForm } from "~/platform/multipart.server";
+import { z } from "~/platform/zod";
 
 /**
  * What was typed into a form that was sent after its session had ended

@@ -5,12 +5,12 @@ import type {
   RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import { and, desc, eq, lte } from "drizzle-orm";
-import { z } from "zod";
 import { passkeys, webauthnChallenges } from "#db/schema";
 import { db, writeTransaction } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
 import { consumeRateLimits, type RateLimit } from "~/platform/rate-limit.server";
 import { clientIp } from "~/platform/request-info.server";
+import { z } from "~/platform/zod";
 import type { SessionUser } from "./session.server";
 
 /**

@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { missingMessage } from "~/platform/missing-message";
+import { z } from "~/platform/zod";
 import { CodeSchema } from "./two-factor-validation";
 
 /** The forms of "Confirm it's you", shared by the browser (conform) and the action. */

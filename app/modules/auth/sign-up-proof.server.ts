@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { createCookie } from "@remix-run/node";
-import { z } from "zod";
 import { env } from "~/platform/env.server";
+import { z } from "~/platform/zod";
 
 /**
  * The browser that signed up, proven by a cookie it got at sign-up: pressing

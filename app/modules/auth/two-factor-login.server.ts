@@ -1,10 +1,10 @@
 import { createCookie, redirect } from "@remix-run/node";
 import { eq } from "drizzle-orm";
-import { z } from "zod";
 import { twoFactorSecrets, users } from "#db/schema";
 import { db } from "~/platform/db.server";
 import { env } from "~/platform/env.server";
 import { safeRedirectPath } from "~/platform/redirect";
+import { z } from "~/platform/zod";
 import {
   createSession,
   type SecondFactorMethod,

@@ -1,6 +1,6 @@
-import type { z } from "zod";
 import { clientIp } from "~/platform/request-info.server";
 import { recordSecurityEvent } from "~/platform/security-events.server";
+import type { z } from "~/platform/zod";
 import { noticeCredentialChange } from "./credential-notices.server";
 import { enrolmentNeedsEmail, requireRecentReauthentication } from "./reauthentication.server";
 import { getCurrentSession, type SessionUser } from "./session.server";

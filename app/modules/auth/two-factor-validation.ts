@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { missingMessage } from "~/platform/missing-message";
+import { z } from "~/platform/zod";
 
 /** The code forms of two-factor sign-in, shared by the browser (conform) and the actions. */
 const CODE_REQUIRED = "Enter the code from your authenticator app";

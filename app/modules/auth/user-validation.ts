@@ -1,6 +1,6 @@
-import { z } from "zod";
 import { LIMITS } from "~/modules/plans/limits";
 import { missingMessage } from "~/platform/missing-message";
+import { z } from "~/platform/zod";
 
 /**
  * One schema per account form, shared by the browser (conform) and the action.

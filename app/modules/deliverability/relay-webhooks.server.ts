@@ -1,11 +1,11 @@
 import crypto from "node:crypto";
-import { z } from "zod";
 import { LIMITS } from "~/modules/plans/limits";
 import { env } from "~/platform/env.server";
 import { consumeRateLimit, type RateLimit } from "~/platform/rate-limit.server";
 import { readBodyText } from "~/platform/request-body.server";
 import { clientIp } from "~/platform/request-info.server";
 import { sameSecret } from "~/platform/same-secret.server";
+import { z } from "~/platform/zod";
 import { COPY_METADATA_KEY, readCopyToken } from "./copy-token.server";
 import { type DeliveryReportKind, recordDeliveryReport } from "./delivery-reports.server";
 

@@ -1,9 +1,9 @@
 import crypto from "node:crypto";
-import { z } from "zod";
 import { LIMITS } from "~/modules/plans/limits";
 import { env } from "~/platform/env.server";
 import { readBodyText } from "~/platform/request-body.server";
 import { safeFetch } from "~/platform/safe-fetch.server";
+import { z } from "~/platform/zod";
 import { COPY_HEADER } from "./copy-token.server";
 import type { DeliveryReportKind } from "./delivery-reports.server";
 import { applyRelayReports, type RelayReport, refuseOverRateLimit } from "./relay-webhooks.server";

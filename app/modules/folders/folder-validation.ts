@@ -1,7 +1,7 @@
-import { z } from "zod";
 import { LIMITS } from "~/modules/plans/limits";
 import { canonicalEmail, mailboxKey } from "~/platform/email-address";
 import { formBoolean } from "~/platform/form-boolean";
+import { z } from "~/platform/zod";
 
 /**
  * The Folder Details form, shared by the browser and the action. Messages are

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "~/platform/zod";
 
 /** The note's room: a few words, as long as the sign-off may be. */
 export const ISSUE_NOTE_MAX = 500;

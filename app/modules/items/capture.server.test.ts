@@ -1,5 +1,11 @@
 import { describe, expect, test } from "vitest";
-import { captureForm, captureQuery, readCapture, trimTrailingPunctuation } from "./capture.server";
+import {
+  captureForm,
+  captureQuery,
+  readCapture,
+  titleToSave,
+  trimTrailingPunctuation,
+} from "./capture.server";
 
 const read = (query: string) => readCapture(new URLSearchParams(query));
 
@@ -102,6 +108,32 @@ describe("a share without a title or text", () => {
 
   test("a sent title is kept", () => {
     expect(captureForm(read("url=https://a.example/&title=Mine")).defaultValue.title).toBe("Mine");
+  });
+});
+
+describe("titleToSave", () => {
+  const shared = read("url=https://www.bbc.co.uk/news/1&title=Storm warning");
+
+  test("the shared title goes with the shared address", () => {
+    const urls = ["https://www.nytimes.com/2026/12/02/storm.html"];
+    expect(titleToSave(shared, { title: "Storm warning", urls })).toBe("");
+  });
+
+  test("it stays while the address is the shared one, however it is written", () => {
+    const urls = ["www.bbc.co.uk/news/1"];
+    expect(
+      titleToSave(read("url=www.bbc.co.uk/news/1&title=Storm warning"), {
+        title: "Storm warning",
+        urls: ["https://www.bbc.co.uk/news/1"],
+      }),
+    ).toBe("Storm warning");
+    expect(titleToSave(shared, { title: "Storm warning", urls })).toBe("Storm warning");
+  });
+
+  test("a title the sender typed stays with any address", () => {
+    const urls = ["https://www.nytimes.com/2026/12/02/storm.html"];
+    expect(titleToSave(shared, { title: "Read this one", urls })).toBe("Read this one");
+    expect(titleToSave(read("url=https://a.example/"), { title: "Mine", urls })).toBe("Mine");
   });
 });
 

@@ -6,7 +6,13 @@ import { listFolders, recipientsOf } from "~/modules/folders/folders.server";
 import { canCreateFolder, folderStats, getUsage } from "~/modules/plans/quota.server";
 import { redirectWithToast } from "~/platform/toast.server";
 import { withoutSiteName } from "./item-titles";
-import { EMPTY_ITEM, type ItemFormValues, isValidUrl, QuickLinkSchema } from "./item-validation";
+import {
+  EMPTY_ITEM,
+  type ItemFormValues,
+  isValidUrl,
+  normalizeUrl,
+  QuickLinkSchema,
+} from "./item-validation";
 import { WAITS_FOR_NOTE } from "./needs-note";
 
 /**
@@ -92,6 +98,18 @@ export function captureQuery(capture: Capture) {
   if (capture.title) params.set("title", capture.title);
   if (capture.note) params.set("note", capture.note);
   return `?${params}`;
+}
+
+/**
+ * The title to save from the capture's Add Link: the one in the form, unless it is the title
+ * that came with the capture and the sender has put another address first. That title was the
+ * captured page's, so it goes ("", the new page's own is read at save); a title the sender
+ * typed stays.
+ */
+export function titleToSave(capture: Capture, input: { title: string; urls: string[] }) {
+  const captured = normalizeUrl(capture.url);
+  const first = normalizeUrl(input.urls[0] ?? "");
+  return capture.title && input.title === capture.title && first !== captured ? "" : input.title;
 }
 
 export type CaptureProblems = { title: string[]; url: string[]; note: string[] };

@@ -1,6 +1,6 @@
-import { z } from "zod";
 import { LIMITS } from "~/modules/plans/limits";
 import { formBoolean } from "~/platform/form-boolean";
+import { z } from "~/platform/zod";
 
 /**
  * The add/edit content forms, one schema per item type, shared by the browser

@@ -1,6 +1,5 @@
 import { eq } from "drizzle-orm";
 import type { OutputInfo } from "sharp";
-import { z } from "zod";
 import { senderBranding } from "#db/schema";
 import type { User } from "#db/types";
 import type { HeaderImageBytes } from "#emails/newsletter.server";
@@ -21,6 +20,7 @@ import {
   sharpDecodeCost,
   withDecodeRoom,
 } from "~/platform/sharp.server";
+import { z } from "~/platform/zod";
 import { contrastWithWhite, HEX_COLOUR, MIN_ACCENT_CONTRAST, TOO_LIGHT } from "./accent-colour";
 
 /**

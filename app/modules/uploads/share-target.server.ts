@@ -1,5 +1,4 @@
 import { desc, inArray } from "drizzle-orm";
-import { z } from "zod";
 import { contentItems } from "#db/schema";
 import type { StoredUpload, UploadKind } from "~/modules/files/upload-kinds";
 import { listFolders } from "~/modules/folders/folders.server";
@@ -10,6 +9,7 @@ import { createUploadItem } from "~/modules/items/items.server";
 import { requestVideoPass } from "~/modules/items/video-preparation-queue.server";
 import { LIMITS } from "~/modules/plans/limits";
 import { db } from "~/platform/db.server";
+import { z } from "~/platform/zod";
 import { DraftNotFoundError, discardDraft, getDraft } from "./upload-drafts.server";
 
 /**

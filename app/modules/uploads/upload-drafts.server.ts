@@ -1,6 +1,5 @@
 import crypto from "node:crypto";
 import { and, asc, desc, eq, gt, lte } from "drizzle-orm";
-import { z } from "zod";
 import { type DraftFile, uploadDrafts } from "#db/schema";
 import type { UploadDraft } from "#db/types";
 import { releaseFiles } from "~/modules/files/stored-files.server";
@@ -16,6 +15,7 @@ import { requestVideoPass } from "~/modules/items/video-preparation-queue.server
 import { folderSizeLimit, folderStats, getUsage } from "~/modules/plans/quota.server";
 import { db, writeTransaction } from "~/platform/db.server";
 import { NotFoundError, RuleError } from "~/platform/errors.server";
+import { z } from "~/platform/zod";
 import type { WizardType } from "./multi-folder";
 import {
   AT_LEAST_ONE_FOLDER,

@@ -109,7 +109,10 @@ export default function LoginPage() {
             errors={fields.password.errors}
           />
           <p className="mt-2 text-right text-sm">
-            <Link to="/forgot-password" className={authLinkClass}>
+            <Link
+              to="/forgot-password"
+              className={`${authLinkClass} inline-flex min-h-11 items-center`}
+            >
               Forgot password
             </Link>
           </p>

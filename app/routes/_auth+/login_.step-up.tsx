@@ -8,7 +8,6 @@ import {
   redirect,
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { z } from "zod";
 import { AuthCard, authLinkClass } from "~/components/auth/auth-card";
 import { OneTimeCodeField } from "~/components/auth/one-time-code-field";
 import { PasskeySignInButton } from "~/components/auth/passkey-buttons";
@@ -26,6 +25,7 @@ import { CodeSchema } from "~/modules/auth/two-factor-validation";
 import { getFormConstraint } from "~/platform/form-constraint";
 import { safeRedirectPath } from "~/platform/redirect";
 import { redirectWithToast } from "~/platform/toast.server";
+import { z } from "~/platform/zod";
 
 /**
  * "Confirm it's you": a signed-in owner gives a second factor on this

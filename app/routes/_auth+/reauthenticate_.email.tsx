@@ -1,7 +1,6 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { z } from "zod";
 import { AuthCard, authLinkClass } from "~/components/auth/auth-card";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
 import { readProtectedForm } from "~/modules/auth/csrf.server";
@@ -13,6 +12,7 @@ import {
 import { getCurrentSession, requireUser } from "~/modules/auth/session.server";
 import { invariantResponse } from "~/platform/errors.server";
 import { redirectWithToast } from "~/platform/toast.server";
+import { z } from "~/platform/zod";
 
 /**
  * The link "Confirm it's you" e-mails. Opening it changes nothing (mail

@@ -8,7 +8,6 @@ import {
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigate } from "@remix-run/react";
 import { useEffect } from "react";
-import { z } from "zod";
 import { AuthCard, authLinkClass } from "~/components/auth/auth-card";
 import { CsrfInput, SubmitButton } from "~/components/ui/forms";
 import { verifyEmailToken } from "~/modules/accounts/accounts.server";
@@ -16,6 +15,7 @@ import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { clearSignUpProofCookie, signedUpHere } from "~/modules/auth/sign-up-proof.server";
 import { continueSignIn } from "~/modules/auth/two-factor-login.server";
 import { listFolders } from "~/modules/folders/folders.server";
+import { z } from "~/platform/zod";
 
 /** The success state moves on to /login after 3 s (docs/product-rules.md, Pages and messages). */
 const REDIRECT_DELAY_MS = 3000;

@@ -17,10 +17,11 @@ import {
   captureQuery,
   readCapture,
   requireAddUser,
+  titleToSave,
 } from "~/modules/items/capture.server";
 import { titleForLink } from "~/modules/items/item-titles.server";
 import { QuickLinkSchema } from "~/modules/items/item-validation";
-import { createTextItem } from "~/modules/items/items.server";
+import { createTextItem, itemAddress } from "~/modules/items/items.server";
 import { needsNote } from "~/modules/items/needs-note";
 import { orNotFound, RuleError } from "~/platform/errors.server";
 import { redirectWithToast } from "~/platform/toast.server";
@@ -30,6 +31,7 @@ import { redirectWithToast } from "~/platform/toast.server";
  * `/add`. The capture rides along in the query string, so Cancel, a failed
  * submission and the success toast all know about it. A quick save: the
  * title and the note may wait (docs/decisions/0134-quick-saves-wait-for-a-note.md).
+ * Saved, it opens on its card in the folder.
  */
 export const meta: MetaFunction = () => [{ title: "Add Link · Thoughtfully" }];
 
@@ -57,18 +59,19 @@ export async function action({ request, params }: ActionFunctionArgs) {
     return data({ result: submission.reply() }, { status: submission.status ? 400 : 200 });
   }
   const input = submission.value;
+  const capture = readCapture(new URL(request.url).searchParams);
   let created: ReturnType<typeof createTextItem>;
   try {
     created = createTextItem(user.id, folderId, {
       ...input,
-      title: await titleForLink(user.id, input.title, input.urls),
+      title: await titleForLink(user.id, titleToSave(capture, input), input.urls),
     });
   } catch (error) {
     if (!(error instanceof RuleError)) throw error;
     return data({ result: submission.reply({ formErrors: [error.message] }) }, { status: 400 });
   }
-  const capture = readCapture(new URL(request.url).searchParams);
-  return redirectWithToast(`/folders/${folderId}`, addedToast(capture, needsNote(created)));
+  // On the item, as every save lands (docs/decisions/0138-a-save-lands-on-its-item.md).
+  return redirectWithToast(itemAddress(created), addedToast(capture, needsNote(created)));
 }
 
 export default function AddToFolder() {

@@ -107,10 +107,13 @@ export default function AddPage() {
                 <Link
                   to={`/add/${folder.id}${query}`}
                   preventScrollReset
-                  aria-label={`Add to ${folder.name}`}
                   className="block h-full rounded-2xl border border-stone-200 bg-white p-4 shadow-xs hover:border-brand-400 hover:shadow-sm"
                 >
-                  <span className="block font-semibold text-stone-900">{folder.name}</span>
+                  {/* Named by what it shows, so a voice command saying the folder's name finds it. */}
+                  <span className="block font-semibold text-stone-900">
+                    <span className="sr-only">Add to </span>
+                    {folder.name}
+                  </span>
                   <span className="mt-1 block break-all text-sm text-stone-700">
                     {folder.emails.join(", ") || "No recipients"}
                   </span>

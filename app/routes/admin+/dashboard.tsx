@@ -5,7 +5,6 @@ import {
   type MetaFunction,
 } from "@remix-run/node";
 import { useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
-import { z } from "zod";
 import { AdminErrorBoundary, AdminPage, adminHeaders } from "~/components/admin-dashboard/admin";
 import { BusinessTab } from "~/components/admin-dashboard/business-tab";
 import { HealthTab } from "~/components/admin-dashboard/health-tab";
@@ -33,6 +32,7 @@ import { hasTwoFactor } from "~/modules/auth/two-factor.server";
 import { relayStatus } from "~/modules/sending/relay-hold.server";
 import { parseIntentForm } from "~/platform/intent.server";
 import { redirectRefreshed, redirectWithToast } from "~/platform/toast.server";
+import { z } from "~/platform/zod";
 
 export const meta: MetaFunction = () => [
   { title: "Admin Dashboard · Thoughtfully" },

@@ -5,7 +5,6 @@ import {
   type MetaFunction,
 } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
-import { z } from "zod";
 import {
   AdminErrorBoundary,
   AdminPage,
@@ -28,6 +27,7 @@ import { formatUtc } from "~/platform/dates";
 import { invariantResponse } from "~/platform/errors.server";
 import { parseIntentForm } from "~/platform/intent.server";
 import { redirectWithToast } from "~/platform/toast.server";
+import { z } from "~/platform/zod";
 
 /**
  * One sender as the postmaster sees them: their rates over the window that

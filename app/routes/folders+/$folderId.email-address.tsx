@@ -6,7 +6,6 @@ import {
   redirect,
 } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
-import { z } from "zod";
 import { DialogErrorBoundary } from "~/components/errors/error-boundary";
 import { CopyButton } from "~/components/ui/copy-button";
 import { Dialog } from "~/components/ui/dialog";
@@ -22,6 +21,7 @@ import {
 } from "~/modules/save-by-email/inbox-addresses.server";
 import { invariantResponse, orNotFound } from "~/platform/errors.server";
 import { redirectWithToast } from "~/platform/toast.server";
+import { z } from "~/platform/zod";
 
 export const meta: MetaFunction = () => [{ title: "Save by e-mail · Thoughtfully" }];
 

@@ -1,5 +1,4 @@
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
-import { z } from "zod";
 import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { requireUser } from "~/modules/auth/session.server";
 import { parseFolderId } from "~/modules/folders/folder-params.server";
@@ -15,6 +14,7 @@ import { invariantResponse, orNotFound } from "~/platform/errors.server";
 import { parseIntentForm } from "~/platform/intent.server";
 import { safeRedirectPath } from "~/platform/redirect";
 import { redirectWithToast, withFailureToast } from "~/platform/toast.server";
+import { z } from "~/platform/zod";
 
 const ItemTarget = {
   itemId: z.coerce.number().int().positive(),

@@ -1,6 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
-import { z } from "zod";
 import { DialogErrorBoundary } from "~/components/errors/error-boundary";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput } from "~/components/ui/forms";
@@ -19,6 +18,7 @@ import { type WelcomeState, welcomeStates } from "~/modules/sending/welcomes.ser
 import { formatDay } from "~/platform/dates";
 import { invariantResponse, orNotFound } from "~/platform/errors.server";
 import { redirectWithToast, withFailureToast } from "~/platform/toast.server";
+import { z } from "~/platform/zod";
 
 /**
  * The folder's recipients with their status. The sender cannot re-subscribe

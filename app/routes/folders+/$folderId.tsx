@@ -1,7 +1,6 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useLoaderData, useOutlet } from "@remix-run/react";
-import { z } from "zod";
 import { DashboardPage } from "~/components/folders/dashboard";
 import { ReloadWithoutScriptWhile } from "~/components/items/pending-previews";
 import { readProtectedForm } from "~/modules/auth/csrf.server";
@@ -13,6 +12,7 @@ import { skipNextIssue, undoSkip } from "~/modules/folders/skip.server";
 import { invariantResponse, orNotFound } from "~/platform/errors.server";
 import { safeRedirectPath } from "~/platform/redirect";
 import { redirectWithToast, withFailureToast } from "~/platform/toast.server";
+import { z } from "~/platform/zod";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.selected?.name ?? "Folder"} · Thoughtfully` },

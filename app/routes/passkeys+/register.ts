@@ -1,6 +1,5 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import type { RegistrationResponseJSON } from "@simplewebauthn/server";
-import { z } from "zod";
 import { noticeCredentialChange } from "~/modules/auth/credential-notices.server";
 import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { finishRegistration, registrationOptions } from "~/modules/auth/passkeys.server";
@@ -13,6 +12,7 @@ import { getCurrentSession, requireUser } from "~/modules/auth/session.server";
 import { parseIntentForm } from "~/platform/intent.server";
 import { recordSecurityEvent } from "~/platform/security-events.server";
 import { createToastHeaders } from "~/platform/toast.server";
+import { z } from "~/platform/zod";
 
 /**
  * Adding a passkey from Profile Settings (JavaScript only: the browser's

@@ -1,11 +1,11 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
-import { z } from "zod";
 import { noticeCredentialChange } from "~/modules/auth/credential-notices.server";
 import { readProtectedForm } from "~/modules/auth/csrf.server";
 import { listPasskeys, removePasskey } from "~/modules/auth/passkeys.server";
 import { requireUser } from "~/modules/auth/session.server";
 import { redirectWithToast } from "~/platform/toast.server";
+import { z } from "~/platform/zod";
 
 /**
  * Removing a passkey from Profile Settings: a plain form, so it works without

@@ -8,7 +8,6 @@ import {
   unstable_createMemoryUploadHandler,
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { z } from "zod";
 import { AccentColourField } from "~/components/premium/accent-colour-field";
 import { TemplateThumbnail } from "~/components/premium/premium-perks";
 import { Dialog } from "~/components/ui/dialog";
@@ -37,6 +36,7 @@ import { BUSY_MESSAGE, isMemoryBudgetSpent } from "~/platform/memory-budget.serv
 import { MultipartRefusedError, parseMultipartForm } from "~/platform/multipart.server";
 import type { RouteBodyLimit } from "~/platform/route-body-limit";
 import { redirectWithToast } from "~/platform/toast.server";
+import { z } from "~/platform/zod";
 
 /**
  * Newsletter look (a dialog over Profile Settings): a Premium sender's

@@ -7,7 +7,6 @@ import {
   type MetaFunction,
 } from "@remix-run/node";
 import { Form, Link, useActionData } from "@remix-run/react";
-import { z } from "zod";
 import { CopyButton } from "~/components/ui/copy-button";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, ErrorList, Field, FormAlert, SubmitButton } from "~/components/ui/forms";
@@ -27,6 +26,7 @@ import { RuleError } from "~/platform/errors.server";
 import { getFormConstraint } from "~/platform/form-constraint";
 import { parseIntentForm } from "~/platform/intent.server";
 import { redirectWithToast } from "~/platform/toast.server";
+import { z } from "~/platform/zod";
 
 /**
  * New API token (a dialog over Profile Settings), and revoking one from the

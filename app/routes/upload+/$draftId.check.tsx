@@ -2,7 +2,6 @@ import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from
 import { Form, Link, useActionData, useLoaderData, useLocation, useSubmit } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
-import { z } from "zod";
 import { DialogErrorBoundary } from "~/components/errors/error-boundary";
 import { type DataColumn, DataTable } from "~/components/ui/data-table";
 import { Dialog } from "~/components/ui/dialog";
@@ -33,6 +32,7 @@ import {
 } from "~/platform/errors.server";
 import { parseIntentForm } from "~/platform/intent.server";
 import { redirectWithToast } from "~/platform/toast.server";
+import { z } from "~/platform/zod";
 import { formatBytes } from "~/utils/format";
 
 const AUTO_START_MS = 1500;

@@ -1,6 +1,5 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { z } from "zod";
 import { DialogErrorBoundary } from "~/components/errors/error-boundary";
 import { Dialog } from "~/components/ui/dialog";
 import { CsrfInput, DefaultSubmit, FormAlert, SubmitButton } from "~/components/ui/forms";
@@ -35,6 +34,7 @@ import {
 } from "~/platform/errors.server";
 import { parseIntentForm } from "~/platform/intent.server";
 import { redirectWithToast } from "~/platform/toast.server";
+import { z } from "~/platform/zod";
 
 /** Step 2: the folders (1 to 10; paused ones shown but not selectable). */
 export async function loader({ request, params }: LoaderFunctionArgs) {

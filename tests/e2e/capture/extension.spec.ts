@@ -53,7 +53,7 @@ test("the Chrome extension saves the current tab to a folder", async ({
     await expect(dialog.getByRole("textbox", { name: "Comment" })).toHaveValue("For the weekend");
     await dialog.getByRole("button", { name: "Add", exact: true }).click();
     await expect(added.getByText("Content captured from browser!")).toBeVisible();
-    await expect(added).toHaveURL(new RegExp(`/folders/${folder.id}$`));
+    await expect(added).toHaveURL(new RegExp(`/folders/${folder.id}#item-\\d+$`));
     await expect(added.getByRole("heading", { name: "Loopback reading list" })).toBeVisible();
     expect(itemsOf(folder.id)).toMatchObject([
       { title: "Loopback reading list", urls: [site.url], commentText: "For the weekend" },

@@ -37,7 +37,7 @@ test.describe("a link shared with only its address", () => {
     await expect(dialog.getByLabel("Title")).toHaveValue("");
     await dialog.getByRole("button", { name: "Add", exact: true }).click();
     await expect(page.getByText("Content captured from browser!")).toBeVisible();
-    await expect(page).toHaveURL(new RegExp(`/folders/${folder.id}$`));
+    await expect(page).toHaveURL(new RegExp(`/folders/${folder.id}#item-\\d+$`));
     expect(itemsOf(folder.id)).toMatchObject([
       { type: "musing" },
       { type: "link", title: "kites only", urls: [shared], commentText: null, questionText: null },

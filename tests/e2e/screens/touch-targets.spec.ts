@@ -1,6 +1,5 @@
 import type { Page } from "@playwright/test";
-import { contentItems, sendLedger, sendLedgerRecipients } from "#db/schema";
-import { createSentIssue } from "#db/sent-issue-factories";
+import { createAnswer, createSentIssue } from "#db/sent-issue-factories";
 import { expect, test } from "../fixtures";
 import { createFolderRow, createUser, testDb, uniqueEmail } from "../support/accounts";
 import { createItemRow } from "../support/items";
@@ -18,10 +17,11 @@ import {
  * Every control on the main screens of a 375 px phone is on the screen, at
  * least 44×44 px, and at least 8 px from its neighbours; a menu's entries, rows
  * across it, may touch (docs/decisions/0144-every-control-thumb-sized.md).
- * Exempt, as WCAG 2.5.8 exempts them: a link inside a sentence (an `a` in a
- * `p`; on the recipients' pages only one with words of its own, a link alone
- * in its paragraph is measured there). A control hidden until focused (the
- * skip link) is measured focused.
+ * Exempt, as WCAG 2.5.8 exempts them: a link inside a sentence, an `a` in a
+ * `p` with words of the same sentence beside it ("Don't have an account? Sign
+ * up"). A link alone in its paragraph, or after a full stop with nothing after
+ * it, is a sentence of its own and is measured. A control hidden until focused
+ * (the skip link) is measured focused.
  */
 test.use({ viewport: { width: 375, height: 740 } });
 
@@ -29,97 +29,95 @@ test.use({ viewport: { width: 375, height: 740 } });
  * The controls under `root` (the page, or a dialog or open menu, which covers
  * the page behind it by design): each one's size, and any two that overlap.
  */
-async function targetProblems(
-  page: Page,
-  screen: string,
-  root = "body",
-  { linkAloneIsTarget = false } = {},
-) {
-  const problems = await page.evaluate(
-    ([root, linkAloneIsTarget]) => {
-      const MIN_ROOM = 8;
-      // A menu's entries are rows across it, as on the phone's own menus: their height is the room.
-      const isMenu = root === "details[open]";
-      const selector =
-        'a[href], button, summary, input:not([type="hidden"]), select, textarea, [role="button"]';
-      const scope = document.querySelector(root);
-      if (!scope) return [`${root} is not on the page`];
-      const candidates = [
-        ...(scope.matches(selector) ? [scope as HTMLElement] : []),
-        ...scope.querySelectorAll<HTMLElement>(selector),
-      ];
-      const elements = candidates.filter((element) => {
-        if (!element.checkVisibility({ visibilityProperty: true })) return false;
-        // Out of sight, of the tab order and of screen readers: Enter's button (DefaultSubmit).
-        if (element.hasAttribute("data-default-submit")) return false;
-        const paragraph = element instanceof HTMLAnchorElement ? element.closest("p") : null;
-        if (!paragraph) return true;
-        // Inside a sentence: a paragraph with words of its own, not a link alone on its line.
-        return linkAloneIsTarget && paragraph.textContent?.trim() === element.textContent?.trim();
-      });
-      function box(element: HTMLElement) {
-        // A checkbox, radio or file input is as big as the label that wraps it.
-        const label = element.closest("label");
-        if (element instanceof HTMLInputElement && label && element.type !== "text") {
-          if (/^(checkbox|radio|file)$/.test(element.type)) return label.getBoundingClientRect();
-        }
-        let rect = element.getBoundingClientRect();
-        if (rect.width <= 1 || rect.height <= 1) {
-          element.focus();
-          rect = element.getBoundingClientRect();
-          element.blur();
-        }
-        return rect;
+async function targetProblems(page: Page, screen: string, root = "body") {
+  const problems = await page.evaluate((root) => {
+    const MIN_ROOM = 8;
+    // A menu's entries are rows across it, as on the phone's own menus: their height is the room.
+    const isMenu = root === "details[open]";
+    const selector =
+      'a[href], button, summary, input:not([type="hidden"]), select, textarea, [role="button"]';
+    const scope = document.querySelector(root);
+    if (!scope) return [`${root} is not on the page`];
+    const candidates = [
+      ...(scope.matches(selector) ? [scope as HTMLElement] : []),
+      ...scope.querySelectorAll<HTMLElement>(selector),
+    ];
+    const elements = candidates.filter((element) => {
+      if (!element.checkVisibility({ visibilityProperty: true })) return false;
+      // Out of sight, of the tab order and of screen readers: Enter's button (DefaultSubmit).
+      if (element.hasAttribute("data-default-submit")) return false;
+      const paragraph = element instanceof HTMLAnchorElement ? element.closest("p") : null;
+      if (!paragraph) return true;
+      // The paragraph's words before and after the link.
+      const around = document.createRange();
+      around.selectNodeContents(paragraph);
+      around.setEndBefore(element);
+      const before = around.toString().trim();
+      around.selectNodeContents(paragraph);
+      around.setStartAfter(element);
+      const after = around.toString().trim();
+      const sentenceOfItsOwn = (before === "" || before.endsWith(".")) && !/\w/.test(after);
+      return sentenceOfItsOwn;
+    });
+    function box(element: HTMLElement) {
+      // A checkbox, radio or file input is as big as the label that wraps it.
+      const label = element.closest("label");
+      if (element instanceof HTMLInputElement && label && element.type !== "text") {
+        if (/^(checkbox|radio|file)$/.test(element.type)) return label.getBoundingClientRect();
       }
-      const boxes = elements.map(box);
-      // Shown only while focused, over the page by design: its size counts, not what it covers.
-      const onlyWhenFocused = elements.map((element) => element.classList.contains("sr-only"));
-      function name(element: HTMLElement) {
-        const label =
-          element.getAttribute("aria-label") ??
-          ((element as HTMLInputElement).labels?.[0]?.textContent || element.textContent) ??
-          "";
-        return `${element.tagName.toLowerCase()} "${label.trim().slice(0, 40)}"`;
+      let rect = element.getBoundingClientRect();
+      if (rect.width <= 1 || rect.height <= 1) {
+        element.focus();
+        rect = element.getBoundingClientRect();
+        element.blur();
       }
-      const found: string[] = [];
-      elements.forEach((element, index) => {
-        const rect = boxes[index]!;
-        if (rect.left < -0.5 || rect.right > document.documentElement.clientWidth + 0.5) {
-          found.push(`${name(element)} is off the screen sideways`);
+      return rect;
+    }
+    const boxes = elements.map(box);
+    // Shown only while focused, over the page by design: its size counts, not what it covers.
+    const onlyWhenFocused = elements.map((element) => element.classList.contains("sr-only"));
+    function name(element: HTMLElement) {
+      const label =
+        element.getAttribute("aria-label") ??
+        ((element as HTMLInputElement).labels?.[0]?.textContent || element.textContent) ??
+        "";
+      return `${element.tagName.toLowerCase()} "${label.trim().slice(0, 40)}"`;
+    }
+    const found: string[] = [];
+    elements.forEach((element, index) => {
+      const rect = boxes[index]!;
+      if (rect.left < -0.5 || rect.right > document.documentElement.clientWidth + 0.5) {
+        found.push(`${name(element)} is off the screen sideways`);
+      }
+      if (rect.width < 44 || rect.height < 44) {
+        found.push(`${name(element)} is ${Math.round(rect.width)}×${Math.round(rect.height)}`);
+      }
+      for (let other = index + 1; other < elements.length; other++) {
+        const otherElement = elements[other]!;
+        if (onlyWhenFocused[index] || onlyWhenFocused[other]) continue;
+        if (element.contains(otherElement) || otherElement.contains(element)) continue;
+        const otherRect = boxes[other]!;
+        const overlapX =
+          Math.min(rect.right, otherRect.right) - Math.max(rect.left, otherRect.left);
+        const overlapY =
+          Math.min(rect.bottom, otherRect.bottom) - Math.max(rect.top, otherRect.top);
+        if (overlapX > 0.5 && overlapY > 0.5) {
+          found.push(`${name(element)} overlaps ${name(otherElement)}`);
+        } else if (overlapY > 0.5 && overlapX > -MIN_ROOM) {
+          found.push(
+            `${name(element)} is ${Math.round(-overlapX)} px beside ${name(otherElement)}`,
+          );
+        } else if (overlapX > 0.5 && overlapY > -MIN_ROOM && !isMenu) {
+          found.push(`${name(element)} is ${Math.round(-overlapY)} px above ${name(otherElement)}`);
         }
-        if (rect.width < 44 || rect.height < 44) {
-          found.push(`${name(element)} is ${Math.round(rect.width)}×${Math.round(rect.height)}`);
-        }
-        for (let other = index + 1; other < elements.length; other++) {
-          const otherElement = elements[other]!;
-          if (onlyWhenFocused[index] || onlyWhenFocused[other]) continue;
-          if (element.contains(otherElement) || otherElement.contains(element)) continue;
-          const otherRect = boxes[other]!;
-          const overlapX =
-            Math.min(rect.right, otherRect.right) - Math.max(rect.left, otherRect.left);
-          const overlapY =
-            Math.min(rect.bottom, otherRect.bottom) - Math.max(rect.top, otherRect.top);
-          if (overlapX > 0.5 && overlapY > 0.5) {
-            found.push(`${name(element)} overlaps ${name(otherElement)}`);
-          } else if (overlapY > 0.5 && overlapX > -MIN_ROOM) {
-            found.push(
-              `${name(element)} is ${Math.round(-overlapX)} px beside ${name(otherElement)}`,
-            );
-          } else if (overlapX > 0.5 && overlapY > -MIN_ROOM && !isMenu) {
-            found.push(
-              `${name(element)} is ${Math.round(-overlapY)} px above ${name(otherElement)}`,
-            );
-          }
-        }
-      });
-      return found;
-    },
-    [root, linkAloneIsTarget] as const,
-  );
+      }
+    });
+    return found;
+  }, root);
   return problems.map((problem) => `${screen}: ${problem}`);
 }
 
-/** A sender with two folders, a link and a musing to show, and one issue already sent. */
+/** A sender with two folders, a link and a musing to show, and one issue sent, which Dad answered. */
 function seedFolders(userId: number) {
   const recipients = [
     { name: "Mum", email: uniqueEmail("mum") },
@@ -136,36 +134,18 @@ function seedFolders(userId: number) {
     sortOrder: 0,
   });
   createItemRow(folder.id, { title: "Tomatoes", note: "The first ripe ones.", sortOrder: 1 });
-  const sentAt = new Date();
-  const sent = testDb()
-    .insert(contentItems)
-    .values({ folderId: folder.id, type: "musing", title: "Hello", note: "Hi", sentAt })
-    .returning()
-    .get();
-  const ledger = testDb()
-    .insert(sendLedger)
-    .values({
-      folderId: folder.id,
-      occurrenceKey: `send-now:${sentAt.toISOString()}`,
-      trigger: "send_now",
-      status: "sent",
-      itemIds: [sent.id],
-      completedAt: sentAt,
-    })
-    .returning()
-    .get();
-  testDb()
-    .insert(sendLedgerRecipients)
-    .values(
-      recipients.map(({ email }) => ({
-        ledgerId: ledger.id,
-        email,
-        status: "sent" as const,
-        sentAt,
-      })),
-    )
-    .run();
-  return folder;
+  const { ledger, items, copies } = createSentIssue(testDb(), folder.id, {
+    titles: ["Hello"],
+    emails: recipients.map(({ email }) => email),
+  });
+  createAnswer(testDb(), {
+    userId,
+    folderId: folder.id,
+    copy: copies[1]!,
+    itemId: items[0]!.id,
+    body: "Lovely to hear from you.",
+  });
+  return { folder, issue: ledger };
 }
 
 test("every control on the main screens is at least 44×44 px, apart from its neighbours", async ({
@@ -174,7 +154,7 @@ test("every control on the main screens is at least 44×44 px, apart from its ne
 }) => {
   test.slow();
   const user = await login();
-  const folder = seedFolders(user.id);
+  const { folder, issue } = seedFolders(user.id);
   const problems: string[] = [];
 
   await page.goto("/");
@@ -204,6 +184,7 @@ test("every control on the main screens is at least 44×44 px, apart from its ne
     ["recipients", `/folders/${folder.id}/recipients`],
     ["folder settings", `/folders/${folder.id}/edit`],
     ["sent list", `/folders/${folder.id}/sent`],
+    ["sent issue, with Dad's note", `/folders/${folder.id}/sent/${issue.id}`],
   ] as const;
   for (const [screen, path] of dialogs) {
     await page.goto(path);
@@ -282,10 +263,7 @@ test("every control on every recipient page is at least 44×44 px, apart from it
   ] as const;
   const problems: string[] = [];
   const measure = async (screen: string) => {
-    problems.push(
-      ...(await targetProblems(page, screen, "body", { linkAloneIsTarget: true })),
-      ...(await loudSignUp(page, screen)),
-    );
+    problems.push(...(await targetProblems(page, screen)), ...(await loudSignUp(page, screen)));
   };
   for (const [screen, path] of pages) {
     const response = await page.goto(path);
