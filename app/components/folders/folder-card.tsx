@@ -101,7 +101,7 @@ function FolderMenu({ folder }: { folder: FolderSummary }) {
 }
 
 /**
- * A folder every recipient left is stuck (its Add buttons greyed, as the spec has it): the card
+ * A folder every recipient left is stuck (its Add buttons greyed, docs/product-rules.md): the card
  * says so and offers the one step that gets it going again
  * (docs/decisions/0249-the-sender-told-when-the-last-recipient-leaves.md).
  */

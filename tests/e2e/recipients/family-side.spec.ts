@@ -93,7 +93,7 @@ test('Dad, the only recipient, says "Not for me": his sender gets one e-mail and
   await page.goto(`/folders/${folderId}`);
   const stuck = page.getByRole("region", { name: "Nobody gets this folder now" });
   await expect(stuck).toContainText("Dad unsubscribed.");
-  // The spec keeps the Add buttons off while everyone is out: the step is what gets it going.
+  // The Add buttons stay off while everyone is out (docs/product-rules.md): the step gets it going.
   await expect(page.getByRole("link", { name: "Add Link" })).toHaveCount(0);
   const card = page.getByRole("complementary", { name: "My Folders" }).getByRole("listitem");
   await expect(card).toContainText("Dad unsubscribed: nobody gets it now.");
